@@ -1,0 +1,44 @@
+# Convenience front for CMake. `make` builds ./build/psim; `make demo` runs the embedded
+# example; `make check` builds and runs every test (also under ASan+UBSan).
+BUILD ?= build
+ASAN_BUILD ?= build-asan
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
+.PHONY: all deps demo check test asan-test bench clean fuzz
+
+all: $(BUILD)/psim
+
+$(BUILD)/Makefile: CMakeLists.txt
+	@scripts/deps.sh build
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+
+$(BUILD)/psim: $(BUILD)/Makefile FORCE
+	@cmake --build $(BUILD) -j $(JOBS)
+
+FORCE:
+
+deps:
+	@scripts/deps.sh all
+
+demo: $(BUILD)/psim
+	./$(BUILD)/psim demo
+
+test: $(BUILD)/psim
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+asan-test:
+	@scripts/deps.sh test
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DPSIM_SANITIZE=ON >/dev/null
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS) -LE slow
+
+check:
+	@scripts/deps.sh test
+	$(MAKE) test
+	$(MAKE) asan-test
+
+bench: $(BUILD)/psim
+	bench/replay_bench.sh
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

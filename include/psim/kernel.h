@@ -1,0 +1,93 @@
+/* psim simulation kernel: simulated clock, event queue, activities and the sharing solver.
+ *
+ * The kernel knows nothing of MPI or traces. Drivers start activities (an amount of work that
+ * progresses at a rate the resource models set) and timers, and get a callback when they end.
+ * Determinism: events are ordered by (date, sequence number of scheduling), so the same inputs
+ * always give the same order of callbacks.
+ *
+ * Ownership: sim_new allocates the kernel, sim_free releases it and every activity still in
+ * it. An activity belongs to the kernel from sim_start_* until its callback has returned. */
+#ifndef PSIM_KERNEL_H
+#define PSIM_KERNEL_H
+
+#include <stdint.h>
+
+#include "psim/util.h"
+
+/* ---- The sharing solver (weighted max-min fairness, SimGrid's "LMM") ----
+ * Constraints are resources with a capacity (a link's bandwidth, a host's flop rate); each
+ * variable (a flow, a computation) consumes `coeff` units of a constraint per unit of its own
+ * value. On a SHARED constraint the sum of consumptions is at most the capacity; on a FATPIPE
+ * one, each variable alone is limited by it. A variable's penalty weights the sharing (a larger
+ * penalty gets a smaller share); penalty 0 switches a variable off (it takes no share).
+ * The solver only recomputes the connected components touched since the last solve. */
+typedef struct lmm_system lmm_system;
+
+lmm_system *lmm_new(void);
+void lmm_free(lmm_system *s);
+int lmm_cnst_new(lmm_system *s, double capacity, int fatpipe);
+double lmm_cnst_capacity(const lmm_system *s, int c);
+/* A new variable; its value is reported to `owner` through the solve callback. */
+int lmm_var_new(lmm_system *s, double penalty, double bound, void *owner);
+/* Adds coeff to the consumption of constraint c by variable v (creating it when absent). */
+void lmm_expand(lmm_system *s, int c, int v, double coeff);
+void lmm_var_set_penalty(lmm_system *s, int v, double penalty);
+void lmm_var_free(lmm_system *s, int v);
+double lmm_var_value(const lmm_system *s, int v);
+/* Re-solves the modified components; calls changed(ctx, owner, value) for every variable of
+ * them whose value differs from the previous solution. */
+void lmm_solve(lmm_system *s, void (*changed)(void *ctx, void *owner, double value), void *ctx);
+/* Number of variables solved so far (a cost counter for benchmarks). */
+uint64_t lmm_work(const lmm_system *s);
+
+/* ---- Activities and the clock ---- */
+typedef struct sim sim;
+typedef struct activity activity;
+typedef void (*activity_done_fn)(sim *s, activity *a);
+
+struct activity {
+  double remaining;     /* work left (flops, bytes) as of `updated`; for timers unused */
+  double rate;          /* work per second now (solver value x scale) */
+  double scale;         /* effective rate = solver value * scale (SMPI's bandwidth factor) */
+  double updated;       /* date `remaining` was last brought up to date */
+  double date;          /* predicted completion date (INFINITY when not progressing) */
+  double started;       /* date the activity was created */
+  uint64_t seq;         /* tie-breaker in the event queue */
+  int var;              /* solver variable, -1 for a timer */
+  int heap;             /* index in the event queue, -1 when not queued */
+  activity_done_fn done;
+  void *data;           /* the driver's */
+  int tag;              /* the driver's (kind of activity) */
+  /* Two-phase activities (a message: latency, then transfer) keep the second phase here. */
+  activity_done_fn then;
+  double next_work, next_penalty;
+  int next_var;
+};
+
+sim *sim_new(void);
+void sim_free(sim *s);
+double sim_now(const sim *s);
+lmm_system *sim_lmm(sim *s);
+
+/* A timer: done() is called at now + delay. */
+activity *sim_start_timer(sim *s, double delay, activity_done_fn done, void *data, int tag);
+/* An activity of `work` units whose rate is solver variable `var` (already expanded on its
+ * constraints) times `scale`. The kernel frees the variable when the activity ends. */
+activity *sim_start_work(sim *s, double work, int var, double scale, activity_done_fn done,
+                         void *data, int tag);
+/* Turns a timer-phase activity into a work phase (used for a message's latency then transfer):
+ * the same activity object continues with `work` units at solver variable `var`. Only valid
+ * from inside its own done() callback; the activity is then not freed. */
+void sim_continue_work(sim *s, activity *a, double work, int var, double scale);
+
+/* Ready queue of the driver's runnable entities (ranks), served in FIFO order. */
+void sim_make_ready(sim *s, int id);
+
+/* Runs until nothing remains to do: serves ready entities with run(ctx, id), solves, advances
+ * the clock to the next completion, calls done() callbacks, repeats. Returns the number of
+ * events processed. */
+uint64_t sim_run(sim *s, void (*run)(void *ctx, int id), void *ctx);
+/* Makes sim_run return after the current callback (a driver hit an error). */
+void sim_stop(sim *s);
+
+#endif

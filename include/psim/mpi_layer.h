@@ -1,0 +1,71 @@
+/* psim MPI semantics: point-to-point messages between ranks, as SimGrid/SMPI executes them.
+ *
+ * Matching is MPI's: a receive matches the oldest pending send with the same context, source
+ * (or any) and tag (or any); messages between two ranks never overtake. Protocol (SMPI):
+ *  - a send smaller than smpi/send-is-detached-thresh is *detached*: the sender's request
+ *    completes as soon as it is posted; larger sends (and synchronous ones) complete when the
+ *    last byte arrives (rendez-vous);
+ *  - either way the bytes start moving only when the receive is posted, except messages
+ *    smaller than smpi/async-small-thresh, which start at once (true eager);
+ *  - the receiver of a detached message pays smpi/or after it arrives.
+ * Time passes only in the models: this layer decides when transfers start and which requests
+ * they complete. Drivers (trace replay, execution-driven ranks) call it and are told of every
+ * completion through the on_done callback.
+ *
+ * Ownership: the world owns every request; a driver holds a request from mpi_isend/mpi_irecv
+ * until it calls mpi_req_release (after completion, or to abandon a detached send). */
+#ifndef PSIM_MPI_LAYER_H
+#define PSIM_MPI_LAYER_H
+
+#include "psim/models.h"
+
+enum { MPI_L_ANY = -1 };            /* wildcard source or tag */
+enum { MPI_F_SSEND = 1 };           /* send flags */
+enum { MPI_CTX_USER = 0, MPI_CTX_COLL = 1 }; /* contexts of MPI_COMM_WORLD */
+
+typedef struct mpi_req mpi_req;
+typedef struct mpi_world mpi_world;
+struct mpi_req {
+  int owner;            /* the rank that posted it */
+  int src, dst, tag, ctx;
+  double bytes;         /* send: its size; receive: the size asked (-1: any), then the size got */
+  unsigned is_send : 1, done : 1, detached : 1, matched : 1, released : 1, busy : 1,
+      arrived : 1, waited : 1;
+  double posted;        /* date posted */
+  double xfer_start;    /* date the bytes started moving (-1 before) */
+  double xfer_end;      /* date the last byte arrived (-1 before) */
+  mpi_req *peer;        /* the matched send (for a receive) or receive (for a send) */
+  mpi_req *next;        /* queue link */
+  mpi_world *world;
+  void *user;           /* the driver's */
+  long user_idx;        /* the driver's */
+};
+
+typedef void (*mpi_done_fn)(void *ctx, mpi_req *r);
+
+/* rank_host[r] = host of rank r (borrowed, must outlive the world). */
+mpi_world *mpi_world_new(sim *s, models *m, int nranks, const int *rank_host, mpi_done_fn on_done,
+                         void *ctx);
+void mpi_world_free(mpi_world *w);
+
+/* Posts a send / receive; the request may already be done on return (on_done was called). */
+mpi_req *mpi_isend(mpi_world *w, int src, int dst, int tag, int ctx, double bytes, int flags,
+                   psim_err *err);
+mpi_req *mpi_irecv(mpi_world *w, int dst, int src, int tag, int ctx, double bytes, psim_err *err);
+/* MPI_Iprobe: the oldest matching pending send not yet received by dst, or NULL. */
+const mpi_req *mpi_iprobe(mpi_world *w, int dst, int src, int tag, int ctx);
+void mpi_req_release(mpi_world *w, mpi_req *r);
+
+/* Counters for reports and benchmarks. */
+typedef struct mpi_stats {
+  uint64_t messages;    /* transfers started */
+  double bytes;
+} mpi_stats;
+mpi_stats mpi_world_stats(const mpi_world *w);
+int mpi_rank_host(const mpi_world *w, int rank);
+models *mpi_models(mpi_world *w);
+
+/* Describes what rank r's pending receives/sends wait for (for deadlock reports). */
+void mpi_describe_pending(const mpi_world *w, int r, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,57 @@
+/* psim trace replay: each rank is a cursor over its time-independent trace and a small state
+ * machine (no thread, no stack per rank); its actions become point-to-point operations of the
+ * MPI layer, computations and sleeps of the models.
+ *
+ * Ownership: the caller owns the options and the trace source; replay_run fills a result that
+ * replay_result_free releases. */
+#ifndef PSIM_REPLAY_H
+#define PSIM_REPLAY_H
+
+#include <stdio.h>
+
+#include "psim/coll.h"
+#include "psim/models.h"
+#include "psim/platform.h"
+#include "psim/trace.h"
+
+typedef struct replay_opts {
+  const platform *plat;
+  const int *hostfile;       /* host of each hostfile entry (NULL: the platform's hosts) */
+  int nhostfile;
+  int np;                    /* number of ranks */
+  net_config net;
+  coll_selector coll;
+  FILE *actions;             /* log of finished actions, or NULL */
+  double migrate_bytes;      /* default VP memory for `migrate` without size (unused by replay) */
+  int progress;              /* print progress on stderr */
+} replay_opts;
+
+void replay_opts_init(replay_opts *o, const platform *p, int np);
+/* Applies `--cfg key:value`: a model property, or smpi/<collective>:<algorithm>. */
+int replay_opts_cfg(replay_opts *o, const char *key, const char *value, psim_err *err);
+
+typedef struct rank_stats {
+  int host;
+  double finish;             /* when its last action ended */
+  double compute;            /* computing (and sleeping) */
+  double comm;               /* in MPI calls while its messages were moving */
+  double wait;               /* in MPI calls waiting for a peer */
+  uint64_t actions, msgs_sent, msgs_recv;
+  double bytes_sent, bytes_recv;
+} rank_stats;
+
+typedef struct replay_result {
+  double simulated_time;
+  int np;
+  rank_stats *ranks;
+  uint64_t actions, events, messages;
+  double bytes;
+  char *deadlock;            /* multi-line report when ranks could not finish, else NULL */
+} replay_result;
+
+/* Returns 0 (result filled), or -1 with err: code 2 for bad input met during the replay,
+ * code 3 for a deadlock (the result is filled too, with its report). */
+int replay_run(tit_source *src, const replay_opts *o, replay_result *res, psim_err *err);
+void replay_result_free(replay_result *r);
+
+#endif

@@ -1,0 +1,25 @@
+/* psim tools: workload generators and trace utilities. */
+#ifndef PSIM_TOOLS_H
+#define PSIM_TOOLS_H
+
+#include "psim/util.h"
+
+/* The replay benchmark's workload: a 2-D periodic stencil. Per iteration, each rank posts 4
+ * irecv then 4 isend of `halo_bytes` to its north/south/west/east neighbours, waitall,
+ * computes `flops`, then an allreduce of `allreduce_bytes` (0 = none). */
+typedef struct gen_stencil_opts {
+  int px, py;                 /* process grid; ranks = px * py */
+  int iters;
+  double halo_bytes, flops, allreduce_bytes;
+  int compress;               /* 0 plain, 1 gzip, 2 zstd */
+  int shared;                 /* 1: one shared file instead of one file per rank */
+} gen_stencil_opts;
+
+void gen_stencil_defaults(gen_stencil_opts *o);
+/* Writes dir/rank-<i>.txt (or dir/trace.txt when shared) and dir/list. */
+int gen_stencil(const gen_stencil_opts *o, const char *dir, psim_err *err);
+
+/* Creates dir (and parents) when missing. */
+int tools_mkdir_p(const char *dir, psim_err *err);
+
+#endif

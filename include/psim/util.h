@@ -1,0 +1,73 @@
+/* psim support layer: error records, checked allocation, growable arrays.
+ *
+ * Errors are values: library code fills a psim_err and returns a failure code; only the
+ * command line prints it and chooses the exit status. Nothing here keeps global state. */
+#ifndef PSIM_UTIL_H
+#define PSIM_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Exit statuses shared by every command. */
+enum { PSIM_EXIT_OK = 0, PSIM_EXIT_USAGE = 2, PSIM_EXIT_INPUT = 2, PSIM_EXIT_DEADLOCK = 3 };
+
+/* One error: where (file and line, when known) and what was expected. */
+typedef struct psim_err {
+  int code;           /* PSIM_EXIT_* to return from main; 0 = no error */
+  long line;          /* 1-based, 0 when not about a line */
+  char file[512];     /* the input file the error is about, "" when none */
+  char msg[1536];     /* what went wrong and what was expected */
+} psim_err;
+
+void psim_err_clear(psim_err *e);
+/* Records an error and returns -1, so callers can write `return psim_errf(...)`. */
+int psim_errf(psim_err *e, int code, const char *file, long line, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+/* Formats "file:line: message" (or the parts that are known) into buf. */
+void psim_err_format(const psim_err *e, char *buf, size_t n);
+
+/* Allocation that aborts with a message on exhaustion: a simulator cannot do useful work
+ * without memory, and checking every small allocation would hide the logic. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+
+/* Growable array of T: `VEC(int) v = {0}; VEC_PUSH(v, 3); v.data[0]; VEC_FREE(v);` */
+#define VEC(T) struct { T *data; size_t len, cap; }
+#define VEC_RESERVE(v, n)                                                        \
+  do {                                                                           \
+    if ((v).cap < (n)) {                                                         \
+      size_t c_ = (v).cap ? (v).cap * 2 : 8;                                     \
+      while (c_ < (n)) c_ *= 2;                                                  \
+      (v).data = xrealloc((v).data, c_ * sizeof(*(v).data));                     \
+      (v).cap = c_;                                                              \
+    }                                                                            \
+  } while (0)
+#define VEC_PUSH(v, x)                                                           \
+  do {                                                                           \
+    VEC_RESERVE((v), (v).len + 1);                                               \
+    (v).data[(v).len++] = (x);                                                   \
+  } while (0)
+#define VEC_FREE(v) do { free((v).data); (v).data = NULL; (v).len = (v).cap = 0; } while (0)
+
+/* Deterministic RNG (xoshiro256**), seeded explicitly: no hidden global state. */
+typedef struct psim_rng { uint64_t s[4]; } psim_rng;
+void psim_rng_seed(psim_rng *r, uint64_t seed);
+uint64_t psim_rng_next(psim_rng *r);
+double psim_rng_uniform(psim_rng *r); /* [0,1) */
+
+/* Fast decimal parse of a double (strtod semantics for the forms traces use).
+ * Returns the end pointer, or NULL when s does not start with a number. */
+const char *psim_parse_double(const char *s, const char *end, double *out);
+
+/* Units of SimGrid platform files (see specs/simgrid-compat.md §2). Each returns 0 and the
+ * value in base units (flop/s, byte/s, seconds, bytes), or -1 with `why` describing what was
+ * expected. A unit-less number is accepted (base unit) and *warned is set to 1. */
+int psim_unit_speed(const char *s, double *out, int *warned, char *why, size_t whylen);
+int psim_unit_bandwidth(const char *s, double *out, int *warned, char *why, size_t whylen);
+int psim_unit_time(const char *s, double *out, int *warned, char *why, size_t whylen);
+int psim_unit_size(const char *s, double *out, int *warned, char *why, size_t whylen);
+
+#endif

@@ -1,0 +1,20 @@
+#!/bin/sh
+# Installs the Debian packages psim needs, only when they are missing.
+#   deps.sh build  -> what building psim needs
+#   deps.sh test   -> plus what the test suite needs (cmocka, SimGrid as a reference oracle, valgrind)
+#   deps.sh all    -> everything
+set -eu
+want="pkg-config libexpat1-dev zlib1g-dev libzstd-dev"
+case "${1:-build}" in
+  test|all) want="$want libcmocka-dev libsimgrid-dev python3 valgrind zstd gzip clang" ;;
+esac
+missing=""
+for p in $want; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "psim: installing Debian packages:$missing" >&2
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+$SUDO apt-get update -qq >&2
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing >&2

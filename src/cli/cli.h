@@ -1,0 +1,25 @@
+/* The psim command line: one file per subcommand, each exporting cmd_<name>(argc, argv).
+ * Nothing below src/cli/ knows about argv. */
+#ifndef PSIM_CLI_H
+#define PSIM_CLI_H
+
+#include <stdio.h>
+
+#include "psim/util.h"
+
+int cmd_replay(int argc, char **argv);
+int cmd_demo(int argc, char **argv);
+int cmd_gen(int argc, char **argv);
+int cmd_platform(int argc, char **argv);
+
+/* Prints err as "psim: file:line: message" and returns its exit status. */
+int cli_fail(const psim_err *err);
+/* Usage error: prints the message and a hint, returns 2. */
+int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Opens "-" as stdout, else the file for writing; NULL with an error printed. */
+FILE *cli_open_out(const char *path);
+void cli_close_out(FILE *f);
+/* Parses a non-negative integer option value; -1 on error (printed). */
+long cli_int(const char *cmd, const char *opt, const char *v);
+
+#endif

@@ -1,0 +1,77 @@
+/* psim: predicts how an MPI application performs on a cluster you do not have. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+static const char *USAGE =
+    "usage: psim <command> [options]\n"
+    "\n"
+    "psim simulates message-passing (MPI) applications on described clusters.\n"
+    "\n"
+    "commands:\n"
+    "  replay     replay a time-independent trace (SimGrid TIT format) on a platform\n"
+    "  demo       replay the embedded example on the embedded 64-node platform\n"
+    "  gen        write synthetic workloads (traces) for experiments and benchmarks\n"
+    "  platform   print the embedded platform, or check and describe a platform file\n"
+    "\n"
+    "Run 'psim <command> --help' for its options. Example:\n"
+    "  psim replay --platform cluster.xml --hostfile hosts --np 64 trace.txt\n"
+    "\n"
+    "Exit status: 0 success, 2 bad input or usage, 3 the simulated application deadlocked.\n";
+
+int cli_fail(const psim_err *err) {
+  char buf[4096];
+  psim_err_format(err, buf, sizeof buf);
+  fprintf(stderr, "psim: %s\n", buf);
+  return err->code ? err->code : 2;
+}
+
+int cli_usage(const char *cmd, const char *fmt, ...) {
+  va_list ap;
+  fprintf(stderr, "psim %s: ", cmd);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "\n(see 'psim %s --help')\n", cmd);
+  return 2;
+}
+
+FILE *cli_open_out(const char *path) {
+  if (!strcmp(path, "-")) return stdout;
+  FILE *f = fopen(path, "w");
+  if (!f) fprintf(stderr, "psim: %s: cannot open for writing\n", path);
+  return f;
+}
+
+void cli_close_out(FILE *f) {
+  if (f && f != stdout) fclose(f);
+  else if (f) fflush(f);
+}
+
+long cli_int(const char *cmd, const char *opt, const char *v) {
+  char *end;
+  long x = v ? strtol(v, &end, 10) : -1;
+  if (!v || !*v || *end || x < 0) {
+    cli_usage(cmd, "%s expects a non-negative integer, got '%s'", opt, v ? v : "");
+    return -1;
+  }
+  return x;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+    fputs(USAGE, argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  if (!strcmp(argv[1], "--version")) { puts("psim 0.1"); return 0; }
+  const char *c = argv[1];
+  if (!strcmp(c, "replay")) return cmd_replay(argc - 1, argv + 1);
+  if (!strcmp(c, "demo")) return cmd_demo(argc - 1, argv + 1);
+  if (!strcmp(c, "gen")) return cmd_gen(argc - 1, argv + 1);
+  if (!strcmp(c, "platform")) return cmd_platform(argc - 1, argv + 1);
+  fprintf(stderr, "psim: unknown command '%s'\n\n%s", c, USAGE);
+  return 2;
+}

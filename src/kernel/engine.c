@@ -1,0 +1,213 @@
+/* The simulation engine: clock, event queue, activities, ready queue.
+ *
+ * Activities progress at the rate the solver gives their variable. Rather than touching every
+ * activity at every event, each keeps (remaining, updated, rate) and a predicted completion
+ * date in a binary heap; only activities whose rate changes are brought up to date ("lazy"
+ * updates, as SimGrid's default). The heap orders by (date, seq) so ties resolve in the order
+ * activities were scheduled: runs are deterministic. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "psim/kernel.h"
+
+struct sim {
+  double now;
+  uint64_t seq;
+  lmm_system *lmm;
+  VEC(activity *) heap;
+  /* ready queue: a ring buffer of ids */
+  int *ready;
+  size_t rhead, rlen, rcap;
+  VEC(activity *) pool;   /* recycled activity objects */
+  int stopped;
+};
+
+void sim_stop(sim *s) { s->stopped = 1; }
+
+sim *sim_new(void) {
+  sim *s = xcalloc(1, sizeof *s);
+  s->lmm = lmm_new();
+  return s;
+}
+
+void sim_free(sim *s) {
+  if (!s) return;
+  for (size_t i = 0; i < s->heap.len; i++) free(s->heap.data[i]);
+  for (size_t i = 0; i < s->pool.len; i++) free(s->pool.data[i]);
+  VEC_FREE(s->heap);
+  VEC_FREE(s->pool);
+  free(s->ready);
+  lmm_free(s->lmm);
+  free(s);
+}
+
+double sim_now(const sim *s) { return s->now; }
+lmm_system *sim_lmm(sim *s) { return s->lmm; }
+
+/* ---- event heap ---- */
+static int before(const activity *a, const activity *b) {
+  return a->date < b->date || (a->date == b->date && a->seq < b->seq);
+}
+
+static void heap_set(sim *s, size_t i, activity *a) { s->heap.data[i] = a; a->heap = (int)i; }
+
+static void sift_up(sim *s, size_t i) {
+  activity *a = s->heap.data[i];
+  while (i > 0) {
+    size_t p = (i - 1) / 2;
+    if (!before(a, s->heap.data[p])) break;
+    heap_set(s, i, s->heap.data[p]);
+    i = p;
+  }
+  heap_set(s, i, a);
+}
+
+static void sift_down(sim *s, size_t i) {
+  activity *a = s->heap.data[i];
+  size_t n = s->heap.len;
+  for (;;) {
+    size_t l = 2 * i + 1, m = i;
+    const activity *best = a;
+    if (l < n && before(s->heap.data[l], best)) { m = l; best = s->heap.data[l]; }
+    if (l + 1 < n && before(s->heap.data[l + 1], best)) m = l + 1;
+    if (m == i) break;
+    heap_set(s, i, s->heap.data[m]);
+    i = m;
+  }
+  heap_set(s, i, a);
+}
+
+static void heap_remove(sim *s, activity *a) {
+  size_t i = (size_t)a->heap;
+  activity *last = s->heap.data[--s->heap.len];
+  a->heap = -1;
+  if (last == a) return;
+  heap_set(s, i, last);
+  sift_up(s, i);
+  sift_down(s, (size_t)last->heap);
+}
+
+/* (Re)places a in the heap according to its date; INFINITY = not queued. */
+static void schedule(sim *s, activity *a) {
+  if (a->heap >= 0) {
+    if (a->date == INFINITY) { heap_remove(s, a); return; }
+    sift_up(s, (size_t)a->heap);
+    sift_down(s, (size_t)a->heap);
+    return;
+  }
+  if (a->date == INFINITY) return;
+  VEC_PUSH(s->heap, a);
+  a->heap = (int)s->heap.len - 1;
+  sift_up(s, s->heap.len - 1);
+}
+
+static activity *new_activity(sim *s, activity_done_fn done, void *data, int tag) {
+  activity *a = s->pool.len ? s->pool.data[--s->pool.len] : xmalloc(sizeof *a);
+  a->remaining = 0;
+  a->rate = 0;
+  a->scale = 1;
+  a->updated = s->now;
+  a->started = s->now;
+  a->date = INFINITY;
+  a->seq = s->seq++;
+  a->var = -1;
+  a->heap = -1;
+  a->done = done;
+  a->data = data;
+  a->tag = tag;
+  a->then = NULL;
+  a->next_work = a->next_penalty = 0;
+  a->next_var = -1;
+  return a;
+}
+
+activity *sim_start_timer(sim *s, double delay, activity_done_fn done, void *data, int tag) {
+  activity *a = new_activity(s, done, data, tag);
+  a->date = s->now + (delay > 0 ? delay : 0);
+  schedule(s, a);
+  return a;
+}
+
+activity *sim_start_work(sim *s, double work, int var, double scale, activity_done_fn done,
+                         void *data, int tag) {
+  activity *a = new_activity(s, done, data, tag);
+  a->remaining = work;
+  a->var = var;
+  a->scale = scale;
+  if (work <= 0) a->date = s->now;     /* nothing to do: completes now */
+  schedule(s, a);
+  return a;
+}
+
+void sim_continue_work(sim *s, activity *a, double work, int var, double scale) {
+  a->remaining = work;
+  a->var = var;
+  a->scale = scale;
+  a->rate = 0;
+  a->updated = s->now;
+  a->seq = s->seq++;
+  a->date = work <= 0 ? s->now : INFINITY;
+  schedule(s, a);
+}
+
+/* Solver callback: a variable's value changed, so its activity's rate and date do. */
+static void rate_changed(void *ctx, void *owner, double value) {
+  sim *s = ctx;
+  activity *a = owner;
+  if (a->var < 0) return; /* still in a timer phase (a message's latency): nothing to update */
+  if (a->rate > 0) a->remaining -= a->rate * (s->now - a->updated);
+  if (a->remaining < 0) a->remaining = 0;
+  a->updated = s->now;
+  a->rate = value * a->scale;
+  if (a->remaining <= 0) a->date = s->now;
+  else a->date = a->rate > 0 ? s->now + a->remaining / a->rate : INFINITY;
+  schedule(s, a);
+}
+
+void sim_make_ready(sim *s, int id) {
+  if (s->rlen == s->rcap) {
+    size_t ncap = s->rcap ? 2 * s->rcap : 64;
+    int *n = xmalloc(ncap * sizeof *n);
+    for (size_t i = 0; i < s->rlen; i++) n[i] = s->ready[(s->rhead + i) % s->rcap];
+    free(s->ready);
+    s->ready = n;
+    s->rcap = ncap;
+    s->rhead = 0;
+  }
+  s->ready[(s->rhead + s->rlen) % s->rcap] = id;
+  s->rlen++;
+}
+
+uint64_t sim_run(sim *s, void (*run)(void *ctx, int id), void *ctx) {
+  uint64_t events = 0;
+  for (;;) {
+    while (s->rlen) {
+      int id = s->ready[s->rhead];
+      s->rhead = (s->rhead + 1) % s->rcap;
+      s->rlen--;
+      run(ctx, id);
+      if (s->stopped) return events;
+    }
+    lmm_solve(s->lmm, rate_changed, s);
+    if (!s->heap.len) break;
+    /* Every completion at the next date is processed before any rank runs again, as in
+     * SimGrid; ranks woken by them then run in the order they were woken. */
+    s->now = s->heap.data[0]->date;
+    while (s->heap.len && s->heap.data[0]->date <= s->now) {
+      activity *a = s->heap.data[0];
+      heap_remove(s, a);
+      events++;
+      if (a->var >= 0) {
+        lmm_var_free(s->lmm, a->var);
+        a->var = -1;
+      }
+      a->remaining = 0;
+      double date = a->date;
+      a->done(s, a);
+      /* done() may have continued the activity with a new phase (sim_continue_work). */
+      if (a->heap < 0 && a->var < 0 && a->date == date) VEC_PUSH(s->pool, a);
+      if (s->stopped) return events;
+    }
+  }
+  return events;
+}

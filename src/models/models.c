@@ -1,0 +1,228 @@
+/* Resource models: CPUs and networks on top of the kernel's sharing solver.
+ *
+ * Every host is one solver constraint of capacity speed x cores; a computation is a variable
+ * bounded by one core's speed. Every link direction is one constraint of capacity = its
+ * bandwidth (SHARED: flows share it; FATPIPE: each flow alone is limited by it).
+ *
+ * A message in the smpi model (specs/simgrid-compat.md §3): payload P = bytes + 16; first a
+ * latency phase of lat_factor(P) x sum of latencies during which it takes no bandwidth; then P
+ * bytes at bw_factor(P) x x, where x is its max-min share with consumption 1 on the route's
+ * links, 0.05 on the reverse route's (cross-traffic), penalty L + sum weight_S / B_l, and bound
+ * min(min_l B_l, gamma / 2L). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "psim/models.h"
+
+typedef struct route_entry {
+  uint64_t key;       /* src * nhosts + dst + 1; 0 = empty slot */
+  int off, len;       /* links in m->route_links */
+  double latency, min_bw;
+} route_entry;
+
+struct models {
+  sim *sim;
+  const platform *plat;
+  net_config cfg;
+  int nhosts;
+  int host_cnst0, link_cnst0;       /* first solver constraint of hosts, of links */
+  /* route cache: open addressing, cleared when full */
+  route_entry *routes;
+  size_t nroutes, route_cap;
+  VEC(int) route_links;
+  int *buf;
+  int bufcap;
+  /* per-host overheads when a host overrides smpi/os, or, ois */
+  step_fn *host_ovh;  /* 3 per host, NULL when none overrides */
+};
+
+static void lat_done(sim *s, activity *a);
+
+models *models_new(sim *s, const platform *p, const net_config *cfg, psim_err *err) {
+  models *m = xcalloc(1, sizeof *m);
+  m->sim = s;
+  m->plat = p;
+  m->cfg = *cfg;
+  m->nhosts = plat_nhosts(p);
+  lmm_system *l = sim_lmm(s);
+  m->host_cnst0 = -1;
+  for (int h = 0; h < m->nhosts; h++) {
+    const plat_host *ph = plat_host_at(p, h);
+    int c = lmm_cnst_new(l, ph->speed * (ph->cores > 0 ? ph->cores : 1), 0);
+    if (h == 0) m->host_cnst0 = c;
+  }
+  m->link_cnst0 = -1;
+  for (int i = 0; i < plat_nlinks(p); i++) {
+    const plat_link *pl = plat_link_at(p, i);
+    int c = lmm_cnst_new(l, pl->bandwidth, pl->sharing == PLAT_FATPIPE);
+    if (i == 0) m->link_cnst0 = c;
+  }
+  m->route_cap = 1024;
+  m->routes = xcalloc(m->route_cap, sizeof *m->routes);
+  m->bufcap = 64;
+  m->buf = xmalloc((size_t)m->bufcap * sizeof *m->buf);
+  /* Hosts may override the overheads with <prop id="smpi/os" .../>. */
+  for (int h = 0; h < m->nhosts; h++) {
+    const plat_host *ph = plat_host_at(p, h);
+    const char *props[3] = {ph->prop_os, ph->prop_or, ph->prop_ois};
+    for (int k = 0; k < 3; k++) {
+      if (!props[k]) continue;
+      if (!m->host_ovh) {
+        m->host_ovh = xmalloc((size_t)m->nhosts * 3 * sizeof *m->host_ovh);
+        for (int i = 0; i < m->nhosts; i++) {
+          m->host_ovh[3 * i] = m->cfg.os;
+          m->host_ovh[3 * i + 1] = m->cfg.or_;
+          m->host_ovh[3 * i + 2] = m->cfg.ois;
+        }
+      }
+      if (step_fn_parse(&m->host_ovh[3 * h + k], props[k], 1, err) < 0) {
+        char msg[sizeof err->msg];
+        snprintf(msg, sizeof msg, "host %s: %s", ph->name, err->msg);
+        snprintf(err->msg, sizeof err->msg, "%s", msg);
+        models_free(m);
+        return NULL;
+      }
+    }
+  }
+  return m;
+}
+
+void models_free(models *m) {
+  if (!m) return;
+  free(m->routes);
+  VEC_FREE(m->route_links);
+  free(m->buf);
+  free(m->host_ovh);
+  free(m);
+}
+
+const net_config *models_config(const models *m) { return &m->cfg; }
+
+activity *models_exec(models *m, int host, double flops, activity_done_fn done, void *data, int tag) {
+  lmm_system *l = sim_lmm(m->sim);
+  const plat_host *ph = plat_host_at(m->plat, host);
+  activity *a = sim_start_work(m->sim, flops, -1, 1.0, done, data, tag);
+  if (flops <= 0) return a;
+  int v = lmm_var_new(l, 1.0, ph->speed, a);
+  lmm_expand(l, m->host_cnst0 + host, v, 1.0);
+  a->var = v;
+  return a;
+}
+
+/* Looks the route src->dst up, computing and caching it on first use. */
+static const route_entry *route_get(models *m, int src, int dst, psim_err *err) {
+  uint64_t key = (uint64_t)src * (uint64_t)m->nhosts + (uint64_t)dst + 1;
+  size_t mask = m->route_cap - 1;
+  size_t i = (size_t)((key * 0x9E3779B97F4A7C15ULL) >> 20) & mask;
+  while (m->routes[i].key) {
+    if (m->routes[i].key == key) return &m->routes[i];
+    i = (i + 1) & mask;
+  }
+  int n = plat_route(m->plat, src, dst, m->buf, m->bufcap, err);
+  if (n < 0) return NULL;
+  if (n > m->bufcap) {
+    m->bufcap = n;
+    m->buf = xrealloc(m->buf, (size_t)n * sizeof *m->buf);
+    n = plat_route(m->plat, src, dst, m->buf, m->bufcap, err);
+  }
+  if (m->nroutes * 2 >= m->route_cap) {
+    /* Grow up to a bound; beyond it, start afresh (routes are cheap to recompute). */
+    if (m->route_cap < (1u << 22)) {
+      route_entry *old = m->routes;
+      size_t oldcap = m->route_cap;
+      m->route_cap *= 2;
+      m->routes = xcalloc(m->route_cap, sizeof *m->routes);
+      mask = m->route_cap - 1;
+      for (size_t j = 0; j < oldcap; j++) {
+        if (!old[j].key) continue;
+        size_t k = (size_t)((old[j].key * 0x9E3779B97F4A7C15ULL) >> 20) & mask;
+        while (m->routes[k].key) k = (k + 1) & mask;
+        m->routes[k] = old[j];
+      }
+      free(old);
+    } else {
+      memset(m->routes, 0, m->route_cap * sizeof *m->routes);
+      m->route_links.len = 0;
+      m->nroutes = 0;
+    }
+    i = (size_t)((key * 0x9E3779B97F4A7C15ULL) >> 20) & mask;
+    while (m->routes[i].key) i = (i + 1) & mask;
+  }
+  route_entry *e = &m->routes[i];
+  e->key = key;
+  e->off = (int)m->route_links.len;
+  e->len = n;
+  e->latency = 0;
+  e->min_bw = INFINITY;
+  for (int k = 0; k < n; k++) {
+    const plat_link *pl = plat_link_at(m->plat, m->buf[k]);
+    e->latency += pl->latency;
+    if (pl->bandwidth < e->min_bw) e->min_bw = pl->bandwidth;
+    VEC_PUSH(m->route_links, m->buf[k]);
+  }
+  m->nroutes++;
+  return e;
+}
+
+activity *models_transfer(models *m, int src, int dst, double bytes, activity_done_fn done,
+                          void *data, int tag, psim_err *err) {
+  const route_entry *r = route_get(m, src, dst, err);
+  if (!r) return NULL;
+  const net_config *c = &m->cfg;
+  if (c->model == NET_CONSTANT) {
+    double t = r->latency + (r->len && bytes > 0 ? bytes / r->min_bw : 0);
+    return sim_start_timer(m->sim, t, done, data, tag);
+  }
+  double size = bytes + c->envelope;
+  double lat = r->latency;
+  double lat_time = step_fn_eval(&c->lat_factor, size) * lat;
+  double bwf = step_fn_eval(&c->bw_factor, size);
+  double bound = r->min_bw;
+  if (c->tcp_gamma > 0 && lat > 0 && c->tcp_gamma / (2 * lat) < bound) bound = c->tcp_gamma / (2 * lat);
+  double penalty = lat;
+  int off = r->off, len = r->len;   /* r may move when the cache grows: copy first */
+  for (int k = 0; k < len; k++)
+    if (c->weight_s > 0) penalty += c->weight_s / plat_link_at(m->plat, m->route_links.data[off + k])->bandwidth;
+  if (len == 0) /* no link at all: only the latency counts */
+    return sim_start_timer(m->sim, lat_time, done, data, tag);
+  lmm_system *l = sim_lmm(m->sim);
+  activity *a;
+  int v;
+  if (lat_time > 0) {
+    a = sim_start_timer(m->sim, lat_time, lat_done, data, tag);
+    a->then = done;
+    a->next_work = size;
+    a->next_penalty = penalty;
+    v = lmm_var_new(l, 0.0, bound, a);
+    a->next_var = v;
+    a->scale = bwf;
+  } else {
+    a = sim_start_work(m->sim, size, -1, bwf, done, data, tag);
+    v = lmm_var_new(l, 1.0, bound, a);
+    a->var = v;
+  }
+  for (int k = 0; k < len; k++) lmm_expand(l, m->link_cnst0 + m->route_links.data[off + k], v, 1.0);
+  if (c->crosstraffic) {
+    const route_entry *back = route_get(m, dst, src, err);
+    if (!back) { psim_err_clear(err); return a; } /* no way back: no cross-traffic */
+    for (int k = 0; k < back->len; k++)
+      lmm_expand(l, m->link_cnst0 + m->route_links.data[back->off + k], v, 0.05);
+  }
+  return a;
+}
+
+/* End of a message's latency phase: it now competes for bandwidth. */
+static void lat_done(sim *s, activity *a) {
+  lmm_var_set_penalty(sim_lmm(s), a->next_var, a->next_penalty);
+  a->done = a->then;
+  sim_continue_work(s, a, a->next_work, a->next_var, a->scale);
+}
+
+double models_overhead(const models *m, int host, overhead_kind k, double bytes) {
+  const step_fn *f;
+  if (m->host_ovh) f = &m->host_ovh[3 * host + (int)k];
+  else f = k == OVH_SEND ? &m->cfg.os : k == OVH_RECV ? &m->cfg.or_ : &m->cfg.ois;
+  return step_fn_eval(f, bytes);
+}

@@ -1,0 +1,144 @@
+/* Network model configuration: SimGrid/SMPI 3.32 defaults and the --cfg properties. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "psim/models.h"
+
+static const char *DEFAULT_BW_FACTOR =
+    "65472:0.940694;15424:0.697866;9376:0.58729;5776:1.08739;3484:0.77493;1426:0.608902;"
+    "732:0.341987;257:0.338112;0:0.812084";
+static const char *DEFAULT_LAT_FACTOR =
+    "65472:11.6436;15424:3.48845;9376:2.59299;5776:2.18796;3484:1.88101;1426:1.61075;"
+    "732:1.9503;257:1.95341;0:2.01467";
+
+static int cmp_sections(const void *x, const void *y) {
+  double a = *(const double *)x, b = *(const double *)y;
+  return (a > b) - (a < b);
+}
+
+int step_fn_parse(step_fn *f, const char *str, int overhead, psim_err *err) {
+  step_fn out = {0};
+  out.below = 1.0;
+  out.below_first = overhead;
+  double rows[32][3];
+  const char *p = str;
+  while (*p) {
+    if (out.n == 32) return psim_errf(err, 2, NULL, 0, "too many sections in '%s' (at most 32)", str);
+    double v[3] = {0, 0, 0};
+    int nv = 0;
+    for (;;) {
+      char *end;
+      double x = strtod(p, &end);
+      if (end == p)
+        return psim_errf(err, 2, NULL, 0,
+                         "cannot parse '%s': expected %s separated by ';'", str,
+                         overhead ? "sections size:constant:per_byte" : "sections size:factor");
+      if (nv < 3) v[nv] = x;
+      nv++;
+      p = end;
+      if (*p == ':') { p++; continue; }
+      break;
+    }
+    if (nv < 2 || (!overhead && nv != 2))
+      return psim_errf(err, 2, NULL, 0, "cannot parse '%s': expected %s", str,
+                       overhead ? "size:constant:per_byte" : "size:factor");
+    rows[out.n][0] = v[0];
+    rows[out.n][1] = v[1];
+    rows[out.n][2] = overhead ? v[2] : 0;
+    out.n++;
+    if (*p == ';') p++;
+    else if (*p)
+      return psim_errf(err, 2, NULL, 0, "cannot parse '%s': unexpected '%c'", str, *p);
+  }
+  qsort(rows, (size_t)out.n, sizeof rows[0], cmp_sections);
+  for (int i = 0; i < out.n; i++) {
+    out.thr[i] = rows[i][0];
+    out.a[i] = rows[i][1];
+    out.b[i] = rows[i][2];
+  }
+  *f = out;
+  return 0;
+}
+
+double step_fn_eval(const step_fn *f, double size) {
+  /* The section used is the one with the largest threshold strictly below the size. Below the
+   * smallest threshold, factors are 1 and overheads use the first section (as SMPI does). */
+  if (f->n == 0) return f->below_first ? 0.0 : f->below;
+  double cur = f->below_first ? f->a[0] + f->b[0] * size : f->below;
+  for (int i = 0; i < f->n; i++) {
+    if (size <= f->thr[i]) return cur;
+    cur = f->a[i] + f->b[i] * size;
+  }
+  return cur;
+}
+
+void net_config_init(net_config *c) {
+  memset(c, 0, sizeof *c);
+  c->model = NET_SMPI;
+  c->crosstraffic = 1;
+  c->tcp_gamma = 4194304;
+  c->weight_s = 8775;
+  step_fn_parse(&c->bw_factor, DEFAULT_BW_FACTOR, 0, NULL);
+  step_fn_parse(&c->lat_factor, DEFAULT_LAT_FACTOR, 0, NULL);
+  step_fn_parse(&c->os, "0:0:0", 1, NULL);
+  step_fn_parse(&c->or_, "0:0:0", 1, NULL);
+  step_fn_parse(&c->ois, "0:0:0", 1, NULL);
+  c->async_small_thresh = 0;
+  c->detached_thresh = 65536;
+  c->test_sleep = 1e-4;
+  c->grow_injected = 1;
+  c->envelope = 16;
+  c->loopback_bw = 10e9;   /* network/loopback-bw 10GBps */
+  c->loopback_lat = 0;
+}
+
+static int parse_num(const char *key, const char *v, double *out, psim_err *err) {
+  char *end;
+  double x = strtod(v, &end);
+  while (*end == ' ') end++;
+  if (end == v || *end || isnan(x))
+    return psim_errf(err, 2, NULL, 0, "--cfg %s: '%s' is not a number", key, v);
+  *out = x;
+  return 0;
+}
+
+static int parse_bool(const char *key, const char *v, int *out, psim_err *err) {
+  if (!strcmp(v, "yes") || !strcmp(v, "1") || !strcmp(v, "on") || !strcmp(v, "true")) *out = 1;
+  else if (!strcmp(v, "no") || !strcmp(v, "0") || !strcmp(v, "off") || !strcmp(v, "false")) *out = 0;
+  else return psim_errf(err, 2, NULL, 0, "--cfg %s: expected yes or no, got '%s'", key, v);
+  return 0;
+}
+
+int net_config_set(net_config *c, const char *key, const char *v, psim_err *err) {
+  int r = 0;
+  if (!strcmp(key, "network/model")) {
+    if (!strcmp(v, "SMPI") || !strcmp(v, "smpi")) c->model = NET_SMPI;
+    else if (!strcmp(v, "constant") || !strcmp(v, "Constant")) c->model = NET_CONSTANT;
+    else return psim_errf(err, 2, NULL, 0, "--cfg network/model: expected SMPI or constant, got '%s'", v);
+  } else if (!strcmp(key, "network/crosstraffic")) r = parse_bool(key, v, &c->crosstraffic, err);
+  else if (!strcmp(key, "network/TCP-gamma") || !strcmp(key, "network/TCP_gamma"))
+    r = parse_num(key, v, &c->tcp_gamma, err);
+  else if (!strcmp(key, "network/weight-S")) r = parse_num(key, v, &c->weight_s, err);
+  else if (!strcmp(key, "smpi/bw-factor") || !strcmp(key, "network/bandwidth-factor"))
+    r = step_fn_parse(&c->bw_factor, v, 0, err);
+  else if (!strcmp(key, "smpi/lat-factor") || !strcmp(key, "network/latency-factor"))
+    r = step_fn_parse(&c->lat_factor, v, 0, err);
+  else if (!strcmp(key, "smpi/os")) r = step_fn_parse(&c->os, v, 1, err);
+  else if (!strcmp(key, "smpi/or")) r = step_fn_parse(&c->or_, v, 1, err);
+  else if (!strcmp(key, "smpi/ois")) r = step_fn_parse(&c->ois, v, 1, err);
+  else if (!strcmp(key, "smpi/async-small-thresh")) r = parse_num(key, v, &c->async_small_thresh, err);
+  else if (!strcmp(key, "smpi/send-is-detached-thresh")) r = parse_num(key, v, &c->detached_thresh, err);
+  else if (!strcmp(key, "smpi/test")) r = parse_num(key, v, &c->test_sleep, err);
+  else if (!strcmp(key, "smpi/grow-injected-times")) r = parse_bool(key, v, &c->grow_injected, err);
+  else if (!strcmp(key, "network/loopback-bw")) r = parse_num(key, v, &c->loopback_bw, err);
+  else if (!strcmp(key, "network/loopback-lat")) r = parse_num(key, v, &c->loopback_lat, err);
+  else if (!strcmp(key, "maxmin/precision") || !strcmp(key, "surf/precision") ||
+           !strcmp(key, "smpi/simulate-computation") || !strcmp(key, "smpi/host-speed") ||
+           !strcmp(key, "smpi/privatization") || !strcmp(key, "smpi/iprobe") ||
+           !strcmp(key, "network/optimization") || !strcmp(key, "cpu/optimization"))
+    return 1; /* accepted for compatibility; no effect on psim's exact solver */
+  else return 0;
+  return r < 0 ? -1 : 1;
+}

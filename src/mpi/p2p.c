@@ -1,0 +1,231 @@
+/* Point-to-point semantics: matching queues and the SMPI send protocol (see mpi_layer.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "psim/mpi_layer.h"
+
+typedef struct queue { mpi_req *head, *tail; } queue;
+
+typedef struct rank_q {
+  queue posted;       /* receives waiting for a send */
+  queue unexpected;   /* sends waiting for a receive */
+} rank_q;
+
+struct mpi_world {
+  sim *sim;
+  models *models;
+  int nranks;
+  const int *rank_host;
+  mpi_done_fn on_done;
+  void *ctx;
+  rank_q *q;
+  VEC(mpi_req *) pool;
+  VEC(mpi_req *) all;   /* every request ever allocated, to free them at the end */
+  mpi_stats stats;
+};
+
+mpi_world *mpi_world_new(sim *s, models *m, int nranks, const int *rank_host, mpi_done_fn on_done,
+                         void *ctx) {
+  mpi_world *w = xcalloc(1, sizeof *w);
+  w->sim = s;
+  w->models = m;
+  w->nranks = nranks;
+  w->rank_host = rank_host;
+  w->on_done = on_done;
+  w->ctx = ctx;
+  w->q = xcalloc((size_t)nranks, sizeof *w->q);
+  return w;
+}
+
+void mpi_world_free(mpi_world *w) {
+  if (!w) return;
+  for (size_t i = 0; i < w->all.len; i++) free(w->all.data[i]);
+  VEC_FREE(w->all);
+  VEC_FREE(w->pool);
+  free(w->q);
+  free(w);
+}
+
+mpi_stats mpi_world_stats(const mpi_world *w) { return w->stats; }
+int mpi_rank_host(const mpi_world *w, int rank) { return w->rank_host[rank]; }
+models *mpi_models(mpi_world *w) { return w->models; }
+
+static mpi_req *req_new(mpi_world *w) {
+  mpi_req *r;
+  if (w->pool.len) r = w->pool.data[--w->pool.len];
+  else { r = xmalloc(sizeof *r); VEC_PUSH(w->all, r); }
+  memset(r, 0, sizeof *r);
+  r->world = w;
+  r->xfer_start = r->xfer_end = -1;
+  r->posted = sim_now(w->sim);
+  r->busy = 1;
+  return r;
+}
+
+/* A request is recycled once the driver released it and no queue or transfer refers to it. */
+static void maybe_free(mpi_world *w, mpi_req *r) {
+  if (r->released && !r->busy) VEC_PUSH(w->pool, r);
+}
+
+void mpi_req_release(mpi_world *w, mpi_req *r) {
+  r->released = 1;
+  maybe_free(w, r);
+}
+
+static void push(queue *q, mpi_req *r) {
+  r->next = NULL;
+  if (q->tail) q->tail->next = r; else q->head = r;
+  q->tail = r;
+}
+
+static int matches(const mpi_req *recv, const mpi_req *send) {
+  return recv->ctx == send->ctx && (recv->src == MPI_L_ANY || recv->src == send->src) &&
+         (recv->tag == MPI_L_ANY || recv->tag == send->tag);
+}
+
+/* Removes and returns the oldest element of q that matches `probe`. */
+static mpi_req *take(queue *q, const mpi_req *probe, int probe_is_recv) {
+  mpi_req *prev = NULL;
+  for (mpi_req *r = q->head; r; prev = r, r = r->next) {
+    if (!(probe_is_recv ? matches(probe, r) : matches(r, probe))) continue;
+    if (prev) prev->next = r->next; else q->head = r->next;
+    if (q->tail == r) q->tail = prev;
+    r->next = NULL;
+    return r;
+  }
+  return NULL;
+}
+
+static void complete(mpi_world *w, mpi_req *r) {
+  r->done = 1;
+  w->on_done(w->ctx, r);
+}
+
+static void recv_overhead_done(sim *s, activity *a) {
+  (void)s;
+  mpi_req *recv = a->data;
+  recv->busy = 0;
+  complete(recv->world, recv);
+  maybe_free(recv->world, recv);
+}
+
+/* The receive of a message whose bytes have all arrived completes: at once, or after smpi/or
+ * when the send was detached (SMPI charges the copy out of the detached buffer). */
+static void finish_recv(mpi_world *w, mpi_req *recv, const mpi_req *send) {
+  recv->bytes = send->bytes;
+  recv->src = send->src;
+  recv->tag = send->tag;
+  recv->xfer_start = send->xfer_start;
+  recv->xfer_end = send->xfer_end;
+  recv->peer = NULL;
+  double ovh = send->detached ? models_overhead(w->models, w->rank_host[recv->owner], OVH_RECV, send->bytes) : 0;
+  if (ovh > 0) {
+    sim_start_timer(w->sim, ovh, recv_overhead_done, recv, 0);
+    return;
+  }
+  recv->busy = 0;
+  complete(w, recv);
+  maybe_free(w, recv);
+}
+
+static void transfer_done(sim *s, activity *a) {
+  mpi_req *send = a->data;
+  mpi_world *w = send->world;
+  send->xfer_end = sim_now(s);
+  send->arrived = 1;
+  mpi_req *recv = send->peer;
+  if (recv) finish_recv(w, recv, send);
+  send->busy = !send->matched; /* an eager message not yet received stays in its queue */
+  send->peer = NULL;
+  if (!send->detached) complete(w, send);
+  maybe_free(w, send);
+}
+
+static int start_transfer(mpi_world *w, mpi_req *send, psim_err *err) {
+  send->xfer_start = sim_now(w->sim);
+  w->stats.messages++;
+  w->stats.bytes += send->bytes;
+  activity *a = models_transfer(w->models, w->rank_host[send->src], w->rank_host[send->dst],
+                                send->bytes, transfer_done, send, 0, err);
+  return a ? 0 : -1;
+}
+
+/* A send and a receive meet. The send's bytes start moving unless they already did (eager). */
+static int match(mpi_world *w, mpi_req *send, mpi_req *recv, psim_err *err) {
+  send->matched = recv->matched = 1;
+  if (send->arrived) { /* eager message already there */
+    finish_recv(w, recv, send);
+    send->busy = 0;
+    maybe_free(w, send);
+    return 0;
+  }
+  send->peer = recv;
+  recv->peer = send;
+  if (send->xfer_start >= 0) return 0; /* eager, still in flight: transfer_done finishes both */
+  return start_transfer(w, send, err);
+}
+
+mpi_req *mpi_isend(mpi_world *w, int src, int dst, int tag, int ctx, double bytes, int flags,
+                   psim_err *err) {
+  mpi_req *s = req_new(w);
+  s->owner = src;
+  s->src = src;
+  s->dst = dst;
+  s->tag = tag;
+  s->ctx = ctx;
+  s->bytes = bytes < 0 ? 0 : bytes;
+  s->is_send = 1;
+  const net_config *c = models_config(w->models);
+  s->detached = !(flags & MPI_F_SSEND) && s->bytes < c->detached_thresh;
+  int eager = s->bytes < c->async_small_thresh;
+  if (eager && start_transfer(w, s, err) < 0) return NULL;
+  mpi_req *r = take(&w->q[dst].posted, s, 0);
+  if (r) {
+    if (match(w, s, r, err) < 0) return NULL;
+  } else {
+    push(&w->q[dst].unexpected, s);
+  }
+  if (s->detached) complete(w, s);
+  return s;
+}
+
+mpi_req *mpi_irecv(mpi_world *w, int dst, int src, int tag, int ctx, double bytes, psim_err *err) {
+  mpi_req *r = req_new(w);
+  r->owner = dst;
+  r->src = src;
+  r->dst = dst;
+  r->tag = tag;
+  r->ctx = ctx;
+  r->bytes = bytes;
+  mpi_req *s = take(&w->q[dst].unexpected, r, 1);
+  if (s) {
+    if (match(w, s, r, err) < 0) return NULL;
+  } else {
+    push(&w->q[dst].posted, r);
+  }
+  return r;
+}
+
+const mpi_req *mpi_iprobe(mpi_world *w, int dst, int src, int tag, int ctx) {
+  mpi_req probe = {0};
+  probe.src = src;
+  probe.tag = tag;
+  probe.ctx = ctx;
+  for (mpi_req *s = w->q[dst].unexpected.head; s; s = s->next)
+    if (matches(&probe, s)) return s;
+  return NULL;
+}
+
+void mpi_describe_pending(const mpi_world *w, int r, char *buf, size_t n) {
+  size_t used = 0;
+  buf[0] = 0;
+  for (const mpi_req *q = w->q[r].posted.head; q && used + 80 < n; q = q->next) {
+    char src[16];
+    if (q->src == MPI_L_ANY) snprintf(src, sizeof src, "any");
+    else snprintf(src, sizeof src, "%d", q->src);
+    used += (size_t)snprintf(buf + used, n - used, "%sreceive from %s tag %d%s (no matching send)",
+                             used ? "; " : "", src, q->tag, q->ctx == MPI_CTX_COLL ? " [collective]" : "");
+  }
+}

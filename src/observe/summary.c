@@ -1,0 +1,127 @@
+/* Results as JSON and as a human summary. Both are deterministic: no wall-clock figures. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "psim/observe.h"
+
+void obs_json_number(FILE *f, double x) {
+  if (!isfinite(x)) { fputs("null", f); return; }
+  if (x == floor(x) && fabs(x) < 1e15) { fprintf(f, "%.0f", x); return; }
+  char buf[40];
+  for (int prec = 15; prec <= 17; prec++) {
+    snprintf(buf, sizeof buf, "%.*g", prec, x);
+    if (strtod(buf, NULL) == x) break;
+  }
+  fputs(buf, f);
+}
+
+void obs_json_string(FILE *f, const char *s) {
+  fputc('"', f);
+  for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
+    if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
+    else if (*p < 0x20) fprintf(f, "\\u%04x", *p);
+    else fputc(*p, f);
+  }
+  fputc('"', f);
+}
+
+static void kv_num(FILE *f, const char *k, double v, int comma) {
+  fprintf(f, "\"%s\": ", k);
+  obs_json_number(f, v);
+  if (comma) fputs(", ", f);
+}
+
+void obs_write_json(FILE *f, const replay_result *r, const run_meta *m) {
+  fputs("{\n  \"psim_version\": \"0.1\",\n  \"command\": ", f);
+  obs_json_string(f, m->command);
+  fputs(",\n  \"platform\": ", f);
+  obs_json_string(f, m->platform);
+  fputs(",\n  \"network_model\": ", f);
+  obs_json_string(f, m->network);
+  fputs(",\n  \"traces\": [", f);
+  for (int i = 0; i < m->ntraces; i++) {
+    if (i) fputs(", ", f);
+    obs_json_string(f, m->traces[i]);
+  }
+  fputs("],\n  ", f);
+  if (m->coll) {
+    fputs("\"collectives\": {", f);
+    for (int k = 0; k < COLL_NKINDS; k++) {
+      if (k) fputs(", ", f);
+      obs_json_string(f, coll_kind_name((coll_kind)k));
+      fputs(": ", f);
+      obs_json_string(f, coll_selector_name(m->coll, (coll_kind)k));
+    }
+    fputs("},\n  ", f);
+  }
+  kv_num(f, "np", r->np, 1);
+  kv_num(f, "simulated_time", r->simulated_time, 1);
+  kv_num(f, "actions", (double)r->actions, 1);
+  kv_num(f, "messages", (double)r->messages, 1);
+  kv_num(f, "bytes", r->bytes, 0);
+  fputs(",\n  \"deadlock\": ", f);
+  if (r->deadlock) obs_json_string(f, r->deadlock); else fputs("null", f);
+  fputs(",\n  \"ranks\": [\n", f);
+  for (int i = 0; i < r->np; i++) {
+    const rank_stats *s = &r->ranks[i];
+    fputs("    {", f);
+    kv_num(f, "rank", i, 1);
+    fputs("\"host\": ", f);
+    obs_json_string(f, m->plat ? plat_host_at(m->plat, s->host)->name : "");
+    fputs(", ", f);
+    kv_num(f, "finish_time", s->finish, 1);
+    kv_num(f, "compute_time", s->compute, 1);
+    kv_num(f, "comm_time", s->comm, 1);
+    kv_num(f, "wait_time", s->wait, 1);
+    kv_num(f, "actions", (double)s->actions, 1);
+    kv_num(f, "messages_sent", (double)s->msgs_sent, 1);
+    kv_num(f, "bytes_sent", s->bytes_sent, 1);
+    kv_num(f, "messages_received", (double)s->msgs_recv, 1);
+    kv_num(f, "bytes_received", s->bytes_recv, 0);
+    fputs(i + 1 < r->np ? "},\n" : "}\n", f);
+  }
+  fputs("  ]\n}\n", f);
+}
+
+static void human_bytes(char *buf, size_t n, double b) {
+  const char *u[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+  int i = 0;
+  while (b >= 1000 && i < 5) { b /= 1000; i++; }
+  if (i == 0) snprintf(buf, n, "%.0f %s", b, u[i]);
+  else snprintf(buf, n, "%.2f %s", b, u[i]);
+}
+
+static void rank_row(FILE *f, const replay_result *r, const run_meta *m, int i) {
+  const rank_stats *s = &r->ranks[i];
+  char bs[32], br[32];
+  human_bytes(bs, sizeof bs, s->bytes_sent);
+  human_bytes(br, sizeof br, s->bytes_recv);
+  fprintf(f, "%6d  %-14.14s %12.6f %12.6f %12.6f %12.6f %9llu %10s %9llu %10s\n", i,
+          m->plat ? plat_host_at(m->plat, s->host)->name : "?", s->finish, s->compute, s->comm,
+          s->wait, (unsigned long long)s->msgs_sent, bs, (unsigned long long)s->msgs_recv, br);
+}
+
+void obs_write_summary(FILE *f, const replay_result *r, const run_meta *m) {
+  char b[32];
+  human_bytes(b, sizeof b, r->bytes);
+  fprintf(f, "psim %s: %d ranks on %s, %s network model\n", m->command, r->np, m->platform, m->network);
+  fprintf(f, "simulated time: %.6f s\n", r->simulated_time);
+  fprintf(f, "actions: %llu   messages: %llu (%s)\n", (unsigned long long)r->actions,
+          (unsigned long long)r->messages, b);
+  double tc = 0, tm = 0, tw = 0;
+  for (int i = 0; i < r->np; i++) { tc += r->ranks[i].compute; tm += r->ranks[i].comm; tw += r->ranks[i].wait; }
+  double tot = r->simulated_time * r->np;
+  if (tot > 0)
+    fprintf(f, "time of all ranks: %.1f%% computing, %.1f%% communicating, %.1f%% waiting, %.1f%% idle after finishing\n",
+            100 * tc / tot, 100 * tm / tot, 100 * tw / tot, 100 * (tot - tc - tm - tw) / tot);
+  fprintf(f, "\n%6s  %-14s %12s %12s %12s %12s %9s %10s %9s %10s\n", "rank", "host", "finish(s)",
+          "compute(s)", "comm(s)", "wait(s)", "msgs out", "bytes out", "msgs in", "bytes in");
+  if (r->np <= 32) {
+    for (int i = 0; i < r->np; i++) rank_row(f, r, m, i);
+  } else {
+    for (int i = 0; i < 8; i++) rank_row(f, r, m, i);
+    fprintf(f, "%6s  (%d more ranks: see --json)\n", "...", r->np - 16);
+    for (int i = r->np - 8; i < r->np; i++) rank_row(f, r, m, i);
+  }
+}
