@@ -6,6 +6,7 @@
 set -eu
 want="pkg-config libexpat1-dev zlib1g-dev libzstd-dev"
 case "${1:-build}" in
+  bench) want="$want time bc libsimgrid-dev" ;;
   test|all) want="$want libcmocka-dev libsimgrid-dev python3 valgrind zstd gzip clang" ;;
 esac
 missing=""

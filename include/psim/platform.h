@@ -34,9 +34,13 @@ typedef struct platform platform;
  * not parse, an unknown host/link/zone in a route, ...). Warnings (such as unit-less values)
  * are appended to `warnings` when it is not NULL (one per line, caller frees). */
 platform *plat_load_xml(const char *path, char **warnings, psim_err *err);
+/* Same, from a string in memory; `name` is used as the file name in errors and plat_name(). */
+platform *plat_load_xml_mem(const char *name, const char *xml, size_t len, char **warnings, psim_err *err);
 
 /* The embedded default: a described 64-node cluster (see docs). Never fails. */
 platform *plat_default(void);
+/* The XML text plat_default() is built from (for `psim platform --default`). */
+const char *plat_default_xml(void);
 /* A flat cluster of n hosts (speed flop/s, one core each), private links of bw bytes/s and
  * lat seconds, SPLITDUPLEX, no backbone. Used by generators and tests. */
 platform *plat_flat_cluster(int n, double speed, int cores, double bw, double lat);

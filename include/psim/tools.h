@@ -23,3 +23,16 @@ int gen_stencil(const gen_stencil_opts *o, const char *dir, psim_err *err);
 int tools_mkdir_p(const char *dir, psim_err *err);
 
 #endif
+
+/* A random but deadlock-free mix of every replayable action, for differential tests against
+ * SimGrid: rounds of point-to-point exchanges (send/recv, isend/irecv/wait, sendRecv, with
+ * sizes around the protocol and factor thresholds), of collectives (every kind, random roots
+ * and sizes) and of computations. Deterministic for a seed. */
+typedef struct gen_mix_opts {
+  int ranks, rounds;
+  uint64_t seed;
+  const char *collectives;   /* comma list of collective action names to use; NULL = all */
+  int p2p_only, no_p2p;
+} gen_mix_opts;
+
+int gen_mix(const gen_mix_opts *o, const char *dir, psim_err *err);

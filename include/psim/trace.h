@@ -37,15 +37,17 @@ const char *tit_kind_name(tit_kind k);
  *   send/isend        peer=dst tag bytes
  *   recv/irecv        peer=src tag bytes (bytes < 0: take the matching send's size)
  *   sendrecv          peer=dst bytes (send), peer2=src bytes2 (recv); tags are 0
- *   wait/test         peer=src peer2=dst tag
+ *   wait/test         peer=src peer2=dst tag (request keys: not range-checked, any int)
  *   bcast             bytes root
  *   reduce            bytes amount=flops root
  *   allreduce/scan/exscan  bytes amount=flops
  *   alltoall/allgather     bytes=send per peer, bytes2=recv per peer
  *   gather/scatter    bytes=send, bytes2=recv (per rank), root
  *   alltoallv         counts[0..n-1]=send bytes per peer, counts2[0..n-1]=recv bytes per peer
+ *                     (bytes, bytes2 = the declared send/recv buffer sizes, in bytes)
  *   gatherv           bytes=send, counts2[]=recv bytes per rank, root
- *   allgatherv        bytes=send, counts2[]=recv bytes per rank
+ *   allgatherv        bytes=send, counts2[]=recv bytes per rank (one datatype code for both
+ *                     sides, then optional displacements, as SimGrid reads them)
  *   scatterv          counts[]=send bytes per rank, bytes2=recv, root
  *   reducescatter     counts2[]=recv bytes per rank, amount=flops
  *   compute           amount=flops     sleep  amount=seconds

@@ -8,6 +8,7 @@
 
 static const char *HELP =
     "usage: psim gen stencil [options] -o DIR\n"
+    "       psim gen mix --ranks N --rounds K [--seed S] [--collectives LIST] [--p2p-only] -o DIR\n"
     "\n"
     "Writes a time-independent trace, one file per rank plus DIR/list; every command that\n"
     "takes traces accepts DIR.\n"
@@ -25,16 +26,49 @@ static const char *HELP =
     "  --shared           one shared file (all ranks' lines) instead of one file per rank\n"
     "  -o DIR             output directory (created)\n"
     "\n"
+    "mix: a random, deadlock-free mix of every action (send modes, sizes around the protocol\n"
+    "thresholds, every collective with random roots, computations), for differential tests.\n"
+    "  --collectives LIST  comma list of collectives to use (default: all)\n"
+    "  --p2p-only | --no-p2p\n"
+    "\n"
     "example:\n"
     "  psim gen stencil --ranks 64 --iters 2000 -o /tmp/st64 && psim replay /tmp/st64\n";
+
+static int gen_mix_main(int argc, char **argv) {
+  gen_mix_opts o = {0};
+  o.ranks = 4;
+  o.rounds = 20;
+  o.seed = 1;
+  const char *dir = NULL;
+  for (int i = 2; i < argc; i++) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strcmp(a, "--p2p-only")) { o.p2p_only = 1; continue; }
+    if (!strcmp(a, "--no-p2p")) { o.no_p2p = 1; continue; }
+    if (!v) return cli_usage("gen", "%s needs a value", a);
+    i++;
+    long x;
+    if (!strcmp(a, "-o")) dir = v;
+    else if (!strcmp(a, "--collectives")) o.collectives = v;
+    else if (!strcmp(a, "--ranks")) { if ((x = cli_int("gen", a, v)) < 1) return 2; o.ranks = (int)x; }
+    else if (!strcmp(a, "--rounds")) { if ((x = cli_int("gen", a, v)) < 0) return 2; o.rounds = (int)x; }
+    else if (!strcmp(a, "--seed")) { if ((x = cli_int("gen", a, v)) < 0) return 2; o.seed = (uint64_t)x; }
+    else return cli_usage("gen", "unknown option '%s'", a);
+  }
+  if (!dir) return cli_usage("gen", "missing -o DIR");
+  psim_err err;
+  psim_err_clear(&err);
+  if (gen_mix(&o, dir, &err) < 0) return cli_fail(&err);
+  return 0;
+}
 
 int cmd_gen(int argc, char **argv) {
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
     fputs(HELP, argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
   }
+  if (!strcmp(argv[1], "mix")) return gen_mix_main(argc, argv);
   if (strcmp(argv[1], "stencil"))
-    return cli_usage("gen", "unknown workload '%s' (expected: stencil)", argv[1]);
+    return cli_usage("gen", "unknown workload '%s' (expected: stencil or mix)", argv[1]);
   gen_stencil_opts o;
   gen_stencil_defaults(&o);
   const char *dir = NULL;

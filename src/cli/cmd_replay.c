@@ -128,7 +128,7 @@ int cmd_replay(int argc, char **argv) {
     if (replay_opts_cfg(&o, k, v, &e2) < 0) {
       if (!strncmp(e2.msg, "unknown configuration key", 25))
         fprintf(stderr, "psim: %s: ignoring <config> property '%s' (not used by psim)\n", plat_name(plat), k);
-      else { snprintf(err.file, sizeof err.file, "%s", plat_name(plat)); err.code = 2; snprintf(err.msg, sizeof err.msg, "<config>: %s", e2.msg); rc = cli_fail(&err); goto done; }
+      else { snprintf(err.file, sizeof err.file, "%s", plat_name(plat)); err.code = 2; snprintf(err.msg, sizeof err.msg, "<config>: %.1500s", e2.msg); rc = cli_fail(&err); goto done; }
     }
   }
   for (size_t i = 0; i < cfgs.len; i++) {

@@ -117,7 +117,14 @@ int lmm_var_new(lmm_system *s, double penalty, double bound, void *owner) {
 void lmm_expand(lmm_system *s, int c, int v, double coeff) {
   lmm_var *x = &s->vars.data[v];
   for (int i = 0; i < x->nel; i++)
-    if (x->el[i].cnst == c) { x->el[i].coeff += coeff; mark_cnst(s, c); return; }
+    if (x->el[i].cnst == c) {
+      /* A route crossing a shared link twice uses it twice; on a FATPIPE link a flow only
+       * ever takes its own share, so the larger consumption counts (as SimGrid does). */
+      if (s->cnsts.data[c].fatpipe) { if (coeff > x->el[i].coeff) x->el[i].coeff = coeff; }
+      else x->el[i].coeff += coeff;
+      mark_cnst(s, c);
+      return;
+    }
   if (x->nel == x->cap) {
     x->cap = x->cap ? 2 * x->cap : 4;
     x->el = xrealloc(x->el, (size_t)x->cap * sizeof *x->el);

@@ -79,8 +79,9 @@ models *models_new(sim *s, const platform *p, const net_config *cfg, psim_err *e
       }
       if (step_fn_parse(&m->host_ovh[3 * h + k], props[k], 1, err) < 0) {
         char msg[sizeof err->msg];
-        snprintf(msg, sizeof msg, "host %s: %s", ph->name, err->msg);
-        snprintf(err->msg, sizeof err->msg, "%s", msg);
+        memcpy(msg, err->msg, sizeof msg);
+        int n = snprintf(err->msg, sizeof err->msg, "host %.200s: ", ph->name);
+        if (n > 0 && (size_t)n < sizeof err->msg) snprintf(err->msg + n, sizeof err->msg - (size_t)n, "%.1200s", msg);
         models_free(m);
         return NULL;
       }

@@ -483,7 +483,8 @@ static int translate(replay *R, rank *k) {
 
 static void finish_action(replay *R, rank *k) {
   double now = sim_now(R->sim);
-  double d = now - k->act_start;
+  const double dur = now - k->act_start;
+  double d = dur;
   k->st.actions++;
   R->actions++;
   tit_kind kind = k->act.kind;
@@ -506,7 +507,7 @@ static void finish_action(replay *R, rank *k) {
   if (R->o->actions && kind != TIT_INIT && kind != TIT_FINALIZE) {
     const char *t = k->text_copied ? k->text : k->act.text;
     int n = k->text_copied ? k->text_len : k->act.text_len;
-    fprintf(R->o->actions, "%.6f %d %.*s %.6f\n", now, k->id, n, t, d);
+    fprintf(R->o->actions, "%.6f %d %.*s %.6f\n", now, k->id, n, t, dur);
   }
   k->has_action = 0;
   k->text_copied = 0;

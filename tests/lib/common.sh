@@ -6,10 +6,9 @@
 : "${PSIM_TESTDATA:=$PSIM_SRC/tests/data}"
 TMPD=$(mktemp -d "${TMPDIR:-/tmp}/psimtest.XXXXXX")
 trap 'rm -rf "$TMPD"' EXIT
-_n=0
-tmpfile() { _n=$((_n + 1)); echo "$TMPD/f$_n"; }
+tmpfile() { mktemp "$TMPD/f.XXXXXX"; }
 # json_get FILE KEY: the first top-level numeric value of KEY
-json_get() { sed -n "s/^ *\"$2\": \([-0-9.eE+]*\).*/\1/p" "$1" | head -n 1; }
+json_get() { grep -o "\"$2\": [-0-9.eE+]*" "$1" | head -n 1 | sed 's/.*: //'; }
 # close_to GOT WANT TOL: |got - want| <= tol (absolute)
 close_to() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d <= t) }'; }
 # rel_close GOT WANT TOL: |got - want| <= tol * |want|

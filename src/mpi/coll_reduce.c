@@ -1,0 +1,56 @@
+/* Reduce algorithms (tag COLL_TAG_REDUCE). In replay the reduction's flops are executed by
+ * the caller after the communication, so no CO_COMPUTE is emitted here. */
+#include "mpi/coll_internal.h"
+
+enum { TAG = COLL_TAG_REDUCE };
+
+/* SimGrid 3.32's default: reduce__default with MPI_OP_NULL (what replay passes) skips the
+ * non-commutative branch and runs colls::ireduce + wait: a non-root isends its buffer to the
+ * root and waits; the root irecv_inits one request per other rank in rank order, startall,
+ * waitall. */
+COLL_ALGO(coll_reduce_default) {
+  (void)sel; (void)err;
+  int n = c->size, r = c->rank, root = c->root;
+  if (n == 1) return 0;
+  if (r != root) {
+    coll_isend(out, root, TAG, c->bytes);
+    coll_waitall(out);
+    return 0;
+  }
+  for (int i = 0; i < n; i++)
+    if (i != root) coll_irecv(out, i, TAG, c->bytes);
+  coll_waitall(out);
+  return 0;
+}
+
+/* Binomial tree (MPICH): with relative rank v, receive (blocking) from v|m for increasing
+ * masks m while bit m of v is clear, then send the partial result to v & ~m. */
+COLL_ALGO(coll_reduce_binomial) {
+  (void)sel; (void)err;
+  int n = c->size, r = c->rank, root = c->root;
+  int v = (r - root + n) % n;
+  for (int mask = 1; mask < n; mask <<= 1) {
+    if (!(v & mask)) {
+      int src = v | mask;
+      if (src < n) coll_recv(out, (src + root) % n, TAG, c->bytes);
+    } else {
+      coll_send(out, ((v & ~mask) + root) % n, TAG, c->bytes);
+      break;
+    }
+  }
+  return 0;
+}
+
+/* Flat tree (SimGrid's flat_tree): every rank sends (blocking) to the root, which receives
+ * them one by one from the highest rank down to rank 0 (the reduction folds from the top). */
+COLL_ALGO(coll_reduce_flat_tree) {
+  (void)sel; (void)err;
+  int n = c->size, r = c->rank, root = c->root;
+  if (r != root) {
+    coll_send(out, root, TAG, c->bytes);
+    return 0;
+  }
+  for (int i = n - 1; i >= 0; i--)
+    if (i != root) coll_recv(out, i, TAG, c->bytes);
+  return 0;
+}

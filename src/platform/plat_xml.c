@@ -1,0 +1,557 @@
+/* SimGrid platform XML (v4, 4.0, 4.1) reader, on expat.
+ *
+ * The document is streamed: elements create hosts, links, zones and routes as they open, a
+ * zone's routing tables are computed when it closes. Any problem stops the parser and is
+ * reported with the file, the line and what was expected; everything built so far is freed. */
+#include "platform/plat_internal.h"
+
+#include <expat.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct xlink { int up, down, split; } xlink;  /* an XML <link>: one or two plat_links */
+typedef struct xctn { int xl, dir; } xctn;            /* dir: 0 NONE, 1 UP, 2 DOWN */
+
+typedef struct xstate {
+  platform *p;
+  XML_Parser xp;
+  const char *file;
+  psim_err *err;
+  char **warnings;
+  size_t wlen;
+  int failed;
+  VEC(int) zstack;                /* open zones */
+  VEC(char *) estack;             /* open element names */
+  VEC(xlink) xlinks;
+  plat_map xlink_map;
+  int root_zone;
+  int resources_seen;
+  int cur_host;                   /* host whose <prop> children we accept, -1 */
+  /* route being read */
+  int in_route, r_src, r_dst, r_gws, r_gwd, r_sym;
+  long r_line;
+  VEC(xctn) ctns;
+} xstate;
+
+static long line_of(xstate *s) { return (long)XML_GetCurrentLineNumber(s->xp); }
+
+__attribute__((format(printf, 2, 3))) static void fail(xstate *s, const char *fmt, ...) {
+  if (s->failed) return;
+  s->failed = 1;
+  char msg[1400];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  psim_errf(s->err, PSIM_EXIT_INPUT, s->file, line_of(s), "%s", msg);
+  XML_StopParser(s->xp, XML_FALSE);
+}
+
+static void warn(xstate *s, const char *msg) {
+  if (!s->warnings) return;
+  char line[1024];
+  int n = snprintf(line, sizeof line, "%s:%ld: warning: %s\n", s->file, line_of(s), msg);
+  if (n < 0) return;
+  if ((size_t)n >= sizeof line) n = sizeof line - 1;
+  *s->warnings = xrealloc(*s->warnings, s->wlen + (size_t)n + 1);
+  memcpy(*s->warnings + s->wlen, line, (size_t)n + 1);
+  s->wlen += (size_t)n;
+}
+
+static const char *attr(const char **atts, const char *name) {
+  for (int i = 0; atts[i]; i += 2)
+    if (strcmp(atts[i], name) == 0) return atts[i + 1];
+  return NULL;
+}
+
+static const char *need(xstate *s, const char *el, const char **atts, const char *name) {
+  const char *v = attr(atts, name);
+  if (!v) fail(s, "<%s> needs the attribute '%s'", el, name);
+  return v;
+}
+
+typedef int (*unit_fn)(const char *, double *, int *, char *, size_t);
+
+static int unit(xstate *s, unit_fn fn, const char *el, const char *name, const char *v, double *out) {
+  char why[512];
+  int warned = 0;
+  if (fn(v, out, &warned, why, sizeof why) < 0) {
+    fail(s, "<%s %s=\"%s\">: %s", el, name, v, why);
+    return -1;
+  }
+  if (warned) {
+    char msg[700];
+    snprintf(msg, sizeof msg, "<%s %s=\"%s\">: value without unit, taken in the base unit (deprecated)", el, name, v);
+    warn(s, msg);
+  }
+  return 0;
+}
+
+static int parse_sharing(xstate *s, const char *el, const char *name, const char *v, int *split, plat_sharing *sh) {
+  *split = 0;
+  if (!v || strcmp(v, "SHARED") == 0) *sh = PLAT_SHARED;
+  else if (strcmp(v, "FATPIPE") == 0) *sh = PLAT_FATPIPE;
+  else if (strcmp(v, "SPLITDUPLEX") == 0) { *sh = PLAT_SHARED; *split = 1; }
+  else {
+    fail(s, "<%s %s=\"%s\">: unknown sharing policy (expected SHARED, SPLITDUPLEX or FATPIPE)", el, name, v);
+    return -1;
+  }
+  return 0;
+}
+
+static int cur_zone(xstate *s) { return s->zstack.len ? s->zstack.data[s->zstack.len - 1] : -1; }
+
+static int in_zone(xstate *s, const char *el) {
+  int z = cur_zone(s);
+  if (z < 0) { fail(s, "<%s> must be inside a <zone>", el); return -1; }
+  return z;
+}
+
+static void star_vertex(xstate *s, int z) {
+  plat_zone *zz = s->p->zones.data[z];
+  if (zz->kind != PLAT_Z_STAR) return;
+  plat_star_vert v = {-1, -1, -1, -1, 1};
+  while (zz->star.len < zz->verts.len) VEC_PUSH(zz->star, v);
+}
+
+static int yes_no(xstate *s, const char *el, const char *v, int dflt) {
+  if (!v) return dflt;
+  if (strcmp(v, "YES") == 0 || strcmp(v, "yes") == 0) return 1;
+  if (strcmp(v, "NO") == 0 || strcmp(v, "no") == 0) return 0;
+  fail(s, "<%s symmetrical=\"%s\">: expected YES or NO", el, v);
+  return -1;
+}
+
+/* ------------------------------------------------------------ elements */
+
+static void el_zone(xstate *s, const char *el, const char **atts) {
+  const char *id = need(s, el, atts, "id"), *routing = need(s, el, atts, "routing");
+  if (!id || !routing) return;
+  plat_zone_kind k;
+  if (strcmp(routing, "Full") == 0) k = PLAT_Z_FULL;
+  else if (strcmp(routing, "Floyd") == 0) k = PLAT_Z_FLOYD;
+  else if (strcmp(routing, "Dijkstra") == 0 || strcmp(routing, "DijkstraCache") == 0) k = PLAT_Z_DIJKSTRA;
+  else if (strcmp(routing, "None") == 0) k = PLAT_Z_NONE;
+  else if (strcmp(routing, "Cluster") == 0) k = PLAT_Z_STAR;
+  else {
+    fail(s, "<%s id=\"%s\" routing=\"%s\">: unknown routing (expected Full, Floyd, Dijkstra, DijkstraCache, "
+         "Cluster or None)", el, id, routing);
+    return;
+  }
+  int parent = cur_zone(s);
+  if (parent < 0 && s->root_zone >= 0) { fail(s, "<%s id=\"%s\">: a platform has one root zone", el, id); return; }
+  int zi = plat_add_zone(s->p, id, k, parent);
+  int np = plat_add_np(s->p, id, PLAT_NP_ZONE, parent, zi);
+  if (np < 0) { fail(s, "<%s id=\"%s\">: the id is already used (expected unique names)", el, id); return; }
+  s->p->zones.data[zi]->np = np;
+  if (parent >= 0) star_vertex(s, parent);
+  else s->root_zone = zi;
+  VEC_PUSH(s->zstack, zi);
+  s->resources_seen = 1;
+}
+
+static void el_host(xstate *s, const char *el, const char **atts) {
+  int z = in_zone(s, el);
+  const char *id = need(s, el, atts, "id"), *sp = need(s, el, atts, "speed"), *core = attr(atts, "core");
+  if (z < 0 || !id || !sp) return;
+  if (s->p->zones.data[z]->cl) { fail(s, "<%s id=\"%s\">: hosts cannot be added to a cluster", el, id); return; }
+  double speed;
+  if (unit(s, psim_unit_speed, el, "speed", sp, &speed) < 0) return;
+  int cores = 1;
+  if (core) {
+    char *end;
+    long c = strtol(core, &end, 10);
+    if (*end || c <= 0 || c > 1000000) { fail(s, "<%s core=\"%s\">: expected a positive integer", el, core); return; }
+    cores = (int)c;
+  }
+  if (plat_add_host(s->p, id, speed, cores, z) < 0) {
+    fail(s, "<%s id=\"%s\">: the id is already used (expected unique names)", el, id);
+    return;
+  }
+  star_vertex(s, z);
+  s->cur_host = (int)s->p->hosts.len - 1;
+  s->resources_seen = 1;
+}
+
+static void el_prop(xstate *s, const char *el, const char **atts) {
+  const char *id = need(s, el, atts, "id"), *value = need(s, el, atts, "value");
+  if (!id || !value) return;
+  const char *parent = s->estack.len >= 2 ? s->estack.data[s->estack.len - 2] : "";
+  if (strcmp(parent, "config") == 0) {
+    VEC_PUSH(s->p->config_keys, plat_strdup(s->p, id));
+    VEC_PUSH(s->p->config_vals, plat_strdup(s->p, value));
+  } else if (strcmp(parent, "host") == 0 && s->cur_host >= 0) {
+    plat_host *h = &s->p->hosts.data[s->cur_host];
+    if (strcmp(id, "smpi/os") == 0) h->prop_os = plat_strdup(s->p, value);
+    else if (strcmp(id, "smpi/or") == 0) h->prop_or = plat_strdup(s->p, value);
+    else if (strcmp(id, "smpi/ois") == 0) h->prop_ois = plat_strdup(s->p, value);
+  }
+  /* other properties (zone, link, cluster) do not influence the model */
+}
+
+static int new_xlink(xstate *s, const char *el, const char *id, double bw, double lat, int split, plat_sharing sh) {
+  xlink x;
+  x.split = split;
+  char nm[600];
+  if (split) {
+    snprintf(nm, sizeof nm, "%s_UP", id);
+    x.up = plat_add_link(s->p, nm, bw, lat, PLAT_SHARED);
+    snprintf(nm, sizeof nm, "%s_DOWN", id);
+    x.down = x.up < 0 ? -1 : plat_add_link(s->p, nm, bw, lat, PLAT_SHARED);
+  } else {
+    x.up = x.down = plat_add_link(s->p, id, bw, lat, sh);
+  }
+  const char *key = plat_strdup(s->p, id);
+  if (x.up < 0 || x.down < 0 || plat_map_put(&s->xlink_map, key, (int)s->xlinks.len) < 0) {
+    fail(s, "<%s id=\"%s\">: the link id is already used (expected unique names)", el, id);
+    return -1;
+  }
+  VEC_PUSH(s->xlinks, x);
+  return 0;
+}
+
+static void el_link(xstate *s, const char *el, const char **atts) {
+  const char *id = need(s, el, atts, "id"), *bw = need(s, el, atts, "bandwidth"), *lat = attr(atts, "latency");
+  if (in_zone(s, el) < 0 || !id || !bw) return;
+  double b, l = 0;
+  int split;
+  plat_sharing sh;
+  if (unit(s, psim_unit_bandwidth, el, "bandwidth", bw, &b) < 0) return;
+  if (lat && unit(s, psim_unit_time, el, "latency", lat, &l) < 0) return;
+  if (parse_sharing(s, el, "sharing_policy", attr(atts, "sharing_policy"), &split, &sh) < 0) return;
+  new_xlink(s, el, id, b, l, split, sh);
+  s->resources_seen = 1;
+}
+
+static void el_backbone(xstate *s, const char *el, const char **atts) {
+  int z = in_zone(s, el);
+  const char *id = need(s, el, atts, "id"), *bw = need(s, el, atts, "bandwidth"), *lat = need(s, el, atts, "latency");
+  if (z < 0 || !id || !bw || !lat) return;
+  if (s->p->zones.data[z]->kind != PLAT_Z_STAR) { fail(s, "<%s> is only allowed in a zone with routing=\"Cluster\"", el); return; }
+  double b, l;
+  if (unit(s, psim_unit_bandwidth, el, "bandwidth", bw, &b) < 0 || unit(s, psim_unit_time, el, "latency", lat, &l) < 0)
+    return;
+  if (new_xlink(s, el, id, b, l, 0, PLAT_SHARED) < 0) return;
+  s->p->zones.data[z]->backbone = s->xlinks.data[s->xlinks.len - 1].up;
+}
+
+static void el_host_link(xstate *s, const char *el, const char **atts) {
+  int z = in_zone(s, el);
+  const char *id = need(s, el, atts, "id"), *up = need(s, el, atts, "up"), *down = need(s, el, atts, "down");
+  if (z < 0 || !id || !up || !down) return;
+  plat_zone *zz = s->p->zones.data[z];
+  int np = plat_map_get(&s->p->np_map, id);
+  int lu = plat_link_find(s->p, up), ld = plat_link_find(s->p, down);
+  if (zz->kind != PLAT_Z_STAR) { fail(s, "<%s> is only allowed in a zone with routing=\"Cluster\"", el); return; }
+  if (np < 0 || s->p->nps.data[np].zone != z) { fail(s, "<%s id=\"%s\">: unknown host (expected a host of zone '%s')", el, id, zz->name); return; }
+  if (lu < 0 || ld < 0) { fail(s, "<%s id=\"%s\">: unknown link '%s' (expected a declared link)", el, id, lu < 0 ? up : down); return; }
+  zz->star.data[s->p->nps.data[np].local].up = lu;
+  zz->star.data[s->p->nps.data[np].local].down = ld;
+}
+
+static void el_router(xstate *s, const char *el, const char **atts) {
+  int z = in_zone(s, el);
+  const char *id = need(s, el, atts, "id");
+  if (z < 0 || !id) return;
+  if (plat_add_np(s->p, id, PLAT_NP_ROUTER, z, -1) < 0) {
+    fail(s, "<%s id=\"%s\">: the id is already used (expected unique names)", el, id);
+    return;
+  }
+  star_vertex(s, z);
+}
+
+static int np_named(xstate *s, const char *el, const char *what, const char *name, int want_zone) {
+  int np = plat_map_get(&s->p->np_map, name);
+  int z = cur_zone(s);
+  if (np < 0 || (want_zone >= 0 && (s->p->nps.data[np].kind == PLAT_NP_ZONE) != want_zone) ||
+      (want_zone >= 0 && s->p->nps.data[np].zone != z)) {
+    fail(s, "<%s %s=\"%s\">: unknown %s (expected %s declared before in zone '%s')", el, what, name,
+         want_zone == 1 ? "zone" : want_zone == 0 ? "host or router" : "gateway",
+         want_zone == 1 ? "a child zone" : want_zone == 0 ? "a host or router" : "a host or router",
+         z >= 0 ? s->p->zones.data[z]->name : "");
+    return -1;
+  }
+  return np;
+}
+
+static void el_route(xstate *s, const char *el, const char **atts, int zone_route) {
+  int z = in_zone(s, el);
+  const char *src = need(s, el, atts, "src"), *dst = need(s, el, atts, "dst");
+  if (z < 0 || !src || !dst) return;
+  s->r_gws = s->r_gwd = -1;
+  if (zone_route) {
+    const char *gs = need(s, el, atts, "gw_src"), *gd = need(s, el, atts, "gw_dst");
+    if (!gs || !gd) return;
+    if ((s->r_src = np_named(s, el, "src", src, 1)) < 0 || (s->r_dst = np_named(s, el, "dst", dst, 1)) < 0 ||
+        (s->r_gws = np_named(s, el, "gw_src", gs, -1)) < 0 || (s->r_gwd = np_named(s, el, "gw_dst", gd, -1)) < 0)
+      return;
+  } else {
+    if ((s->r_src = np_named(s, el, "src", src, 0)) < 0 || (s->r_dst = np_named(s, el, "dst", dst, 0)) < 0) return;
+  }
+  if ((s->r_sym = yes_no(s, el, attr(atts, "symmetrical"), 1)) < 0) return;
+  s->in_route = 1;
+  s->r_line = line_of(s);
+  s->ctns.len = 0;
+}
+
+static void el_link_ctn(xstate *s, const char *el, const char **atts) {
+  const char *id = need(s, el, atts, "id"), *dir = attr(atts, "direction");
+  if (!id) return;
+  if (!s->in_route) { fail(s, "<%s> must be inside a <route> or <zoneRoute>", el); return; }
+  xctn c = {plat_map_get(&s->xlink_map, id), 0};
+  if (!dir || strcmp(dir, "NONE") == 0) c.dir = 0;
+  else if (strcmp(dir, "UP") == 0) c.dir = 1;
+  else if (strcmp(dir, "DOWN") == 0) c.dir = 2;
+  else { fail(s, "<%s id=\"%s\" direction=\"%s\">: expected UP, DOWN or NONE", el, id, dir); return; }
+  if (c.xl < 0) {
+    /* a half of a split-duplex link may also be named directly ("l_UP") */
+    int l = plat_link_find(s->p, id);
+    if (l < 0) { fail(s, "<%s id=\"%s\">: unknown link (expected a link declared before)", el, id); return; }
+    xlink x = {l, l, 0};
+    VEC_PUSH(s->xlinks, x);
+    c.xl = (int)s->xlinks.len - 1;
+  }
+  if (s->xlinks.data[c.xl].split && c.dir == 0) {
+    fail(s, "<%s id=\"%s\">: the link is SPLITDUPLEX, expected direction=\"UP\" or \"DOWN\"", el, id);
+    return;
+  }
+  VEC_PUSH(s->ctns, c);
+}
+
+static void end_route(xstate *s) {
+  s->in_route = 0;
+  int z = cur_zone(s), n = (int)s->ctns.len;
+  int *fw = xmalloc((size_t)(n ? n : 1) * sizeof(int)), *bw = xmalloc((size_t)(n ? n : 1) * sizeof(int));
+  for (int i = 0; i < n; i++) {
+    const xlink *x = &s->xlinks.data[s->ctns.data[i].xl];
+    int up = s->ctns.data[i].dir != 2; /* NONE only happens on non-split links */
+    fw[i] = up ? x->up : x->down;
+    bw[i] = up ? x->down : x->up;   /* the way back crosses the other half */
+  }
+  plat_zone *zz = s->p->zones.data[z];
+  plat_decl d = {s->p->nps.data[s->r_src].local, s->p->nps.data[s->r_dst].local,
+                 plat_add_route(s->p, fw, n, 0, s->r_gws, s->r_gwd), s->r_line};
+  VEC_PUSH(zz->decls, d);
+  if (s->r_sym && d.src != d.dst) {
+    plat_decl r = {d.dst, d.src, plat_add_route(s->p, bw, n, 1, s->r_gwd, s->r_gws), s->r_line};
+    VEC_PUSH(zz->decls, r);
+  }
+  free(fw);
+  free(bw);
+}
+
+static void el_cluster(xstate *s, const char *el, const char **atts) {
+  plat_cluster_args a;
+  memset(&a, 0, sizeof a);
+  a.id = need(s, el, atts, "id");
+  a.prefix = attr(atts, "prefix");
+  a.suffix = attr(atts, "suffix");
+  if (!a.prefix) a.prefix = "";
+  if (!a.suffix) a.suffix = "";
+  a.radical = need(s, el, atts, "radical");
+  const char *sp = need(s, el, atts, "speed"), *bw = need(s, el, atts, "bw"), *lat = need(s, el, atts, "lat");
+  if (s->failed) return;
+  int parent = cur_zone(s);
+  if (parent < 0 && s->root_zone >= 0) { fail(s, "<%s id=\"%s\">: a platform has one root zone", el, a.id); return; }
+  if (parent >= 0 && s->p->zones.data[parent]->cl) { fail(s, "<%s> cannot be nested in a cluster", el); return; }
+  a.topology = attr(atts, "topology");
+  a.topo_parameters = attr(atts, "topo_parameters");
+  a.router_id = attr(atts, "router_id");
+  const char *core = attr(atts, "core");
+  a.cores = 1;
+  if (core) {
+    char *end;
+    long c = strtol(core, &end, 10);
+    if (*end || c <= 0 || c > 1000000) { fail(s, "<%s core=\"%s\">: expected a positive integer", el, core); return; }
+    a.cores = (int)c;
+  }
+  if (unit(s, psim_unit_speed, el, "speed", sp, &a.speed) < 0 || unit(s, psim_unit_bandwidth, el, "bw", bw, &a.bw) < 0 ||
+      unit(s, psim_unit_time, el, "lat", lat, &a.lat) < 0)
+    return;
+  const char *v;
+  if ((v = attr(atts, "bb_bw")) && unit(s, psim_unit_bandwidth, el, "bb_bw", v, &a.bb_bw) < 0) return;
+  if ((v = attr(atts, "bb_lat")) && unit(s, psim_unit_time, el, "bb_lat", v, &a.bb_lat) < 0) return;
+  if ((v = attr(atts, "limiter_link")) && unit(s, psim_unit_bandwidth, el, "limiter_link", v, &a.limiter) < 0) return;
+  if ((v = attr(atts, "loopback_bw")) && unit(s, psim_unit_bandwidth, el, "loopback_bw", v, &a.loopback_bw) < 0) return;
+  if ((v = attr(atts, "loopback_lat")) && unit(s, psim_unit_time, el, "loopback_lat", v, &a.loopback_lat) < 0) return;
+  a.has_bb = a.bb_bw > 0 || a.bb_lat > 0;
+  a.has_limiter = a.limiter > 0;
+  a.has_loopback = a.loopback_bw > 0 || a.loopback_lat > 0;
+  int split;
+  const char *pol = attr(atts, "sharing_policy");
+  if (parse_sharing(s, el, "sharing_policy", pol ? pol : "SPLITDUPLEX", &split, &a.sharing) < 0) return;
+  a.splitduplex = split;
+  if (parse_sharing(s, el, "bb_sharing_policy", attr(atts, "bb_sharing_policy"), &split, &a.bb_sharing) < 0) return;
+  if (split) { fail(s, "<%s bb_sharing_policy=\"SPLITDUPLEX\">: expected SHARED or FATPIPE", el); return; }
+  char why[1024];
+  int zi = plat_cluster_build(s->p, parent, &a, why, sizeof why);
+  if (zi < 0) { fail(s, "%s", why); return; }
+  if (parent >= 0) star_vertex(s, parent);
+  else s->root_zone = zi;
+  s->resources_seen = 1;
+}
+
+static void el_cabinet(xstate *s, const char *el, const char **atts) {
+  int z = in_zone(s, el);
+  const char *id = need(s, el, atts, "id"), *prefix = need(s, el, atts, "prefix"), *suffix = need(s, el, atts, "suffix"),
+             *radical = need(s, el, atts, "radical"), *sp = need(s, el, atts, "speed"), *bw = need(s, el, atts, "bw"),
+             *lat = need(s, el, atts, "lat");
+  if (z < 0 || s->failed) return;
+  plat_zone *zz = s->p->zones.data[z];
+  if (zz->kind != PLAT_Z_STAR) { fail(s, "<%s> is only allowed in a zone with routing=\"Cluster\"", el); return; }
+  double speed, b, l;
+  if (unit(s, psim_unit_speed, el, "speed", sp, &speed) < 0 || unit(s, psim_unit_bandwidth, el, "bw", bw, &b) < 0 ||
+      unit(s, psim_unit_time, el, "lat", lat, &l) < 0)
+    return;
+  const char *q = radical;
+  (void)id;
+  while (*q) {
+    char *end;
+    long a = strtol(q, &end, 10), e;
+    if (end == q) break;
+    q = end;
+    e = a;
+    if (*q == '-') { e = strtol(q + 1, &end, 10); if (end == q + 1) break; q = end; }
+    for (long i = a; i <= e && !s->failed; i++) {
+      char nm[600], ln[700];
+      snprintf(nm, sizeof nm, "%s%ld%s", prefix, i, suffix);
+      if (plat_add_host(s->p, nm, speed, 1, z) < 0) { fail(s, "<%s>: host '%s' already exists", el, nm); return; }
+      star_vertex(s, z);
+      snprintf(ln, sizeof ln, "link_%s", nm);
+      if (new_xlink(s, el, ln, b, l, 1, PLAT_SHARED) < 0) return;
+      zz->star.data[zz->star.len - 1].up = s->xlinks.data[s->xlinks.len - 1].up;
+      zz->star.data[zz->star.len - 1].down = s->xlinks.data[s->xlinks.len - 1].down;
+    }
+    if (*q == ',') q++;
+    else if (*q) break;
+  }
+  if (*q && !s->failed) fail(s, "<%s radical=\"%s\">: expected comma-separated numbers or ranges", el, radical);
+}
+
+static void XMLCALL on_start(void *ud, const XML_Char *el, const XML_Char **atts) {
+  xstate *s = ud;
+  if (s->failed) return;
+  VEC_PUSH(s->estack, xstrdup(el));
+  const char *parent = s->estack.len >= 2 ? s->estack.data[s->estack.len - 2] : NULL;
+  if (strcmp(el, "platform") == 0) {
+    const char *v = attr(atts, "version");
+    if (parent) fail(s, "<platform> must be the document element");
+    else if (v && strcmp(v, "4") && strcmp(v, "4.0") && strcmp(v, "4.1"))
+      fail(s, "<platform version=\"%s\">: unsupported version (expected 4.1)", v);
+    return;
+  }
+  if (!parent) { fail(s, "unexpected <%s>: expected <platform>", el); return; }
+  if (strcmp(el, "config") == 0) {
+    if (s->resources_seen) fail(s, "<config> must come before every zone, host and link");
+  } else if (strcmp(el, "prop") == 0) el_prop(s, el, atts);
+  else if (strcmp(el, "zone") == 0 || strcmp(el, "AS") == 0) el_zone(s, el, atts);
+  else if (strcmp(el, "host") == 0) el_host(s, el, atts);
+  else if (strcmp(el, "link") == 0) el_link(s, el, atts);
+  else if (strcmp(el, "backbone") == 0) el_backbone(s, el, atts);
+  else if (strcmp(el, "host_link") == 0) el_host_link(s, el, atts);
+  else if (strcmp(el, "router") == 0) el_router(s, el, atts);
+  else if (strcmp(el, "route") == 0) el_route(s, el, atts, 0);
+  else if (strcmp(el, "zoneRoute") == 0 || strcmp(el, "ASroute") == 0) el_route(s, el, atts, 1);
+  else if (strcmp(el, "link_ctn") == 0) el_link_ctn(s, el, atts);
+  else if (strcmp(el, "cluster") == 0) el_cluster(s, el, atts);
+  else if (strcmp(el, "cabinet") == 0) el_cabinet(s, el, atts);
+  else
+    fail(s, "unknown element <%s> (expected platform, config, prop, zone, host, link, router, route, zoneRoute, "
+         "link_ctn, cluster, cabinet, backbone or host_link)", el);
+}
+
+static void XMLCALL on_end(void *ud, const XML_Char *el) {
+  xstate *s = ud;
+  if (s->failed) return;
+  if (s->estack.len) free(s->estack.data[--s->estack.len]);
+  if (strcmp(el, "zone") == 0 || strcmp(el, "AS") == 0) {
+    int z = cur_zone(s);
+    s->zstack.len--;
+    if (plat_zone_seal(s->p, z, s->err, s->file) < 0) { s->failed = 1; XML_StopParser(s->xp, XML_FALSE); }
+  } else if (strcmp(el, "route") == 0 || strcmp(el, "zoneRoute") == 0 || strcmp(el, "ASroute") == 0) {
+    end_route(s);
+  } else if (strcmp(el, "host") == 0) {
+    s->cur_host = -1;
+  }
+}
+
+static platform *load(const char *name, const char *file, const char *xml, size_t len, char **warnings,
+                      psim_err *err) {
+  psim_err local;
+  if (!err) err = &local;
+  psim_err_clear(err);
+  if (warnings) *warnings = NULL;
+  xstate s;
+  memset(&s, 0, sizeof s);
+  s.p = plat_new(name);
+  s.file = file;
+  s.err = err;
+  s.warnings = warnings;
+  s.root_zone = -1;
+  s.cur_host = -1;
+  plat_map_init(&s.xlink_map);
+  s.xp = XML_ParserCreate(NULL);
+  XML_SetUserData(s.xp, &s);
+  XML_SetElementHandler(s.xp, on_start, on_end);
+  if (XML_Parse(s.xp, xml, (int)len, XML_TRUE) == XML_STATUS_ERROR && !s.failed) {
+    s.failed = 1;
+    psim_errf(err, PSIM_EXIT_INPUT, file, (long)XML_GetCurrentLineNumber(s.xp), "malformed XML: %s",
+              XML_ErrorString(XML_GetErrorCode(s.xp)));
+  }
+  if (!s.failed && s.root_zone < 0) {
+    s.failed = 1;
+    psim_errf(err, PSIM_EXIT_INPUT, file, 0, "the platform has no zone nor cluster: expected <zone> or <cluster>");
+  }
+  if (!s.failed && s.p->hosts.len == 0) {
+    s.failed = 1;
+    psim_errf(err, PSIM_EXIT_INPUT, file, 0, "the platform has no host: expected at least one <host> or <cluster>");
+  }
+  XML_ParserFree(s.xp);
+  for (size_t i = 0; i < s.estack.len; i++) free(s.estack.data[i]);
+  VEC_FREE(s.estack);
+  VEC_FREE(s.zstack);
+  VEC_FREE(s.xlinks);
+  VEC_FREE(s.ctns);
+  plat_map_free(&s.xlink_map);
+  if (s.failed) {
+    plat_free(s.p);
+    if (warnings) { free(*warnings); *warnings = NULL; }
+    return NULL;
+  }
+  return s.p;
+}
+
+platform *plat_load_xml_mem(const char *name, const char *xml, size_t len, char **warnings, psim_err *err) {
+  if (len > (size_t)2147483647) {
+    psim_errf(err, PSIM_EXIT_INPUT, name, 0, "platform too large");
+    return NULL;
+  }
+  return load(name, name, xml, len, warnings, err);
+}
+
+platform *plat_load_xml(const char *path, char **warnings, psim_err *err) {
+  if (err) psim_err_clear(err);
+  if (warnings) *warnings = NULL;
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    psim_errf(err, PSIM_EXIT_INPUT, path, 0, "cannot open the platform file: expected a readable SimGrid XML file");
+    return NULL;
+  }
+  VEC(char) buf = {0};
+  char chunk[65536];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+    VEC_RESERVE(buf, buf.len + n);
+    memcpy(buf.data + buf.len, chunk, n);
+    buf.len += n;
+  }
+  int bad = ferror(f);
+  fclose(f);
+  platform *p = NULL;
+  if (bad) psim_errf(err, PSIM_EXIT_INPUT, path, 0, "cannot read the platform file");
+  else p = plat_load_xml_mem(path, buf.data ? buf.data : "", buf.len, warnings, err);
+  VEC_FREE(buf);
+  return p;
+}

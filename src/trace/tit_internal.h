@@ -1,0 +1,87 @@
+/* Internals of the TIT trace reader (src/trace/), shared by its three files:
+ *   tit_io.c      byte streams: buffered plain files read with pread, gzip/zstd streaming
+ *                 decompression, and the LRU that bounds open files and buffers;
+ *   tit_parse.c   one line (without its rank field) -> one tit_action;
+ *   tit_source.c  layouts (shared file, per-rank files, list file, directory) and cursors.
+ * Nothing here is global: every piece of state hangs off a tit_source. */
+#ifndef PSIM_TIT_INTERNAL_H
+#define PSIM_TIT_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "psim/trace.h"
+
+/* ---------------------------------------------------------------- tit_io.c */
+
+enum { TIT_COMP_UNKNOWN = 0, TIT_COMP_NONE, TIT_COMP_GZIP, TIT_COMP_ZSTD };
+
+#define TIT_IO_BUFSIZE ((size_t)64 * 1024)
+/* A line longer than this is an error rather than an unbounded allocation. */
+#define TIT_IO_MAXLINE ((size_t)64 * 1024 * 1024)
+#define TIT_IO_NOEND UINT64_MAX
+
+struct tit_slot;
+
+/* The persistent, small part of one sequential reader: what survives when its buffer and file
+ * descriptor are taken back by the LRU. `off` is the stream offset (in decompressed bytes) of
+ * the next byte the reader has not consumed; reading stops at `end`. */
+typedef struct tit_stream {
+  const char *path;        /* file to open (owned by the source) */
+  uint64_t off, end;
+  struct tit_slot *slot;   /* NULL while inactive */
+  uint8_t comp;            /* TIT_COMP_*, learnt at the first activation */
+  uint8_t use_shared_fd;   /* read the io's shared fd instead of opening path */
+} tit_stream;
+
+/* Active readers: at most `cap` slots exist, each holding a buffer and, for per-rank files,
+ * an open file (and a decompressor for compressed ones). Least recently used first to go. */
+typedef struct tit_io {
+  struct tit_slot *head, *tail; /* LRU list, head = most recent */
+  struct tit_slot *free_slots;  /* released slots kept for their buffers */
+  int nslots, cap;
+  int shared_fd;                /* the shared trace (or its decompressed copy), -1 if none */
+  size_t chunk;                 /* bytes per read: smaller when slots get reclaimed, since a
+                                   reclaimed buffer's unread bytes are wasted */
+} tit_io;
+
+void tit_io_init(tit_io *io, int cap);
+void tit_io_fini(tit_io *io);
+/* Reads the next line of st (without its '\n'); the pointer is valid until the next call on
+ * any stream of io (another stream's activation may steal the buffer when streams > cap).
+ * Returns 1, 0 at the end, -1 with err naming `name` on an I/O or decompression error. */
+int tit_io_line(tit_io *io, tit_stream *st, const char *name, const char **line, size_t *len,
+                psim_err *err);
+/* Repositions st at [off, end) (plain streams only); keeps buffered bytes when they cover off. */
+void tit_io_seek(tit_io *io, tit_stream *st, uint64_t off, uint64_t end);
+/* Gives st's slot back (closing its file): for streams that reached their end. */
+void tit_io_release(tit_io *io, tit_stream *st);
+/* Compression of the file behind fd, from its first bytes (reads with pread at 0). */
+int tit_io_detect(int fd);
+/* Decompresses path into an unlinked temporary file and returns its fd, or -1 with err. */
+int tit_io_spill(const char *path, int comp, psim_err *err);
+/* Default number of slots: bounded by RLIMIT_NOFILE so that the process keeps spare fds. */
+int tit_io_default_cap(void);
+
+/* ---------------------------------------------------------------- tit_parse.c */
+
+/* What a rank's parser remembers between lines. */
+typedef struct tit_rank_state {
+  uint8_t dt_size;         /* default datatype size: 1 (MPI_BYTE; 0 = no init yet, same) or 8
+                            (MPI_DOUBLE after `init x`) */
+  int ncounts;             /* capacity of counts (2 x nranks when allocated) */
+  double *counts;          /* v-collective arrays, freed when a line does not need them */
+} tit_rank_state;
+
+/* Parses the text of one line after its rank field: [p, e) trimmed, non-empty. Fills a
+ * (kind, fields, text) and returns 0, or -1 with err about file:line. */
+int tit_parse_action(const char *p, const char *e, int nranks, tit_rank_state *rs, tit_action *a,
+                     const char *file, long line, psim_err *err);
+void tit_rank_state_free(tit_rank_state *rs);
+
+/* Parses a rank field [p, e): decimal digits with an optional '-'. Returns 0 or -1. */
+int tit_parse_rank(const char *p, const char *e, long *out);
+
+static inline int tit_is_blank(char c) { return c == ' ' || c == '\t'; }
+
+#endif

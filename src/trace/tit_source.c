@@ -1,0 +1,516 @@
+/* Trace layouts and per-rank cursors (see include/psim/trace.h).
+ *
+ * Shared file: one indexing pass records, for each rank, "runs": byte ranges of the file in
+ * which its lines lie, with the line number where each starts. A run absorbs a later line of
+ * the same rank when the bytes in between (other ranks' lines) are few, so a rank-grouped file
+ * costs one run per rank and an interleaved one at most one run per line; other ranks' lines
+ * inside a run are skipped on reading. Cursors then pread their runs from one shared fd, so
+ * memory is O(ranks + runs), never O(lines), unlike SimGrid which queues other ranks' lines.
+ * A compressed shared file is first decompressed into an unlinked temporary file.
+ *
+ * Per-rank files: each cursor streams its own file through the io LRU (tit_io.c).
+ *
+ * When there are more cursors than io slots, a cursor's buffer may be reclaimed while the
+ * caller still holds its last action, so lines are then copied into per-cursor storage (the
+ * contract: an action stays valid until the next tit_next for the same rank). */
+#include "tit_internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define TIT_MAX_RANKS (1L << 22)
+/* Other ranks' bytes a run may span rather than starting a new run (32 bytes of memory). */
+#define RUN_GAP 512
+
+typedef struct tit_run {
+  uint64_t start, end;
+  long line;      /* number of the line at start */
+  int32_t next;   /* next run of the same rank, -1 */
+} tit_run;
+
+typedef struct tit_cursor {
+  tit_stream st;
+  long line;         /* number of the last line read */
+  int32_t run;       /* shared file: 1 + index of the current run, 0 when none is left */
+  uint8_t done;
+  uint32_t copy_cap;
+  char *copy;        /* line copy when lines must outlive the io buffer */
+  tit_rank_state rs;
+} tit_cursor;
+
+struct tit_source {
+  int nranks;
+  int shared;
+  int copy_lines;
+  long skipped;        /* lines for another rank found in per-rank files */
+  tit_io io;
+  tit_cursor *cur;
+  char **paths;        /* owned: per-rank files, or [0] = the shared file */
+  int npaths;
+  tit_run *runs;
+  size_t nruns;
+};
+
+static const char *trim(const char *p, const char *e, const char **pe) {
+  while (p < e && (tit_is_blank(*p) || *p == '\r')) p++;
+  while (e > p && (tit_is_blank(e[-1]) || e[-1] == '\r')) e--;
+  *pe = e;
+  return p;
+}
+
+static const char *field_end(const char *p, const char *e) {
+  while (p < e && !tit_is_blank(*p)) p++;
+  return p;
+}
+
+static int bad_rank_field(psim_err *err, const char *file, long line, const char *p,
+                          const char *e) {
+  int n = (int)(e - p);
+  if (n > 64) n = 64;
+  return psim_errf(err, PSIM_EXIT_INPUT, file, line,
+                   "expected a rank number as the first field, got '%.*s'", n, p);
+}
+
+static int rank_out_of_range(psim_err *err, const char *file, long line, long r, int nranks) {
+  return psim_errf(err, PSIM_EXIT_INPUT, file, line,
+                   "rank %ld out of range, expected 0..%d (%d ranks)", r, nranks - 1, nranks);
+}
+
+/* ------------------------------------------------------------------ opening */
+
+static int is_readable_file(const char *p) {
+  struct stat sb;
+  return stat(p, &sb) == 0 && !S_ISDIR(sb.st_mode) && access(p, R_OK) == 0;
+}
+
+static char *join(const char *dir, const char *name, size_t n) {
+  size_t d = strlen(dir);
+  char *r = xmalloc(d + n + 2);
+  memcpy(r, dir, d);
+  r[d] = '/';
+  memcpy(r + d + 1, name, n);
+  r[d + n + 1] = 0;
+  return r;
+}
+
+static char *dir_of(const char *path) {
+  const char *sl = strrchr(path, '/');
+  if (!sl) return xstrdup(".");
+  if (sl == path) return xstrdup("/");
+  return xstrndup(path, (size_t)(sl - path));
+}
+
+/* A list entry names a file relative to the current directory (as SimGrid opens it) or to
+ * the list's directory; a directory written by `psim gen` prefers its own files. */
+static char *resolve(const char *entry, size_t n, const char *dir, int dir_first) {
+  char *plain = xstrndup(entry, n);
+  if (plain[0] == '/') {
+    if (is_readable_file(plain)) return plain;
+    free(plain);
+    return NULL;
+  }
+  char *rel = join(dir, entry, n);
+  char *first = dir_first ? rel : plain, *second = dir_first ? plain : rel;
+  if (is_readable_file(first)) {
+    free(second);
+    return first;
+  }
+  if (is_readable_file(second)) {
+    free(first);
+    return second;
+  }
+  free(plain);
+  free(rel);
+  return NULL;
+}
+
+/* Whether path is a list file: not compressed, and its first non-empty line names a file. */
+static int looks_like_list(const char *path) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  int result = 0;
+  if (tit_io_detect(fd) == TIT_COMP_NONE) {
+    char buf[4096];
+    ssize_t n = pread(fd, buf, sizeof buf, 0);
+    const char *p = buf, *e = buf + (n > 0 ? n : 0);
+    while (p < e) {
+      const char *nl = memchr(p, '\n', (size_t)(e - p));
+      const char *le = nl ? nl : e, *te;
+      const char *t = trim(p, le, &te);
+      if (t < te) {
+        if (nl || n < (ssize_t)sizeof buf) {
+          char *dir = dir_of(path);
+          char *r = resolve(t, (size_t)(te - t), dir, 0);
+          result = r != NULL;
+          free(r);
+          free(dir);
+        }
+        break;
+      }
+      p = le + 1;
+    }
+  }
+  close(fd);
+  return result;
+}
+
+/* Reads the list file's entries into *out (resolved paths). */
+static int read_list(const char *list, int dir_first, char ***out, int *nout, psim_err *err) {
+  tit_io io;
+  tit_io_init(&io, 1);
+  tit_stream st = {.path = list, .end = TIT_IO_NOEND};
+  char *dir = dir_of(list);
+  VEC(char *) v = {0};
+  const char *l;
+  size_t n;
+  long lineno = 0;
+  int rc;
+  while ((rc = tit_io_line(&io, &st, list, &l, &n, err)) == 1) {
+    lineno++;
+    const char *e, *t = trim(l, l + n, &e);
+    if (t == e) continue;
+    if (v.len >= (size_t)TIT_MAX_RANKS) {
+      rc = psim_errf(err, PSIM_EXIT_INPUT, list, lineno, "too many trace files (at most %ld)",
+                     TIT_MAX_RANKS);
+      break;
+    }
+    char *r = resolve(t, (size_t)(e - t), dir, dir_first);
+    if (!r) {
+      int len = (int)(e - t);
+      if (len > 256) len = 256;
+      rc = psim_errf(err, PSIM_EXIT_INPUT, list, lineno,
+                     "trace file '%.*s' listed here cannot be read (looked for it from the "
+                     "current directory and from %s)",
+                     len, t, dir);
+      break;
+    }
+    VEC_PUSH(v, r);
+  }
+  tit_io_fini(&io);
+  free(dir);
+  if (rc == 0 && v.len == 0)
+    rc = psim_errf(err, PSIM_EXIT_INPUT, list, 0, "the list file names no trace file");
+  if (rc < 0) {
+    for (size_t i = 0; i < v.len; i++) free(v.data[i]);
+    VEC_FREE(v);
+    return -1;
+  }
+  *out = v.data;
+  *nout = (int)v.len;
+  return 0;
+}
+
+/* The list file of a directory: <dir>/list, else its only *.list file. */
+static char *dir_list(const char *dir, psim_err *err) {
+  char *l = join(dir, "list", 4);
+  if (is_readable_file(l)) return l;
+  free(l);
+  DIR *d = opendir(dir);
+  if (!d) {
+    psim_errf(err, PSIM_EXIT_INPUT, dir, 0, "cannot read directory: %s", strerror(errno));
+    return NULL;
+  }
+  char *found = NULL;
+  int count = 0;
+  struct dirent *de;
+  while ((de = readdir(d))) {
+    size_t n = strlen(de->d_name);
+    if (n > 5 && strcmp(de->d_name + n - 5, ".list") == 0) {
+      count++;
+      free(found);
+      found = join(dir, de->d_name, n);
+    }
+  }
+  closedir(d);
+  if (count != 1) {
+    free(found);
+    psim_errf(err, PSIM_EXIT_INPUT, dir, 0,
+              count ? "directory holds several *.list files; expected %s/list or one *.list file"
+                    : "directory holds no list file; expected %s/list or one *.list file",
+              dir);
+    return NULL;
+  }
+  return found;
+}
+
+static tit_source *source_new(int nranks) {
+  tit_source *s = xcalloc(1, sizeof *s);
+  s->nranks = nranks;
+  tit_io_init(&s->io, tit_io_default_cap());
+  return s;
+}
+
+/* All-zero is a valid cursor (no run, default datatype), so the pages of many idle cursors
+ * are never touched. */
+static void cursors_new(tit_source *s) {
+  s->cur = xcalloc((size_t)s->nranks, sizeof *s->cur);
+  s->copy_lines = s->nranks > s->io.cap;
+  if (s->copy_lines) s->io.chunk = 4096;
+}
+
+static int open_per_rank(tit_source *s, psim_err *err) {
+  if (s->nranks == 0) s->nranks = s->npaths;
+  if (s->nranks != s->npaths)
+    return psim_errf(err, PSIM_EXIT_INPUT, "", 0,
+                     "%d trace files for %d ranks: expected one file per rank", s->npaths,
+                     s->nranks);
+  for (int i = 0; i < s->npaths; i++) {
+    struct stat sb;
+    if (stat(s->paths[i], &sb) != 0 || access(s->paths[i], R_OK) != 0)
+      return psim_errf(err, PSIM_EXIT_INPUT, s->paths[i], 0,
+                       "cannot read the trace file of rank %d: %s", i, strerror(errno));
+    if (S_ISDIR(sb.st_mode))
+      return psim_errf(err, PSIM_EXIT_INPUT, s->paths[i], 0,
+                       "the trace file of rank %d is a directory", i);
+  }
+  cursors_new(s);
+  for (int r = 0; r < s->nranks; r++) {
+    s->cur[r].st.path = s->paths[r];
+    s->cur[r].st.end = TIT_IO_NOEND;
+  }
+  return 0;
+}
+
+/* One pass over the shared file: each rank's runs. */
+static int index_shared(tit_source *s, psim_err *err) {
+  const char *name = s->paths[0];
+  tit_stream st = {.path = name, .end = TIT_IO_NOEND, .use_shared_fd = 1,
+                   .comp = TIT_COMP_NONE};
+  VEC(tit_run) runs = {0};
+  VEC(int32_t) first = {0};
+  VEC(int32_t) last = {0};
+  long lineno = 0, maxr = -1;
+  const long limit = s->nranks ? s->nranks : TIT_MAX_RANKS;
+  const char *l;
+  size_t n;
+  int rc;
+  for (;;) {
+    uint64_t off0 = st.off;
+    rc = tit_io_line(&s->io, &st, name, &l, &n, err);
+    if (rc <= 0) break;
+    lineno++;
+    const char *e, *p = trim(l, l + n, &e);
+    if (p == e || *p == '#') continue;
+    const char *fe = field_end(p, e);
+    long r;
+    if (tit_parse_rank(p, fe, &r) < 0) {
+      rc = bad_rank_field(err, name, lineno, p, fe);
+      break;
+    }
+    if (r < 0 || r >= limit) {
+      if (s->nranks)
+        rc = rank_out_of_range(err, name, lineno, r, s->nranks);
+      else
+        rc = psim_errf(err, PSIM_EXIT_INPUT, name, lineno,
+                       "rank %ld out of range, expected 0..%ld", r, TIT_MAX_RANKS - 1);
+      break;
+    }
+    if (r > maxr) {
+      VEC_RESERVE(first, (size_t)r + 1);
+      VEC_RESERVE(last, (size_t)r + 1);
+      for (long i = maxr + 1; i <= r; i++) first.data[i] = last.data[i] = -1;
+      first.len = last.len = (size_t)r + 1;
+      maxr = r;
+    }
+    int32_t j = last.data[r];
+    if (j >= 0 && off0 - runs.data[j].end <= RUN_GAP) {
+      runs.data[j].end = st.off;
+    } else {
+      if (runs.len >= INT32_MAX) {
+        rc = psim_errf(err, PSIM_EXIT_INPUT, name, lineno, "too many interleaved lines");
+        break;
+      }
+      tit_run run = {off0, st.off, lineno, -1};
+      VEC_PUSH(runs, run);
+      int32_t k = (int32_t)runs.len - 1;
+      if (j >= 0) runs.data[j].next = k;
+      else first.data[r] = k;
+      last.data[r] = k;
+    }
+  }
+  tit_io_release(&s->io, &st);
+  VEC_FREE(last);
+  if (rc == 0 && s->nranks == 0) {
+    if (maxr < 0)
+      rc = psim_errf(err, PSIM_EXIT_INPUT, name, 0,
+                     "no action found: cannot deduce the number of ranks");
+    else
+      s->nranks = (int)maxr + 1;
+  }
+  if (rc < 0) {
+    VEC_FREE(runs);
+    VEC_FREE(first);
+    return -1;
+  }
+  s->runs = runs.data;
+  s->nruns = runs.len;
+  cursors_new(s);
+  for (long r = 0; r <= maxr && r < s->nranks; r++) {
+    if (first.data[r] < 0) continue;
+    tit_cursor *c = &s->cur[r];
+    c->st.path = name;
+    c->st.use_shared_fd = 1;
+    c->st.comp = TIT_COMP_NONE;
+    c->run = first.data[r] + 1;
+    const tit_run *ru = &s->runs[first.data[r]];
+    tit_io_seek(&s->io, &c->st, ru->start, ru->end);
+    c->line = ru->line - 1;
+  }
+  VEC_FREE(first);
+  return 0;
+}
+
+static int open_shared(tit_source *s, psim_err *err) {
+  const char *name = s->paths[0];
+  int fd = open(name, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return psim_errf(err, PSIM_EXIT_INPUT, name, 0, "cannot open trace file: %s", strerror(errno));
+  int comp = tit_io_detect(fd);
+  if (comp != TIT_COMP_NONE) {
+    close(fd);
+    fd = tit_io_spill(name, comp, err);
+    if (fd < 0) return -1;
+  }
+  s->io.shared_fd = fd;
+  return index_shared(s, err);
+}
+
+tit_source *tit_open(const char *const *paths, int npaths, int nranks, psim_err *err) {
+  if (!paths || npaths <= 0) {
+    psim_errf(err, PSIM_EXIT_INPUT, "", 0, "no trace file given");
+    return NULL;
+  }
+  if (nranks < 0 || nranks > TIT_MAX_RANKS) {
+    psim_errf(err, PSIM_EXIT_INPUT, "", 0, "invalid number of ranks %d (expected 1..%ld)",
+              nranks, TIT_MAX_RANKS);
+    return NULL;
+  }
+  tit_source *s = source_new(nranks);
+  int rc;
+  if (npaths > 1) {
+    s->paths = xcalloc((size_t)npaths, sizeof *s->paths);
+    s->npaths = npaths;
+    for (int i = 0; i < npaths; i++) s->paths[i] = xstrdup(paths[i] ? paths[i] : "");
+    rc = open_per_rank(s, err);
+  } else {
+    const char *p = paths[0] ? paths[0] : "";
+    struct stat sb;
+    char *list = NULL;
+    int dir_first = 0;
+    if (stat(p, &sb) != 0) {
+      rc = psim_errf(err, PSIM_EXIT_INPUT, p, 0, "cannot open trace: %s", strerror(errno));
+    } else if (S_ISDIR(sb.st_mode)) {
+      list = dir_list(p, err);
+      dir_first = 1;
+      rc = list ? 0 : -1;
+    } else if (access(p, R_OK) != 0) {
+      rc = psim_errf(err, PSIM_EXIT_INPUT, p, 0, "cannot read trace: %s", strerror(errno));
+    } else {
+      rc = 0;
+      if (looks_like_list(p)) list = xstrdup(p);
+    }
+    if (rc == 0 && list) {
+      rc = read_list(list, dir_first, &s->paths, &s->npaths, err);
+    } else if (rc == 0) {
+      s->paths = xcalloc(1, sizeof *s->paths);
+      s->paths[0] = xstrdup(p);
+      s->npaths = 1;
+    }
+    free(list);
+    if (rc == 0) rc = s->npaths == 1 ? open_shared(s, err) : open_per_rank(s, err);
+    s->shared = s->npaths == 1;
+  }
+  if (rc < 0) {
+    tit_close(s);
+    return NULL;
+  }
+  return s;
+}
+
+int tit_nranks(const tit_source *s) { return s->nranks; }
+
+long tit_skipped_lines(const tit_source *s) { return s->skipped; }
+
+void tit_close(tit_source *s) {
+  if (!s) return;
+  tit_io_fini(&s->io);
+  if (s->cur) {
+    for (int r = 0; r < s->nranks; r++) {
+      free(s->cur[r].copy);
+      tit_rank_state_free(&s->cur[r].rs);
+    }
+    free(s->cur);
+  }
+  for (int i = 0; i < s->npaths; i++) free(s->paths[i]);
+  free(s->paths);
+  free(s->runs);
+  free(s);
+}
+
+/* ------------------------------------------------------------------ reading */
+
+/* Moves a shared-file cursor to its next run; 0 when it has none. */
+static int next_run(tit_source *s, tit_cursor *c) {
+  if (c->run == 0) return 0;
+  c->run = s->runs[c->run - 1].next + 1;
+  if (c->run == 0) return 0;
+  const tit_run *ru = &s->runs[c->run - 1];
+  tit_io_seek(&s->io, &c->st, ru->start, ru->end);
+  c->line = ru->line - 1;
+  return 1;
+}
+
+int tit_next(tit_source *s, int r, tit_action *a, psim_err *err) {
+  if (r < 0 || r >= s->nranks)
+    return psim_errf(err, PSIM_EXIT_INPUT, "", 0, "tit_next: rank %d out of range 0..%d", r,
+                     s->nranks - 1);
+  tit_cursor *c = &s->cur[r];
+  if (c->done) return 0;
+  const char *l, *file = c->st.path;
+  size_t n;
+  for (;;) {
+    int rc = tit_io_line(&s->io, &c->st, file, &l, &n, err);
+    if (rc < 0) {
+      c->done = 1;
+      tit_io_release(&s->io, &c->st);
+      return -1;
+    }
+    if (rc == 0) {
+      if (s->shared && next_run(s, c)) continue;
+      c->done = 1;
+      tit_io_release(&s->io, &c->st);
+      return 0;
+    }
+    c->line++;
+    const char *e, *p = trim(l, l + n, &e);
+    if (p == e || *p == '#') continue;
+    const char *fe = field_end(p, e);
+    long lr;
+    if (tit_parse_rank(p, fe, &lr) < 0) return bad_rank_field(err, file, c->line, p, fe);
+    if (lr != r) {
+      if (s->shared) continue; /* another rank's line inside this rank's run */
+      if (lr < 0 || lr >= s->nranks) return rank_out_of_range(err, file, c->line, lr, s->nranks);
+      s->skipped++;
+      continue;
+    }
+    while (fe < e && tit_is_blank(*fe)) fe++;
+    if (s->copy_lines) {
+      size_t len = (size_t)(e - fe);
+      if (!c->copy || len > c->copy_cap) {
+        free(c->copy);
+        c->copy_cap = (uint32_t)(len < 64 ? 64 : len);
+        c->copy = xmalloc(c->copy_cap);
+      }
+      memcpy(c->copy, fe, len);
+      fe = c->copy;
+      e = c->copy + len;
+    }
+    a->rank = r;
+    return tit_parse_action(fe, e, s->nranks, &c->rs, a, file, c->line, err) < 0 ? -1 : 1;
+  }
+}

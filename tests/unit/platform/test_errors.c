@@ -1,0 +1,143 @@
+/* Every kind of bad platform is refused with the right line and an explanation. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "psim/platform.h"
+
+#define HEAD "<?xml version='1.0'?>\n<platform version=\"4.1\">\n"  /* lines 1-2 */
+
+static void expect_error(const char *xml, long line, const char *needle) {
+  psim_err err;
+  char *w = NULL;
+  platform *p = plat_load_xml_mem("bad.xml", xml, strlen(xml), &w, &err);
+  if (p) fail_msg("accepted:\n%s", xml);
+  assert_null(w);
+  assert_int_equal(err.code, 2);
+  assert_string_equal(err.file, "bad.xml");
+  if (err.line != line) fail_msg("line %ld, expected %ld: %s", err.line, line, err.msg);
+  if (!strstr(err.msg, needle)) fail_msg("'%s' not in: %s", needle, err.msg);
+}
+
+static void test_malformed(void **s) {
+  (void)s;
+  expect_error(HEAD "<zone id=\"z\" routing=\"Full\">\n<host id=\"a\" speed=\"1Gf\">\n</zone>\n</platform>\n", 5,
+               "malformed XML");
+  expect_error("", 1, "malformed XML");
+  expect_error(HEAD "<zone id=\"z\" routing=\"Full\"><host id=\"a\" speed=\"1Gf\"/></zone>\n", 4, "malformed XML");
+}
+
+static void test_structure(void **s) {
+  (void)s;
+  expect_error(HEAD "<zone id=\"z\" routing=\"Full\">\n<computer id=\"a\"/>\n</zone></platform>", 4,
+               "unknown element <computer>");
+  expect_error(HEAD "<zone id=\"z\" routing=\"Full\">\n<host speed=\"1Gf\"/>\n</zone></platform>", 4,
+               "needs the attribute 'id'");
+  expect_error(HEAD "<zone id=\"z\" routing=\"Full\">\n<host id=\"a\"/>\n</zone></platform>", 4,
+               "needs the attribute 'speed'");
+  expect_error(HEAD "<zone id=\"z\" routing=\"Fastest\">\n</zone></platform>", 3, "unknown routing");
+  expect_error("<platform version=\"3\">\n</platform>", 1, "unsupported version");
+  expect_error(HEAD "<host id=\"a\" speed=\"1Gf\"/>\n</platform>", 3, "inside a <zone>");
+  expect_error(HEAD "<zone id=\"z\" routing=\"Full\">\n<host id=\"a\" speed=\"1Gf\"/>\n</zone>\n"
+               "<config><prop id=\"a\" value=\"b\"/></config>\n</platform>", 6, "must come before");
+  expect_error(HEAD "</platform>", 0, "no zone");
+}
+
+static void test_values(void **s) {
+  (void)s;
+  expect_error(HEAD "<zone id=\"z\" routing=\"Full\">\n<host id=\"a\" speed=\"1Gflops\"/>\n</zone></platform>", 4,
+               "unknown speed unit");
+  expect_error(HEAD "<zone id=\"z\" routing=\"Full\">\n<link id=\"l\" bandwidth=\"1GB\"/>\n</zone></platform>", 4,
+               "bandwidth");
+  expect_error(HEAD "<zone id=\"z\" routing=\"Full\">\n<link id=\"l\" bandwidth=\"1GBps\" latency=\"3 minutes\"/>\n"
+               "</zone></platform>", 4, "time");
+  expect_error(HEAD "<zone id=\"z\" routing=\"Full\">\n<link id=\"l\" bandwidth=\"1GBps\" sharing_policy=\"WIFI\"/>\n"
+               "</zone></platform>", 4, "unknown sharing policy");
+  expect_error(HEAD "<zone id=\"z\" routing=\"Full\">\n<host id=\"a\" speed=\"1Gf\" core=\"0\"/>\n</zone></platform>", 4,
+               "positive integer");
+}
+
+static void test_duplicates(void **s) {
+  (void)s;
+  expect_error(HEAD "<zone id=\"z\" routing=\"Full\">\n<host id=\"a\" speed=\"1Gf\"/>\n<host id=\"a\" speed=\"1Gf\"/>\n"
+               "</zone></platform>", 5, "already used");
+  expect_error(HEAD "<zone id=\"z\" routing=\"Full\">\n<link id=\"l\" bandwidth=\"1GBps\"/>\n"
+               "<link id=\"l\" bandwidth=\"1GBps\"/>\n</zone></platform>", 5, "already used");
+  expect_error(HEAD "<zone id=\"z\" routing=\"Full\">\n<host id=\"a\" speed=\"1Gf\"/><host id=\"b\" speed=\"1Gf\"/>\n"
+               "<link id=\"l\" bandwidth=\"1GBps\"/>\n<route src=\"a\" dst=\"b\"><link_ctn id=\"l\"/></route>\n"
+               "<route src=\"b\" dst=\"a\"><link_ctn id=\"l\"/></route>\n</zone></platform>", 7, "declared twice");
+}
+
+static void test_routes(void **s) {
+  (void)s;
+  const char *zone = HEAD "<zone id=\"z\" routing=\"Full\">\n<host id=\"a\" speed=\"1Gf\"/><host id=\"b\" speed=\"1Gf\"/>\n"
+                          "<link id=\"l\" bandwidth=\"1GBps\" sharing_policy=\"SPLITDUPLEX\"/>\n";
+  char xml[2048];
+  snprintf(xml, sizeof xml, "%s<route src=\"a\" dst=\"c\">\n<link_ctn id=\"l\" direction=\"UP\"/></route>\n"
+           "</zone></platform>", zone);
+  expect_error(xml, 6, "unknown host or router");
+  snprintf(xml, sizeof xml, "%s<route src=\"a\" dst=\"b\">\n<link_ctn id=\"m\"/></route>\n</zone></platform>", zone);
+  expect_error(xml, 7, "unknown link");
+  snprintf(xml, sizeof xml, "%s<route src=\"a\" dst=\"b\">\n<link_ctn id=\"l\"/></route>\n</zone></platform>", zone);
+  expect_error(xml, 7, "SPLITDUPLEX");
+  snprintf(xml, sizeof xml, "%s<route src=\"a\" dst=\"b\" symmetrical=\"maybe\">\n</route>\n</zone></platform>", zone);
+  expect_error(xml, 6, "expected YES or NO");
+  snprintf(xml, sizeof xml, "%s<zoneRoute src=\"a\" dst=\"b\" gw_src=\"a\" gw_dst=\"b\">\n</zoneRoute>\n"
+           "</zone></platform>", zone);
+  expect_error(xml, 6, "unknown zone");
+}
+
+/* errors about an element are reported at the line where its start tag begins */
+static void test_clusters(void **s) {
+  (void)s;
+  expect_error(HEAD "<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"0-x\" speed=\"1Gf\" bw=\"1GBps\" lat=\"1us\"/>\n"
+               "</platform>", 3, "bad radical");
+  expect_error(HEAD "<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"0-7\" speed=\"1Gf\" bw=\"1GBps\" lat=\"1us\"\n"
+               " topology=\"RING\"/>\n</platform>", 3, "unknown topology");
+  expect_error(HEAD "<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"0-7\" speed=\"1Gf\" bw=\"1GBps\" lat=\"1us\"\n"
+               " topology=\"TORUS\" topo_parameters=\"3,3\"/>\n</platform>", 3, "bad TORUS topo_parameters");
+  expect_error(HEAD "<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"0-15\" speed=\"1Gf\" bw=\"1GBps\" lat=\"1us\"\n"
+               " topology=\"FAT_TREE\" topo_parameters=\"2;4,4;1,2\"/>\n</platform>", 3, "bad FAT_TREE");
+  expect_error(HEAD "<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"0-15\" speed=\"1Gf\" bw=\"1GBps\" lat=\"1us\"\n"
+               " topology=\"DRAGONFLY\" topo_parameters=\"2,1;2,1;2,1\"/>\n</platform>", 3, "bad DRAGONFLY");
+  expect_error(HEAD "<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"0-15\" speed=\"1Gf\" bw=\"1GBps\" lat=\"1us\"\n"
+               " topology=\"TORUS\"/>\n</platform>", 3, "needs a topo_parameters");
+  expect_error(HEAD "<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"0-3\" speed=\"1Gf\" bw=\"1GBps\" lat=\"1us\"\n"
+               " sharing_policy=\"LOOSE\"/>\n</platform>", 3, "unknown sharing policy");
+}
+
+static void test_no_route_at_query(void **s) {
+  (void)s;
+  const char *xml = HEAD "<zone id=\"z\" routing=\"Full\">\n<host id=\"a\" speed=\"1Gf\"/><host id=\"b\" speed=\"1Gf\"/>\n"
+                         "</zone></platform>";
+  psim_err err;
+  platform *p = plat_load_xml_mem("ok.xml", xml, strlen(xml), NULL, &err);
+  assert_non_null(p);
+  int buf[4];
+  assert_int_equal(plat_route(p, 0, 1, buf, 4, &err), -1);
+  assert_non_null(strstr(err.msg, "no route from 'a' to 'b'"));
+  plat_free(p);
+}
+
+static void test_missing_file(void **s) {
+  (void)s;
+  psim_err err;
+  assert_null(plat_load_xml("/nonexistent/p.xml", NULL, &err));
+  assert_int_equal(err.code, 2);
+  assert_string_equal(err.file, "/nonexistent/p.xml");
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_malformed), cmocka_unit_test(test_structure), cmocka_unit_test(test_values),
+    cmocka_unit_test(test_duplicates), cmocka_unit_test(test_routes), cmocka_unit_test(test_clusters),
+    cmocka_unit_test(test_no_route_at_query), cmocka_unit_test(test_missing_file),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
