@@ -48,6 +48,11 @@ mpi_world *mpi_world_new(sim *s, models *m, int nranks, const int *rank_host, mp
                          void *ctx);
 void mpi_world_free(mpi_world *w);
 
+/* Observation: called when a message's last byte arrives, with the send request (its peer is
+ * the matched receive when there is one; an eager message may arrive before being received). */
+typedef void (*mpi_transfer_fn)(void *ctx, const mpi_req *send, const mpi_req *recv);
+void mpi_world_observe(mpi_world *w, mpi_transfer_fn fn, void *ctx);
+
 /* Posts a send / receive; the request may already be done on return (on_done was called). */
 mpi_req *mpi_isend(mpi_world *w, int src, int dst, int tag, int ctx, double bytes, int flags,
                    psim_err *err);

@@ -11,8 +11,22 @@
 
 #include "psim/coll.h"
 #include "psim/models.h"
+#include "psim/mpi_layer.h"
 #include "psim/platform.h"
 #include "psim/trace.h"
+
+/* Observers see every finished action and every message; trace writers, the critical path and
+ * per-iteration statistics are built on these. All callbacks are optional. */
+typedef struct replay_observer {
+  void *ctx;
+  /* rank finished action (text = the trace line without its rank, not NUL-terminated) */
+  void (*action)(void *ctx, int rank, const tit_action *a, const char *text, int len,
+                 double start, double end);
+  /* a message from send->src to send->dst arrived (see mpi_transfer_fn) */
+  mpi_transfer_fn message;
+  /* the simulation ended (time = simulated makespan) */
+  void (*end)(void *ctx, double time);
+} replay_observer;
 
 typedef struct replay_opts {
   const platform *plat;
@@ -24,6 +38,8 @@ typedef struct replay_opts {
   FILE *actions;             /* log of finished actions, or NULL */
   double migrate_bytes;      /* default VP memory for `migrate` without size (unused by replay) */
   int progress;              /* print progress on stderr */
+  const replay_observer *observers;  /* array of nobservers, borrowed */
+  int nobservers;
 } replay_opts;
 
 void replay_opts_init(replay_opts *o, const platform *p, int np);

@@ -24,7 +24,14 @@ struct mpi_world {
   VEC(mpi_req *) pool;
   VEC(mpi_req *) all;   /* every request ever allocated, to free them at the end */
   mpi_stats stats;
+  mpi_transfer_fn observe;
+  void *observe_ctx;
 };
+
+void mpi_world_observe(mpi_world *w, mpi_transfer_fn fn, void *ctx) {
+  w->observe = fn;
+  w->observe_ctx = ctx;
+}
 
 mpi_world *mpi_world_new(sim *s, models *m, int nranks, const int *rank_host, mpi_done_fn on_done,
                          void *ctx) {
@@ -136,6 +143,7 @@ static void transfer_done(sim *s, activity *a) {
   send->xfer_end = sim_now(s);
   send->arrived = 1;
   mpi_req *recv = send->peer;
+  if (w->observe) w->observe(w->observe_ctx, send, recv);
   if (recv) finish_recv(w, recv, send);
   send->busy = !send->matched; /* an eager message not yet received stays in its queue */
   send->peer = NULL;

@@ -504,10 +504,13 @@ static void finish_action(replay *R, rank *k) {
     k->st.comm += comm;
     k->st.wait += d - comm;
   }
-  if (R->o->actions && kind != TIT_INIT && kind != TIT_FINALIZE) {
+  if ((R->o->actions || R->o->nobservers) && kind != TIT_INIT && kind != TIT_FINALIZE) {
     const char *t = k->text_copied ? k->text : k->act.text;
     int n = k->text_copied ? k->text_len : k->act.text_len;
-    fprintf(R->o->actions, "%.6f %d %.*s %.6f\n", now, k->id, n, t, dur);
+    if (R->o->actions) fprintf(R->o->actions, "%.6f %d %.*s %.6f\n", now, k->id, n, t, dur);
+    for (int i = 0; i < R->o->nobservers; i++)
+      if (R->o->observers[i].action)
+        R->o->observers[i].action(R->o->observers[i].ctx, k->id, &k->act, t, n, k->act_start, now);
   }
   k->has_action = 0;
   k->text_copied = 0;
@@ -560,6 +563,12 @@ static void rank_run(void *ctx, int id) {
   }
   k->state = RK_DONE;
   k->st.finish = sim_now(R->sim);
+}
+
+static void observe_message(void *ctx, const mpi_req *send, const mpi_req *recv) {
+  replay *R = ctx;
+  for (int i = 0; i < R->o->nobservers; i++)
+    if (R->o->observers[i].message) R->o->observers[i].message(R->o->observers[i].ctx, send, recv);
 }
 
 static void deadlock_report(replay *R, replay_result *res) {
@@ -639,7 +648,10 @@ int replay_run(tit_source *src, const replay_opts *o, replay_result *res, psim_e
     k->st.host = k->host;
     sim_make_ready(R.sim, i);
   }
+  if (o->nobservers) mpi_world_observe(R.world, observe_message, &R);
   res->events = sim_run(R.sim, rank_run, &R);
+  for (int i = 0; i < o->nobservers; i++)
+    if (o->observers[i].end) o->observers[i].end(o->observers[i].ctx, sim_now(R.sim));
   if (o->progress) fprintf(stderr, "\r\033[K");
   int rc = 0;
   if (R.failed) {

@@ -22,7 +22,7 @@ run() {
   while [ $i -lt "$np" ]; do files="$files $d/rank-$i.txt"; i=$((i + 1)); done
   # shellcheck disable=SC2086
   want=$("$ORACLE" --np "$np" --platform "$plat" --hostfile "$hosts" $files 2>"$d.err") || {
-    echo "skip $name np=$np seed=$seed: SimGrid failed ($(tail -1 "$d.err"))"; return; }
+    echo "FAIL $name np=$np seed=$seed: SimGrid failed ($(tail -1 "$d.err"))"; fails=$((fails + 1)); return; }
   got=$("$PSIM" replay --quiet --json - --platform "$plat" --hostfile "$hosts" --np "$np" "$d" | grep -o '"simulated_time": [-0-9.eE+]*' | sed 's/.*: //')
   total=$((total + 1))
   if awk -v a="$got" -v b="$want" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d <= 1e-6 * b + 5e-7) }'; then
