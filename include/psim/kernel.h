@@ -60,8 +60,10 @@ struct activity {
   int tag;              /* the driver's (kind of activity) */
   /* Two-phase activities (a message: latency, then transfer) keep the second phase here. */
   activity_done_fn then;
-  double next_work, next_penalty;
+  double next_work, next_penalty, next_bound;
   int next_var;
+  int src, dst;         /* the model's (endpoints of a message) */
+  void *model;          /* the model that started it */
 };
 
 sim *sim_new(void);

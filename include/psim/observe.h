@@ -27,4 +27,107 @@ void obs_write_json(FILE *f, const replay_result *r, const run_meta *m);
 /* The human summary (a table of ranks; condensed when there are many). */
 void obs_write_summary(FILE *f, const replay_result *r, const run_meta *m);
 
+/* ---- observers of a run (each a replay_observer; also usable by lb and run) ----
+ * Every writer below owns its ctx: build it with *_new, hand obs_*_observer() to the run in
+ * replay_opts.observers, then call *_free after the run. Output is deterministic: it depends
+ * only on the simulated events, which arrive in a deterministic order. */
+
+/* Where each rank runs: rank_host[r] is a host index of plat (what replay_run uses:
+ * the hostfile's entries cycled over, else the platform's hosts in order). Caller frees. */
+int *obs_rank_hosts(const platform *plat, const int *hostfile, int nhostfile, int np);
+
+/* What a state is called in traces and reports ("compute", "send", "wait", "bcast", ...). */
+const char *obs_state_name(tit_kind k);
+/* Coarse category for charts: 0 compute, 1 point-to-point, 2 wait/test, 3 collective,
+ * 4 other (migrate, location, noop). */
+enum { OBS_CAT_COMPUTE, OBS_CAT_P2P, OBS_CAT_WAIT, OBS_CAT_COLL, OBS_CAT_OTHER, OBS_NCATS };
+int obs_category(tit_kind k);
+const char *obs_category_name(int cat);
+
+/* Paje trace (SimGrid's format, read by PajeNG/ViTE): a container per host holding one per
+ * rank, a state per action, a link per message. */
+typedef struct obs_paje obs_paje;
+obs_paje *obs_paje_new(FILE *f, const platform *plat, const int *rank_host, int np);
+replay_observer obs_paje_observer(obs_paje *w);
+void obs_paje_free(obs_paje *w);
+
+/* Chrome trace-event JSON (Perfetto, chrome://tracing): a track per rank, an "X" event per
+ * action, a flow arrow per message. */
+typedef struct obs_chrome obs_chrome;
+obs_chrome *obs_chrome_new(FILE *f, const platform *plat, const int *rank_host, int np);
+replay_observer obs_chrome_observer(obs_chrome *w);
+void obs_chrome_free(obs_chrome *w);
+
+/* A trace writer chosen by the file name: *.paje / *.trace -> Paje, *.json -> Chrome.
+ * Returns NULL with err when the extension is unknown or the file cannot be opened. */
+typedef struct obs_trace obs_trace;
+obs_trace *obs_trace_open(const char *path, const platform *plat, const int *rank_host, int np,
+                          psim_err *err);
+replay_observer obs_trace_observer(obs_trace *t);
+/* Closes the file; returns -1 with err when writing failed. */
+int obs_trace_close(obs_trace *t, psim_err *err);
+
+/* ---- recording: what the critical path, the timeline and the report are computed from ---- */
+typedef struct obs_act {
+  double start, end;
+  uint32_t text;            /* offset of its text in obs_record.text (keep_text), else 0 */
+  uint16_t text_len;
+  uint8_t kind;             /* tit_kind */
+} obs_act;
+
+typedef struct obs_msg {
+  int src, dst;
+  double bytes, send_posted, recv_posted, xfer_start, xfer_end;
+  uint8_t coll, detached, received;   /* received: a receive was matched when it arrived */
+} obs_msg;
+
+typedef struct obs_record {
+  int np, keep_text;
+  VEC(obs_act) *acts;       /* per rank, in order */
+  VEC(obs_msg) msgs;        /* in arrival order */
+  VEC(char) text;
+  double end_time;
+} obs_record;
+
+obs_record *obs_record_new(int np, int keep_text);
+replay_observer obs_record_observer(obs_record *r);
+void obs_record_free(obs_record *r);
+
+/* The critical path: walking back from the last rank to finish, each step is a segment of a
+ * rank's time (computing, or in an MPI call without a message to blame) or a message transfer
+ * that made a rank wait. Segments are listed from the start of the run to its end. */
+enum { OBS_CP_COMPUTE, OBS_CP_TRANSFER, OBS_CP_WAIT };
+typedef struct obs_cp_seg {
+  int what;                 /* OBS_CP_* */
+  int rank;                 /* the rank whose time it is (transfer: the receiving side) */
+  int peer;                 /* transfer: the other rank; else -1 */
+  double start, end, bytes;
+  long act;                 /* index of the action in rank's list (-1 for a transfer) */
+} obs_cp_seg;
+
+typedef struct obs_critpath {
+  VEC(obs_cp_seg) segs;
+  double length, compute, transfer, wait;
+  double *rank_compute, *rank_transfer, *rank_wait;   /* per rank (np each) */
+  int np, last_rank;
+} obs_critpath;
+
+void obs_critpath_compute(const obs_record *rec, obs_critpath *cp);
+void obs_critpath_free(obs_critpath *cp);
+/* The human listing (consecutive segments of one rank and kind merged). */
+void obs_critpath_write_text(FILE *f, const obs_critpath *cp, const obs_record *rec);
+/* As a JSON object (no trailing newline). */
+void obs_critpath_write_json(FILE *f, const obs_critpath *cp, const obs_record *rec, int indent);
+
+/* The JSON document of obs_write_json plus the sections the report draws: "timeline"
+ * (per-rank state intervals by category, merged; per-rank time bins when too many),
+ * "comm_matrix" (bytes between ranks), "critical_path". */
+void obs_write_json_full(FILE *f, const replay_result *r, const run_meta *m,
+                         const obs_record *rec, const obs_critpath *cp);
+
+/* Writes the self-contained HTML report of a JSON document written by obs_write_json_full
+ * (plain obs_write_json documents give a report without the timeline sections).
+ * Returns -1 with err when the document cannot be read. */
+int obs_write_report(FILE *f, const char *json_text, size_t len, const char *title, psim_err *err);
+
 #endif

@@ -52,6 +52,7 @@ struct lmm_system {
   unsigned stamp;
   VEC(int) comp_c, comp_v, stack;  /* scratch: one component's constraints and variables */
   uint64_t work;
+  uint64_t solves, rounds;
 };
 
 lmm_system *lmm_new(void) {
@@ -60,8 +61,10 @@ lmm_system *lmm_new(void) {
   return s;
 }
 
+#include <stdio.h>
 void lmm_free(lmm_system *s) {
   if (!s) return;
+  if (getenv("PSIM_LMM_STATS")) fprintf(stderr, "lmm: %llu solves, %llu rounds, %llu var-solves\n", (unsigned long long)s->solves, (unsigned long long)s->rounds, (unsigned long long)s->work);
   for (size_t i = 0; i < s->cnsts.len; i++) free(s->cnsts.data[i].refs);
   for (size_t i = 0; i < s->vars.len; i++) free(s->vars.data[i].el);
   VEC_FREE(s->cnsts); VEC_FREE(s->vars);
@@ -269,6 +272,7 @@ static void solve_component(lmm_system *s) {
   s->work += s->comp_v.len;
   const double eps = 1e-12;
   while (nfree > 0) {
+    s->rounds++;
     double min_usage = INFINITY, min_bound = INFINITY;
     for (size_t i = 0; i < s->comp_c.len; i++) {
       lmm_cnst *k = &s->cnsts.data[s->comp_c.data[i]];
@@ -327,6 +331,7 @@ void lmm_solve(lmm_system *s, void (*changed)(void *ctx, void *owner, double val
     collect(s, is_var, id);
     if (!s->comp_v.len) continue;
     solve_component(s);
+    s->solves++;
     for (size_t i = 0; i < s->comp_v.len; i++) {
       lmm_var *x = &s->vars.data[s->comp_v.data[i]];
       if (x->newval != x->value) {

@@ -39,6 +39,26 @@ struct models {
 };
 
 static void lat_done(sim *s, activity *a);
+static const route_entry *route_get(models *m, int src, int dst, psim_err *err);
+
+/* A solver variable for a flow src->dst: consumption 1 on the route's links, 0.05 on the
+ * reverse route's (cross-traffic: acknowledgements flowing back). */
+static int flow_var(models *m, activity *a, int src, int dst, double penalty, double bound) {
+  lmm_system *l = sim_lmm(m->sim);
+  int v = lmm_var_new(l, penalty, bound, a);
+  psim_err e;
+  psim_err_clear(&e);
+  const route_entry *r = route_get(m, src, dst, &e);
+  int off = r->off, len = r->len;
+  for (int k = 0; k < len; k++) lmm_expand(l, m->link_cnst0 + m->route_links.data[off + k], v, 1.0);
+  if (m->cfg.crosstraffic) {
+    const route_entry *back = route_get(m, dst, src, &e);
+    if (back)  /* no way back: no cross-traffic */
+      for (int k = 0; k < back->len; k++)
+        lmm_expand(l, m->link_cnst0 + m->route_links.data[back->off + k], v, 0.05);
+  }
+  return v;
+}
 
 models *models_new(sim *s, const platform *p, const net_config *cfg, psim_err *err) {
   models *m = xcalloc(1, sizeof *m);
@@ -188,37 +208,32 @@ activity *models_transfer(models *m, int src, int dst, double bytes, activity_do
     if (c->weight_s > 0) penalty += c->weight_s / plat_link_at(m->plat, m->route_links.data[off + k])->bandwidth;
   if (len == 0) /* no link at all: only the latency counts */
     return sim_start_timer(m->sim, lat_time, done, data, tag);
-  lmm_system *l = sim_lmm(m->sim);
-  activity *a;
-  int v;
   if (lat_time > 0) {
-    a = sim_start_timer(m->sim, lat_time, lat_done, data, tag);
+    /* The flow takes no bandwidth during its latency: it joins the solver only afterwards,
+     * so latency-bound messages never enlarge the components the solver works on. */
+    activity *a = sim_start_timer(m->sim, lat_time, lat_done, data, tag);
     a->then = done;
     a->next_work = size;
     a->next_penalty = penalty;
-    v = lmm_var_new(l, 0.0, bound, a);
-    a->next_var = v;
+    a->next_bound = bound;
     a->scale = bwf;
-  } else {
-    a = sim_start_work(m->sim, size, -1, bwf, done, data, tag);
-    v = lmm_var_new(l, 1.0, bound, a);
-    a->var = v;
+    a->src = src;
+    a->dst = dst;
+    a->model = m;
+    (void)off; (void)len;
+    return a;
   }
-  for (int k = 0; k < len; k++) lmm_expand(l, m->link_cnst0 + m->route_links.data[off + k], v, 1.0);
-  if (c->crosstraffic) {
-    const route_entry *back = route_get(m, dst, src, err);
-    if (!back) { psim_err_clear(err); return a; } /* no way back: no cross-traffic */
-    for (int k = 0; k < back->len; k++)
-      lmm_expand(l, m->link_cnst0 + m->route_links.data[back->off + k], v, 0.05);
-  }
+  activity *a = sim_start_work(m->sim, size, -1, bwf, done, data, tag);
+  a->var = flow_var(m, a, src, dst, 1.0, bound);
   return a;
 }
 
 /* End of a message's latency phase: it now competes for bandwidth. */
 static void lat_done(sim *s, activity *a) {
-  lmm_var_set_penalty(sim_lmm(s), a->next_var, a->next_penalty);
+  models *m = a->model;
+  int v = flow_var(m, a, a->src, a->dst, a->next_penalty, a->next_bound);
   a->done = a->then;
-  sim_continue_work(s, a, a->next_work, a->next_var, a->scale);
+  sim_continue_work(s, a, a->next_work, v, a->scale);
 }
 
 double models_overhead(const models *m, int host, overhead_kind k, double bytes) {
