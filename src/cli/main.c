@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "cli/cli.h"
 
@@ -67,6 +68,13 @@ int main(int argc, char **argv) {
     return argc < 2 ? 2 : 0;
   }
   if (!strcmp(argv[1], "--version")) { puts("psim 0.1"); return 0; }
+  /* Per-rank trace files are kept open when the system allows it: raise the soft limit on
+   * open files to the hard one (the reader still bounds what it uses, see src/trace/tit_io.c). */
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+    rl.rlim_cur = rl.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &rl);
+  }
   const char *c = argv[1];
   if (!strcmp(c, "replay")) return cmd_replay(argc - 1, argv + 1);
   if (!strcmp(c, "demo")) return cmd_demo(argc - 1, argv + 1);

@@ -48,7 +48,9 @@ void tit_io_init(tit_io *io, int cap) {
 }
 
 int tit_io_default_cap(void) {
-  int cap = 256;
+  /* Up to 1024 open files (64 MiB of buffers): more ranks than that are served by reopening
+   * files at their saved offsets. */
+  int cap = 1024;
   struct rlimit rl;
   if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
     /* Leave half of the descriptors (and a few dozen) to the rest of the process. */
