@@ -10,8 +10,8 @@
 # hosts with 10 Gbps / 1 us private links (one host per rank).
 set -u
 cd "$(dirname "$0")/.."
-PSIM=${PSIM:-./build/psim}
-OUT=${BENCH_OUT:-bench/out}
+PSIM=${PSIM:-$PWD/build/psim}
+OUT=${BENCH_OUT:-$PWD/bench/out}
 REPS=${REPS:-3}
 QUICK=0
 [ "${1:-}" = "--quick" ] && { QUICK=1; REPS=1; }
@@ -28,7 +28,7 @@ platform() { # N -> writes $OUT/flat-N.xml and $OUT/hosts-N
 <?xml version='1.0'?>
 <!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
 <platform version="4.1">
-  <cluster id="bench" prefix="node-" radical="0-$((n - 1))" speed="1Gf" bw="10Gbps" lat="1us"/>
+  <cluster id="bench" prefix="node-" suffix="" radical="0-$((n - 1))" speed="1Gf" bw="10Gbps" lat="1us"/>
 </platform>
 XML
   seq 0 $((n - 1)) | sed 's/^/node-/' > "$OUT/hosts-$n"
@@ -39,6 +39,7 @@ median() { sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]
 
 # run_timed LABEL CMD... : prints "wall_s peak_kB" of the median-time run, keeps its stdout in $OUT/last.out
 run_timed() {
+  shift  # the label only documents the call
   local walls="" mems="" i
   for i in $(seq "$REPS"); do
     /usr/bin/time -f "%e %M" -o "$OUT/time.txt" "$@" > "$OUT/last.out" 2> "$OUT/last.err" || { echo "FAILED: $*" >&2; tail -5 "$OUT/last.err" >&2; return 1; }
@@ -54,7 +55,7 @@ compare() { # ranks iters
   [ -f "$dir/list" ] || $PSIM gen stencil --ranks "$n" --iters "$it" -o "$dir" 2>/dev/null
   local actions=$((n * (it * 11 + 2)))
   read -r pw pm < <(run_timed psim $PSIM replay --quiet --json - --platform "$OUT/flat-$n.xml" --hostfile "$OUT/hosts-$n" "$dir")
-  local pt; pt=$(sed -n 's/^ *"simulated_time": \([0-9.e+-]*\).*/\1/p' "$OUT/last.out")
+  local pt; pt=$(grep -o '"simulated_time": [0-9.e+-]*' "$OUT/last.out" | sed 's/.*: //')
   printf "%-22s %8d actions  psim     %7.2f s  %10.0f actions/s  %8.1f MB  simulated %.6f s\n" "stencil ${n}x${it}" "$actions" "$pw" "$(echo "$actions / $pw" | bc -l)" "$(echo "$pm / 1024" | bc -l)" "$pt"
   if [ $have_simgrid = 1 ] && [ "${NO_SIMGRID:-0}" = 0 ]; then
     read -r sw sm < <(cd "$dir" && run_timed simgrid smpirun -no-privatize -replay list -np "$n" -platform "../flat-$n.xml" -hostfile "../hosts-$n" --log=root.thres:critical --log=smpi_config.thres:critical --log=replay.thres:critical --log=smpi_replay.thres:info)
@@ -63,11 +64,11 @@ compare() { # ranks iters
   fi
 }
 
-scale() { # ranks iters model
-  local n=$1 it=$2 model=$3 dir="$OUT/st-$1x$2"
+scale() { # ranks iters model  (the stencil alone: no allreduce)
+  local n=$1 it=$2 model=$3 dir="$OUT/sa-$1x$2"
   platform "$n"
-  [ -f "$dir/list" ] || $PSIM gen stencil --ranks "$n" --iters "$it" -o "$dir" 2>/dev/null
-  local actions=$((n * (it * 11 + 2)))
+  [ -f "$dir/list" ] || $PSIM gen stencil --ranks "$n" --iters "$it" --allreduce 0 -o "$dir" 2>/dev/null
+  local actions=$((n * (it * 10 + 2)))
   read -r pw pm < <(run_timed psim $PSIM replay --quiet --network "$model" --json - --platform "$OUT/flat-$n.xml" --hostfile "$OUT/hosts-$n" "$dir")
   printf "%-8s %6d ranks x %5d it  %9d actions  %7.2f s  %10.0f actions/s  %8.1f MB  %6.2f kB/rank\n" "$model" "$n" "$it" "$actions" "$pw" "$(echo "$actions / $pw" | bc -l)" "$(echo "$pm / 1024" | bc -l)" "$(echo "$pm / $n" | bc -l)"
 }
@@ -75,14 +76,14 @@ scale() { # ranks iters model
 echo "== psim vs SimGrid 3.32, SMPI model, default collectives (median of $REPS) =="
 if [ $QUICK = 1 ]; then compare 64 200; compare 512 20; else compare 64 2000; compare 512 200; fi
 echo
-echo "== psim alone: growing ranks at ~1.3 M actions, SMPI model =="
+echo "== the stencil alone (no allreduce), ~1.3 M actions, growing ranks, SMPI model =="
 for n in 64 256 1024 4096 16384; do
   [ $QUICK = 1 ] && [ "$n" -gt 1024 ] && break
-  scale "$n" $((1300000 / (11 * n))) smpi
+  scale "$n" $((1300000 / (10 * n))) smpi
 done
 echo
 echo "== constant (LogGP-like) model =="
-for n in 64 512 4096; do scale "$n" $((1300000 / (11 * n))) constant; done
+for n in 64 512 4096 65536; do scale "$n" $((1300000 / (10 * n) > 0 ? 1300000 / (10 * n) : 2)) constant; done
 echo
-echo "== memory does not grow with iterations (64 ranks, SMPI) =="
+echo "== memory does not grow with iterations (64 ranks, stencil alone, SMPI) =="
 for it in 200 2000; do scale 64 "$it" smpi; done
