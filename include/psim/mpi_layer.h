@@ -35,7 +35,9 @@ struct mpi_req {
   double xfer_start;    /* date the bytes started moving (-1 before) */
   double xfer_end;      /* date the last byte arrived (-1 before) */
   mpi_req *peer;        /* the matched send (for a receive) or receive (for a send) */
-  mpi_req *next;        /* queue link */
+  mpi_req *next;        /* matching: next in its bucket (or wildcard list) */
+  mpi_req *oprev, *onext; /* matching: the rank's posted or unexpected requests, in order */
+  uint64_t seq;         /* posting order, to pick the oldest of several candidates */
   mpi_world *world;
   void *user;           /* the driver's */
   long user_idx;        /* the driver's */

@@ -24,6 +24,8 @@ void obs_json_string(FILE *f, const char *s);
 
 /* The JSON document of a replay: simulated_time, ranks[], totals. Deterministic. */
 void obs_write_json(FILE *f, const replay_result *r, const run_meta *m);
+/* The same document without its closing "\n}\n", for writers that add sections. */
+void obs_write_json_body(FILE *f, const replay_result *r, const run_meta *m);
 /* The human summary (a table of ranks; condensed when there are many). */
 void obs_write_summary(FILE *f, const replay_result *r, const run_meta *m);
 
@@ -101,6 +103,7 @@ typedef struct obs_cp_seg {
   int what;                 /* OBS_CP_* */
   int rank;                 /* the rank whose time it is (transfer: the receiving side) */
   int peer;                 /* transfer: the other rank; else -1 */
+  int src, dst;             /* transfer: its direction (the waiting rank is either) */
   double start, end, bytes;
   long act;                 /* index of the action in rank's list (-1 for a transfer) */
 } obs_cp_seg;
@@ -112,7 +115,9 @@ typedef struct obs_critpath {
   int np, last_rank;
 } obs_critpath;
 
-void obs_critpath_compute(const obs_record *rec, obs_critpath *cp);
+/* res (may be NULL) gives each rank's finish time: the path starts at the last one to finish
+ * (its trace's end can come after its last reported action: pending requests, finalize). */
+void obs_critpath_compute(const obs_record *rec, const replay_result *res, obs_critpath *cp);
 void obs_critpath_free(obs_critpath *cp);
 /* The human listing (consecutive segments of one rank and kind merged). */
 void obs_critpath_write_text(FILE *f, const obs_critpath *cp, const obs_record *rec);

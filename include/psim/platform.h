@@ -45,7 +45,14 @@ const char *plat_default_xml(void);
  * lat seconds, SPLITDUPLEX, no backbone. Used by generators and tests. */
 platform *plat_flat_cluster(int n, double speed, int cores, double bw, double lat);
 
+/* A platform file, or "flat:N[,SPEED[,BW[,LAT]]]" for a generated flat cluster of N hosts. */
+platform *plat_open(const char *spec, char **warnings, psim_err *err);
+
 void plat_free(platform *p);
+
+/* What-if scaling (sensitivity analysis): multiplies every host's speed, every link's
+ * bandwidth and latency (loopback links included) by the given factors. */
+void plat_scale(platform *p, double speed, double bandwidth, double latency);
 
 /* Human-readable description of where the platform came from ("file.xml" or "built-in ..."). */
 const char *plat_name(const platform *p);

@@ -28,6 +28,35 @@ typedef struct replay_observer {
   void (*end)(void *ctx, double time);
 } replay_observer;
 
+/* Over-decomposition (psim lb, src/adapt/): the ranks are virtual processors (VPs) run as
+ * user-level threads on processing elements (PEs), as AMPI does. On a PE one VP runs at a
+ * time, until it blocks in communication (a wait for a message) or reaches a balancing step;
+ * computing and MPI overheads keep the PE; VPs ready to run wait in FIFO order. Every
+ * period-th `migrate` of a VP is a balancing step: all VPs wait for each other, step()
+ * decides the new mapping, after lb_cost seconds the memory of each moving VP crosses the
+ * network from its old host to its new one (contended like any message), and once every
+ * migration arrived all VPs resume. Other migrates are no-ops. NULL in replay_opts: plain
+ * replay, where every migrate is a no-op. Ownership: all borrowed from the caller. */
+typedef struct replay_vp {
+  int npes;
+  const int *pe_host;        /* host of each PE */
+  int *vp_pe;                /* PE of each VP: the initial mapping, updated at each step */
+  int period;                /* 0: no balancing step */
+  double lb_cost;            /* simulated run time of the strategy (s) */
+  double vp_memory;          /* bytes of a `migrate` without size */
+  void *ctx;
+  /* Optional: VP vp reached its it-th migrate (1-based) on PE pe, having computed `load`
+   * seconds since its previous migrate. */
+  void (*iteration)(void *ctx, int vp, int it, int pe, double load);
+  /* All VPs reached balancing step `step` (1-based) at time now: loads[v] = VP v's computing
+   * time since the previous step, bytes[v] = its memory. Writes the new mapping into new_pe
+   * (on entry a copy of vp_pe). Returns 0, or -1 with err to stop the run. */
+  int (*step)(void *ctx, int step, double now, const double *loads, const double *bytes,
+              int *new_pe, psim_err *err);
+  /* Optional: the application resumed after step `step`. */
+  void (*resumed)(void *ctx, int step, double now);
+} replay_vp;
+
 typedef struct replay_opts {
   const platform *plat;
   const int *hostfile;       /* host of each hostfile entry (NULL: the platform's hosts) */
@@ -40,6 +69,7 @@ typedef struct replay_opts {
   int progress;              /* print progress on stderr */
   const replay_observer *observers;  /* array of nobservers, borrowed */
   int nobservers;
+  const replay_vp *vp;       /* over-decomposition (psim lb), NULL for plain replay */
 } replay_opts;
 
 void replay_opts_init(replay_opts *o, const platform *p, int np);

@@ -8,6 +8,7 @@
 
 static const char *HELP =
     "usage: psim gen stencil [options] -o DIR\n"
+    "       psim gen stencil2d [options] -o DIR   (see psim gen stencil2d --help)\n"
     "       psim gen mix --ranks N --rounds K [--seed S] [--collectives LIST] [--p2p-only] -o DIR\n"
     "\n"
     "Writes a time-independent trace, one file per rank plus DIR/list; every command that\n"
@@ -67,8 +68,9 @@ int cmd_gen(int argc, char **argv) {
     return argc < 2 ? 2 : 0;
   }
   if (!strcmp(argv[1], "mix")) return gen_mix_main(argc, argv);
+  if (!strcmp(argv[1], "stencil2d")) return cmd_gen_stencil2d(argc, argv);
   if (strcmp(argv[1], "stencil"))
-    return cli_usage("gen", "unknown workload '%s' (expected: stencil or mix)", argv[1]);
+    return cli_usage("gen", "unknown workload '%s' (expected: stencil, stencil2d or mix)", argv[1]);
   gen_stencil_opts o;
   gen_stencil_defaults(&o);
   const char *dir = NULL;

@@ -5,7 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
+#include "cli/run_args.h"
 #include "psim/observe.h"
 #include "psim/replay.h"
 
@@ -34,6 +34,11 @@ static const char *HELP =
     "                      (psim replay --list-algorithms prints them all)\n"
     "  --json FILE         write the results as JSON ('-' = stdout)\n"
     "  --actions FILE      log each finished action: END_TIME RANK ACTION DURATION ('-' = stdout)\n"
+    "  --trace FILE        write a timeline of the run: FILE.paje = Paje (ViTE, PajeNG's pj_dump),\n"
+    "                      FILE.json = Chrome trace events (Perfetto, chrome://tracing); repeatable\n"
+    "  --report FILE.html  write the HTML report of the run (charts, critical path; see psim report)\n"
+    "  --timeline          add the report's data to --json: \"timeline\", \"comm_matrix\",\n"
+    "                      \"critical_path\" (psim report turns that document into the HTML report)\n"
     "  --quiet             no summary on stdout\n"
     "  --progress          progress on stderr (default: only when stderr is a terminal)\n"
     "  --list-algorithms   print the collective algorithms and exit\n"
@@ -53,118 +58,94 @@ static int list_algorithms(void) {
   return 0;
 }
 
-/* Splits "key:value" (or "key=value") at the first separator. */
-static int split_cfg(char *s, char **key, char **value) {
-  char *sep = strpbrk(s, ":=");
-  if (!sep) return -1;
-  *sep = 0;
-  *key = s;
-  *value = sep + 1;
-  return 0;
-}
-
 int cmd_replay(int argc, char **argv) {
-  const char *platform_path = NULL, *hostfile = NULL, *json = NULL, *actions = NULL, *network = NULL;
-  long np = 0;
-  int quiet = 0, progress = isatty(2);
-  VEC(char *) cfgs = {0};
-  VEC(const char *) traces = {0};
+  const char *json = NULL, *actions = NULL, *report = NULL;
+  int quiet = 0, progress = isatty(2), timeline = 0;
+  obs_record *rec = NULL;
+  obs_critpath cp = {0};
+  cli_run run = {0};
+  VEC(const char *) traces_out = {0};
+  VEC(obs_trace *) writers = {0};
+  VEC(replay_observer) obs = {0};
+  FILE *af = NULL;
+  replay_result res = {0};
+  psim_err err;
+  psim_err_clear(&err);
   int rc = 2;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+    int k = cli_run_option(&run, "replay", argc, argv, &i);
+    if (k < 0) goto out;
+    if (k > 0) continue;
 #define NEEDV() do { if (!v) { rc = cli_usage("replay", "%s needs a value", a); goto out; } i++; } while (0)
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(HELP, stdout); rc = 0; goto out; }
     else if (!strcmp(a, "--list-algorithms")) { rc = list_algorithms(); goto out; }
-    else if (!strcmp(a, "--platform")) { NEEDV(); platform_path = v; }
-    else if (!strcmp(a, "--hostfile")) { NEEDV(); hostfile = v; }
-    else if (!strcmp(a, "--np")) { NEEDV(); if ((np = cli_int("replay", a, v)) <= 0) { if (np == 0) cli_usage("replay", "--np must be at least 1"); goto out; } }
-    else if (!strcmp(a, "--network")) { NEEDV(); network = v; }
-    else if (!strcmp(a, "--cfg")) { NEEDV(); VEC_PUSH(cfgs, (char *)v); }
-    else if (!strncmp(a, "--cfg=", 6)) VEC_PUSH(cfgs, (char *)a + 6);
     else if (!strcmp(a, "--json")) { NEEDV(); json = v; }
     else if (!strcmp(a, "--actions")) { NEEDV(); actions = v; }
+    else if (!strcmp(a, "--trace")) { NEEDV(); VEC_PUSH(traces_out, v); }
+    else if (!strcmp(a, "--report")) { NEEDV(); report = v; }
+    else if (!strcmp(a, "--timeline")) timeline = 1;
     else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) quiet = 1;
     else if (!strcmp(a, "--progress")) progress = 1;
     else if (!strcmp(a, "--no-progress")) progress = 0;
-    else if (a[0] == '-' && a[1]) { rc = cli_usage("replay", "unknown option '%s'", a); goto out; }
-    else VEC_PUSH(traces, a);
+    else { rc = cli_usage("replay", "unknown option '%s'", a); goto out; }
 #undef NEEDV
   }
-  if (!traces.len) { rc = cli_usage("replay", "no trace given"); goto out; }
-
-  psim_err err;
-  psim_err_clear(&err);
-  platform *plat = NULL;
-  char *warnings = NULL;
-  if (platform_path) plat = plat_load_xml(platform_path, &warnings, &err);
-  else plat = plat_default();
-  if (warnings) { fputs(warnings, stderr); free(warnings); }
-  if (!plat) { rc = cli_fail(&err); goto out; }
-
-  tit_source *src = tit_open(traces.data, (int)traces.len, (int)np, &err);
-  if (!src) { rc = cli_fail(&err); plat_free(plat); goto out; }
-  if (!np) np = tit_nranks(src);
-
-  replay_opts o;
-  replay_opts_init(&o, plat, (int)np);
-  o.progress = progress;
-  int *hosts = NULL;
-  FILE *af = NULL;
-  replay_result res = {0};
-  if (hostfile) {
-    int n = plat_hostfile_load(plat, hostfile, &hosts, &err);
-    if (n < 0) { rc = cli_fail(&err); goto done; }
-    if (n == 0) { psim_errf(&err, 2, hostfile, 0, "the hostfile lists no host"); rc = cli_fail(&err); goto done; }
-    o.hostfile = hosts;
-    o.nhostfile = n;
+  if ((rc = cli_run_setup(&run, "replay")) != 0) goto out;
+  rc = 2;
+  replay_opts *o = &run.o;
+  o->progress = progress;
+  if (actions && !(af = cli_open_out(actions))) goto out;
+  o->actions = af;
+  for (size_t i = 0; i < traces_out.len; i++) {
+    obs_trace *t = obs_trace_open(traces_out.data[i], run.plat, run.rank_host, (int)run.np, &err);
+    if (!t) { rc = cli_fail(&err); goto out; }
+    VEC_PUSH(writers, t);
+    VEC_PUSH(obs, obs_trace_observer(t));
   }
-  /* The platform's <config> first, then the command line (which wins). */
-  for (int i = 0; i < plat_nconfig(plat); i++) {
-    const char *k, *v;
-    plat_config_at(plat, i, &k, &v);
-    psim_err e2;
-    psim_err_clear(&e2);
-    if (replay_opts_cfg(&o, k, v, &e2) < 0) {
-      if (!strncmp(e2.msg, "unknown configuration key", 25))
-        fprintf(stderr, "psim: %s: ignoring <config> property '%s' (not used by psim)\n", plat_name(plat), k);
-      else { snprintf(err.file, sizeof err.file, "%s", plat_name(plat)); err.code = 2; snprintf(err.msg, sizeof err.msg, "<config>: %.1500s", e2.msg); rc = cli_fail(&err); goto done; }
-    }
+  if (timeline || report) {
+    rec = obs_record_new((int)run.np, 0);
+    VEC_PUSH(obs, obs_record_observer(rec));
   }
-  for (size_t i = 0; i < cfgs.len; i++) {
-    char *k, *v, *copy = xstrdup(cfgs.data[i]);
-    if (split_cfg(copy, &k, &v) < 0) {
-      free(copy);
-      rc = cli_usage("replay", "--cfg expects KEY:VALUE, got '%s'", cfgs.data[i]);
-      goto done;
-    }
-    int r = replay_opts_cfg(&o, k, v, &err);
-    free(copy);
-    if (r < 0) { rc = cli_fail(&err); goto done; }
-  }
-  if (network) {
-    if (!strcmp(network, "smpi")) o.net.model = NET_SMPI;
-    else if (!strcmp(network, "constant")) o.net.model = NET_CONSTANT;
-    else { rc = cli_usage("replay", "--network expects smpi or constant, got '%s'", network); goto done; }
-  }
-  if (actions && !(af = cli_open_out(actions))) { rc = 2; goto done; }
-  o.actions = af;
+  o->observers = obs.data;
+  o->nobservers = (int)obs.len;
 
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  int r = replay_run(src, &o, &res, &err);
+  int r = replay_run(run.src, o, &res, &err);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   double wall = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
   if (af) { cli_close_out(af); af = NULL; }
-  if (r < 0 && err.code != PSIM_EXIT_DEADLOCK) { rc = cli_fail(&err); goto done; }
+  if (r < 0 && err.code != PSIM_EXIT_DEADLOCK) { rc = cli_fail(&err); goto out; }
+  for (size_t i = 0; i < writers.len; i++) {
+    psim_err e2;
+    psim_err_clear(&e2);
+    obs_trace *t = writers.data[i];
+    writers.data[i] = NULL;
+    if (obs_trace_close(t, &e2) < 0) { rc = cli_fail(&e2); goto out; }
+  }
 
-  run_meta m = {"replay", plat_name(plat), o.net.model == NET_SMPI ? "smpi" : "constant",
-                traces.data, (int)traces.len, plat, &o.coll};
+  run_meta m = cli_run_meta(&run, "replay");
+  if (rec && r == 0) obs_critpath_compute(rec, &res, &cp);
+  const obs_critpath *cpp = rec && r == 0 ? &cp : NULL;
   if (json) {
     FILE *f = cli_open_out(json);
-    if (!f) { rc = 2; goto done; }
-    obs_write_json(f, &res, &m);
+    if (!f) goto out;
+    if (timeline) obs_write_json_full(f, &res, &m, rec, cpp);
+    else obs_write_json(f, &res, &m);
     cli_close_out(f);
+  }
+  if (report) {
+    char *doc = NULL;
+    size_t len = 0;
+    FILE *mf = open_memstream(&doc, &len);
+    if (!mf) { fprintf(stderr, "psim: out of memory\n"); goto out; }
+    obs_write_json_full(mf, &res, &m, rec, cpp);
+    fclose(mf);
+    int k = cli_write_report_file(report, doc, len, run.traces.data[0]);
+    free(doc);
+    if (k) { rc = k; goto out; }
   }
   if (!quiet && !(json && !strcmp(json, "-")) && !(actions && !strcmp(actions, "-")))
     obs_write_summary(stdout, &res, &m);
@@ -177,14 +158,18 @@ int cmd_replay(int argc, char **argv) {
   } else {
     rc = 0;
   }
-done:
-  if (af) cli_close_out(af);
-  replay_result_free(&res);
-  free(hosts);
-  tit_close(src);
-  plat_free(plat);
 out:
-  VEC_FREE(cfgs);
-  VEC_FREE(traces);
+  if (af) cli_close_out(af);
+  for (size_t i = 0; i < writers.len; i++) {
+    psim_err e2;
+    obs_trace_close(writers.data[i], &e2);
+  }
+  obs_critpath_free(&cp);
+  obs_record_free(rec);
+  replay_result_free(&res);
+  cli_run_free(&run);
+  VEC_FREE(traces_out);
+  VEC_FREE(writers);
+  VEC_FREE(obs);
   return rc;
 }

@@ -17,6 +17,11 @@ static const char *USAGE =
     "  demo       replay the embedded example on the embedded 64-node platform\n"
     "  gen        write synthetic workloads (traces) for experiments and benchmarks\n"
     "  platform   print the embedded platform, or check and describe a platform file\n"
+    "  critical-path  the chain of actions and messages that fixed a replay's simulated time\n"
+    "  report     the HTML report (charts, critical path) of a result written by replay --json\n"
+    "  lb         simulate over-decomposition (VPs on PEs) with dynamic load balancing\n"
+    "  balance    run one load balancer on a stated situation, print the new mapping\n"
+    "  trace      trace tools: stats, lb-period, aggregate\n"
     "\n"
     "Run 'psim <command> --help' for its options. Example:\n"
     "  psim replay --platform cluster.xml --hostfile hosts --np 64 trace.txt\n"
@@ -80,6 +85,11 @@ int main(int argc, char **argv) {
   if (!strcmp(c, "demo")) return cmd_demo(argc - 1, argv + 1);
   if (!strcmp(c, "gen")) return cmd_gen(argc - 1, argv + 1);
   if (!strcmp(c, "platform")) return cmd_platform(argc - 1, argv + 1);
+  if (!strcmp(c, "critical-path")) return cmd_critpath(argc - 1, argv + 1);
+  if (!strcmp(c, "report")) return cmd_report(argc - 1, argv + 1);
+  if (!strcmp(c, "lb")) return cmd_lb(argc - 1, argv + 1);
+  if (!strcmp(c, "balance")) return cmd_balance(argc - 1, argv + 1);
+  if (!strcmp(c, "trace")) return cmd_trace(argc - 1, argv + 1);
   fprintf(stderr, "psim: unknown command '%s'\n\n%s", c, USAGE);
   return 2;
 }

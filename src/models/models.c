@@ -74,7 +74,9 @@ models *models_new(sim *s, const platform *p, const net_config *cfg, psim_err *e
     if (h == 0) m->host_cnst0 = c;
   }
   m->link_cnst0 = -1;
-  for (int i = 0; i < plat_nlinks(p); i++) {
+  /* The constant model never shares links: no constraint for them (a million-host cluster
+   * has two million link directions). */
+  for (int i = 0; cfg->model == NET_SMPI && i < plat_nlinks(p); i++) {
     const plat_link *pl = plat_link_at(p, i);
     int c = lmm_cnst_new(l, pl->bandwidth, pl->sharing == PLAT_FATPIPE);
     if (i == 0) m->link_cnst0 = c;
@@ -150,7 +152,7 @@ static const route_entry *route_get(models *m, int src, int dst, psim_err *err) 
   }
   if (m->nroutes * 2 >= m->route_cap) {
     /* Grow up to a bound; beyond it, start afresh (routes are cheap to recompute). */
-    if (m->route_cap < (1u << 22)) {
+    if (m->route_cap < (1u << 17)) {
       route_entry *old = m->routes;
       size_t oldcap = m->route_cap;
       m->route_cap *= 2;

@@ -111,6 +111,17 @@ static int parse_bool(const char *key, const char *v, int *out, psim_err *err) {
   return 0;
 }
 
+/* step_fn_parse, with the property's name in the error message. */
+static int parse_steps(const char *key, step_fn *f, const char *v, int overhead, psim_err *err) {
+  if (step_fn_parse(f, v, overhead, err) == 0) return 0;
+  if (err) {
+    char msg[sizeof err->msg];
+    memcpy(msg, err->msg, sizeof msg);
+    snprintf(err->msg, sizeof err->msg, "--cfg %s: %.1500s", key, msg);
+  }
+  return -1;
+}
+
 int net_config_set(net_config *c, const char *key, const char *v, psim_err *err) {
   int r = 0;
   if (!strcmp(key, "network/model")) {
@@ -122,12 +133,12 @@ int net_config_set(net_config *c, const char *key, const char *v, psim_err *err)
     r = parse_num(key, v, &c->tcp_gamma, err);
   else if (!strcmp(key, "network/weight-S")) r = parse_num(key, v, &c->weight_s, err);
   else if (!strcmp(key, "smpi/bw-factor") || !strcmp(key, "network/bandwidth-factor"))
-    r = step_fn_parse(&c->bw_factor, v, 0, err);
+    r = parse_steps(key, &c->bw_factor, v, 0, err);
   else if (!strcmp(key, "smpi/lat-factor") || !strcmp(key, "network/latency-factor"))
-    r = step_fn_parse(&c->lat_factor, v, 0, err);
-  else if (!strcmp(key, "smpi/os")) r = step_fn_parse(&c->os, v, 1, err);
-  else if (!strcmp(key, "smpi/or")) r = step_fn_parse(&c->or_, v, 1, err);
-  else if (!strcmp(key, "smpi/ois")) r = step_fn_parse(&c->ois, v, 1, err);
+    r = parse_steps(key, &c->lat_factor, v, 0, err);
+  else if (!strcmp(key, "smpi/os")) r = parse_steps(key, &c->os, v, 1, err);
+  else if (!strcmp(key, "smpi/or")) r = parse_steps(key, &c->or_, v, 1, err);
+  else if (!strcmp(key, "smpi/ois")) r = parse_steps(key, &c->ois, v, 1, err);
   else if (!strcmp(key, "smpi/async-small-thresh")) r = parse_num(key, v, &c->async_small_thresh, err);
   else if (!strcmp(key, "smpi/send-is-detached-thresh")) r = parse_num(key, v, &c->detached_thresh, err);
   else if (!strcmp(key, "smpi/test")) r = parse_num(key, v, &c->test_sleep, err);

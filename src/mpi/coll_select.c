@@ -201,7 +201,7 @@ static int check_call(const coll_call *c, psim_err *err) {
                      c->kind == COLL_ALLGATHERV || c->kind == COLL_REDUCESCATTER;
   if ((need_counts && !c->counts) || (need_counts2 && !c->counts2))
     return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "%s: missing per-rank sizes", name);
-  for (int i = 0; i < c->size; i++)
+  for (int i = 0; (need_counts || need_counts2) && i < c->size; i++)
     if ((need_counts && !(c->counts[i] >= 0)) || (need_counts2 && !(c->counts2[i] >= 0)))
       return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "%s: negative size for rank %d", name, i);
   return 0;

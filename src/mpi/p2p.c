@@ -4,14 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi/match.h"
 #include "psim/mpi_layer.h"
-
-typedef struct queue { mpi_req *head, *tail; } queue;
-
-typedef struct rank_q {
-  queue posted;       /* receives waiting for a send */
-  queue unexpected;   /* sends waiting for a receive */
-} rank_q;
 
 struct mpi_world {
   sim *sim;
@@ -20,7 +14,7 @@ struct mpi_world {
   const int *rank_host;
   mpi_done_fn on_done;
   void *ctx;
-  rank_q *q;
+  match_index *q;     /* posted receives and unexpected sends of every rank */
   VEC(mpi_req *) pool;
   VEC(mpi_req *) all;   /* every request ever allocated, to free them at the end */
   mpi_stats stats;
@@ -42,7 +36,7 @@ mpi_world *mpi_world_new(sim *s, models *m, int nranks, const int *rank_host, mp
   w->rank_host = rank_host;
   w->on_done = on_done;
   w->ctx = ctx;
-  w->q = xcalloc((size_t)nranks, sizeof *w->q);
+  w->q = match_new(nranks);
   return w;
 }
 
@@ -51,7 +45,7 @@ void mpi_world_free(mpi_world *w) {
   for (size_t i = 0; i < w->all.len; i++) free(w->all.data[i]);
   VEC_FREE(w->all);
   VEC_FREE(w->pool);
-  free(w->q);
+  match_free(w->q);
   free(w);
 }
 
@@ -79,30 +73,6 @@ static void maybe_free(mpi_world *w, mpi_req *r) {
 void mpi_req_release(mpi_world *w, mpi_req *r) {
   r->released = 1;
   maybe_free(w, r);
-}
-
-static void push(queue *q, mpi_req *r) {
-  r->next = NULL;
-  if (q->tail) q->tail->next = r; else q->head = r;
-  q->tail = r;
-}
-
-static int matches(const mpi_req *recv, const mpi_req *send) {
-  return recv->ctx == send->ctx && (recv->src == MPI_L_ANY || recv->src == send->src) &&
-         (recv->tag == MPI_L_ANY || recv->tag == send->tag);
-}
-
-/* Removes and returns the oldest element of q that matches `probe`. */
-static mpi_req *take(queue *q, const mpi_req *probe, int probe_is_recv) {
-  mpi_req *prev = NULL;
-  for (mpi_req *r = q->head; r; prev = r, r = r->next) {
-    if (!(probe_is_recv ? matches(probe, r) : matches(r, probe))) continue;
-    if (prev) prev->next = r->next; else q->head = r->next;
-    if (q->tail == r) q->tail = prev;
-    r->next = NULL;
-    return r;
-  }
-  return NULL;
 }
 
 static void complete(mpi_world *w, mpi_req *r) {
@@ -189,11 +159,11 @@ mpi_req *mpi_isend(mpi_world *w, int src, int dst, int tag, int ctx, double byte
   s->detached = !(flags & MPI_F_SSEND) && s->bytes < c->detached_thresh;
   int eager = s->bytes < c->async_small_thresh;
   if (eager && start_transfer(w, s, err) < 0) return NULL;
-  mpi_req *r = take(&w->q[dst].posted, s, 0);
+  mpi_req *r = match_take_recv(w->q, s);
   if (r) {
     if (match(w, s, r, err) < 0) return NULL;
   } else {
-    push(&w->q[dst].unexpected, s);
+    match_post_send(w->q, s);
   }
   if (s->detached) complete(w, s);
   return s;
@@ -207,29 +177,23 @@ mpi_req *mpi_irecv(mpi_world *w, int dst, int src, int tag, int ctx, double byte
   r->tag = tag;
   r->ctx = ctx;
   r->bytes = bytes;
-  mpi_req *s = take(&w->q[dst].unexpected, r, 1);
+  mpi_req *s = match_find_send(w->q, dst, src, tag, ctx, 1);
   if (s) {
     if (match(w, s, r, err) < 0) return NULL;
   } else {
-    push(&w->q[dst].posted, r);
+    match_post_recv(w->q, r);
   }
   return r;
 }
 
 const mpi_req *mpi_iprobe(mpi_world *w, int dst, int src, int tag, int ctx) {
-  mpi_req probe = {0};
-  probe.src = src;
-  probe.tag = tag;
-  probe.ctx = ctx;
-  for (mpi_req *s = w->q[dst].unexpected.head; s; s = s->next)
-    if (matches(&probe, s)) return s;
-  return NULL;
+  return match_find_send(w->q, dst, src, tag, ctx, 0);
 }
 
 void mpi_describe_pending(const mpi_world *w, int r, char *buf, size_t n) {
   size_t used = 0;
   buf[0] = 0;
-  for (const mpi_req *q = w->q[r].posted.head; q && used + 80 < n; q = q->next) {
+  for (const mpi_req *q = match_posted(w->q, r); q && used + 80 < n; q = q->onext) {
     char src[16];
     if (q->src == MPI_L_ANY) snprintf(src, sizeof src, "any");
     else snprintf(src, sizeof src, "%d", q->src);

@@ -32,7 +32,8 @@ static void kv_num(FILE *f, const char *k, double v, int comma) {
   if (comma) fputs(", ", f);
 }
 
-void obs_write_json(FILE *f, const replay_result *r, const run_meta *m) {
+/* Everything but the closing brace, so that obs_write_json_full can add its sections. */
+void obs_write_json_body(FILE *f, const replay_result *r, const run_meta *m) {
   fputs("{\n  \"psim_version\": \"0.1\",\n  \"command\": ", f);
   obs_json_string(f, m->command);
   fputs(",\n  \"platform\": ", f);
@@ -81,7 +82,12 @@ void obs_write_json(FILE *f, const replay_result *r, const run_meta *m) {
     kv_num(f, "bytes_received", s->bytes_recv, 0);
     fputs(i + 1 < r->np ? "},\n" : "}\n", f);
   }
-  fputs("  ]\n}\n", f);
+  fputs("  ]", f);
+}
+
+void obs_write_json(FILE *f, const replay_result *r, const run_meta *m) {
+  obs_write_json_body(f, r, m);
+  fputs("\n}\n", f);
 }
 
 static void human_bytes(char *buf, size_t n, double b) {

@@ -55,3 +55,32 @@ platform *plat_flat_cluster(int n, double speed, int cores, double bw, double la
   }
   return p;
 }
+
+/* "flat:N[,SPEED[,BW[,LAT]]]" (SimGrid units, defaults 1Gf, 10Gbps, 1us): a generated flat
+ * cluster without XML, for what-ifs and very large runs; anything else is an XML file. */
+platform *plat_open(const char *spec, char **warnings, psim_err *err) {
+  if (strncmp(spec, "flat:", 5)) return plat_load_xml(spec, warnings, err);
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s", spec + 5);
+  char *field[4] = {buf, NULL, NULL, NULL};
+  for (int i = 1; i < 4; i++) {
+    char *c = field[i - 1] ? strchr(field[i - 1], ',') : NULL;
+    if (!c) break;
+    *c = 0;
+    field[i] = c + 1;
+  }
+  char *end;
+  long n = strtol(field[0], &end, 10);
+  if (end == field[0] || *end || n < 1 || n > 100000000)
+    return psim_errf(err, 2, spec, 0, "expected flat:N[,SPEED[,BW[,LAT]]] with N a number of hosts"), NULL;
+  double v[3] = {1e9, 1.25e9, 1e-6};
+  int (*parse[3])(const char *, double *, int *, char *, size_t) = {psim_unit_speed, psim_unit_bandwidth, psim_unit_time};
+  for (int i = 0; i < 3; i++) {
+    if (!field[i + 1]) break;
+    char why[256];
+    int warned = 0;
+    if (parse[i](field[i + 1], &v[i], &warned, why, sizeof why) < 0)
+      return psim_errf(err, 2, spec, 0, "%s", why), NULL;
+  }
+  return plat_flat_cluster((int)n, v[0], 1, v[1], v[2]);
+}

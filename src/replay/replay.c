@@ -17,6 +17,7 @@
 typedef enum {
   R_SEND, R_ISEND, R_RECV, R_IRECV, R_WAITALL, R_WAIT, R_COMPUTE, R_SLEEP,
   R_ISEND_KEEP, R_IRECV_KEEP, R_WAIT_KEY, R_TEST_KEY, R_WAITALL_KEEP,
+  R_MIGRATE,   /* only with replay_opts.vp: a possible balancing step */
 } rop_kind;
 
 typedef struct rop {
@@ -29,11 +30,16 @@ typedef struct rop {
 /* A request started by a trace isend/irecv, waited for later by (src, dst, tag). */
 typedef struct keyed { int src, dst, tag; mpi_req *req; } keyed;
 
-typedef enum { RK_READY, RK_BLOCKED, RK_DONE } rank_state;
+/* RK_QUEUED: a VP ready to run but waiting for its PE; RK_STEP: at a balancing step. */
+typedef enum { RK_READY, RK_BLOCKED, RK_DONE, RK_QUEUED, RK_STEP } rank_state;
 
 typedef struct rank {
   int id, host;
   uint8_t state, sub, has_action, at_end;
+  uint8_t wait_comm;              /* VP mode: blocked in communication, without its PE */
+  int migrates;                   /* VP mode: migrate points reached */
+  int qnext;                      /* VP mode: next VP in its PE's ready queue */
+  double iter_mark;               /* VP mode: st.compute at its previous migrate */
   int pc, nops, capops;
   rop *ops;
   rop inline_ops[2];
@@ -45,6 +51,8 @@ typedef struct rank {
   keyed *pend;
   int npend, cappend;
   tit_action act;
+  const char *last_file;          /* where its last action came from (for deadlock reports) */
+  long last_line;
   double act_start, xfer_lo, xfer_hi;
   char *text;                     /* copy of the action text once it blocks */
   int text_len, text_cap, text_copied;
@@ -66,6 +74,13 @@ typedef struct replay {
   uint64_t actions;
   coll_prog prog;
   double last_progress;
+  /* over-decomposition (o->vp != NULL): per PE the running VP (-1: idle) and a FIFO ring of
+   * ready VPs; the balancing step in progress */
+  const replay_vp *vp;
+  int *pe_running, *pe_qhead, *pe_qtail;  /* queues linked through rank.qnext, -1 = none */
+  int at_step, ndone, nsteps, migrating;
+  double *step_loads, *step_bytes, *load_mark;
+  int *new_pe;
 } replay;
 
 void replay_opts_init(replay_opts *o, const platform *p, int np) {
@@ -142,8 +157,45 @@ static void block(rank *k) {
   keep_text(k);
 }
 
+/* VP mode: VP k wants its PE; it runs now if the PE is idle, else waits its turn. */
+static void pe_acquire(replay *R, rank *k) {
+  int pe = R->vp->vp_pe[k->id];
+  if (R->pe_running[pe] < 0) {
+    R->pe_running[pe] = k->id;
+    k->state = RK_READY;
+    sim_make_ready(R->sim, k->id);
+    return;
+  }
+  k->qnext = -1;
+  if (R->pe_qtail[pe] >= 0) R->ranks[R->pe_qtail[pe]].qnext = k->id;
+  else R->pe_qhead[pe] = k->id;
+  R->pe_qtail[pe] = k->id;
+  k->state = RK_QUEUED;
+}
+
+/* VP mode: VP k leaves its PE (blocked in communication, at a step, or finished). */
+static void pe_release(replay *R, rank *k) {
+  int pe = R->vp->vp_pe[k->id];
+  if (R->pe_running[pe] != k->id) return;
+  R->pe_running[pe] = -1;
+  int next = R->pe_qhead[pe];
+  if (next < 0) return;
+  R->pe_qhead[pe] = R->ranks[next].qnext;
+  if (R->pe_qhead[pe] < 0) R->pe_qtail[pe] = -1;
+  R->pe_running[pe] = next;
+  R->ranks[next].state = RK_READY;
+  sim_make_ready(R->sim, next);
+}
+
+/* Blocked waiting for messages: a VP gives its PE to the next ready one. */
+static void block_comm(replay *R, rank *k) {
+  block(k);
+  if (R->vp) { k->wait_comm = 1; pe_release(R, k); }
+}
+
 static void wake(replay *R, rank *k) {
   if (k->state != RK_BLOCKED) return;
+  if (R->vp && k->wait_comm) { k->wait_comm = 0; pe_acquire(R, k); return; }
   k->state = RK_READY;
   sim_make_ready(R->sim, k->id);
 }
@@ -231,6 +283,88 @@ static int sleep_then(replay *R, rank *k, double t, int next_sub) {
   return 1;
 }
 
+/* ---- balancing steps (VP mode) ---- */
+/* Every VP is at the step and every migration has arrived: VPs take their new PEs and queue
+ * for them in VP order. */
+static void step_resume(replay *R) {
+  const replay_vp *vp = R->vp;
+  for (int v = 0; v < R->np; v++) {
+    vp->vp_pe[v] = R->new_pe[v];
+    R->rank_host[v] = vp->pe_host[R->new_pe[v]];
+    R->ranks[v].host = R->rank_host[v];
+    R->ranks[v].st.host = R->rank_host[v];
+  }
+  R->at_step = 0;
+  for (int v = 0; v < R->np; v++) {
+    rank *k = &R->ranks[v];
+    k->state = RK_BLOCKED;
+    pe_acquire(R, k);
+  }
+  if (vp->resumed) vp->resumed(vp->ctx, R->nsteps, sim_now(R->sim));
+}
+
+static void migration_done(sim *s, activity *a) {
+  (void)s;
+  replay *R = a->data;
+  if (--R->migrating == 0) step_resume(R);
+}
+
+/* The strategy has run (lb_cost elapsed): the moving VPs' memory crosses the network. */
+static void step_strategy_done(sim *s, activity *a) {
+  (void)s;
+  replay *R = a->data;
+  R->migrating = 1;   /* held until every transfer is started */
+  for (int v = 0; v < R->np && !R->failed; v++) {
+    int from = R->vp->vp_pe[v], to = R->new_pe[v];
+    if (from == to) continue;
+    R->migrating++;
+    if (!models_transfer(R->models, R->vp->pe_host[from], R->vp->pe_host[to], R->step_bytes[v],
+                         migration_done, R, v, R->err)) {
+      fail(R);
+      return;
+    }
+  }
+  if (--R->migrating == 0) step_resume(R);
+}
+
+/* The last VP reached the step: measure, decide, then migrate. */
+static void step_start(replay *R) {
+  const replay_vp *vp = R->vp;
+  R->nsteps++;
+  for (int v = 0; v < R->np; v++) {
+    R->step_loads[v] = R->ranks[v].st.compute - R->load_mark[v];
+    R->load_mark[v] = R->ranks[v].st.compute;
+    R->new_pe[v] = vp->vp_pe[v];
+  }
+  if (vp->step(vp->ctx, R->nsteps, sim_now(R->sim), R->step_loads, R->step_bytes, R->new_pe, R->err) < 0) {
+    fail(R);
+    return;
+  }
+  for (int v = 0; v < R->np; v++)
+    if (R->new_pe[v] < 0 || R->new_pe[v] >= vp->npes) {
+      psim_errf(R->err, 2, NULL, 0, "balancing step %d put VP %d on PE %d (PEs are 0..%d)",
+                R->nsteps, v, R->new_pe[v], vp->npes - 1);
+      fail(R);
+      return;
+    }
+  sim_start_timer(R->sim, vp->lb_cost, step_strategy_done, R, 0);
+}
+
+/* A migrate was reached on only some VPs: the others ended their trace. */
+static void step_mismatch(replay *R) {
+  int waiting = -1, ended = -1;
+  for (int v = 0; v < R->np; v++) {
+    if (R->ranks[v].state == RK_STEP && waiting < 0) waiting = v;
+    if (R->ranks[v].state == RK_DONE && ended < 0) ended = v;
+  }
+  const rank *w = &R->ranks[waiting];
+  psim_errf(R->err, 2, w->act.file, w->act.line,
+            "migrate on only some VPs: VP %d is at its migrate number %d (a balancing step) but "
+            "VP %d ended its trace after %d migrates; every VP must reach every migrate",
+            waiting, w->migrates, ended, R->ranks[ended].migrates);
+  fail(R);
+}
+
 /* Executes (or resumes) operation op of rank k. Returns 1 if the rank blocked. */
 static int exec_op(replay *R, rank *k, const rop *op) {
   const net_config *c = &R->o->net;
@@ -265,7 +399,7 @@ static int exec_op(replay *R, rank *k, const rop *op) {
       if (op->kind == R_ISEND_KEEP) { push_keyed(k, k->id, op->peer, op->tag, q); return 0; }
       k->cur = q;
       k->sub = 2;
-      if (wait_reqs(k, &k->cur, 1)) { block(k); return 1; }
+      if (wait_reqs(k, &k->cur, 1)) { block_comm(R, k); return 1; }
     }
     release_reqs(R, k, &k->cur, 1);
     return 0;
@@ -280,14 +414,14 @@ static int exec_op(replay *R, rank *k, const rop *op) {
       if (op->kind == R_IRECV_KEEP) { push_keyed(k, op->peer, k->id, op->tag, q); return 0; }
       k->cur = q;
       k->sub = 1;
-      if (wait_reqs(k, &k->cur, 1)) { block(k); return 1; }
+      if (wait_reqs(k, &k->cur, 1)) { block_comm(R, k); return 1; }
     }
     release_reqs(R, k, &k->cur, 1);
     return 0;
   case R_WAITALL:
     if (k->sub == 0) {
       k->sub = 1;
-      if (wait_reqs(k, k->preqs + k->pwaited, k->npreqs - k->pwaited)) { block(k); return 1; }
+      if (wait_reqs(k, k->preqs + k->pwaited, k->npreqs - k->pwaited)) { block_comm(R, k); return 1; }
     }
     release_reqs(R, k, k->preqs + k->pwaited, k->npreqs - k->pwaited);
     k->pwaited = k->npreqs;
@@ -301,7 +435,7 @@ static int exec_op(replay *R, rank *k, const rop *op) {
     if (idx >= k->npreqs) return 0;
     if (k->sub == 0) {
       k->sub = 1;
-      if (wait_reqs(k, &k->preqs[idx], 1)) { block(k); return 1; }
+      if (wait_reqs(k, &k->preqs[idx], 1)) { block_comm(R, k); return 1; }
     }
     release_reqs(R, k, &k->preqs[idx], 1);
     return 0;
@@ -322,7 +456,7 @@ static int exec_op(replay *R, rank *k, const rop *op) {
       k->cur = k->pend[i].req;
       remove_keyed(k, i);
       k->sub = 1;
-      if (wait_reqs(k, &k->cur, 1)) { block(k); return 1; }
+      if (wait_reqs(k, &k->cur, 1)) { block_comm(R, k); return 1; }
     }
     release_reqs(R, k, &k->cur, 1);
     return 0;
@@ -353,12 +487,29 @@ static int exec_op(replay *R, rank *k, const rop *op) {
       int pending = 0;
       for (int i = 0; i < n; i++) if (!tmp[i]->done) { tmp[i]->waited = 1; pending++; }
       free(tmp);
-      if (pending) { k->nwaiting = pending; block(k); return 1; }
+      if (pending) { k->nwaiting = pending; block_comm(R, k); return 1; }
     }
     for (int i = 0; i < k->npend; i++)
       if (k->pend[i].req) { count_done(k, k->pend[i].req); mpi_req_release(R->world, k->pend[i].req); }
     k->npend = 0;
     return 0;
+  }
+  case R_MIGRATE: {
+    if (k->sub) return 0;   /* resumed after the step */
+    const replay_vp *vp = R->vp;
+    k->migrates++;
+    if (vp->iteration)
+      vp->iteration(vp->ctx, k->id, k->migrates, vp->vp_pe[k->id], k->st.compute - k->iter_mark);
+    k->iter_mark = k->st.compute;
+    if (vp->period <= 0 || k->migrates % vp->period) return 0;
+    k->sub = 1;
+    R->step_bytes[k->id] = op->bytes >= 0 ? op->bytes : vp->vp_memory;
+    block(k);
+    k->state = RK_STEP;
+    pe_release(R, k);
+    if (++R->at_step == R->np) step_start(R);
+    else if (R->at_step + R->ndone == R->np) step_mismatch(R);
+    return 1;
   }
   }
   return 0;
@@ -403,7 +554,10 @@ static int translate(replay *R, rank *k) {
   const tit_action *a = &k->act;
   rop *op;
   switch (a->kind) {
-  case TIT_INIT: case TIT_FINALIZE: case TIT_NOOP: case TIT_LOCATION: case TIT_MIGRATE:
+  case TIT_MIGRATE:
+    if (R->vp) { op = add_op(k); op->kind = R_MIGRATE; op->bytes = a->bytes; }
+    return 0;
+  case TIT_INIT: case TIT_FINALIZE: case TIT_NOOP: case TIT_LOCATION:
     return 0;
   case TIT_COMPUTE:
     op = add_op(k); op->kind = R_COMPUTE; op->amount = a->amount;
@@ -523,6 +677,8 @@ static int load_next(replay *R, rank *k) {
   if (r < 0) { fail(R); return 0; }
   if (r == 0) return 0;
   k->has_action = 1;
+  k->last_file = k->act.file;
+  k->last_line = k->act.line;
   k->act_start = sim_now(R->sim);
   k->xfer_lo = INFINITY;
   k->xfer_hi = -INFINITY;
@@ -563,6 +719,11 @@ static void rank_run(void *ctx, int id) {
   }
   k->state = RK_DONE;
   k->st.finish = sim_now(R->sim);
+  if (R->vp) {
+    pe_release(R, k);
+    R->ndone++;
+    if (R->at_step && R->at_step + R->ndone == R->np) step_mismatch(R);
+  }
 }
 
 static void observe_message(void *ctx, const mpi_req *send, const mpi_req *recv) {
@@ -591,17 +752,24 @@ static void deadlock_report(replay *R, replay_result *res) {
     for (int j = 0; j < n && wl + 100 < sizeof what; j++) {
       const mpi_req *q = list[j];
       if (q->is_send)
-        wl += (size_t)snprintf(what + wl, sizeof what - wl, "%ssend to rank %d (tag %d%s) not received",
-                               wl ? "; " : "", q->dst, q->tag, q->ctx == MPI_CTX_COLL ? ", collective" : "");
+        wl += (size_t)(q->ctx == MPI_CTX_COLL
+                           ? snprintf(what + wl, sizeof what - wl, "%ssend to rank %d (inside the collective) not received",
+                                      wl ? "; " : "", q->dst)
+                           : snprintf(what + wl, sizeof what - wl, "%ssend to rank %d (tag %d) not received",
+                                      wl ? "; " : "", q->dst, q->tag));
       else
-        wl += (size_t)snprintf(what + wl, sizeof what - wl, "%sreceive from rank %d (tag %d%s) never sent",
-                               wl ? "; " : "", q->src, q->tag, q->ctx == MPI_CTX_COLL ? ", collective" : "");
+        wl += (size_t)(q->ctx == MPI_CTX_COLL
+                           ? snprintf(what + wl, sizeof what - wl, "%sreceive from rank %d (inside the collective) never sent",
+                                      wl ? "; " : "", q->src)
+                           : snprintf(what + wl, sizeof what - wl, "%sreceive from rank %d (tag %d) never sent",
+                                      wl ? "; " : "", q->src, q->tag));
     }
     const char *t = k->text_copied ? k->text : (k->has_action ? k->act.text : "");
     int tl = k->text_copied ? k->text_len : (k->has_action ? k->act.text_len : 0);
     if (!k->has_action)
-      snprintf(line, sizeof line, "  rank %d (host %s): at the end of its trace, waiting for its pending requests: %s\n",
-               i, plat_host_at(R->o->plat, k->host)->name, what[0] ? what : "?");
+      snprintf(line, sizeof line, "  rank %d (host %s): at the end of its trace (after %s:%ld), waiting for its pending requests: %s\n",
+               i, plat_host_at(R->o->plat, k->host)->name, k->last_file ? k->last_file : "?", k->last_line,
+               what[0] ? what : "?");
     else
       snprintf(line, sizeof line, "  rank %d (host %s): blocked in '%d %.*s' at %s:%ld: %s\n", i,
                plat_host_at(R->o->plat, k->host)->name, i, tl, t, k->act.file ? k->act.file : "?",
@@ -622,6 +790,34 @@ static void deadlock_report(replay *R, replay_result *res) {
   res->deadlock = full;
 }
 
+/* VP mode, after the run: VPs still waiting at a step, or VPs that reached different numbers
+ * of migrates, mean the trace has migrate points on only some VPs. */
+static void vp_final_checks(replay *R) {
+  if (R->at_step) {
+    int waiting = -1, other = -1;
+    for (int v = 0; v < R->np; v++) {
+      if (R->ranks[v].state == RK_STEP) { if (waiting < 0) waiting = v; }
+      else if (other < 0) other = v;
+    }
+    const rank *w = &R->ranks[waiting];
+    psim_errf(R->err, 2, w->act.file, w->act.line,
+              "migrate on only some VPs: %d VPs wait at balancing step %d (VP %d at its migrate "
+              "number %d) but VP %d never reaches it (it has %d migrates so far)",
+              R->at_step, R->nsteps + 1, waiting, w->migrates, other, R->ranks[other].migrates);
+    fail(R);
+    return;
+  }
+  for (int v = 1; v < R->np; v++)
+    if (R->ranks[v].state == RK_DONE && R->ranks[0].state == RK_DONE &&
+        R->ranks[v].migrates != R->ranks[0].migrates) {
+      psim_errf(R->err, 2, NULL, 0,
+                "migrate on only some VPs: VP 0 reached %d migrates but VP %d reached %d; every "
+                "VP must reach every migrate", R->ranks[0].migrates, v, R->ranks[v].migrates);
+      fail(R);
+      return;
+    }
+}
+
 int replay_run(tit_source *src, const replay_opts *o, replay_result *res, psim_err *err) {
   memset(res, 0, sizeof *res);
   replay R = {0};
@@ -634,6 +830,18 @@ int replay_run(tit_source *src, const replay_opts *o, replay_result *res, psim_e
   R.rank_host = xmalloc((size_t)R.np * sizeof *R.rank_host);
   for (int i = 0; i < R.np; i++)
     R.rank_host[i] = o->hostfile ? o->hostfile[i % o->nhostfile] : i % nh;
+  if (o->vp) {
+    const replay_vp *vp = R.vp = o->vp;
+    for (int i = 0; i < R.np; i++) R.rank_host[i] = vp->pe_host[vp->vp_pe[i]];
+    R.pe_running = xmalloc((size_t)vp->npes * sizeof *R.pe_running);
+    R.pe_qhead = xmalloc((size_t)vp->npes * sizeof *R.pe_qhead);
+    R.pe_qtail = xmalloc((size_t)vp->npes * sizeof *R.pe_qtail);
+    for (int p = 0; p < vp->npes; p++) R.pe_running[p] = R.pe_qhead[p] = R.pe_qtail[p] = -1;
+    R.step_loads = xcalloc((size_t)R.np, sizeof *R.step_loads);
+    R.step_bytes = xcalloc((size_t)R.np, sizeof *R.step_bytes);
+    R.load_mark = xcalloc((size_t)R.np, sizeof *R.load_mark);
+    R.new_pe = xcalloc((size_t)R.np, sizeof *R.new_pe);
+  }
   R.sim = sim_new();
   R.models = models_new(R.sim, o->plat, &o->net, err);
   if (!R.models) { sim_free(R.sim); free(R.rank_host); return -1; }
@@ -646,7 +854,8 @@ int replay_run(tit_source *src, const replay_opts *o, replay_result *res, psim_e
     k->ops = k->inline_ops;
     k->capops = 2;
     k->st.host = k->host;
-    sim_make_ready(R.sim, i);
+    if (R.vp) { k->state = RK_BLOCKED; pe_acquire(&R, k); }   /* one VP per PE runs */
+    else sim_make_ready(R.sim, i);
   }
   if (o->nobservers) mpi_world_observe(R.world, observe_message, &R);
   res->events = sim_run(R.sim, rank_run, &R);
@@ -654,6 +863,7 @@ int replay_run(tit_source *src, const replay_opts *o, replay_result *res, psim_e
     if (o->observers[i].end) o->observers[i].end(o->observers[i].ctx, sim_now(R.sim));
   if (o->progress) fprintf(stderr, "\r\033[K");
   int rc = 0;
+  if (!R.failed && R.vp) vp_final_checks(&R);
   if (R.failed) {
     rc = -1;
   } else {
@@ -687,6 +897,13 @@ int replay_run(tit_source *src, const replay_opts *o, replay_result *res, psim_e
   models_free(R.models);
   sim_free(R.sim);
   free(R.rank_host);
+  free(R.pe_running);
+  free(R.pe_qhead);
+  free(R.pe_qtail);
+  free(R.step_loads);
+  free(R.step_bytes);
+  free(R.load_mark);
+  free(R.new_pe);
   return rc;
 }
 

@@ -48,9 +48,9 @@ void tit_io_init(tit_io *io, int cap) {
 }
 
 int tit_io_default_cap(void) {
-  /* Up to 1024 open files (64 MiB of buffers): more ranks than that are served by reopening
-   * files at their saved offsets. */
-  int cap = 1024;
+  /* Up to 65536 open files: with many streams the buffers are small (see tit_source.c), so
+   * files are the limit. Beyond it, streams reopen their file at their saved offset. */
+  int cap = 65536;
   struct rlimit rl;
   if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
     /* Leave half of the descriptors (and a few dozen) to the rest of the process. */
@@ -171,7 +171,7 @@ static int activate(tit_io *io, tit_stream *st, const char *name, psim_err *err)
     deactivate(io, s);
   }
   if (!s->buf) {
-    s->cap = TIT_IO_BUFSIZE;
+    s->cap = io->chunk < TIT_IO_BUFSIZE ? io->chunk : TIT_IO_BUFSIZE;
     s->buf = xmalloc(s->cap);
   }
   s->pos = s->len = 0;

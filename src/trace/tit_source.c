@@ -251,7 +251,9 @@ static tit_source *source_new(int nranks) {
 static void cursors_new(tit_source *s) {
   s->cur = xcalloc((size_t)s->nranks, sizeof *s->cur);
   s->copy_lines = s->nranks > s->io.cap;
-  if (s->copy_lines) s->io.chunk = 4096;
+  /* Many concurrent streams: small buffers (4 KiB x ranks), so that every rank can keep its
+   * file open instead of reopening it for each line. */
+  if (s->copy_lines || s->nranks > 256) s->io.chunk = s->nranks > 16384 ? 1024 : 4096;
 }
 
 static int open_per_rank(tit_source *s, psim_err *err) {

@@ -124,6 +124,15 @@ if run "fatpipe" --platform "$M/fatpipe4.xml" --hostfile "$M/hosts4" --np 4 $NOX
   expect "fatpipe: 3e6 B flow" "$(finish_of 3)" "$(calc "$MID" "L + 3000016 / B")"
 fi
 
+# with cross-traffic on, a FATPIPE link limits each flow alone by max(1, 0.05) of its rate:
+# still the full B each [SimGrid 3.32 agrees]
+# shellcheck disable=SC2086
+if run "fatpipe crosstraffic" --platform "$M/fatpipe4.xml" --hostfile "$M/hosts4" --np 4 \
+     --cfg smpi/bw-factor:0:1 --cfg smpi/lat-factor:0:1 "$T2"; then
+  expect "fatpipe + crosstraffic: 1e6 B flow" "$(finish_of 2)" "$(calc "$MID" "L + 1000016 / B")"
+  expect "fatpipe + crosstraffic: 3e6 B flow" "$(finish_of 3)" "$(calc "$MID" "L + 3000016 / B")"
+fi
+
 # ---- (d) computations on hosts of speed s = 2.5Gf
 CPU='s = 2.5e9'
 T3=$TMPD/d.txt
@@ -149,6 +158,15 @@ fi
 trace "$T3" "0 init" "1 init" "2 init" "0 compute 4e9" "1 compute 4e9" "2 compute 4e9"
 if run "2 cores, 3 ranks" --platform "$M/cpu.xml" --hostfile "$M/two_x3.hosts" --np 3 "$T3"; then
   expect "2 cores, 3 ranks: rank 2" "$(finish_of 2)" "$(calc "$CPU" "4e9 / (2 * s / 3)")"
+fi
+# 4e9, 2e9, 7e9 on 2 cores: all at 2s/3 until the 2e9 one ends at t1; then the two others get
+# s each (their one-core cap) until the 4e9 one ends at t2; the 7e9 one ends alone at s
+trace "$T3" "0 init" "1 init" "2 init" "0 compute 4e9" "1 compute 2e9" "2 compute 7e9"
+if run "2 cores, 3 ranks, piecewise" --platform "$M/cpu.xml" --hostfile "$M/two_x3.hosts" --np 3 "$T3"; then
+  T3P="$CPU; t1 = 2e9 / (2 * s / 3); t2 = t1 + (4e9 - 2e9) / s"
+  expect "2 cores, 3 ranks, piecewise: 2e9" "$(finish_of 1)" "$(calc "$T3P" "t1")"
+  expect "2 cores, 3 ranks, piecewise: 4e9" "$(finish_of 0)" "$(calc "$T3P" "t2")"
+  expect "2 cores, 3 ranks, piecewise: 7e9" "$(finish_of 2)" "$(calc "$T3P" "t2 + (7e9 - 2e9 - (t2 - t1) * s) / s")"
 fi
 
 # ---- (e) --network constant: sum of latencies + S / min bandwidth, no envelope, no factors,

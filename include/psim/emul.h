@@ -1,0 +1,57 @@
+/* psim execution-driven simulation (`psim run`): an MPI program built with psimcc runs for
+ * real, each rank a coroutine inside this process, while the kernel keeps simulated time.
+ *
+ * Computation is what each rank really consumed (its thread CPU time between MPI calls),
+ * scaled by host_speed_ref / the simulated host's speed, or what the program declares
+ * (psim_compute, psim_sleep, PSIM_SAMPLE, task costs). Communication goes through the same
+ * MPI layer and collectives as replay, so a program and its trace take the same time.
+ *
+ * Ownership: the caller owns the options; emu_run fills a result that replay_result_free
+ * releases (the same record as replay, so the same outputs serve both). */
+#ifndef PSIM_EMUL_H
+#define PSIM_EMUL_H
+
+#include <stdio.h>
+
+#include "psim/replay.h"
+
+/* Exit status when the simulated application failed (a rank crashed, an MPI error, abort). */
+enum { PSIM_EXIT_APP = 4 };
+
+typedef struct emu_opts {
+  const platform *plat;
+  const int *hostfile;        /* host of each hostfile entry (NULL: the platform's hosts) */
+  int nhostfile;
+  int np;
+  net_config net;
+  coll_selector coll;
+  double host_speed_ref;      /* flop/s of this machine (CPU seconds x this = flops) */
+  double cpu_threshold;       /* measured bursts shorter than this (s) are not simulated */
+  int measure;                /* 0: only declared costs count (psim_compute...) */
+  double iprobe_sleep;        /* smpi/iprobe: simulated time an unsuccessful iprobe costs */
+  size_t stack_size;          /* per rank, bytes */
+  int shared_globals;         /* 1: one copy of the program's globals for all ranks */
+  const char *program;        /* the shared object built by psimcc */
+  int argc;
+  char **argv;                /* argv[0] = program */
+  FILE *actions;              /* log of MPI calls (END RANK CALL DURATION), or NULL */
+  const char *trace_tit;      /* directory to record a TIT trace into, or NULL */
+  const char *measure_tasks;  /* file to write measured PSIM_TASK costs to, or NULL */
+  const char *task_costs;     /* file of task costs to inject, or NULL */
+} emu_opts;
+
+void emu_opts_init(emu_opts *o, const platform *p, int np);
+/* --cfg key:value: model properties, smpi/<collective>, smpi/iprobe, smpi/cpu-threshold,
+ * smpi/host-speed, smpi/simulate-computation. */
+int emu_opts_cfg(emu_opts *o, const char *key, const char *value, psim_err *err);
+
+typedef struct emu_sim emu_sim;
+
+/* Runs the program. Returns 0, or -1 with err: code 2 bad input (program cannot be loaded),
+ * 3 deadlock (res->deadlock filled too), 4 the application failed (crash, MPI error, abort). */
+int emu_run(const emu_opts *o, replay_result *res, psim_err *err);
+
+/* Measures this machine's flop rate (a dependent multiply-add loop) for about `seconds`. */
+double emu_calibrate(double seconds);
+
+#endif

@@ -1,0 +1,345 @@
+/* psim's mpi.h: the MPI subset that `psim run` executes (docs/MPI_SUBSET.md lists it).
+ *
+ * Programs built with psimcc include this header instead of an MPI library's; its functions
+ * are implemented by psim's runtime (libpsimmpi, linked into the psim binary), which runs
+ * every rank as a coroutine inside one simulation. A function that is not declared here is
+ * not implemented: psimcc turns implicit declarations into errors and refuses to link a
+ * program that calls an MPI function psim does not provide.
+ *
+ * Handles are small integers (as in MPICH), so predefined ones are compile-time constants. */
+#ifndef PSIM_MPI_H
+#define PSIM_MPI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PSIM_MPI 1
+#define MPI_VERSION 3
+#define MPI_SUBVERSION 1
+
+typedef int MPI_Comm;
+typedef int MPI_Datatype;
+typedef int MPI_Op;
+typedef int MPI_Request;
+typedef int MPI_Group;
+typedef int MPI_Errhandler;
+typedef int MPI_Info;
+typedef ptrdiff_t MPI_Aint;
+typedef long long MPI_Offset;
+typedef long long MPI_Count;
+
+typedef struct MPI_Status {
+  int MPI_SOURCE;
+  int MPI_TAG;
+  int MPI_ERROR;
+  int psim_cancelled;
+  long long psim_bytes;   /* size of the received message, in bytes */
+} MPI_Status;
+
+/* Error classes (ERRORS_ARE_FATAL is the only handler that acts: an error stops the run). */
+enum {
+  MPI_SUCCESS = 0, MPI_ERR_BUFFER, MPI_ERR_COUNT, MPI_ERR_TYPE, MPI_ERR_TAG, MPI_ERR_COMM,
+  MPI_ERR_RANK, MPI_ERR_REQUEST, MPI_ERR_ROOT, MPI_ERR_GROUP, MPI_ERR_OP, MPI_ERR_TOPOLOGY,
+  MPI_ERR_DIMS, MPI_ERR_ARG, MPI_ERR_UNKNOWN, MPI_ERR_TRUNCATE, MPI_ERR_OTHER, MPI_ERR_INTERN,
+  MPI_ERR_IN_STATUS, MPI_ERR_PENDING, MPI_ERR_LASTCODE = 100
+};
+
+#define MPI_COMM_NULL 0
+#define MPI_COMM_WORLD 1
+#define MPI_COMM_SELF 2
+#define MPI_GROUP_NULL 0
+#define MPI_GROUP_EMPTY 1
+#define MPI_REQUEST_NULL 0
+#define MPI_OP_NULL 0
+#define MPI_DATATYPE_NULL 0
+#define MPI_INFO_NULL 0
+#define MPI_ERRHANDLER_NULL 0
+#define MPI_ERRORS_ARE_FATAL 1
+#define MPI_ERRORS_RETURN 2
+
+/* Predefined datatypes (their order is the runtime's table; see src/emul/rt/rt_dtype.c). */
+enum {
+  MPI_CHAR = 1, MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_BYTE, MPI_WCHAR, MPI_SHORT,
+  MPI_UNSIGNED_SHORT, MPI_INT, MPI_UNSIGNED, MPI_LONG, MPI_UNSIGNED_LONG, MPI_LONG_LONG_INT,
+  MPI_UNSIGNED_LONG_LONG, MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE, MPI_C_BOOL, MPI_INT8_T,
+  MPI_INT16_T, MPI_INT32_T, MPI_INT64_T, MPI_UINT8_T, MPI_UINT16_T, MPI_UINT32_T, MPI_UINT64_T,
+  MPI_AINT, MPI_OFFSET, MPI_COUNT, MPI_PACKED, MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX,
+  /* pair types for MINLOC/MAXLOC */
+  MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT, MPI_2INT, MPI_SHORT_INT, MPI_LONG_DOUBLE_INT,
+  MPI_UB, MPI_LB,
+  PSIM_NUM_PREDEFINED_TYPES
+};
+#define MPI_LONG_LONG MPI_LONG_LONG_INT
+#define MPI_C_COMPLEX MPI_C_FLOAT_COMPLEX
+#define MPI_INTEGER MPI_INT
+#define MPI_REAL MPI_FLOAT
+#define MPI_DOUBLE_PRECISION MPI_DOUBLE
+
+enum {
+  MPI_MAX = 1, MPI_MIN, MPI_SUM, MPI_PROD, MPI_LAND, MPI_BAND, MPI_LOR, MPI_BOR, MPI_LXOR,
+  MPI_BXOR, MPI_MINLOC, MPI_MAXLOC, MPI_REPLACE, MPI_NO_OP, PSIM_NUM_PREDEFINED_OPS
+};
+
+#define MPI_ANY_SOURCE (-1)
+#define MPI_ANY_TAG (-1)
+#define MPI_PROC_NULL (-2)
+#define MPI_ROOT (-3)
+#define MPI_UNDEFINED (-32766)
+#define MPI_TAG_UB 0x64400001
+#define MPI_HOST 0x64400003
+#define MPI_IO 0x64400005
+#define MPI_WTIME_IS_GLOBAL 0x64400007
+#define MPI_KEYVAL_INVALID 0
+#define MPI_MAX_PROCESSOR_NAME 128
+#define MPI_MAX_ERROR_STRING 512
+#define MPI_MAX_OBJECT_NAME 128
+#define MPI_BSEND_OVERHEAD 96
+#define MPI_IDENT 0
+#define MPI_CONGRUENT 1
+#define MPI_SIMILAR 2
+#define MPI_UNEQUAL 3
+#define MPI_THREAD_SINGLE 0
+#define MPI_THREAD_FUNNELED 1
+#define MPI_THREAD_SERIALIZED 2
+#define MPI_THREAD_MULTIPLE 3
+#define MPI_STATUS_IGNORE ((MPI_Status *)0)
+#define MPI_STATUSES_IGNORE ((MPI_Status *)0)
+#define MPI_IN_PLACE ((void *)-1)
+#define MPI_BOTTOM ((void *)0)
+#define MPI_UNWEIGHTED ((int *)0)
+
+typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
+typedef int MPI_Comm_copy_attr_function(MPI_Comm, int, void *, void *, void *, int *);
+typedef int MPI_Comm_delete_attr_function(MPI_Comm, int, void *, void *);
+#define MPI_COMM_NULL_COPY_FN ((MPI_Comm_copy_attr_function *)0)
+#define MPI_COMM_NULL_DELETE_FN ((MPI_Comm_delete_attr_function *)0)
+#define MPI_COMM_DUP_FN ((MPI_Comm_copy_attr_function *)1)
+
+/* ---- environment ---- */
+int MPI_Init(int *argc, char ***argv);
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided);
+int MPI_Query_thread(int *provided);
+int MPI_Is_thread_main(int *flag);
+int MPI_Finalize(void);
+int MPI_Initialized(int *flag);
+int MPI_Finalized(int *flag);
+int MPI_Abort(MPI_Comm comm, int errorcode);
+double MPI_Wtime(void);
+double MPI_Wtick(void);
+int MPI_Get_processor_name(char *name, int *resultlen);
+int MPI_Get_version(int *version, int *subversion);
+int MPI_Get_library_version(char *version, int *resultlen);
+int MPI_Error_string(int errorcode, char *string, int *resultlen);
+int MPI_Error_class(int errorcode, int *errorclass);
+int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
+int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler);
+int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler);
+int MPI_Errhandler_free(MPI_Errhandler *errhandler);
+int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
+int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
+
+/* ---- point to point ---- */
+int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm);
+int MPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm);
+int MPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm);
+int MPI_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm);
+int MPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+             MPI_Status *status);
+int MPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+              MPI_Request *request);
+int MPI_Issend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request);
+int MPI_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request);
+int MPI_Ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request);
+int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+              MPI_Request *request);
+int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                 MPI_Comm comm, MPI_Status *status);
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int sendtag, int source,
+                         int recvtag, MPI_Comm comm, MPI_Status *status);
+int MPI_Send_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                  MPI_Request *request);
+int MPI_Ssend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                   MPI_Request *request);
+int MPI_Recv_init(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                  MPI_Request *request);
+int MPI_Start(MPI_Request *request);
+int MPI_Startall(int count, MPI_Request requests[]);
+int MPI_Buffer_attach(void *buffer, int size);
+int MPI_Buffer_detach(void *buffer_addr, int *size);
+int MPI_Wait(MPI_Request *request, MPI_Status *status);
+int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]);
+int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status);
+int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                 MPI_Status statuses[]);
+int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
+int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[]);
+int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status);
+int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                 MPI_Status statuses[]);
+int MPI_Request_free(MPI_Request *request);
+int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
+int MPI_Cancel(MPI_Request *request);
+int MPI_Test_cancelled(const MPI_Status *status, int *flag);
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
+int MPI_Get_count(const MPI_Status *status, MPI_Datatype dt, int *count);
+int MPI_Get_elements(const MPI_Status *status, MPI_Datatype dt, int *count);
+
+/* ---- collectives ---- */
+int MPI_Barrier(MPI_Comm comm);
+int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
+int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
+               MPI_Comm comm);
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+                  MPI_Comm comm);
+int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype dt, MPI_Op op);
+int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                MPI_Comm comm);
+int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                 MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                 int root, MPI_Comm comm);
+int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                   MPI_Comm comm);
+int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                  MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                  const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
+int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                       MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
+int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype dt,
+                             MPI_Op op, MPI_Comm comm);
+int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+             MPI_Comm comm);
+int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+               MPI_Comm comm);
+int MPI_Op_create(MPI_User_function *fn, int commute, MPI_Op *op);
+int MPI_Op_free(MPI_Op *op);
+int MPI_Op_commutative(MPI_Op op, int *commute);
+
+/* ---- communicators and groups ---- */
+int MPI_Comm_rank(MPI_Comm comm, int *rank);
+int MPI_Comm_size(MPI_Comm comm, int *size);
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
+int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
+int MPI_Comm_free(MPI_Comm *comm);
+int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result);
+int MPI_Comm_group(MPI_Comm comm, MPI_Group *group);
+int MPI_Comm_test_inter(MPI_Comm comm, int *flag);
+int MPI_Comm_set_name(MPI_Comm comm, const char *name);
+int MPI_Comm_get_name(MPI_Comm comm, char *name, int *resultlen);
+int MPI_Group_size(MPI_Group group, int *size);
+int MPI_Group_rank(MPI_Group group, int *rank);
+int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
+int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
+int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup);
+int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup);
+int MPI_Group_union(MPI_Group g1, MPI_Group g2, MPI_Group *newgroup);
+int MPI_Group_intersection(MPI_Group g1, MPI_Group g2, MPI_Group *newgroup);
+int MPI_Group_difference(MPI_Group g1, MPI_Group g2, MPI_Group *newgroup);
+int MPI_Group_translate_ranks(MPI_Group g1, int n, const int ranks1[], MPI_Group g2, int ranks2[]);
+int MPI_Group_compare(MPI_Group g1, MPI_Group g2, int *result);
+int MPI_Group_free(MPI_Group *group);
+
+/* ---- datatypes ---- */
+int MPI_Type_size(MPI_Datatype dt, int *size);
+int MPI_Type_get_extent(MPI_Datatype dt, MPI_Aint *lb, MPI_Aint *extent);
+int MPI_Type_get_true_extent(MPI_Datatype dt, MPI_Aint *lb, MPI_Aint *extent);
+int MPI_Type_extent(MPI_Datatype dt, MPI_Aint *extent);
+int MPI_Type_lb(MPI_Datatype dt, MPI_Aint *lb);
+int MPI_Type_ub(MPI_Datatype dt, MPI_Aint *ub);
+int MPI_Type_contiguous(int count, MPI_Datatype old, MPI_Datatype *newtype);
+int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype old,
+                    MPI_Datatype *newtype);
+int MPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype old,
+                     MPI_Datatype *newtype);
+int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype old,
+                            MPI_Datatype *newtype);
+int MPI_Type_indexed(int count, const int blocklengths[], const int displs[], MPI_Datatype old,
+                     MPI_Datatype *newtype);
+int MPI_Type_create_hindexed(int count, const int blocklengths[], const MPI_Aint displs[],
+                             MPI_Datatype old, MPI_Datatype *newtype);
+int MPI_Type_create_indexed_block(int count, int blocklength, const int displs[],
+                                  MPI_Datatype old, MPI_Datatype *newtype);
+int MPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint displs[],
+                           const MPI_Datatype types[], MPI_Datatype *newtype);
+int MPI_Type_struct(int count, int blocklengths[], MPI_Aint displs[], MPI_Datatype types[],
+                    MPI_Datatype *newtype);
+int MPI_Type_create_resized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype);
+int MPI_Type_dup(MPI_Datatype old, MPI_Datatype *newtype);
+int MPI_Type_commit(MPI_Datatype *dt);
+int MPI_Type_free(MPI_Datatype *dt);
+int MPI_Get_address(const void *location, MPI_Aint *address);
+int MPI_Address(void *location, MPI_Aint *address);
+int MPI_Pack(const void *inbuf, int incount, MPI_Datatype dt, void *outbuf, int outsize,
+             int *position, MPI_Comm comm);
+int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
+               MPI_Datatype dt, MPI_Comm comm);
+int MPI_Pack_size(int incount, MPI_Datatype dt, MPI_Comm comm, int *size);
+
+/* ---- psim extensions: partial direct execution (docs/EMULATION.md) ---- */
+/* Over-decomposition point: a no-op yield point unless a load balancer runs. */
+int MPI_Migrate(void);
+int AMPI_Migrate(int hints);
+/* Declares `flops` of computation (at the simulated host's speed) instead of running it. */
+void psim_compute(double flops);
+/* Declares `seconds` of simulated time spent without computing. */
+void psim_sleep(double seconds);
+/* One buffer shared by all ranks (contents undefined when several write): for programs whose
+ * computation is skipped, so the simulation does not need every rank's real memory. */
+void *psim_shared_malloc(size_t size);
+void psim_shared_free(void *p);
+/* PSIM_SAMPLE(n) { block }: the first n executions (per rank and per call site) run and are
+ * measured; later ones are skipped and cost the mean of the measured ones. */
+int psim_sample_enter(const char *file, int line, int n);
+void psim_sample_exit(const char *file, int line);
+#define PSIM_SAMPLE(n)                                                                        \
+  for (int psim_sample_go_ = psim_sample_enter(__FILE__, __LINE__, (n)); psim_sample_go_;   \
+       psim_sample_exit(__FILE__, __LINE__), psim_sample_go_ = 0)
+/* Source location of the next MPI call (for deadlock and error reports). */
+void psim_at(const char *file, int line);
+
+#ifndef PSIM_NO_LOCATION
+/* Every blocking call records where it was made, for deadlock reports. A function-like macro
+ * does not expand recursively, so the real function is still called (and &MPI_Recv works). */
+#define MPI_Send(...) (psim_at(__FILE__, __LINE__), MPI_Send(__VA_ARGS__))
+#define MPI_Ssend(...) (psim_at(__FILE__, __LINE__), MPI_Ssend(__VA_ARGS__))
+#define MPI_Recv(...) (psim_at(__FILE__, __LINE__), MPI_Recv(__VA_ARGS__))
+#define MPI_Sendrecv(...) (psim_at(__FILE__, __LINE__), MPI_Sendrecv(__VA_ARGS__))
+#define MPI_Sendrecv_replace(...) (psim_at(__FILE__, __LINE__), MPI_Sendrecv_replace(__VA_ARGS__))
+#define MPI_Wait(...) (psim_at(__FILE__, __LINE__), MPI_Wait(__VA_ARGS__))
+#define MPI_Waitall(...) (psim_at(__FILE__, __LINE__), MPI_Waitall(__VA_ARGS__))
+#define MPI_Waitany(...) (psim_at(__FILE__, __LINE__), MPI_Waitany(__VA_ARGS__))
+#define MPI_Waitsome(...) (psim_at(__FILE__, __LINE__), MPI_Waitsome(__VA_ARGS__))
+#define MPI_Probe(...) (psim_at(__FILE__, __LINE__), MPI_Probe(__VA_ARGS__))
+#define MPI_Barrier(...) (psim_at(__FILE__, __LINE__), MPI_Barrier(__VA_ARGS__))
+#define MPI_Bcast(...) (psim_at(__FILE__, __LINE__), MPI_Bcast(__VA_ARGS__))
+#define MPI_Reduce(...) (psim_at(__FILE__, __LINE__), MPI_Reduce(__VA_ARGS__))
+#define MPI_Allreduce(...) (psim_at(__FILE__, __LINE__), MPI_Allreduce(__VA_ARGS__))
+#define MPI_Gather(...) (psim_at(__FILE__, __LINE__), MPI_Gather(__VA_ARGS__))
+#define MPI_Scatter(...) (psim_at(__FILE__, __LINE__), MPI_Scatter(__VA_ARGS__))
+#define MPI_Allgather(...) (psim_at(__FILE__, __LINE__), MPI_Allgather(__VA_ARGS__))
+#define MPI_Alltoall(...) (psim_at(__FILE__, __LINE__), MPI_Alltoall(__VA_ARGS__))
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,119 @@
+/* The options every simulation command shares (platform, hostfile, ranks, model, --cfg,
+ * traces) and turning them into a platform, a trace source and replay options. replay,
+ * critical-path and sensitivity parse them here so they accept the same arguments. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/run_args.h"
+
+int cli_run_option(cli_run *r, const char *cmd, int argc, char **argv, int *i) {
+  const char *a = argv[*i];
+  const char *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+  const char **slot = NULL;
+  if (!strcmp(a, "--platform")) slot = &r->platform_path;
+  else if (!strcmp(a, "--hostfile")) slot = &r->hostfile;
+  else if (!strcmp(a, "--network")) slot = &r->network;
+  else if (!strncmp(a, "--cfg=", 6)) { VEC_PUSH(r->cfgs, (char *)a + 6); return 1; }
+  else if (strcmp(a, "--np") && strcmp(a, "--cfg")) {
+    if (a[0] == '-' && a[1]) return 0;
+    VEC_PUSH(r->traces, a);
+    return 1;
+  }
+  if (!v) { cli_usage(cmd, "%s needs a value", a); return -1; }
+  ++*i;
+  if (slot) *slot = v;
+  else if (!strcmp(a, "--cfg")) VEC_PUSH(r->cfgs, (char *)v);
+  else {
+    long np = cli_int(cmd, a, v);
+    if (np < 0) return -1;
+    if (np == 0) { cli_usage(cmd, "--np must be at least 1"); return -1; }
+    r->np = np;
+  }
+  return 1;
+}
+
+/* Splits "key:value" (or "key=value") at the first separator. */
+static int split_cfg(char *s, char **key, char **value) {
+  char *sep = strpbrk(s, ":=");
+  if (!sep) return -1;
+  *sep = 0;
+  *key = s;
+  *value = sep + 1;
+  return 0;
+}
+
+int cli_run_open_source(cli_run *r, psim_err *err) {
+  if (r->src) tit_close(r->src);
+  r->src = tit_open(r->traces.data, (int)r->traces.len, (int)r->np, err);
+  return r->src ? 0 : -1;
+}
+
+int cli_run_setup(cli_run *r, const char *cmd) {
+  psim_err err;
+  psim_err_clear(&err);
+  if (!r->traces.len) return cli_usage(cmd, "no trace given");
+  char *warnings = NULL;
+  r->plat = r->platform_path ? plat_open(r->platform_path, &warnings, &err) : plat_default();
+  if (warnings) { fputs(warnings, stderr); free(warnings); }
+  if (!r->plat) return cli_fail(&err);
+  if (cli_run_open_source(r, &err) < 0) return cli_fail(&err);
+  if (!r->np) r->np = tit_nranks(r->src);
+  replay_opts *o = &r->o;
+  replay_opts_init(o, r->plat, (int)r->np);
+  if (r->hostfile) {
+    int n = plat_hostfile_load(r->plat, r->hostfile, &r->hosts, &err);
+    if (n < 0) return cli_fail(&err);
+    if (n == 0) { psim_errf(&err, 2, r->hostfile, 0, "the hostfile lists no host"); return cli_fail(&err); }
+    o->hostfile = r->hosts;
+    o->nhostfile = n;
+  }
+  /* The platform's <config> first, then the command line (which wins). */
+  for (int i = 0; i < plat_nconfig(r->plat); i++) {
+    const char *k, *v;
+    plat_config_at(r->plat, i, &k, &v);
+    psim_err e2;
+    psim_err_clear(&e2);
+    if (replay_opts_cfg(o, k, v, &e2) < 0) {
+      if (!strncmp(e2.msg, "unknown configuration key", 25))
+        fprintf(stderr, "psim: %s: ignoring <config> property '%s' (not used by psim)\n", plat_name(r->plat), k);
+      else {
+        snprintf(err.file, sizeof err.file, "%s", plat_name(r->plat));
+        err.code = 2;
+        snprintf(err.msg, sizeof err.msg, "<config>: %.1500s", e2.msg);
+        return cli_fail(&err);
+      }
+    }
+  }
+  for (size_t i = 0; i < r->cfgs.len; i++) {
+    char *k, *v, *copy = xstrdup(r->cfgs.data[i]);
+    if (split_cfg(copy, &k, &v) < 0) {
+      free(copy);
+      return cli_usage(cmd, "--cfg expects KEY:VALUE, got '%s'", r->cfgs.data[i]);
+    }
+    int rc = replay_opts_cfg(o, k, v, &err);
+    free(copy);
+    if (rc < 0) return cli_fail(&err);
+  }
+  if (r->network) {
+    if (!strcmp(r->network, "smpi")) o->net.model = NET_SMPI;
+    else if (!strcmp(r->network, "constant")) o->net.model = NET_CONSTANT;
+    else return cli_usage(cmd, "--network expects smpi or constant, got '%s'", r->network);
+  }
+  r->rank_host = obs_rank_hosts(r->plat, o->hostfile, o->nhostfile, (int)r->np);
+  return 0;
+}
+
+run_meta cli_run_meta(const cli_run *r, const char *command) {
+  return (run_meta){command, plat_name(r->plat), r->o.net.model == NET_SMPI ? "smpi" : "constant",
+                    r->traces.data, (int)r->traces.len, r->plat, &r->o.coll};
+}
+
+void cli_run_free(cli_run *r) {
+  if (r->src) tit_close(r->src);
+  plat_free(r->plat);
+  free(r->hosts);
+  free(r->rank_host);
+  VEC_FREE(r->cfgs);
+  VEC_FREE(r->traces);
+  memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,44 @@
+/* Options shared by the commands that run a simulation of a trace (see run_args.c). */
+#ifndef PSIM_CLI_RUN_ARGS_H
+#define PSIM_CLI_RUN_ARGS_H
+
+#include "cli/cli.h"
+#include "psim/observe.h"
+#include "psim/replay.h"
+
+/* Help text of the shared options, for the commands' --help. */
+#define CLI_RUN_OPTIONS_HELP                                                                     \
+  "  --platform FILE     SimGrid platform XML (v4.1); default: the embedded 64-node cluster\n"  \
+  "                      (print it with 'psim platform --default')\n"                           \
+  "  --hostfile FILE     host of each rank, one per line ('host:N' = N lines); ranks cycle\n"   \
+  "                      over the entries; default: the platform's hosts in order\n"            \
+  "  --np N              number of ranks; default: the number of ranks in the trace\n"          \
+  "  --network MODEL     smpi (default): SimGrid/SMPI's flow model with contention;\n"          \
+  "                      constant: latency + size/bandwidth along the route, no contention\n"   \
+  "  --cfg KEY:VALUE     set a model property, as SimGrid's --cfg (repeatable)\n"
+
+typedef struct cli_run {
+  const char *platform_path, *hostfile, *network;
+  long np;
+  VEC(char *) cfgs;
+  VEC(const char *) traces;
+  /* filled by cli_run_setup */
+  platform *plat;
+  tit_source *src;
+  int *hosts;          /* the hostfile's entries */
+  int *rank_host;      /* host of each rank */
+  replay_opts o;
+} cli_run;
+
+/* Consumes argv[*i] (and its value) when it is a shared option or a trace path: returns 1;
+ * 0 when it is another option; -1 after printing a usage error. */
+int cli_run_option(cli_run *r, const char *cmd, int argc, char **argv, int *i);
+/* Loads the platform, opens the traces, builds r->o. Returns 0, or the exit status after
+ * printing the error. */
+int cli_run_setup(cli_run *r, const char *cmd);
+/* (Re)opens the trace source, e.g. for another run of the same traces. */
+int cli_run_open_source(cli_run *r, psim_err *err);
+run_meta cli_run_meta(const cli_run *r, const char *command);
+void cli_run_free(cli_run *r);
+
+#endif

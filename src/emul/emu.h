@@ -1,0 +1,174 @@
+/* Execution-driven simulation, internal interface between the driver (src/emul/emu_*.c, part
+ * of psimcore) and the MPI runtime (src/emul/rt/, libpsimmpi) that user programs call.
+ *
+ * Each rank is a coroutine (a fiber) with its own stack; exactly one runs at a time, chosen by
+ * the kernel's ready queue. A rank runs user code until it enters an MPI call that must wait;
+ * it then blocks (switches back to the scheduler) and is made ready again by the completion
+ * (MPI layer on_done, activity end) that unblocks it.
+ *
+ * The one piece of global mutable state: `emu_current`, the simulation whose rank is running.
+ * User code calls MPI_Send() without any context, so the runtime has to find the simulation
+ * somewhere; it is set by emu_run for its duration and by nothing else. */
+#ifndef PSIM_EMU_H
+#define PSIM_EMU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "psim/coll.h"
+#include "psim/emul.h"
+#include "psim/mpi_layer.h"
+
+/* ---- fibers (emu_fiber.c) ---- */
+typedef struct emu_fiber {
+  void *sp;                 /* saved stack pointer (hand-written switch) */
+  void *uctx;               /* ucontext_t (portable fallback) */
+  char *map;                /* the mapping: guard page, then the stack */
+  size_t map_len;
+  void (*fn)(void *);
+  void *arg;
+  const void *asan_stack;   /* AddressSanitizer's view of the stack (when built with ASan) */
+  size_t asan_size;
+  void *asan_fake;
+} emu_fiber;
+
+/* The scheduler's own context (the thread that called emu_run). */
+typedef struct emu_fiber_host {
+  emu_fiber self;
+  const void *asan_stack;
+  size_t asan_size;
+} emu_fiber_host;
+
+int emu_fiber_init(emu_fiber *f, size_t stack_size, void (*fn)(void *), void *arg, psim_err *err);
+void emu_fiber_free(emu_fiber *f);
+/* Switches from the scheduler into f / from f back to the scheduler. `dying`: f never
+ * resumes (its stack may be freed). */
+void emu_fiber_enter(emu_fiber_host *h, emu_fiber *f);
+void emu_fiber_leave(emu_fiber_host *h, emu_fiber *f, int dying);
+/* Must be called first thing in a new fiber (ASan bookkeeping). */
+void emu_fiber_started(emu_fiber_host *h, emu_fiber *f);
+int emu_fiber_in_guard(const emu_fiber *f, const void *addr);
+const char *emu_fiber_method(void);
+
+/* ---- program loading (emu_load.c) ---- */
+typedef int (*emu_main_fn)(int, char **);
+typedef struct emu_prog {
+  int nloaded;
+  void **handles;
+  emu_main_fn *mains;       /* per rank (all equal with shared globals) */
+} emu_prog;
+int emu_prog_load(emu_prog *p, const char *path, int nranks, int shared_globals, psim_err *err);
+void emu_prog_unload(emu_prog *p);
+
+/* ---- requests ---- */
+typedef struct emu_req emu_req;
+struct emu_req {
+  mpi_req *q;
+  int owner;                /* world rank that posted it */
+  uint8_t is_send, done, waited, orphan, copied, owned;
+  /* send payload (packed bytes) until it is matched */
+  const void *data;
+  size_t len;
+  /* receive landing zone for the packed bytes */
+  void *rbuf;
+  size_t rcap;
+  /* status once done (receives): world source, tag, bytes received */
+  int src, tag;
+  size_t got;
+  int truncated;
+  emu_req *next_free;
+};
+
+typedef enum { EK_NEW, EK_READY, EK_BLOCKED, EK_DONE } emu_rank_state;
+
+typedef struct emu_rank {
+  int id, host;
+  uint8_t state, finalized, initialized, probing;
+  int depth;                /* nesting of MPI calls (only the outermost accounts CPU time) */
+  int nwait;                /* completions still needed to unblock */
+  emu_fiber fib;
+  double cpu_mark;          /* thread CPU time when user code resumed */
+  double call_start, xfer_lo, xfer_hi, call_compute;
+  /* what it is doing, for deadlock and error reports */
+  const char *call;
+  int call_peer, call_tag, call_comm;
+  const char *file;
+  int line;
+  int probe_src, probe_tag, probe_ctx;
+  int exit_code;
+  char **argv;
+  int argc;
+  void *rt;                 /* the MPI runtime's per-rank state */
+  void *sample;             /* PSIM_SAMPLE sites */
+  rank_stats st;
+} emu_rank;
+
+struct emu_sim {
+  const emu_opts *o;
+  sim *sim;
+  models *models;
+  mpi_world *world;
+  emu_rank *ranks;
+  int *rank_host;
+  int np;
+  emu_rank *running;
+  emu_fiber_host host;
+  emu_prog prog;
+  emu_req *free_reqs;
+  VEC(emu_req *) all_reqs;
+  double test_count;        /* SMPI's process-wide count of injected test sleeps */
+  double iprobe_count;      /* same for iprobe */
+  int failed, nfinished;
+  int exit_status;          /* PSIM_EXIT_APP etc. when a rank failed */
+  psim_err *err;
+  uint64_t calls;
+  void *rt;                 /* the MPI runtime's shared state (communicators, types...) */
+  void (*rt_free)(void *rt);
+  /* recording (--trace-tit) */
+  void **tit;               /* per rank FILE* */
+};
+
+extern emu_sim *emu_current;
+
+static inline emu_rank *emu_self(void) { return emu_current->running; }
+
+/* ---- calls (emu_sched.c) ---- */
+/* Outermost entry into a psim/MPI function: turns the CPU time used since the last call into
+ * a computation on the rank's host (and blocks for it). */
+void emu_enter(const char *name);
+void emu_leave(void);
+void emu_block(void);                 /* blocks the running rank until it is woken */
+void emu_wake(emu_sim *S, emu_rank *k);
+void emu_compute(double flops);       /* blocks for a computation of flops on its host */
+void emu_sleep(double seconds);
+double emu_now(void);
+double emu_cpu_now(void);             /* this thread's CPU time (seconds) */
+/* Stops the simulation with an MPI error (like MPI_ERRORS_ARE_FATAL). Does not return. */
+void emu_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+void emu_abort(int code) __attribute__((noreturn));
+void emu_rank_exit(int code) __attribute__((noreturn));
+
+/* ---- messages (emu_p2p.c) ---- */
+emu_req *emu_req_new(void);
+/* Releases a request (done or not: an unmatched send lives on until it is received). */
+void emu_req_free(emu_req *r);
+/* Posts a send of len packed bytes to world rank dst. owned: data is malloc'ed and handed
+ * over; otherwise it is copied when the send is detached, referenced until matched when not.
+ * blocking: MPI_Send's overheads (os) rather than MPI_Isend's (ois). */
+emu_req *emu_isend(int dst, int tag, int ctx, const void *data, size_t len, int owned,
+                   int flags, int blocking);
+emu_req *emu_irecv(int src, int tag, int ctx, void *buf, size_t cap);
+/* Blocks until `need` of reqs[0..n) are done (need >= n: all of them); NULL entries ignored. */
+void emu_wait(emu_req **reqs, int n, int need);
+/* SMPI's injected sleep of a test/iprobe; success resets the growing count. */
+void emu_test_sleep(int success);
+const mpi_req *emu_iprobe(int src, int tag, int ctx);
+const mpi_req *emu_probe(int src, int tag, int ctx);
+/* Runs a collective's timing program (no data) among the world ranks of `world_of`. */
+void emu_run_prog(const coll_prog *p, const int *world_of, int ctx);
+const coll_selector *emu_coll_selector(void);
+
+/* ---- sampling and task costs (emu_sample.c) ---- */
+void emu_sample_free(emu_rank *k);
+
+#endif

@@ -1,0 +1,267 @@
+/* Messages with real data over the MPI layer (src/mpi/p2p.c decides when they move).
+ *
+ * A send's payload is copied when the send is detached (the sender's MPI_Send returns at once
+ * and may reuse its buffer), referenced otherwise (the sender waits for the rendez-vous). The
+ * bytes land in the receiver's buffer when the send and the receive *match*: both sides know
+ * it right after mpi_isend/mpi_irecv return (q->matched). For a receive, the send it matched
+ * is the one mpi_iprobe reported just before: the layer takes the oldest matching unexpected
+ * send, as iprobe does. The receiver cannot observe its buffer before its request completes,
+ * so copying at the match rather than at the simulated arrival changes nothing it can see. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "emul/emu.h"
+
+emu_req *emu_req_new(void) {
+  emu_sim *S = emu_current;
+  emu_req *r = S->free_reqs;
+  if (r) S->free_reqs = r->next_free;
+  else { r = xmalloc(sizeof *r); VEC_PUSH(S->all_reqs, r); }
+  memset(r, 0, sizeof *r);
+  r->owner = S->running ? S->running->id : 0;
+  return r;
+}
+
+static void req_recycle(emu_sim *S, emu_req *r) {
+  if (r->owned) free((void *)r->data);
+  r->data = NULL;
+  r->next_free = S->free_reqs;
+  S->free_reqs = r;
+}
+
+void emu_req_free(emu_req *r) {
+  if (!r) return;
+  emu_sim *S = emu_current;
+  if (r->q) {
+    mpi_req *q = r->q;
+    /* an unmatched send lives on (its data too) until a receive takes it */
+    if (r->is_send && !r->copied && !q->matched) {
+      r->orphan = 1;
+      mpi_req_release(S->world, q);
+      return;
+    }
+    q->user = NULL;
+    mpi_req_release(S->world, q);
+    r->q = NULL;
+  }
+  req_recycle(S, r);
+}
+
+/* Copies a matched send's payload into its receive's landing zone. */
+static void deliver(emu_req *s, emu_req *r) {
+  if (!s || s->copied) return;
+  s->copied = 1;
+  if (!r) return;
+  size_t n = s->len;
+  if (n > r->rcap) { r->truncated = 1; n = r->rcap; }
+  if (n && r->rbuf && s->data) memcpy(r->rbuf, s->data, n);
+  r->got = s->len;
+  r->copied = 1;
+  if (s->owned) { free((void *)s->data); s->owned = 0; }
+  s->data = NULL;
+}
+
+static void release_orphan(emu_req *s) {
+  if (!s->orphan || !s->copied) return;
+  if (!s->done && s->q && !s->q->detached) return; /* completes later through on_done */
+  if (s->q) s->q->user = NULL;
+  s->q = NULL;
+  s->orphan = 0;
+  req_recycle(emu_current, s);
+}
+
+static void sleep_overhead(emu_sim *S, double t) {
+  if (t <= 0) return;
+  emu_rank *k = S->running;
+  double t0 = sim_now(S->sim);
+  emu_sleep(t);
+  /* an overhead is part of the MPI call, not computation */
+  k->st.compute -= sim_now(S->sim) - t0;
+  k->call_compute -= sim_now(S->sim) - t0;
+}
+
+emu_req *emu_isend(int dst, int tag, int ctx, const void *data, size_t len, int owned, int flags,
+                   int blocking) {
+  emu_sim *S = emu_current;
+  emu_rank *k = S->running;
+  const net_config *c = &S->o->net;
+  double bytes = (double)len;
+  /* SMPI charges os before a (detached) blocking send, ois before an isend */
+  double ovh = 0;
+  if (!blocking) ovh = models_overhead(S->models, k->host, OVH_ISEND, bytes);
+  else if (bytes < c->detached_thresh) ovh = models_overhead(S->models, k->host, OVH_SEND, bytes);
+  sleep_overhead(S, ovh);
+  emu_req *r = emu_req_new();
+  r->is_send = 1;
+  int detached = !(flags & MPI_F_SSEND) && bytes < c->detached_thresh;
+  if (data && len) {
+    if (owned) { r->data = data; r->owned = 1; }
+    else if (detached) {
+      void *copy = xmalloc(len);
+      memcpy(copy, data, len);
+      r->data = copy;
+      r->owned = 1;
+    } else {
+      r->data = data;
+    }
+  } else if (owned) {
+    free((void *)data);
+  }
+  r->len = len;
+  mpi_req *q = mpi_isend(S->world, k->id, dst, tag, ctx, bytes, flags, S->err);
+  if (!q) emu_fatal("%s", S->err->msg);
+  r->q = q;
+  if (!q->user) q->user = r;
+  if (q->detached) {   /* completed inside mpi_isend, before q->user was set */
+    r->done = 1;
+    k->st.msgs_sent++;
+    k->st.bytes_sent += bytes;
+  }
+  if (q->matched && q->peer) deliver(r, q->peer->user);
+  emu_rank *d = &S->ranks[dst];
+  if (d->probing && d->probe_ctx == ctx && (d->probe_src < 0 || d->probe_src == k->id) &&
+      (d->probe_tag < 0 || d->probe_tag == tag))
+    emu_wake(S, d);
+  return r;
+}
+
+emu_req *emu_irecv(int src, int tag, int ctx, void *buf, size_t cap) {
+  emu_sim *S = emu_current;
+  emu_rank *k = S->running;
+  emu_req *r = emu_req_new();
+  r->rbuf = buf;
+  r->rcap = cap;
+  const mpi_req *s0 = mpi_iprobe(S->world, k->id, src, tag, ctx);
+  emu_req *sender = s0 ? s0->user : NULL;
+  /* the receive must exist before the layer may complete it synchronously (eager arrival) */
+  mpi_req *q = mpi_irecv(S->world, k->id, src, tag, ctx, -1, S->err);
+  if (!q) emu_fatal("%s", S->err->msg);
+  r->q = q;
+  q->user = r;
+  if (q->matched) {
+    deliver(sender, r);
+    if (sender) release_orphan(sender);
+    if (q->done) {   /* completed inside mpi_irecv, before q->user was set */
+      r->done = 1;
+      r->src = q->src;
+      r->tag = q->tag;
+      r->got = (size_t)q->bytes;
+      k->st.msgs_recv++;
+      k->st.bytes_recv += q->bytes;
+    }
+  }
+  return r;
+}
+
+void emu_wait(emu_req **reqs, int n, int need) {
+  emu_sim *S = emu_current;
+  emu_rank *k = S->running;
+  int pending = 0, ndone = 0;
+  for (int i = 0; i < n; i++) {
+    if (!reqs[i]) continue;
+    if (reqs[i]->done) ndone++;
+    else pending++;
+  }
+  if (need > pending + ndone) need = pending + ndone;
+  int missing = need - ndone;
+  if (missing <= 0) return;
+  for (int i = 0; i < n; i++) if (reqs[i] && !reqs[i]->done) reqs[i]->waited = 1;
+  k->nwait = missing;
+  emu_block();
+  for (int i = 0; i < n; i++) if (reqs[i]) reqs[i]->waited = 0;
+}
+
+void emu_test_sleep(int success) {
+  emu_sim *S = emu_current;
+  const net_config *c = &S->o->net;
+  double t = c->grow_injected ? S->test_count * c->test_sleep : c->test_sleep;
+  if (success) S->test_count = 1;
+  else S->test_count += 1;
+  sleep_overhead(S, t);
+}
+
+const mpi_req *emu_iprobe(int src, int tag, int ctx) {
+  emu_sim *S = emu_current;
+  /* SMPI sleeps before probing, longer after each unsuccessful probe (smpi/iprobe), so
+   * that a polling loop lets simulated time advance */
+  sleep_overhead(S, S->iprobe_count * S->o->iprobe_sleep);
+  const mpi_req *s = mpi_iprobe(S->world, S->running->id, src, tag, ctx);
+  if (s) S->iprobe_count = 1;
+  else S->iprobe_count += 1;
+  return s;
+}
+
+const mpi_req *emu_probe(int src, int tag, int ctx) {
+  emu_sim *S = emu_current;
+  emu_rank *k = S->running;
+  for (;;) {
+    const mpi_req *s = mpi_iprobe(S->world, k->id, src, tag, ctx);
+    if (s) return s;
+    k->probing = 1;
+    k->probe_src = src;
+    k->probe_tag = tag;
+    k->probe_ctx = ctx;
+    emu_block();
+    k->probing = 0;
+  }
+}
+
+/* A collective's point-to-point program, as replay runs it (src/replay/replay.c exec_op). */
+void emu_run_prog(const coll_prog *p, const int *world_of, int ctx) {
+  emu_req *inline_reqs[16];
+  emu_req **reqs = inline_reqs;
+  int *opidx = NULL;
+  int nreqs = 0, cap = 16, waited = 0;
+  if (p->n > 16) {
+    cap = p->n;
+    reqs = xmalloc((size_t)cap * sizeof *reqs);
+  }
+  opidx = xmalloc((size_t)(p->n + 1) * sizeof *opidx);
+  for (int i = 0; i < p->n; i++) {
+    const coll_op *op = &p->ops[i];
+    emu_req *r;
+    opidx[i] = -1;
+    switch ((coll_opkind)op->kind) {
+    case CO_ISEND:
+      opidx[i] = nreqs;
+      reqs[nreqs++] = emu_isend(world_of[op->peer], op->tag, ctx, NULL, (size_t)op->bytes, 0, 0, 0);
+      break;
+    case CO_IRECV:
+      opidx[i] = nreqs;
+      reqs[nreqs++] = emu_irecv(world_of[op->peer], op->tag, ctx, NULL, 0);
+      break;
+    case CO_SEND:
+      r = emu_isend(world_of[op->peer], op->tag, ctx, NULL, (size_t)op->bytes, 0, 0, 1);
+      emu_wait(&r, 1, 1);
+      emu_req_free(r);
+      break;
+    case CO_RECV:
+      r = emu_irecv(world_of[op->peer], op->tag, ctx, NULL, 0);
+      emu_wait(&r, 1, 1);
+      emu_req_free(r);
+      break;
+    case CO_WAITALL:
+      emu_wait(reqs + waited, nreqs - waited, nreqs - waited);
+      for (int j = waited; j < nreqs; j++) { emu_req_free(reqs[j]); reqs[j] = NULL; }
+      waited = nreqs;
+      break;
+    case CO_WAIT: {
+      int j = op->peer >= 0 && op->peer < i ? opidx[op->peer] : -1;
+      if (j >= 0 && reqs[j]) {
+        emu_wait(&reqs[j], 1, 1);
+        emu_req_free(reqs[j]);
+        reqs[j] = NULL;
+      }
+      break;
+    }
+    case CO_COMPUTE:
+      emu_compute(op->flops);
+      break;
+    }
+  }
+  /* a program always ends with its waits; anything left is released */
+  for (int j = 0; j < nreqs; j++)
+    if (reqs[j]) { emu_wait(&reqs[j], 1, 1); emu_req_free(reqs[j]); }
+  if (reqs != inline_reqs) free(reqs);
+  free(opidx);
+}

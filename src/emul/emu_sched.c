@@ -1,0 +1,404 @@
+/* The execution-driven driver: ranks as fibers served by the kernel's ready queue, the CPU
+ * time they use between MPI calls turned into simulated computations, and the run itself
+ * (see include/psim/emul.h and src/emul/emu.h). */
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "emul/emu.h"
+
+/* The simulation whose rank is running (the one global; see emu.h). */
+emu_sim *emu_current;
+
+void emu_signals_install(void);
+void emu_signals_restore(void);
+void emu_trace_open(emu_sim *S);
+void emu_trace_close(emu_sim *S);
+void emu_trace_compute(emu_rank *k, double flops);
+void emu_tasks_finish(emu_sim *S);
+int emu_tasks_load(emu_sim *S, psim_err *err);
+
+void emu_opts_init(emu_opts *o, const platform *p, int np) {
+  memset(o, 0, sizeof *o);
+  o->plat = p;
+  o->np = np;
+  net_config_init(&o->net);
+  coll_selector_init(&o->coll);
+  o->measure = 1;
+  o->cpu_threshold = 1e-6;   /* smpi/cpu-threshold's default */
+  o->iprobe_sleep = 1e-4;    /* smpi/iprobe's default */
+  o->stack_size = (size_t)8 << 20;
+}
+
+static int parse_double(const char *key, const char *v, double *out, psim_err *err) {
+  char *end;
+  double x = strtod(v, &end);
+  if (!*v || *end || !(x >= 0))
+    return psim_errf(err, 2, NULL, 0, "--cfg %s expects a non-negative number, got '%s'", key, v);
+  *out = x;
+  return 0;
+}
+
+int emu_opts_cfg(emu_opts *o, const char *key, const char *value, psim_err *err) {
+  if (!strcmp(key, "smpi/iprobe")) return parse_double(key, value, &o->iprobe_sleep, err);
+  if (!strcmp(key, "smpi/cpu-threshold")) return parse_double(key, value, &o->cpu_threshold, err);
+  if (!strcmp(key, "smpi/host-speed")) {
+    int w = 0;
+    char why[256];
+    if (psim_unit_speed(value, &o->host_speed_ref, &w, why, sizeof why) < 0)
+      return psim_errf(err, 2, NULL, 0, "--cfg smpi/host-speed: %s", why);
+    return 0;
+  }
+  if (!strcmp(key, "smpi/simulate-computation")) {
+    o->measure = !(!strcmp(value, "no") || !strcmp(value, "0") || !strcmp(value, "false"));
+    return 0;
+  }
+  replay_opts r;
+  replay_opts_init(&r, o->plat, o->np);
+  r.net = o->net;
+  r.coll = o->coll;
+  if (replay_opts_cfg(&r, key, value, err) < 0) return -1;
+  o->net = r.net;
+  o->coll = r.coll;
+  return 0;
+}
+
+double emu_cpu_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+double emu_now(void) { return sim_now(emu_current->sim); }
+
+const coll_selector *emu_coll_selector(void) { return &emu_current->o->coll; }
+
+/* ---- blocking and waking ---- */
+void emu_wake(emu_sim *S, emu_rank *k) {
+  if (k->state != EK_BLOCKED) return;
+  k->state = EK_READY;
+  sim_make_ready(S->sim, k->id);
+}
+
+void emu_block(void) {
+  emu_sim *S = emu_current;
+  emu_rank *k = S->running;
+  k->state = EK_BLOCKED;
+  emu_fiber_leave(&S->host, &k->fib, 0);
+}
+
+static void activity_done(sim *s, activity *a) {
+  (void)s;
+  emu_sim *S = a->data;
+  emu_wake(S, &S->ranks[a->tag]);
+}
+
+static void compute_now(emu_sim *S, emu_rank *k, double flops) {
+  if (flops <= 0) return;
+  double t0 = sim_now(S->sim);
+  if (S->tit) emu_trace_compute(k, flops);
+  models_exec(S->models, k->host, flops, activity_done, S, k->id);
+  emu_block();
+  double d = sim_now(S->sim) - t0;
+  k->st.compute += d;
+  k->call_compute += d;
+  k->st.actions++;
+}
+
+void emu_compute(double flops) {
+  emu_sim *S = emu_current;
+  compute_now(S, S->running, flops);
+}
+
+void emu_sleep(double seconds) {
+  emu_sim *S = emu_current;
+  emu_rank *k = S->running;
+  if (seconds <= 0) return;
+  double t0 = sim_now(S->sim);
+  sim_start_timer(S->sim, seconds, activity_done, S, k->id);
+  emu_block();
+  double d = sim_now(S->sim) - t0;
+  k->st.compute += d;
+  k->call_compute += d;
+}
+
+/* ---- MPI call boundaries ---- */
+void emu_enter(const char *name) {
+  emu_sim *S = emu_current;
+  emu_rank *k = S->running;
+  if (k->depth++ > 0) return;
+  k->call = name;
+  k->call_compute = 0;
+  S->calls++;
+  if (S->o->measure) {
+    double burst = emu_cpu_now() - k->cpu_mark;
+    if (burst >= S->o->cpu_threshold) compute_now(S, k, burst * S->o->host_speed_ref);
+  }
+  k->call_start = sim_now(S->sim);
+  k->call_compute = 0;
+  k->xfer_lo = INFINITY;
+  k->xfer_hi = -INFINITY;
+}
+
+void emu_leave(void) {
+  emu_sim *S = emu_current;
+  emu_rank *k = S->running;
+  if (--k->depth > 0) return;
+  double now = sim_now(S->sim);
+  double d = now - k->call_start - k->call_compute;
+  if (d > 0) {
+    /* time in an MPI call is communication while its messages moved, waiting otherwise */
+    double lo = k->xfer_lo < k->call_start ? k->call_start : k->xfer_lo;
+    double hi = k->xfer_hi > now ? now : k->xfer_hi;
+    double comm = hi > lo ? hi - lo : 0;
+    if (comm > d) comm = d;
+    k->st.comm += comm;
+    k->st.wait += d - comm;
+  }
+  k->st.actions++;
+  if (S->o->actions)
+    fprintf(S->o->actions, "%.6f %d %s %.6f\n", now, k->id, k->call ? k->call : "?",
+            now - k->call_start);
+  k->call = NULL;
+  if (S->o->measure) k->cpu_mark = emu_cpu_now();
+}
+
+/* ---- ending a rank, failures ---- */
+static void finish_rank(emu_sim *S, emu_rank *k) {
+  k->state = EK_DONE;
+  k->st.finish = sim_now(S->sim);
+  S->nfinished++;
+  emu_fiber_leave(&S->host, &k->fib, 1);
+  abort(); /* never resumed */
+}
+
+void emu_rank_exit(int code) {
+  emu_sim *S = emu_current;
+  emu_rank *k = S->running;
+  k->exit_code = code;
+  if (!k->finalized && S->o->measure && k->depth == 0) {
+    double burst = emu_cpu_now() - k->cpu_mark;
+    if (burst >= S->o->cpu_threshold) compute_now(S, k, burst * S->o->host_speed_ref);
+  }
+  if (k->initialized && !k->finalized && !S->failed)
+    fprintf(stderr, "psim: warning: rank %d returned from main without calling MPI_Finalize\n", k->id);
+  finish_rank(S, k);
+}
+
+static void fail_rank(emu_sim *S, emu_rank *k) {
+  S->failed = 1;
+  S->exit_status = PSIM_EXIT_APP;
+  sim_stop(S->sim);
+  finish_rank(S, k);
+}
+
+void emu_fatal(const char *fmt, ...) {
+  emu_sim *S = emu_current;
+  emu_rank *k = S->running;
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  psim_errf(S->err, PSIM_EXIT_APP, k->file ? k->file : NULL, k->file ? k->line : 0,
+            "rank %d: MPI error in %s: %s (at simulated time %.6f)", k->id,
+            k->call ? k->call : "an MPI call", msg, sim_now(S->sim));
+  fail_rank(S, k);
+}
+
+void emu_abort(int code) {
+  emu_sim *S = emu_current;
+  emu_rank *k = S->running;
+  psim_errf(S->err, PSIM_EXIT_APP, k->file ? k->file : NULL, k->file ? k->line : 0,
+            "rank %d called MPI_Abort with error code %d at simulated time %.6f", k->id, code,
+            sim_now(S->sim));
+  fail_rank(S, k);
+}
+
+void psim_at(const char *file, int line) {
+  emu_sim *S = emu_current;
+  if (!S || !S->running) return;
+  S->running->file = file;
+  S->running->line = line;
+}
+
+/* ---- the scheduler ---- */
+static void rank_main(void *arg) {
+  emu_rank *k = arg;
+  emu_sim *S = emu_current;
+  emu_fiber_started(&S->host, &k->fib);
+  if (S->o->measure) k->cpu_mark = emu_cpu_now();
+  int rc = S->prog.mains[k->id](k->argc, k->argv);
+  emu_rank_exit(rc);
+}
+
+static void rank_run(void *ctx, int id) {
+  emu_sim *S = ctx;
+  emu_rank *k = &S->ranks[id];
+  if (k->state == EK_DONE || S->failed) return;
+  k->state = EK_READY;
+  S->running = k;
+  emu_fiber_enter(&S->host, &k->fib);
+  S->running = NULL;
+  if (k->state == EK_DONE) emu_fiber_free(&k->fib);
+}
+
+static void on_done(void *ctx, mpi_req *q);
+static void on_done_cb(void *ctx, mpi_req *q) { on_done(ctx, q); }
+
+/* MPI layer callback: a request completed. */
+static void on_done(void *ctx, mpi_req *q) {
+  emu_sim *S = ctx;
+  emu_req *r = q->user;
+  if (!r) return;
+  r->done = 1;
+  emu_rank *k = &S->ranks[r->owner];
+  if (q->xfer_start >= 0) {
+    if (q->xfer_start < k->xfer_lo) k->xfer_lo = q->xfer_start;
+    if (q->xfer_end > k->xfer_hi) k->xfer_hi = q->xfer_end;
+  }
+  if (q->is_send) {
+    k->st.msgs_sent++;
+    k->st.bytes_sent += q->bytes;
+  } else {
+    r->src = q->src;
+    r->tag = q->tag;
+    if (!r->copied) r->got = (size_t)q->bytes;
+    k->st.msgs_recv++;
+    k->st.bytes_recv += q->bytes;
+  }
+  if (r->orphan && (r->copied || !r->is_send)) {
+    q->user = NULL;
+    r->q = NULL;
+    r->orphan = 0;
+    emu_req_free(r);
+    return;
+  }
+  if (r->waited && k->state == EK_BLOCKED && --k->nwait == 0) emu_wake(S, k);
+}
+
+static void deadlock_report(emu_sim *S, replay_result *res) {
+  size_t cap = 4096, len = 0;
+  char *buf = xmalloc(cap);
+  int nblocked = 0;
+  len = (size_t)snprintf(buf, cap, "deadlock at simulated time %.6f: %d of %d ranks cannot finish\n",
+                         sim_now(S->sim), S->np - S->nfinished, S->np);
+  for (int i = 0; i < S->np; i++) {
+    emu_rank *k = &S->ranks[i];
+    if (k->state == EK_DONE) continue;
+    nblocked++;
+    char line[2048], pend[1024], args[128] = "", loc[600] = "";
+    mpi_describe_pending(S->world, i, pend, sizeof pend);
+    if (k->call_peer != -99 || k->call_tag != -99) {
+      char peer[32] = "", tag[32] = "";
+      if (k->call_peer == -1) snprintf(peer, sizeof peer, "MPI_ANY_SOURCE");
+      else if (k->call_peer != -99) snprintf(peer, sizeof peer, "%d", k->call_peer);
+      if (k->call_tag == -1) snprintf(tag, sizeof tag, "MPI_ANY_TAG");
+      else if (k->call_tag != -99) snprintf(tag, sizeof tag, "%d", k->call_tag);
+      snprintf(args, sizeof args, "(%s%s%s%s%s)", peer[0] ? "peer " : "", peer,
+               peer[0] && tag[0] ? ", " : "", tag[0] ? "tag " : "", tag);
+    }
+    if (k->file) snprintf(loc, sizeof loc, " at %s:%d", k->file, k->line);
+    snprintf(line, sizeof line, "  rank %d (host %s): blocked in %s%s%s%s%s\n", i,
+             plat_host_at(S->o->plat, k->host)->name, k->call ? k->call : "?", args, loc,
+             pend[0] ? ": " : "", pend);
+    size_t ll = strlen(line);
+    if (len + ll + 1 > cap) { cap = 2 * (len + ll + 1); buf = xrealloc(buf, cap); }
+    memcpy(buf + len, line, ll + 1);
+    len += ll;
+  }
+  (void)nblocked;
+  res->deadlock = buf;
+}
+
+static char **copy_argv(int argc, char **argv) {
+  char **v = xcalloc((size_t)argc + 1, sizeof *v);
+  for (int i = 0; i < argc; i++) v[i] = xstrdup(argv[i]);
+  return v;
+}
+
+int emu_run(const emu_opts *o, replay_result *res, psim_err *err) {
+  memset(res, 0, sizeof *res);
+  if (emu_current) return psim_errf(err, 2, NULL, 0, "one psim run at a time per process");
+  emu_sim *S = xcalloc(1, sizeof *S);
+  S->o = o;
+  S->np = o->np;
+  S->err = err;
+  S->test_count = 1;
+  S->iprobe_count = 1;
+  int rc = 0;
+  if (emu_prog_load(&S->prog, o->program, o->np, o->shared_globals, err) < 0) { free(S); return -1; }
+  int nh = plat_nhosts(o->plat);
+  S->rank_host = xmalloc((size_t)S->np * sizeof *S->rank_host);
+  for (int i = 0; i < S->np; i++)
+    S->rank_host[i] = o->hostfile ? o->hostfile[i % o->nhostfile] : i % nh;
+  S->sim = sim_new();
+  S->models = models_new(S->sim, o->plat, &o->net, err);
+  if (!S->models) { rc = -1; goto out_sim; }
+  S->world = mpi_world_new(S->sim, S->models, S->np, S->rank_host, on_done_cb, S);
+  S->ranks = xcalloc((size_t)S->np, sizeof *S->ranks);
+  if (emu_tasks_load(S, err) < 0) { rc = -1; goto out_world; }
+  for (int i = 0; i < S->np; i++) {
+    emu_rank *k = &S->ranks[i];
+    k->id = i;
+    k->host = S->rank_host[i];
+    k->st.host = k->host;
+    k->argc = o->argc;
+    k->argv = copy_argv(o->argc, o->argv);
+    k->call_peer = k->call_tag = -99;
+    if (emu_fiber_init(&k->fib, o->stack_size, rank_main, k, err) < 0) { rc = -1; goto out_ranks; }
+    sim_make_ready(S->sim, i);
+  }
+  if (o->trace_tit) emu_trace_open(S);
+  emu_current = S;
+  emu_signals_install();
+  res->events = sim_run(S->sim, rank_run, S);
+  emu_signals_restore();
+  emu_current = NULL;
+  fflush(stdout);
+  if (S->tit) emu_trace_close(S);
+  if (S->failed) {
+    rc = -1;
+  } else if (S->nfinished < S->np) {
+    deadlock_report(S, res);
+    psim_errf(err, PSIM_EXIT_DEADLOCK, NULL, 0, "%s", res->deadlock);
+    rc = -1;
+  } else {
+    emu_tasks_finish(S);
+  }
+  res->np = S->np;
+  res->ranks = xcalloc((size_t)S->np, sizeof *res->ranks);
+  for (int i = 0; i < S->np; i++) {
+    res->ranks[i] = S->ranks[i].st;
+    if (S->ranks[i].st.finish > res->simulated_time) res->simulated_time = S->ranks[i].st.finish;
+    res->actions += S->ranks[i].st.actions;
+  }
+  mpi_stats ms = mpi_world_stats(S->world);
+  res->messages = ms.messages;
+  res->bytes = ms.bytes;
+out_ranks:
+  for (int i = 0; i < S->np; i++) {
+    emu_rank *k = &S->ranks[i];
+    emu_fiber_free(&k->fib);
+    if (k->argv) for (int j = 0; j < k->argc; j++) free(k->argv[j]);
+    free(k->argv);
+    emu_sample_free(k);
+  }
+  if (S->rt_free) S->rt_free(S->rt);
+  for (size_t i = 0; i < S->all_reqs.len; i++) free(S->all_reqs.data[i]);
+  VEC_FREE(S->all_reqs);
+out_world:
+  free(S->ranks);
+  mpi_world_free(S->world);
+  models_free(S->models);
+out_sim:
+  sim_free(S->sim);
+  free(S->rank_host);
+  emu_prog_unload(&S->prog);
+  free(S);
+  return rc;
+}

@@ -1,0 +1,131 @@
+/* psim's MPI runtime (libpsimmpi): the functions of include/psim_mpi/mpi.h, on top of the
+ * execution-driven driver (src/emul/emu.h).
+ *
+ * Handles are indices into tables shared by all ranks of the simulation (communicators and
+ * datatypes created collectively are one object seen by all their members). The tables live
+ * in rt_world, hung on the simulation (emu_sim.rt) and freed with it; per-rank state (its
+ * MPI_COMM_SELF, attached buffer, init flags) in rt_rank (emu_rank.rt).
+ *
+ * Ownership: everything here belongs to the simulation and is released by rt_world_free. */
+#ifndef PSIM_RT_H
+#define PSIM_RT_H
+
+#define PSIM_NO_LOCATION
+#include "mpi.h"
+#include "emul/emu.h"
+
+typedef struct rt_block { ptrdiff_t off; size_t len; } rt_block;
+
+typedef struct rt_dtype {
+  size_t size;               /* bytes of data in one element */
+  ptrdiff_t lb, ub;          /* extent = ub - lb */
+  ptrdiff_t true_lb, true_ub;
+  int nblocks;
+  rt_block *blocks;          /* byte runs of one element, relative to its start */
+  int contig;                /* one run at offset 0 of length size == extent */
+  int base;                  /* predefined type of every basic element, -1 if mixed */
+  int explicit_lb, explicit_ub;
+  int committed, freed, predefined;
+} rt_dtype;
+
+typedef struct rt_slot rt_slot;
+
+typedef struct rt_comm {
+  int handle;
+  int id;                    /* context: 2*id for point-to-point, 2*id+1 for collectives */
+  int size;
+  int *world;                /* local rank -> world rank */
+  int *local;                /* world rank -> local rank, -1 when not a member */
+  int refs;                  /* members that have not freed it */
+  uint64_t *cseq;            /* collectives started, per local rank */
+  rt_slot *slots;
+  char name[MPI_MAX_OBJECT_NAME];
+  int freed;
+} rt_comm;
+
+typedef struct rt_group { int size; int *world; int freed; } rt_group;
+
+enum { RQ_SEND, RQ_RECV };
+typedef struct rt_req {
+  int used, kind, persistent, active, proc_null, flags;
+  emu_req *er;
+  void *buf;
+  int count;
+  MPI_Datatype dt;
+  int peer, tag;
+  rt_comm *comm;
+  void *stage;               /* receive staging for a non-contiguous type */
+  size_t stage_len;
+  int next_free;
+} rt_req;
+
+typedef struct rt_uop { MPI_User_function *fn; int commute; } rt_uop;
+
+typedef struct rt_shared { void *p; size_t len; } rt_shared;
+
+typedef struct rt_world {
+  VEC(rt_dtype *) types;
+  VEC(rt_comm *) comms;
+  VEC(rt_group *) groups;
+  VEC(rt_req) reqs;
+  int free_req;
+  VEC(rt_uop) ops;
+  int next_comm_id;
+  VEC(rt_shared) shared, shared_own;
+} rt_world;
+
+typedef struct rt_rank {
+  rt_comm *self;
+  void *bsend_buf;
+  int bsend_size;
+  size_t nshared;            /* psim_shared_malloc calls so far */
+} rt_rank;
+
+/* rt_init.c */
+rt_world *rt_w(void);
+rt_rank *rt_me(void);
+int rt_world_rank(void);
+void rt_need_init(void);
+
+/* rt_dtype.c */
+void rt_dtypes_init(rt_world *w);
+rt_dtype *rt_type(MPI_Datatype dt);   /* fatal when invalid */
+size_t rt_pack_size(MPI_Datatype dt, int count);
+ptrdiff_t rt_extent(MPI_Datatype dt);
+void rt_pack(const void *buf, int count, MPI_Datatype dt, void *out);
+/* Unpacks at most `len` bytes; returns the bytes consumed. */
+size_t rt_unpack(const void *in, size_t len, void *buf, int count, MPI_Datatype dt);
+void *rt_pack_alloc(const void *buf, int count, MPI_Datatype dt, size_t *len);
+
+/* rt_op.c */
+/* inout[i] = in[i] op inout[i] for n packed elements of the type's base. */
+void rt_reduce(MPI_Op op, MPI_Datatype dt, const void *in, void *inout, int count);
+
+/* rt_comm.c */
+void rt_comms_init(rt_world *w, int np);
+rt_comm *rt_comm_get(MPI_Comm c);     /* fatal when invalid */
+rt_comm *rt_comm_new(rt_world *w, int size, const int *world);
+int rt_comm_rank(const rt_comm *c);
+
+/* rt_coll.c */
+struct rt_slot {
+  uint64_t seq;
+  int left;
+  void **data;
+  size_t *len;
+  void *res;
+  void **results;            /* per-rank results (scan, comm creation) */
+  rt_slot *next;
+};
+rt_slot *rt_slot_enter(rt_comm *c);
+void rt_slot_leave(rt_comm *c, rt_slot *s);
+void rt_coll_timing(rt_comm *c, coll_call *call);
+
+/* rt_p2p.c */
+void rt_reqs_init(rt_world *w);
+
+void rt_world_free(void *p);
+
+#define RT_CHECK_COUNT(n) do { if ((n) < 0) emu_fatal("negative count %d (MPI_ERR_COUNT)", (n)); } while (0)
+
+#endif

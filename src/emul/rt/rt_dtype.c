@@ -1,0 +1,330 @@
+/* Datatypes: every type is flattened to the byte runs of one element (offsets from the
+ * element's start), with MPI's lower bound and extent. Messages and collective contributions
+ * travel *packed* (the runs concatenated), so sender and receiver may use different types with
+ * the same signature, and reductions work on packed base elements. */
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+#include <complex.h>
+
+#include "emul/rt/rt.h"
+
+typedef struct { float v; int i; } p_float_int;
+typedef struct { double v; int i; } p_double_int;
+typedef struct { long v; int i; } p_long_int;
+typedef struct { int v; int i; } p_2int;
+typedef struct { short v; int i; } p_short_int;
+typedef struct { long double v; int i; } p_ldouble_int;
+
+static rt_dtype *new_type(void) {
+  rt_dtype *t = xcalloc(1, sizeof *t);
+  t->lb = t->true_lb = PTRDIFF_MAX;
+  t->ub = t->true_ub = PTRDIFF_MIN;
+  t->base = 0;
+  return t;
+}
+
+static void add_run(rt_dtype *t, ptrdiff_t off, size_t len) {
+  if (!len) return;
+  if (t->nblocks) {
+    rt_block *b = &t->blocks[t->nblocks - 1];
+    if (b->off + (ptrdiff_t)b->len == off) { b->len += len; goto bounds; }
+  }
+  if ((t->nblocks & (t->nblocks - 1)) == 0)
+    t->blocks = xrealloc(t->blocks, (size_t)(t->nblocks ? 2 * t->nblocks : 1) * sizeof *t->blocks);
+  t->blocks[t->nblocks++] = (rt_block){off, len};
+bounds:
+  t->size += len;
+  if (off < t->true_lb) t->true_lb = off;
+  if (off + (ptrdiff_t)len > t->true_ub) t->true_ub = off + (ptrdiff_t)len;
+}
+
+/* Appends a copy of type o displaced by disp bytes. */
+static void add_copy(rt_dtype *t, const rt_dtype *o, ptrdiff_t disp) {
+  for (int b = 0; b < o->nblocks; b++) add_run(t, disp + o->blocks[b].off, o->blocks[b].len);
+  if (o->nblocks == 0 && o->size == 0) { /* markers (MPI_LB/MPI_UB) and empty types */ }
+  if (disp + o->lb < t->lb) t->lb = disp + o->lb;
+  if (disp + o->ub > t->ub) t->ub = disp + o->ub;
+  if (t->base == 0) t->base = o->base;
+  else if (o->size && t->base != o->base) t->base = -1;
+}
+
+static void finish(rt_dtype *t) {
+  if (t->lb == PTRDIFF_MAX) t->lb = t->ub = 0;
+  if (t->true_lb == PTRDIFF_MAX) t->true_lb = t->true_ub = 0;
+  t->contig = t->lb == 0 && (t->nblocks == 0 || (t->nblocks == 1 && t->blocks[0].off == 0)) &&
+              (ptrdiff_t)t->size == t->ub - t->lb;
+}
+
+static rt_dtype *prim(int code, size_t size, size_t align_extent) {
+  rt_dtype *t = new_type();
+  add_run(t, 0, size);
+  t->lb = 0;
+  t->ub = (ptrdiff_t)align_extent;
+  t->base = code;
+  t->predefined = t->committed = 1;
+  finish(t);
+  return t;
+}
+
+static rt_dtype *pair(int code, size_t vsize, size_t ioff, size_t extent) {
+  rt_dtype *t = new_type();
+  add_run(t, 0, vsize);
+  add_run(t, (ptrdiff_t)ioff, sizeof(int));
+  t->lb = 0;
+  t->ub = (ptrdiff_t)extent;
+  t->base = code;
+  t->predefined = t->committed = 1;
+  finish(t);
+  return t;
+}
+
+void rt_dtypes_init(rt_world *w) {
+  static const struct { int code; size_t size; } sz[] = {
+    {MPI_CHAR, 1}, {MPI_SIGNED_CHAR, 1}, {MPI_UNSIGNED_CHAR, 1}, {MPI_BYTE, 1},
+    {MPI_WCHAR, sizeof(wchar_t)}, {MPI_SHORT, sizeof(short)}, {MPI_UNSIGNED_SHORT, sizeof(short)},
+    {MPI_INT, sizeof(int)}, {MPI_UNSIGNED, sizeof(int)}, {MPI_LONG, sizeof(long)},
+    {MPI_UNSIGNED_LONG, sizeof(long)}, {MPI_LONG_LONG_INT, sizeof(long long)},
+    {MPI_UNSIGNED_LONG_LONG, sizeof(long long)}, {MPI_FLOAT, sizeof(float)},
+    {MPI_DOUBLE, sizeof(double)}, {MPI_LONG_DOUBLE, sizeof(long double)}, {MPI_C_BOOL, sizeof(_Bool)},
+    {MPI_INT8_T, 1}, {MPI_INT16_T, 2}, {MPI_INT32_T, 4}, {MPI_INT64_T, 8}, {MPI_UINT8_T, 1},
+    {MPI_UINT16_T, 2}, {MPI_UINT32_T, 4}, {MPI_UINT64_T, 8}, {MPI_AINT, sizeof(MPI_Aint)},
+    {MPI_OFFSET, sizeof(MPI_Offset)}, {MPI_COUNT, sizeof(MPI_Count)}, {MPI_PACKED, 1},
+    {MPI_C_FLOAT_COMPLEX, sizeof(float complex)}, {MPI_C_DOUBLE_COMPLEX, sizeof(double complex)},
+  };
+  for (int i = 0; i < PSIM_NUM_PREDEFINED_TYPES; i++) VEC_PUSH(w->types, NULL);
+  for (size_t i = 0; i < sizeof sz / sizeof *sz; i++)
+    w->types.data[sz[i].code] = prim(sz[i].code, sz[i].size, sz[i].size);
+  w->types.data[MPI_FLOAT_INT] = pair(MPI_FLOAT_INT, sizeof(float), offsetof(p_float_int, i), sizeof(p_float_int));
+  w->types.data[MPI_DOUBLE_INT] = pair(MPI_DOUBLE_INT, sizeof(double), offsetof(p_double_int, i), sizeof(p_double_int));
+  w->types.data[MPI_LONG_INT] = pair(MPI_LONG_INT, sizeof(long), offsetof(p_long_int, i), sizeof(p_long_int));
+  w->types.data[MPI_2INT] = pair(MPI_2INT, sizeof(int), offsetof(p_2int, i), sizeof(p_2int));
+  w->types.data[MPI_SHORT_INT] = pair(MPI_SHORT_INT, sizeof(short), offsetof(p_short_int, i), sizeof(p_short_int));
+  w->types.data[MPI_LONG_DOUBLE_INT] = pair(MPI_LONG_DOUBLE_INT, sizeof(long double), offsetof(p_ldouble_int, i), sizeof(p_ldouble_int));
+  rt_dtype *lb = new_type(), *ub = new_type();
+  lb->predefined = ub->predefined = lb->committed = ub->committed = 1;
+  finish(lb);
+  finish(ub);
+  lb->explicit_lb = ub->explicit_ub = 1;
+  w->types.data[MPI_LB] = lb;
+  w->types.data[MPI_UB] = ub;
+}
+
+rt_dtype *rt_type(MPI_Datatype dt) {
+  rt_world *w = rt_w();
+  if (dt <= 0 || (size_t)dt >= w->types.len || !w->types.data[dt] || w->types.data[dt]->freed)
+    emu_fatal("invalid datatype %d (MPI_ERR_TYPE)", dt);
+  return w->types.data[dt];
+}
+
+size_t rt_pack_size(MPI_Datatype dt, int count) { return rt_type(dt)->size * (size_t)(count < 0 ? 0 : count); }
+ptrdiff_t rt_extent(MPI_Datatype dt) { rt_dtype *t = rt_type(dt); return t->ub - t->lb; }
+
+void rt_pack(const void *buf, int count, MPI_Datatype dt, void *out) {
+  rt_dtype *t = rt_type(dt);
+  char *o = out;
+  const char *in = buf;
+  if (t->contig) { if (count > 0 && t->size) memcpy(o, in, t->size * (size_t)count); return; }
+  ptrdiff_t ext = t->ub - t->lb;
+  for (int i = 0; i < count; i++, in += ext)
+    for (int b = 0; b < t->nblocks; b++) {
+      memcpy(o, in + t->blocks[b].off, t->blocks[b].len);
+      o += t->blocks[b].len;
+    }
+}
+
+size_t rt_unpack(const void *inp, size_t len, void *buf, int count, MPI_Datatype dt) {
+  rt_dtype *t = rt_type(dt);
+  const char *in = inp;
+  char *o = buf;
+  if (t->contig) {
+    size_t n = t->size * (size_t)(count < 0 ? 0 : count);
+    if (n > len) n = len;
+    if (n) memcpy(o, in, n);
+    return n;
+  }
+  ptrdiff_t ext = t->ub - t->lb;
+  size_t used = 0;
+  for (int i = 0; i < count && used < len; i++, o += ext)
+    for (int b = 0; b < t->nblocks && used < len; b++) {
+      size_t n = t->blocks[b].len;
+      if (n > len - used) n = len - used;
+      memcpy(o + t->blocks[b].off, in + used, n);
+      used += n;
+    }
+  return used;
+}
+
+void *rt_pack_alloc(const void *buf, int count, MPI_Datatype dt, size_t *len) {
+  *len = rt_pack_size(dt, count);
+  void *p = xmalloc(*len ? *len : 1);
+  rt_pack(buf, count, dt, p);
+  return p;
+}
+
+static int add_type(rt_dtype *t, MPI_Datatype *out) {
+  finish(t);
+  rt_world *w = rt_w();
+  VEC_PUSH(w->types, t);
+  *out = (int)w->types.len - 1;
+  return MPI_SUCCESS;
+}
+
+int MPI_Type_size(MPI_Datatype dt, int *size) { *size = (int)rt_type(dt)->size; return MPI_SUCCESS; }
+
+int MPI_Type_get_extent(MPI_Datatype dt, MPI_Aint *lb, MPI_Aint *extent) {
+  rt_dtype *t = rt_type(dt);
+  *lb = t->lb;
+  *extent = t->ub - t->lb;
+  return MPI_SUCCESS;
+}
+
+int MPI_Type_get_true_extent(MPI_Datatype dt, MPI_Aint *lb, MPI_Aint *extent) {
+  rt_dtype *t = rt_type(dt);
+  *lb = t->true_lb;
+  *extent = t->true_ub - t->true_lb;
+  return MPI_SUCCESS;
+}
+
+int MPI_Type_extent(MPI_Datatype dt, MPI_Aint *extent) { *extent = rt_extent(dt); return MPI_SUCCESS; }
+int MPI_Type_lb(MPI_Datatype dt, MPI_Aint *lb) { *lb = rt_type(dt)->lb; return MPI_SUCCESS; }
+int MPI_Type_ub(MPI_Datatype dt, MPI_Aint *ub) { *ub = rt_type(dt)->ub; return MPI_SUCCESS; }
+
+int MPI_Type_contiguous(int count, MPI_Datatype old, MPI_Datatype *newtype) {
+  RT_CHECK_COUNT(count);
+  rt_dtype *o = rt_type(old), *t = new_type();
+  ptrdiff_t ext = o->ub - o->lb;
+  for (int i = 0; i < count; i++) add_copy(t, o, i * ext);
+  return add_type(t, newtype);
+}
+
+int MPI_Type_create_hvector(int count, int bl, MPI_Aint stride, MPI_Datatype old, MPI_Datatype *newtype) {
+  RT_CHECK_COUNT(count);
+  RT_CHECK_COUNT(bl);
+  rt_dtype *o = rt_type(old), *t = new_type();
+  ptrdiff_t ext = o->ub - o->lb;
+  for (int i = 0; i < count; i++)
+    for (int j = 0; j < bl; j++) add_copy(t, o, i * stride + j * ext);
+  return add_type(t, newtype);
+}
+
+int MPI_Type_hvector(int count, int bl, MPI_Aint stride, MPI_Datatype old, MPI_Datatype *newtype) {
+  return MPI_Type_create_hvector(count, bl, stride, old, newtype);
+}
+
+int MPI_Type_vector(int count, int bl, int stride, MPI_Datatype old, MPI_Datatype *newtype) {
+  return MPI_Type_create_hvector(count, bl, (MPI_Aint)stride * rt_extent(old), old, newtype);
+}
+
+int MPI_Type_create_hindexed(int count, const int bls[], const MPI_Aint displs[], MPI_Datatype old,
+                             MPI_Datatype *newtype) {
+  RT_CHECK_COUNT(count);
+  rt_dtype *o = rt_type(old), *t = new_type();
+  ptrdiff_t ext = o->ub - o->lb;
+  for (int i = 0; i < count; i++)
+    for (int j = 0; j < bls[i]; j++) add_copy(t, o, displs[i] + j * ext);
+  return add_type(t, newtype);
+}
+
+int MPI_Type_indexed(int count, const int bls[], const int displs[], MPI_Datatype old,
+                     MPI_Datatype *newtype) {
+  RT_CHECK_COUNT(count);
+  MPI_Aint *d = xmalloc((size_t)(count ? count : 1) * sizeof *d);
+  for (int i = 0; i < count; i++) d[i] = (MPI_Aint)displs[i] * rt_extent(old);
+  int r = MPI_Type_create_hindexed(count, bls, d, old, newtype);
+  free(d);
+  return r;
+}
+
+int MPI_Type_create_indexed_block(int count, int bl, const int displs[], MPI_Datatype old,
+                                  MPI_Datatype *newtype) {
+  RT_CHECK_COUNT(count);
+  int *b = xmalloc((size_t)(count ? count : 1) * sizeof *b);
+  for (int i = 0; i < count; i++) b[i] = bl;
+  int r = MPI_Type_indexed(count, b, displs, old, newtype);
+  free(b);
+  return r;
+}
+
+int MPI_Type_create_struct(int count, const int bls[], const MPI_Aint displs[],
+                           const MPI_Datatype types[], MPI_Datatype *newtype) {
+  RT_CHECK_COUNT(count);
+  rt_dtype *t = new_type();
+  ptrdiff_t xlb = PTRDIFF_MAX, xub = PTRDIFF_MIN;
+  for (int i = 0; i < count; i++) {
+    rt_dtype *o = rt_type(types[i]);
+    if (o->explicit_lb) { if (displs[i] < xlb) xlb = displs[i]; continue; }
+    if (o->explicit_ub) { if (displs[i] > xub) xub = displs[i]; continue; }
+    ptrdiff_t ext = o->ub - o->lb;
+    for (int j = 0; j < bls[i]; j++) add_copy(t, o, displs[i] + j * ext);
+  }
+  if (xlb != PTRDIFF_MAX) t->lb = xlb;
+  if (xub != PTRDIFF_MIN) t->ub = xub;
+  if (t->lb == PTRDIFF_MAX) t->lb = xlb != PTRDIFF_MAX ? xlb : 0;
+  if (t->ub == PTRDIFF_MIN) t->ub = t->lb;
+  return add_type(t, newtype);
+}
+
+int MPI_Type_struct(int count, int bls[], MPI_Aint displs[], MPI_Datatype types[], MPI_Datatype *newtype) {
+  return MPI_Type_create_struct(count, bls, displs, types, newtype);
+}
+
+int MPI_Type_create_resized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype) {
+  rt_dtype *o = rt_type(old), *t = new_type();
+  add_copy(t, o, 0);
+  t->lb = lb;
+  t->ub = lb + extent;
+  return add_type(t, newtype);
+}
+
+int MPI_Type_dup(MPI_Datatype old, MPI_Datatype *newtype) {
+  rt_dtype *o = rt_type(old), *t = new_type();
+  add_copy(t, o, 0);
+  t->lb = o->lb;
+  t->ub = o->ub;
+  return add_type(t, newtype);
+}
+
+int MPI_Type_commit(MPI_Datatype *dt) { rt_type(*dt)->committed = 1; return MPI_SUCCESS; }
+
+int MPI_Type_free(MPI_Datatype *dt) {
+  rt_dtype *t = rt_type(*dt);
+  if (t->predefined) emu_fatal("MPI_Type_free of a predefined datatype (MPI_ERR_TYPE)");
+  /* kept (marked) rather than released: pending operations may still refer to it */
+  t->freed = 1;
+  *dt = MPI_DATATYPE_NULL;
+  return MPI_SUCCESS;
+}
+
+int MPI_Get_address(const void *location, MPI_Aint *address) {
+  *address = (MPI_Aint)(intptr_t)location;
+  return MPI_SUCCESS;
+}
+
+int MPI_Address(void *location, MPI_Aint *address) { return MPI_Get_address(location, address); }
+
+int MPI_Pack(const void *inbuf, int incount, MPI_Datatype dt, void *outbuf, int outsize,
+             int *position, MPI_Comm comm) {
+  (void)comm;
+  size_t n = rt_pack_size(dt, incount);
+  if ((size_t)*position + n > (size_t)outsize) emu_fatal("MPI_Pack: output buffer too small (MPI_ERR_TRUNCATE)");
+  rt_pack(inbuf, incount, dt, (char *)outbuf + *position);
+  *position += (int)n;
+  return MPI_SUCCESS;
+}
+
+int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
+               MPI_Datatype dt, MPI_Comm comm) {
+  (void)comm;
+  size_t n = rt_pack_size(dt, outcount);
+  if ((size_t)*position + n > (size_t)insize) emu_fatal("MPI_Unpack: input buffer too small (MPI_ERR_TRUNCATE)");
+  rt_unpack((const char *)inbuf + *position, n, outbuf, outcount, dt);
+  *position += (int)n;
+  return MPI_SUCCESS;
+}
+
+int MPI_Pack_size(int incount, MPI_Datatype dt, MPI_Comm comm, int *size) {
+  (void)comm;
+  *size = (int)rt_pack_size(dt, incount);
+  return MPI_SUCCESS;
+}

@@ -1,0 +1,223 @@
+/* Environment management, errors, attributes and psim's own calls (psim_compute...). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emul/rt/rt.h"
+
+static void rt_world_init(emu_sim *S) {
+  rt_world *w = xcalloc(1, sizeof *w);
+  rt_dtypes_init(w);
+  rt_comms_init(w, S->np);
+  rt_reqs_init(w);
+  VEC_PUSH(w->ops, ((rt_uop){NULL, 1}));   /* handle 0: MPI_OP_NULL */
+  for (int i = 1; i < PSIM_NUM_PREDEFINED_OPS; i++) VEC_PUSH(w->ops, ((rt_uop){NULL, 1}));
+  S->rt = w;
+  S->rt_free = rt_world_free;
+}
+
+rt_world *rt_w(void) {
+  emu_sim *S = emu_current;
+  if (!S->rt) rt_world_init(S);
+  return S->rt;
+}
+
+rt_rank *rt_me(void) {
+  emu_rank *k = emu_self();
+  if (!k->rt) {
+    rt_world *w = rt_w();
+    rt_rank *r = xcalloc(1, sizeof *r);
+    r->self = rt_comm_new(w, 1, &k->id);
+    k->rt = r;
+  }
+  return k->rt;
+}
+
+int rt_world_rank(void) { return emu_self()->id; }
+
+void rt_need_init(void) {
+  emu_rank *k = emu_self();
+  if (!k->initialized) emu_fatal("MPI function called before MPI_Init");
+  if (k->finalized) emu_fatal("MPI function called after MPI_Finalize");
+}
+
+void rt_world_free(void *p) {
+  rt_world *w = p;
+  if (!w) return;
+  for (size_t i = 0; i < w->types.len; i++)
+    if (w->types.data[i]) { free(w->types.data[i]->blocks); free(w->types.data[i]); }
+  VEC_FREE(w->types);
+  for (size_t i = 0; i < w->comms.len; i++) {
+    rt_comm *c = w->comms.data[i];
+    if (!c) continue;
+    while (c->slots) { rt_slot *s = c->slots; c->slots = s->next; free(s->data); free(s->len); free(s->results); free(s); }
+    free(c->world); free(c->local); free(c->cseq); free(c);
+  }
+  VEC_FREE(w->comms);
+  for (size_t i = 0; i < w->groups.len; i++)
+    if (w->groups.data[i]) { free(w->groups.data[i]->world); free(w->groups.data[i]); }
+  VEC_FREE(w->groups);
+  for (size_t i = 0; i < w->reqs.len; i++) free(w->reqs.data[i].stage);
+  VEC_FREE(w->reqs);
+  VEC_FREE(w->ops);
+  for (size_t i = 0; i < w->shared.len; i++) free(w->shared.data[i].p);
+  VEC_FREE(w->shared);
+  for (size_t i = 0; i < w->shared_own.len; i++) free(w->shared_own.data[i].p);
+  VEC_FREE(w->shared_own);
+  free(w);
+  emu_sim *S = emu_current;
+  if (S) for (int i = 0; i < S->np; i++) { free(S->ranks[i].rt); S->ranks[i].rt = NULL; }
+}
+
+int MPI_Init(int *argc, char ***argv) {
+  (void)argc; (void)argv;
+  emu_rank *k = emu_self();
+  emu_enter("MPI_Init");
+  if (k->initialized) emu_fatal("MPI_Init called twice");
+  rt_me();
+  k->initialized = 1;
+  emu_leave();
+  return MPI_SUCCESS;
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
+  (void)required;
+  *provided = MPI_THREAD_SINGLE;
+  return MPI_Init(argc, argv);
+}
+
+int MPI_Query_thread(int *provided) { *provided = MPI_THREAD_SINGLE; return MPI_SUCCESS; }
+int MPI_Is_thread_main(int *flag) { *flag = 1; return MPI_SUCCESS; }
+
+int MPI_Finalize(void) {
+  emu_rank *k = emu_self();
+  emu_enter("MPI_Finalize");
+  rt_need_init();
+  k->finalized = 1;
+  emu_leave();
+  return MPI_SUCCESS;
+}
+
+int MPI_Initialized(int *flag) { *flag = emu_self()->initialized; return MPI_SUCCESS; }
+int MPI_Finalized(int *flag) { *flag = emu_self()->finalized; return MPI_SUCCESS; }
+
+int MPI_Abort(MPI_Comm comm, int errorcode) {
+  (void)comm;
+  emu_enter("MPI_Abort");
+  emu_abort(errorcode);
+}
+
+double MPI_Wtime(void) {
+  emu_enter("MPI_Wtime");
+  double t = emu_now();
+  emu_leave();
+  return t;
+}
+
+double MPI_Wtick(void) { return 1e-9; }
+
+int MPI_Get_processor_name(char *name, int *resultlen) {
+  emu_sim *S = emu_current;
+  const char *h = plat_host_at(S->o->plat, emu_self()->host)->name;
+  snprintf(name, MPI_MAX_PROCESSOR_NAME, "%s", h);
+  *resultlen = (int)strlen(name);
+  return MPI_SUCCESS;
+}
+
+int MPI_Get_version(int *version, int *subversion) {
+  *version = MPI_VERSION;
+  *subversion = MPI_SUBVERSION;
+  return MPI_SUCCESS;
+}
+
+int MPI_Get_library_version(char *version, int *resultlen) {
+  snprintf(version, 256, "psim 0.1 (execution-driven MPI simulation)");
+  *resultlen = (int)strlen(version);
+  return MPI_SUCCESS;
+}
+
+static const char *errnames[] = {
+  "MPI_SUCCESS: no error", "MPI_ERR_BUFFER: invalid buffer", "MPI_ERR_COUNT: invalid count",
+  "MPI_ERR_TYPE: invalid datatype", "MPI_ERR_TAG: invalid tag", "MPI_ERR_COMM: invalid communicator",
+  "MPI_ERR_RANK: invalid rank", "MPI_ERR_REQUEST: invalid request", "MPI_ERR_ROOT: invalid root",
+  "MPI_ERR_GROUP: invalid group", "MPI_ERR_OP: invalid operation", "MPI_ERR_TOPOLOGY: invalid topology",
+  "MPI_ERR_DIMS: invalid dimensions", "MPI_ERR_ARG: invalid argument", "MPI_ERR_UNKNOWN: unknown error",
+  "MPI_ERR_TRUNCATE: message truncated", "MPI_ERR_OTHER: other error", "MPI_ERR_INTERN: internal error",
+  "MPI_ERR_IN_STATUS: error in status", "MPI_ERR_PENDING: pending request",
+};
+
+int MPI_Error_string(int errorcode, char *string, int *resultlen) {
+  const char *s = errorcode >= 0 && errorcode < (int)(sizeof errnames / sizeof *errnames)
+                      ? errnames[errorcode] : "unknown error code";
+  snprintf(string, MPI_MAX_ERROR_STRING, "%s", s);
+  *resultlen = (int)strlen(string);
+  return MPI_SUCCESS;
+}
+
+int MPI_Error_class(int errorcode, int *errorclass) { *errorclass = errorcode; return MPI_SUCCESS; }
+
+/* Errors are always fatal in psim (MPI_ERRORS_ARE_FATAL); setting a handler is accepted. */
+int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler e) { (void)comm; (void)e; return MPI_SUCCESS; }
+int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *e) { (void)comm; *e = MPI_ERRORS_ARE_FATAL; return MPI_SUCCESS; }
+int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler e) { (void)comm; (void)e; return MPI_SUCCESS; }
+int MPI_Errhandler_free(MPI_Errhandler *e) { *e = MPI_ERRHANDLER_NULL; return MPI_SUCCESS; }
+
+int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag) {
+  (void)comm;
+  /* predefined attributes: pointers to static values (process-wide constants) */
+  static int tag_ub = 0x3fffffff, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 1;
+  int *p = NULL;
+  if (keyval == MPI_TAG_UB) p = &tag_ub;
+  else if (keyval == MPI_HOST) p = &host;
+  else if (keyval == MPI_IO) p = &io;
+  else if (keyval == MPI_WTIME_IS_GLOBAL) p = &wtime_global;
+  *flag = p != NULL;
+  if (p) *(int **)attribute_val = p;
+  return MPI_SUCCESS;
+}
+
+int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag) {
+  return MPI_Comm_get_attr(comm, keyval, attribute_val, flag);
+}
+
+/* ---- psim's calls ---- */
+int MPI_Migrate(void) {
+  emu_enter("MPI_Migrate");
+  emu_leave();
+  return MPI_SUCCESS;
+}
+
+int AMPI_Migrate(int hints) { (void)hints; return MPI_Migrate(); }
+
+void psim_compute(double flops) {
+  emu_enter("psim_compute");
+  emu_compute(flops);
+  emu_leave();
+}
+
+void psim_sleep(double seconds) {
+  emu_enter("psim_sleep");
+  emu_sleep(seconds);
+  emu_leave();
+}
+
+/* The n-th psim_shared_malloc of every rank returns the same buffer (DPS's NOALLOC): programs
+ * allocate their arrays in the same order on every rank. A rank asking more than the first
+ * one did gets a buffer of its own for that call. */
+void *psim_shared_malloc(size_t size) {
+  rt_world *w = rt_w();
+  rt_rank *me = rt_me();
+  size_t i = me->nshared++;
+  while (w->shared.len <= i) {
+    rt_shared z = {NULL, 0};
+    VEC_PUSH(w->shared, z);
+  }
+  rt_shared *b = &w->shared.data[i];
+  if (!b->p) { b->p = xcalloc(1, size ? size : 1); b->len = size; }
+  if (size <= b->len) return b->p;
+  rt_shared own = {xcalloc(1, size), size};
+  VEC_PUSH(w->shared_own, own);   /* kept for release at the end */
+  return own.p;
+}
+
+void psim_shared_free(void *p) { (void)p; }

@@ -1,0 +1,199 @@
+/* Hashed MPI matching queues (see match.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi/match.h"
+
+enum { POSTED = 0, UNEXP = 1 };
+
+typedef struct bucket {
+  int32_t rank, src, tag;   /* rank < 0: empty slot */
+  int16_t ctx;
+  uint8_t which;
+  mpi_req *head, *tail;
+} bucket;
+
+typedef struct order { mpi_req *head, *tail; } order;
+
+typedef struct rank_lists {
+  order posted, unexp;      /* every queued request, in posting order */
+  mpi_req *wild_head, *wild_tail;  /* posted receives with a wildcard */
+} rank_lists;
+
+struct match_index {
+  bucket *slots;
+  size_t cap, n;
+  rank_lists *ranks;
+  uint64_t seq;
+};
+
+static uint64_t hash(int32_t rank, int32_t src, int32_t tag, int16_t ctx, uint8_t which) {
+  uint64_t h = (uint64_t)(uint32_t)rank * 0x9E3779B97F4A7C15ULL;
+  h ^= ((uint64_t)(uint32_t)src << 21) ^ ((uint64_t)(uint32_t)tag << 7) ^ ((uint64_t)(uint16_t)ctx << 1) ^ which;
+  h *= 0xBF58476D1CE4E5B9ULL;
+  return h ^ (h >> 29);
+}
+
+match_index *match_new(int nranks) {
+  match_index *m = xcalloc(1, sizeof *m);
+  m->cap = 1024;
+  m->slots = xmalloc(m->cap * sizeof *m->slots);
+  for (size_t i = 0; i < m->cap; i++) m->slots[i].rank = -1;
+  m->ranks = xcalloc((size_t)nranks, sizeof *m->ranks);
+  return m;
+}
+
+void match_free(match_index *m) {
+  if (!m) return;
+  free(m->slots);
+  free(m->ranks);
+  free(m);
+}
+
+static size_t find_slot(const match_index *m, int32_t rank, int32_t src, int32_t tag, int16_t ctx, uint8_t which) {
+  size_t mask = m->cap - 1, i = (size_t)hash(rank, src, tag, ctx, which) & mask;
+  for (;;) {
+    const bucket *b = &m->slots[i];
+    if (b->rank < 0 || (b->rank == rank && b->src == src && b->tag == tag && b->ctx == ctx && b->which == which))
+      return i;
+    i = (i + 1) & mask;
+  }
+}
+
+static void grow(match_index *m) {
+  bucket *old = m->slots;
+  size_t oldcap = m->cap;
+  m->cap *= 2;
+  m->slots = xmalloc(m->cap * sizeof *m->slots);
+  for (size_t i = 0; i < m->cap; i++) m->slots[i].rank = -1;
+  for (size_t i = 0; i < oldcap; i++) {
+    if (old[i].rank < 0) continue;
+    size_t j = find_slot(m, old[i].rank, old[i].src, old[i].tag, old[i].ctx, old[i].which);
+    m->slots[j] = old[i];
+  }
+  free(old);
+}
+
+/* Removes slot i keeping linear probing intact (backward-shift deletion). */
+static void delete_slot(match_index *m, size_t i) {
+  size_t mask = m->cap - 1, j = i;
+  for (;;) {
+    j = (j + 1) & mask;
+    bucket *b = &m->slots[j];
+    if (b->rank < 0) break;
+    size_t home = (size_t)hash(b->rank, b->src, b->tag, b->ctx, b->which) & mask;
+    /* b may move to i if its home is not in the cyclic range (i, j] */
+    if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+      m->slots[i] = *b;
+      i = j;
+    }
+  }
+  m->slots[i].rank = -1;
+  m->n--;
+}
+
+static void order_push(order *o, mpi_req *r) {
+  r->onext = NULL;
+  r->oprev = o->tail;
+  if (o->tail) o->tail->onext = r; else o->head = r;
+  o->tail = r;
+}
+
+static void order_remove(order *o, mpi_req *r) {
+  if (r->oprev) r->oprev->onext = r->onext; else o->head = r->onext;
+  if (r->onext) r->onext->oprev = r->oprev; else o->tail = r->oprev;
+  r->oprev = r->onext = NULL;
+}
+
+static void bucket_push(match_index *m, int32_t rank, mpi_req *r, uint8_t which) {
+  if ((m->n + 1) * 2 > m->cap) grow(m);
+  size_t i = find_slot(m, rank, r->src, r->tag, (int16_t)r->ctx, which);
+  bucket *b = &m->slots[i];
+  if (b->rank < 0) {
+    *b = (bucket){rank, r->src, r->tag, (int16_t)r->ctx, which, NULL, NULL};
+    m->n++;
+  }
+  r->next = NULL;
+  if (b->tail) b->tail->next = r; else b->head = r;
+  b->tail = r;
+}
+
+/* Pops the head of a bucket; returns it (or NULL when the bucket does not exist). */
+static mpi_req *bucket_pop(match_index *m, int32_t rank, int32_t src, int32_t tag, int16_t ctx, uint8_t which, int take) {
+  size_t i = find_slot(m, rank, src, tag, ctx, which);
+  bucket *b = &m->slots[i];
+  if (b->rank < 0) return NULL;
+  mpi_req *r = b->head;
+  if (!take) return r;
+  b->head = r->next;
+  if (!b->head) delete_slot(m, i);
+  r->next = NULL;
+  return r;
+}
+
+void match_post_recv(match_index *m, mpi_req *recv) {
+  rank_lists *L = &m->ranks[recv->dst];
+  recv->seq = ++m->seq;
+  order_push(&L->posted, recv);
+  if (recv->src == MPI_L_ANY || recv->tag == MPI_L_ANY) {
+    recv->next = NULL;
+    if (L->wild_tail) L->wild_tail->next = recv; else L->wild_head = recv;
+    L->wild_tail = recv;
+  } else {
+    bucket_push(m, recv->dst, recv, POSTED);
+  }
+}
+
+void match_post_send(match_index *m, mpi_req *send) {
+  send->seq = ++m->seq;
+  order_push(&m->ranks[send->dst].unexp, send);
+  bucket_push(m, send->dst, send, UNEXP);
+}
+
+static int matches(const mpi_req *recv, const mpi_req *send) {
+  return recv->ctx == send->ctx && (recv->src == MPI_L_ANY || recv->src == send->src) &&
+         (recv->tag == MPI_L_ANY || recv->tag == send->tag);
+}
+
+mpi_req *match_take_recv(match_index *m, const mpi_req *send) {
+  rank_lists *L = &m->ranks[send->dst];
+  mpi_req *exact = bucket_pop(m, send->dst, send->src, send->tag, (int16_t)send->ctx, POSTED, 0);
+  mpi_req *wild = NULL, *wprev = NULL;
+  for (mpi_req *r = L->wild_head, *p = NULL; r; p = r, r = r->next)
+    if (matches(r, send)) { wild = r; wprev = p; break; }
+  if (wild && (!exact || wild->seq < exact->seq)) {
+    if (wprev) wprev->next = wild->next; else L->wild_head = wild->next;
+    if (L->wild_tail == wild) L->wild_tail = wprev;
+    wild->next = NULL;
+    order_remove(&L->posted, wild);
+    return wild;
+  }
+  if (!exact) return NULL;
+  bucket_pop(m, send->dst, send->src, send->tag, (int16_t)send->ctx, POSTED, 1);
+  order_remove(&L->posted, exact);
+  return exact;
+}
+
+mpi_req *match_find_send(match_index *m, int dst, int src, int tag, int ctx, int take) {
+  rank_lists *L = &m->ranks[dst];
+  mpi_req *r = NULL;
+  if (src != MPI_L_ANY && tag != MPI_L_ANY) {
+    r = bucket_pop(m, dst, src, tag, (int16_t)ctx, UNEXP, take);
+  } else {
+    mpi_req probe = {0};
+    probe.src = src;
+    probe.tag = tag;
+    probe.ctx = ctx;
+    for (mpi_req *s = L->unexp.head; s; s = s->onext)
+      if (matches(&probe, s)) { r = s; break; }
+    if (r && take) {
+      /* it is the head of its bucket: the oldest of its key */
+      bucket_pop(m, dst, r->src, r->tag, (int16_t)r->ctx, UNEXP, 1);
+    }
+  }
+  if (r && take) order_remove(&L->unexp, r);
+  return r;
+}
+
+mpi_req *match_posted(const match_index *m, int rank) { return m->ranks[rank].posted.head; }
+

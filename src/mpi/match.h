@@ -1,0 +1,27 @@
+/* Message matching queues (internal to src/mpi): for every rank, its posted receives and the
+ * sends that arrived before a receive ("unexpected"). Matching is MPI's: the oldest candidate
+ * with the same context, source (or any) and tag (or any).
+ *
+ * Requests with a concrete source and tag sit in hash buckets keyed by (rank, source, tag,
+ * context), so matching is O(1) whatever the queue length: a root that posted 65535 receives
+ * (a linear gather) does not scan them for every arriving send. Wildcard receives (only from
+ * execution-driven programs) sit in a per-rank list and are compared by posting order. */
+#ifndef PSIM_MPI_MATCH_H
+#define PSIM_MPI_MATCH_H
+
+#include "psim/mpi_layer.h"
+
+typedef struct match_index match_index;
+
+match_index *match_new(int nranks);
+void match_free(match_index *m);
+void match_post_recv(match_index *m, mpi_req *recv);    /* queue at recv->dst */
+void match_post_send(match_index *m, mpi_req *send);    /* queue at send->dst */
+/* The oldest posted receive matching send (removed), or NULL. */
+mpi_req *match_take_recv(match_index *m, const mpi_req *send);
+/* The oldest unexpected send matching recv (removed when take), or NULL. */
+mpi_req *match_find_send(match_index *m, int dst, int src, int tag, int ctx, int take);
+/* The rank's posted receives, oldest first (iterate with ->onext). */
+mpi_req *match_posted(const match_index *m, int rank);
+
+#endif

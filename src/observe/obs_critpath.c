@@ -1,0 +1,231 @@
+/* The critical path of a recorded run: the chain of computations and messages that fixed the
+ * makespan.
+ *
+ * It is walked backwards from the last rank to finish, at its finish date t. On rank r at t,
+ * the interval of r's time just before t is an action (or the gap after its last action,
+ * where it waits for its pending requests):
+ *  - a computation (or sleep): it was the cause of the time it took: `compute`, go to its start;
+ *  - an MPI call: the latest message not yet used that reached r (or, for a sender that is not
+ *    detached, left r) within the interval is what it waited for. The time after the arrival
+ *    is `wait` (receive overheads), the transfer is `transfer`, and the path goes on at the
+ *    later of the two postings: the receiver's, when the bytes waited for the receive to be
+ *    posted (rendez-vous), else the sender's. With no such message, the call's whole duration
+ *    is `wait` (send overheads, test sleeps, a message that had already arrived).
+ * Each step moves t back or uses a message (never twice), so the walk ends. Transfers count
+ * for the rank that waited for them. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "psim/observe.h"
+
+static void add_seg(obs_critpath *cp, int what, int rank, int peer, double s, double e,
+                    double bytes, long act, int src, int dst) {
+  if (e <= s && what != OBS_CP_TRANSFER) return;
+  double d = e > s ? e - s : 0;
+  if (what == OBS_CP_COMPUTE) { cp->compute += d; cp->rank_compute[rank] += d; }
+  else if (what == OBS_CP_TRANSFER) { cp->transfer += d; cp->rank_transfer[rank] += d; }
+  else { cp->wait += d; cp->rank_wait[rank] += d; }
+  obs_cp_seg g = {what, rank, peer, src, dst, s, e, bytes, act};
+  VEC_PUSH(cp->segs, g);
+}
+
+/* Index of the last action of the list starting before t, or -1. */
+static long last_before(const obs_act *a, long n, double t) {
+  long lo = 0, hi = n;   /* starts never decrease along a rank */
+  while (lo < hi) {
+    long mid = lo + (hi - lo) / 2;
+    if (a[mid].start < t) lo = mid + 1; else hi = mid;
+  }
+  return lo - 1;
+}
+
+/* Per rank, the messages whose arrival could end one of its calls, in arrival order. */
+typedef VEC(long) idx_vec;
+
+/* The latest unused message of list with lo < arrival <= t, or -1. */
+static long pick_msg(const obs_record *rec, const idx_vec *list, const char *used, double lo,
+                     double t) {
+  long a = 0, b = (long)list->len;   /* first index arriving after t */
+  while (a < b) {
+    long mid = a + (b - a) / 2;
+    if (rec->msgs.data[list->data[mid]].xfer_end <= t) a = mid + 1; else b = mid;
+  }
+  for (long i = a - 1; i >= 0; i--) {
+    long m = list->data[i];
+    if (rec->msgs.data[m].xfer_end <= lo) break;
+    if (!used[m]) return m;
+  }
+  return -1;
+}
+
+void obs_critpath_compute(const obs_record *rec, const replay_result *res, obs_critpath *cp) {
+  memset(cp, 0, sizeof *cp);
+  int np = rec->np;
+  cp->np = np;
+  cp->rank_compute = xcalloc((size_t)(np > 0 ? np : 1), sizeof(double));
+  cp->rank_transfer = xcalloc((size_t)(np > 0 ? np : 1), sizeof(double));
+  cp->rank_wait = xcalloc((size_t)(np > 0 ? np : 1), sizeof(double));
+  cp->last_rank = -1;
+  if (np <= 0) return;
+  /* where the path ends: the last rank to finish (the lowest-numbered one on ties) */
+  double t = -1;
+  for (int r = 0; r < np; r++) {
+    double f = res && res->ranks && r < res->np ? res->ranks[r].finish : 0;
+    if (rec->acts[r].len && rec->acts[r].data[rec->acts[r].len - 1].end > f)
+      f = rec->acts[r].data[rec->acts[r].len - 1].end;
+    if (f > t) { t = f; cp->last_rank = r; }
+  }
+  cp->length = t;
+  idx_vec *lists = xcalloc((size_t)np, sizeof *lists);
+  for (size_t i = 0; i < rec->msgs.len; i++) {
+    const obs_msg *m = &rec->msgs.data[i];
+    if (m->received) VEC_PUSH(lists[m->dst], (long)i);
+    if (!m->detached && m->src != m->dst) VEC_PUSH(lists[m->src], (long)i);
+  }
+  char *used = xcalloc(rec->msgs.len + 1, 1);
+  int r = cp->last_rank;
+  while (t > 0) {
+    const obs_act *acts = rec->acts[r].data;
+    long n = (long)rec->acts[r].len;
+    long ai = last_before(acts, n, t);
+    double s;
+    int compute;
+    if (ai < 0) s = 0, compute = 0;                       /* before its first action */
+    else if (acts[ai].end < t) s = acts[ai].end, compute = 0, ai = -1;  /* after its last */
+    else s = acts[ai].start, compute = obs_category((tit_kind)acts[ai].kind) == OBS_CAT_COMPUTE;
+    if (compute) { add_seg(cp, OBS_CP_COMPUTE, r, -1, s, t, 0, ai, -1, -1); t = s; continue; }
+    long mi = pick_msg(rec, &lists[r], used, s, t);
+    if (mi < 0) {
+      if (s >= t) break;   /* cannot happen: t > 0 and s < t; stop rather than loop */
+      add_seg(cp, OBS_CP_WAIT, r, -1, s, t, 0, ai, -1, -1);
+      t = s;
+      continue;
+    }
+    const obs_msg *m = &rec->msgs.data[mi];
+    used[mi] = 1;
+    add_seg(cp, OBS_CP_WAIT, r, -1, m->xfer_end, t, 0, ai, -1, -1);
+    int by_recv = m->received && m->recv_posted > m->send_posted && m->recv_posted <= m->xfer_start;
+    int g = by_recv ? m->dst : m->src;
+    double gt = by_recv ? m->recv_posted : m->send_posted;
+    if (gt > m->xfer_start) gt = m->xfer_start;
+    add_seg(cp, OBS_CP_TRANSFER, r, r == m->dst ? m->src : m->dst, gt, m->xfer_end, m->bytes, -1,
+            m->src, m->dst);
+    r = g;
+    t = gt;
+  }
+  /* segments were found from the end: put them in date order */
+  for (size_t i = 0, j = cp->segs.len; i + 1 < j; i++, j--) {
+    obs_cp_seg x = cp->segs.data[i];
+    cp->segs.data[i] = cp->segs.data[j - 1];
+    cp->segs.data[j - 1] = x;
+  }
+  for (int i = 0; i < np; i++) VEC_FREE(lists[i]);
+  free(lists);
+  free(used);
+}
+
+void obs_critpath_free(obs_critpath *cp) {
+  VEC_FREE(cp->segs);
+  free(cp->rank_compute);
+  free(cp->rank_transfer);
+  free(cp->rank_wait);
+  memset(cp, 0, sizeof *cp);
+}
+
+static const char *what_name(int w) {
+  return w == OBS_CP_COMPUTE ? "compute" : w == OBS_CP_TRANSFER ? "transfer" : "wait";
+}
+
+/* Consecutive segments of one rank and kind (not transfers) print as one row. */
+static size_t merged_end(const obs_critpath *cp, size_t i) {
+  const obs_cp_seg *a = &cp->segs.data[i];
+  size_t j = i + 1;
+  if (a->what != OBS_CP_TRANSFER)
+    while (j < cp->segs.len && cp->segs.data[j].what == a->what && cp->segs.data[j].rank == a->rank) j++;
+  return j;
+}
+
+static double pct(double x, double tot) { return tot > 0 ? 100 * x / tot : 0; }
+
+void obs_critpath_write_text(FILE *f, const obs_critpath *cp, const obs_record *rec) {
+  fprintf(f, "critical path: %.6f s, ending on rank %d\n", cp->length, cp->last_rank);
+  fprintf(f, "  computation %.6f s (%.1f%%), transfers %.6f s (%.1f%%), waiting %.6f s (%.1f%%)\n",
+          cp->compute, pct(cp->compute, cp->length), cp->transfer, pct(cp->transfer, cp->length),
+          cp->wait, pct(cp->wait, cp->length));
+  fprintf(f, "\n%6s %14s %14s %14s\n", "rank", "compute(s)", "transfer(s)", "wait(s)");
+  for (int r = 0; r < cp->np; r++)
+    if (cp->rank_compute[r] > 0 || cp->rank_transfer[r] > 0 || cp->rank_wait[r] > 0)
+      fprintf(f, "%6d %14.6f %14.6f %14.6f\n", r, cp->rank_compute[r], cp->rank_transfer[r],
+              cp->rank_wait[r]);
+  size_t rows = 0;
+  for (size_t i = 0; i < cp->segs.len; i = merged_end(cp, i)) rows++;
+  fprintf(f, "\nthe chain, from the start (%zu steps):\n%14s %14s  %-9s %-9s %s\n", rows, "start(s)",
+          "end(s)", "rank", "what", "action / message");
+  size_t row = 0;
+  for (size_t i = 0; i < cp->segs.len; row++) {
+    size_t j = merged_end(cp, i);
+    const obs_cp_seg *a = &cp->segs.data[i];
+    if (rows > 60 && row == 30) fprintf(f, "%14s (%zu steps omitted; --json has them all)\n", "...", rows - 60);
+    if (rows <= 60 || row < 30 || row >= rows - 30) {
+      char who[32];
+      if (a->what == OBS_CP_TRANSFER) snprintf(who, sizeof who, "%d->%d", a->src, a->dst);
+      else snprintf(who, sizeof who, "%d", a->rank);
+      fprintf(f, "%14.6f %14.6f  %-9s %-9s ", a->start, cp->segs.data[j - 1].end, who, what_name(a->what));
+      if (a->what == OBS_CP_TRANSFER) fprintf(f, "%.0f bytes", a->bytes);
+      else {
+        const obs_act *x = a->act >= 0 ? &rec->acts[a->rank].data[a->act] : NULL;
+        if (x && x->text_len) fprintf(f, "%.*s", (int)x->text_len, rec->text.data + x->text);
+        else if (x) fputs(obs_state_name((tit_kind)x->kind), f);
+        else fputs("(end of trace: pending requests)", f);
+        if (j - i > 1) fprintf(f, " (+%zu more)", j - i - 1);
+      }
+      fputc('\n', f);
+    }
+    i = j;
+  }
+}
+
+void obs_critpath_write_json(FILE *f, const obs_critpath *cp, const obs_record *rec, int indent) {
+  (void)rec;
+  char pad[16];
+  snprintf(pad, sizeof pad, "%*s", indent > 12 ? 12 : indent, "");
+  fprintf(f, "{\n%s  \"length\": ", pad);
+  obs_json_number(f, cp->length);
+  fprintf(f, ", \"last_rank\": %d, \"compute\": ", cp->last_rank);
+  obs_json_number(f, cp->compute);
+  fputs(", \"transfer\": ", f);
+  obs_json_number(f, cp->transfer);
+  fputs(", \"wait\": ", f);
+  obs_json_number(f, cp->wait);
+  fprintf(f, ",\n%s  \"ranks\": [", pad);
+  int first = 1;
+  for (int r = 0; r < cp->np; r++) {
+    if (!(cp->rank_compute[r] > 0 || cp->rank_transfer[r] > 0 || cp->rank_wait[r] > 0)) continue;
+    fprintf(f, "%s\n%s    {\"rank\": %d, \"compute\": ", first ? "" : ",", pad, r);
+    obs_json_number(f, cp->rank_compute[r]);
+    fputs(", \"transfer\": ", f);
+    obs_json_number(f, cp->rank_transfer[r]);
+    fputs(", \"wait\": ", f);
+    obs_json_number(f, cp->rank_wait[r]);
+    fputc('}', f);
+    first = 0;
+  }
+  fprintf(f, "\n%s  ],\n%s  \"segments\": [", pad, pad);
+  /* [start, end, rank, peer, what], merged like the text listing */
+  first = 1;
+  for (size_t i = 0; i < cp->segs.len;) {
+    size_t j = merged_end(cp, i);
+    const obs_cp_seg *a = &cp->segs.data[i];
+    fprintf(f, "%s\n%s    [", first ? "" : ",", pad);
+    obs_json_number(f, a->start);
+    fputs(", ", f);
+    obs_json_number(f, cp->segs.data[j - 1].end);
+    /* transfers: [start, end, dst, src, "transfer"]; others: [start, end, rank, -1, what] */
+    if (a->what == OBS_CP_TRANSFER) fprintf(f, ", %d, %d, \"transfer\"]", a->dst, a->src);
+    else fprintf(f, ", %d, -1, \"%s\"]", a->rank, what_name(a->what));
+    first = 0;
+    i = j;
+  }
+  fprintf(f, "\n%s  ]\n%s}", pad, pad);
+}

@@ -1,0 +1,409 @@
+/* The HTML report: one self-contained file (inline CSS and SVG, no script, no font, nothing
+ * fetched) drawn from a replay's JSON document, so it opens offline, in any browser, years
+ * later. Sections: summary and where time goes, Gantt chart of the ranks (every action when
+ * they fit, else time bins per group of ranks), load heatmap, average load over time, the
+ * communication matrix, per-rank time bars, the critical path. Sections whose data the
+ * document lacks (written without --report/--timeline) say how to get it. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "obs_json_read.h"
+#include "psim/observe.h"
+
+enum { W = 960, LEFT = 110, RIGHT = 40, MAX_RECTS = 40000, MAX_ROWS = 128 };
+static const char *const CAT_FILL[OBS_NCATS] = {"#3a9d3a", "#3366cc", "#d9452b", "#ee9a1a", "#999999"};
+
+static void esc(FILE *f, const char *s) {
+  for (; s && *s; s++) {
+    if (*s == '<') fputs("&lt;", f);
+    else if (*s == '>') fputs("&gt;", f);
+    else if (*s == '&') fputs("&amp;", f);
+    else if (*s == '"') fputs("&quot;", f);
+    else fputc(*s, f);
+  }
+}
+
+static void fmt_time(char *b, size_t n, double t) {
+  if (t == 0) snprintf(b, n, "0 s");
+  else if (fabs(t) >= 1) snprintf(b, n, "%.4g s", t);
+  else if (fabs(t) >= 1e-3) snprintf(b, n, "%.4g ms", t * 1e3);
+  else snprintf(b, n, "%.4g us", t * 1e6);
+}
+
+static void fmt_bytes(char *b, size_t n, double x) {
+  const char *u[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+  int i = 0;
+  while (x >= 1000 && i < 5) { x /= 1000; i++; }
+  snprintf(b, n, i ? "%.3g %s" : "%.0f %s", x, u[i]);
+}
+
+/* A time axis along y from x0 to x0+w for [0, T]. */
+static void time_axis(FILE *f, double x0, double w, double y, double T) {
+  fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\"/>\n", x0, y, x0 + w, y);
+  for (int i = 0; i <= 5; i++) {
+    double x = x0 + w * i / 5;
+    char b[32];
+    fmt_time(b, sizeof b, T * i / 5);
+    fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\"/>"
+               "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
+            x, y, x, y + 4, x, y + 16, b);
+  }
+}
+
+static void legend(FILE *f, double x, double y) {
+  for (int c = 0; c < OBS_NCATS; c++)
+    fprintf(f, "<rect x=\"%.0f\" y=\"%.0f\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%.0f\" y=\"%.0f\">%s</text>\n",
+            x + c * 110, y, CAT_FILL[c], x + c * 110 + 16, y + 10, obs_category_name(c));
+}
+
+static void missing(FILE *f, const char *what) {
+  fprintf(f, "<p class=\"note\">No %s in this document: write it with <code>psim replay --report FILE.html</code> "
+             "or <code>psim replay --json FILE --timeline</code>.</p>\n", what);
+}
+
+/* ---- summary ---- */
+static void summary(FILE *f, const jv *doc, double *eff_out) {
+  const jv *ranks = jv_get(doc, "ranks");
+  size_t np = jv_len(ranks);
+  double T = jv_num(jv_get(doc, "simulated_time"), 0);
+  double tc = 0, tm = 0, tw = 0;
+  for (size_t i = 0; i < np; i++) {
+    const jv *r = jv_at(ranks, i);
+    tc += jv_num(jv_get(r, "compute_time"), 0);
+    tm += jv_num(jv_get(r, "comm_time"), 0);
+    tw += jv_num(jv_get(r, "wait_time"), 0);
+  }
+  double tot = T * (double)np, idle = tot - tc - tm - tw;
+  if (idle < 0) idle = 0;
+  double eff = tot > 0 ? tc / tot : 0;
+  *eff_out = eff;
+  char tb[32], bb[32];
+  fmt_time(tb, sizeof tb, T);
+  fmt_bytes(bb, sizeof bb, jv_num(jv_get(doc, "bytes"), 0));
+  fputs("<section id=\"summary\"><h2>Summary</h2>\n<table class=\"kv\">\n", f);
+  fprintf(f, "<tr><th>simulated time (makespan)</th><td>%s (%.9g s)</td></tr>\n", tb, T);
+  fprintf(f, "<tr><th>ranks</th><td>%zu</td></tr>\n<tr><th>platform</th><td>", np);
+  esc(f, jv_str(jv_get(doc, "platform"), "?"));
+  fputs("</td></tr>\n<tr><th>network model</th><td>", f);
+  esc(f, jv_str(jv_get(doc, "network_model"), "?"));
+  fputs("</td></tr>\n<tr><th>traces</th><td>", f);
+  const jv *tr = jv_get(doc, "traces");
+  for (size_t i = 0; i < jv_len(tr) && i < 8; i++) { if (i) fputs(", ", f); esc(f, jv_str(jv_at(tr, i), "")); }
+  if (jv_len(tr) > 8) fprintf(f, " (and %zu more)", jv_len(tr) - 8);
+  fprintf(f, "</td></tr>\n<tr><th>actions / messages / bytes</th><td>%.0f / %.0f / %s</td></tr>\n",
+          jv_num(jv_get(doc, "actions"), 0), jv_num(jv_get(doc, "messages"), 0), bb);
+  fprintf(f, "<tr><th>efficiency</th><td>%.1f %% (computation / (ranks &times; makespan))</td></tr>\n", 100 * eff);
+  const jv *dl = jv_get(doc, "deadlock");
+  if (dl && dl->type == JV_STR) { fputs("<tr><th>deadlock</th><td><pre>", f); esc(f, dl->str); fputs("</pre></td></tr>\n", f); }
+  fputs("</table>\n<h3>Where the ranks' time goes</h3>\n", f);
+  double parts[4] = {tc, tm, tw, idle};
+  const char *names[4] = {"computing", "communicating", "waiting", "idle after finishing"};
+  const char *fills[4] = {CAT_FILL[OBS_CAT_COMPUTE], CAT_FILL[OBS_CAT_P2P], CAT_FILL[OBS_CAT_WAIT], "#dddddd"};
+  fprintf(f, "<svg id=\"time-split\" class=\"chart\" width=\"%d\" height=\"60\" xmlns=\"http://www.w3.org/2000/svg\">\n", W);
+  double x = 0;
+  for (int i = 0; i < 4; i++) {
+    double w = tot > 0 ? (W - 2.0) * parts[i] / tot : 0;
+    fprintf(f, "<rect x=\"%.2f\" y=\"0\" width=\"%.2f\" height=\"28\" fill=\"%s\"><title>%s: %.1f %%</title></rect>\n",
+            x + 1, w, fills[i], names[i], tot > 0 ? 100 * parts[i] / tot : 0.0);
+    fprintf(f, "<rect x=\"%d\" y=\"40\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%d\" y=\"50\">%s %.1f %%</text>\n",
+            i * 230, fills[i], i * 230 + 16, names[i], tot > 0 ? 100 * parts[i] / tot : 0.0);
+    x += w;
+  }
+  fputs("</svg></section>\n", f);
+}
+
+/* ---- Gantt chart ---- */
+static void gantt(FILE *f, const jv *doc) {
+  fputs("<section id=\"gantt\"><h2>Gantt chart of the ranks</h2>\n", f);
+  const jv *tl = jv_get(doc, "timeline");
+  if (!tl) { missing(f, "timeline"); fputs("</section>\n", f); return; }
+  double T = jv_num(jv_get(tl, "end"), 0);
+  const jv *ranks = jv_get(tl, "ranks");
+  size_t np = jv_len(ranks), nrect = 0;
+  for (size_t r = 0; r < np; r++) nrect += jv_len(jv_at(ranks, r)) / 3;
+  double pw = W - LEFT - RIGHT;
+  if (ranks && np <= MAX_ROWS && nrect <= MAX_RECTS && T > 0) {
+    double rh = np <= 16 ? 20 : np <= 64 ? 8 : 4;
+    double h = rh * (double)np + 60;
+    fprintf(f, "<p>Every action of every rank (%zu intervals of one kind); hover for details.</p>\n", nrect);
+    fprintf(f, "<svg id=\"gantt-chart\" class=\"chart\" width=\"%d\" height=\"%.0f\" xmlns=\"http://www.w3.org/2000/svg\">\n", W, h);
+    for (size_t r = 0; r < np; r++) {
+      double y = rh * (double)r;
+      if (r % (size_t)ceil(12 / rh) == 0) fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">rank %zu</text>\n", LEFT - 6, y + rh * 0.8, r);
+      const jv *a = jv_at(ranks, r);
+      for (size_t i = 0; i + 2 < jv_len(a); i += 3) {
+        double s = jv_num(jv_at(a, i), 0), e = jv_num(jv_at(a, i + 1), 0);
+        int c = (int)jv_num(jv_at(a, i + 2), 4);
+        if (c < 0 || c >= OBS_NCATS) c = OBS_CAT_OTHER;
+        double x0 = LEFT + pw * s / T, w = pw * (e - s) / T;
+        char bs[32], be[32];
+        fmt_time(bs, sizeof bs, s);
+        fmt_time(be, sizeof be, e);
+        fprintf(f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\"><title>rank %zu %s %s - %s</title></rect>\n",
+                x0, y, w < 0.3 ? 0.3 : w, rh - 1, CAT_FILL[c], r, obs_category_name(c), bs, be);
+      }
+    }
+    time_axis(f, LEFT, pw, rh * (double)np + 4, T);
+    legend(f, LEFT, rh * (double)np + 30);
+    fputs("</svg>\n", f);
+  } else {
+    /* Too many to draw one by one: the bins, one row per group of ranks, coloured by what
+     * dominates (green computing, red in MPI, white idle), darker the fuller. */
+    const jv *groups = jv_get(tl, "groups"), *comp = jv_get(tl, "compute"), *mpi = jv_get(tl, "mpi");
+    size_t G = jv_len(groups), nb = (size_t)jv_num(jv_get(tl, "bins"), 0);
+    double rh = G <= 16 ? 20 : 8, bw = nb ? pw / (double)nb : 0;
+    fprintf(f, "<p>Aggregated: %zu rows (groups of ranks) &times; %zu time bins; green = computing, "
+               "red = in MPI calls, white = idle, colour strength = share of the bin.</p>\n", G, nb);
+    fprintf(f, "<svg id=\"gantt-chart\" class=\"chart\" width=\"%d\" height=\"%.0f\" xmlns=\"http://www.w3.org/2000/svg\">\n", W, rh * (double)G + 40);
+    for (size_t g = 0; g < G; g++) {
+      const jv *gr = jv_at(groups, g);
+      double y = rh * (double)g;
+      if (rh >= 20 || g % 4 == 0)
+        fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">ranks %.0f-%.0f</text>\n", LEFT - 6, y + rh * 0.8,
+                jv_num(jv_at(gr, 0), 0), jv_num(jv_at(gr, 1), 0));
+      for (size_t b = 0; b < nb; b++) {
+        double c = jv_num(jv_at(jv_at(comp, g), b), 0), m = jv_num(jv_at(jv_at(mpi, g), b), 0);
+        int red = c >= m ? 0x3a : 0xd9, green = c >= m ? 0x9d : 0x45, blue = c >= m ? 0x3a : 0x2b;
+        double k = c >= m ? c : m;
+        fprintf(f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"rgb(%d,%d,%d)\" fill-opacity=\"%.3f\"/>\n",
+                LEFT + bw * (double)b, y, bw + 0.2, rh - 1, red, green, blue, k);
+      }
+    }
+    time_axis(f, LEFT, pw, rh * (double)G + 4, T);
+    fputs("</svg>\n", f);
+  }
+  fputs("</section>\n", f);
+}
+
+/* ---- load heatmap and load over time ---- */
+static void load_views(FILE *f, const jv *doc) {
+  const jv *tl = jv_get(doc, "timeline");
+  fputs("<section id=\"heatmap\"><h2>Load heatmap</h2>\n", f);
+  if (!tl) { missing(f, "timeline"); fputs("</section>\n<section id=\"load-time\"><h2>Average load over time</h2>\n", f); missing(f, "timeline"); fputs("</section>\n", f); return; }
+  double T = jv_num(jv_get(tl, "end"), 0), pw = W - LEFT - RIGHT;
+  const jv *groups = jv_get(tl, "groups"), *comp = jv_get(tl, "compute");
+  size_t G = jv_len(groups), nb = (size_t)jv_num(jv_get(tl, "bins"), 0);
+  double rh = G <= 16 ? 20 : 8, bw = nb ? pw / (double)nb : 0;
+  fprintf(f, "<p>Share of each time bin spent computing, per %s (%zu bins of %.4g s).</p>\n",
+          G < jv_len(jv_get(doc, "ranks")) ? "group of ranks" : "rank", nb, jv_num(jv_get(tl, "bin_width"), 0));
+  fprintf(f, "<svg id=\"heatmap-chart\" class=\"chart\" width=\"%d\" height=\"%.0f\" xmlns=\"http://www.w3.org/2000/svg\">\n", W, rh * (double)G + 40);
+  for (size_t g = 0; g < G; g++) {
+    const jv *gr = jv_at(groups, g);
+    double y = rh * (double)g;
+    double lo = jv_num(jv_at(gr, 0), 0), hi = jv_num(jv_at(gr, 1), 0);
+    if ((rh >= 20 || g % 4 == 0) && hi > lo)
+      fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">ranks %.0f-%.0f</text>\n", LEFT - 6, y + rh * 0.8, lo, hi);
+    else if (rh >= 20 || g % 4 == 0)
+      fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">rank %.0f</text>\n", LEFT - 6, y + rh * 0.8, lo);
+    for (size_t b = 0; b < nb; b++) {
+      double c = jv_num(jv_at(jv_at(comp, g), b), 0);
+      /* white (idle) to dark blue (fully loaded) */
+      int v = (int)(255 - 200 * c);
+      fprintf(f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"rgb(%d,%d,255)\"/>\n",
+              LEFT + bw * (double)b, y, bw + 0.2, rh - 1, v, v);
+    }
+  }
+  time_axis(f, LEFT, pw, rh * (double)G + 4, T);
+  fputs("</svg></section>\n", f);
+
+  /* load over time: the ranks' average share computing per bin, i.e. the dynamic efficiency */
+  fputs("<section id=\"load-time\"><h2>Average load over time</h2>\n"
+        "<p>Average over the ranks of the share of each bin spent computing (dynamic efficiency: "
+        "useful computation / (ranks &times; bin width)).</p>\n", f);
+  double H = 200;
+  fprintf(f, "<svg id=\"load-time-chart\" class=\"chart\" width=\"%d\" height=\"%.0f\" xmlns=\"http://www.w3.org/2000/svg\">\n", W, H + 40);
+  for (int i = 0; i <= 4; i++)
+    fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/><text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%d %%</text>\n",
+            LEFT, H * i / 4, W - RIGHT, H * i / 4, LEFT - 6, H * i / 4 + 4, 100 - 25 * i);
+  fputs("<polyline fill=\"none\" stroke=\"#3366cc\" stroke-width=\"1.5\" points=\"", f);
+  double nranks = 0;
+  for (size_t g = 0; g < G; g++) nranks += jv_num(jv_at(jv_at(groups, g), 1), 0) - jv_num(jv_at(jv_at(groups, g), 0), 0) + 1;
+  for (size_t b = 0; b < nb; b++) {
+    double s = 0;
+    for (size_t g = 0; g < G; g++) {
+      double k = jv_num(jv_at(jv_at(groups, g), 1), 0) - jv_num(jv_at(jv_at(groups, g), 0), 0) + 1;
+      s += k * jv_num(jv_at(jv_at(comp, g), b), 0);
+    }
+    double avg = nranks > 0 ? s / nranks : 0;
+    fprintf(f, "%.1f,%.1f ", LEFT + bw * ((double)b + 0.5), H * (1 - avg));
+  }
+  fputs("\"/>\n", f);
+  fprintf(f, "<line x1=\"%d\" y1=\"0\" x2=\"%d\" y2=\"%.0f\" stroke=\"#444\"/>\n", LEFT, LEFT, H);
+  time_axis(f, LEFT, pw, H, T);
+  fputs("</svg></section>\n", f);
+}
+
+/* ---- communication matrix ---- */
+static void comm_matrix(FILE *f, const jv *doc) {
+  fputs("<section id=\"comm-matrix\"><h2>Communication matrix</h2>\n", f);
+  const jv *cm = jv_get(doc, "comm_matrix");
+  if (!cm) { missing(f, "communication matrix"); fputs("</section>\n", f); return; }
+  const jv *bytes = jv_get(cm, "bytes");
+  size_t G = jv_len(bytes);
+  size_t np = jv_len(jv_get(doc, "ranks"));
+  double mx = 0;
+  for (size_t a = 0; a < G; a++)
+    for (size_t b = 0; b < G; b++) { double x = jv_num(jv_at(jv_at(bytes, a), b), 0); if (x > mx) mx = x; }
+  double side = 480, cell = G ? side / (double)G : 0;
+  fprintf(f, "<p>Bytes sent from a %s (row) to another (column), point-to-point and inside collectives; "
+             "darker is more (logarithmic scale, largest %.4g B).</p>\n", G < np ? "group of ranks" : "rank", mx);
+  fprintf(f, "<svg id=\"comm-matrix-chart\" class=\"chart\" width=\"%d\" height=\"%.0f\" xmlns=\"http://www.w3.org/2000/svg\">\n",
+          (int)side + 160, side + 40);
+  for (size_t a = 0; a < G; a++)
+    for (size_t b = 0; b < G; b++) {
+      double x = jv_num(jv_at(jv_at(bytes, a), b), 0);
+      double k = x > 0 && mx > 0 ? 0.15 + 0.85 * log1p(x) / log1p(mx) : 0;
+      int v = (int)(255 - 220 * k);
+      fprintf(f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"rgb(255,%d,%d)\" stroke=\"#eee\" stroke-width=\"0.3\"><title>%zu -&gt; %zu: %.6g B</title></rect>\n",
+              40 + cell * (double)b, cell * (double)a, cell, cell, v, v, a, b, x);
+    }
+  fprintf(f, "<text x=\"40\" y=\"%.0f\">destination &rarr;</text><text x=\"30\" y=\"12\" text-anchor=\"end\">src</text>\n", side + 16);
+  fputs("</svg></section>\n", f);
+}
+
+/* ---- per-rank bars ---- */
+static void rank_bars(FILE *f, const jv *doc) {
+  const jv *ranks = jv_get(doc, "ranks");
+  size_t np = jv_len(ranks);
+  double T = jv_num(jv_get(doc, "simulated_time"), 0);
+  size_t G = np < MAX_ROWS ? np : MAX_ROWS;
+  fputs("<section id=\"rank-bars\"><h2>Time of each rank</h2>\n", f);
+  fprintf(f, "<p>Computing, communicating, waiting and idle after finishing, per %s.</p>\n", G < np ? "group of ranks (average)" : "rank");
+  double bh = G <= 32 ? 14 : G <= 64 ? 7 : 4, pw = W - LEFT - RIGHT;
+  fprintf(f, "<svg id=\"rank-bars-chart\" class=\"chart\" width=\"%d\" height=\"%.0f\" xmlns=\"http://www.w3.org/2000/svg\">\n", W, bh * (double)G + 60);
+  const char *fills[4] = {CAT_FILL[OBS_CAT_COMPUTE], CAT_FILL[OBS_CAT_P2P], CAT_FILL[OBS_CAT_WAIT], "#dddddd"};
+  const char *names[4] = {"computing", "communicating", "waiting", "idle"};
+  for (size_t g = 0; g < G; g++) {
+    size_t lo = (g * np + G - 1) / G, hi = ((g + 1) * np + G - 1) / G;
+    double v[4] = {0, 0, 0, 0};
+    for (size_t i = lo; i < hi; i++) {
+      const jv *r = jv_at(ranks, i);
+      v[0] += jv_num(jv_get(r, "compute_time"), 0);
+      v[1] += jv_num(jv_get(r, "comm_time"), 0);
+      v[2] += jv_num(jv_get(r, "wait_time"), 0);
+    }
+    double k = hi > lo ? (double)(hi - lo) : 1;
+    for (int j = 0; j < 3; j++) v[j] /= k;
+    v[3] = T - v[0] - v[1] - v[2];
+    if (v[3] < 0) v[3] = 0;
+    double y = bh * (double)g, x = LEFT;
+    if (g % (size_t)ceil(12 / bh) == 0) {
+      if (hi - lo > 1) fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%zu-%zu</text>\n", LEFT - 6, y + bh * 0.85, lo, hi - 1);
+      else fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">rank %zu</text>\n", LEFT - 6, y + bh * 0.85, lo);
+    }
+    for (int j = 0; j < 4; j++) {
+      double w = T > 0 ? pw * v[j] / T : 0;
+      fprintf(f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\"><title>%s: %.6g s</title></rect>\n",
+              x, y, w, bh - 1, fills[j], names[j], v[j]);
+      x += w;
+    }
+  }
+  time_axis(f, LEFT, pw, bh * (double)G + 4, T);
+  for (int j = 0; j < 4; j++)
+    fprintf(f, "<rect x=\"%d\" y=\"%.0f\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%d\" y=\"%.0f\">%s</text>\n",
+            LEFT + j * 150, bh * (double)G + 30, fills[j], LEFT + j * 150 + 16, bh * (double)G + 40, names[j]);
+  fputs("</svg></section>\n", f);
+}
+
+/* ---- critical path ---- */
+static void critical_path(FILE *f, const jv *doc) {
+  fputs("<section id=\"critical-path\"><h2>Critical path</h2>\n", f);
+  const jv *cp = jv_get(doc, "critical_path");
+  if (!cp) { missing(f, "critical path"); fputs("</section>\n", f); return; }
+  double L = jv_num(jv_get(cp, "length"), 0), c = jv_num(jv_get(cp, "compute"), 0),
+         t = jv_num(jv_get(cp, "transfer"), 0), w = jv_num(jv_get(cp, "wait"), 0);
+  char lb[32];
+  fmt_time(lb, sizeof lb, L);
+  fprintf(f, "<p>The chain of computations and messages that fixed the makespan (%s), ending on rank %.0f: "
+             "%.1f %% computation, %.1f %% transfers, %.1f %% waiting (MPI overheads).</p>\n",
+          lb, jv_num(jv_get(cp, "last_rank"), -1), L > 0 ? 100 * c / L : 0, L > 0 ? 100 * t / L : 0, L > 0 ? 100 * w / L : 0);
+  /* rows: the ranks the path visits, in rank order (at most MAX_ROWS, else one row) */
+  const jv *segs = jv_get(cp, "segments");
+  size_t ns = jv_len(segs);
+  int np = (int)jv_len(jv_get(doc, "ranks"));
+  if (np <= 0) np = 1;
+  int *row = xmalloc((size_t)np * sizeof *row);
+  for (int i = 0; i < np; i++) row[i] = -1;
+  for (size_t i = 0; i < ns; i++) {
+    const jv *s = jv_at(segs, i);
+    int a = (int)jv_num(jv_at(s, 2), -1), b = (int)jv_num(jv_at(s, 3), -1);
+    if (a >= 0 && a < np) row[a] = 0;
+    if (b >= 0 && b < np) row[b] = 0;
+  }
+  int nrows = 0;
+  for (int i = 0; i < np; i++) if (row[i] == 0) row[i] = nrows++;
+  int one_row = nrows > MAX_ROWS || nrows == 0;
+  if (one_row) nrows = 1;
+  double rh = nrows <= 16 ? 18 : 6, pw = W - LEFT - RIGHT;
+  fprintf(f, "<svg id=\"critical-path-chart\" class=\"chart\" width=\"%d\" height=\"%.0f\" xmlns=\"http://www.w3.org/2000/svg\">\n",
+          W, rh * nrows + 60);
+  for (int i = 0; i < np && !one_row; i++)
+    if (row[i] >= 0 && (rh >= 18 || row[i] % 8 == 0))
+      fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">rank %d</text>\n", LEFT - 6, rh * row[i] + rh * 0.75, i);
+  size_t drawn = 0;
+  for (size_t i = 0; i < ns && drawn < MAX_RECTS; i++, drawn++) {
+    const jv *s = jv_at(segs, i);
+    double a = jv_num(jv_at(s, 0), 0), e = jv_num(jv_at(s, 1), 0);
+    int r = (int)jv_num(jv_at(s, 2), 0), p = (int)jv_num(jv_at(s, 3), -1);
+    const char *what = jv_str(jv_at(s, 4), "");
+    double x0 = L > 0 ? LEFT + pw * a / L : LEFT, x1 = L > 0 ? LEFT + pw * e / L : LEFT;
+    int yr = one_row || r < 0 || r >= np ? 0 : row[r];
+    if (!strcmp(what, "transfer")) {
+      int ys = one_row || p < 0 || p >= np ? 0 : row[p];
+      fprintf(f, "<line x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"><title>transfer %d -&gt; %d</title></line>\n",
+              x0, rh * ys + rh / 2, x1 < x0 + 0.5 ? x0 + 0.5 : x1, rh * yr + rh / 2, CAT_FILL[OBS_CAT_P2P], p, r);
+    } else {
+      const char *fill = !strcmp(what, "compute") ? CAT_FILL[OBS_CAT_COMPUTE] : CAT_FILL[OBS_CAT_WAIT];
+      fprintf(f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\"><title>rank %d %s %.6g s</title></rect>\n",
+              x0, rh * yr + 2, x1 - x0 < 0.3 ? 0.3 : x1 - x0, rh - 4, fill, r, what, e - a);
+    }
+  }
+  time_axis(f, LEFT, pw, rh * nrows + 4, L);
+  fputs("</svg>\n<table class=\"grid\"><tr><th>rank</th><th>computation (s)</th><th>transfers (s)</th><th>waiting (s)</th></tr>\n", f);
+  const jv *pr = jv_get(cp, "ranks");
+  for (size_t i = 0; i < jv_len(pr) && i < 64; i++) {
+    const jv *x = jv_at(pr, i);
+    fprintf(f, "<tr><td>%.0f</td><td>%.6g</td><td>%.6g</td><td>%.6g</td></tr>\n", jv_num(jv_get(x, "rank"), 0),
+            jv_num(jv_get(x, "compute"), 0), jv_num(jv_get(x, "transfer"), 0), jv_num(jv_get(x, "wait"), 0));
+  }
+  if (jv_len(pr) > 64) fprintf(f, "<tr><td colspan=\"4\">(%zu more ranks)</td></tr>\n", jv_len(pr) - 64);
+  fputs("</table></section>\n", f);
+  free(row);
+}
+
+static const char *CSS =
+    "body{font:14px/1.4 sans-serif;margin:24px auto;max-width:1000px;color:#222}"
+    "h1{font-size:22px}h2{font-size:18px;border-bottom:1px solid #ccc;padding-bottom:4px;margin-top:32px}"
+    "h3{font-size:15px}svg.chart{display:block;margin:8px 0;font-size:11px}svg text{fill:#333}"
+    "table.kv th{text-align:left;padding-right:16px;font-weight:normal;color:#555}"
+    "table.grid{border-collapse:collapse}table.grid td,table.grid th{border:1px solid #ddd;padding:2px 8px;text-align:right}"
+    ".note{color:#777;font-style:italic}pre{margin:0;white-space:pre-wrap}";
+
+int obs_write_report(FILE *f, const char *json_text, size_t len, const char *title, psim_err *err) {
+  char msg[256];
+  jv *doc = jv_parse(json_text, len, msg, sizeof msg);
+  if (!doc) return psim_errf(err, 2, title, 0, "%s", msg);
+  if (doc->type != JV_OBJ || !jv_get(doc, "ranks") || !jv_get(doc, "simulated_time")) {
+    jv_free(doc);
+    return psim_errf(err, 2, title, 0, "not a psim result (no \"ranks\" or \"simulated_time\"): write one with psim replay --json");
+  }
+  fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>psim report: ", f);
+  esc(f, title);
+  fprintf(f, "</title>\n<style>%s</style></head>\n<body>\n<h1>psim ", CSS);
+  esc(f, jv_str(jv_get(doc, "command"), "replay"));
+  fputs(" report</h1>\n<p>", f);
+  esc(f, title);
+  fputs("</p>\n", f);
+  double eff;
+  summary(f, doc, &eff);
+  gantt(f, doc);
+  load_views(f, doc);
+  comm_matrix(f, doc);
+  rank_bars(f, doc);
+  critical_path(f, doc);
+  fputs("<p class=\"note\">Written by psim; every chart is drawn from the result document, no script or "
+        "external resource is used.</p>\n</body></html>\n", f);
+  jv_free(doc);
+  return 0;
+}

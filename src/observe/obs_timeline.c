@@ -1,0 +1,137 @@
+/* The extra sections of a replay's JSON document that the HTML report draws (written only
+ * when asked, so the default document does not change):
+ *   "timeline":    per rank, its actions merged into intervals of one category
+ *                  [start, end, category, ...] (omitted past MAX_SEGMENTS, too big to draw),
+ *                  and per group of ranks (at most MAX_GROUPS rows) the fraction of each of
+ *                  NBINS time bins spent computing and in MPI calls;
+ *   "comm_matrix": bytes sent between groups of ranks;
+ *   "critical_path".
+ * Numbers are written with 9 significant digits: these are for drawing, not for checking. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "psim/observe.h"
+
+enum { NBINS = 200, MAX_GROUPS = 64, MAX_SEGMENTS = 200000 };
+
+static void num9(FILE *f, double x) {
+  if (!isfinite(x)) fputs("null", f);
+  else if (x == floor(x) && fabs(x) < 1e15) fprintf(f, "%.0f", x);
+  else fprintf(f, "%.9g", x);
+}
+
+static int group_of(int r, int np, int g) { return (int)((long long)r * g / np); }
+
+/* Adds the part of [s, e) falling in each bin to acc[bin]. */
+static void spread(double *acc, double s, double e, double dt) {
+  if (e <= s || dt <= 0) return;
+  int b0 = (int)(s / dt), b1 = (int)(e / dt);
+  if (b0 >= NBINS) b0 = NBINS - 1;
+  if (b1 >= NBINS) b1 = NBINS - 1;
+  for (int b = b0; b <= b1; b++) {
+    double lo = b * dt > s ? b * dt : s, hi = (b + 1) * dt < e ? (b + 1) * dt : e;
+    if (b == NBINS - 1) hi = e;
+    if (hi > lo) acc[b] += hi - lo;
+  }
+}
+
+static void write_segments(FILE *f, const obs_record *rec) {
+  size_t total = 0;
+  for (int r = 0; r < rec->np; r++) total += rec->acts[r].len;
+  if (total > MAX_SEGMENTS) {   /* merging rarely shrinks a real trace tenfold: do not try */
+    fputs("\"segments_omitted\": true", f);
+    return;
+  }
+  fputs("\"ranks\": [", f);
+  for (int r = 0; r < rec->np; r++) {
+    fputs(r ? ",\n      [" : "\n      [", f);
+    const obs_act *a = rec->acts[r].data;
+    size_t n = rec->acts[r].len, out = 0;
+    for (size_t i = 0; i < n;) {
+      int c = obs_category((tit_kind)a[i].kind);
+      double s = a[i].start, e = a[i].end;
+      size_t j = i + 1;
+      while (j < n && obs_category((tit_kind)a[j].kind) == c && a[j].start <= e) e = a[j++].end;
+      i = j;
+      if (e <= s) continue;   /* instantaneous: nothing to draw */
+      if (out++) fputs(", ", f);
+      num9(f, s); fputs(", ", f); num9(f, e); fprintf(f, ", %d", c);
+    }
+    fputc(']', f);
+  }
+  fputs("]", f);
+}
+
+void obs_write_json_full(FILE *f, const replay_result *r, const run_meta *m,
+                         const obs_record *rec, const obs_critpath *cp) {
+  obs_write_json_body(f, r, m);
+  int np = rec ? rec->np : 0;
+  if (rec && np > 0) {
+    int G = np < MAX_GROUPS ? np : MAX_GROUPS;
+    double T = r->simulated_time > 0 ? r->simulated_time : rec->end_time;
+    double dt = T > 0 ? T / NBINS : 0;
+    fputs(",\n  \"timeline\": {\"categories\": [", f);
+    for (int c = 0; c < OBS_NCATS; c++) fprintf(f, "%s\"%s\"", c ? ", " : "", obs_category_name(c));
+    fputs("], \"end\": ", f);
+    num9(f, T);
+    fputs(",\n    ", f);
+    write_segments(f, rec);
+    fprintf(f, ",\n    \"bins\": %d, \"bin_width\": ", NBINS);
+    num9(f, dt);
+    fputs(", \"groups\": [", f);
+    for (int g = 0; g < G; g++) {
+      int lo = (int)(((long long)g * np + G - 1) / G), hi = (int)(((long long)(g + 1) * np + G - 1) / G) - 1;
+      fprintf(f, "%s[%d, %d]", g ? ", " : "", lo, hi);
+    }
+    fputs("],", f);
+    double *comp = xcalloc((size_t)G * NBINS, sizeof *comp), *mpi = xcalloc((size_t)G * NBINS, sizeof *mpi);
+    int *gsize = xcalloc((size_t)G, sizeof *gsize);
+    for (int k = 0; k < np; k++) {
+      int g = group_of(k, np, G);
+      gsize[g]++;
+      for (size_t i = 0; i < rec->acts[k].len; i++) {
+        const obs_act *a = &rec->acts[k].data[i];
+        int c = obs_category((tit_kind)a->kind);
+        if (c == OBS_CAT_COMPUTE) spread(comp + (size_t)g * NBINS, a->start, a->end, dt);
+        else if (c != OBS_CAT_OTHER) spread(mpi + (size_t)g * NBINS, a->start, a->end, dt);
+      }
+    }
+    const char *names[2] = {"compute", "mpi"};
+    double *arrs[2] = {comp, mpi};
+    for (int w = 0; w < 2; w++) {
+      fprintf(f, "\n    \"%s\": [", names[w]);
+      for (int g = 0; g < G; g++) {
+        fputs(g ? ",\n      [" : "\n      [", f);
+        for (int b = 0; b < NBINS; b++) {
+          double x = dt > 0 && gsize[g] ? arrs[w][(size_t)g * NBINS + b] / (dt * gsize[g]) : 0;
+          fprintf(f, "%s%.3g", b ? "," : "", x > 1 ? 1 : x);
+        }
+        fputc(']', f);
+      }
+      fputs(w ? "]" : "],", f);
+    }
+    fputs("},\n  \"comm_matrix\": {\"groups\": ", f);
+    fprintf(f, "%d, \"bytes\": [", G);
+    double *mat = xcalloc((size_t)G * G, sizeof *mat);
+    for (size_t i = 0; i < rec->msgs.len; i++) {
+      const obs_msg *x = &rec->msgs.data[i];
+      mat[(size_t)group_of(x->src, np, G) * G + group_of(x->dst, np, G)] += x->bytes;
+    }
+    for (int a = 0; a < G; a++) {
+      fputs(a ? ",\n    [" : "\n    [", f);
+      for (int b = 0; b < G; b++) { if (b) fputc(',', f); num9(f, mat[(size_t)a * G + b]); }
+      fputc(']', f);
+    }
+    fputs("]}", f);
+    free(mat);
+    free(comp);
+    free(mpi);
+    free(gsize);
+  }
+  if (cp && rec) {
+    fputs(",\n  \"critical_path\": ", f);
+    obs_critpath_write_json(f, cp, rec, 2);
+  }
+  fputs("\n}\n", f);
+}

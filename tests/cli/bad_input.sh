@@ -1,0 +1,142 @@
+#!/bin/sh
+# Bad input: psim must exit with status exactly 2 and print ONE clear error line naming the
+# file and line (when the error is about a line) and what was expected -- never crash.
+set -u
+. "$(dirname "$0")/../lib/common.sh"
+SG="$PSIM_SHARED/cases/simgrid"
+D=$TMPD
+fails=0 checks=0
+
+# bad NAME 'PATTERN...' -- PSIM-REPLAY-ARGS: runs psim replay; status must be 2, stderr must
+# hold exactly one "psim..." line containing every fixed-string PATTERN (separated by '|'),
+# and nothing may look like a crash.
+bad() {
+  name=$1 pats=$2; shift 3
+  checks=$((checks + 1))
+  "$PSIM" replay --quiet "$@" >"$D/stdout" 2>"$D/stderr"
+  rc=$?
+  why=""
+  [ "$rc" -eq 2 ] || why="exit status $rc, expected 2"
+  if grep -Eq 'Segmentation|AddressSanitizer|runtime error|Aborted|core dumped|LeakSanitizer' "$D/stdout" "$D/stderr"; then
+    why="$why; crash report in the output"
+  fi
+  n=$(grep -c '^psim' "$D/stderr")
+  [ "$n" -eq 1 ] || why="$why; $n error lines, expected 1"
+  [ -s "$D/stdout" ] && why="$why; unexpected output on stdout"
+  oldifs=$IFS; IFS='|'
+  for p in $pats; do
+    grep -qF -- "$p" "$D/stderr" || why="$why; message lacks '$p'"
+  done
+  IFS=$oldifs
+  if [ -z "$why" ]; then echo "ok   $name: $(grep '^psim' "$D/stderr" | cut -c1-150)"
+  else
+    echo "FAIL $name: ${why#; }"; sed 's/^/     | /' "$D/stderr" | head -n 5
+    fails=$((fails + 1))
+  fi
+}
+# w FILE LINE...: writes a trace
+w() { f=$1; shift; : >"$f"; for l in "$@"; do printf '%s\n' "$l" >>"$f"; done; }
+
+P="--platform $SG/small_platform.xml --hostfile $SG/hostfile"
+w "$D/good.txt" "0 init" "1 init" "0 send 1 0 100" "1 recv 0 0 100"
+
+# ---- traces
+w "$D/t1.txt" "0 init" "1 init" "0"
+# shellcheck disable=SC2086
+bad "malformed line (rank only)" "$D/t1.txt:3:|action" -- $P --np 2 "$D/t1.txt"
+w "$D/t2.txt" "0 init" "zero init"
+# shellcheck disable=SC2086
+bad "malformed line (rank not a number)" "$D/t2.txt:2:|rank|zero" -- $P --np 2 "$D/t2.txt"
+w "$D/t3.txt" "0 init" "1 init" "0 send 1 0 100" "1 frobnicate 0 0 100"
+# shellcheck disable=SC2086
+bad "unknown action" "$D/t3.txt:4:|frobnicate|expected" -- $P --np 2 "$D/t3.txt"
+w "$D/t4.txt" "0 init" "1 init" "0 send 1" "1 recv 0 0 100"
+# shellcheck disable=SC2086
+bad "missing argument" "$D/t4.txt:3:|missing argument tag|usage" -- $P --np 2 "$D/t4.txt"
+w "$D/t5.txt" "0 init" "1 init" "0 send 1 0 12abc" "1 recv 0 0 100"
+# shellcheck disable=SC2086
+bad "number that does not parse" "$D/t5.txt:3:|12abc|expected" -- $P --np 2 "$D/t5.txt"
+w "$D/t6.txt" "# a comment" "0 init" "1 init" "" "5 compute 100"
+# shellcheck disable=SC2086
+bad "trace rank >= --np" "$D/t6.txt:5:|rank 5|0..1" -- $P --np 2 "$D/t6.txt"
+w "$D/t7.txt" "0 init" "1 init" "0 send 7 0 100"
+# shellcheck disable=SC2086
+bad "send to a peer out of range" "$D/t7.txt:3:|rank 7|0..1" -- $P --np 2 "$D/t7.txt"
+w "$D/t8.txt" "0 init" "1 init" "2 init" "2 recv 9 0 100"
+# shellcheck disable=SC2086
+bad "receive from a peer out of range" "$D/t8.txt:4:|rank 9|0..2" -- $P --np 3 "$D/t8.txt"
+w "$D/t9.txt" "0 init" "1 init" "0 send 1 0 100 99" "1 recv 0 0 100"
+# shellcheck disable=SC2086
+bad "unknown datatype code" "$D/t9.txt:3:|datatype|99" -- $P --np 2 "$D/t9.txt"
+w "$D/t10.txt" "0 init" "0 wait 0 1 0"
+# shellcheck disable=SC2086
+bad "wait without any pending request" "$D/t10.txt:2:|wait|not preceded by any irecv or isend" -- $P --np 1 "$D/t10.txt"
+w "$D/t11.txt" "0 init" "1 init" "2 init" "0 bcast 100 5"
+# shellcheck disable=SC2086
+bad "collective root out of range" "$D/t11.txt:4:|root|rank 5" -- $P --np 3 "$D/t11.txt"
+w "$D/t12.txt" "0 init" "1 init" "2 init" "0 gatherv 1 1 1"
+# shellcheck disable=SC2086
+bad "gatherv with too few counts" "$D/t12.txt:4:|gatherv|missing argument" -- $P --np 3 "$D/t12.txt"
+w "$D/t13.txt" "0 init" "0 compute -5"
+# shellcheck disable=SC2086
+bad "negative flops" "$D/t13.txt:2:|compute|-5" -- $P --np 1 "$D/t13.txt"
+# per-rank files: the error names the right file and its own line
+w "$D/r0.txt" "0 init" "0 send 1 0 100"
+w "$D/r1.txt" "1 init" "1 compute 1e6" "1 recv 0 0 100 abc"
+# shellcheck disable=SC2086
+bad "error in the second per-rank file" "$D/r1.txt:3:|abc" -- $P --np 2 "$D/r0.txt" "$D/r1.txt"
+# compressed: the line number is still the line of the uncompressed text
+w "$D/z.txt" "0 init" "1 init" "0 send 1 0 100" "1 recv 0 0 100" "1 sleepy 3"
+gzip -c "$D/z.txt" >"$D/z.txt.gz"
+# shellcheck disable=SC2086
+bad "error in a gzip trace" "z.txt.gz:5:|sleepy" -- $P --np 2 "$D/z.txt.gz"
+# shellcheck disable=SC2086
+bad "missing trace file" "$D/nonexist.txt|cannot open" -- $P --np 2 "$D/nonexist.txt"
+
+# ---- platforms and hostfiles
+HDR='<?xml version="1.0"?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <zone id="z" routing="Full">'
+TAIL='  </zone>
+</platform>'
+printf 'A\nB\n' >"$D/ab.hosts"
+printf '%s\n    <host id="A" speed="1Gf"/>\n    <host id="B" speed="1Gf"\n%s\n' "$HDR" "$TAIL" >"$D/malformed.xml"
+bad "malformed XML" "$D/malformed.xml:7:|malformed XML" -- --platform "$D/malformed.xml" --hostfile "$D/ab.hosts" --np 2 "$D/good.txt"
+printf '%s\n    <host id="A" speed="1Gf"/>\n    <host id="B" speed="1Gf"/>\n    <link id="l" bandwidth="1GBps" latency="1us"/>\n    <route src="A" dst="B"><link_ctn id="nolink"/></route>\n%s\n' "$HDR" "$TAIL" >"$D/badlink.xml"
+bad "unknown link in a route" "$D/badlink.xml:8:|nolink|unknown link" -- --platform "$D/badlink.xml" --hostfile "$D/ab.hosts" --np 2 "$D/good.txt"
+printf '%s\n    <host id="A" speed="1Gflops"/>\n    <host id="B" speed="1Gf"/>\n%s\n' "$HDR" "$TAIL" >"$D/badunit.xml"
+bad "speed unit that does not parse" "$D/badunit.xml:5:|1Gflops|expected" -- --platform "$D/badunit.xml" --hostfile "$D/ab.hosts" --np 2 "$D/good.txt"
+printf '%s\n    <host id="A" speed="1Gf"/>\n    <host id="B" speed="1Gf"/>\n    <link id="l" bandwidth="1GBps" latency="3lightyears"/>\n%s\n' "$HDR" "$TAIL" >"$D/badlat.xml"
+bad "time unit that does not parse" "$D/badlat.xml:7:|3lightyears|expected" -- --platform "$D/badlat.xml" --hostfile "$D/ab.hosts" --np 2 "$D/good.txt"
+: >"$D/empty.xml"
+bad "empty platform file" "$D/empty.xml:1:|XML" -- --platform "$D/empty.xml" --np 2 "$D/good.txt"
+bad "missing platform file" "$D/nonexist.xml|platform" -- --platform "$D/nonexist.xml" --np 2 "$D/good.txt"
+printf 'Tremblay\nNowhere\n' >"$D/bad.hosts"
+bad "unknown host in hostfile" "$D/bad.hosts:2:|Nowhere" -- --platform "$SG/small_platform.xml" --hostfile "$D/bad.hosts" --np 2 "$D/good.txt"
+bad "missing hostfile" "$D/nonexist.hosts|hostfile" -- --platform "$SG/small_platform.xml" --hostfile "$D/nonexist.hosts" --np 2 "$D/good.txt"
+
+# ---- options
+# shellcheck disable=SC2086
+bad "unknown --cfg key" "foo/bar" -- $P --np 2 --cfg foo/bar:1 "$D/good.txt"
+# shellcheck disable=SC2086
+bad "bad --cfg number" "network/TCP-gamma|abc" -- $P --np 2 --cfg network/TCP-gamma:abc "$D/good.txt"
+# shellcheck disable=SC2086
+bad "bad --cfg boolean" "network/crosstraffic|maybe" -- $P --np 2 --cfg network/crosstraffic:maybe "$D/good.txt"
+# shellcheck disable=SC2086
+bad "bad --cfg overhead string" "smpi/os|abc" -- $P --np 2 --cfg smpi/os:abc "$D/good.txt"
+# shellcheck disable=SC2086
+bad "bad --cfg factor string" "smpi/bw-factor|0:1:2" -- $P --np 2 --cfg smpi/bw-factor:0:1:2 "$D/good.txt"
+# shellcheck disable=SC2086
+bad "--cfg without a colon" "--cfg|nocolon" -- $P --np 2 --cfg nocolon "$D/good.txt"
+# shellcheck disable=SC2086
+bad "unknown collective algorithm" "nosuch|bcast|valid algorithms" -- $P --np 2 --cfg smpi/bcast:nosuch "$D/good.txt"
+# shellcheck disable=SC2086
+bad "--np 0" "--np" -- $P --np 0 "$D/good.txt"
+# shellcheck disable=SC2086
+bad "--np not a number" "--np|x" -- $P --np x "$D/good.txt"
+# shellcheck disable=SC2086
+bad "unknown --network model" "--network|foo" -- $P --np 2 --network foo "$D/good.txt"
+
+echo "$checks checks"
+finish $fails

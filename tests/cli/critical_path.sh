@@ -1,0 +1,103 @@
+#!/bin/sh
+# psim critical-path, checked by hand.
+#  (a) SimGrid's isend_test_wait case: rank 2 finishes last (39.320741 s) and never waits for a
+#      message that arrives late (1->2 arrives at 26.41 s, before its test at 29.49 s), so the
+#      path is rank 2 alone: computing 26.213694 + 3.276712 + 3.276712 + 6.553424 s and the
+#      0.0002 s of its test (smpi/test sleep).
+#  (b) a 3-rank chain on 3 hosts of 1 Gflop/s with 100 MB/s, 1 ms links, constant network
+#      model (a message costs 1 ms + size / 1e8 s; rendez-vous, so it starts when both sides
+#      have posted):
+#        rank 0: compute 1e9 (1 s), send 1e8 B to 1        -> transfer 1.000 .. 2.001
+#        rank 1: compute 5e8, recv from 0 (posted 0.5 s, waits), compute 2e9 (2.001 .. 4.001),
+#                send 1e7 B to 2                            -> transfer 4.001 .. 4.102
+#        rank 2: compute 3e9, recv from 1 (posted at 3 s, waits), compute 1e9 (4.102 .. 5.102)
+#      The path: rank 0 compute 1 s, transfer 0->1 1.001 s, rank 1 compute 2 s, transfer
+#      1->2 0.101 s, rank 2 compute 1 s: 4 s computing + 1.102 s transfers = 5.102 s.
+#  (c) the receiver posts late: rank 0 sends at 0, rank 1 computes 2 s then receives; the
+#      transfer waits for the receive, so the path stays on rank 1: compute 2 s, transfer
+#      2 .. 3.001 (from 0), compute 1 s = 4.001 s, and rank 0 is not on it.
+set -u
+. "$(dirname "$0")/../lib/common.sh"
+C="$PSIM_SHARED/cases/simgrid"
+fails=0
+bad() { echo "FAIL $1"; fails=$((fails + 1)); }
+# cp_get FILE KEY: the critical path's numeric field KEY
+cp_get() { tr -d '\n' < "$1" | sed 's/.*"critical_path": {//' | grep -o "\"$2\": [-0-9.eE+]*" | head -n 1 | sed 's/.*: //'; }
+expect() { # name got want
+  if close_to "$2" "$3" 1e-6; then echo "ok   $1: $2"; else bad "$1: got '$2', hand-derived $3"; fi
+}
+# seg_list FILE: the segments as "rank peer what start end" lines, dates to 1e-6
+seg_list() {
+  tr -d '\n ' < "$1" | sed 's/.*"segments":\[//; s/\]\]}}.*/]/' | tr ']' '\n' |
+    sed 's/^,*\[//' | awk -F, 'NF == 5 { gsub(/"/, "", $5); printf "%d %d %s %.6f %.6f\n", $3, $4, $5, $1, $2 }'
+}
+
+J=$TMPD/cp.json
+# (a)
+if "$PSIM" critical-path --quiet --json "$J" --platform "$C/small_platform.xml" --hostfile "$C/hostfile" \
+     --np 3 "$C/traces/actions_with_isend.txt"; then
+  expect "isend_test_wait length" "$(cp_get "$J" length)" 39.320741
+  expect "isend_test_wait compute" "$(cp_get "$J" compute)" "$(awk 'BEGIN { printf "%.6f", 26.213694 + 3.276712 + 3.276712 + 6.553424 }')"
+  expect "isend_test_wait wait" "$(cp_get "$J" wait)" 0.0002
+  expect "isend_test_wait transfer" "$(cp_get "$J" transfer)" 0
+  [ "$(cp_get "$J" last_rank)" = 2 ] || bad "isend_test_wait: path should end on rank 2"
+else bad "isend_test_wait: psim failed"; fi
+
+# (b)
+P=$TMPD/p.xml
+cat > "$P" <<'XML'
+<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <zone id="z" routing="Full">
+    <host id="h0" speed="1Gf"/><host id="h1" speed="1Gf"/><host id="h2" speed="1Gf"/>
+    <link id="l01" bandwidth="100MBps" latency="1ms"/>
+    <link id="l12" bandwidth="100MBps" latency="1ms"/>
+    <link id="l02" bandwidth="100MBps" latency="1ms"/>
+    <route src="h0" dst="h1"><link_ctn id="l01"/></route>
+    <route src="h1" dst="h2"><link_ctn id="l12"/></route>
+    <route src="h0" dst="h2"><link_ctn id="l02"/></route>
+  </zone>
+</platform>
+XML
+T=$TMPD/t.txt
+printf '%s\n' "0 compute 1e9" "0 send 1 0 100000000" "1 compute 5e8" "1 recv 0 0 100000000" \
+  "1 compute 2e9" "1 send 2 0 10000000" "2 compute 3e9" "2 recv 1 0 10000000" "2 compute 1e9" > "$T"
+if "$PSIM" critical-path --quiet --json "$J" --network constant --platform "$P" --np 3 "$T"; then
+  expect "chain length" "$(cp_get "$J" length)" 5.102
+  expect "chain compute" "$(cp_get "$J" compute)" 4
+  expect "chain transfer" "$(cp_get "$J" transfer)" 1.102
+  expect "chain wait" "$(cp_get "$J" wait)" 0
+  seg_list "$J" > "$TMPD/got"
+  printf '%s\n' "0 -1 compute 0.000000 1.000000" "1 0 transfer 1.000000 2.001000" \
+    "1 -1 compute 2.001000 4.001000" "2 1 transfer 4.001000 4.102000" \
+    "2 -1 compute 4.102000 5.102000" > "$TMPD/want"
+  if cmp -s "$TMPD/want" "$TMPD/got"; then echo "ok   chain segments"
+  else bad "chain segments differ:"; diff "$TMPD/want" "$TMPD/got"; fi
+  # the text listing says the same
+  "$PSIM" critical-path --network constant --platform "$P" --np 3 "$T" > "$TMPD/txt"
+  grep -q "^critical path: 5.102000 s, ending on rank 2" "$TMPD/txt" || bad "chain: text listing header"
+  grep -q "1.000000 *2.001000  0->1 *transfer  100000000 bytes" "$TMPD/txt" || bad "chain: text listing transfer row"
+else bad "chain: psim failed"; fi
+
+# (c)
+printf '%s\n' "0 send 1 0 100000000" "1 compute 2e9" "1 recv 0 0 100000000" "1 compute 1e9" > "$T"
+if "$PSIM" critical-path --quiet --json "$J" --network constant --platform "$P" --np 2 "$T"; then
+  expect "late receiver length" "$(cp_get "$J" length)" 4.001
+  expect "late receiver compute" "$(cp_get "$J" compute)" 3
+  expect "late receiver transfer" "$(cp_get "$J" transfer)" 1.001
+  seg_list "$J" > "$TMPD/got"
+  printf '%s\n' "1 -1 compute 0.000000 2.000000" "1 0 transfer 2.000000 3.001000" \
+    "1 -1 compute 3.001000 4.001000" > "$TMPD/want"
+  if cmp -s "$TMPD/want" "$TMPD/got"; then echo "ok   late receiver segments"
+  else bad "late receiver segments differ:"; diff "$TMPD/want" "$TMPD/got"; fi
+else bad "late receiver: psim failed"; fi
+
+# (d) every path adds up to the makespan, on a generated stencil
+"$PSIM" gen stencil --ranks 16 --iters 10 -o "$TMPD/st" 2> /dev/null
+if "$PSIM" critical-path --quiet --json "$J" "$TMPD/st"; then
+  sum=$(awk -v a="$(cp_get "$J" compute)" -v b="$(cp_get "$J" transfer)" -v c="$(cp_get "$J" wait)" 'BEGIN { printf "%.9f", a + b + c }')
+  expect "stencil: compute + transfer + wait = length" "$sum" "$(cp_get "$J" length)"
+  expect "stencil: length = simulated time" "$(cp_get "$J" length)" "$(json_get "$J" simulated_time)"
+else bad "stencil: psim failed"; fi
+finish $fails

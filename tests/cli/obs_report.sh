@@ -1,0 +1,65 @@
+#!/bin/sh
+# The HTML report: written by psim replay --report and by psim report from a --timeline JSON
+# document; self-contained (no script, no external resource); headless Chromium loads it and
+# every chart is there with drawn content (svg with rect/line/polyline children). Checked on a
+# SimGrid case, a 16-rank stencil (every action drawn) and a 256-rank stencil (aggregated).
+set -u
+. "$(dirname "$0")/../lib/common.sh"
+C="$PSIM_SHARED/cases/simgrid"
+fails=0
+bad() { echo "FAIL $1"; fails=$((fails + 1)); }
+BROWSER=$(command -v chromium || command -v chromium-browser || true)
+[ -n "$BROWSER" ] || { echo "FAIL chromium missing (scripts/deps.sh test installs it)"; exit 1; }
+
+# dom FILE.html OUT: the DOM after loading in headless Chromium (its console on OUT.log)
+dom() {
+  prof=$(mktemp -d "$TMPD/chrome.XXXXXX")
+  timeout 120 "$BROWSER" --headless --no-sandbox --disable-gpu --disable-background-networking \
+    --no-first-run --user-data-dir="$prof" --enable-logging=stderr --v=0 --dump-dom "file://$1" > "$2" 2> "$2.log"
+}
+
+check() { # name html
+  name=$1 html=$2
+  [ -s "$html" ] || { bad "$name: no report written"; return; }
+  if grep -qi '<script\|src="http\|href="http\|@import\|url(' "$html"; then bad "$name: report is not self-contained"; fi
+  if ! dom "$html" "$TMPD/$name.dom"; then bad "$name: chromium failed to load the report"; return; fi
+  # a script error would show as an uncaught exception on the console
+  if grep -qi 'Uncaught\|SyntaxError' "$TMPD/$name.dom.log"; then bad "$name: errors while loading: $(grep -i 'Uncaught\|SyntaxError' "$TMPD/$name.dom.log" | head -3)"; fi
+  for chart in time-split gantt-chart heatmap-chart load-time-chart comm-matrix-chart rank-bars-chart critical-path-chart; do
+    # the chart's svg, up to its end, must hold drawn shapes
+    n=$(awk -v id="id=\"$chart\"" 'index($0, id) { on = 1 } on && /<(rect|line|polyline)/ { n++ } on && /<\/svg>/ { on = 0 } END { print n + 0 }' "$TMPD/$name.dom")
+    [ "$n" -gt 0 ] || bad "$name: chart $chart is missing or empty in the loaded page"
+  done
+  echo "ok   $name: loaded by chromium, 7 charts drawn"
+}
+
+"$PSIM" replay --quiet --platform "$C/small_platform.xml" --hostfile "$C/hostfile" --np 3 \
+  "$C/traces/actions_with_isend.txt" --report "$TMPD/isend.html" || bad "isend_test_wait: psim failed"
+check isend "$TMPD/isend.html"
+
+"$PSIM" gen stencil --ranks 16 --iters 10 -o "$TMPD/st16" 2> /dev/null
+"$PSIM" replay --quiet "$TMPD/st16" --json "$TMPD/st16.json" --timeline || bad "st16: psim failed"
+python3 -m json.tool "$TMPD/st16.json" > /dev/null || bad "st16: --timeline JSON is invalid"
+"$PSIM" report "$TMPD/st16.json" -o "$TMPD/st16.html" || bad "st16: psim report failed"
+check st16 "$TMPD/st16.html"
+grep -q 'Every action of every rank' "$TMPD/st16.html" || bad "st16: Gantt should draw every action"
+
+"$PSIM" gen stencil --ranks 256 --iters 5 -o "$TMPD/st256" 2> /dev/null
+"$PSIM" replay --quiet "$TMPD/st256" --report "$TMPD/st256.html" || bad "st256: psim failed"
+check st256 "$TMPD/st256.html"
+grep -q 'Aggregated: 64 rows' "$TMPD/st256.html" || bad "st256: Gantt should be aggregated in 64 rows"
+
+# the default JSON document has none of the report sections
+"$PSIM" replay --quiet "$TMPD/st16" --json "$TMPD/plain.json"
+if grep -q '"timeline"\|"comm_matrix"\|"critical_path"' "$TMPD/plain.json"; then bad "default JSON grew report sections"; fi
+# a report of a plain document still works (its timeline sections say how to get them)
+"$PSIM" report "$TMPD/plain.json" -o "$TMPD/plain.html" && grep -q 'No timeline in this document' "$TMPD/plain.html" ||
+  bad "report of a plain document"
+# deterministic
+"$PSIM" replay --quiet "$TMPD/st16" --report "$TMPD/a.html" && "$PSIM" replay --quiet "$TMPD/st16" --report "$TMPD/b.html"
+cmp -s "$TMPD/a.html" "$TMPD/b.html" || bad "report differs between two runs"
+# bad input
+printf '{"ranks": [' > "$TMPD/broken.json"
+if "$PSIM" report "$TMPD/broken.json" -o "$TMPD/x.html" 2> "$TMPD/err"; then bad "broken JSON accepted"
+elif ! grep -q "JSON" "$TMPD/err"; then bad "broken JSON: unclear message: $(cat "$TMPD/err")"; fi
+finish $fails
