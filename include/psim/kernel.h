@@ -51,7 +51,6 @@ struct activity {
   double scale;         /* effective rate = solver value * scale (SMPI's bandwidth factor) */
   double updated;       /* date `remaining` was last brought up to date */
   double date;          /* predicted completion date (INFINITY when not progressing) */
-  double started;       /* date the activity was created */
   uint64_t seq;         /* tie-breaker in the event queue */
   int var;              /* solver variable, -1 for a timer */
   int heap;             /* index in the event queue, -1 when not queued */

@@ -40,7 +40,6 @@ struct mpi_req {
   uint64_t seq;         /* posting order, to pick the oldest of several candidates */
   mpi_world *world;
   void *user;           /* the driver's */
-  long user_idx;        /* the driver's */
 };
 
 typedef void (*mpi_done_fn)(void *ctx, mpi_req *r);

@@ -69,6 +69,13 @@ replay_observer obs_trace_observer(obs_trace *t);
 /* Closes the file; returns -1 with err when writing failed. */
 int obs_trace_close(obs_trace *t, psim_err *err);
 
+/* Progress on a terminal (simulated time, actions, actions/s), cleared at the end. Give it
+ * stderr only when isatty(2): it reads the wall clock. */
+typedef struct obs_progress obs_progress;
+obs_progress *obs_progress_new(FILE *f);
+replay_observer obs_progress_observer(obs_progress *p);
+void obs_progress_free(obs_progress *p);
+
 /* ---- recording: what the critical path, the timeline and the report are computed from ---- */
 typedef struct obs_act {
   double start, end;

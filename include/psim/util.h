@@ -52,6 +52,19 @@ char *xstrndup(const char *s, size_t n);
   } while (0)
 #define VEC_FREE(v) do { free((v).data); (v).data = NULL; (v).len = (v).cap = 0; } while (0)
 
+/* Fixed-size object allocator: objects carved from large chunks, recycled through a free
+ * list. For the millions of short-lived requests and activities of a large run, it saves the
+ * per-object malloc overhead and frees everything at once. */
+typedef struct psim_slab {
+  size_t size, per_chunk, used;   /* object size, objects per chunk, used in the last chunk */
+  void *free;                     /* free list (first word of a free object = next) */
+  VEC(char *) chunks;
+} psim_slab;
+void psim_slab_init(psim_slab *s, size_t size);
+void *psim_slab_alloc(psim_slab *s);       /* uninitialised object */
+void psim_slab_free(psim_slab *s, void *p);
+void psim_slab_destroy(psim_slab *s);      /* frees every object */
+
 /* Deterministic RNG (xoshiro256**), seeded explicitly: no hidden global state. */
 typedef struct psim_rng { uint64_t s[4]; } psim_rng;
 void psim_rng_seed(psim_rng *r, uint64_t seed);

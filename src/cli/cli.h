@@ -11,8 +11,11 @@ int cmd_replay(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_platform(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
 int cmd_critpath(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_sensitivity(int argc, char **argv);
 /* Writes the HTML report of a JSON result document to out (see cmd_report.c); exit status. */
 int cli_write_report_file(const char *out, const char *json, size_t len, const char *title);
 int cmd_balance(int argc, char **argv);

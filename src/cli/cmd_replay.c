@@ -62,6 +62,7 @@ int cmd_replay(int argc, char **argv) {
   const char *json = NULL, *actions = NULL, *report = NULL;
   int quiet = 0, progress = isatty(2), timeline = 0;
   obs_record *rec = NULL;
+  obs_progress *prog = NULL;
   obs_critpath cp = {0};
   cli_run run = {0};
   VEC(const char *) traces_out = {0};
@@ -95,7 +96,12 @@ int cmd_replay(int argc, char **argv) {
   if ((rc = cli_run_setup(&run, "replay")) != 0) goto out;
   rc = 2;
   replay_opts *o = &run.o;
-  o->progress = progress;
+  /* Progress through an observer rather than replay's own line: it also gives the rate. */
+  o->progress = 0;
+  if (progress) {
+    prog = obs_progress_new(stderr);
+    VEC_PUSH(obs, obs_progress_observer(prog));
+  }
   if (actions && !(af = cli_open_out(actions))) goto out;
   o->actions = af;
   for (size_t i = 0; i < traces_out.len; i++) {
@@ -166,6 +172,7 @@ out:
   }
   obs_critpath_free(&cp);
   obs_record_free(rec);
+  obs_progress_free(prog);
   replay_result_free(&res);
   cli_run_free(&run);
   VEC_FREE(traces_out);

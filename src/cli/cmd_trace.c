@@ -1,2 +1,82 @@
+/* psim trace: trace tools of the load-balancing workflow. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli/cli.h"
-int cmd_trace(int argc, char **argv) { (void)argc; (void)argv; return 2; }
+#include "psim/tools.h"
+
+static const char *HELP =
+    "usage: psim trace stats TRACE\n"
+    "       psim trace lb-period K TRACE OUTDIR\n"
+    "       psim trace aggregate --from FXxFY --to TXxTY TRACE [-o CSV]\n"
+    "\n"
+    "stats      ranks, actions by kind, total flops and bytes, migrate points\n"
+    "lb-period  keeps every K-th migrate of each rank (the others are dropped), so that\n"
+    "           'psim lb --period 1' on OUTDIR balances every K iterations of TRACE\n"
+    "aggregate  spatial aggregation of a trace of a FXxFY grid of ranks (rank = y * FX + x) to\n"
+    "           TXxTY: per iteration (iterations end at migrates) each coarse cell's compute is\n"
+    "           the area-weighted sum of the fine ranks it intersects (any TXxTY); writes the\n"
+    "           profile as CSV 'iteration,rank,flops' (stdout by default), which\n"
+    "           'psim gen stencil2d --grid TXxTY --profile CSV' turns into a coarse trace\n"
+    "\n"
+    "TRACE is a file, a list file or a directory written by 'psim gen' (as for replay).\n"
+    "\n"
+    "example:\n"
+    "  psim gen stencil2d --grid 16x16 --iters 100 -o /tmp/f\n"
+    "  psim trace aggregate --from 16x16 --to 4x4 /tmp/f -o /tmp/p.csv\n"
+    "  psim gen stencil2d --grid 4x4 --iters 100 --profile /tmp/p.csv -o /tmp/c\n";
+
+static int dims(const char *opt, const char *v, int *a, int *b) {
+  if (!v || sscanf(v, "%dx%d", a, b) != 2 || *a < 1 || *b < 1)
+    return cli_usage("trace", "%s expects AxB with positive integers (e.g. 16x16), got '%s'", opt, v ? v : "");
+  return 0;
+}
+
+int cmd_trace(int argc, char **argv) {
+  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+    fputs(HELP, argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  const char *tool = argv[1];
+  psim_err err;
+  psim_err_clear(&err);
+  for (int i = 2; i < argc; i++)
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { fputs(HELP, stdout); return 0; }
+  if (!strcmp(tool, "stats")) {
+    if (argc < 3) return cli_usage("trace", "stats needs a trace");
+    return trace_stats((const char *const *)argv + 2, argc - 2, stdout, &err) < 0 ? cli_fail(&err) : 0;
+  }
+  if (!strcmp(tool, "lb-period")) {
+    if (argc != 5) return cli_usage("trace", "usage: psim trace lb-period K TRACE OUTDIR");
+    long k = cli_int("trace", "K", argv[2]);
+    if (k < 0) return 2;
+    if (k == 0) return cli_usage("trace", "K must be at least 1");
+    const char *in[1] = {argv[3]};
+    return trace_lb_period(in, 1, (int)k, argv[4], &err) < 0 ? cli_fail(&err) : 0;
+  }
+  if (!strcmp(tool, "aggregate")) {
+    int fx = 0, fy = 0, tx = 0, ty = 0;
+    const char *out = NULL;
+    VEC(const char *) in = {0};
+    int rc = 2;
+    for (int i = 2; i < argc; i++) {
+      const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+      if (!strcmp(a, "--from")) { if (dims(a, v, &fx, &fy)) goto done; i++; }
+      else if (!strcmp(a, "--to")) { if (dims(a, v, &tx, &ty)) goto done; i++; }
+      else if (!strcmp(a, "-o")) { if (!v) { cli_usage("trace", "-o needs a value"); goto done; } out = v; i++; }
+      else if (a[0] == '-' && a[1]) { cli_usage("trace", "unknown option '%s'", a); goto done; }
+      else VEC_PUSH(in, a);
+    }
+    if (!fx || !tx) { cli_usage("trace", "aggregate needs --from FXxFY and --to TXxTY"); goto done; }
+    if (!in.len) { cli_usage("trace", "aggregate needs a trace"); goto done; }
+    FILE *f = cli_open_out(out ? out : "-");
+    if (!f) goto done;
+    rc = trace_aggregate(in.data, (int)in.len, fx, fy, tx, ty, f, &err) < 0 ? cli_fail(&err) : 0;
+    cli_close_out(f);
+  done:
+    VEC_FREE(in);
+    return rc;
+  }
+  return cli_usage("trace", "unknown tool '%s' (expected stats, lb-period or aggregate)", tool);
+}

@@ -17,8 +17,11 @@ static const char *USAGE =
     "  demo       replay the embedded example on the embedded 64-node platform\n"
     "  gen        write synthetic workloads (traces) for experiments and benchmarks\n"
     "  platform   print the embedded platform, or check and describe a platform file\n"
+    "  run        run an MPI program built with psimcc inside the simulator\n"
+    "  calibrate  measure this machine's flop rate (the reference of psim run)\n"
     "  critical-path  the chain of actions and messages that fixed a replay's simulated time\n"
     "  report     the HTML report (charts, critical path) of a result written by replay --json\n"
+    "  sensitivity  re-run varying latency, bandwidth, speed, overheads, compute one at a time\n"
     "  lb         simulate over-decomposition (VPs on PEs) with dynamic load balancing\n"
     "  balance    run one load balancer on a stated situation, print the new mapping\n"
     "  trace      trace tools: stats, lb-period, aggregate\n"
@@ -26,7 +29,8 @@ static const char *USAGE =
     "Run 'psim <command> --help' for its options. Example:\n"
     "  psim replay --platform cluster.xml --hostfile hosts --np 64 trace.txt\n"
     "\n"
-    "Exit status: 0 success, 2 bad input or usage, 3 the simulated application deadlocked.\n";
+    "Exit status: 0 success, 2 bad input or usage, 3 the simulated application deadlocked,\n"
+    "4 the application failed (psim run: a rank crashed, an MPI error, MPI_Abort).\n";
 
 int cli_fail(const psim_err *err) {
   char buf[4096];
@@ -85,8 +89,11 @@ int main(int argc, char **argv) {
   if (!strcmp(c, "demo")) return cmd_demo(argc - 1, argv + 1);
   if (!strcmp(c, "gen")) return cmd_gen(argc - 1, argv + 1);
   if (!strcmp(c, "platform")) return cmd_platform(argc - 1, argv + 1);
+  if (!strcmp(c, "run")) return cmd_run(argc - 1, argv + 1);
+  if (!strcmp(c, "calibrate")) return cmd_calibrate(argc - 1, argv + 1);
   if (!strcmp(c, "critical-path")) return cmd_critpath(argc - 1, argv + 1);
   if (!strcmp(c, "report")) return cmd_report(argc - 1, argv + 1);
+  if (!strcmp(c, "sensitivity")) return cmd_sensitivity(argc - 1, argv + 1);
   if (!strcmp(c, "lb")) return cmd_lb(argc - 1, argv + 1);
   if (!strcmp(c, "balance")) return cmd_balance(argc - 1, argv + 1);
   if (!strcmp(c, "trace")) return cmd_trace(argc - 1, argv + 1);

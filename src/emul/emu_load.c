@@ -2,8 +2,8 @@
  *
  * psimcc builds the program as a position-independent shared object. The dynamic loader maps
  * a file only once however often it is dlopen'ed, so each rank gets its own *file*: the bytes
- * are written into an anonymous memory file (memfd_create) and /proc/self/fd/N is dlopen'ed
- * with RTLD_LOCAL. Each copy has its own data, bss and TLS, relocated on its own; code pages
+ * are written to a private temporary file per rank (unlinked as soon as it is loaded) which
+ * is dlopen'ed with RTLD_LOCAL. Each copy has its own data, bss and TLS, relocated on its own; code pages
  * are private copies too (they cannot be shared between distinct files), about the size of
  * the program's text per rank. Nothing limits the count except memory and the kernel's
  * vm.max_map_count (about 6 mappings per copy, 65530 by default: ~10000 ranks); unlike
@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -57,35 +56,45 @@ static int check_elf(const char *path, const char *d, size_t n, psim_err *err) {
   return 0;
 }
 
-static void *open_copy(const char *path, const char *data, size_t len, int rank, psim_err *err) {
-  char name[64];
-  snprintf(name, sizeof name, "psim-rank-%d", rank);
-  int fd = memfd_create(name, MFD_CLOEXEC);
+/* Writes rank's copy as DIR/rank-N.so, loads it and unlinks it at once (the mapping keeps the
+ * file alive, and its inode cannot be reused for another copy while mapped). Distinct names
+ * matter: the loader returns an already-loaded object when the path string is the same, which
+ * rules out reusing /proc/self/fd/N of memfds (N comes back after close). */
+static void *open_copy(const char *path, const char *dir, const char *data, size_t len, int rank,
+                       psim_err *err) {
+  char name[4200];
+  snprintf(name, sizeof name, "%s/rank-%d.so", dir, rank);
+  int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700);
   if (fd < 0) {
-    psim_errf(err, 2, path, 0, "memfd_create failed: %s", strerror(errno));
+    psim_errf(err, 2, path, 0, "cannot create %s: %s", name, strerror(errno));
     return NULL;
   }
   size_t off = 0;
   while (off < len) {
     ssize_t n = write(fd, data + off, len - off);
-    if (n <= 0) { close(fd); psim_errf(err, 2, path, 0, "cannot copy the program: %s", strerror(errno)); return NULL; }
+    if (n <= 0) { close(fd); unlink(name); psim_errf(err, 2, path, 0, "cannot copy the program: %s", strerror(errno)); return NULL; }
     off += (size_t)n;
   }
-  char fdpath[64];
-  snprintf(fdpath, sizeof fdpath, "/proc/self/fd/%d", fd);
-  void *h = dlopen(fdpath, RTLD_NOW | RTLD_LOCAL);
   close(fd);
+  void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+  unlink(name);
   if (!h) psim_errf(err, 2, path, 0, "cannot load rank %d's copy: %s", rank, dlerror());
   return h;
 }
 
 int emu_prog_load(emu_prog *p, const char *path, int nranks, int shared_globals, psim_err *err) {
   memset(p, 0, sizeof *p);
-  char *data;
-  size_t len;
+  char *data = NULL;
+  size_t len = 0;
   if (read_all(path, &data, &len, err) < 0) return -1;
   if (check_elf(path, data, len, err) < 0) { free(data); return -1; }
   int ncopies = shared_globals ? 1 : nranks;
+  char dir[4096] = "";
+  if (!shared_globals) {
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/psim-run-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir)) { free(data); return psim_errf(err, 2, dir, 0, "cannot create a directory for the rank copies: %s", strerror(errno)); }
+  }
   p->handles = xcalloc((size_t)ncopies, sizeof *p->handles);
   p->mains = xcalloc((size_t)nranks, sizeof *p->mains);
   for (int i = 0; i < ncopies; i++) {
@@ -96,14 +105,15 @@ int emu_prog_load(emu_prog *p, const char *path, int nranks, int shared_globals,
       free(real);
       if (!h) psim_errf(err, 2, path, 0, "cannot load the program: %s", dlerror());
     } else {
-      h = open_copy(path, data, len, i, err);
+      h = open_copy(path, dir, data, len, i, err);
     }
-    if (!h) { free(data); p->nloaded = i; emu_prog_unload(p); return -1; }
+    if (!h) { free(data); if (dir[0]) rmdir(dir); emu_prog_unload(p); return -1; }
     p->handles[i] = h;
     p->nloaded = i + 1;
     void *m = dlsym(h, "main");
     if (!m) {
       free(data);
+      if (dir[0]) rmdir(dir);
       emu_prog_unload(p);
       return psim_errf(err, 2, path, 0, "the program has no main()");
     }
@@ -113,6 +123,7 @@ int emu_prog_load(emu_prog *p, const char *path, int nranks, int shared_globals,
     else p->mains[i] = fn;
   }
   free(data);
+  if (dir[0]) rmdir(dir);
   return 0;
 }
 

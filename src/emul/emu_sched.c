@@ -168,7 +168,7 @@ void emu_leave(void) {
 }
 
 /* ---- ending a rank, failures ---- */
-static void finish_rank(emu_sim *S, emu_rank *k) {
+__attribute__((noreturn)) static void finish_rank(emu_sim *S, emu_rank *k) {
   k->state = EK_DONE;
   k->st.finish = sim_now(S->sim);
   S->nfinished++;
@@ -189,7 +189,7 @@ void emu_rank_exit(int code) {
   finish_rank(S, k);
 }
 
-static void fail_rank(emu_sim *S, emu_rank *k) {
+__attribute__((noreturn)) static void fail_rank(emu_sim *S, emu_rank *k) {
   S->failed = 1;
   S->exit_status = PSIM_EXIT_APP;
   sim_stop(S->sim);
@@ -217,13 +217,6 @@ void emu_abort(int code) {
             "rank %d called MPI_Abort with error code %d at simulated time %.6f", k->id, code,
             sim_now(S->sim));
   fail_rank(S, k);
-}
-
-void psim_at(const char *file, int line) {
-  emu_sim *S = emu_current;
-  if (!S || !S->running) return;
-  S->running->file = file;
-  S->running->line = line;
 }
 
 /* ---- the scheduler ---- */

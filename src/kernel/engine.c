@@ -18,7 +18,7 @@ struct sim {
   /* ready queue: a ring buffer of ids */
   int *ready;
   size_t rhead, rlen, rcap;
-  VEC(activity *) pool;   /* recycled activity objects */
+  psim_slab pool;         /* activity objects */
   int stopped;
 };
 
@@ -27,15 +27,14 @@ void sim_stop(sim *s) { s->stopped = 1; }
 sim *sim_new(void) {
   sim *s = xcalloc(1, sizeof *s);
   s->lmm = lmm_new();
+  psim_slab_init(&s->pool, sizeof(activity));
   return s;
 }
 
 void sim_free(sim *s) {
   if (!s) return;
-  for (size_t i = 0; i < s->heap.len; i++) free(s->heap.data[i]);
-  for (size_t i = 0; i < s->pool.len; i++) free(s->pool.data[i]);
   VEC_FREE(s->heap);
-  VEC_FREE(s->pool);
+  psim_slab_destroy(&s->pool);
   free(s->ready);
   lmm_free(s->lmm);
   free(s);
@@ -102,12 +101,11 @@ static void schedule(sim *s, activity *a) {
 }
 
 static activity *new_activity(sim *s, activity_done_fn done, void *data, int tag) {
-  activity *a = s->pool.len ? s->pool.data[--s->pool.len] : xmalloc(sizeof *a);
+  activity *a = psim_slab_alloc(&s->pool);
   a->remaining = 0;
   a->rate = 0;
   a->scale = 1;
   a->updated = s->now;
-  a->started = s->now;
   a->date = INFINITY;
   a->seq = s->seq++;
   a->var = -1;
@@ -205,7 +203,7 @@ uint64_t sim_run(sim *s, void (*run)(void *ctx, int id), void *ctx) {
       double date = a->date;
       a->done(s, a);
       /* done() may have continued the activity with a new phase (sim_continue_work). */
-      if (a->heap < 0 && a->var < 0 && a->date == date) VEC_PUSH(s->pool, a);
+      if (a->heap < 0 && a->var < 0 && a->date == date) psim_slab_free(&s->pool, a);
       if (s->stopped) return events;
     }
   }

@@ -15,8 +15,7 @@ struct mpi_world {
   mpi_done_fn on_done;
   void *ctx;
   match_index *q;     /* posted receives and unexpected sends of every rank */
-  VEC(mpi_req *) pool;
-  VEC(mpi_req *) all;   /* every request ever allocated, to free them at the end */
+  psim_slab reqs;       /* every request */
   mpi_stats stats;
   mpi_transfer_fn observe;
   void *observe_ctx;
@@ -37,14 +36,13 @@ mpi_world *mpi_world_new(sim *s, models *m, int nranks, const int *rank_host, mp
   w->on_done = on_done;
   w->ctx = ctx;
   w->q = match_new(nranks);
+  psim_slab_init(&w->reqs, sizeof(mpi_req));
   return w;
 }
 
 void mpi_world_free(mpi_world *w) {
   if (!w) return;
-  for (size_t i = 0; i < w->all.len; i++) free(w->all.data[i]);
-  VEC_FREE(w->all);
-  VEC_FREE(w->pool);
+  psim_slab_destroy(&w->reqs);
   match_free(w->q);
   free(w);
 }
@@ -54,9 +52,7 @@ int mpi_rank_host(const mpi_world *w, int rank) { return w->rank_host[rank]; }
 models *mpi_models(mpi_world *w) { return w->models; }
 
 static mpi_req *req_new(mpi_world *w) {
-  mpi_req *r;
-  if (w->pool.len) r = w->pool.data[--w->pool.len];
-  else { r = xmalloc(sizeof *r); VEC_PUSH(w->all, r); }
+  mpi_req *r = psim_slab_alloc(&w->reqs);
   memset(r, 0, sizeof *r);
   r->world = w;
   r->xfer_start = r->xfer_end = -1;
@@ -67,7 +63,7 @@ static mpi_req *req_new(mpi_world *w) {
 
 /* A request is recycled once the driver released it and no queue or transfer refers to it. */
 static void maybe_free(mpi_world *w, mpi_req *r) {
-  if (r->released && !r->busy) VEC_PUSH(w->pool, r);
+  if (r->released && !r->busy) psim_slab_free(&w->reqs, r);
 }
 
 void mpi_req_release(mpi_world *w, mpi_req *r) {

@@ -126,7 +126,9 @@ static void gantt(FILE *f, const jv *doc) {
   if (ranks && np <= MAX_ROWS && nrect <= MAX_RECTS && T > 0) {
     double rh = np <= 16 ? 20 : np <= 64 ? 8 : 4;
     double h = rh * (double)np + 60;
-    fprintf(f, "<p>Every action of every rank (%zu intervals of one kind); hover for details.</p>\n", nrect);
+    fprintf(f, "<p>Every action of every rank (%zu intervals of one kind), coloured by the kind of call: "
+               "a wait is red whether its messages are moving or not (the split above tells them "
+               "apart). Hover for details.</p>\n", nrect);
     fprintf(f, "<svg id=\"gantt-chart\" class=\"chart\" width=\"%d\" height=\"%.0f\" xmlns=\"http://www.w3.org/2000/svg\">\n", W, h);
     for (size_t r = 0; r < np; r++) {
       double y = rh * (double)r;
@@ -375,7 +377,7 @@ static void critical_path(FILE *f, const jv *doc) {
 static const char *CSS =
     "body{font:14px/1.4 sans-serif;margin:24px auto;max-width:1000px;color:#222}"
     "h1{font-size:22px}h2{font-size:18px;border-bottom:1px solid #ccc;padding-bottom:4px;margin-top:32px}"
-    "h3{font-size:15px}svg.chart{display:block;margin:8px 0;font-size:11px}svg text{fill:#333}"
+    "h3{font-size:15px}svg.chart{display:block;margin:8px 0;font-size:11px;overflow:visible}svg text{fill:#333}"
     "table.kv th{text-align:left;padding-right:16px;font-weight:normal;color:#555}"
     "table.grid{border-collapse:collapse}table.grid td,table.grid th{border:1px solid #ddd;padding:2px 8px;text-align:right}"
     ".note{color:#777;font-style:italic}pre{margin:0;white-space:pre-wrap}";

@@ -53,7 +53,7 @@ check barrier $S --np 3 "$C/traces/actions_barrier.txt"
 check isend_test_wait $S --np 3 "$C/traces/actions_with_isend.txt"
 check allreduce $S --np 3 "$C/traces/actions_allreduce.txt"
 check alltoall $S --np 3 "$C/traces/actions_alltoall.txt"
-"$PSIM" gen stencil --ranks 16 --iters 20 -o "$TMPD/st" > /dev/null || bad "gen stencil failed"
+"$PSIM" gen stencil --ranks 16 --iters 20 -o "$TMPD/st" > /dev/null 2>&1 || bad "gen stencil failed"
 check stencil16 "$TMPD/st"
 
 # an unknown extension is a usage error, not a silent no-trace

@@ -67,7 +67,7 @@ typedef struct rt_world {
   VEC(rt_dtype *) types;
   VEC(rt_comm *) comms;
   VEC(rt_group *) groups;
-  VEC(rt_req) reqs;
+  VEC(rt_req *) reqs;
   int free_req;
   VEC(rt_uop) ops;
   int next_comm_id;
@@ -114,7 +114,8 @@ struct rt_slot {
   void **data;
   size_t *len;
   void *res;
-  void **results;            /* per-rank results (scan, comm creation) */
+  void **results;            /* per-rank results (comm creation) */
+  int owned_results;         /* results[] are malloc'ed (else borrowed) */
   rt_slot *next;
 };
 rt_slot *rt_slot_enter(rt_comm *c);

@@ -57,7 +57,7 @@ void rt_world_free(void *p) {
   for (size_t i = 0; i < w->groups.len; i++)
     if (w->groups.data[i]) { free(w->groups.data[i]->world); free(w->groups.data[i]); }
   VEC_FREE(w->groups);
-  for (size_t i = 0; i < w->reqs.len; i++) free(w->reqs.data[i].stage);
+  for (size_t i = 0; i < w->reqs.len; i++) if (w->reqs.data[i]) { free(w->reqs.data[i]->stage); free(w->reqs.data[i]); }
   VEC_FREE(w->reqs);
   VEC_FREE(w->ops);
   for (size_t i = 0; i < w->shared.len; i++) free(w->shared.data[i].p);
@@ -181,6 +181,13 @@ int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag) {
 }
 
 /* ---- psim's calls ---- */
+void psim_at(const char *file, int line) {
+  emu_sim *S = emu_current;
+  if (!S || !S->running) return;
+  S->running->file = file;
+  S->running->line = line;
+}
+
 int MPI_Migrate(void) {
   emu_enter("MPI_Migrate");
   emu_leave();

@@ -1,0 +1,30 @@
+/* psim calibrate: measures this machine's flop rate (the default --host-speed-ref of psim run). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "psim/emul.h"
+
+static const char *HELP =
+    "usage: psim calibrate [--seconds S]\n"
+    "\n"
+    "Measures this machine's floating-point rate (flop/s of a scalar multiply-add loop, one\n"
+    "core), the reference psim run uses to turn a rank's CPU seconds into flops. Pass the value\n"
+    "to psim run --host-speed-ref to make runs use the same reference (psim run measures it\n"
+    "for 0.2 s when not given).\n"
+    "\n"
+    "example:\n"
+    "  psim calibrate            # prints e.g. 2.1e+09 (flop/s)\n";
+
+int cmd_calibrate(int argc, char **argv) {
+  double secs = 1.0;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) { fputs(HELP, stdout); return 0; }
+    if (!strcmp(argv[i], "--seconds") && i + 1 < argc) { secs = atof(argv[++i]); continue; }
+    return cli_usage("calibrate", "unknown option '%s'", argv[i]);
+  }
+  if (!(secs > 0)) return cli_usage("calibrate", "--seconds expects a positive number");
+  printf("%.6g\n", emu_calibrate(secs));
+  return 0;
+}

@@ -1,0 +1,221 @@
+/* psim run: execution-driven simulation of a program built with psimcc. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/cli.h"
+#include "psim/emul.h"
+#include "psim/observe.h"
+
+static const char *HELP =
+    "usage: psim run [options] [--] PROGRAM [ARGS...]\n"
+    "\n"
+    "Runs an MPI program built with psimcc inside the simulator: every rank really executes\n"
+    "(one at a time, as coroutines in this process), messages carry the real data, and psim\n"
+    "keeps simulated time. A rank's computation costs its CPU time between MPI calls scaled to\n"
+    "the simulated host (host speed ref / host speed), or what it declares with psim_compute,\n"
+    "psim_sleep, PSIM_SAMPLE; communication is modelled as in psim replay. The program's own\n"
+    "output goes to stdout; then the same summary as psim replay.\n"
+    "\n"
+    "options:\n"
+    "  --np N              number of ranks (default 1)\n"
+    "  --platform FILE     SimGrid platform XML; default: the embedded 64-node cluster\n"
+    "  --hostfile FILE     host of each rank, one per line ('host:N' = N lines)\n"
+    "  --host-speed-ref F  this machine's flop/s (default: measured for 0.2 s, see psim\n"
+    "                      calibrate); measured CPU seconds x F = flops on the simulated host\n"
+    "  --no-measure        ignore measured CPU time: only declared costs count (exact times)\n"
+    "  --cpu-threshold S   ignore measured bursts shorter than S seconds (default 1e-6)\n"
+    "  --network MODEL     smpi (default) or constant\n"
+    "  --cfg KEY:VALUE     model property as in psim replay, also smpi/iprobe:SECONDS\n"
+    "  --stack-size SIZE   stack of each rank (default 8M; K, M, G suffixes)\n"
+    "  --shared-globals    load the program once: all ranks share its global variables\n"
+    "                      (default: one private copy of the program per rank)\n"
+    "  --json FILE         write the results as JSON ('-' = stdout)\n"
+    "  --actions FILE      log each MPI call: END_TIME RANK CALL DURATION\n"
+    "  --quiet             no summary\n"
+    "\n"
+    "example:\n"
+    "  build/psimcc -O2 -o ring examples/ring.c\n"
+    "  psim run --np 8 --platform cluster.xml -- ./ring 1000\n"
+    "\n"
+    "Exit status: 0 ok, 2 bad input, 3 deadlock (blocked ranks and their calls are listed),\n"
+    "4 the application failed (a rank crashed, overflowed its stack, an MPI error, MPI_Abort).\n";
+
+static int parse_size(const char *v, size_t *out) {
+  char *end;
+  double x = strtod(v, &end);
+  if (end == v || x <= 0) return -1;
+  double mul = 1;
+  if (*end == 'k' || *end == 'K') mul = 1024, end++;
+  else if (*end == 'm' || *end == 'M') mul = 1024.0 * 1024, end++;
+  else if (*end == 'g' || *end == 'G') mul = 1024.0 * 1024 * 1024, end++;
+  if (*end == 'i') end++;
+  if (*end == 'B' || *end == 'b') end++;
+  if (*end) return -1;
+  *out = (size_t)(x * mul);
+  return 0;
+}
+
+static int split_cfg(char *s, char **key, char **value) {
+  char *sep = strpbrk(s, ":=");
+  if (!sep) return -1;
+  *sep = 0;
+  *key = s;
+  *value = sep + 1;
+  return 0;
+}
+
+int cmd_run(int argc, char **argv) {
+  const char *platform_path = NULL, *hostfile = NULL, *json = NULL, *actions = NULL, *network = NULL;
+  long np = 1;
+  int quiet = 0, shared = 0, measure = 1, prog_at = -1;
+  double speed_ref = 0, threshold = -1;
+  size_t stack = 0;
+  VEC(char *) cfgs = {0};
+  int rc = 2;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEEDV() do { if (!v) { rc = cli_usage("run", "%s needs a value", a); goto out; } i++; } while (0)
+    if (!strcmp(a, "--")) { prog_at = i + 1; break; }
+    else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(HELP, stdout); rc = 0; goto out; }
+    else if (!strcmp(a, "--platform")) { NEEDV(); platform_path = v; }
+    else if (!strcmp(a, "--hostfile")) { NEEDV(); hostfile = v; }
+    else if (!strcmp(a, "--np") || !strcmp(a, "-np") || !strcmp(a, "-n")) {
+      NEEDV();
+      if ((np = cli_int("run", a, v)) <= 0) { if (np == 0) cli_usage("run", "--np must be at least 1"); goto out; }
+    }
+    else if (!strcmp(a, "--host-speed-ref")) {
+      NEEDV();
+      int w = 0;
+      char why[256];
+      if (psim_unit_speed(v, &speed_ref, &w, why, sizeof why) < 0 || !(speed_ref > 0)) {
+        rc = cli_usage("run", "--host-speed-ref expects a speed in flop/s (e.g. 2e9 or 2Gf), got '%s'", v);
+        goto out;
+      }
+    }
+    else if (!strcmp(a, "--cpu-threshold")) {
+      NEEDV();
+      char *end;
+      threshold = strtod(v, &end);
+      if (*end || threshold < 0) { rc = cli_usage("run", "--cpu-threshold expects seconds, got '%s'", v); goto out; }
+    }
+    else if (!strcmp(a, "--no-measure")) measure = 0;
+    else if (!strcmp(a, "--network")) { NEEDV(); network = v; }
+    else if (!strcmp(a, "--cfg")) { NEEDV(); VEC_PUSH(cfgs, (char *)v); }
+    else if (!strncmp(a, "--cfg=", 6)) VEC_PUSH(cfgs, (char *)a + 6);
+    else if (!strcmp(a, "--stack-size")) {
+      NEEDV();
+      if (parse_size(v, &stack) < 0 || stack < 65536) { rc = cli_usage("run", "--stack-size expects a size of at least 64K (e.g. 16M), got '%s'", v); goto out; }
+    }
+    else if (!strcmp(a, "--shared-globals")) shared = 1;
+    else if (!strcmp(a, "--json")) { NEEDV(); json = v; }
+    else if (!strcmp(a, "--actions")) { NEEDV(); actions = v; }
+    else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) quiet = 1;
+    else if (a[0] == '-' && a[1]) { rc = cli_usage("run", "unknown option '%s'", a); goto out; }
+    else { prog_at = i; break; }
+#undef NEEDV
+  }
+  if (prog_at < 0 || prog_at >= argc) { rc = cli_usage("run", "no program given (psim run --np N -- ./prog args)"); goto out; }
+
+  psim_err err;
+  psim_err_clear(&err);
+  platform *plat = NULL;
+  char *warnings = NULL;
+  if (platform_path) plat = plat_load_xml(platform_path, &warnings, &err);
+  else plat = plat_default();
+  if (warnings) { fputs(warnings, stderr); free(warnings); }
+  if (!plat) { rc = cli_fail(&err); goto out; }
+
+  emu_opts o;
+  emu_opts_init(&o, plat, (int)np);
+  int *hosts = NULL;
+  FILE *af = NULL;
+  replay_result res = {0};
+  if (hostfile) {
+    int n = plat_hostfile_load(plat, hostfile, &hosts, &err);
+    if (n < 0) { rc = cli_fail(&err); goto done; }
+    if (n == 0) { psim_errf(&err, 2, hostfile, 0, "the hostfile lists no host"); rc = cli_fail(&err); goto done; }
+    o.hostfile = hosts;
+    o.nhostfile = n;
+  }
+  for (int i = 0; i < plat_nconfig(plat); i++) {
+    const char *k, *v;
+    plat_config_at(plat, i, &k, &v);
+    psim_err e2;
+    psim_err_clear(&e2);
+    if (emu_opts_cfg(&o, k, v, &e2) < 0 && strncmp(e2.msg, "unknown configuration key", 25)) {
+      rc = cli_fail(&e2);
+      goto done;
+    }
+  }
+  for (size_t i = 0; i < cfgs.len; i++) {
+    char *k, *v, *copy = xstrdup(cfgs.data[i]);
+    if (split_cfg(copy, &k, &v) < 0) {
+      free(copy);
+      rc = cli_usage("run", "--cfg expects KEY:VALUE, got '%s'", cfgs.data[i]);
+      goto done;
+    }
+    int r = emu_opts_cfg(&o, k, v, &err);
+    free(copy);
+    if (r < 0) { rc = cli_fail(&err); goto done; }
+  }
+  if (network) {
+    if (!strcmp(network, "smpi")) o.net.model = NET_SMPI;
+    else if (!strcmp(network, "constant")) o.net.model = NET_CONSTANT;
+    else { rc = cli_usage("run", "--network expects smpi or constant, got '%s'", network); goto done; }
+  }
+  if (!measure) o.measure = 0;
+  if (threshold >= 0) o.cpu_threshold = threshold;
+  if (stack) o.stack_size = stack;
+  o.shared_globals = shared;
+  if (speed_ref > 0) o.host_speed_ref = speed_ref;
+  if (o.measure && !(o.host_speed_ref > 0)) {
+    o.host_speed_ref = emu_calibrate(0.2);
+    if (!quiet) fprintf(stderr, "psim: host speed reference measured: %.4g flop/s (fix it with --host-speed-ref)\n", o.host_speed_ref);
+  }
+  o.program = argv[prog_at];
+  o.argc = argc - prog_at;
+  o.argv = argv + prog_at;
+  if (actions && !(af = cli_open_out(actions))) { rc = 2; goto done; }
+  o.actions = af;
+
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  int r = emu_run(&o, &res, &err);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  fflush(stdout);
+  double wall = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+  if (af) { cli_close_out(af); af = NULL; }
+  if (r < 0 && err.code != PSIM_EXIT_DEADLOCK) { rc = cli_fail(&err); goto done; }
+
+  const char *progs[1] = {o.program};
+  run_meta m = {"run", plat_name(plat), o.net.model == NET_SMPI ? "smpi" : "constant", progs, 1, plat, &o.coll};
+  if (json) {
+    FILE *f = cli_open_out(json);
+    if (!f) { rc = 2; goto done; }
+    obs_write_json(f, &res, &m);
+    cli_close_out(f);
+  }
+  if (!quiet && !(json && !strcmp(json, "-")) && !(actions && !strcmp(actions, "-")))
+    obs_write_summary(stdout, &res, &m);
+  if (!quiet)
+    fprintf(stderr, "psim: %d ranks, %llu MPI calls and computations, %llu messages in %.3f s wall (%.0f messages/s)\n",
+            res.np, (unsigned long long)res.actions, (unsigned long long)res.messages, wall,
+            wall > 0 ? (double)res.messages / wall : 0.0);
+  if (r < 0) {
+    fprintf(stderr, "psim: %s", res.deadlock);
+    rc = PSIM_EXIT_DEADLOCK;
+  } else {
+    rc = 0;
+  }
+done:
+  if (af) cli_close_out(af);
+  replay_result_free(&res);
+  free(hosts);
+  plat_free(plat);
+out:
+  VEC_FREE(cfgs);
+  return rc;
+}

@@ -1,0 +1,454 @@
+/* Collectives: the message pattern (and so the simulated time) is the algorithm's program from
+ * coll_build, exactly as replay runs it; the data moves through a per-call *slot* shared by
+ * the communicator's members. Each member deposits a packed copy of its contribution when it
+ * enters, runs its timing program, then takes its result from the slot. This is sound because
+ * in any correct algorithm a rank's program cannot finish before every rank whose data its
+ * result depends on has entered (it must receive from them, directly or not); reductions are
+ * computed once, in rank order, so every rank gets the same bits, as MPI requires. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "emul/rt/rt.h"
+
+rt_slot *rt_slot_enter(rt_comm *c) {
+  int me = rt_comm_rank(c);
+  uint64_t seq = c->cseq[me]++;
+  rt_slot **pp = &c->slots;
+  for (; *pp; pp = &(*pp)->next)
+    if ((*pp)->seq == seq) return *pp;
+  rt_slot *s = xcalloc(1, sizeof *s);
+  s->seq = seq;
+  s->data = xcalloc((size_t)c->size, sizeof *s->data);
+  s->len = xcalloc((size_t)c->size, sizeof *s->len);
+  *pp = s;
+  return s;
+}
+
+void rt_slot_leave(rt_comm *c, rt_slot *s) {
+  if (++s->left < c->size) return;
+  for (rt_slot **pp = &c->slots; *pp; pp = &(*pp)->next)
+    if (*pp == s) { *pp = s->next; break; }
+  for (int i = 0; i < c->size; i++) free(s->data[i]);
+  if (s->owned_results)
+    for (int i = 0; i < c->size; i++) free(s->results[i]);
+  free(s->data);
+  free(s->len);
+  free(s->res);
+  free(s->results);
+  free(s);
+}
+
+void rt_coll_timing(rt_comm *c, coll_call *call) {
+  coll_prog p = {0};
+  psim_err e;
+  psim_err_clear(&e);
+  if (coll_build(emu_coll_selector(), call, &p, &e) < 0) emu_fatal("%s", e.msg);
+  emu_run_prog(&p, c->world, 2 * c->id + 1);
+  coll_prog_free(&p);
+}
+
+static rt_comm *coll_begin(const char *name, MPI_Comm comm) {
+  emu_enter(name);
+  rt_need_init();
+  rt_comm *c = rt_comm_get(comm);
+  emu_rank *k = emu_self();
+  k->call = name;
+  k->call_peer = k->call_tag = -99;
+  return c;
+}
+
+static void deposit(rt_slot *s, int me, const void *buf, int count, MPI_Datatype dt) {
+  s->data[me] = rt_pack_alloc(buf, count, dt, &s->len[me]);
+}
+
+static void *dup_bytes(const void *p, size_t n) {
+  void *q = xmalloc(n ? n : 1);
+  if (n) memcpy(q, p, n);
+  return q;
+}
+
+/* (((c0 op c1) op c2) ... op c_upto), on packed data; caller frees. */
+static void *reduce_upto(rt_slot *s, int upto, int count, MPI_Datatype dt, MPI_Op op) {
+  void *acc = dup_bytes(s->data[0], s->len[0]);
+  for (int i = 1; i <= upto; i++) {
+    if (!s->data[i]) emu_fatal("internal error: contribution of rank %d missing", i);
+    void *t = dup_bytes(s->data[i], s->len[i]);
+    rt_reduce(op, dt, acc, t, count);
+    free(acc);
+    acc = t;
+  }
+  return acc;
+}
+
+static void need(rt_slot *s, int i) {
+  if (!s->data[i]) emu_fatal("internal error: contribution of rank %d missing", i);
+}
+
+static coll_call mkcall(coll_kind k, rt_comm *c, int root, double b1, double b2, MPI_Datatype dt) {
+  coll_call x;
+  memset(&x, 0, sizeof x);
+  x.kind = k;
+  x.rank = rt_comm_rank(c);
+  x.size = c->size;
+  x.root = root;
+  x.bytes = b1;
+  x.bytes2 = b2;
+  x.dtsize = dt ? (int)rt_type(dt)->size : 1;
+  return x;
+}
+
+static void check_root(rt_comm *c, int root) {
+  if (root < 0 || root >= c->size) emu_fatal("root %d out of range (communicator of size %d, MPI_ERR_ROOT)", root, c->size);
+}
+
+int MPI_Barrier(MPI_Comm comm) {
+  rt_comm *c = coll_begin("MPI_Barrier", comm);
+  coll_call x = mkcall(COLL_BARRIER, c, 0, 0, 0, 0);
+  rt_coll_timing(c, &x);
+  emu_leave();
+  return MPI_SUCCESS;
+}
+
+int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm) {
+  rt_comm *c = coll_begin("MPI_Bcast", comm);
+  check_root(c, root);
+  int me = rt_comm_rank(c);
+  rt_slot *s = rt_slot_enter(c);
+  if (me == root) deposit(s, me, buf, count, dt);
+  coll_call x = mkcall(COLL_BCAST, c, root, (double)rt_pack_size(dt, count), 0, dt);
+  rt_coll_timing(c, &x);
+  if (me != root) { need(s, root); rt_unpack(s->data[root], s->len[root], buf, count, dt); }
+  rt_slot_leave(c, s);
+  emu_leave();
+  return MPI_SUCCESS;
+}
+
+static void reduce_common(const char *name, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+                          MPI_Op op, int root, MPI_Comm comm) {
+  rt_comm *c = coll_begin(name, comm);
+  int all = root < 0;
+  if (!all) check_root(c, root);
+  int me = rt_comm_rank(c);
+  rt_slot *s = rt_slot_enter(c);
+  deposit(s, me, sbuf == MPI_IN_PLACE ? rbuf : sbuf, count, dt);
+  coll_call x = mkcall(all ? COLL_ALLREDUCE : COLL_REDUCE, c, all ? 0 : root,
+                       (double)rt_pack_size(dt, count), 0, dt);
+  rt_coll_timing(c, &x);
+  if (all || me == root) {
+    if (!s->res) s->res = reduce_upto(s, c->size - 1, count, dt, op);
+    rt_unpack(s->res, rt_pack_size(dt, count), rbuf, count, dt);
+  }
+  rt_slot_leave(c, s);
+  emu_leave();
+}
+
+int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm) {
+  reduce_common("MPI_Reduce", sbuf, rbuf, count, dt, op, root, comm);
+  return MPI_SUCCESS;
+}
+
+int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm) {
+  reduce_common("MPI_Allreduce", sbuf, rbuf, count, dt, op, -1, comm);
+  return MPI_SUCCESS;
+}
+
+static void scan_common(const char *name, int ex, const void *sbuf, void *rbuf, int count,
+                        MPI_Datatype dt, MPI_Op op, MPI_Comm comm) {
+  rt_comm *c = coll_begin(name, comm);
+  int me = rt_comm_rank(c);
+  rt_slot *s = rt_slot_enter(c);
+  deposit(s, me, sbuf == MPI_IN_PLACE ? rbuf : sbuf, count, dt);
+  coll_call x = mkcall(ex ? COLL_EXSCAN : COLL_SCAN, c, 0, (double)rt_pack_size(dt, count), 0, dt);
+  rt_coll_timing(c, &x);
+  int upto = ex ? me - 1 : me;
+  if (upto >= 0) {
+    void *r = reduce_upto(s, upto, count, dt, op);
+    rt_unpack(r, rt_pack_size(dt, count), rbuf, count, dt);
+    free(r);
+  }
+  rt_slot_leave(c, s);
+  emu_leave();
+}
+
+int MPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm) {
+  scan_common("MPI_Scan", 0, sbuf, rbuf, count, dt, op, comm);
+  return MPI_SUCCESS;
+}
+
+int MPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm) {
+  scan_common("MPI_Exscan", 1, sbuf, rbuf, count, dt, op, comm);
+  return MPI_SUCCESS;
+}
+
+int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype dt, MPI_Op op,
+                       MPI_Comm comm) {
+  rt_comm *c = coll_begin("MPI_Reduce_scatter", comm);
+  int me = rt_comm_rank(c), n = c->size, total = 0, before = 0;
+  for (int i = 0; i < n; i++) { if (i < me) before += rcounts[i]; total += rcounts[i]; }
+  rt_slot *s = rt_slot_enter(c);
+  deposit(s, me, sbuf == MPI_IN_PLACE ? rbuf : sbuf, total, dt);
+  double *cnt = xmalloc((size_t)n * sizeof *cnt);
+  for (int i = 0; i < n; i++) cnt[i] = (double)rt_pack_size(dt, rcounts[i]);
+  coll_call x = mkcall(COLL_REDUCESCATTER, c, 0, 0, 0, dt);
+  x.counts2 = cnt;
+  rt_coll_timing(c, &x);
+  free(cnt);
+  if (!s->res) s->res = reduce_upto(s, n - 1, total, dt, op);
+  size_t off = rt_pack_size(dt, before);
+  rt_unpack((char *)s->res + off, rt_pack_size(dt, rcounts[me]), rbuf, rcounts[me], dt);
+  rt_slot_leave(c, s);
+  emu_leave();
+  return MPI_SUCCESS;
+}
+
+int MPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Datatype dt, MPI_Op op,
+                             MPI_Comm comm) {
+  rt_comm *c = rt_comm_get(comm);
+  int *cnt = xmalloc((size_t)c->size * sizeof *cnt);
+  for (int i = 0; i < c->size; i++) cnt[i] = rcount;
+  MPI_Reduce_scatter(sbuf, rbuf, cnt, dt, op, comm);
+  free(cnt);
+  return MPI_SUCCESS;
+}
+
+/* gather and gatherv: v = NULL for gather */
+static void gather_common(const char *name, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                          int rcount, const int *rcounts, const int *displs, MPI_Datatype rtype,
+                          int root, MPI_Comm comm) {
+  rt_comm *c = coll_begin(name, comm);
+  check_root(c, root);
+  int me = rt_comm_rank(c), n = c->size;
+  rt_slot *s = rt_slot_enter(c);
+  int inplace = sbuf == MPI_IN_PLACE && me == root;
+  if (!inplace) deposit(s, me, sbuf, scount, stype);
+  double sbytes = inplace ? (double)rt_pack_size(rtype, rcounts ? rcounts[me] : rcount)
+                          : (double)rt_pack_size(stype, scount);
+  coll_call x;
+  double *cnt = NULL;
+  if (!rcounts) {
+    x = mkcall(COLL_GATHER, c, root, sbytes, me == root ? (double)rt_pack_size(rtype, rcount) : sbytes,
+               inplace ? rtype : stype);
+  } else {
+    x = mkcall(COLL_GATHERV, c, root, sbytes, 0, inplace ? rtype : stype);
+    cnt = xcalloc((size_t)n, sizeof *cnt);
+    if (me == root) for (int i = 0; i < n; i++) cnt[i] = (double)rt_pack_size(rtype, rcounts[i]);
+    x.counts2 = cnt;
+  }
+  rt_coll_timing(c, &x);
+  free(cnt);
+  if (me == root) {
+    ptrdiff_t ext = rt_extent(rtype);
+    for (int i = 0; i < n; i++) {
+      if (i == me && inplace) continue;
+      need(s, i);
+      int cnt_i = rcounts ? rcounts[i] : rcount;
+      char *dst = (char *)rbuf + (ptrdiff_t)(rcounts ? displs[i] : i * rcount) * ext;
+      rt_unpack(s->data[i], s->len[i], dst, cnt_i, rtype);
+    }
+  }
+  rt_slot_leave(c, s);
+  emu_leave();
+}
+
+int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+               MPI_Datatype rtype, int root, MPI_Comm comm) {
+  gather_common("MPI_Gather", sbuf, scount, stype, rbuf, rcount, NULL, NULL, rtype, root, comm);
+  return MPI_SUCCESS;
+}
+
+int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int rcounts[],
+                const int displs[], MPI_Datatype rtype, int root, MPI_Comm comm) {
+  rt_comm *c = rt_comm_get(comm);
+  int me = rt_comm_rank(c);
+  if (me != root) {  /* rcounts/displs are significant only at the root */
+    int *z = xcalloc((size_t)c->size, sizeof *z);
+    gather_common("MPI_Gatherv", sbuf, scount, stype, rbuf, 0, z, z, rtype ? rtype : stype, root, comm);
+    free(z);
+  } else {
+    gather_common("MPI_Gatherv", sbuf, scount, stype, rbuf, 0, rcounts, displs, rtype, root, comm);
+  }
+  return MPI_SUCCESS;
+}
+
+static void scatter_common(const char *name, const void *sbuf, int scount, const int *scounts,
+                           const int *displs, MPI_Datatype stype, void *rbuf, int rcount,
+                           MPI_Datatype rtype, int root, MPI_Comm comm) {
+  rt_comm *c = coll_begin(name, comm);
+  check_root(c, root);
+  int me = rt_comm_rank(c), n = c->size;
+  rt_slot *s = rt_slot_enter(c);
+  int inplace = rbuf == MPI_IN_PLACE && me == root;
+  double *cnt = NULL;
+  coll_call x;
+  if (me == root) {
+    /* the root deposits every rank's piece */
+    ptrdiff_t ext = rt_extent(stype);
+    for (int i = 0; i < n; i++) {
+      int ci = scounts ? scounts[i] : scount;
+      const char *src = (const char *)sbuf + (ptrdiff_t)(scounts ? displs[i] : i * scount) * ext;
+      s->data[i] = rt_pack_alloc(src, ci, stype, &s->len[i]);
+    }
+  }
+  double rbytes = inplace ? (double)rt_pack_size(stype, scounts ? scounts[me] : scount)
+                          : (double)rt_pack_size(rtype, rcount);
+  if (!scounts) {
+    x = mkcall(COLL_SCATTER, c, root, me == root ? (double)rt_pack_size(stype, scount) : rbytes, rbytes,
+               me == root ? stype : rtype);
+  } else {
+    x = mkcall(COLL_SCATTERV, c, root, 0, rbytes, me == root ? stype : rtype);
+    cnt = xcalloc((size_t)n, sizeof *cnt);
+    if (me == root) for (int i = 0; i < n; i++) cnt[i] = (double)rt_pack_size(stype, scounts[i]);
+    x.counts = cnt;
+  }
+  rt_coll_timing(c, &x);
+  free(cnt);
+  if (!inplace) { need(s, me); rt_unpack(s->data[me], s->len[me], rbuf, rcount, rtype); }
+  rt_slot_leave(c, s);
+  emu_leave();
+}
+
+int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                MPI_Datatype rtype, int root, MPI_Comm comm) {
+  scatter_common("MPI_Scatter", sbuf, scount, NULL, NULL, stype, rbuf, rcount, rtype, root, comm);
+  return MPI_SUCCESS;
+}
+
+int MPI_Scatterv(const void *sbuf, const int scounts[], const int displs[], MPI_Datatype stype,
+                 void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm) {
+  rt_comm *c = rt_comm_get(comm);
+  if (rt_comm_rank(c) != root) {
+    int *z = xcalloc((size_t)c->size, sizeof *z);
+    scatter_common("MPI_Scatterv", sbuf, 0, z, z, rtype, rbuf, rcount, rtype, root, comm);
+    free(z);
+  } else {
+    scatter_common("MPI_Scatterv", sbuf, 0, scounts, displs, stype, rbuf, rcount, rtype, root, comm);
+  }
+  return MPI_SUCCESS;
+}
+
+static void allgather_common(const char *name, const void *sbuf, int scount, MPI_Datatype stype,
+                             void *rbuf, int rcount, const int *rcounts, const int *displs,
+                             MPI_Datatype rtype, MPI_Comm comm) {
+  rt_comm *c = coll_begin(name, comm);
+  int me = rt_comm_rank(c), n = c->size;
+  ptrdiff_t ext = rt_extent(rtype);
+  rt_slot *s = rt_slot_enter(c);
+  if (sbuf == MPI_IN_PLACE) {
+    int ci = rcounts ? rcounts[me] : rcount;
+    deposit(s, me, (char *)rbuf + (ptrdiff_t)(rcounts ? displs[me] : me * rcount) * ext, ci, rtype);
+  } else {
+    deposit(s, me, sbuf, scount, stype);
+  }
+  double *cnt = NULL;
+  coll_call x;
+  if (!rcounts) {
+    x = mkcall(COLL_ALLGATHER, c, 0, (double)s->len[me], (double)rt_pack_size(rtype, rcount), rtype);
+  } else {
+    x = mkcall(COLL_ALLGATHERV, c, 0, (double)s->len[me], 0, rtype);
+    cnt = xmalloc((size_t)n * sizeof *cnt);
+    for (int i = 0; i < n; i++) cnt[i] = (double)rt_pack_size(rtype, rcounts[i]);
+    x.counts2 = cnt;
+  }
+  rt_coll_timing(c, &x);
+  free(cnt);
+  for (int i = 0; i < n; i++) {
+    need(s, i);
+    if (i == me && sbuf == MPI_IN_PLACE) continue;
+    int ci = rcounts ? rcounts[i] : rcount;
+    rt_unpack(s->data[i], s->len[i], (char *)rbuf + (ptrdiff_t)(rcounts ? displs[i] : i * rcount) * ext, ci, rtype);
+  }
+  rt_slot_leave(c, s);
+  emu_leave();
+}
+
+int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                  MPI_Datatype rtype, MPI_Comm comm) {
+  allgather_common("MPI_Allgather", sbuf, scount, stype, rbuf, rcount, NULL, NULL, rtype, comm);
+  return MPI_SUCCESS;
+}
+
+int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int rcounts[],
+                   const int displs[], MPI_Datatype rtype, MPI_Comm comm) {
+  allgather_common("MPI_Allgatherv", sbuf, scount, stype, rbuf, 0, rcounts, displs, rtype, comm);
+  return MPI_SUCCESS;
+}
+
+/* alltoall(v): each rank deposits [offsets of its n pieces][the pieces], packed */
+static void alltoall_common(const char *name, const void *sbuf, int scount, const int *scounts,
+                            const int *sdispls, MPI_Datatype stype, void *rbuf, int rcount,
+                            const int *rcounts, const int *rdispls, MPI_Datatype rtype, MPI_Comm comm) {
+  rt_comm *c = coll_begin(name, comm);
+  int me = rt_comm_rank(c), n = c->size;
+  void *tmp = NULL;
+  if (sbuf == MPI_IN_PLACE) {
+    /* the receive buffer is also the send buffer: pack it before anything is overwritten */
+    ptrdiff_t rext = rt_extent(rtype), lo = 0, hi = 0;
+    for (int i = 0; i < n; i++) {
+      ptrdiff_t a = (ptrdiff_t)(rcounts ? rdispls[i] : i * rcount) * rext;
+      ptrdiff_t b = a + (ptrdiff_t)(rcounts ? rcounts[i] : rcount) * rext;
+      if (b > hi) hi = b;
+      if (a < lo) lo = a;
+    }
+    tmp = xmalloc((size_t)(hi - lo) + 1);
+    memcpy(tmp, (char *)rbuf + lo, (size_t)(hi - lo));
+    sbuf = (char *)tmp - lo;
+    scount = rcount;
+    scounts = rcounts;
+    sdispls = rdispls;
+    stype = rtype;
+  }
+  rt_slot *s = rt_slot_enter(c);
+  ptrdiff_t sext = rt_extent(stype);
+  size_t hdr = (size_t)(n + 1) * sizeof(size_t), total = 0;
+  for (int i = 0; i < n; i++) total += rt_pack_size(stype, scounts ? scounts[i] : scount);
+  char *blob = xmalloc(hdr + total + 1);
+  size_t *off = (size_t *)blob, pos = 0;
+  double *sc = xmalloc((size_t)n * sizeof *sc), *rc = xmalloc((size_t)n * sizeof *rc);
+  for (int i = 0; i < n; i++) {
+    int ci = scounts ? scounts[i] : scount;
+    off[i] = pos;
+    rt_pack((const char *)sbuf + (ptrdiff_t)(scounts ? sdispls[i] : i * scount) * sext, ci, stype, blob + hdr + pos);
+    pos += rt_pack_size(stype, ci);
+    sc[i] = (double)rt_pack_size(stype, ci);
+    rc[i] = (double)rt_pack_size(rtype, rcounts ? rcounts[i] : rcount);
+  }
+  off[n] = pos;
+  s->data[me] = blob;
+  s->len[me] = hdr + total;
+  free(tmp);
+  coll_call x;
+  if (!scounts) {
+    x = mkcall(COLL_ALLTOALL, c, 0, sc[0], rc[0], stype);
+  } else {
+    double st = 0, rt = 0;
+    for (int i = 0; i < n; i++) { st += sc[i]; rt += rc[i]; }
+    x = mkcall(COLL_ALLTOALLV, c, 0, st, rt, stype);
+    x.counts = sc;
+    x.counts2 = rc;
+  }
+  rt_coll_timing(c, &x);
+  free(sc);
+  free(rc);
+  ptrdiff_t rext = rt_extent(rtype);
+  for (int i = 0; i < n; i++) {
+    need(s, i);
+    const size_t *o = s->data[i];
+    const char *piece = (const char *)s->data[i] + hdr + o[me];
+    int ci = rcounts ? rcounts[i] : rcount;
+    rt_unpack(piece, o[me + 1] - o[me], (char *)rbuf + (ptrdiff_t)(rcounts ? rdispls[i] : i * rcount) * rext, ci, rtype);
+  }
+  rt_slot_leave(c, s);
+  emu_leave();
+}
+
+int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                 MPI_Datatype rtype, MPI_Comm comm) {
+  alltoall_common("MPI_Alltoall", sbuf, scount, NULL, NULL, stype, rbuf, rcount, NULL, NULL, rtype, comm);
+  return MPI_SUCCESS;
+}
+
+int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype,
+                  void *rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype, MPI_Comm comm) {
+  alltoall_common("MPI_Alltoallv", sbuf, 0, scounts, sdispls, stype, rbuf, 0, rcounts, rdispls, rtype, comm);
+  return MPI_SUCCESS;
+}

@@ -1,0 +1,507 @@
+/* Point-to-point calls: requests, sends, receives, waits, tests, probes. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "emul/rt/rt.h"
+
+void rt_reqs_init(rt_world *w) {
+  VEC_PUSH(w->reqs, NULL);   /* MPI_REQUEST_NULL */
+  w->free_req = 0;
+}
+
+static MPI_Request req_alloc(void) {
+  rt_world *w = rt_w();
+  int h = w->free_req;
+  if (h) w->free_req = w->reqs.data[h]->next_free;
+  else {
+    /* requests are allocated one by one: a rank may block while holding a pointer to one */
+    rt_req *n = xcalloc(1, sizeof *n);
+    VEC_PUSH(w->reqs, n);
+    h = (int)w->reqs.len - 1;
+  }
+  rt_req *r = w->reqs.data[h];
+  void *stage = r->stage;
+  memset(r, 0, sizeof *r);
+  free(stage);
+  r->used = 1;
+  return h;
+}
+
+static void req_release(MPI_Request h) {
+  rt_world *w = rt_w();
+  rt_req *r = w->reqs.data[h];
+  free(r->stage);
+  r->stage = NULL;
+  r->used = 0;
+  r->next_free = w->free_req;
+  w->free_req = h;
+}
+
+static rt_req *req_get(MPI_Request h) {
+  rt_world *w = rt_w();
+  if (h <= 0 || (size_t)h >= w->reqs.len || !w->reqs.data[h]->used) emu_fatal("invalid request %d (MPI_ERR_REQUEST)", h);
+  return w->reqs.data[h];
+}
+
+static void check_peer(rt_comm *c, int peer, int any_ok) {
+  if (peer == MPI_PROC_NULL || (any_ok && peer == MPI_ANY_SOURCE)) return;
+  if (peer < 0 || peer >= c->size) emu_fatal("rank %d is out of range (communicator of size %d, MPI_ERR_RANK)", peer, c->size);
+}
+
+static void set_call(const char *name, int peer, int tag, rt_comm *c) {
+  emu_rank *k = emu_self();
+  k->call = name;
+  k->call_peer = peer;
+  k->call_tag = tag;
+  k->call_comm = c ? c->handle : 0;
+}
+
+/* Starts the communication of request r (new or persistent). */
+static void req_start(rt_req *r, int blocking) {
+  r->active = 1;
+  if (r->proc_null) { r->er = NULL; return; }
+  rt_comm *c = r->comm;
+  int ctx = 2 * c->id;
+  if (r->kind == RQ_SEND) {
+    rt_dtype *t = rt_type(r->dt);
+    size_t len = t->size * (size_t)r->count;
+    if (t->contig) r->er = emu_isend(c->world[r->peer], r->tag, ctx, r->buf, len, 0, r->flags, blocking);
+    else {
+      void *p = rt_pack_alloc(r->buf, r->count, r->dt, &len);
+      r->er = emu_isend(c->world[r->peer], r->tag, ctx, p, len, 1, r->flags, blocking);
+    }
+  } else {
+    rt_dtype *t = rt_type(r->dt);
+    size_t cap = t->size * (size_t)r->count;
+    void *dst = r->buf;
+    if (!t->contig) {
+      if (r->stage_len < cap || !r->stage) { free(r->stage); r->stage = xmalloc(cap ? cap : 1); r->stage_len = cap; }
+      dst = r->stage;
+    }
+    int src = r->peer == MPI_ANY_SOURCE ? MPI_L_ANY : c->world[r->peer];
+    r->er = emu_irecv(src, r->tag, ctx, dst, cap);
+  }
+}
+
+static MPI_Request req_make(int kind, void *buf, int count, MPI_Datatype dt, int peer, int tag,
+                            MPI_Comm comm, int flags, int persistent) {
+  RT_CHECK_COUNT(count);
+  rt_comm *c = rt_comm_get(comm);
+  rt_type(dt);
+  check_peer(c, peer, kind == RQ_RECV);
+  if (kind == RQ_SEND && tag < 0) emu_fatal("invalid tag %d (MPI_ERR_TAG)", tag);
+  MPI_Request h = req_alloc();
+  rt_req *r = rt_w()->reqs.data[h];
+  r->kind = kind;
+  r->buf = buf;
+  r->count = count;
+  r->dt = dt;
+  r->peer = peer;
+  r->tag = tag;
+  r->comm = c;
+  r->flags = flags;
+  r->persistent = persistent;
+  r->proc_null = peer == MPI_PROC_NULL;
+  return h;
+}
+
+static void empty_status(MPI_Status *st) {
+  if (!st) return;
+  st->MPI_SOURCE = MPI_ANY_SOURCE;
+  st->MPI_TAG = MPI_ANY_TAG;
+  st->MPI_ERROR = MPI_SUCCESS;
+  st->psim_cancelled = 0;
+  st->psim_bytes = 0;
+}
+
+static int req_done(rt_req *r) { return r->proc_null || !r->active || (r->er && r->er->done); }
+
+/* Finishes a completed request: unpacks, fills the status, frees or deactivates it. */
+static void req_complete(MPI_Request *h, MPI_Status *st) {
+  rt_req *r = req_get(*h);
+  if (r->proc_null || !r->active) {
+    empty_status(st);
+    if (r->proc_null && st) st->MPI_SOURCE = MPI_PROC_NULL;
+  } else {
+    emu_req *e = r->er;
+    if (r->kind == RQ_RECV) {
+      if (e->truncated)
+        emu_fatal("message of %zu bytes truncated by a receive of %zu bytes (MPI_ERR_TRUNCATE)", e->got, e->rcap);
+      if (r->stage) rt_unpack(r->stage, e->got, r->buf, r->count, r->dt);
+      if (st) {
+        st->MPI_SOURCE = r->comm->local[e->src];
+        st->MPI_TAG = e->tag;
+        st->MPI_ERROR = MPI_SUCCESS;
+        st->psim_cancelled = 0;
+        st->psim_bytes = (long long)e->got;
+      }
+    } else empty_status(st);
+    emu_req_free(e);
+    r->er = NULL;
+  }
+  r->active = 0;
+  if (!r->persistent) {
+    req_release(*h);
+    *h = MPI_REQUEST_NULL;
+  }
+}
+
+static int p2p(int kind, const char *name, void *buf, int count, MPI_Datatype dt, int peer, int tag,
+               MPI_Comm comm, int flags, MPI_Status *st) {
+  emu_enter(name);
+  rt_need_init();
+  MPI_Request h = req_make(kind, buf, count, dt, peer, tag, comm, flags, 0);
+  rt_req *r = rt_w()->reqs.data[h];
+  set_call(name, peer, tag, r->comm);
+  req_start(r, 1);
+  r = rt_w()->reqs.data[h];
+  if (r->er) emu_wait(&r->er, 1, 1);
+  req_complete(&h, st);
+  emu_leave();
+  return MPI_SUCCESS;
+}
+
+int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+  return p2p(RQ_SEND, "MPI_Send", (void *)buf, count, dt, dest, tag, comm, 0, NULL);
+}
+int MPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+  return p2p(RQ_SEND, "MPI_Ssend", (void *)buf, count, dt, dest, tag, comm, MPI_F_SSEND, NULL);
+}
+int MPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+  return p2p(RQ_SEND, "MPI_Rsend", (void *)buf, count, dt, dest, tag, comm, 0, NULL);
+}
+/* Buffered sends: the payload is always copied, so they behave as detached sends. */
+int MPI_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+  return p2p(RQ_SEND, "MPI_Bsend", (void *)buf, count, dt, dest, tag, comm, 0, NULL);
+}
+int MPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Status *st) {
+  return p2p(RQ_RECV, "MPI_Recv", buf, count, dt, source, tag, comm, 0, st);
+}
+
+static int ip2p(int kind, const char *name, void *buf, int count, MPI_Datatype dt, int peer, int tag,
+                MPI_Comm comm, int flags, MPI_Request *req) {
+  emu_enter(name);
+  rt_need_init();
+  MPI_Request h = req_make(kind, buf, count, dt, peer, tag, comm, flags, 0);
+  req_start(rt_w()->reqs.data[h], 0);
+  *req = h;
+  emu_leave();
+  return MPI_SUCCESS;
+}
+
+int MPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *req) {
+  return ip2p(RQ_SEND, "MPI_Isend", (void *)buf, count, dt, dest, tag, comm, 0, req);
+}
+int MPI_Issend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *req) {
+  return ip2p(RQ_SEND, "MPI_Issend", (void *)buf, count, dt, dest, tag, comm, MPI_F_SSEND, req);
+}
+int MPI_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *req) {
+  return ip2p(RQ_SEND, "MPI_Irsend", (void *)buf, count, dt, dest, tag, comm, 0, req);
+}
+int MPI_Ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *req) {
+  return ip2p(RQ_SEND, "MPI_Ibsend", (void *)buf, count, dt, dest, tag, comm, 0, req);
+}
+int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Request *req) {
+  return ip2p(RQ_RECV, "MPI_Irecv", buf, count, dt, source, tag, comm, 0, req);
+}
+
+int MPI_Send_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *req) {
+  *req = req_make(RQ_SEND, (void *)buf, count, dt, dest, tag, comm, 0, 1);
+  return MPI_SUCCESS;
+}
+int MPI_Ssend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *req) {
+  *req = req_make(RQ_SEND, (void *)buf, count, dt, dest, tag, comm, MPI_F_SSEND, 1);
+  return MPI_SUCCESS;
+}
+int MPI_Recv_init(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Request *req) {
+  *req = req_make(RQ_RECV, buf, count, dt, source, tag, comm, 0, 1);
+  return MPI_SUCCESS;
+}
+
+int MPI_Start(MPI_Request *req) {
+  emu_enter("MPI_Start");
+  rt_req *r = req_get(*req);
+  if (r->active) emu_fatal("MPI_Start of an active request (MPI_ERR_REQUEST)");
+  req_start(r, 0);
+  emu_leave();
+  return MPI_SUCCESS;
+}
+
+int MPI_Startall(int count, MPI_Request reqs[]) {
+  emu_enter("MPI_Startall");
+  for (int i = 0; i < count; i++) MPI_Start(&reqs[i]);
+  emu_leave();
+  return MPI_SUCCESS;
+}
+
+int MPI_Buffer_attach(void *buffer, int size) {
+  rt_rank *me = rt_me();
+  me->bsend_buf = buffer;
+  me->bsend_size = size;
+  return MPI_SUCCESS;
+}
+
+int MPI_Buffer_detach(void *buffer_addr, int *size) {
+  rt_rank *me = rt_me();
+  *(void **)buffer_addr = me->bsend_buf;
+  *size = me->bsend_size;
+  me->bsend_buf = NULL;
+  me->bsend_size = 0;
+  return MPI_SUCCESS;
+}
+
+/* Blocks until `need` of the active requests in reqs[0..n) are done. */
+static void wait_some(MPI_Request *reqs, int n, int need) {
+  emu_req *inl[32], **ers = n > 32 ? xmalloc((size_t)n * sizeof *ers) : inl;
+  int m = 0;
+  for (int i = 0; i < n; i++) {
+    ers[i] = NULL;
+    if (reqs[i] == MPI_REQUEST_NULL) continue;
+    rt_req *r = req_get(reqs[i]);
+    if (req_done(r)) { ers[i] = NULL; need--; continue; }
+    ers[i] = r->er;
+    m++;
+  }
+  if (need > 0 && m) emu_wait(ers, n, need);
+  if (ers != inl) free(ers);
+}
+
+int MPI_Wait(MPI_Request *req, MPI_Status *st) {
+  if (*req == MPI_REQUEST_NULL) { empty_status(st); return MPI_SUCCESS; }
+  emu_enter("MPI_Wait");
+  rt_req *r = req_get(*req);
+  set_call("MPI_Wait", r->kind == RQ_RECV ? r->peer : -99, r->tag, r->comm);
+  wait_some(req, 1, 1);
+  req_complete(req, st);
+  emu_leave();
+  return MPI_SUCCESS;
+}
+
+int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status sts[]) {
+  emu_enter("MPI_Waitall");
+  set_call("MPI_Waitall", -99, -99, NULL);
+  wait_some(reqs, count, count);
+  for (int i = 0; i < count; i++) {
+    if (reqs[i] == MPI_REQUEST_NULL) { if (sts) empty_status(&sts[i]); continue; }
+    req_complete(&reqs[i], sts ? &sts[i] : NULL);
+  }
+  emu_leave();
+  return MPI_SUCCESS;
+}
+
+static int first_done(int count, MPI_Request reqs[]) {
+  for (int i = 0; i < count; i++)
+    if (reqs[i] != MPI_REQUEST_NULL && req_get(reqs[i])->active && req_done(req_get(reqs[i]))) return i;
+  return -1;
+}
+
+static int any_active(int count, MPI_Request reqs[]) {
+  for (int i = 0; i < count; i++)
+    if (reqs[i] != MPI_REQUEST_NULL && req_get(reqs[i])->active) return 1;
+  return 0;
+}
+
+int MPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *st) {
+  emu_enter("MPI_Waitany");
+  set_call("MPI_Waitany", -99, -99, NULL);
+  *index = MPI_UNDEFINED;
+  if (!any_active(count, reqs)) { empty_status(st); emu_leave(); return MPI_SUCCESS; }
+  int i = first_done(count, reqs);
+  if (i < 0) {
+    /* only active requests count: wait_some skips inactive persistent ones as done */
+    emu_req *inl[32], **ers = count > 32 ? xmalloc((size_t)count * sizeof *ers) : inl;
+    for (int j = 0; j < count; j++)
+      ers[j] = reqs[j] != MPI_REQUEST_NULL && req_get(reqs[j])->active ? req_get(reqs[j])->er : NULL;
+    emu_wait(ers, count, 1);
+    if (ers != inl) free(ers);
+    i = first_done(count, reqs);
+  }
+  *index = i;
+  req_complete(&reqs[i], st);
+  emu_leave();
+  return MPI_SUCCESS;
+}
+
+int MPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int indices[], MPI_Status sts[]) {
+  emu_enter("MPI_Waitsome");
+  int idx;
+  *outcount = 0;
+  if (!any_active(incount, reqs)) { *outcount = MPI_UNDEFINED; emu_leave(); return MPI_SUCCESS; }
+  MPI_Waitany(incount, reqs, &idx, sts ? &sts[0] : NULL);
+  indices[(*outcount)++] = idx;
+  int i;
+  while ((i = first_done(incount, reqs)) >= 0) {
+    indices[*outcount] = i;
+    req_complete(&reqs[i], sts ? &sts[*outcount] : NULL);
+    (*outcount)++;
+  }
+  emu_leave();
+  return MPI_SUCCESS;
+}
+
+int MPI_Test(MPI_Request *req, int *flag, MPI_Status *st) {
+  emu_enter("MPI_Test");
+  if (*req == MPI_REQUEST_NULL) { *flag = 1; empty_status(st); emu_leave(); return MPI_SUCCESS; }
+  rt_req *r = req_get(*req);
+  emu_test_sleep(req_done(r));
+  r = req_get(*req);
+  *flag = req_done(r);
+  if (*flag) req_complete(req, st);
+  emu_leave();
+  return MPI_SUCCESS;
+}
+
+int MPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status sts[]) {
+  emu_enter("MPI_Testall");
+  int all = 1;
+  for (int i = 0; i < count; i++)
+    if (reqs[i] != MPI_REQUEST_NULL && !req_done(req_get(reqs[i]))) all = 0;
+  emu_test_sleep(all);
+  all = 1;
+  for (int i = 0; i < count; i++)
+    if (reqs[i] != MPI_REQUEST_NULL && !req_done(req_get(reqs[i]))) all = 0;
+  *flag = all;
+  if (all)
+    for (int i = 0; i < count; i++) {
+      if (reqs[i] == MPI_REQUEST_NULL) { if (sts) empty_status(&sts[i]); continue; }
+      req_complete(&reqs[i], sts ? &sts[i] : NULL);
+    }
+  emu_leave();
+  return MPI_SUCCESS;
+}
+
+int MPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *st) {
+  emu_enter("MPI_Testany");
+  *index = MPI_UNDEFINED;
+  if (!any_active(count, reqs)) { *flag = 1; empty_status(st); emu_leave(); return MPI_SUCCESS; }
+  emu_test_sleep(first_done(count, reqs) >= 0);
+  int i = first_done(count, reqs);
+  *flag = i >= 0;
+  if (i >= 0) { *index = i; req_complete(&reqs[i], st); }
+  emu_leave();
+  return MPI_SUCCESS;
+}
+
+int MPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[], MPI_Status sts[]) {
+  emu_enter("MPI_Testsome");
+  *outcount = 0;
+  if (!any_active(incount, reqs)) { *outcount = MPI_UNDEFINED; emu_leave(); return MPI_SUCCESS; }
+  emu_test_sleep(first_done(incount, reqs) >= 0);
+  int i;
+  while ((i = first_done(incount, reqs)) >= 0) {
+    indices[*outcount] = i;
+    req_complete(&reqs[i], sts ? &sts[*outcount] : NULL);
+    (*outcount)++;
+  }
+  emu_leave();
+  return MPI_SUCCESS;
+}
+
+int MPI_Request_free(MPI_Request *req) {
+  rt_req *r = req_get(*req);
+  if (r->er) { emu_req_free(r->er); r->er = NULL; }
+  req_release(*req);
+  *req = MPI_REQUEST_NULL;
+  return MPI_SUCCESS;
+}
+
+int MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *st) {
+  if (req == MPI_REQUEST_NULL) { *flag = 1; empty_status(st); return MPI_SUCCESS; }
+  rt_req *r = req_get(req);
+  *flag = req_done(r);
+  if (*flag && st) {
+    empty_status(st);
+    if (r->kind == RQ_RECV && r->er) {
+      st->MPI_SOURCE = r->comm->local[r->er->src];
+      st->MPI_TAG = r->er->tag;
+      st->psim_bytes = (long long)r->er->got;
+    }
+  }
+  return MPI_SUCCESS;
+}
+
+int MPI_Cancel(MPI_Request *req) {
+  (void)req;
+  emu_fatal("MPI_Cancel is not supported by psim");
+}
+
+int MPI_Test_cancelled(const MPI_Status *st, int *flag) { *flag = st->psim_cancelled; return MPI_SUCCESS; }
+
+static void probe_status(rt_comm *c, const mpi_req *s, MPI_Status *st) {
+  if (!st) return;
+  st->MPI_SOURCE = c->local[s->src];
+  st->MPI_TAG = s->tag;
+  st->MPI_ERROR = MPI_SUCCESS;
+  st->psim_cancelled = 0;
+  st->psim_bytes = (long long)s->bytes;
+}
+
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *st) {
+  emu_enter("MPI_Probe");
+  rt_comm *c = rt_comm_get(comm);
+  check_peer(c, source, 1);
+  set_call("MPI_Probe", source, tag, c);
+  if (source == MPI_PROC_NULL) { empty_status(st); if (st) st->MPI_SOURCE = MPI_PROC_NULL; emu_leave(); return MPI_SUCCESS; }
+  const mpi_req *s = emu_probe(source == MPI_ANY_SOURCE ? MPI_L_ANY : c->world[source], tag, 2 * c->id);
+  probe_status(c, s, st);
+  emu_leave();
+  return MPI_SUCCESS;
+}
+
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *st) {
+  emu_enter("MPI_Iprobe");
+  rt_comm *c = rt_comm_get(comm);
+  check_peer(c, source, 1);
+  if (source == MPI_PROC_NULL) { *flag = 1; empty_status(st); if (st) st->MPI_SOURCE = MPI_PROC_NULL; emu_leave(); return MPI_SUCCESS; }
+  const mpi_req *s = emu_iprobe(source == MPI_ANY_SOURCE ? MPI_L_ANY : c->world[source], tag, 2 * c->id);
+  *flag = s != NULL;
+  if (s) probe_status(c, s, st);
+  emu_leave();
+  return MPI_SUCCESS;
+}
+
+int MPI_Get_count(const MPI_Status *st, MPI_Datatype dt, int *count) {
+  size_t sz = rt_type(dt)->size;
+  if (sz == 0) { *count = 0; return MPI_SUCCESS; }
+  *count = st->psim_bytes % (long long)sz ? MPI_UNDEFINED : (int)(st->psim_bytes / (long long)sz);
+  return MPI_SUCCESS;
+}
+
+int MPI_Get_elements(const MPI_Status *st, MPI_Datatype dt, int *count) {
+  rt_dtype *t = rt_type(dt);
+  if (t->base > 0 && t->base < PSIM_NUM_PREDEFINED_TYPES) {
+    size_t b = rt_type(t->base)->size;
+    *count = b ? (int)(st->psim_bytes / (long long)b) : 0;
+    return MPI_SUCCESS;
+  }
+  return MPI_Get_count(st, dt, count);
+}
+
+int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                 MPI_Comm comm, MPI_Status *st) {
+  emu_enter("MPI_Sendrecv");
+  rt_need_init();
+  MPI_Request r[2];
+  r[0] = req_make(RQ_SEND, (void *)sendbuf, sendcount, sendtype, dest, sendtag, comm, 0, 0);
+  req_start(rt_w()->reqs.data[r[0]], 0);
+  r[1] = req_make(RQ_RECV, recvbuf, recvcount, recvtype, source, recvtag, comm, 0, 0);
+  req_start(rt_w()->reqs.data[r[1]], 0);
+  set_call("MPI_Sendrecv", source, recvtag, rt_comm_get(comm));
+  wait_some(r, 2, 2);
+  req_complete(&r[0], NULL);
+  req_complete(&r[1], st);
+  emu_leave();
+  return MPI_SUCCESS;
+}
+
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int sendtag, int source,
+                         int recvtag, MPI_Comm comm, MPI_Status *st) {
+  emu_enter("MPI_Sendrecv_replace");
+  size_t len;
+  void *tmp = rt_pack_alloc(buf, count, dt, &len);
+  MPI_Sendrecv(tmp, (int)len, MPI_BYTE, dest, sendtag, buf, count, dt, source, recvtag, comm, st);
+  free(tmp);
+  emu_leave();
+  return MPI_SUCCESS;
+}

@@ -1,0 +1,38 @@
+/* Fixed-size object allocator (see include/psim/util.h). */
+#include <stdlib.h>
+
+#include "psim/util.h"
+
+void psim_slab_init(psim_slab *s, size_t size) {
+  s->size = size < sizeof(void *) ? sizeof(void *) : (size + 15) & ~(size_t)15;
+  s->per_chunk = 4096;
+  s->used = s->per_chunk;   /* no chunk yet */
+  s->free = NULL;
+  s->chunks.data = NULL;
+  s->chunks.len = s->chunks.cap = 0;
+}
+
+void *psim_slab_alloc(psim_slab *s) {
+  if (s->free) {
+    void *p = s->free;
+    s->free = *(void **)p;
+    return p;
+  }
+  if (s->used == s->per_chunk) {
+    VEC_PUSH(s->chunks, xmalloc(s->size * s->per_chunk));
+    s->used = 0;
+  }
+  return s->chunks.data[s->chunks.len - 1] + s->size * s->used++;
+}
+
+void psim_slab_free(psim_slab *s, void *p) {
+  *(void **)p = s->free;
+  s->free = p;
+}
+
+void psim_slab_destroy(psim_slab *s) {
+  for (size_t i = 0; i < s->chunks.len; i++) free(s->chunks.data[i]);
+  VEC_FREE(s->chunks);
+  s->free = NULL;
+  s->used = s->per_chunk;
+}

@@ -1,0 +1,68 @@
+#!/bin/sh
+# psim sensitivity, against hand-derived times:
+#  - the 3-rank chain of critical_path.sh (constant network: a message costs 1 ms + S / 1e8 s,
+#    computations 4 s on the critical path, transfers of 1e8 B then 1e7 B):
+#      base 5.102; latency x2: 5.104; bandwidth x2: 4 + 0.501 + 0.051 = 4.552;
+#      host speed x2: 2 + 1.102 = 3.102; compute x2 = host speed x0.5: 8 + 1.102 = 9.102
+#  - SimGrid's isend_test_wait: its critical path is rank 2 computing (39.320541 s) plus a
+#    0.0002 s test sleep, so latency and bandwidth change nothing and host speed x2 gives
+#    39.320541 / 2 + 0.0002 s.
+#  - the output is the same with -j 1 and -j 4.
+set -u
+. "$(dirname "$0")/../lib/common.sh"
+C="$PSIM_SHARED/cases/simgrid"
+fails=0
+bad() { echo "FAIL $1"; fails=$((fails + 1)); }
+# var FILE FACTOR K: simulated_time of that variant in the --json document
+var() { grep "\"factor\": \"$2\", \"k\": $3," "$1" | sed 's/.*"simulated_time": \([^,]*\),.*/\1/'; }
+expect() { if close_to "$2" "$3" 1e-6; then echo "ok   $1: $2"; else bad "$1: got '$2', hand-derived $3"; fi; }
+
+P=$TMPD/p.xml
+cat > "$P" <<'XML'
+<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <zone id="z" routing="Full">
+    <host id="h0" speed="1Gf"/><host id="h1" speed="1Gf"/><host id="h2" speed="1Gf"/>
+    <link id="l01" bandwidth="100MBps" latency="1ms"/>
+    <link id="l12" bandwidth="100MBps" latency="1ms"/>
+    <link id="l02" bandwidth="100MBps" latency="1ms"/>
+    <route src="h0" dst="h1"><link_ctn id="l01"/></route>
+    <route src="h1" dst="h2"><link_ctn id="l12"/></route>
+    <route src="h0" dst="h2"><link_ctn id="l02"/></route>
+  </zone>
+</platform>
+XML
+T=$TMPD/t.txt
+printf '%s\n' "0 compute 1e9" "0 send 1 0 100000000" "1 compute 5e8" "1 recv 0 0 100000000" \
+  "1 compute 2e9" "1 send 2 0 10000000" "2 compute 3e9" "2 recv 1 0 10000000" "2 compute 1e9" > "$T"
+J=$TMPD/s.json
+if "$PSIM" sensitivity --network constant --platform "$P" --np 3 "$T" --factors 2 --json "$J" -j 2 > "$TMPD/out"; then
+  expect "chain base" "$(json_get "$J" base)" 5.102
+  expect "chain latency x2" "$(var "$J" latency 2)" 5.104
+  expect "chain bandwidth x2" "$(var "$J" bandwidth 2)" 4.552
+  expect "chain speed x2" "$(var "$J" speed 2)" 3.102
+  expect "chain compute x2" "$(var "$J" compute 2)" 9.102
+  grep -q '"factor": "overheads"' "$J" && bad "chain: overheads are zero, the variant should be skipped"
+else bad "chain: psim failed"; fi
+
+S="--platform $C/small_platform.xml --hostfile $C/hostfile --np 3 $C/traces/actions_with_isend.txt"
+# shellcheck disable=SC2086
+if "$PSIM" sensitivity $S --json "$J" -j 3 > "$TMPD/out"; then
+  expect "isend latency x0.5" "$(var "$J" latency 0.5)" 39.320741
+  expect "isend bandwidth x2" "$(var "$J" bandwidth 2)" 39.320741
+  expect "isend speed x2" "$(var "$J" speed 2)" "$(awk 'BEGIN { printf "%.6f", 39.320541 / 2 + 0.0002 }')"
+else bad "isend: psim failed"; fi
+
+# the human table, and -j does not change anything
+"$PSIM" gen stencil --ranks 16 --iters 5 -o "$TMPD/st" 2> /dev/null
+"$PSIM" sensitivity "$TMPD/st" -j 1 > "$TMPD/j1" || bad "stencil -j 1 failed"
+"$PSIM" sensitivity "$TMPD/st" -j 4 > "$TMPD/j4" || bad "stencil -j 4 failed"
+cmp -s "$TMPD/j1" "$TMPD/j4" || bad "-j 1 and -j 4 differ"
+grep -q '^bandwidth x0.5 .*%$' "$TMPD/j1" || bad "table lacks the bandwidth x0.5 row: $(cat "$TMPD/j1")"
+[ "$(grep -c 'x0.5\|x2' "$TMPD/j1")" -ge 8 ] || bad "table has too few variants"
+echo "ok   stencil table, same with -j 1 and -j 4"
+# bad input
+"$PSIM" sensitivity "$TMPD/st" --factors 0,x 2> /dev/null && bad "--factors 0,x accepted"
+"$PSIM" sensitivity "$TMPD/st" --vary nonsense 2> /dev/null && bad "--vary nonsense accepted"
+finish $fails
