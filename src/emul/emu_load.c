@@ -49,7 +49,21 @@ static int check_elf(const char *path, const char *d, size_t n, psim_err *err) {
     return psim_errf(err, 2, path, 0,
                      "not an ELF shared object: build the program with psimcc (e.g. "
                      "build/psimcc -O2 -o prog prog.c) and run it with psim run -- ./prog");
-  if (d[16] != 3)
+  /* a position-independent executable is ET_DYN too, but has an interpreter (PT_INTERP) */
+  int interp = 0;
+  if (d[4] == 2 && d[16] == 3) {
+    uint64_t phoff;
+    uint16_t phentsize, phnum;
+    memcpy(&phoff, d + 32, 8);
+    memcpy(&phentsize, d + 54, 2);
+    memcpy(&phnum, d + 56, 2);
+    for (uint16_t i = 0; i < phnum && phoff + (uint64_t)(i + 1) * phentsize <= n; i++) {
+      uint32_t type;
+      memcpy(&type, d + phoff + (uint64_t)i * phentsize, 4);
+      if (type == 3) interp = 1;
+    }
+  }
+  if (d[16] != 3 || interp)
     return psim_errf(err, 2, path, 0,
                      "is an executable, not a shared object: build it with psimcc, which "
                      "makes the shared object psim run loads once per rank");

@@ -1,0 +1,31 @@
+#!/bin/sh
+# psim run and psimcc on bad programs: a deadlock lists the blocked ranks with their calls and
+# source lines (exit 3); a crash names the rank and signal, a stack overflow gives advice, an
+# MPI error is fatal with a clear message (exit 4); an MPI call psim lacks fails at link time.
+. "$(dirname "$0")/../lib/common.sh"
+PSIMCC="$(dirname "$PSIM")/psimcc"
+D="$PSIM_TESTDATA/emul"
+fails=0
+expect() { # expect RC PATTERN command...
+  want=$1 pat=$2; shift 2
+  "$@" > "$TMPD/out" 2> "$TMPD/err"; rc=$?
+  if [ $rc -ne "$want" ] || ! grep -q "$pat" "$TMPD/err"; then
+    echo "FAIL: $* (rc $rc, want $want; '$pat' expected in:)"; cat "$TMPD/err"; fails=$((fails + 1))
+  fi
+}
+for p in deadlock crash overflow mpierr; do
+  "$PSIMCC" -g -o "$TMPD/$p" "$D/$p.c" || { echo "FAIL: psimcc $p"; exit 1; }
+done
+expect 3 "rank 1 (host node-1): blocked in MPI_Recv(peer 0, tag 7) at .*deadlock.c:7" "$PSIM" run --np 2 -q -- "$TMPD/deadlock"
+expect 3 "2 of 2 ranks cannot finish" "$PSIM" run --np 2 -q -- "$TMPD/deadlock"
+expect 4 "rank 1 crashed with signal 11" "$PSIM" run --np 2 -q -- "$TMPD/crash"
+expect 4 "rank 0 overflowed its stack of 256 KiB" "$PSIM" run --np 2 -q --stack-size 256K -- "$TMPD/overflow"
+expect 4 "stack-size" "$PSIM" run --np 2 -q --stack-size 256K -- "$TMPD/overflow"
+expect 4 "rank 1: MPI error in MPI_Recv: .*MPI_ERR_TRUNCATE" "$PSIM" run --np 2 -q -- "$TMPD/mpierr"
+expect 1 "undefined reference to 'MPI_Win_fence'" "$PSIMCC" -o "$TMPD/unsup" "$D/unsupported.c"
+[ -e "$TMPD/unsup" ] && { echo "FAIL: psimcc left its output"; fails=$((fails + 1)); }
+# a program not built with psimcc
+printf 'int main(void) { return 0; }\n' > "$TMPD/plain.c" && cc -o "$TMPD/plain" "$TMPD/plain.c"
+expect 2 "build it with psimcc" "$PSIM" run --np 2 -q -- "$TMPD/plain"
+expect 2 "no program given" "$PSIM" run --np 2
+finish $fails
