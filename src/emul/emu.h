@@ -98,7 +98,7 @@ typedef struct emu_rank {
   int exit_code;
   char **argv;
   int argc;
-  void *rt;                 /* the MPI runtime's per-rank state */
+  void *rt;                 /* the MPI runtime's per-rank state (one malloc'ed block, freed by emu_run) */
   void *sample;             /* PSIM_SAMPLE sites */
   rank_stats st;
 } emu_rank;

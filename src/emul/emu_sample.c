@@ -1,11 +1,9 @@
-/* PSIM_SAMPLE and PSIM_TASK bookkeeping (per rank). */
-#include <stdlib.h>
-
+/* PSIM_TASK cost files (--measure-tasks / --task-costs): not implemented yet; the hooks are
+ * in place. PSIM_SAMPLE lives in the runtime (src/emul/rt/rt_sample.c). */
 #include "emul/emu.h"
 
 void emu_tasks_finish(emu_sim *S);
 int emu_tasks_load(emu_sim *S, psim_err *err);
 
-void emu_sample_free(emu_rank *k) { free(k->sample); k->sample = NULL; }
 void emu_tasks_finish(emu_sim *S) { (void)S; }
 int emu_tasks_load(emu_sim *S, psim_err *err) { (void)S; (void)err; return 0; }

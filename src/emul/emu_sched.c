@@ -380,6 +380,7 @@ out_ranks:
     if (k->argv) for (int j = 0; j < k->argc; j++) free(k->argv[j]);
     free(k->argv);
     emu_sample_free(k);
+    free(k->rt);   /* the runtime's per-rank state is one flat block */
   }
   if (S->rt_free) S->rt_free(S->rt);
   for (size_t i = 0; i < S->all_reqs.len; i++) free(S->all_reqs.data[i]);

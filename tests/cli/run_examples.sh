@@ -68,6 +68,10 @@ check awk -v t="$(json_get "$js" simulated_time)" 'BEGIN { c = 0; for (i = 0; i 
 "$PSIM" run --np 8 -q -- "$TMPD/globals" > "$out"; has "$out" "private globals ok"
 "$PSIM" run --np 8 -q --shared-globals -- "$TMPD/globals" > "$out"; has "$out" "private globals SHARED"
 
+# PSIM_SAMPLE: the block runs 3 times of 20, the simulated time still counts 20 of them
+"$PSIMCC" -O2 -o "$TMPD/sample" "$PSIM_TESTDATA/emul/sample.c" || { echo "FAIL: psimcc sample"; exit 1; }
+"$PSIM" run --np 2 --host-speed-ref 1e10 -q -- "$TMPD/sample" > "$out"; has "$out" "block ran 3 times of 20"
+
 # 1024 ranks in one process
 "$PSIM" run --np 1024 --no-measure -q -- "$TMPD/ring" 2 > "$out"; has "$out" "token 1047552 (ok)"
 finish $fails

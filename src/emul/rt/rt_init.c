@@ -65,8 +65,6 @@ void rt_world_free(void *p) {
   for (size_t i = 0; i < w->shared_own.len; i++) free(w->shared_own.data[i].p);
   VEC_FREE(w->shared_own);
   free(w);
-  emu_sim *S = emu_current;
-  if (S) for (int i = 0; i < S->np; i++) { free(S->ranks[i].rt); S->ranks[i].rt = NULL; }
 }
 
 int MPI_Init(int *argc, char ***argv) {
