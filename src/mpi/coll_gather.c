@@ -9,16 +9,7 @@ enum { TAG = COLL_TAG_GATHER, TAGV = COLL_TAG_GATHERV };
  * waitall. */
 COLL_ALGO(coll_gather_default) {
   (void)sel; (void)err;
-  int n = c->size, r = c->rank, root = c->root;
-  if (n == 1) return 0;
-  if (r != root) {
-    coll_isend(out, root, TAG, c->bytes);
-    coll_waitall(out);
-    return 0;
-  }
-  for (int i = 0; i < n; i++)
-    if (i != root) coll_irecv(out, i, TAG, c->bytes2);
-  coll_waitall(out);
+  coll_linear_fanin(out, c, TAG, c->bytes, c->bytes2);
   return 0;
 }
 

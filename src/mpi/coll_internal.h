@@ -45,6 +45,11 @@ void coll_rdb_allgather(coll_prog *out, int rank, int n, int base, double ss, do
 
 /* Element size used by decisions that SimGrid takes on element counts (call->dtsize, 1 when
  * unknown). */
+/* SimGrid's linear fan-in (default gather and reduce): every other rank isends `send_bytes`
+ * to the root and waits; the root posts an irecv of `recv_bytes` from each other rank in rank
+ * order, then waits for all. */
+void coll_linear_fanin(coll_prog *out, const coll_call *c, int tag, double send_bytes, double recv_bytes);
+
 double coll_dtsize(const coll_call *c);
 /* Largest power of two <= n (n >= 1). */
 int coll_pof2_floor(int n);

@@ -33,6 +33,19 @@ void coll_sendrecv(coll_prog *p, int me, int dst, double sbytes, int src, double
   coll_waitall(p);
 }
 
+void coll_linear_fanin(coll_prog *out, const coll_call *c, int tag, double send_bytes, double recv_bytes) {
+  int n = c->size, root = c->root;
+  if (n == 1) return;
+  if (c->rank != root) {
+    coll_isend(out, root, tag, send_bytes);
+    coll_waitall(out);
+    return;
+  }
+  for (int i = 0; i < n; i++)
+    if (i != root) coll_irecv(out, i, tag, recv_bytes);
+  coll_waitall(out);
+}
+
 double coll_dtsize(const coll_call *c) { return c->dtsize > 0 ? c->dtsize : 1; }
 
 int coll_pof2_floor(int n) {
