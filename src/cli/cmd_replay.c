@@ -155,9 +155,11 @@ int cmd_replay(int argc, char **argv) {
   }
   if (!quiet && !(json && !strcmp(json, "-")) && !(actions && !strcmp(actions, "-")))
     obs_write_summary(stdout, &res, &m);
-  if (!quiet)
+  if (!quiet) {
+    fflush(stdout); /* the summary first, even when stdout is a pipe */
     fprintf(stderr, "psim: %llu actions in %.3f s wall (%.0f actions/s)\n",
             (unsigned long long)res.actions, wall, wall > 0 ? (double)res.actions / wall : 0.0);
+  }
   if (r < 0) {
     fprintf(stderr, "psim: %s", res.deadlock);
     rc = PSIM_EXIT_DEADLOCK;
