@@ -112,6 +112,9 @@ typedef struct adapt_result {
   int iterations;
   double *loads;
   int *pe_of;
+  /* keep_loads: it_end[it] = when the last VP reached the migrate ending iteration it; the
+   * iteration's wall time is (it_end[it - 1], it_end[it]] (from 0 for the first). */
+  double *it_end;
 } adapt_result;
 
 /* Runs the trace with VP scheduling and balancing steps. Returns 0, or -1 with err (code 2
@@ -120,5 +123,7 @@ int adapt_run(tit_source *src, const adapt_opts *o, adapt_result *res, psim_err 
 void adapt_result_free(adapt_result *r);
 /* The load matrix as CSV: iteration, per-PE loads, then per-VP loads. */
 void adapt_write_loads_csv(FILE *f, const adapt_result *r);
+/* Load of each PE in iteration it (the sum of the VPs that ran on it), into pe[0..npes). */
+void adapt_pe_loads(const adapt_result *r, int it, double *pe);
 
 #endif

@@ -26,6 +26,9 @@ void obs_json_string(FILE *f, const char *s);
 void obs_write_json(FILE *f, const replay_result *r, const run_meta *m);
 /* The same document without its closing "\n}\n", for writers that add sections. */
 void obs_write_json_body(FILE *f, const replay_result *r, const run_meta *m);
+/* Only its "ranks": [...] member (no separator around it), for documents of other shapes
+ * (psim lb's) that carry the per-rank table. */
+void obs_write_json_ranks(FILE *f, const replay_result *r, const run_meta *m);
 /* The human summary (a table of ranks; condensed when there are many). */
 void obs_write_summary(FILE *f, const replay_result *r, const run_meta *m);
 
@@ -136,6 +139,10 @@ void obs_critpath_write_json(FILE *f, const obs_critpath *cp, const obs_record *
  * "comm_matrix" (bytes between ranks), "critical_path". */
 void obs_write_json_full(FILE *f, const replay_result *r, const run_meta *m,
                          const obs_record *rec, const obs_critpath *cp);
+/* Only those sections, each preceded by ",\n" (nothing when rec is NULL), for documents that
+ * add them to another body (psim lb's object). */
+void obs_write_json_sections(FILE *f, const replay_result *r, const obs_record *rec,
+                             const obs_critpath *cp);
 
 /* Writes the self-contained HTML report of a JSON document written by obs_write_json_full
  * (plain obs_write_json documents give a report without the timeline sections).

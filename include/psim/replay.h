@@ -45,9 +45,9 @@ typedef struct replay_vp {
   double lb_cost;            /* simulated run time of the strategy (s) */
   double vp_memory;          /* bytes of a `migrate` without size */
   void *ctx;
-  /* Optional: VP vp reached its it-th migrate (1-based) on PE pe, having computed `load`
-   * seconds since its previous migrate. */
-  void (*iteration)(void *ctx, int vp, int it, int pe, double load);
+  /* Optional: VP vp reached its it-th migrate (1-based) on PE pe at time now, having
+   * computed `load` seconds since its previous migrate. */
+  void (*iteration)(void *ctx, int vp, int it, int pe, double load, double now);
   /* All VPs reached balancing step `step` (1-based) at time now: loads[v] = VP v's computing
    * time since the previous step, bytes[v] = its memory. Writes the new mapping into new_pe
    * (on entry a copy of vp_pe). Returns 0, or -1 with err to stop the run. */

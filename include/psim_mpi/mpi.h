@@ -93,6 +93,9 @@ enum {
 #define MPI_HOST 0x64400003
 #define MPI_IO 0x64400005
 #define MPI_WTIME_IS_GLOBAL 0x64400007
+#define MPI_UNIVERSE_SIZE 0x64400009   /* not set (flag 0), as MPI allows */
+#define MPI_LASTUSEDCODE 0x6440000b
+#define MPI_APPNUM 0x6440000d
 #define MPI_KEYVAL_INVALID 0
 #define MPI_MAX_PROCESSOR_NAME 128
 #define MPI_MAX_ERROR_STRING 512
@@ -313,6 +316,15 @@ void psim_sample_exit(const char *file, int line);
 #define PSIM_SAMPLE(n)                                                                        \
   for (int psim_sample_go_ = psim_sample_enter(__FILE__, __LINE__, (n)); psim_sample_go_;   \
        psim_sample_exit(__FILE__, __LINE__), psim_sample_go_ = 0)
+/* PSIM_TASK("name", iterations) { block }: MPI-Sim's measured / modelled task. Under
+ * `psim run --measure-tasks FILE` the block runs and its cost per iteration is written to FILE
+ * per name; under `--task-costs FILE` it is skipped and cost x iterations is injected (the
+ * block must not make MPI calls). Otherwise it simply runs. */
+int psim_task_enter(const char *name, double iterations);
+void psim_task_exit(const char *name, double iterations);
+#define PSIM_TASK(name, iterations)                                                            \
+  for (int psim_task_go_ = psim_task_enter((name), (double)(iterations)); psim_task_go_;     \
+       psim_task_exit((name), (double)(iterations)), psim_task_go_ = 0)
 /* Source location of the next MPI call (for deadlock and error reports). */
 void psim_at(const char *file, int line);
 

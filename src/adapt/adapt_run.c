@@ -39,6 +39,7 @@ typedef struct adapt_ctx {
   VEC(lb_edge) edges;
   VEC(double) loads;      /* iteration x VP */
   VEC(int) pe_of;
+  VEC(double) arr_last;   /* per iteration: the latest arrival at its migrate */
 } adapt_ctx;
 
 static void comm_add(adapt_ctx *C, int a, int b, double bytes) {
@@ -76,13 +77,15 @@ static int edge_cmp(const void *x, const void *y) {
   return (a->b > b->b) - (a->b < b->b);
 }
 
-static void on_iteration(void *ctx, int vp, int it, int pe, double load) {
+static void on_iteration(void *ctx, int vp, int it, int pe, double load, double now) {
   adapt_ctx *C = ctx;
   size_t need = (size_t)it * (size_t)C->nvp;
   while (C->loads.len < need) {
     VEC_PUSH(C->loads, NAN);
     VEC_PUSH(C->pe_of, -1);
   }
+  while (C->arr_last.len < (size_t)it) VEC_PUSH(C->arr_last, 0);
+  if (now > C->arr_last.data[it - 1]) C->arr_last.data[it - 1] = now;
   C->loads.data[need - (size_t)C->nvp + (size_t)vp] = load;
   C->pe_of.data[need - (size_t)C->nvp + (size_t)vp] = pe;
 }
@@ -247,8 +250,12 @@ int adapt_run(tit_source *src, const adapt_opts *o, adapt_result *res, psim_err 
     res->pe_of = C.pe_of.data;
     C.loads.data = NULL;
     C.pe_of.data = NULL;
+    int n = res->iterations;
+    res->it_end = xcalloc((size_t)(n ? n : 1), sizeof *res->it_end);
+    for (int i = 0; i < n && (size_t)i < C.arr_last.len; i++) res->it_end[i] = C.arr_last.data[i];
   }
 out:
+  VEC_FREE(C.arr_last);
   VEC_FREE(C.loads);
   VEC_FREE(C.pe_of);
   VEC_FREE(C.edges);
@@ -265,6 +272,7 @@ void adapt_result_free(adapt_result *r) {
   free(r->final_pe);
   free(r->loads);
   free(r->pe_of);
+  free(r->it_end);
   memset(r, 0, sizeof *r);
 }
 
@@ -276,13 +284,18 @@ void adapt_write_loads_csv(FILE *f, const adapt_result *r) {
   double *pe = xmalloc((size_t)(r->npes ? r->npes : 1) * sizeof *pe);
   for (int it = 0; it < r->iterations; it++) {
     const double *L = r->loads + (size_t)it * (size_t)r->nvp;
-    const int *P = r->pe_of + (size_t)it * (size_t)r->nvp;
-    for (int p = 0; p < r->npes; p++) pe[p] = 0;
-    for (int v = 0; v < r->nvp; v++) if (P[v] >= 0) pe[P[v]] += L[v];
+    adapt_pe_loads(r, it, pe);
     fprintf(f, "%d", it + 1);
     for (int p = 0; p < r->npes; p++) fprintf(f, ",%.9g", pe[p]);
     for (int v = 0; v < r->nvp; v++) fprintf(f, ",%.9g", L[v]);
     fputc('\n', f);
   }
   free(pe);
+}
+
+void adapt_pe_loads(const adapt_result *r, int it, double *pe) {
+  const double *L = r->loads + (size_t)it * (size_t)r->nvp;
+  const int *P = r->pe_of + (size_t)it * (size_t)r->nvp;
+  for (int p = 0; p < r->npes; p++) pe[p] = 0;
+  for (int v = 0; v < r->nvp; v++) if (P[v] >= 0 && P[v] < r->npes) pe[P[v]] += L[v];
 }

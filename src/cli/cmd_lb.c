@@ -36,12 +36,19 @@ static const char *HELP =
     "  --json FILE         results as JSON ('-' = stdout): one object, or {\"runs\": [...]}\n"
     "  --loads FILE        per-iteration loads as CSV (iteration, per-PE, per-VP); with several\n"
     "                      configurations FILE gets -BALANCER-PERIOD before its extension\n"
+    "  --report FILE.html  the HTML report of the run (one configuration): replay's charts plus\n"
+    "                      per-iteration load heatmaps, PE load per iteration with the balancing\n"
+    "                      steps marked, and the dynamic efficiency of each iteration\n"
+    "  --timeline          add the report's data to --json (one configuration): \"ranks\",\n"
+    "                      \"timeline\", \"comm_matrix\", \"critical_path\", \"iterations\"\n"
+    "                      (psim report turns that document into the HTML report)\n"
     "  --quiet             no table on stdout\n"
     CLI_RUN_OPTIONS_HELP
     "\n"
     "example:\n"
     "  psim gen stencil2d --grid 16x16 --iters 500 -o /tmp/o3d\n"
     "  psim lb /tmp/o3d --pes 16 --balancer refine-classic,greedy,none --period 10,20,40\n"
+    "  psim lb /tmp/o3d --pes 16 --balancer greedy --period 20 --report greedy.html\n"
     "\n"
     "Exit status: 0 ok, 2 bad input (unknown balancer, more PEs than cores, migrate on only\n"
     "some VPs, ...), 3 deadlock.\n";
@@ -73,6 +80,11 @@ static void suffixed(char *buf, size_t n, const char *path, const char *bal, int
 int cmd_lb(int argc, char **argv) {
   cli_run run = {0};
   const char *balancers = NULL, *periods = "1", *json = NULL, *loads = NULL, *initial = "block";
+  const char *report = NULL;
+  int timeline = 0, cp_done = 0;
+  obs_record *rec = NULL;
+  obs_critpath cp = {0};
+  replay_observer rec_obs;
   long npes = 0;
   double vp_memory = 1e6, lb_cost = 0, alpha = 3.5e-5, beta = 8.5e-9;
   long seed = 1;
@@ -87,6 +99,7 @@ int cmd_lb(int argc, char **argv) {
     if (r < 0) goto out;
     if (r > 0) continue;
     if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) { quiet = 1; continue; }
+    if (!strcmp(a, "--timeline")) { timeline = 1; continue; }
     if (!v) { rc = cli_usage("lb", "%s needs a value", a); goto out; }
     i++;
     if (!strcmp(a, "--pes")) { if ((npes = cli_int("lb", a, v)) < 0) goto out; }
@@ -94,6 +107,7 @@ int cmd_lb(int argc, char **argv) {
     else if (!strcmp(a, "--period")) periods = v;
     else if (!strcmp(a, "--json")) json = v;
     else if (!strcmp(a, "--loads")) loads = v;
+    else if (!strcmp(a, "--report")) report = v;
     else if (!strcmp(a, "--initial")) initial = v;
     else if (!strcmp(a, "--seed")) { if ((seed = cli_int("lb", a, v)) < 0) goto out; }
     else if (!strcmp(a, "--vp-memory")) { if (parse_double(a, v, &vp_memory)) goto out; }
@@ -121,6 +135,14 @@ int cmd_lb(int argc, char **argv) {
     if (k == 0) { rc = cli_usage("lb", "--period must be at least 1"); goto out; }
     pk[i] = (int)k;
   }
+  /* 'none' runs once whatever the periods */
+  int nconf = 0;
+  for (int b = 0; b < nb; b++) nconf += bk[b] == LB_NONE ? 1 : np;
+  if ((report || timeline) && nconf > 1) {
+    rc = cli_usage("lb", "--report and --timeline describe one run: give one balancer and one period");
+    goto out;
+  }
+  if (timeline && !json) { rc = cli_usage("lb", "--timeline adds sections to --json FILE: give one"); goto out; }
   if ((rc = cli_run_setup(&run, "lb")) != 0) goto out;
   rc = 2;
   adapt_opts o;
@@ -132,7 +154,14 @@ int cmd_lb(int argc, char **argv) {
   o.alpha = alpha;
   o.beta = beta;
   o.seed = (uint64_t)seed;
-  o.keep_loads = loads != NULL;
+  o.keep_loads = loads || report || timeline;
+  if (report || timeline) {
+    /* the whole history, for the timeline charts and the critical path of the report */
+    rec = obs_record_new((int)run.np, 0);
+    rec_obs = obs_record_observer(rec);
+    o.base.observers = &rec_obs;
+    o.base.nobservers = 1;
+  }
   if (!strcmp(initial, "block")) o.initial = ADAPT_INIT_BLOCK;
   else if (!strcmp(initial, "round-robin")) o.initial = ADAPT_INIT_ROUND_ROBIN;
   else { o.initial = ADAPT_INIT_FILE; o.initial_file = initial; }
@@ -181,8 +210,23 @@ int cmd_lb(int argc, char **argv) {
   if (json) {
     FILE *f = cli_open_out(json);
     if (!f) goto out;
-    lb_report_json(f, runs, nruns, &o, &m);
+    lb_report_extra x = {rec, &cp};
+    if (rec && !cp_done) { obs_critpath_compute(rec, &runs[0].res.run, &cp); cp_done = 1; }
+    lb_report_json(f, runs, nruns, &o, &m, timeline ? &x : NULL);
     cli_close_out(f);
+  }
+  if (report) {
+    lb_report_extra x = {rec, &cp};
+    if (!cp_done) { obs_critpath_compute(rec, &runs[0].res.run, &cp); cp_done = 1; }
+    char *doc = NULL;
+    size_t len = 0;
+    FILE *mf = open_memstream(&doc, &len);
+    if (!mf) { fprintf(stderr, "psim: out of memory\n"); goto out; }
+    lb_report_json(mf, runs, nruns, &o, &m, &x);
+    fclose(mf);
+    int k = cli_write_report_file(report, doc, len, run.traces.data[0]);
+    free(doc);
+    if (k) { rc = k; goto out; }
   }
   if (!quiet && !(json && !strcmp(json, "-"))) {
     if (nruns == 1) lb_report_one(stdout, &runs[0]);
@@ -192,6 +236,8 @@ int cmd_lb(int argc, char **argv) {
 out:
   for (int i = 0; i < nruns; i++) adapt_result_free(&runs[i].res);
   free(runs);
+  obs_critpath_free(&cp);
+  obs_record_free(rec);
   free(bcopy);
   free(pcopy);
   cli_run_free(&run);

@@ -14,7 +14,9 @@ static const char *HELP =
     "average load over time, communication matrix, time of each rank, critical path.\n"
     "The timeline charts and the critical path need a document written with --timeline:\n"
     "  psim replay trace/ --json result.json --timeline && psim report result.json -o report.html\n"
-    "('psim replay --report report.html' does both at once.)\n"
+    "('psim replay --report report.html' does both at once.) Also draws the documents of\n"
+    "'psim lb --json F --timeline' (per-iteration loads, balancing steps, dynamic efficiency)\n"
+    "and 'psim sensitivity --json F' (the table and its tornado chart).\n"
     "\n"
     "options:\n"
     "  -o FILE    the HTML file to write ('-' = stdout; default: RESULT with .html)\n";

@@ -33,11 +33,18 @@ static const char *HELP =
     "                      (default: one private copy of the program per rank)\n"
     "  --json FILE         write the results as JSON ('-' = stdout)\n"
     "  --actions FILE      log each MPI call: END_TIME RANK CALL DURATION\n"
+    "  --trace-tit DIR     record the run as a TIT trace (DIR/rank-N.txt and DIR/list) that\n"
+    "                      psim replay DIR (same platform, hostfile, --np) replays to the same\n"
+    "                      simulated time: emulate once, replay many\n"
+    "  --measure-tasks FILE  PSIM_TASK blocks run; write each task's cost per iteration\n"
+    "  --task-costs FILE   PSIM_TASK blocks are skipped; inject cost x iterations from FILE\n"
+    "                      (as --measure-tasks writes it; exact times with --no-measure)\n"
     "  --quiet             no summary\n"
     "\n"
     "example:\n"
     "  build/psimcc -O2 -o ring examples/ring.c\n"
     "  psim run --np 8 --platform cluster.xml -- ./ring 1000\n"
+    "  psim run --np 8 --trace-tit /tmp/ring.tit -- ./ring 1000 && psim replay --np 8 /tmp/ring.tit\n"
     "\n"
     "Exit status: 0 ok, 2 bad input, 3 deadlock (blocked ranks and their calls are listed),\n"
     "4 the application failed (a rank crashed, overflowed its stack, an MPI error, MPI_Abort).\n";
@@ -68,6 +75,7 @@ static int split_cfg(char *s, char **key, char **value) {
 
 int cmd_run(int argc, char **argv) {
   const char *platform_path = NULL, *hostfile = NULL, *json = NULL, *actions = NULL, *network = NULL;
+  const char *trace_tit = NULL, *measure_tasks = NULL, *task_costs = NULL;
   long np = 1;
   int quiet = 0, shared = 0, measure = 1, prog_at = -1;
   double speed_ref = 0, threshold = -1;
@@ -112,12 +120,16 @@ int cmd_run(int argc, char **argv) {
     else if (!strcmp(a, "--shared-globals")) shared = 1;
     else if (!strcmp(a, "--json")) { NEEDV(); json = v; }
     else if (!strcmp(a, "--actions")) { NEEDV(); actions = v; }
+    else if (!strcmp(a, "--trace-tit")) { NEEDV(); trace_tit = v; }
+    else if (!strcmp(a, "--measure-tasks")) { NEEDV(); measure_tasks = v; }
+    else if (!strcmp(a, "--task-costs")) { NEEDV(); task_costs = v; }
     else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) quiet = 1;
     else if (a[0] == '-' && a[1]) { rc = cli_usage("run", "unknown option '%s'", a); goto out; }
     else { prog_at = i; break; }
 #undef NEEDV
   }
   if (prog_at < 0 || prog_at >= argc) { rc = cli_usage("run", "no program given (psim run --np N -- ./prog args)"); goto out; }
+  if (measure_tasks && task_costs) { rc = cli_usage("run", "--measure-tasks and --task-costs exclude each other"); goto out; }
 
   psim_err err;
   psim_err_clear(&err);
@@ -171,7 +183,10 @@ int cmd_run(int argc, char **argv) {
   if (stack) o.stack_size = stack;
   o.shared_globals = shared;
   if (speed_ref > 0) o.host_speed_ref = speed_ref;
-  if (o.measure && !(o.host_speed_ref > 0)) {
+  o.trace_tit = trace_tit;
+  o.measure_tasks = measure_tasks;
+  o.task_costs = task_costs;
+  if ((o.measure || measure_tasks) && !(o.host_speed_ref > 0)) {
     o.host_speed_ref = emu_calibrate(0.2);
     if (!quiet) fprintf(stderr, "psim: host speed reference measured: %.4g flop/s (fix it with --host-speed-ref)\n", o.host_speed_ref);
   }

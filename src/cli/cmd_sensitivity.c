@@ -33,6 +33,8 @@ static const char *HELP =
     "  --vary LIST         which factors to vary (default latency,bandwidth,speed,overheads,compute)\n"
     "  -j N                run N variants at once (default: the number of cores)\n"
     "  --json FILE         write the table as JSON ('-' = stdout)\n"
+    "  --report FILE.html  the table and its tornado chart as an HTML report (also:\n"
+    "                      psim report s.json -o FILE.html)\n"
     "\n"
     "example:\n"
     "  psim sensitivity --platform cluster.xml --np 64 trace/ --factors 0.5,2 -j 4\n";
@@ -122,6 +124,25 @@ static void collect(variant *v) {
   v->pid = 0;
 }
 
+/* The JSON document of the table (what psim report draws as a tornado chart). */
+static void write_json(FILE *f, const variant *vs, size_t n, double base, const run_meta *m, int np) {
+  fputs("{\n  \"command\": \"sensitivity\",\n  \"platform\": ", f);
+  obs_json_string(f, m->platform);
+  fprintf(f, ",\n  \"network_model\": \"%s\",\n  \"np\": %d,\n  \"base\": ", m->network, np);
+  obs_json_number(f, base);
+  fputs(",\n  \"variants\": [", f);
+  for (size_t i = 1; i < n; i++) {
+    fprintf(f, "%s\n    {\"factor\": \"%s\", \"k\": ", i > 1 ? "," : "", VNAME[vs[i].what]);
+    obs_json_number(f, vs[i].k);
+    fputs(", \"simulated_time\": ", f);
+    obs_json_number(f, vs[i].time);
+    fputs(", \"relative_difference\": ", f);
+    obs_json_number(f, (vs[i].time - base) / base);
+    fputc('}', f);
+  }
+  fputs("\n  ]\n}\n", f);
+}
+
 static int parse_list(const char *s, double *out, int max) {
   int n = 0;
   char *copy = xstrdup(s), *save = NULL;
@@ -137,7 +158,7 @@ static int parse_list(const char *s, double *out, int max) {
 
 int cmd_sensitivity(int argc, char **argv) {
   cli_run run = {0};
-  const char *json = NULL, *vary = "latency,bandwidth,speed,overheads,compute";
+  const char *json = NULL, *report = NULL, *vary = "latency,bandwidth,speed,overheads,compute";
   double factors[16] = {0.5, 2};
   int nfactors = 2, rc = 2;
   long jobs = sysconf(_SC_NPROCESSORS_ONLN);
@@ -149,13 +170,14 @@ int cmd_sensitivity(int argc, char **argv) {
     if (k > 0) continue;
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(HELP, stdout); rc = 0; goto out; }
-    if (strcmp(a, "--json") && strcmp(a, "--factors") && strcmp(a, "--vary") && strcmp(a, "-j")) {
+    if (strcmp(a, "--json") && strcmp(a, "--report") && strcmp(a, "--factors") && strcmp(a, "--vary") && strcmp(a, "-j")) {
       rc = cli_usage("sensitivity", "unknown option '%s'", a);
       goto out;
     }
     if (!v) { rc = cli_usage("sensitivity", "%s needs a value", a); goto out; }
     i++;
     if (!strcmp(a, "--json")) json = v;
+    else if (!strcmp(a, "--report")) report = v;
     else if (!strcmp(a, "--vary")) vary = v;
     else if (!strcmp(a, "-j")) { if ((jobs = cli_int("sensitivity", a, v)) < 0) goto out; if (!jobs) jobs = 1; }
     else if ((nfactors = parse_list(v, factors, 16)) <= 0) {
@@ -220,22 +242,19 @@ int cmd_sensitivity(int argc, char **argv) {
   if (json) {
     FILE *f = cli_open_out(json);
     if (!f) goto out;
-    fputs("{\n  \"command\": \"sensitivity\",\n  \"platform\": ", f);
-    obs_json_string(f, m.platform);
-    fprintf(f, ",\n  \"network_model\": \"%s\",\n  \"np\": %d,\n  \"base\": ", m.network, (int)run.np);
-    obs_json_number(f, base);
-    fputs(",\n  \"variants\": [", f);
-    for (size_t i = 1; i < vs.len; i++) {
-      fprintf(f, "%s\n    {\"factor\": \"%s\", \"k\": ", i > 1 ? "," : "", VNAME[vs.data[i].what]);
-      obs_json_number(f, vs.data[i].k);
-      fputs(", \"simulated_time\": ", f);
-      obs_json_number(f, vs.data[i].time);
-      fputs(", \"relative_difference\": ", f);
-      obs_json_number(f, (vs.data[i].time - base) / base);
-      fputc('}', f);
-    }
-    fputs("\n  ]\n}\n", f);
+    write_json(f, vs.data, vs.len, base, &m, (int)run.np);
     cli_close_out(f);
+  }
+  if (report) {
+    char *doc = NULL;
+    size_t len = 0;
+    FILE *mf = open_memstream(&doc, &len);
+    if (!mf) { fprintf(stderr, "psim: out of memory\n"); goto out; }
+    write_json(mf, vs.data, vs.len, base, &m, (int)run.np);
+    fclose(mf);
+    int k = cli_write_report_file(report, doc, len, run.traces.data[0]);
+    free(doc);
+    if (k) { rc = k; goto out; }
   }
   rc = 0;
   for (size_t i = 0; i < vs.len; i++) if (isnan(vs.data[i].time)) rc = 2;

@@ -1,6 +1,7 @@
 /* psim lb results for people (tables) and programs (JSON). Deterministic: wall times are not
  * written to the JSON. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/lb_report.h"
@@ -57,7 +58,83 @@ static void num(FILE *f, const char *k, double v, const char *sep) {
   fputs(sep, f);
 }
 
-static void run_json(FILE *f, const lb_run *r, const adapt_opts *o, const run_meta *m, const char *in) {
+/* Drawing data: 9 significant digits, null for what is not a number. */
+static void num9(FILE *f, double x) {
+  if (!isfinite(x)) fputs("null", f);
+  else if (x == floor(x) && fabs(x) < 1e15) fprintf(f, "%.0f", x);
+  else fprintf(f, "%.9g", x);
+}
+
+static void num9_list(FILE *f, const double *x, int n) {
+  fputc('[', f);
+  for (int i = 0; i < n; i++) { if (i) fputc(',', f); num9(f, x[i]); }
+  fputc(']', f);
+}
+
+/* Computing time of all ranks in each window (end[i-1], end[i]] (from 0), the record's
+ * compute intervals clipped to the windows (end[] never decreases). */
+static void compute_per_window(const obs_record *rec, const double *end, int n, double *out) {
+  for (int i = 0; i < n; i++) out[i] = 0;
+  if (!rec || n <= 0) return;
+  for (int k = 0; k < rec->np; k++)
+    for (size_t j = 0; j < rec->acts[k].len; j++) {
+      const obs_act *a = &rec->acts[k].data[j];
+      if (obs_category((tit_kind)a->kind) != OBS_CAT_COMPUTE || a->end <= a->start) continue;
+      int lo = 0, hi = n;   /* first window whose end is after the start */
+      while (lo < hi) { int mid = (lo + hi) / 2; if (end[mid] <= a->start) lo = mid + 1; else hi = mid; }
+      for (int i = lo; i < n; i++) {
+        double w0 = i ? end[i - 1] : 0, s = a->start > w0 ? a->start : w0, e = a->end < end[i] ? a->end : end[i];
+        if (e > s) out[i] += e - s;
+        if (a->end <= end[i]) break;
+      }
+    }
+}
+
+/* "iterations": what the report's per-iteration views draw (see lb_report.h). An iteration's
+ * wall time is (end[i-1], end[i]]: from the moment the last VP finished the previous one to
+ * the moment the last VP finished it. Its dynamic efficiency (the DPS paper's Fig. 12) is the
+ * computing done in that interval by all VPs, whatever iteration each was in, over PEs x its
+ * length: VPs drift apart between steps, and counting an iteration's own loads there instead
+ * would credit work done before its interval began (values above 1). A PE computes for one VP
+ * at a time, so this stays in [0, 1]; a balancing step's pause and migrations fall in the
+ * iteration that follows it. */
+static void iterations_json(FILE *f, const lb_run *r, const obs_record *rec) {
+  const adapt_result *a = &r->res;
+  int n = a->iterations, P = a->npes, V = a->nvp;
+  double *pe = xmalloc((size_t)(P > 0 ? P : 1) * sizeof *pe);
+  double *eff = xmalloc((size_t)(n > 0 ? n : 1) * sizeof *eff);
+  fputs(",\n  \"iterations\": {", f);
+  num(f, "count", n, ", ");
+  fputs("\"step_after\": [", f);
+  /* step s (1-based) happens at every VP's (s x period)-th migrate, after that iteration */
+  for (size_t s = 0; s < a->steps.len; s++) fprintf(f, "%s%ld", s ? ", " : "", (long)(s + 1) * r->period);
+  fputs("],\n    \"end\": ", f);
+  num9_list(f, a->it_end, n);
+  fputs(",\n    \"pe_load\": [", f);
+  for (int it = 0; it < n; it++) {
+    adapt_pe_loads(a, it, pe);
+    fputs(it ? ",\n      " : "\n      ", f);
+    num9_list(f, pe, P);
+  }
+  fputs("],\n    \"vp_load\": [", f);
+  for (int it = 0; it < n; it++) {
+    fputs(it ? ",\n      " : "\n      ", f);
+    num9_list(f, a->loads + (size_t)it * (size_t)V, V);
+  }
+  compute_per_window(rec, a->it_end, n, eff);
+  for (int it = 0; it < n; it++) {
+    double w = a->it_end[it] - (it ? a->it_end[it - 1] : 0);
+    eff[it] = w > 0 && P > 0 ? eff[it] / (P * w) : NAN;
+  }
+  fputs("],\n    \"efficiency\": ", f);
+  num9_list(f, eff, n);
+  fputs("}", f);
+  free(pe);
+  free(eff);
+}
+
+static void run_json(FILE *f, const lb_run *r, const adapt_opts *o, const run_meta *m, const char *in,
+                     const lb_report_extra *x) {
   const adapt_result *a = &r->res;
   fprintf(f, "%s{\n%s  \"command\": \"lb\", \"platform\": ", in, in);
   obs_json_string(f, m->platform);
@@ -106,19 +183,30 @@ static void run_json(FILE *f, const lb_run *r, const adapt_opts *o, const run_me
     num(f, "migrations", s->migrations, ", ");
     num(f, "bytes", s->bytes, "}");
   }
-  fprintf(f, "%s]\n%s}", a->steps.len ? "\n" : "", in);
-  (void)in;
+  fprintf(f, "%s]", a->steps.len ? "\n" : "");
+  if (x) {
+    fputs(",\n  ", f);
+    num(f, "np", a->run.np, ", ");
+    fputs("\"deadlock\": ", f);
+    if (a->run.deadlock) obs_json_string(f, a->run.deadlock); else fputs("null", f);
+    fputs(",\n  ", f);
+    obs_write_json_ranks(f, &a->run, m);
+    obs_write_json_sections(f, &a->run, x->rec, x->cp);
+    iterations_json(f, r, x->rec);
+  }
+  fprintf(f, "\n%s}", in);
 }
 
-void lb_report_json(FILE *f, const lb_run *runs, int n, const adapt_opts *o, const run_meta *m) {
+void lb_report_json(FILE *f, const lb_run *runs, int n, const adapt_opts *o, const run_meta *m,
+                    const lb_report_extra *x) {
   if (n == 1) {
-    run_json(f, &runs[0], o, m, "");
+    run_json(f, &runs[0], o, m, "", x);
     fputc('\n', f);
     return;
   }
   fputs("{\"runs\": [\n", f);
   for (int i = 0; i < n; i++) {
-    run_json(f, &runs[i], o, m, "  ");
+    run_json(f, &runs[i], o, m, "  ", NULL);
     fputs(i + 1 < n ? ",\n" : "\n", f);
   }
   fputs("]}\n", f);

@@ -19,7 +19,18 @@ typedef struct lb_run {
 void lb_report_one(FILE *f, const lb_run *r);
 /* Several: one line per configuration. */
 void lb_report_table(FILE *f, const lb_run *runs, int n);
-/* JSON: one object for n == 1, else {"runs": [...]}. */
-void lb_report_json(FILE *f, const lb_run *runs, int n, const adapt_opts *o, const run_meta *m);
+/* What the HTML report draws besides the lb object (one configuration, --timeline or
+ * --report): the recording of the run and its critical path (both borrowed). */
+typedef struct lb_report_extra {
+  const obs_record *rec;
+  const obs_critpath *cp;
+} lb_report_extra;
+
+/* JSON: one object for n == 1, else {"runs": [...]}. With x (n == 1 only; the result must
+ * have been run with keep_loads), the object also holds replay's "np", "deadlock", "ranks",
+ * "timeline", "comm_matrix", "critical_path" and an "iterations" section (per-iteration
+ * windows, PE and VP loads, dynamic efficiency), so psim report draws it. */
+void lb_report_json(FILE *f, const lb_run *runs, int n, const adapt_opts *o, const run_meta *m,
+                    const lb_report_extra *x);
 
 #endif

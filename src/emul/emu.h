@@ -100,6 +100,9 @@ typedef struct emu_rank {
   int argc;
   void *rt;                 /* the MPI runtime's per-rank state (one malloc'ed block, freed by emu_run) */
   void *sample;             /* PSIM_SAMPLE sites */
+  int trace_off;            /* > 0: inside a recorded collective, its parts are not recorded */
+  double task_mark;         /* CPU time when the current PSIM_TASK block started */
+  double heap;              /* live heap bytes the program allocated on this rank */
   rank_stats st;
 } emu_rank;
 
@@ -124,8 +127,8 @@ struct emu_sim {
   uint64_t calls;
   void *rt;                 /* the MPI runtime's shared state (communicators, types...) */
   void (*rt_free)(void *rt);
-  /* recording (--trace-tit) */
-  void **tit;               /* per rank FILE* */
+  struct emu_tracer *tit;   /* recording (--trace-tit), or NULL */
+  struct emu_tasks *tasks;  /* PSIM_TASK costs (--measure-tasks / --task-costs), or NULL */
 };
 
 extern emu_sim *emu_current;
@@ -170,5 +173,28 @@ const coll_selector *emu_coll_selector(void);
 
 /* ---- sampling and task costs (emu_sample.c) ---- */
 void emu_sample_free(emu_rank *k);
+int emu_tasks_load(emu_sim *S, psim_err *err);
+/* Writes --measure-tasks; returns -1 with err when it cannot. Frees the task table. */
+int emu_tasks_finish(emu_sim *S, int write, psim_err *err);
+/* PSIM_TASK(name, iterations): 1 when the block must run (and be measured), 0 when its cost
+ * was injected from --task-costs. */
+int emu_task_enter(const char *name, double iterations);
+void emu_task_exit(const char *name, double iterations);
+
+/* ---- recording a TIT trace (emu_trace.c) ---- */
+typedef struct emu_tracer emu_tracer;
+int emu_trace_open(emu_sim *S, psim_err *err);
+int emu_trace_close(emu_sim *S, psim_err *err);
+int emu_trace_on(const emu_rank *k);             /* recording, and not inside a collective */
+/* Appends "RANK <fmt>" to k's trace (after any pending hole). */
+void emu_trace_line(emu_rank *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Reserves a line to be filled when its content is known (a receive's actual source and
+ * tag); returns its id (0 when not recording). */
+long emu_trace_hole(emu_rank *k);
+void emu_trace_fill(emu_rank *k, long id, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int *emu_trace_npend(emu_rank *k);               /* replay's count of pending requests */
+void emu_trace_compute(emu_rank *k, double flops);
+void emu_trace_sleep(emu_rank *k, double seconds);
+int emu_trace_dtcode(size_t elem_size);          /* a TIT datatype code of that size */
 
 #endif

@@ -177,6 +177,8 @@ void emu_test_sleep(int success) {
   double t = c->grow_injected ? S->test_count * c->test_sleep : c->test_sleep;
   if (success) S->test_count = 1;
   else S->test_count += 1;
+  /* recorded as a sleep: the trace has no `test` (its completion is recorded as a wait) */
+  if (S->tit) emu_trace_sleep(S->running, t);
   sleep_overhead(S, t);
 }
 
@@ -184,7 +186,9 @@ const mpi_req *emu_iprobe(int src, int tag, int ctx) {
   emu_sim *S = emu_current;
   /* SMPI sleeps before probing, longer after each unsuccessful probe (smpi/iprobe), so
    * that a polling loop lets simulated time advance */
-  sleep_overhead(S, S->iprobe_count * S->o->iprobe_sleep);
+  double t = S->iprobe_count * S->o->iprobe_sleep;
+  if (S->tit) emu_trace_sleep(S->running, t);   /* replay has no probes: the time they cost */
+  sleep_overhead(S, t);
   const mpi_req *s = mpi_iprobe(S->world, S->running->id, src, tag, ctx);
   if (s) S->iprobe_count = 1;
   else S->iprobe_count += 1;

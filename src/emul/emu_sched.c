@@ -16,11 +16,6 @@ emu_sim *emu_current;
 
 void emu_signals_install(void);
 void emu_signals_restore(void);
-void emu_trace_open(emu_sim *S);
-void emu_trace_close(emu_sim *S);
-void emu_trace_compute(emu_rank *k, double flops);
-void emu_tasks_finish(emu_sim *S);
-int emu_tasks_load(emu_sim *S, psim_err *err);
 
 void emu_opts_init(emu_opts *o, const platform *p, int np) {
   memset(o, 0, sizeof *o);
@@ -346,22 +341,29 @@ int emu_run(const emu_opts *o, replay_result *res, psim_err *err) {
     if (emu_fiber_init(&k->fib, o->stack_size, rank_main, k, err) < 0) { rc = -1; goto out_ranks; }
     sim_make_ready(S->sim, i);
   }
-  if (o->trace_tit) emu_trace_open(S);
+  if (o->trace_tit && emu_trace_open(S, err) < 0) { rc = -1; goto out_ranks; }
   emu_current = S;
   emu_signals_install();
   res->events = sim_run(S->sim, rank_run, S);
   emu_signals_restore();
   emu_current = NULL;
   fflush(stdout);
-  if (S->tit) emu_trace_close(S);
+  if (S->tit) {
+    emu_current = S;   /* the tracer's helpers find the simulation there */
+    psim_err terr;
+    psim_err_clear(&terr);
+    int trc = emu_trace_close(S, &terr);
+    emu_current = NULL;
+    if (trc < 0 && !S->failed && S->nfinished == S->np) { *err = terr; rc = -1; }
+  }
   if (S->failed) {
     rc = -1;
   } else if (S->nfinished < S->np) {
     deadlock_report(S, res);
     psim_errf(err, PSIM_EXIT_DEADLOCK, NULL, 0, "%s", res->deadlock);
     rc = -1;
-  } else {
-    emu_tasks_finish(S);
+  } else if (rc == 0 && emu_tasks_finish(S, 1, err) < 0) {
+    rc = -1;
   }
   res->np = S->np;
   res->ranks = xcalloc((size_t)S->np, sizeof *res->ranks);
@@ -382,6 +384,8 @@ out_ranks:
     emu_sample_free(k);
     free(k->rt);   /* the runtime's per-rank state is one flat block */
   }
+  emu_tasks_finish(S, 0, NULL);
+  if (S->tit) emu_trace_close(S, err);   /* not started (a rank could not be set up) */
   if (S->rt_free) S->rt_free(S->rt);
   for (size_t i = 0; i < S->all_reqs.len; i++) free(S->all_reqs.data[i]);
   VEC_FREE(S->all_reqs);

@@ -3,53 +3,18 @@
  * later. Sections: summary and where time goes, Gantt chart of the ranks (every action when
  * they fit, else time bins per group of ranks), load heatmap, average load over time, the
  * communication matrix, per-rank time bars, the critical path. Sections whose data the
- * document lacks (written without --report/--timeline) say how to get it. */
+ * document lacks (written without --report/--timeline) say how to get it. A psim lb document
+ * adds its per-iteration views (obs_report_lb.c); a psim sensitivity document is a page of its
+ * own, the table and the tornado chart (obs_report_sens.c). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "obs_json_read.h"
+#include "obs_report_draw.h"
 #include "psim/observe.h"
 
-enum { W = 960, LEFT = 110, RIGHT = 40, MAX_RECTS = 40000, MAX_ROWS = 128 };
+enum { W = OBS_W, LEFT = OBS_LEFT, RIGHT = OBS_RIGHT, MAX_RECTS = 40000, MAX_ROWS = 128 };
 static const char *const CAT_FILL[OBS_NCATS] = {"#3a9d3a", "#3366cc", "#d9452b", "#ee9a1a", "#999999"};
-
-static void esc(FILE *f, const char *s) {
-  for (; s && *s; s++) {
-    if (*s == '<') fputs("&lt;", f);
-    else if (*s == '>') fputs("&gt;", f);
-    else if (*s == '&') fputs("&amp;", f);
-    else if (*s == '"') fputs("&quot;", f);
-    else fputc(*s, f);
-  }
-}
-
-static void fmt_time(char *b, size_t n, double t) {
-  if (t == 0) snprintf(b, n, "0 s");
-  else if (fabs(t) >= 1) snprintf(b, n, "%.4g s", t);
-  else if (fabs(t) >= 1e-3) snprintf(b, n, "%.4g ms", t * 1e3);
-  else snprintf(b, n, "%.4g us", t * 1e6);
-}
-
-static void fmt_bytes(char *b, size_t n, double x) {
-  const char *u[] = {"B", "kB", "MB", "GB", "TB", "PB"};
-  int i = 0;
-  while (x >= 1000 && i < 5) { x /= 1000; i++; }
-  snprintf(b, n, i ? "%.3g %s" : "%.0f %s", x, u[i]);
-}
-
-/* A time axis along y from x0 to x0+w for [0, T]. */
-static void time_axis(FILE *f, double x0, double w, double y, double T) {
-  fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\"/>\n", x0, y, x0 + w, y);
-  for (int i = 0; i <= 5; i++) {
-    double x = x0 + w * i / 5;
-    char b[32];
-    fmt_time(b, sizeof b, T * i / 5);
-    fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\"/>"
-               "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
-            x, y, x, y + 4, x, y + 16, b);
-  }
-}
 
 static void legend(FILE *f, double x, double y) {
   for (int c = 0; c < OBS_NCATS; c++)
@@ -76,27 +41,33 @@ static void summary(FILE *f, const jv *doc, double *eff_out) {
   }
   double tot = T * (double)np, idle = tot - tc - tm - tw;
   if (idle < 0) idle = 0;
-  double eff = tot > 0 ? tc / tot : 0;
+  /* psim lb: the ranks are VPs sharing PEs, so efficiency is over the PEs' time */
+  double npe = jv_num(jv_get(doc, "pes"), (double)np);
+  double eff = T * npe > 0 ? tc / (T * npe) : 0;
+  const char *who = jv_get(doc, "pes") ? "VPs" : "ranks";
   *eff_out = eff;
   char tb[32], bb[32];
-  fmt_time(tb, sizeof tb, T);
-  fmt_bytes(bb, sizeof bb, jv_num(jv_get(doc, "bytes"), 0));
+  obs_fmt_time(tb, sizeof tb, T);
+  obs_fmt_bytes(bb, sizeof bb, jv_num(jv_get(doc, "bytes"), 0));
   fputs("<section id=\"summary\"><h2>Summary</h2>\n<table class=\"kv\">\n", f);
   fprintf(f, "<tr><th>simulated time (makespan)</th><td>%s (%.9g s)</td></tr>\n", tb, T);
-  fprintf(f, "<tr><th>ranks</th><td>%zu</td></tr>\n<tr><th>platform</th><td>", np);
-  esc(f, jv_str(jv_get(doc, "platform"), "?"));
+  fprintf(f, "<tr><th>%s</th><td>%zu</td></tr>\n", who, np);
+  if (jv_get(doc, "pes")) fprintf(f, "<tr><th>PEs</th><td>%.0f</td></tr>\n", npe);
+  fputs("<tr><th>platform</th><td>", f);
+  obs_html_esc(f, jv_str(jv_get(doc, "platform"), "?"));
   fputs("</td></tr>\n<tr><th>network model</th><td>", f);
-  esc(f, jv_str(jv_get(doc, "network_model"), "?"));
+  obs_html_esc(f, jv_str(jv_get(doc, "network_model"), "?"));
   fputs("</td></tr>\n<tr><th>traces</th><td>", f);
   const jv *tr = jv_get(doc, "traces");
-  for (size_t i = 0; i < jv_len(tr) && i < 8; i++) { if (i) fputs(", ", f); esc(f, jv_str(jv_at(tr, i), "")); }
+  for (size_t i = 0; i < jv_len(tr) && i < 8; i++) { if (i) fputs(", ", f); obs_html_esc(f, jv_str(jv_at(tr, i), "")); }
   if (jv_len(tr) > 8) fprintf(f, " (and %zu more)", jv_len(tr) - 8);
   fprintf(f, "</td></tr>\n<tr><th>actions / messages / bytes</th><td>%.0f / %.0f / %s</td></tr>\n",
           jv_num(jv_get(doc, "actions"), 0), jv_num(jv_get(doc, "messages"), 0), bb);
-  fprintf(f, "<tr><th>efficiency</th><td>%.1f %% (computation / (ranks &times; makespan))</td></tr>\n", 100 * eff);
+  fprintf(f, "<tr><th>efficiency</th><td>%.1f %% (computation / (%s &times; makespan))</td></tr>\n", 100 * eff,
+          jv_get(doc, "pes") ? "PEs" : "ranks");
   const jv *dl = jv_get(doc, "deadlock");
-  if (dl && dl->type == JV_STR) { fputs("<tr><th>deadlock</th><td><pre>", f); esc(f, dl->str); fputs("</pre></td></tr>\n", f); }
-  fputs("</table>\n<h3>Where the ranks' time goes</h3>\n", f);
+  if (dl && dl->type == JV_STR) { fputs("<tr><th>deadlock</th><td><pre>", f); obs_html_esc(f, dl->str); fputs("</pre></td></tr>\n", f); }
+  fprintf(f, "</table>\n<h3>Where the %s' time goes</h3>\n", who);
   double parts[4] = {tc, tm, tw, idle};
   const char *names[4] = {"computing", "communicating", "waiting", "idle after finishing"};
   const char *fills[4] = {CAT_FILL[OBS_CAT_COMPUTE], CAT_FILL[OBS_CAT_P2P], CAT_FILL[OBS_CAT_WAIT], "#dddddd"};
@@ -140,13 +111,13 @@ static void gantt(FILE *f, const jv *doc) {
         if (c < 0 || c >= OBS_NCATS) c = OBS_CAT_OTHER;
         double x0 = LEFT + pw * s / T, w = pw * (e - s) / T;
         char bs[32], be[32];
-        fmt_time(bs, sizeof bs, s);
-        fmt_time(be, sizeof be, e);
+        obs_fmt_time(bs, sizeof bs, s);
+        obs_fmt_time(be, sizeof be, e);
         fprintf(f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\"><title>rank %zu %s %s - %s</title></rect>\n",
                 x0, y, w < 0.3 ? 0.3 : w, rh - 1, CAT_FILL[c], r, obs_category_name(c), bs, be);
       }
     }
-    time_axis(f, LEFT, pw, rh * (double)np + 4, T);
+    obs_svg_time_axis(f, LEFT, pw, rh * (double)np + 4, 0, T);
     legend(f, LEFT, rh * (double)np + 30);
     fputs("</svg>\n", f);
   } else {
@@ -172,7 +143,7 @@ static void gantt(FILE *f, const jv *doc) {
                 LEFT + bw * (double)b, y, bw + 0.2, rh - 1, red, green, blue, k);
       }
     }
-    time_axis(f, LEFT, pw, rh * (double)G + 4, T);
+    obs_svg_time_axis(f, LEFT, pw, rh * (double)G + 4, 0, T);
     fputs("</svg>\n", f);
   }
   fputs("</section>\n", f);
@@ -206,13 +177,16 @@ static void load_views(FILE *f, const jv *doc) {
               LEFT + bw * (double)b, y, bw + 0.2, rh - 1, v, v);
     }
   }
-  time_axis(f, LEFT, pw, rh * (double)G + 4, T);
+  obs_svg_time_axis(f, LEFT, pw, rh * (double)G + 4, 0, T);
   fputs("</svg></section>\n", f);
 
-  /* load over time: the ranks' average share computing per bin, i.e. the dynamic efficiency */
-  fputs("<section id=\"load-time\"><h2>Average load over time</h2>\n"
-        "<p>Average over the ranks of the share of each bin spent computing (dynamic efficiency: "
-        "useful computation / (ranks &times; bin width)).</p>\n", f);
+  /* load over time: the ranks' average share computing per bin, i.e. the dynamic efficiency;
+   * for psim lb the capacity is the PEs', and the balancing steps are marked */
+  const jv *pes = jv_get(doc, "pes"), *steps = jv_get(doc, "steps");
+  fprintf(f, "<section id=\"load-time\"><h2>Average load over time</h2>\n"
+             "<p>Average over the %s of the share of each bin spent computing (dynamic efficiency: "
+             "useful computation / (%s &times; bin width))%s.</p>\n", pes ? "PEs" : "ranks", pes ? "PEs" : "ranks",
+          jv_len(steps) ? "; dashed lines: load-balancing steps" : "");
   double H = 200;
   fprintf(f, "<svg id=\"load-time-chart\" class=\"chart\" width=\"%d\" height=\"%.0f\" xmlns=\"http://www.w3.org/2000/svg\">\n", W, H + 40);
   for (int i = 0; i <= 4; i++)
@@ -227,12 +201,18 @@ static void load_views(FILE *f, const jv *doc) {
       double k = jv_num(jv_at(jv_at(groups, g), 1), 0) - jv_num(jv_at(jv_at(groups, g), 0), 0) + 1;
       s += k * jv_num(jv_at(jv_at(comp, g), b), 0);
     }
-    double avg = nranks > 0 ? s / nranks : 0;
+    double cap = pes ? jv_num(pes, nranks) : nranks;
+    double avg = cap > 0 ? s / cap : 0;
     fprintf(f, "%.1f,%.1f ", LEFT + bw * ((double)b + 0.5), H * (1 - avg));
   }
   fputs("\"/>\n", f);
+  for (size_t i = 0; i < jv_len(steps) && T > 0; i++) {
+    double t = jv_num(jv_get(jv_at(steps, i), "time"), 0);
+    fprintf(f, "<line x1=\"%.1f\" y1=\"0\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#b2182b\" stroke-dasharray=\"4 3\"/>\n",
+            LEFT + pw * t / T, LEFT + pw * t / T, H);
+  }
   fprintf(f, "<line x1=\"%d\" y1=\"0\" x2=\"%d\" y2=\"%.0f\" stroke=\"#444\"/>\n", LEFT, LEFT, H);
-  time_axis(f, LEFT, pw, H, T);
+  obs_svg_time_axis(f, LEFT, pw, H, 0, T);
   fputs("</svg></section>\n", f);
 }
 
@@ -301,7 +281,7 @@ static void rank_bars(FILE *f, const jv *doc) {
       x += w;
     }
   }
-  time_axis(f, LEFT, pw, bh * (double)G + 4, T);
+  obs_svg_time_axis(f, LEFT, pw, bh * (double)G + 4, 0, T);
   for (int j = 0; j < 4; j++)
     fprintf(f, "<rect x=\"%d\" y=\"%.0f\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%d\" y=\"%.0f\">%s</text>\n",
             LEFT + j * 150, bh * (double)G + 30, fills[j], LEFT + j * 150 + 16, bh * (double)G + 40, names[j]);
@@ -316,7 +296,7 @@ static void critical_path(FILE *f, const jv *doc) {
   double L = jv_num(jv_get(cp, "length"), 0), c = jv_num(jv_get(cp, "compute"), 0),
          t = jv_num(jv_get(cp, "transfer"), 0), w = jv_num(jv_get(cp, "wait"), 0);
   char lb[32];
-  fmt_time(lb, sizeof lb, L);
+  obs_fmt_time(lb, sizeof lb, L);
   fprintf(f, "<p>The chain of computations and messages that fixed the makespan (%s), ending on rank %.0f: "
              "%.1f %% computation, %.1f %% transfers, %.1f %% waiting (MPI overheads).</p>\n",
           lb, jv_num(jv_get(cp, "last_rank"), -1), L > 0 ? 100 * c / L : 0, L > 0 ? 100 * t / L : 0, L > 0 ? 100 * w / L : 0);
@@ -361,7 +341,7 @@ static void critical_path(FILE *f, const jv *doc) {
               x0, rh * yr + 2, x1 - x0 < 0.3 ? 0.3 : x1 - x0, rh - 4, fill, r, what, e - a);
     }
   }
-  time_axis(f, LEFT, pw, rh * nrows + 4, L);
+  obs_svg_time_axis(f, LEFT, pw, rh * nrows + 4, 0, L);
   fputs("</svg>\n<table class=\"grid\"><tr><th>rank</th><th>computation (s)</th><th>transfers (s)</th><th>waiting (s)</th></tr>\n", f);
   const jv *pr = jv_get(cp, "ranks");
   for (size_t i = 0; i < jv_len(pr) && i < 64; i++) {
@@ -382,30 +362,51 @@ static const char *CSS =
     "table.grid{border-collapse:collapse}table.grid td,table.grid th{border:1px solid #ddd;padding:2px 8px;text-align:right}"
     ".note{color:#777;font-style:italic}pre{margin:0;white-space:pre-wrap}";
 
+static void head(FILE *f, const char *title, const jv *doc) {
+  fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>psim report: ", f);
+  obs_html_esc(f, title);
+  fprintf(f, "</title>\n<style>%s</style></head>\n<body>\n<h1>psim ", CSS);
+  obs_html_esc(f, jv_str(jv_get(doc, "command"), "replay"));
+  fputs(" report</h1>\n<p>", f);
+  obs_html_esc(f, title);
+  fputs("</p>\n", f);
+}
+
+static void tail(FILE *f) {
+  fputs("<p class=\"note\">Written by psim; every chart is drawn from the result document, no script or "
+        "external resource is used.</p>\n</body></html>\n", f);
+}
+
 int obs_write_report(FILE *f, const char *json_text, size_t len, const char *title, psim_err *err) {
   char msg[256];
   jv *doc = jv_parse(json_text, len, msg, sizeof msg);
   if (!doc) return psim_errf(err, 2, title, 0, "%s", msg);
+  int sens = doc->type == JV_OBJ && !strcmp(jv_str(jv_get(doc, "command"), ""), "sensitivity");
+  if (sens && jv_get(doc, "variants") && jv_get(doc, "base")) {
+    /* psim sensitivity --json: its own page (no run to draw, one table and the tornado) */
+    head(f, title, doc);
+    obs_report_sensitivity(f, doc);
+    tail(f);
+    jv_free(doc);
+    return 0;
+  }
   if (doc->type != JV_OBJ || !jv_get(doc, "ranks") || !jv_get(doc, "simulated_time")) {
     jv_free(doc);
-    return psim_errf(err, 2, title, 0, "not a psim result (no \"ranks\" or \"simulated_time\"): write one with psim replay --json");
+    return psim_errf(err, 2, title, 0,
+                     "not a psim result (no \"ranks\" or \"simulated_time\"): write one with psim replay --json "
+                     "--timeline, psim lb --json --timeline or psim sensitivity --json");
   }
-  fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>psim report: ", f);
-  esc(f, title);
-  fprintf(f, "</title>\n<style>%s</style></head>\n<body>\n<h1>psim ", CSS);
-  esc(f, jv_str(jv_get(doc, "command"), "replay"));
-  fputs(" report</h1>\n<p>", f);
-  esc(f, title);
-  fputs("</p>\n", f);
+  head(f, title, doc);
   double eff;
   summary(f, doc, &eff);
+  /* psim lb's per-iteration views come first: they are what such a run is about */
+  if (jv_get(doc, "iterations")) obs_report_lb(f, doc);
   gantt(f, doc);
   load_views(f, doc);
   comm_matrix(f, doc);
   rank_bars(f, doc);
   critical_path(f, doc);
-  fputs("<p class=\"note\">Written by psim; every chart is drawn from the result document, no script or "
-        "external resource is used.</p>\n</body></html>\n", f);
+  tail(f);
   jv_free(doc);
   return 0;
 }

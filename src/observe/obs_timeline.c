@@ -66,6 +66,12 @@ static void write_segments(FILE *f, const obs_record *rec) {
 void obs_write_json_full(FILE *f, const replay_result *r, const run_meta *m,
                          const obs_record *rec, const obs_critpath *cp) {
   obs_write_json_body(f, r, m);
+  obs_write_json_sections(f, r, rec, cp);
+  fputs("\n}\n", f);
+}
+
+void obs_write_json_sections(FILE *f, const replay_result *r, const obs_record *rec,
+                             const obs_critpath *cp) {
   int np = rec ? rec->np : 0;
   if (rec && np > 0) {
     int G = np < MAX_GROUPS ? np : MAX_GROUPS;
@@ -133,5 +139,4 @@ void obs_write_json_full(FILE *f, const replay_result *r, const run_meta *m,
     fputs(",\n  \"critical_path\": ", f);
     obs_critpath_write_json(f, cp, rec, 2);
   }
-  fputs("\n}\n", f);
 }

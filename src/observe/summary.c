@@ -63,7 +63,12 @@ void obs_write_json_body(FILE *f, const replay_result *r, const run_meta *m) {
   kv_num(f, "bytes", r->bytes, 0);
   fputs(",\n  \"deadlock\": ", f);
   if (r->deadlock) obs_json_string(f, r->deadlock); else fputs("null", f);
-  fputs(",\n  \"ranks\": [\n", f);
+  fputs(",\n  ", f);
+  obs_write_json_ranks(f, r, m);
+}
+
+void obs_write_json_ranks(FILE *f, const replay_result *r, const run_meta *m) {
+  fputs("\"ranks\": [\n", f);
   for (int i = 0; i < r->np; i++) {
     const rank_stats *s = &r->ranks[i];
     fputs("    {", f);

@@ -499,7 +499,8 @@ static int exec_op(replay *R, rank *k, const rop *op) {
     const replay_vp *vp = R->vp;
     k->migrates++;
     if (vp->iteration)
-      vp->iteration(vp->ctx, k->id, k->migrates, vp->vp_pe[k->id], k->st.compute - k->iter_mark);
+      vp->iteration(vp->ctx, k->id, k->migrates, vp->vp_pe[k->id], k->st.compute - k->iter_mark,
+                    sim_now(R->sim));
     k->iter_mark = k->st.compute;
     if (vp->period <= 0 || k->migrates % vp->period) return 0;
     k->sub = 1;

@@ -313,6 +313,7 @@ int tit_parse_action(const char *p, const char *e, int nranks, tit_rank_state *r
   a->bytes = a->bytes2 = a->amount = 0;
   a->counts = a->counts2 = NULL;
   a->ncounts = 0;
+  a->dtsize = 0;
   if (!next(&t, &s, &se))
     return psim_errf(err, PSIM_EXIT_INPUT, file, line, "missing action name after the rank");
   int i = lookup(s, (size_t)(se - s));
@@ -374,6 +375,7 @@ int tit_parse_action(const char *p, const char *e, int nranks, tit_rank_state *r
       if (opt_int(&t, "root", 0, maxr, 1, &a->root) < 0) return -1;
       if (opt_dt(&t, "dt", &dt) < 0) return -1;
       a->bytes = v * dt;
+      a->dtsize = dt;   /* the (send) element size collectives decide on */
       return 0;
     case TIT_REDUCE:
       if (amount_arg(&t, "count", &v, 1) < 0) return -1;
@@ -381,12 +383,14 @@ int tit_parse_action(const char *p, const char *e, int nranks, tit_rank_state *r
       if (opt_int(&t, "root", 0, maxr, 1, &a->root) < 0) return -1;
       if (opt_dt(&t, "dt", &dt) < 0) return -1;
       a->bytes = v * dt;
+      a->dtsize = dt;   /* the (send) element size collectives decide on */
       return 0;
     case TIT_ALLREDUCE: case TIT_SCAN: case TIT_EXSCAN:
       if (amount_arg(&t, "count", &v, 1) < 0) return -1;
       if (amount_arg(&t, "flops", &a->amount, 0) < 0) return -1;
       if (opt_dt(&t, "dt", &dt) < 0) return -1;
       a->bytes = v * dt;
+      a->dtsize = dt;   /* the (send) element size collectives decide on */
       return 0;
     case TIT_ALLTOALL: case TIT_ALLGATHER: case TIT_GATHER: case TIT_SCATTER:
       dt2 = dt;
@@ -397,6 +401,7 @@ int tit_parse_action(const char *p, const char *e, int nranks, tit_rank_state *r
       if (opt_dt(&t, "sdt", &dt) < 0 || opt_dt(&t, "rdt", &dt2) < 0) return -1;
       a->bytes = v * dt;
       a->bytes2 = v2 * dt2;
+      a->dtsize = dt;   /* the (send) element size collectives decide on */
       return 0;
     case TIT_ALLTOALLV: {
       double *c = counts_storage(rs, nranks), *c2 = c + nranks;
@@ -415,6 +420,7 @@ int tit_parse_action(const char *p, const char *e, int nranks, tit_rank_state *r
       a->counts = c;
       a->counts2 = c2;
       a->ncounts = nranks;
+      a->dtsize = dt;   /* the (send) element size collectives decide on */
       return 0;
     }
     case TIT_GATHERV: case TIT_ALLGATHERV: {
@@ -438,6 +444,7 @@ int tit_parse_action(const char *p, const char *e, int nranks, tit_rank_state *r
       a->bytes = v * dt;
       a->counts2 = c2;
       a->ncounts = nranks;
+      a->dtsize = dt;   /* the (send) element size collectives decide on */
       return 0;
     }
     case TIT_SCATTERV: {
@@ -451,6 +458,7 @@ int tit_parse_action(const char *p, const char *e, int nranks, tit_rank_state *r
       a->counts = c;
       a->bytes2 = v2 * dt2;
       a->ncounts = nranks;
+      a->dtsize = dt;   /* the (send) element size collectives decide on */
       return 0;
     }
     case TIT_REDUCESCATTER: {
@@ -461,6 +469,7 @@ int tit_parse_action(const char *p, const char *e, int nranks, tit_rank_state *r
       scale(c2, nranks, dt);
       a->counts2 = c2;
       a->ncounts = nranks;
+      a->dtsize = dt;   /* the (send) element size collectives decide on */
       return 0;
     }
     case TIT_COMPUTE:

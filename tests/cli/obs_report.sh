@@ -58,6 +58,39 @@ if grep -q '"timeline"\|"comm_matrix"\|"critical_path"' "$TMPD/plain.json"; then
 # deterministic
 "$PSIM" replay --quiet "$TMPD/st16" --report "$TMPD/a.html" && "$PSIM" replay --quiet "$TMPD/st16" --report "$TMPD/b.html"
 cmp -s "$TMPD/a.html" "$TMPD/b.html" || bad "report differs between two runs"
+# sensitivity: psim report of its --json document (and --report) draws the tornado chart, a bar
+# per variant that ran, factors sorted by the largest relative change they cause
+"$PSIM" sensitivity "$TMPD/st16" -j 2 --factors 0.5,2 --json "$TMPD/sens.json" --report "$TMPD/sens-direct.html" > /dev/null ||
+  bad "sensitivity failed"
+"$PSIM" report "$TMPD/sens.json" -o "$TMPD/sens.html" || bad "psim report of a sensitivity document failed"
+[ -s "$TMPD/sens-direct.html" ] || bad "sensitivity --report wrote nothing"
+if grep -qi '<script\|src="http\|href="http' "$TMPD/sens.html"; then bad "sensitivity report is not self-contained"; fi
+if dom "$TMPD/sens.html" "$TMPD/sens.dom"; then
+  if grep -qi 'Uncaught\|SyntaxError' "$TMPD/sens.dom.log"; then bad "sensitivity report: errors while loading"; fi
+  python3 - "$TMPD/sens.json" "$TMPD/sens.dom" <<'PY' || bad "tornado chart does not match the document"
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+dom = open(sys.argv[2]).read()
+svg = dom[dom.index('id="tornado-chart"'):]
+svg = svg[:svg.index("</svg>")]
+bars = re.findall(r'class="tornado-bar"[^>]*>\s*<title>([^<]*)</title>', svg)
+ran = [v for v in d["variants"] if v["relative_difference"] is not None]
+assert len(bars) == len(ran) == 8, (len(bars), len(ran))
+# rows in order of decreasing largest |change|; a bar's title is "FACTOR xK: +R %"
+label = {"speed": "host speed"}
+mag = {}
+for v in ran:
+    f = label.get(v["factor"], v["factor"])
+    mag[f] = max(mag.get(f, 0), abs(v["relative_difference"]))
+order = []
+for t in bars:
+    f = t.split(" \u00d7")[0]
+    if f not in order:
+        order.append(f)
+assert [mag[f] for f in order] == sorted(mag.values(), reverse=True), order
+PY
+  echo "ok   sensitivity: tornado chart with a bar per variant, sorted"
+else bad "chromium failed to load the sensitivity report"; fi
 # bad input
 printf '{"ranks": [' > "$TMPD/broken.json"
 if "$PSIM" report "$TMPD/broken.json" -o "$TMPD/x.html" 2> "$TMPD/err"; then bad "broken JSON accepted"

@@ -57,6 +57,8 @@ typedef struct rt_req {
   void *stage;               /* receive staging for a non-contiguous type */
   size_t stage_len;
   int next_free;
+  int traced;                /* recorded as isend/irecv, its wait not yet (--trace-tit) */
+  long tid;                  /* its irecv line, filled when the source is known */
 } rt_req;
 
 typedef struct rt_uop { MPI_User_function *fn; int commute; } rt_uop;
@@ -126,6 +128,9 @@ void rt_coll_timing(rt_comm *c, coll_call *call);
 void rt_reqs_init(rt_world *w);
 
 void rt_world_free(void *p);
+
+/* rt_heap.c: forgets every block (end of a run). */
+void rt_heap_reset(void);
 
 #define RT_CHECK_COUNT(n) do { if ((n) < 0) emu_fatal("negative count %d (MPI_ERR_COUNT)", (n)); } while (0)
 

@@ -5,6 +5,7 @@
  * in any correct algorithm a rank's program cannot finish before every rank whose data its
  * result depends on has entered (it must receive from them, directly or not); reductions are
  * computed once, in rank order, so every rank gets the same bits, as MPI requires. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,12 +39,168 @@ void rt_slot_leave(rt_comm *c, rt_slot *s) {
   free(s);
 }
 
+/* ---- recording collectives (--trace-tit; see src/emul/emu_trace.c) ---- */
+
+/* A datatype code for dtsize in which every size of vals[0..n) is a whole count, else
+ * MPI_BYTE's. csz receives the code's size. */
+static int trace_code(int dtsize, const double *vals, int n, int *csz) {
+  int code = emu_trace_dtcode(dtsize > 0 ? (size_t)dtsize : 1);
+  int sz = code == 6 ? 1 : dtsize;
+  for (int i = 0; i < n && sz > 1; i++)
+    if (fmod(vals[i], sz) != 0) { code = 6; sz = 1; }
+  *csz = sz;
+  return code;
+}
+
+/* " c_0 c_1 ... c_{n-1}" (counts of csz-byte elements); caller frees. */
+static char *counts_text(const double *v, int n, int csz) {
+  size_t cap = (size_t)n * 24 + 1, len = 0;
+  char *s = xmalloc(cap);
+  s[0] = 0;
+  for (int i = 0; i < n; i++)
+    len += (size_t)snprintf(s + len, cap - len, " %.0f", v ? v[i] / csz : 0.0);
+  return s;
+}
+
+/* A collective on MPI_COMM_WORLD's ranks: its TIT action, with exactly the sizes the
+ * emulation gives coll_build (replay rebuilds the same program from them). */
+static void trace_action(emu_rank *k, const coll_call *x) {
+  int n = x->size, cs, cr;
+  int sc, rc;   /* send and receive codes */
+  char *a = NULL, *b = NULL;
+  switch (x->kind) {
+  case COLL_BARRIER: emu_trace_line(k, "barrier"); break;
+  case COLL_BCAST:
+    sc = trace_code(x->dtsize, &x->bytes, 1, &cs);
+    emu_trace_line(k, "bcast %.0f %d %d", x->bytes / cs, x->root, sc);
+    break;
+  case COLL_REDUCE:
+    sc = trace_code(x->dtsize, &x->bytes, 1, &cs);
+    emu_trace_line(k, "reduce %.0f 0 %d %d", x->bytes / cs, x->root, sc);
+    break;
+  case COLL_ALLREDUCE: case COLL_SCAN: case COLL_EXSCAN:
+    sc = trace_code(x->dtsize, &x->bytes, 1, &cs);
+    emu_trace_line(k, "%s %.0f 0 %d",
+                   x->kind == COLL_ALLREDUCE ? "allreduce" : x->kind == COLL_SCAN ? "scan" : "exscan",
+                   x->bytes / cs, sc);
+    break;
+  case COLL_ALLTOALL: case COLL_ALLGATHER: case COLL_GATHER: case COLL_SCATTER: {
+    const char *nm = x->kind == COLL_ALLTOALL ? "alltoall" : x->kind == COLL_ALLGATHER ? "allgather"
+                     : x->kind == COLL_GATHER ? "gather" : "scatter";
+    sc = trace_code(x->dtsize, &x->bytes, 1, &cs);
+    rc = trace_code(x->dtsize, &x->bytes2, 1, &cr);
+    if (x->kind == COLL_GATHER || x->kind == COLL_SCATTER)
+      emu_trace_line(k, "%s %.0f %.0f %d %d %d", nm, x->bytes / cs, x->bytes2 / cr, x->root, sc, rc);
+    else
+      emu_trace_line(k, "%s %.0f %.0f %d %d", nm, x->bytes / cs, x->bytes2 / cr, sc, rc);
+    break;
+  }
+  case COLL_ALLTOALLV:
+    sc = trace_code(x->dtsize, x->counts, n, &cs);
+    if (fmod(x->bytes, cs) != 0) { sc = 6; cs = 1; }
+    rc = trace_code(x->dtsize, x->counts2, n, &cr);
+    if (fmod(x->bytes2, cr) != 0) { rc = 6; cr = 1; }
+    a = counts_text(x->counts, n, cs);
+    b = counts_text(x->counts2, n, cr);
+    emu_trace_line(k, "alltoallv %.0f%s %.0f%s %d %d", x->bytes / cs, a, x->bytes2 / cr, b, sc, rc);
+    break;
+  case COLL_GATHERV:
+    sc = trace_code(x->dtsize, &x->bytes, 1, &cs);
+    rc = trace_code(x->dtsize, x->counts2, n, &cr);
+    b = counts_text(x->counts2, n, cr);
+    emu_trace_line(k, "gatherv %.0f%s %d %d %d", x->bytes / cs, b, x->root, sc, rc);
+    break;
+  case COLL_ALLGATHERV:
+    /* one code for both sides (SimGrid's format) */
+    sc = trace_code(x->dtsize, x->counts2, n, &cs);
+    if (fmod(x->bytes, cs) != 0) { sc = 6; cs = 1; }
+    b = counts_text(x->counts2, n, cs);
+    emu_trace_line(k, "allgatherv %.0f%s %d", x->bytes / cs, b, sc);
+    break;
+  case COLL_SCATTERV:
+    sc = trace_code(x->dtsize, x->counts, n, &cs);
+    rc = trace_code(x->dtsize, &x->bytes2, 1, &cr);
+    a = counts_text(x->counts, n, cs);
+    emu_trace_line(k, "scatterv%s %.0f %d %d %d", a, x->bytes2 / cr, x->root, sc, rc);
+    break;
+  case COLL_REDUCESCATTER:
+    sc = trace_code(x->dtsize, x->counts2, n, &cs);
+    b = counts_text(x->counts2, n, cs);
+    emu_trace_line(k, "reducescatter%s 0 %d", b, sc);
+    break;
+  default:
+    emu_fatal("internal error: collective %d cannot be recorded", (int)x->kind);
+  }
+  free(a);
+  free(b);
+}
+
+/* A collective on another communicator: replay knows only MPI_COMM_WORLD, so the algorithm's
+ * point-to-point program is recorded instead, in world ranks. Its tags are the collectives'
+ * negative system tags: no user message (tag >= 0) can match them. */
+static void trace_program(emu_rank *k, const coll_prog *p, const int *world_of) {
+  int me = k->id;
+  int *key_src = xmalloc((size_t)(p->n + 1) * sizeof *key_src);
+  int *key_dst = xmalloc((size_t)(p->n + 1) * sizeof *key_dst);
+  char *open = xcalloc((size_t)p->n + 1, 1);
+  int waited_to = 0;
+  for (int i = 0; i < p->n; i++) {
+    const coll_op *op = &p->ops[i];
+    int w = 0;
+    if (op->kind == CO_ISEND || op->kind == CO_SEND || op->kind == CO_IRECV || op->kind == CO_RECV)
+      w = world_of[op->peer];
+    switch ((coll_opkind)op->kind) {
+    case CO_ISEND: case CO_SEND:
+      emu_trace_line(k, "%s %d %d %.0f 6", op->kind == CO_SEND ? "send" : "isend", w, op->tag, op->bytes);
+      key_src[i] = me; key_dst[i] = w; open[i] = op->kind == CO_ISEND;
+      break;
+    case CO_IRECV: case CO_RECV:
+      emu_trace_line(k, "%s %d %d %.0f 6", op->kind == CO_RECV ? "recv" : "irecv", w, op->tag, op->bytes);
+      key_src[i] = w; key_dst[i] = me; open[i] = op->kind == CO_IRECV;
+      break;
+    case CO_WAIT:
+      if (op->peer >= 0 && op->peer < i && open[op->peer]) {
+        emu_trace_line(k, "wait %d %d %d", key_src[op->peer], key_dst[op->peer], p->ops[op->peer].tag);
+        open[op->peer] = 0;
+      }
+      break;
+    case CO_WAITALL:
+      for (int j = waited_to; j < i; j++)
+        if (open[j]) { emu_trace_line(k, "wait %d %d %d", key_src[j], key_dst[j], p->ops[j].tag); open[j] = 0; }
+      waited_to = i;
+      break;
+    case CO_COMPUTE:
+      emu_trace_compute(k, op->flops);
+      break;
+    }
+  }
+  for (int j = 0; j < p->n; j++)
+    if (open[j]) emu_trace_line(k, "wait %d %d %d", key_src[j], key_dst[j], p->ops[j].tag);
+  free(key_src);
+  free(key_dst);
+  free(open);
+}
+
+static int world_shaped(const rt_comm *c) {
+  if (c->size != emu_current->np) return 0;
+  for (int i = 0; i < c->size; i++) if (c->world[i] != i) return 0;
+  return 1;
+}
+
 void rt_coll_timing(rt_comm *c, coll_call *call) {
   coll_prog p = {0};
   psim_err e;
   psim_err_clear(&e);
   if (coll_build(emu_coll_selector(), call, &p, &e) < 0) emu_fatal("%s", e.msg);
+  emu_rank *k = emu_self();
+  int rec = emu_trace_on(k);
+  if (rec) {
+    if (world_shaped(c)) trace_action(k, call);
+    else trace_program(k, &p, c->world);
+    k->trace_off++;   /* the program's own operations are not recorded again */
+  }
   emu_run_prog(&p, c->world, 2 * c->id + 1);
+  if (rec) k->trace_off--;
   coll_prog_free(&p);
 }
 

@@ -44,6 +44,7 @@ void rt_need_init(void) {
 void rt_world_free(void *p) {
   rt_world *w = p;
   if (!w) return;
+  rt_heap_reset();
   for (size_t i = 0; i < w->types.len; i++)
     if (w->types.data[i]) { free(w->types.data[i]->blocks); free(w->types.data[i]); }
   VEC_FREE(w->types);
@@ -92,6 +93,7 @@ int MPI_Finalize(void) {
   emu_enter("MPI_Finalize");
   rt_need_init();
   k->finalized = 1;
+  if (emu_trace_on(k)) emu_trace_line(k, "finalize");
   emu_leave();
   return MPI_SUCCESS;
 }
@@ -188,6 +190,9 @@ void psim_at(const char *file, int line) {
 
 int MPI_Migrate(void) {
   emu_enter("MPI_Migrate");
+  emu_rank *k = emu_self();
+  /* a load balancer replaying the trace moves the rank's live heap (see emu_heap.c) */
+  if (emu_trace_on(k)) emu_trace_line(k, "migrate %.0f", k->heap > 0 ? k->heap : 0.0);
   emu_leave();
   return MPI_SUCCESS;
 }
@@ -202,6 +207,7 @@ void psim_compute(double flops) {
 
 void psim_sleep(double seconds) {
   emu_enter("psim_sleep");
+  if (emu_trace_on(emu_self())) emu_trace_sleep(emu_self(), seconds);
   emu_sleep(seconds);
   emu_leave();
 }

@@ -1,4 +1,5 @@
 /* Point-to-point calls: requests, sends, receives, waits, tests, probes. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,9 +57,62 @@ static void set_call(const char *name, int peer, int tag, rt_comm *c) {
   k->call_comm = c ? c->handle : 0;
 }
 
+/* ---- recording (--trace-tit; see src/emul/emu_trace.c) ---- */
+
+/* Set while MPI_Waitall records `waitall`: the completions it makes write no `wait`. */
+static int trace_quiet_waits;
+
+/* bytes as a count of elements of a TIT datatype code of dt's element size. */
+static void trace_amount(MPI_Datatype dt, double bytes, double *n, int *code) {
+  size_t sz = rt_type(dt)->size;
+  *code = emu_trace_dtcode(sz);
+  double csz = *code == 6 ? 1 : (double)sz;
+  *n = bytes / csz;
+  if (fmod(bytes, csz) != 0) { *code = 6; *n = bytes; }
+}
+
+/* A non-blocking request starts: `isend` now; `irecv` once its source and tag are known. */
+static void trace_post(rt_req *r) {
+  emu_rank *k = emu_self();
+  if (r->proc_null || !emu_trace_on(k)) return;
+  r->traced = 1;
+  ++*emu_trace_npend(k);
+  if (r->kind == RQ_SEND) {
+    double n;
+    int code;
+    trace_amount(r->dt, (double)rt_type(r->dt)->size * r->count, &n, &code);
+    emu_trace_line(k, "isend %d %d %.0f %d", r->comm->world[r->peer], r->tag, n, code);
+  } else {
+    r->tid = emu_trace_hole(k);
+  }
+}
+
+/* A recorded request completes (e = its message, NULL when it never will): the irecv line
+ * gets the source and tag that matched, then the `wait` replay completes it with. */
+static void trace_done(rt_req *r, const emu_req *e, int wait) {
+  emu_rank *k = emu_self();
+  if (!r->traced) return;
+  r->traced = 0;
+  int src = k->id, dst = k->id, tag = r->tag;
+  if (r->kind == RQ_SEND) {
+    dst = r->comm->world[r->peer];
+  } else {
+    double bytes = e ? (double)e->got : (double)rt_type(r->dt)->size * r->count, n;
+    int code;
+    if (e) { src = e->src; tag = e->tag; }
+    else { src = r->peer == MPI_ANY_SOURCE ? 0 : r->comm->world[r->peer]; tag = tag < 0 ? 0 : tag; }
+    trace_amount(r->dt, bytes, &n, &code);
+    emu_trace_fill(k, r->tid, "irecv %d %d %.0f %d", src, tag, n, code);
+  }
+  if (!wait) return;   /* never completed: replay waits for it at the end, as the run did not */
+  --*emu_trace_npend(k);
+  if (!trace_quiet_waits) emu_trace_line(k, "wait %d %d %d", src, dst, tag);
+}
+
 /* Starts the communication of request r (new or persistent). */
 static void req_start(rt_req *r, int blocking) {
   r->active = 1;
+  if (!blocking) trace_post(r);
   if (r->proc_null) { r->er = NULL; return; }
   rt_comm *c = r->comm;
   int ctx = 2 * c->id;
@@ -136,6 +190,7 @@ static void req_complete(MPI_Request *h, MPI_Status *st) {
         st->psim_bytes = (long long)e->got;
       }
     } else empty_status(st);
+    trace_done(r, e, 1);
     emu_req_free(e);
     r->er = NULL;
   }
@@ -156,6 +211,19 @@ static int p2p(int kind, const char *name, void *buf, int count, MPI_Datatype dt
   req_start(r, 1);
   r = rt_w()->reqs.data[h];
   if (r->er) emu_wait(&r->er, 1, 1);
+  emu_rank *k = emu_self();
+  if (r->er && emu_trace_on(k)) {
+    const emu_req *e = r->er;
+    double n;
+    int code;
+    if (kind == RQ_SEND) {
+      trace_amount(dt, (double)e->len, &n, &code);
+      emu_trace_line(k, "send %d %d %.0f %d", r->comm->world[peer], tag, n, code);
+    } else {
+      trace_amount(dt, (double)e->got, &n, &code);
+      emu_trace_line(k, "recv %d %d %.0f %d", e->src, e->tag, n, code);
+    }
+  }
   req_complete(&h, st);
   emu_leave();
   return MPI_SUCCESS;
@@ -281,10 +349,23 @@ int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status sts[]) {
   emu_enter("MPI_Waitall");
   set_call("MPI_Waitall", -99, -99, NULL);
   wait_some(reqs, count, count);
+  /* replay's waitall waits for every request the rank has pending: record it only when
+   * this call completes all of them, else one wait per request (the same end time) */
+  emu_rank *k = emu_self();
+  if (emu_trace_on(k)) {
+    int ntraced = 0;
+    for (int i = 0; i < count; i++)
+      if (reqs[i] != MPI_REQUEST_NULL && req_get(reqs[i])->traced) ntraced++;
+    if (ntraced > 1 && ntraced == *emu_trace_npend(k)) {
+      emu_trace_line(k, "waitall");
+      trace_quiet_waits = 1;
+    }
+  }
   for (int i = 0; i < count; i++) {
     if (reqs[i] == MPI_REQUEST_NULL) { if (sts) empty_status(&sts[i]); continue; }
     req_complete(&reqs[i], sts ? &sts[i] : NULL);
   }
+  trace_quiet_waits = 0;
   emu_leave();
   return MPI_SUCCESS;
 }
@@ -399,6 +480,7 @@ int MPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[], 
 
 int MPI_Request_free(MPI_Request *req) {
   rt_req *r = req_get(*req);
+  if (r->traced) trace_done(r, r->er && r->er->done ? r->er : NULL, 0);
   if (r->er) { emu_req_free(r->er); r->er = NULL; }
   req_release(*req);
   *req = MPI_REQUEST_NULL;

@@ -47,3 +47,7 @@ void psim_sample_exit(const char *file, int line) {
   emu_enter("PSIM_SAMPLE");   /* charges the block's measured time, like any computation */
   emu_leave();
 }
+
+/* PSIM_TASK: the driver keeps the task table (src/emul/emu_sample.c). */
+int psim_task_enter(const char *name, double iterations) { return emu_task_enter(name, iterations); }
+void psim_task_exit(const char *name, double iterations) { emu_task_exit(name, iterations); }
