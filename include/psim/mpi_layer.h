@@ -20,7 +20,7 @@
 #include "psim/models.h"
 
 enum { MPI_L_ANY = -1 };            /* wildcard source or tag */
-enum { MPI_F_SSEND = 1 };           /* send flags */
+enum { MPI_F_SSEND = 1, MPI_F_BUFFERED = 2 };   /* send flags (buffered: detached at any size) */
 enum { MPI_CTX_USER = 0, MPI_CTX_COLL = 1 }; /* contexts of MPI_COMM_WORLD */
 
 typedef struct mpi_req mpi_req;

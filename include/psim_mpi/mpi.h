@@ -75,6 +75,8 @@ enum {
 };
 #define MPI_LONG_LONG MPI_LONG_LONG_INT
 #define MPI_C_COMPLEX MPI_C_FLOAT_COMPLEX
+#define MPI_COMPLEX MPI_C_FLOAT_COMPLEX
+#define MPI_DOUBLE_COMPLEX MPI_C_DOUBLE_COMPLEX
 #define MPI_INTEGER MPI_INT
 #define MPI_REAL MPI_FLOAT
 #define MPI_DOUBLE_PRECISION MPI_DOUBLE
@@ -100,6 +102,7 @@ enum {
 #define MPI_MAX_PROCESSOR_NAME 128
 #define MPI_MAX_ERROR_STRING 512
 #define MPI_MAX_OBJECT_NAME 128
+#define MPI_MAX_LIBRARY_VERSION_STRING 256
 #define MPI_BSEND_OVERHEAD 96
 #define MPI_IDENT 0
 #define MPI_CONGRUENT 1
@@ -170,6 +173,8 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int se
 int MPI_Send_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                   MPI_Request *request);
 int MPI_Ssend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                   MPI_Request *request);
+int MPI_Bsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                    MPI_Request *request);
 int MPI_Recv_init(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
                   MPI_Request *request);
@@ -242,6 +247,7 @@ int MPI_Comm_size(MPI_Comm comm, int *size);
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
+int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm);
 int MPI_Comm_free(MPI_Comm *comm);
 int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result);
 int MPI_Comm_group(MPI_Comm comm, MPI_Group *group);

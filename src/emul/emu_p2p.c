@@ -93,7 +93,7 @@ emu_req *emu_isend(int dst, int tag, int ctx, const void *data, size_t len, int 
   sleep_overhead(S, ovh);
   emu_req *r = emu_req_new();
   r->is_send = 1;
-  int detached = !(flags & MPI_F_SSEND) && bytes < c->detached_thresh;
+  int detached = (flags & MPI_F_BUFFERED) || (!(flags & MPI_F_SSEND) && bytes < c->detached_thresh);
   if (data && len) {
     if (owned) { r->data = data; r->owned = 1; }
     else if (detached) {

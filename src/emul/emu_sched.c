@@ -364,6 +364,15 @@ int emu_run(const emu_opts *o, replay_result *res, psim_err *err) {
     rc = -1;
   } else if (rc == 0 && emu_tasks_finish(S, 1, err) < 0) {
     rc = -1;
+  } else if (rc == 0) {
+    /* as mpiexec does, a rank's non-zero exit status is the run's failure */
+    for (int i = 0; i < S->np; i++)
+      if (S->ranks[i].exit_code != 0) {
+        psim_errf(err, PSIM_EXIT_APP, NULL, 0, "rank %d returned %d from main (at simulated time %.6f)",
+                  i, S->ranks[i].exit_code, S->ranks[i].st.finish);
+        rc = -1;
+        break;
+      }
   }
   res->np = S->np;
   res->ranks = xcalloc((size_t)S->np, sizeof *res->ranks);

@@ -10,16 +10,27 @@
  * lower than the share it would get is fixed at its bound first. This is the algorithm SimGrid
  * documents for its default solver, so results match it.
  *
- * Only the connected components (through shared constraints) touched since the last solve are
- * recomputed: adding a flow on one side of a cluster does not recompute the other side. */
+ * Re-solving is incremental, in two tiers:
+ *  1. lmm_solve first tries a local repair (solve_incremental below): only the variables that
+ *     were added or changed, plus those the change provably affects, are recomputed against the
+ *     capacity the others leave; the result is then checked against the optimality conditions
+ *     of max-min fairness and accepted only if they hold for every variable that could be
+ *     affected. A flow starting or ending in a large cluster typically changes a handful of
+ *     other flows' rates, not the whole connected component.
+ *  2. Otherwise (the repair grows too large, or meets a FATPIPE constraint), the connected
+ *     components (through shared constraints) touched since the last solve are recomputed
+ *     from scratch: adding a flow on one side of a cluster does not recompute the other side.
+ * Either way the solution is the exact max-min one (up to floating-point rounding). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "psim/kernel.h"
 
 typedef struct { int cnst; int cpos; double coeff; } lmm_elem;   /* a variable's use of a constraint */
-typedef struct { int var; int epos; } lmm_ref;                    /* a constraint's list entry */
+/* A constraint's list entry; coeff duplicates the variable's element (read in the hot loops). */
+typedef struct { int var; int epos; double coeff; } lmm_ref;
 
 typedef struct {
   double capacity;
@@ -27,7 +38,9 @@ typedef struct {
   lmm_ref *refs;
   int n, cap;
   int dirty;          /* in the dirty list */
-  unsigned mark;      /* component stamp */
+  unsigned mark;      /* component stamp; in solve_incremental: in the touched set T */
+  unsigned info_stamp;  /* load and maxl below are those of the tentative solution istamp */
+  double load, maxl;    /* sum a_cv x_v and max level x_v w_v over the variables */
   /* scratch for the solve */
   double remaining, usage;
   int nfree;
@@ -39,7 +52,9 @@ typedef struct {
   lmm_elem *el;
   int nel, cap;
   int alive, dirty, fixed;
-  unsigned mark;
+  int bneck;          /* what limits it in the current solution: a constraint, or BNECK_* */
+  unsigned mark;      /* component stamp; in solve_incremental: in the re-solved set S */
+  unsigned cmark, qmark;  /* solve_incremental: to be checked, queued for S, in this round */
   int next_free;
 } lmm_var;
 
@@ -51,25 +66,38 @@ struct lmm_system {
   VEC(int) dirty_vars;
   unsigned stamp;
   VEC(int) comp_c, comp_v, stack;  /* scratch: one component's constraints and variables */
+  VEC(int) inc_v, inc_c, inc_add, inc_chk;  /* solve_incremental: S, T, vars to add to S, to check */
+  unsigned istamp;
   uint64_t work;
-  uint64_t solves, rounds;
+  uint64_t solves, rounds;  /* full component solves, filling rounds (both kinds) */
+  uint64_t inc_ok, inc_fail, inc_vars;   /* local repairs kept, their variables; given up */
+  int check;                /* PSIM_LMM_CHECK: compare every local repair with a full solve */
 };
+
+/* Values of var.bneck besides a constraint index. */
+enum { BNECK_BOUND = -1,    /* at its bound (or unconstrained) */
+       BNECK_NONE = -2 };   /* unknown: must be checked (and switched-off variables) */
 
 lmm_system *lmm_new(void) {
   lmm_system *s = xcalloc(1, sizeof *s);
   s->free_var = -1;
+  const char *chk = getenv("PSIM_LMM_CHECK");
+  s->check = chk && *chk && *chk != '0';
   return s;
 }
 
-#include <stdio.h>
 void lmm_free(lmm_system *s) {
   if (!s) return;
-  if (getenv("PSIM_LMM_STATS")) fprintf(stderr, "lmm: %llu solves, %llu rounds, %llu var-solves\n", (unsigned long long)s->solves, (unsigned long long)s->rounds, (unsigned long long)s->work);
+  if (getenv("PSIM_LMM_STATS"))
+    fprintf(stderr, "lmm: %llu solves, %llu rounds, %llu var-solves; local repairs: %llu kept (%llu vars), %llu given up\n",
+            (unsigned long long)s->solves, (unsigned long long)s->rounds, (unsigned long long)s->work,
+            (unsigned long long)s->inc_ok, (unsigned long long)s->inc_vars, (unsigned long long)s->inc_fail);
   for (size_t i = 0; i < s->cnsts.len; i++) free(s->cnsts.data[i].refs);
   for (size_t i = 0; i < s->vars.len; i++) free(s->vars.data[i].el);
   VEC_FREE(s->cnsts); VEC_FREE(s->vars);
   VEC_FREE(s->dirty_cnsts); VEC_FREE(s->dirty_vars);
   VEC_FREE(s->comp_c); VEC_FREE(s->comp_v); VEC_FREE(s->stack);
+  VEC_FREE(s->inc_v); VEC_FREE(s->inc_c); VEC_FREE(s->inc_add); VEC_FREE(s->inc_chk);
   free(s);
 }
 
@@ -111,6 +139,7 @@ int lmm_var_new(lmm_system *s, double penalty, double bound, void *owner) {
   x->penalty = penalty;
   x->bound = bound;
   x->owner = owner;
+  x->bneck = BNECK_NONE;
   x->alive = 1;
   x->next_free = -1;
   mark_var(s, v);
@@ -118,6 +147,7 @@ int lmm_var_new(lmm_system *s, double penalty, double bound, void *owner) {
 }
 
 void lmm_expand(lmm_system *s, int c, int v, double coeff) {
+  mark_var(s, v);   /* a new consumption: its value must be recomputed */
   lmm_var *x = &s->vars.data[v];
   for (int i = 0; i < x->nel; i++)
     if (x->el[i].cnst == c) {
@@ -125,6 +155,7 @@ void lmm_expand(lmm_system *s, int c, int v, double coeff) {
        * ever takes its own share, so the larger consumption counts (as SimGrid does). */
       if (s->cnsts.data[c].fatpipe) { if (coeff > x->el[i].coeff) x->el[i].coeff = coeff; }
       else x->el[i].coeff += coeff;
+      s->cnsts.data[c].refs[x->el[i].cpos].coeff = x->el[i].coeff;
       mark_cnst(s, c);
       return;
     }
@@ -138,7 +169,7 @@ void lmm_expand(lmm_system *s, int c, int v, double coeff) {
     k->refs = xrealloc(k->refs, (size_t)k->cap * sizeof *k->refs);
   }
   x->el[x->nel] = (lmm_elem){c, k->n, coeff};
-  k->refs[k->n] = (lmm_ref){v, x->nel};
+  k->refs[k->n] = (lmm_ref){v, x->nel, coeff};
   x->nel++; k->n++;
   mark_cnst(s, c);
 }
@@ -232,28 +263,35 @@ static void fix_var(lmm_system *s, lmm_var *x, double value, int *nfree) {
   }
 }
 
+/* A variable taking part in the current fill (component or repair set) and not fixed yet. */
+static int is_free(const lmm_system *s, const lmm_var *x) { return x->mark == s->stamp && !x->fixed; }
+
 static void fatpipe_usage(lmm_system *s, lmm_cnst *k) {
   k->usage = 0;
   for (int i = 0; i < k->n; i++) {
     lmm_var *x = &s->vars.data[k->refs[i].var];
-    double a = x->el[k->refs[i].epos].coeff;
-    if (x->fixed || x->penalty <= 0 || a <= 0) continue;
+    double a = k->refs[i].coeff;
+    if (!is_free(s, x) || x->penalty <= 0 || a <= 0) continue;
     if (a / x->penalty > k->usage) k->usage = a / x->penalty;
   }
 }
 
-static void solve_component(lmm_system *s) {
+/* Progressive filling of the variables vs (all marked with the current stamp) over the
+ * constraints cs, whose `remaining` capacity the caller has set: the full capacity when vs is
+ * a whole component, what the other (kept) variables leave when it is a repair set. Sets each
+ * variable's newval and bneck (what stopped it: the constraint that saturated, or its bound). */
+static void fill(lmm_system *s, const int *vs, size_t nvs, const int *cs, size_t ncs) {
   int nfree = 0;
-  for (size_t i = 0; i < s->comp_c.len; i++) {
-    lmm_cnst *k = &s->cnsts.data[s->comp_c.data[i]];
-    k->remaining = k->capacity;
+  for (size_t i = 0; i < ncs; i++) {
+    lmm_cnst *k = &s->cnsts.data[cs[i]];
     k->usage = 0;
     k->nfree = 0;
   }
-  for (size_t i = 0; i < s->comp_v.len; i++) {
-    lmm_var *x = &s->vars.data[s->comp_v.data[i]];
+  for (size_t i = 0; i < nvs; i++) {
+    lmm_var *x = &s->vars.data[vs[i]];
     x->newval = 0;
     x->fixed = 1;
+    x->bneck = BNECK_NONE;
     if (x->penalty <= 0) continue;
     x->fixed = 0;
     nfree++;
@@ -267,76 +305,315 @@ static void solve_component(lmm_system *s) {
       if (k->fatpipe) { if (e->coeff / x->penalty > k->usage) k->usage = e->coeff / x->penalty; }
       else k->usage += e->coeff / x->penalty;
     }
-    if (!constrained) fix_var(s, x, x->bound > 0 ? x->bound : INFINITY, &nfree);
+    if (!constrained) {
+      fix_var(s, x, x->bound > 0 ? x->bound : INFINITY, &nfree);
+      x->bneck = BNECK_BOUND;
+    }
   }
-  s->work += s->comp_v.len;
+  s->work += nvs;
   const double eps = 1e-12;
   while (nfree > 0) {
     s->rounds++;
     double min_usage = INFINITY, min_bound = INFINITY;
-    for (size_t i = 0; i < s->comp_c.len; i++) {
-      lmm_cnst *k = &s->cnsts.data[s->comp_c.data[i]];
+    for (size_t i = 0; i < ncs; i++) {
+      lmm_cnst *k = &s->cnsts.data[cs[i]];
       if (k->nfree > 0 && k->usage > 0) {
         double r = k->remaining / k->usage;
         if (r < min_usage) min_usage = r;
       }
     }
-    for (size_t i = 0; i < s->comp_v.len; i++) {
-      lmm_var *x = &s->vars.data[s->comp_v.data[i]];
+    for (size_t i = 0; i < nvs; i++) {
+      lmm_var *x = &s->vars.data[vs[i]];
       if (!x->fixed && x->bound > 0 && x->bound * x->penalty < min_bound) min_bound = x->bound * x->penalty;
     }
     if (min_bound == INFINITY && min_usage == INFINITY) break;
     if (min_bound < min_usage * (1 - eps)) {
-      for (size_t i = 0; i < s->comp_v.len; i++) {
-        lmm_var *x = &s->vars.data[s->comp_v.data[i]];
-        if (!x->fixed && x->bound > 0 && x->bound * x->penalty <= min_bound * (1 + eps))
+      for (size_t i = 0; i < nvs; i++) {
+        lmm_var *x = &s->vars.data[vs[i]];
+        if (!x->fixed && x->bound > 0 && x->bound * x->penalty <= min_bound * (1 + eps)) {
           fix_var(s, x, x->bound, &nfree);
+          x->bneck = BNECK_BOUND;
+        }
       }
     } else {
       /* Saturate every constraint at the minimum level; fixing the variables of one leaves
        * the level of the others unchanged, so their order does not matter. */
       s->stack.len = 0;
-      for (size_t i = 0; i < s->comp_c.len; i++) {
-        lmm_cnst *k = &s->cnsts.data[s->comp_c.data[i]];
+      for (size_t i = 0; i < ncs; i++) {
+        lmm_cnst *k = &s->cnsts.data[cs[i]];
         if (k->nfree > 0 && k->usage > 0 && k->remaining / k->usage <= min_usage * (1 + eps))
-          VEC_PUSH(s->stack, s->comp_c.data[i]);
+          VEC_PUSH(s->stack, cs[i]);
       }
       for (size_t i = 0; i < s->stack.len; i++) {
         lmm_cnst *k = &s->cnsts.data[s->stack.data[i]];
         for (int j = 0; j < k->n; j++) {
           lmm_var *x = &s->vars.data[k->refs[j].var];
-          if (x->fixed || x->el[k->refs[j].epos].coeff <= 0) continue;
+          if (!is_free(s, x) || k->refs[j].coeff <= 0) continue;
           double v = min_usage / x->penalty;
-          if (x->bound > 0 && v > x->bound) v = x->bound;
+          int capped = x->bound > 0 && v > x->bound;
+          if (capped) v = x->bound;
           fix_var(s, x, v, &nfree);
+          x->bneck = capped ? BNECK_BOUND : s->stack.data[i];
         }
       }
     }
-    for (size_t i = 0; i < s->comp_c.len; i++) {
-      lmm_cnst *k = &s->cnsts.data[s->comp_c.data[i]];
+    for (size_t i = 0; i < ncs; i++) {
+      lmm_cnst *k = &s->cnsts.data[cs[i]];
       if (k->fatpipe && k->nfree > 0) fatpipe_usage(s, k);
     }
   }
 }
 
-void lmm_solve(lmm_system *s, void (*changed)(void *ctx, void *owner, double value), void *ctx) {
-  if (!s->dirty_vars.len && !s->dirty_cnsts.len) return;
+/* Full solve of the component just collected into comp_v / comp_c. */
+static void solve_component(lmm_system *s) {
+  for (size_t i = 0; i < s->comp_c.len; i++) {
+    lmm_cnst *k = &s->cnsts.data[s->comp_c.data[i]];
+    k->remaining = k->capacity;
+  }
+  fill(s, s->comp_v.data, s->comp_v.len, s->comp_c.data, s->comp_c.len);
+}
+
+/* ---- Local repair ----
+ * The weighted max-min fair allocation (levels l_v = x_v w_v) is the unique feasible one in
+ * which every variable has a bottleneck: it is at its bound, or it uses a saturated constraint
+ * (load >= capacity) on which no other variable has a higher level. (Raising it would need
+ * lowering a variable at the same or a lower level: that is the fairness of progressive
+ * filling, whose result satisfies the condition by construction, each variable being fixed by
+ * the constraint that saturated or its bound: recorded in var.bneck.)
+ *
+ * After a change (variables added or switched, variables removed from constraints), the old
+ * values of the untouched variables are kept and a set S of variables is re-solved by
+ * progressive filling over the capacity the others leave. The result is feasible by
+ * construction; it is the max-min one iff every variable still has a bottleneck. Only the
+ * variables of S, and those using a constraint of T (the constraints of S and the modified
+ * ones, whose load or top level may have moved) and whose recorded bottleneck is in T, can
+ * have lost theirs: a variable bottlenecked elsewhere sees the same constraint, with the same
+ * loads and levels, as before. Those are checked; the failures join S (for a variable of S,
+ * the kept variables that out-level it on its constraints, which must come down), and S is
+ * solved again. It gives up (the caller then solves the full components) when S grows past a
+ * bound or a FATPIPE constraint is involved (its sharing does not follow the condition above).
+ *
+ * The tolerance INC_EPS only absorbs rounding: loads are sums of a few products and levels
+ * quotients, exact to ~1e-15 relative. */
+#define INC_EPS 1e-9
+#define INC_MAX_VARS 4096
+
+static double tentative(const lmm_system *s, const lmm_var *x) { return x->mark == s->stamp ? x->newval : x->value; }
+
+/* Load and top level of constraint c in the tentative solution, cached per checking round. */
+static const lmm_cnst *cnst_info(lmm_system *s, int c) {
+  lmm_cnst *k = &s->cnsts.data[c];
+  if (k->info_stamp == s->istamp) return k;
+  k->info_stamp = s->istamp;
+  double load = 0, maxl = 0;
+  for (int i = 0; i < k->n; i++) {
+    const lmm_var *x = &s->vars.data[k->refs[i].var];
+    double a = k->refs[i].coeff;
+    if (a <= 0 || x->penalty <= 0) continue;
+    double v = tentative(s, x);
+    load += a * v;
+    if (v * x->penalty > maxl) maxl = v * x->penalty;
+  }
+  k->load = load;
+  k->maxl = maxl;
+  return k;
+}
+
+/* Is c a bottleneck for a variable at level lvl: saturated, nobody above lvl? */
+static int is_bottleneck(lmm_system *s, int c, double lvl) {
+  if (s->cnsts.data[c].fatpipe) return 0;   /* conservative: the variable gets re-solved */
+  const lmm_cnst *k = cnst_info(s, c);
+  return k->load >= k->capacity * (1 - INC_EPS) && lvl >= k->maxl * (1 - INC_EPS);
+}
+
+/* Does variable v have a bottleneck in the tentative solution? Records the one found. */
+static int has_bottleneck(lmm_system *s, int v) {
+  lmm_var *x = &s->vars.data[v];
+  if (x->penalty <= 0) return 1;                       /* off: 0, nothing to check */
+  double val = tentative(s, x);
+  if (x->bound > 0 && val >= x->bound * (1 - INC_EPS)) { x->bneck = BNECK_BOUND; return 1; }
+  double lvl = val * x->penalty;
+  if (x->bneck >= 0 && is_bottleneck(s, x->bneck, lvl)) return 1;
+  int constrained = 0;
+  for (int i = 0; i < x->nel; i++) {
+    if (x->el[i].coeff <= 0) continue;
+    constrained = 1;
+    if (is_bottleneck(s, x->el[i].cnst, lvl)) { x->bneck = x->el[i].cnst; return 1; }
+  }
+  return !constrained && val == (x->bound > 0 ? x->bound : INFINITY);
+}
+
+/* Puts constraint c in T; 0 if that is beyond the repair (FATPIPE). */
+static int add_touched(lmm_system *s, int c) {
+  lmm_cnst *k = &s->cnsts.data[c];
+  if (k->mark == s->stamp) return 1;
+  if (k->fatpipe) return 0;
+  k->mark = s->stamp;
+  VEC_PUSH(s->inc_c, c);
+  return 1;
+}
+
+/* Queues kept variable v for S (once per round). */
+static void queue_var(lmm_system *s, int v) {
+  lmm_var *x = &s->vars.data[v];
+  if (x->mark == s->stamp || x->qmark == s->istamp) return;
+  x->qmark = s->istamp;
+  VEC_PUSH(s->inc_add, v);
+}
+
+/* Tries the local repair of the pending changes; 1 when done (values reported), 0 when the
+ * caller must solve the full components (nothing was changed then). */
+static int solve_incremental(lmm_system *s, void (*changed)(void *ctx, void *owner, double value), void *ctx) {
   s->stamp++;
-  /* Walk the dirty sets; each unvisited seed yields one component. */
-  size_t nv = s->dirty_vars.len, nc = s->dirty_cnsts.len;
-  for (size_t pass = 0; pass < nv + nc; pass++) {
-    int is_var = pass < nv;
-    int id = is_var ? s->dirty_vars.data[pass] : s->dirty_cnsts.data[pass - nv];
+  s->inc_v.len = s->inc_c.len = 0;
+  for (size_t i = 0; i < s->dirty_vars.len; i++) {
+    int v = s->dirty_vars.data[i];
+    lmm_var *x = &s->vars.data[v];
+    if (!x->alive || x->mark == s->stamp) continue;
+    x->mark = s->stamp;
+    VEC_PUSH(s->inc_v, v);
+  }
+  for (size_t i = 0; i < s->dirty_cnsts.len; i++)
+    if (!add_touched(s, s->dirty_cnsts.data[i])) return 0;
+  size_t expanded = 0;   /* S's first `expanded` variables have their constraints in T */
+  for (;;) {
+    if (s->inc_v.len > INC_MAX_VARS) return 0;
+    for (; expanded < s->inc_v.len; expanded++) {
+      const lmm_var *x = &s->vars.data[s->inc_v.data[expanded]];
+      if (x->penalty <= 0) continue;
+      for (int j = 0; j < x->nel; j++)
+        if (x->el[j].coeff > 0 && !add_touched(s, x->el[j].cnst)) return 0;
+    }
+    /* One pass over T: what the kept variables use of each constraint (the rest is for S)
+     * and their top level, neither of which moves in this round; and the kept variables whose
+     * recorded bottleneck is in T, to be checked. */
+    s->istamp++;
+    s->inc_chk.len = 0;
+    for (size_t i = 0; i < s->inc_c.len; i++) {
+      lmm_cnst *k = &s->cnsts.data[s->inc_c.data[i]];
+      double used = 0, maxl = 0;
+      for (int j = 0; j < k->n; j++) {
+        lmm_var *u = &s->vars.data[k->refs[j].var];
+        double a = k->refs[j].coeff;
+        if (u->mark == s->stamp || a <= 0 || u->penalty <= 0) continue;
+        used += a * u->value;
+        if (u->value * u->penalty > maxl) maxl = u->value * u->penalty;
+        if (u->cmark == s->istamp || u->bneck == BNECK_BOUND) continue;   /* bound: unchanged */
+        if (u->bneck >= 0 && s->cnsts.data[u->bneck].mark != s->stamp) continue; /* untouched */
+        u->cmark = s->istamp;
+        VEC_PUSH(s->inc_chk, k->refs[j].var);
+      }
+      k->remaining = k->capacity - used;
+      if (k->remaining < 0) k->remaining = 0;
+      k->load = used;
+      k->maxl = maxl;
+      k->info_stamp = s->istamp;
+    }
+    fill(s, s->inc_v.data, s->inc_v.len, s->inc_c.data, s->inc_c.len);
+    for (size_t i = 0; i < s->inc_v.len; i++) {     /* add S's share to T's load and level */
+      const lmm_var *x = &s->vars.data[s->inc_v.data[i]];
+      if (x->penalty <= 0) continue;
+      for (int j = 0; j < x->nel; j++) {
+        if (x->el[j].coeff <= 0) continue;
+        lmm_cnst *k = &s->cnsts.data[x->el[j].cnst];
+        k->load += x->el[j].coeff * x->newval;
+        if (x->newval * x->penalty > k->maxl) k->maxl = x->newval * x->penalty;
+      }
+    }
+
+    /* Check the bottleneck condition where it may have been broken. */
+    s->inc_add.len = 0;
+    int bad = 0;
+    for (size_t i = 0; i < s->inc_v.len; i++) {
+      int v = s->inc_v.data[i];
+      if (has_bottleneck(s, v)) continue;
+      bad = 1;
+      /* Kept variables above it on its constraints must come down. */
+      const lmm_var *x = &s->vars.data[v];
+      double lvl = x->newval * x->penalty;
+      for (int j = 0; j < x->nel; j++) {
+        if (x->el[j].coeff <= 0) continue;
+        const lmm_cnst *k = &s->cnsts.data[x->el[j].cnst];
+        for (int r = 0; r < k->n; r++) {
+          const lmm_var *u = &s->vars.data[k->refs[r].var];
+          if (u->mark != s->stamp && u->penalty > 0 && k->refs[r].coeff > 0 &&
+              !(lvl >= u->value * u->penalty * (1 - INC_EPS)))
+            queue_var(s, k->refs[r].var);
+        }
+      }
+    }
+    for (size_t i = 0; i < s->inc_chk.len; i++) {
+      int v = s->inc_chk.data[i];
+      if (!has_bottleneck(s, v)) { bad = 1; queue_var(s, v); }
+    }
+    if (!bad) break;
+    if (!s->inc_add.len) return 0;     /* no way forward: let the full solve decide */
+    for (size_t i = 0; i < s->inc_add.len; i++) {
+      int v = s->inc_add.data[i];
+      s->vars.data[v].mark = s->stamp;
+      VEC_PUSH(s->inc_v, v);
+    }
+  }
+  s->inc_ok++;
+  s->inc_vars += s->inc_v.len;
+  for (size_t i = 0; i < s->inc_v.len; i++) {
+    lmm_var *x = &s->vars.data[s->inc_v.data[i]];
+    if (x->newval != x->value) {
+      x->value = x->newval;
+      if (changed && x->owner) changed(ctx, x->owner, x->value);
+    }
+  }
+  return 1;
+}
+
+/* PSIM_LMM_CHECK: re-solves from scratch the components of the last repair and aborts when a
+ * value differs (a debugging aid; the values stay those of the repair). */
+static void check_repair(lmm_system *s) {
+  size_t nv = s->inc_v.len, nc = s->inc_c.len;
+  int *seeds = xmalloc((nv + nc + 1) * sizeof *seeds);
+  memcpy(seeds, s->inc_v.data, nv * sizeof *seeds);
+  memcpy(seeds + nv, s->inc_c.data, nc * sizeof *seeds);
+  s->stamp++;
+  for (size_t i = 0; i < nv + nc; i++) {
     s->comp_c.len = s->comp_v.len = 0;
-    collect(s, is_var, id);
+    collect(s, i < nv, seeds[i]);
     if (!s->comp_v.len) continue;
     solve_component(s);
-    s->solves++;
-    for (size_t i = 0; i < s->comp_v.len; i++) {
-      lmm_var *x = &s->vars.data[s->comp_v.data[i]];
-      if (x->newval != x->value) {
-        x->value = x->newval;
-        if (changed && x->owner) changed(ctx, x->owner, x->value);
+    for (size_t j = 0; j < s->comp_v.len; j++) {
+      const lmm_var *x = &s->vars.data[s->comp_v.data[j]];
+      if (!(fabs(x->newval - x->value) <= 1e-9 * fabs(x->newval)) && x->newval != x->value) {
+        fprintf(stderr, "lmm check: variable %d is %.17g after the local repair, %.17g solved in full\n",
+                s->comp_v.data[j], x->value, x->newval);
+        abort();
+      }
+    }
+  }
+  free(seeds);
+}
+
+void lmm_solve(lmm_system *s, void (*changed)(void *ctx, void *owner, double value), void *ctx) {
+  if (!s->dirty_vars.len && !s->dirty_cnsts.len) return;
+  size_t nv = s->dirty_vars.len, nc = s->dirty_cnsts.len;
+  if (solve_incremental(s, changed, ctx)) {
+    if (s->check) check_repair(s);
+  } else {
+    s->inc_fail++;
+    s->stamp++;
+    /* Walk the dirty sets; each unvisited seed yields one component. */
+    for (size_t pass = 0; pass < nv + nc; pass++) {
+      int is_var = pass < nv;
+      int id = is_var ? s->dirty_vars.data[pass] : s->dirty_cnsts.data[pass - nv];
+      s->comp_c.len = s->comp_v.len = 0;
+      collect(s, is_var, id);
+      if (!s->comp_v.len) continue;
+      solve_component(s);
+      s->solves++;
+      for (size_t i = 0; i < s->comp_v.len; i++) {
+        lmm_var *x = &s->vars.data[s->comp_v.data[i]];
+        if (x->newval != x->value) {
+          x->value = x->newval;
+          if (changed && x->owner) changed(ctx, x->owner, x->value);
+        }
       }
     }
   }

@@ -152,7 +152,7 @@ mpi_req *mpi_isend(mpi_world *w, int src, int dst, int tag, int ctx, double byte
   s->bytes = bytes < 0 ? 0 : bytes;
   s->is_send = 1;
   const net_config *c = models_config(w->models);
-  s->detached = !(flags & MPI_F_SSEND) && s->bytes < c->detached_thresh;
+  s->detached = (flags & MPI_F_BUFFERED) || (!(flags & MPI_F_SSEND) && s->bytes < c->detached_thresh);
   int eager = s->bytes < c->async_small_thresh;
   if (eager && start_transfer(w, s, err) < 0) return NULL;
   mpi_req *r = match_take_recv(w->q, s);

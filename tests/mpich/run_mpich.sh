@@ -77,8 +77,24 @@ T=$PSIM_MPICH_SRC/test/mpi
 W=$(mktemp -d "${TMPDIR:-/tmp}/psim-mpich.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 CFLAGS="-O1 -w -I$HERE -I$T/include"
+# psim has no inter-communicators: the harness offers none (MTestGetIntercomm says "no more"
+# at once, as SimGrid's copy of mtest.c does), so tests looping over MTestGetComm run on
+# intra-communicators only instead of aborting
+sed 's/^int MTestGetIntercomm(MPI_Comm \* comm, int \*isLeftGroup, int min_size)$/int psim_mpich_MTestGetIntercomm(MPI_Comm * comm, int *isLeftGroup, int min_size)/' \
+  "$T/util/mtest.c" > "$W/mtest.c"
+grep -q psim_mpich_MTestGetIntercomm "$W/mtest.c" || { echo "run_mpich.sh: unexpected util/mtest.c" >&2; exit 1; }
+cat >> "$W/mtest.c" <<'EOF2'
+int MTestGetIntercomm(MPI_Comm *comm, int *isLeftGroup, int min_size)
+{
+    (void) min_size;
+    *comm = MPI_COMM_NULL;
+    *isLeftGroup = 0;
+    return 0;
+}
+EOF2
+cp "$T/util/mtest_common.c" "$T/util/mtest_single.c" "$W/"
 for f in mtest mtest_common mtest_single; do
-  "$PSIMCC" $CFLAGS -DPSIM_MTEST_HARNESS -c "$T/util/$f.c" -o "$W/$f.o" ||
+  "$PSIMCC" $CFLAGS -DPSIM_MTEST_HARNESS -c "$W/$f.c" -o "$W/$f.o" ||
     { echo "run_mpich.sh: cannot build util/$f.c" >&2; exit 1; }
 done
 HARNESS="$W/mtest.o $W/mtest_common.o $W/mtest_single.o"
@@ -96,6 +112,10 @@ run_one() {  # dir name np [key=value...]
     esac
   done
   bin=$W/$dir/$name
+  if [ ! -f "$T/$dir/$name.c" ]; then   # on SimGrid's list, gone from mpich 4.0.2
+    echo "$dir $name $np MISSING" >> "$results"
+    return
+  fi
   if [ ! -e "$bin" ] && [ ! -e "$bin.fail" ]; then
     mkdir -p "$W/$dir"
     if ! "$PSIMCC" $CFLAGS -o "$bin" "$T/$dir/$name.c" $HARNESS -lm > "$bin.log" 2>&1; then
@@ -139,14 +159,18 @@ done
 # ---- summary ----
 cp "$results" "${PSIM_MPICH_RESULTS:-$PSIM_MPICH_DIR/results.txt}" 2>/dev/null
 fails=0
+missing=$(grep -c " MISSING$" "$results")
+grep -v " MISSING$" "$results" > "$results.run"
 for dir in $dirs; do
-  p=$(grep -c "^$dir .* PASS$" "$results")
-  n=$(grep -c "^$dir " "$results")
+  p=$(grep -c "^$dir .* PASS$" "$results.run")
+  n=$(grep -c "^$dir " "$results.run")
   [ "$n" -gt 0 ] && printf '%-6s %3d/%d passed\n' "$dir:" "$p" "$n"
 done
-tp=$(grep -c " PASS$" "$results"); tn=$(wc -l < "$results")
-printf 'total: %d/%d passed\n' "$tp" "$tn"
+tp=$(grep -c " PASS$" "$results.run"); tn=$(wc -l < "$results.run")
+printf 'total: %d/%d passed' "$tp" "$tn"
+[ "$missing" -gt 0 ] && printf ' (and %d listed tests are not in this mpich source)' "$missing"
+printf '\n'
 grep -v " PASS$" "$results" | sed 's/^/  /'
 if [ -n "$passing" ]; then grep " PASS$" "$results" | sed 's/ PASS$//' > "$passing"; fi
-if [ -n "$only" ] && [ "$tp" -ne "$tn" ]; then exit 1; fi
+if [ -n "$only" ] && [ "$tp" -ne "$tn" -o "$missing" -gt 0 ]; then exit 1; fi
 exit 0

@@ -65,6 +65,12 @@ typedef struct rt_uop { MPI_User_function *fn; int commute; } rt_uop;
 
 typedef struct rt_shared { void *p; size_t len; } rt_shared;
 
+/* An MPI_Comm_create_group in progress: its members find the communicator the first one made. */
+typedef struct rt_pending_group {
+  int parent, tag, arrived;
+  rt_comm *comm;
+} rt_pending_group;
+
 typedef struct rt_world {
   VEC(rt_dtype *) types;
   VEC(rt_comm *) comms;
@@ -74,6 +80,7 @@ typedef struct rt_world {
   VEC(rt_uop) ops;
   int next_comm_id;
   VEC(rt_shared) shared, shared_own;
+  VEC(rt_pending_group) pending_groups;
 } rt_world;
 
 typedef struct rt_rank {
@@ -92,6 +99,7 @@ void rt_need_init(void);
 /* rt_dtype.c */
 void rt_dtypes_init(rt_world *w);
 rt_dtype *rt_type(MPI_Datatype dt);   /* fatal when invalid */
+rt_dtype *rt_type_inflight(MPI_Datatype dt);   /* also accepts a freed type (pending operations) */
 size_t rt_pack_size(MPI_Datatype dt, int count);
 ptrdiff_t rt_extent(MPI_Datatype dt);
 void rt_pack(const void *buf, int count, MPI_Datatype dt, void *out);

@@ -126,6 +126,7 @@ static rt_group *group_get(MPI_Group g) {
 
 static MPI_Group group_new(int size, const int *world) {
   rt_world *w = rt_w();
+  if (size == 0) return MPI_GROUP_EMPTY;   /* MPI: an empty result is MPI_GROUP_EMPTY itself */
   rt_group *g = xcalloc(1, sizeof *g);
   g->size = size;
   g->world = xmalloc((size_t)(size ? size : 1) * sizeof *g->world);
@@ -140,8 +141,48 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) {
   rt_group *g = group_get(group);
   int me = rt_world_rank(), pos = -1;
   for (int i = 0; i < g->size; i++) if (g->world[i] == me) pos = i;
-  /* a split where the group's members share color 0 and its order is the key */
-  *newcomm = split(c, pos >= 0 ? 0 : MPI_UNDEFINED, pos, "MPI_Comm_create");
+  /* a split where the group's members share a color and its order is the key; ranks may pass
+   * different, disjoint groups (MPI 2.2): the color is the group's first member */
+  *newcomm = split(c, pos >= 0 ? g->world[0] : MPI_UNDEFINED, pos, "MPI_Comm_create");
+  emu_leave();
+  return MPI_SUCCESS;
+}
+
+/* MPI 3.0: collective over the group's members only (the rest of comm does not take part).
+ * The first member to arrive makes the communicator; the others find it by (comm, tag, same
+ * members in the same order). Timed as the creation of a communicator (an allgather of two
+ * ints, as split), among the members, on the new communicator itself. */
+int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm) {
+  emu_enter("MPI_Comm_create_group");
+  rt_world *w = rt_w();
+  rt_comm *c = rt_comm_get(comm);
+  rt_group *g = group_get(group);
+  int me = rt_world_rank(), pos = -1;
+  for (int i = 0; i < g->size; i++) {
+    if (g->world[i] == me) pos = i;
+    if (c->local[g->world[i]] < 0) emu_fatal("the group has a rank outside the communicator (MPI_ERR_GROUP)");
+  }
+  if (pos < 0) emu_fatal("MPI_Comm_create_group called by a rank outside the group (MPI_ERR_GROUP)");
+  rt_comm *nc = NULL;
+  size_t i;
+  for (i = 0; i < w->pending_groups.len; i++) {
+    rt_pending_group *p = &w->pending_groups.data[i];
+    if (p->parent == c->id && p->tag == tag && p->comm->size == g->size &&
+        !memcmp(p->comm->world, g->world, (size_t)g->size * sizeof *g->world)) { nc = p->comm; break; }
+  }
+  if (!nc) {
+    nc = rt_comm_new(w, g->size, g->world);
+    rt_pending_group p = {c->id, tag, 0, nc};
+    VEC_PUSH(w->pending_groups, p);
+    i = w->pending_groups.len - 1;
+  }
+  if (++w->pending_groups.data[i].arrived == g->size) {   /* everyone is in: forget it */
+    w->pending_groups.data[i] = w->pending_groups.data[w->pending_groups.len - 1];
+    w->pending_groups.len--;
+  }
+  coll_call x = {COLL_ALLGATHER, pos, g->size, 0, 2 * sizeof(int), 2 * sizeof(int), NULL, NULL, 4};
+  rt_coll_timing(nc, &x);
+  *newcomm = nc->handle;
   emu_leave();
   return MPI_SUCCESS;
 }

@@ -117,11 +117,20 @@ rt_dtype *rt_type(MPI_Datatype dt) {
   return w->types.data[dt];
 }
 
-size_t rt_pack_size(MPI_Datatype dt, int count) { return rt_type(dt)->size * (size_t)(count < 0 ? 0 : count); }
-ptrdiff_t rt_extent(MPI_Datatype dt) { rt_dtype *t = rt_type(dt); return t->ub - t->lb; }
+/* A type a pending operation uses: MPI lets the program free it before the operation
+ * completes (the type lives on until then), so moving the data accepts a freed type. */
+rt_dtype *rt_type_inflight(MPI_Datatype dt) {
+  rt_world *w = rt_w();
+  if (dt <= 0 || (size_t)dt >= w->types.len || !w->types.data[dt])
+    emu_fatal("invalid datatype %d (MPI_ERR_TYPE)", dt);
+  return w->types.data[dt];
+}
+
+size_t rt_pack_size(MPI_Datatype dt, int count) { return rt_type_inflight(dt)->size * (size_t)(count < 0 ? 0 : count); }
+ptrdiff_t rt_extent(MPI_Datatype dt) { rt_dtype *t = rt_type_inflight(dt); return t->ub - t->lb; }
 
 void rt_pack(const void *buf, int count, MPI_Datatype dt, void *out) {
-  rt_dtype *t = rt_type(dt);
+  rt_dtype *t = rt_type_inflight(dt);
   char *o = out;
   const char *in = buf;
   if (t->contig) { if (count > 0 && t->size) memcpy(o, in, t->size * (size_t)count); return; }
@@ -134,7 +143,7 @@ void rt_pack(const void *buf, int count, MPI_Datatype dt, void *out) {
 }
 
 size_t rt_unpack(const void *inp, size_t len, void *buf, int count, MPI_Datatype dt) {
-  rt_dtype *t = rt_type(dt);
+  rt_dtype *t = rt_type_inflight(dt);
   const char *in = inp;
   char *o = buf;
   if (t->contig) {

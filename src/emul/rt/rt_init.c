@@ -65,6 +65,7 @@ void rt_world_free(void *p) {
   VEC_FREE(w->shared);
   for (size_t i = 0; i < w->shared_own.len; i++) free(w->shared_own.data[i].p);
   VEC_FREE(w->shared_own);
+  VEC_FREE(w->pending_groups);
   free(w);
 }
 

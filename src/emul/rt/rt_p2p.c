@@ -64,7 +64,7 @@ static int trace_quiet_waits;
 
 /* bytes as a count of elements of a TIT datatype code of dt's element size. */
 static void trace_amount(MPI_Datatype dt, double bytes, double *n, int *code) {
-  size_t sz = rt_type(dt)->size;
+  size_t sz = rt_type_inflight(dt)->size;
   *code = emu_trace_dtcode(sz);
   double csz = *code == 6 ? 1 : (double)sz;
   *n = bytes / csz;
@@ -80,7 +80,7 @@ static void trace_post(rt_req *r) {
   if (r->kind == RQ_SEND) {
     double n;
     int code;
-    trace_amount(r->dt, (double)rt_type(r->dt)->size * r->count, &n, &code);
+    trace_amount(r->dt, (double)rt_type_inflight(r->dt)->size * r->count, &n, &code);
     emu_trace_line(k, "isend %d %d %.0f %d", r->comm->world[r->peer], r->tag, n, code);
   } else {
     r->tid = emu_trace_hole(k);
@@ -97,7 +97,7 @@ static void trace_done(rt_req *r, const emu_req *e, int wait) {
   if (r->kind == RQ_SEND) {
     dst = r->comm->world[r->peer];
   } else {
-    double bytes = e ? (double)e->got : (double)rt_type(r->dt)->size * r->count, n;
+    double bytes = e ? (double)e->got : (double)rt_type_inflight(r->dt)->size * r->count, n;
     int code;
     if (e) { src = e->src; tag = e->tag; }
     else { src = r->peer == MPI_ANY_SOURCE ? 0 : r->comm->world[r->peer]; tag = tag < 0 ? 0 : tag; }
@@ -117,7 +117,7 @@ static void req_start(rt_req *r, int blocking) {
   rt_comm *c = r->comm;
   int ctx = 2 * c->id;
   if (r->kind == RQ_SEND) {
-    rt_dtype *t = rt_type(r->dt);
+    rt_dtype *t = rt_type_inflight(r->dt);
     size_t len = t->size * (size_t)r->count;
     if (t->contig) r->er = emu_isend(c->world[r->peer], r->tag, ctx, r->buf, len, 0, r->flags, blocking);
     else {
@@ -125,7 +125,7 @@ static void req_start(rt_req *r, int blocking) {
       r->er = emu_isend(c->world[r->peer], r->tag, ctx, p, len, 1, r->flags, blocking);
     }
   } else {
-    rt_dtype *t = rt_type(r->dt);
+    rt_dtype *t = rt_type_inflight(r->dt);
     size_t cap = t->size * (size_t)r->count;
     void *dst = r->buf;
     if (!t->contig) {
@@ -238,9 +238,10 @@ int MPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MP
 int MPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
   return p2p(RQ_SEND, "MPI_Rsend", (void *)buf, count, dt, dest, tag, comm, 0, NULL);
 }
-/* Buffered sends: the payload is always copied, so they behave as detached sends. */
+/* Buffered sends complete locally whatever their size (the attached buffer holds a copy):
+ * the payload is copied and the send is detached, also above smpi/send-is-detached-thresh. */
 int MPI_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
-  return p2p(RQ_SEND, "MPI_Bsend", (void *)buf, count, dt, dest, tag, comm, 0, NULL);
+  return p2p(RQ_SEND, "MPI_Bsend", (void *)buf, count, dt, dest, tag, comm, MPI_F_BUFFERED, NULL);
 }
 int MPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Status *st) {
   return p2p(RQ_RECV, "MPI_Recv", buf, count, dt, source, tag, comm, 0, st);
@@ -267,7 +268,7 @@ int MPI_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, M
   return ip2p(RQ_SEND, "MPI_Irsend", (void *)buf, count, dt, dest, tag, comm, 0, req);
 }
 int MPI_Ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *req) {
-  return ip2p(RQ_SEND, "MPI_Ibsend", (void *)buf, count, dt, dest, tag, comm, 0, req);
+  return ip2p(RQ_SEND, "MPI_Ibsend", (void *)buf, count, dt, dest, tag, comm, MPI_F_BUFFERED, req);
 }
 int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Request *req) {
   return ip2p(RQ_RECV, "MPI_Irecv", buf, count, dt, source, tag, comm, 0, req);
@@ -279,6 +280,11 @@ int MPI_Send_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag
 }
 int MPI_Ssend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *req) {
   *req = req_make(RQ_SEND, (void *)buf, count, dt, dest, tag, comm, MPI_F_SSEND, 1);
+  return MPI_SUCCESS;
+}
+/* buffered = detached at any size, as MPI_Bsend */
+int MPI_Bsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *req) {
+  *req = req_make(RQ_SEND, (void *)buf, count, dt, dest, tag, comm, MPI_F_BUFFERED, 1);
   return MPI_SUCCESS;
 }
 int MPI_Recv_init(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Request *req) {

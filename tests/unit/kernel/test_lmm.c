@@ -156,13 +156,77 @@ static void incremental_components(void **st) {
   lmm_free(s);
 }
 
+/* The local repair against solving from scratch: random flows (coefficient 1 on a route of
+ * 1-3 links, 0.05 on others: cross-traffic; varied penalties and bounds, some switched off)
+ * start and end on a small platform with a FATPIPE link; after every solve each value must
+ * equal that of a fresh system holding the same variables (solved in one go). */
+static unsigned rnd_state = 12345;
+static unsigned rnd(unsigned n) { rnd_state = rnd_state * 1103515245u + 12345u; return (rnd_state >> 8) % n; }
+
+enum { NC = 12, NV = 40, NE = 5 };
+typedef struct { int alive, var, ne, c[NE]; double a[NE], pen, bound; } flow_def;
+
+static void build(lmm_system *s, flow_def *f, void *owner) {
+  f->var = lmm_var_new(s, f->pen, f->bound, owner);
+  for (int e = 0; e < f->ne; e++) lmm_expand(s, f->c[e], f->var, f->a[e]);
+}
+
+static void repair_matches_full_solve(void **st) {
+  (void)st;
+  static const double cap[NC] = {10, 10, 10, 10, 8, 8, 12, 12, 5, 20, 7, 30};
+  lmm_system *s = lmm_new();
+  for (int c = 0; c < NC; c++) lmm_cnst_new(s, cap[c], c == NC - 1);
+  flow_def f[NV] = {{0}};
+  for (int step = 0; step < 3000; step++) {
+    int nops = 1 + (int)rnd(4);
+    for (int op = 0; op < nops; op++) {
+      flow_def *x = &f[rnd(NV)];
+      if (x->alive && rnd(4) == 0) {          /* switch on or off */
+        x->pen = x->pen > 0 ? 0 : (double)(1 + rnd(3));
+        lmm_var_set_penalty(s, x->var, x->pen);
+      } else if (x->alive) {
+        lmm_var_free(s, x->var);
+        x->alive = 0;
+      } else {
+        x->alive = 1;
+        x->ne = 1 + (int)rnd(NE);
+        for (int e = 0; e < x->ne; e++) {
+          x->c[e] = (int)rnd(step % 500 < 250 ? NC - 1 : NC);   /* FATPIPE half of the time */
+          x->a[e] = e < 2 ? 1.0 : 0.05;
+        }
+        x->pen = rnd(10) == 0 ? 0 : (double)(1 + rnd(3));
+        x->bound = rnd(3) == 0 ? (double)(1 + rnd(6)) : -1;
+        build(s, x, x);
+      }
+    }
+    lmm_solve(s, NULL, NULL);
+    lmm_system *ref = lmm_new();
+    for (int c = 0; c < NC; c++) lmm_cnst_new(ref, cap[c], c == NC - 1);
+    int rv[NV];
+    for (int i = 0; i < NV; i++) {
+      if (!f[i].alive) continue;
+      flow_def g = f[i];
+      build(ref, &g, &f[i]);
+      rv[i] = g.var;
+    }
+    lmm_solve(ref, NULL, NULL);
+    for (int i = 0; i < NV; i++) {
+      if (!f[i].alive) continue;
+      double a = lmm_var_value(s, f[i].var), b = lmm_var_value(ref, rv[i]);
+      assert_true(fabs(a - b) <= 1e-9 * fabs(b) || a == b);
+    }
+    lmm_free(ref);
+  }
+  lmm_free(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(one_var_takes_all),  cmocka_unit_test(equal_share),
       cmocka_unit_test(weighted_share),     cmocka_unit_test(bound_first),
       cmocka_unit_test(fatpipe_no_sharing), cmocka_unit_test(chain_bottleneck),
       cmocka_unit_test(expand_accumulates), cmocka_unit_test(penalty_zero_is_off),
-      cmocka_unit_test(incremental_components),
+      cmocka_unit_test(incremental_components), cmocka_unit_test(repair_matches_full_solve),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
