@@ -2,7 +2,7 @@
  *
  * Activities progress at the rate the solver gives their variable. Rather than touching every
  * activity at every event, each keeps (remaining, updated, rate) and a predicted completion
- * date in a binary heap; only activities whose rate changes are brought up to date ("lazy"
+ * date in a 4-ary heap; only activities whose rate changes are brought up to date ("lazy"
  * updates, as SimGrid's default). The heap orders by (date, seq) so ties resolve in the order
  * activities were scheduled: runs are deterministic. */
 #include <math.h>
@@ -10,11 +10,14 @@
 
 #include "psim/kernel.h"
 
+/* An event queue entry: the activity and a copy of its key (see the event heap below). */
+typedef struct { double date; uint64_t seq; activity *a; } heap_ent;
+
 struct sim {
   double now;
   uint64_t seq;
   lmm_system *lmm;
-  VEC(activity *) heap;
+  VEC(heap_ent) heap;
   /* ready queue: a ring buffer of ids */
   int *ready;
   size_t rhead, rlen, rcap;
@@ -43,60 +46,76 @@ void sim_free(sim *s) {
 double sim_now(const sim *s) { return s->now; }
 lmm_system *sim_lmm(sim *s) { return s->lmm; }
 
-/* ---- event heap ---- */
-static int before(const activity *a, const activity *b) {
-  return a->date < b->date || (a->date == b->date && a->seq < b->seq);
+/* ---- event heap ----
+ * A 4-ary min-heap whose entries carry their own key (date, seq): comparisons never load the
+ * activity, only moves write its back-index. (date, seq) is a total order (seq is unique), so
+ * the order of removal does not depend on the heap's shape. */
+static inline int before(const heap_ent *x, const heap_ent *y) {
+  return x->date < y->date || (x->date == y->date && x->seq < y->seq);
 }
 
-static void heap_set(sim *s, size_t i, activity *a) { s->heap.data[i] = a; a->heap = (int)i; }
+static inline void heap_put(sim *s, size_t i, heap_ent e) { s->heap.data[i] = e; e.a->heap = (int)i; }
 
 static void sift_up(sim *s, size_t i) {
-  activity *a = s->heap.data[i];
+  heap_ent e = s->heap.data[i];
   while (i > 0) {
-    size_t p = (i - 1) / 2;
-    if (!before(a, s->heap.data[p])) break;
-    heap_set(s, i, s->heap.data[p]);
+    size_t p = (i - 1) / 4;
+    if (!before(&e, &s->heap.data[p])) break;
+    heap_put(s, i, s->heap.data[p]);
     i = p;
   }
-  heap_set(s, i, a);
+  heap_put(s, i, e);
 }
 
 static void sift_down(sim *s, size_t i) {
-  activity *a = s->heap.data[i];
+  heap_ent e = s->heap.data[i];
+  heap_ent *h = s->heap.data;
   size_t n = s->heap.len;
   for (;;) {
-    size_t l = 2 * i + 1, m = i;
-    const activity *best = a;
-    if (l < n && before(s->heap.data[l], best)) { m = l; best = s->heap.data[l]; }
-    if (l + 1 < n && before(s->heap.data[l + 1], best)) m = l + 1;
+    size_t c = 4 * i + 1, m = i;
+    double bd = e.date;
+    uint64_t bs = e.seq;
+    size_t end = c + 4 < n ? c + 4 : n;
+    /* Branch-free selection of the smallest child: the comparisons are unpredictable. */
+    for (; c < end; c++) {
+      int lt = (h[c].date < bd) | ((h[c].date == bd) & (h[c].seq < bs));
+      m = lt ? c : m;
+      bd = lt ? h[c].date : bd;
+      bs = lt ? h[c].seq : bs;
+    }
     if (m == i) break;
-    heap_set(s, i, s->heap.data[m]);
+    heap_put(s, i, h[m]);
     i = m;
   }
-  heap_set(s, i, a);
+  heap_put(s, i, e);
 }
 
 static void heap_remove(sim *s, activity *a) {
   size_t i = (size_t)a->heap;
-  activity *last = s->heap.data[--s->heap.len];
+  heap_ent last = s->heap.data[--s->heap.len];
   a->heap = -1;
-  if (last == a) return;
-  heap_set(s, i, last);
-  sift_up(s, i);
-  sift_down(s, (size_t)last->heap);
+  if (last.a == a) return;
+  heap_ent old = s->heap.data[i];
+  heap_put(s, i, last);
+  if (before(&last, &old)) sift_up(s, i);
+  else sift_down(s, i);
 }
 
 /* (Re)places a in the heap according to its date; INFINITY = not queued. */
 static void schedule(sim *s, activity *a) {
   if (a->heap >= 0) {
     if (a->date == INFINITY) { heap_remove(s, a); return; }
-    sift_up(s, (size_t)a->heap);
-    sift_down(s, (size_t)a->heap);
+    heap_ent *e = &s->heap.data[a->heap];
+    int up = a->date < e->date;
+    e->date = a->date;
+    e->seq = a->seq;
+    if (up) sift_up(s, (size_t)a->heap);
+    else sift_down(s, (size_t)a->heap);
     return;
   }
   if (a->date == INFINITY) return;
-  VEC_PUSH(s->heap, a);
-  a->heap = (int)s->heap.len - 1;
+  heap_ent e = {a->date, a->seq, a};
+  VEC_PUSH(s->heap, e);
   sift_up(s, s->heap.len - 1);
 }
 
@@ -190,9 +209,9 @@ uint64_t sim_run(sim *s, void (*run)(void *ctx, int id), void *ctx) {
     if (!s->heap.len) break;
     /* Every completion at the next date is processed before any rank runs again, as in
      * SimGrid; ranks woken by them then run in the order they were woken. */
-    s->now = s->heap.data[0]->date;
-    while (s->heap.len && s->heap.data[0]->date <= s->now) {
-      activity *a = s->heap.data[0];
+    s->now = s->heap.data[0].date;
+    while (s->heap.len && s->heap.data[0].date <= s->now) {
+      activity *a = s->heap.data[0].a;
       heap_remove(s, a);
       events++;
       if (a->var >= 0) {

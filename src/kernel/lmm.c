@@ -38,7 +38,6 @@ typedef struct {
   lmm_ref *refs;
   int n, cap;
   int dirty;          /* in the dirty list */
-  unsigned mark;      /* component stamp; in solve_incremental: in the touched set T */
   unsigned info_stamp;  /* load and maxl below are those of the tentative solution istamp */
   double load, maxl;    /* sum a_cv x_v and max level x_v w_v over the variables */
   /* scratch for the solve */
@@ -46,21 +45,30 @@ typedef struct {
   int nfree;
 } lmm_cnst;
 
+/* A variable's fields the solve reads: one cache line (the array is 64-byte aligned). */
 typedef struct {
   double penalty, bound, value, newval;
-  void *owner;
   lmm_elem *el;
-  int nel, cap;
-  int alive, dirty, fixed;
+  int nel;
   int bneck;          /* what limits it in the current solution: a constraint, or BNECK_* */
   unsigned mark;      /* component stamp; in solve_incremental: in the re-solved set S */
   unsigned cmark, qmark;  /* solve_incremental: to be checked, queued for S, in this round */
-  int next_free;
+  int fixed;
 } lmm_var;
+
+/* The others, in a parallel array. */
+typedef struct {
+  void *owner;
+  int cap;            /* of el */
+  int alive, dirty;
+  int next_free;
+} lmm_var_cold;
 
 struct lmm_system {
   VEC(lmm_cnst) cnsts;
-  VEC(lmm_var) vars;
+  VEC(unsigned) cmark;      /* per constraint: component stamp; in solve_incremental: in T */
+  struct { lmm_var *data; size_t len, cap; } vars;   /* 64-byte aligned */
+  lmm_var_cold *vcold;      /* vars.cap entries */
   int free_var;             /* head of the free list of variable slots, -1 when empty */
   VEC(int) dirty_cnsts;
   VEC(int) dirty_vars;
@@ -94,7 +102,9 @@ void lmm_free(lmm_system *s) {
             (unsigned long long)s->inc_ok, (unsigned long long)s->inc_vars, (unsigned long long)s->inc_fail);
   for (size_t i = 0; i < s->cnsts.len; i++) free(s->cnsts.data[i].refs);
   for (size_t i = 0; i < s->vars.len; i++) free(s->vars.data[i].el);
-  VEC_FREE(s->cnsts); VEC_FREE(s->vars);
+  VEC_FREE(s->cnsts); VEC_FREE(s->cmark);
+  free(s->vars.data);
+  free(s->vcold);
   VEC_FREE(s->dirty_cnsts); VEC_FREE(s->dirty_vars);
   VEC_FREE(s->comp_c); VEC_FREE(s->comp_v); VEC_FREE(s->stack);
   VEC_FREE(s->inc_v); VEC_FREE(s->inc_c); VEC_FREE(s->inc_add); VEC_FREE(s->inc_chk);
@@ -106,6 +116,7 @@ int lmm_cnst_new(lmm_system *s, double capacity, int fatpipe) {
   c.capacity = capacity;
   c.fatpipe = fatpipe;
   VEC_PUSH(s->cnsts, c);
+  VEC_PUSH(s->cmark, 0u);
   return (int)s->cnsts.len - 1;
 }
 
@@ -117,7 +128,7 @@ static void mark_cnst(lmm_system *s, int c) {
 }
 
 static void mark_var(lmm_system *s, int v) {
-  lmm_var *x = &s->vars.data[v];
+  lmm_var_cold *x = &s->vcold[v];
   if (!x->dirty) { x->dirty = 1; VEC_PUSH(s->dirty_vars, v); }
 }
 
@@ -125,23 +136,35 @@ int lmm_var_new(lmm_system *s, double penalty, double bound, void *owner) {
   int v;
   if (s->free_var >= 0) {
     v = s->free_var;
-    s->free_var = s->vars.data[v].next_free;
+    s->free_var = s->vcold[v].next_free;
   } else {
-    lmm_var z = {0};
-    VEC_PUSH(s->vars, z);
-    v = (int)s->vars.len - 1;
+    if (s->vars.len == s->vars.cap) {
+      size_t ncap = s->vars.cap ? 2 * s->vars.cap : 64;
+      lmm_var *n = aligned_alloc(64, ncap * sizeof *n);
+      if (!n) { fprintf(stderr, "psim: out of memory\n"); abort(); }
+      if (s->vars.len) memcpy(n, s->vars.data, s->vars.len * sizeof *n);
+      free(s->vars.data);
+      s->vars.data = n;
+      s->vars.cap = ncap;
+      s->vcold = xrealloc(s->vcold, ncap * sizeof *s->vcold);
+    }
+    v = (int)s->vars.len++;
+    memset(&s->vars.data[v], 0, sizeof s->vars.data[v]);
+    memset(&s->vcold[v], 0, sizeof s->vcold[v]);
   }
   lmm_var *x = &s->vars.data[v];
+  lmm_var_cold *xc = &s->vcold[v];
   lmm_elem *el = x->el;
-  int cap = x->cap;
+  int cap = xc->cap;
   memset(x, 0, sizeof *x);
-  x->el = el; x->cap = cap;        /* keep the element array of the recycled slot */
+  memset(xc, 0, sizeof *xc);
+  x->el = el; xc->cap = cap;       /* keep the element array of the recycled slot */
   x->penalty = penalty;
   x->bound = bound;
-  x->owner = owner;
+  xc->owner = owner;
   x->bneck = BNECK_NONE;
-  x->alive = 1;
-  x->next_free = -1;
+  xc->alive = 1;
+  xc->next_free = -1;
   mark_var(s, v);
   return v;
 }
@@ -159,9 +182,10 @@ void lmm_expand(lmm_system *s, int c, int v, double coeff) {
       mark_cnst(s, c);
       return;
     }
-  if (x->nel == x->cap) {
-    x->cap = x->cap ? 2 * x->cap : 4;
-    x->el = xrealloc(x->el, (size_t)x->cap * sizeof *x->el);
+  lmm_var_cold *xc = &s->vcold[v];
+  if (x->nel == xc->cap) {
+    xc->cap = xc->cap ? 2 * xc->cap : 4;
+    x->el = xrealloc(x->el, (size_t)xc->cap * sizeof *x->el);
   }
   lmm_cnst *k = &s->cnsts.data[c];
   if (k->n == k->cap) {
@@ -194,9 +218,10 @@ void lmm_var_free(lmm_system *s, int v) {
     mark_cnst(s, x->el[i].cnst);
   }
   x->nel = 0;
-  x->alive = 0;
-  x->owner = NULL;
-  x->next_free = s->free_var;
+  lmm_var_cold *xc = &s->vcold[v];
+  xc->alive = 0;
+  xc->owner = NULL;
+  xc->next_free = s->free_var;
   s->free_var = v;
 }
 
@@ -208,20 +233,20 @@ static void collect(lmm_system *s, int start_is_var, int start) {
   s->stack.len = 0;
   if (start_is_var) {
     lmm_var *x = &s->vars.data[start];
-    if (!x->alive || x->mark == s->stamp) return;
+    if (!s->vcold[start].alive || x->mark == s->stamp) return;
     x->mark = s->stamp;
     VEC_PUSH(s->comp_v, start);
     if (x->penalty <= 0) return;              /* switched off: touches nothing */
     for (int i = 0; i < x->nel; i++) {
       int c = x->el[i].cnst;
-      if (s->cnsts.data[c].mark != s->stamp) {
-        s->cnsts.data[c].mark = s->stamp;
+      if (s->cmark.data[c] != s->stamp) {
+        s->cmark.data[c] = s->stamp;
         VEC_PUSH(s->stack, c);
       }
     }
   } else {
-    if (s->cnsts.data[start].mark == s->stamp) return;
-    s->cnsts.data[start].mark = s->stamp;
+    if (s->cmark.data[start] == s->stamp) return;
+    s->cmark.data[start] = s->stamp;
     VEC_PUSH(s->stack, start);
   }
   while (s->stack.len) {
@@ -237,8 +262,8 @@ static void collect(lmm_system *s, int start_is_var, int start) {
       if (x->penalty <= 0) continue;
       for (int j = 0; j < x->nel; j++) {
         int c2 = x->el[j].cnst;
-        if (s->cnsts.data[c2].mark != s->stamp) {
-          s->cnsts.data[c2].mark = s->stamp;
+        if (s->cmark.data[c2] != s->stamp) {
+          s->cmark.data[c2] = s->stamp;
           VEC_PUSH(s->stack, c2);
         }
       }
@@ -446,9 +471,9 @@ static int has_bottleneck(lmm_system *s, int v) {
 /* Puts constraint c in T; 0 if that is beyond the repair (FATPIPE). */
 static int add_touched(lmm_system *s, int c) {
   lmm_cnst *k = &s->cnsts.data[c];
-  if (k->mark == s->stamp) return 1;
+  if (s->cmark.data[c] == s->stamp) return 1;
   if (k->fatpipe) return 0;
-  k->mark = s->stamp;
+  s->cmark.data[c] = s->stamp;
   VEC_PUSH(s->inc_c, c);
   return 1;
 }
@@ -469,7 +494,7 @@ static int solve_incremental(lmm_system *s, void (*changed)(void *ctx, void *own
   for (size_t i = 0; i < s->dirty_vars.len; i++) {
     int v = s->dirty_vars.data[i];
     lmm_var *x = &s->vars.data[v];
-    if (!x->alive || x->mark == s->stamp) continue;
+    if (!s->vcold[v].alive || x->mark == s->stamp) continue;
     x->mark = s->stamp;
     VEC_PUSH(s->inc_v, v);
   }
@@ -499,7 +524,7 @@ static int solve_incremental(lmm_system *s, void (*changed)(void *ctx, void *own
         used += a * u->value;
         if (u->value * u->penalty > maxl) maxl = u->value * u->penalty;
         if (u->cmark == s->istamp || u->bneck == BNECK_BOUND) continue;   /* bound: unchanged */
-        if (u->bneck >= 0 && s->cnsts.data[u->bneck].mark != s->stamp) continue; /* untouched */
+        if (u->bneck >= 0 && s->cmark.data[u->bneck] != s->stamp) continue; /* untouched */
         u->cmark = s->istamp;
         VEC_PUSH(s->inc_chk, k->refs[j].var);
       }
@@ -557,10 +582,12 @@ static int solve_incremental(lmm_system *s, void (*changed)(void *ctx, void *own
   s->inc_ok++;
   s->inc_vars += s->inc_v.len;
   for (size_t i = 0; i < s->inc_v.len; i++) {
-    lmm_var *x = &s->vars.data[s->inc_v.data[i]];
+    int v = s->inc_v.data[i];
+    lmm_var *x = &s->vars.data[v];
     if (x->newval != x->value) {
       x->value = x->newval;
-      if (changed && x->owner) changed(ctx, x->owner, x->value);
+      void *owner = s->vcold[v].owner;
+      if (changed && owner) changed(ctx, owner, x->value);
     }
   }
   return 1;
@@ -609,15 +636,17 @@ void lmm_solve(lmm_system *s, void (*changed)(void *ctx, void *owner, double val
       solve_component(s);
       s->solves++;
       for (size_t i = 0; i < s->comp_v.len; i++) {
-        lmm_var *x = &s->vars.data[s->comp_v.data[i]];
+        int v = s->comp_v.data[i];
+        lmm_var *x = &s->vars.data[v];
         if (x->newval != x->value) {
           x->value = x->newval;
-          if (changed && x->owner) changed(ctx, x->owner, x->value);
+          void *owner = s->vcold[v].owner;
+          if (changed && owner) changed(ctx, owner, x->value);
         }
       }
     }
   }
-  for (size_t i = 0; i < nv; i++) s->vars.data[s->dirty_vars.data[i]].dirty = 0;
+  for (size_t i = 0; i < nv; i++) s->vcold[s->dirty_vars.data[i]].dirty = 0;
   for (size_t i = 0; i < nc; i++) s->cnsts.data[s->dirty_cnsts.data[i]].dirty = 0;
   s->dirty_vars.len = s->dirty_cnsts.len = 0;
 }
