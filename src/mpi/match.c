@@ -157,6 +157,11 @@ static int matches(const mpi_req *recv, const mpi_req *send) {
 
 mpi_req *match_take_recv(match_index *m, const mpi_req *send) {
   rank_lists *L = &m->ranks[send->dst];
+  if (!L->wild_head) { /* no wildcard receive: the exact bucket's head, in one lookup */
+    mpi_req *r = bucket_pop(m, send->dst, send->src, send->tag, (int16_t)send->ctx, POSTED, 1);
+    if (r) order_remove(&L->posted, r);
+    return r;
+  }
   mpi_req *exact = bucket_pop(m, send->dst, send->src, send->tag, (int16_t)send->ctx, POSTED, 0);
   mpi_req *wild = NULL, *wprev = NULL;
   for (mpi_req *r = L->wild_head, *p = NULL; r; p = r, r = r->next)

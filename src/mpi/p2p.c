@@ -51,13 +51,25 @@ mpi_stats mpi_world_stats(const mpi_world *w) { return w->stats; }
 int mpi_rank_host(const mpi_world *w, int rank) { return w->rank_host[rank]; }
 models *mpi_models(mpi_world *w) { return w->models; }
 
-static mpi_req *req_new(mpi_world *w) {
+/* A new request, every field written once (no memset of the whole request first). */
+static inline mpi_req *req_new(mpi_world *w, int owner, int src, int dst, int tag, int ctx,
+                               double bytes, int is_send) {
   mpi_req *r = psim_slab_alloc(&w->reqs);
-  memset(r, 0, sizeof *r);
-  r->world = w;
-  r->xfer_start = r->xfer_end = -1;
-  r->posted = sim_now(w->sim);
+  r->owner = owner;
+  r->src = src;
+  r->dst = dst;
+  r->tag = tag;
+  r->ctx = ctx;
+  r->bytes = bytes;
+  r->is_send = (unsigned)is_send & 1u;
+  r->done = r->detached = r->matched = r->released = r->arrived = r->waited = 0;
   r->busy = 1;
+  r->posted = sim_now(w->sim);
+  r->xfer_start = r->xfer_end = -1;
+  r->peer = r->next = r->oprev = r->onext = NULL;
+  r->seq = 0;
+  r->world = w;
+  r->user = NULL;
   return r;
 }
 
@@ -143,14 +155,7 @@ static int match(mpi_world *w, mpi_req *send, mpi_req *recv, psim_err *err) {
 
 mpi_req *mpi_isend(mpi_world *w, int src, int dst, int tag, int ctx, double bytes, int flags,
                    psim_err *err) {
-  mpi_req *s = req_new(w);
-  s->owner = src;
-  s->src = src;
-  s->dst = dst;
-  s->tag = tag;
-  s->ctx = ctx;
-  s->bytes = bytes < 0 ? 0 : bytes;
-  s->is_send = 1;
+  mpi_req *s = req_new(w, src, src, dst, tag, ctx, bytes < 0 ? 0 : bytes, 1);
   const net_config *c = models_config(w->models);
   s->detached = (flags & MPI_F_BUFFERED) || (!(flags & MPI_F_SSEND) && s->bytes < c->detached_thresh);
   int eager = s->bytes < c->async_small_thresh;
@@ -166,13 +171,7 @@ mpi_req *mpi_isend(mpi_world *w, int src, int dst, int tag, int ctx, double byte
 }
 
 mpi_req *mpi_irecv(mpi_world *w, int dst, int src, int tag, int ctx, double bytes, psim_err *err) {
-  mpi_req *r = req_new(w);
-  r->owner = dst;
-  r->src = src;
-  r->dst = dst;
-  r->tag = tag;
-  r->ctx = ctx;
-  r->bytes = bytes;
+  mpi_req *r = req_new(w, dst, src, dst, tag, ctx, bytes, 0);
   mpi_req *s = match_find_send(w->q, dst, src, tag, ctx, 1);
   if (s) {
     if (match(w, s, r, err) < 0) return NULL;

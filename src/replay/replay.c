@@ -481,12 +481,11 @@ static int exec_op(replay *R, rank *k, const rop *op) {
   case R_WAITALL_KEEP: {
     if (k->sub == 0) {
       k->sub = 1;
-      int n = 0;
-      mpi_req **tmp = k->npend ? xmalloc((size_t)k->npend * sizeof *tmp) : NULL;
-      for (int i = 0; i < k->npend; i++) if (k->pend[i].req) tmp[n++] = k->pend[i].req;
       int pending = 0;
-      for (int i = 0; i < n; i++) if (!tmp[i]->done) { tmp[i]->waited = 1; pending++; }
-      free(tmp);
+      for (int i = 0; i < k->npend; i++) {
+        mpi_req *p = k->pend[i].req;
+        if (p && !p->done) { p->waited = 1; pending++; }
+      }
       if (pending) { k->nwaiting = pending; block_comm(R, k); return 1; }
     }
     for (int i = 0; i < k->npend; i++)
@@ -636,8 +635,8 @@ static int translate(replay *R, rank *k) {
   return 0;
 }
 
-static void finish_action(replay *R, rank *k) {
-  double now = sim_now(R->sim);
+/* `now` is the simulated date: it does not move while a rank runs. */
+static void finish_action(replay *R, rank *k, double now) {
   const double dur = now - k->act_start;
   double d = dur;
   k->st.actions++;
@@ -672,7 +671,7 @@ static void finish_action(replay *R, rank *k) {
 }
 
 /* Loads rank k's next action into its program. Returns 0 at the end of its trace. */
-static int load_next(replay *R, rank *k) {
+static int load_next(replay *R, rank *k, double now) {
   reset_ops(k);
   int r = tit_next(R->src, k->id, &k->act, R->err);
   if (r < 0) { fail(R); return 0; }
@@ -680,7 +679,7 @@ static int load_next(replay *R, rank *k) {
   k->has_action = 1;
   k->last_file = k->act.file;
   k->last_line = k->act.line;
-  k->act_start = sim_now(R->sim);
+  k->act_start = now;
   k->xfer_lo = INFINITY;
   k->xfer_hi = -INFINITY;
   if (translate(R, k) < 0) return 0;
@@ -698,6 +697,7 @@ static void rank_run(void *ctx, int id) {
   rank *k = &R->ranks[id];
   if (R->failed || k->state == RK_DONE) return;
   k->state = RK_READY;
+  const double now = sim_now(R->sim);
   for (;;) {
     if (k->pc < k->nops) {
       if (exec_op(R, k, &k->ops[k->pc])) return;
@@ -705,9 +705,9 @@ static void rank_run(void *ctx, int id) {
       k->sub = 0;
       continue;
     }
-    if (k->has_action) { finish_action(R, k); progress(R); }
+    if (k->has_action) { finish_action(R, k, now); progress(R); }
     if (k->at_end) break;
-    if (!load_next(R, k)) {
+    if (!load_next(R, k, now)) {
       if (R->failed) return;
       /* end of trace: wait for the requests still pending, as SimGrid does */
       reset_ops(k);
@@ -719,7 +719,7 @@ static void rank_run(void *ctx, int id) {
     }
   }
   k->state = RK_DONE;
-  k->st.finish = sim_now(R->sim);
+  k->st.finish = now;
   if (R->vp) {
     pe_release(R, k);
     R->ndone++;

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "psim/trace.h"
 
@@ -43,7 +44,41 @@ typedef struct tit_io {
   int shared_fd;                /* the shared trace (or its decompressed copy), -1 if none */
   size_t chunk;                 /* bytes per read: smaller when slots get reclaimed, since a
                                    reclaimed buffer's unread bytes are wasted */
+  int lru;                      /* keep the LRU order on every read (1, the default); 0 when
+                                   the caller has no more streams than cap, so that no slot is
+                                   ever reclaimed and the order does not matter */
 } tit_io;
+
+/* One active reader: a buffer and, for per-rank files, an open file and a decompressor. */
+typedef struct tit_slot {
+  tit_stream *owner;
+  struct tit_slot *prev, *next;
+  int fd, own_fd;
+  char *buf;
+  size_t pos, len, cap;   /* buf[pos] is at stream offset owner->off */
+  uint64_t rd_off;        /* plain: file offset of the byte after buf[len-1] */
+  int eof;                /* no more bytes after buf[len-1] */
+  int comp;
+  void *z;                /* z_stream* or ZSTD_DStream* */
+  unsigned char *zin;
+  size_t zin_pos, zin_len;
+  int zin_eof;
+  int z_ended;            /* gzip: the last member ended cleanly; zstd: the last frame did */
+  uint64_t skip;          /* decompressed bytes still to discard (reopened stream) */
+} tit_slot;
+
+static inline void lru_unlink(tit_io *io, tit_slot *s) {
+  if (s->prev) s->prev->next = s->next; else io->head = s->next;
+  if (s->next) s->next->prev = s->prev; else io->tail = s->prev;
+  s->prev = s->next = NULL;
+}
+
+static inline void lru_push_front(tit_io *io, tit_slot *s) {
+  s->prev = NULL;
+  s->next = io->head;
+  if (io->head) io->head->prev = s; else io->tail = s;
+  io->head = s;
+}
 
 void tit_io_init(tit_io *io, int cap);
 void tit_io_fini(tit_io *io);
@@ -52,6 +87,32 @@ void tit_io_fini(tit_io *io);
  * Returns 1, 0 at the end, -1 with err naming `name` on an I/O or decompression error. */
 int tit_io_line(tit_io *io, tit_stream *st, const char *name, const char **line, size_t *len,
                 psim_err *err);
+
+/* tit_io_line, with the common case inline: st is active and its buffer holds the whole line. */
+static inline int tit_io_line_fast(tit_io *io, tit_stream *st, const char *name, const char **line,
+                                   size_t *len, psim_err *err) {
+  tit_slot *s = st->slot;
+  if (s && st->off < st->end) {
+    size_t avail = s->len - s->pos;
+    uint64_t lim = st->end - st->off;
+    if (avail > lim) avail = (size_t)lim;
+    char *p = s->buf + s->pos;
+    char *nl = avail ? memchr(p, '\n', avail) : NULL;
+    if (nl) {
+      if (io->lru && io->head != s) {
+        lru_unlink(io, s);
+        lru_push_front(io, s);
+      }
+      size_t n = (size_t)(nl - p);
+      *line = p;
+      *len = n;
+      s->pos += n + 1;
+      st->off += n + 1;
+      return 1;
+    }
+  }
+  return tit_io_line(io, st, name, line, len, err);
+}
 /* Repositions st at [off, end) (plain streams only); keeps buffered bytes when they cover off. */
 void tit_io_seek(tit_io *io, tit_stream *st, uint64_t off, uint64_t end);
 /* Gives st's slot back (closing its file): for streams that reached their end. */

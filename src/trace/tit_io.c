@@ -23,28 +23,14 @@
 
 #define ZIN_SIZE ((size_t)64 * 1024)
 
-typedef struct tit_slot {
-  tit_stream *owner;
-  struct tit_slot *prev, *next;
-  int fd, own_fd;
-  char *buf;
-  size_t pos, len, cap;   /* buf[pos] is at stream offset owner->off */
-  uint64_t rd_off;        /* plain: file offset of the byte after buf[len-1] */
-  int eof;                /* no more bytes after buf[len-1] */
-  int comp;
-  void *z;                /* z_stream* or ZSTD_DStream* */
-  unsigned char *zin;
-  size_t zin_pos, zin_len;
-  int zin_eof;
-  int z_ended;            /* gzip: the last member ended cleanly; zstd: the last frame did */
-  uint64_t skip;          /* decompressed bytes still to discard (reopened stream) */
-} tit_slot;
+/* struct tit_slot is in tit_internal.h (the line fast path reads it). */
 
 void tit_io_init(tit_io *io, int cap) {
   memset(io, 0, sizeof *io);
   io->cap = cap > 0 ? cap : 1;
   io->shared_fd = -1;
   io->chunk = TIT_IO_BUFSIZE;
+  io->lru = 1;
 }
 
 int tit_io_default_cap(void) {
@@ -58,19 +44,6 @@ int tit_io_default_cap(void) {
     if (avail < cap) cap = avail < 4 ? 4 : (int)avail;
   }
   return cap;
-}
-
-static void lru_unlink(tit_io *io, tit_slot *s) {
-  if (s->prev) s->prev->next = s->next; else io->head = s->next;
-  if (s->next) s->next->prev = s->prev; else io->tail = s->prev;
-  s->prev = s->next = NULL;
-}
-
-static void lru_push_front(tit_io *io, tit_slot *s) {
-  s->prev = NULL;
-  s->next = io->head;
-  if (io->head) io->head->prev = s; else io->tail = s;
-  io->head = s;
 }
 
 static void z_free(tit_slot *s) {
@@ -152,7 +125,7 @@ static int z_init(tit_slot *s, const char *name, psim_err *err) {
 static int activate(tit_io *io, tit_stream *st, const char *name, psim_err *err) {
   tit_slot *s = st->slot;
   if (s) {
-    if (io->head != s) {
+    if (io->lru && io->head != s) {
       lru_unlink(io, s);
       lru_push_front(io, s);
     }

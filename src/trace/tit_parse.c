@@ -96,16 +96,67 @@ static struct action_def {
   "allgather, gatherv, allgatherv, scatter, scatterv, reducescatter, scan, exscan, compute, " \
   "sleep, location, migrate"
 
-/* Index in actions[] of the name [s, s+n), or -1. The length and the first letters prune the
- * candidates to one or two memcmp (the common names come first in actions[]). */
-static int lookup(const char *s, size_t n) {
-  if (n < 4 || n > 13) return -1;
-  for (int i = 0; i < NACTIONS; i++) {
-    const char *nm = actions[i].name;
-    if (actions[i].len == n && nm[0] == s[0] && memcmp(nm, s, n) == 0) return i;
+/* Index in actions[] of the name [s, s+n), or -1: dispatched on the length, then the first
+ * letter, then one fixed-length comparison (which the compiler turns into word compares). */
+#define EQ(lit) (memcmp(s, lit, sizeof(lit) - 1) == 0)
+static inline int lookup(const char *s, size_t n) {
+  switch (n) {
+    case 4:
+      switch (s[0]) {
+        case 'i': return EQ("init") ? 0 : -1;
+        case 's': return EQ("send") ? 5 : EQ("scan") ? 26 : -1;
+        case 'r': return EQ("recv") ? 7 : -1;
+        case 'w': return EQ("wait") ? 10 : -1;
+        case 't': return EQ("test") ? 11 : -1;
+      }
+      return -1;
+    case 5:
+      switch (s[0]) {
+        case 'i': return EQ("irecv") ? 8 : EQ("isend") ? 6 : -1;
+        case 'b': return EQ("bcast") ? 14 : -1;
+        case 's': return EQ("sleep") ? 29 : -1;
+      }
+      return -1;
+    case 6:
+      switch (s[0]) {
+        case 'r': return EQ("reduce") ? 15 : -1;
+        case 'g': return EQ("gather") ? 19 : -1;
+        case 'e': return EQ("exscan") ? 27 : -1;
+      }
+      return -1;
+    case 7:
+      switch (s[0]) {
+        case 'w': return EQ("waitall") ? 12 : -1;
+        case 'c': return EQ("compute") ? 28 : -1;
+        case 'b': return EQ("barrier") ? 13 : -1;
+        case 'g': return EQ("gatherv") ? 21 : -1;
+        case 's': return EQ("scatter") ? 23 : -1;
+        case 'm': return EQ("migrate") ? 31 : -1;
+      }
+      return -1;
+    case 8:
+      switch (s[0]) {
+        case 'f': return EQ("finalize") ? 1 : -1;
+        case 'c': return EQ("comm_dup") ? 4 : -1;
+        case 's': return EQ("sendRecv") ? 9 : EQ("scatterv") ? 24 : -1;
+        case 'a': return EQ("alltoall") ? 17 : -1;
+        case 'l': return EQ("location") ? 30 : -1;
+      }
+      return -1;
+    case 9:
+      switch (s[0]) {
+        case 'c': return EQ("comm_size") ? 2 : -1;
+        case 'a': return EQ("allreduce") ? 16 : EQ("alltoallv") ? 18 : EQ("allgather") ? 20 : -1;
+      }
+      return -1;
+    case 10:
+      return EQ("allgatherv") ? 22 : EQ("comm_split") ? 3 : -1;
+    case 13:
+      return EQ("reducescatter") ? 25 : -1;
   }
   return -1;
 }
+#undef EQ
 
 /* Walks the fields of one line. */
 typedef struct tok {
@@ -170,18 +221,60 @@ __attribute__((noinline, cold)) static int bad_number(tok *t, const char *what, 
                    actions[t->act].name, what, expected, n, s, actions[t->act].usage);
 }
 
-/* A mandatory number. */
-static inline int num_arg(tok *t, const char *what, double *v) {
+/* Plain decimal digits at the start of the rest of the line, read in the same pass that finds
+ * the field: 1 with its value in *x when the field is nothing but up to `maxd` digits, 0
+ * otherwise, -1 when no field is left. In both first cases [*s, *se) is the field and t has
+ * moved past it. */
+static inline __attribute__((always_inline)) int digits_field(tok *t, int maxd, uint64_t *x,
+                                                              const char **s, const char **se) {
+  const char *p = t->p, *e = t->e;
+  while (p < e && tit_is_blank(*p)) p++;
+  if (p == e) {
+    t->p = p;
+    return -1;
+  }
+  const char *b = p;
+  uint64_t v = 0;
+  while (p < e && p - b < maxd && (unsigned)(*p - '0') < 10) v = v * 10 + (uint64_t)(*p++ - '0');
+  if (p > b && (p == e || tit_is_blank(*p))) {
+    t->p = p;
+    *s = b;
+    *se = p;
+    *x = v;
+    return 1;
+  }
+  while (p < e && !tit_is_blank(*p)) p++;
+  t->p = p;
+  *s = b;
+  *se = p;
+  return 0;
+}
+
+/* A mandatory number: 1 when it was plain digits (an exact integer), 0 otherwise, -1 on error. */
+static inline __attribute__((always_inline)) int num_arg(tok *t, const char *what, double *v) {
   const char *s, *se;
-  if (!next(t, &s, &se)) return missing(t, what);
+  uint64_t x;
+  int r = digits_field(t, 18, &x, &s, &se);
+  if (r > 0) {
+    *v = (double)x;
+    return 1;
+  }
+  if (r < 0) return missing(t, what);
   if (parse_number(s, se, v) < 0) return bad_number(t, what, s, se, "a number");
   return 0;
 }
 
-/* A non-negative amount (flops, seconds, count); counts are truncated as SimGrid does. */
-static inline int amount_arg(tok *t, const char *what, double *v, int truncate) {
+/* A non-negative amount (flops, seconds, count); counts are truncated as SimGrid does. Returns
+ * as num_arg. */
+static inline __attribute__((always_inline)) int amount_arg(tok *t, const char *what, double *v, int truncate) {
   const char *s, *se;
-  if (!next(t, &s, &se)) return missing(t, what);
+  uint64_t x;
+  int r = digits_field(t, 18, &x, &s, &se);
+  if (r > 0) { /* an integer: non-negative, nothing to truncate */
+    *v = (double)x;
+    return 1;
+  }
+  if (r < 0) return missing(t, what);
   if (parse_number(s, se, v) < 0 || *v < 0)
     return bad_number(t, what, s, se, "a non-negative number");
   if (truncate) *v = trunc(*v);
@@ -215,9 +308,15 @@ static inline int int_field(tok *t, const char *what, const char *s, const char 
   return 0;
 }
 
-static inline int int_arg(tok *t, const char *what, long lo, long hi, int is_rank, int *out) {
+static inline __attribute__((always_inline)) int int_arg(tok *t, const char *what, long lo, long hi, int is_rank, int *out) {
   const char *s, *se;
-  if (!next(t, &s, &se)) return missing(t, what);
+  uint64_t x;
+  int r = digits_field(t, 9, &x, &s, &se);
+  if (r > 0 && (long)x >= lo && (long)x <= hi) {
+    *out = (int)x;
+    return 0;
+  }
+  if (r < 0) return missing(t, what);
   return int_field(t, what, s, se, lo, hi, is_rank, out);
 }
 
@@ -345,13 +444,11 @@ int tit_parse_action(const char *p, const char *e, int nranks, tit_rank_state *r
       int recv = (k == TIT_RECV || k == TIT_IRECV);
       if (int_arg(&t, recv ? "src" : "dst", 0, maxr, 1, &a->peer) < 0) return -1;
       if (int_arg(&t, "tag", INT32_MIN, INT32_MAX, 0, &a->tag) < 0) return -1;
-      if (recv) {
-        if (num_arg(&t, "count", &v) < 0) return -1;
-      } else if (amount_arg(&t, "count", &v, 1) < 0) {
-        return -1;
-      }
+      int exact = recv ? num_arg(&t, "count", &v) : amount_arg(&t, "count", &v, 1);
+      if (exact < 0) return -1;
       if (opt_dt(&t, "dt", &dt) < 0) return -1;
-      a->bytes = v < 0 ? -1 : trunc(v) * dt;
+      /* plain digits: a non-negative integer already */
+      a->bytes = exact ? v * dt : v < 0 ? -1 : trunc(v) * dt;
       return 0;
     }
     case TIT_SENDRECV:
@@ -473,9 +570,9 @@ int tit_parse_action(const char *p, const char *e, int nranks, tit_rank_state *r
       return 0;
     }
     case TIT_COMPUTE:
-      return amount_arg(&t, "flops", &a->amount, 0);
+      return amount_arg(&t, "flops", &a->amount, 0) < 0 ? -1 : 0;
     case TIT_SLEEP:
-      return amount_arg(&t, "seconds", &a->amount, 0);
+      return amount_arg(&t, "seconds", &a->amount, 0) < 0 ? -1 : 0;
     case TIT_LOCATION:
       if (!next(&t, &s, &se)) return missing(&t, "file");
       return int_arg(&t, "line", INT32_MIN, INT32_MAX, 0, &r);

@@ -251,6 +251,9 @@ static tit_source *source_new(int nranks) {
 static void cursors_new(tit_source *s) {
   s->cur = xcalloc((size_t)s->nranks, sizeof *s->cur);
   s->copy_lines = s->nranks > s->io.cap;
+  /* Each cursor holds at most one slot: with no more cursors than slots none is ever
+   * reclaimed, so reads need not keep the LRU order. */
+  s->io.lru = s->copy_lines;
   /* Many concurrent streams: small buffers (4 KiB x ranks), so that every rank can keep its
    * file open instead of reopening it for each line. */
   if (s->copy_lines || s->nranks > 256) s->io.chunk = s->nranks > 16384 ? 1024 : 4096;
@@ -476,7 +479,7 @@ int tit_next(tit_source *s, int r, tit_action *a, psim_err *err) {
   const char *l, *file = c->st.path;
   size_t n;
   for (;;) {
-    int rc = tit_io_line(&s->io, &c->st, file, &l, &n, err);
+    int rc = tit_io_line_fast(&s->io, &c->st, file, &l, &n, err);
     if (rc < 0) {
       c->done = 1;
       tit_io_release(&s->io, &c->st);
@@ -489,11 +492,19 @@ int tit_next(tit_source *s, int r, tit_action *a, psim_err *err) {
       return 0;
     }
     c->line++;
-    const char *e, *p = trim(l, l + n, &e);
+    const char *p = l, *e = l + n;
+    while (e > p && (tit_is_blank(e[-1]) || e[-1] == '\r')) e--;
+    while (p < e && (tit_is_blank(*p) || *p == '\r')) p++;
     if (p == e || *p == '#') continue;
-    const char *fe = field_end(p, e);
-    long lr;
-    if (tit_parse_rank(p, fe, &lr) < 0) return bad_rank_field(err, file, c->line, p, fe);
+    /* The rank field, read while finding its end: plain digits (at most 10, as
+     * tit_parse_rank accepts) ending the line or followed by a blank. */
+    const char *fe = p;
+    long lr = 0;
+    while (fe < e && fe - p < 10 && (unsigned)(*fe - '0') < 10) lr = lr * 10 + (*fe++ - '0');
+    if (fe == p || (fe < e && !tit_is_blank(*fe))) {
+      fe = field_end(p, e);
+      if (tit_parse_rank(p, fe, &lr) < 0) return bad_rank_field(err, file, c->line, p, fe);
+    }
     if (lr != r) {
       if (s->shared) continue; /* another rank's line inside this rank's run */
       if (lr < 0 || lr >= s->nranks) return rank_out_of_range(err, file, c->line, lr, s->nranks);
