@@ -20,7 +20,6 @@ set -u
 . "$(dirname "$0")/../lib/common.sh"
 C="$PSIM_SHARED/cases/simgrid"
 fails=0
-bad() { echo "FAIL $1"; fails=$((fails + 1)); }
 # cp_get FILE KEY: the critical path's numeric field KEY
 cp_get() { tr -d '\n' < "$1" | sed 's/.*"critical_path": {//' | grep -o "\"$2\": [-0-9.eE+]*" | head -n 1 | sed 's/.*: //'; }
 expect() { # name got want
@@ -44,25 +43,9 @@ if "$PSIM" critical-path --quiet --json "$J" --platform "$C/small_platform.xml" 
 else bad "isend_test_wait: psim failed"; fi
 
 # (b)
-P=$TMPD/p.xml
-cat > "$P" <<'XML'
-<?xml version='1.0'?>
-<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
-<platform version="4.1">
-  <zone id="z" routing="Full">
-    <host id="h0" speed="1Gf"/><host id="h1" speed="1Gf"/><host id="h2" speed="1Gf"/>
-    <link id="l01" bandwidth="100MBps" latency="1ms"/>
-    <link id="l12" bandwidth="100MBps" latency="1ms"/>
-    <link id="l02" bandwidth="100MBps" latency="1ms"/>
-    <route src="h0" dst="h1"><link_ctn id="l01"/></route>
-    <route src="h1" dst="h2"><link_ctn id="l12"/></route>
-    <route src="h0" dst="h2"><link_ctn id="l02"/></route>
-  </zone>
-</platform>
-XML
-T=$TMPD/t.txt
-printf '%s\n' "0 compute 1e9" "0 send 1 0 100000000" "1 compute 5e8" "1 recv 0 0 100000000" \
-  "1 compute 2e9" "1 send 2 0 10000000" "2 compute 3e9" "2 recv 1 0 10000000" "2 compute 1e9" > "$T"
+# the 3-host chain of tests/data/chain (hand derivation above)
+P=$PSIM_TESTDATA/chain/chain3.xml
+T=$PSIM_TESTDATA/chain/chain3.txt
 if "$PSIM" critical-path --quiet --json "$J" --network constant --platform "$P" --np 3 "$T"; then
   expect "chain length" "$(cp_get "$J" length)" 5.102
   expect "chain compute" "$(cp_get "$J" compute)" 4
@@ -81,6 +64,7 @@ if "$PSIM" critical-path --quiet --json "$J" --network constant --platform "$P" 
 else bad "chain: psim failed"; fi
 
 # (c)
+T=$TMPD/late.txt
 printf '%s\n' "0 send 1 0 100000000" "1 compute 2e9" "1 recv 0 0 100000000" "1 compute 1e9" > "$T"
 if "$PSIM" critical-path --quiet --json "$J" --network constant --platform "$P" --np 2 "$T"; then
   expect "late receiver length" "$(cp_get "$J" length)" 4.001

@@ -7,16 +7,8 @@ set -u
 . "$(dirname "$0")/../lib/common.sh"
 C="$PSIM_SHARED/cases/simgrid"
 fails=0
-bad() { echo "FAIL $1"; fails=$((fails + 1)); }
-BROWSER=$(command -v chromium || command -v chromium-browser || true)
 [ -n "$BROWSER" ] || { echo "FAIL chromium missing (scripts/deps.sh test installs it)"; exit 1; }
 
-# dom FILE.html OUT: the DOM after loading in headless Chromium (its console on OUT.log)
-dom() {
-  prof=$(mktemp -d "$TMPD/chrome.XXXXXX")
-  timeout 120 "$BROWSER" --headless --no-sandbox --disable-gpu --disable-background-networking \
-    --no-first-run --user-data-dir="$prof" --enable-logging=stderr --v=0 --dump-dom "file://$1" > "$2" 2> "$2.log"
-}
 
 check() { # name html
   name=$1 html=$2

@@ -10,7 +10,6 @@ fails=0
 command -v pj_dump >/dev/null || { echo "FAIL pj_dump missing (scripts/deps.sh test installs pajeng)"; exit 1; }
 PY=python3
 command -v $PY >/dev/null || { echo "FAIL python3 missing"; exit 1; }
-bad() { echo "FAIL $1"; fails=$((fails + 1)); }
 
 check() { # name args...
   name=$1; shift

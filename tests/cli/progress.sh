@@ -5,7 +5,6 @@
 set -u
 . "$(dirname "$0")/../lib/common.sh"
 fails=0
-bad() { echo "FAIL $1"; fails=$((fails + 1)); }
 "$PSIM" gen stencil --ranks 64 --iters 300 -o "$TMPD/st" 2> /dev/null
 # not a terminal: stderr holds nothing but the final wall-clock line (absent with --quiet)
 "$PSIM" replay --quiet "$TMPD/st" > /dev/null 2> "$TMPD/err" || bad "replay failed"

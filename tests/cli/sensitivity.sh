@@ -12,30 +12,13 @@ set -u
 . "$(dirname "$0")/../lib/common.sh"
 C="$PSIM_SHARED/cases/simgrid"
 fails=0
-bad() { echo "FAIL $1"; fails=$((fails + 1)); }
 # var FILE FACTOR K: simulated_time of that variant in the --json document
 var() { grep "\"factor\": \"$2\", \"k\": $3," "$1" | sed 's/.*"simulated_time": \([^,]*\),.*/\1/'; }
 expect() { if close_to "$2" "$3" 1e-6; then echo "ok   $1: $2"; else bad "$1: got '$2', hand-derived $3"; fi; }
 
-P=$TMPD/p.xml
-cat > "$P" <<'XML'
-<?xml version='1.0'?>
-<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
-<platform version="4.1">
-  <zone id="z" routing="Full">
-    <host id="h0" speed="1Gf"/><host id="h1" speed="1Gf"/><host id="h2" speed="1Gf"/>
-    <link id="l01" bandwidth="100MBps" latency="1ms"/>
-    <link id="l12" bandwidth="100MBps" latency="1ms"/>
-    <link id="l02" bandwidth="100MBps" latency="1ms"/>
-    <route src="h0" dst="h1"><link_ctn id="l01"/></route>
-    <route src="h1" dst="h2"><link_ctn id="l12"/></route>
-    <route src="h0" dst="h2"><link_ctn id="l02"/></route>
-  </zone>
-</platform>
-XML
-T=$TMPD/t.txt
-printf '%s\n' "0 compute 1e9" "0 send 1 0 100000000" "1 compute 5e8" "1 recv 0 0 100000000" \
-  "1 compute 2e9" "1 send 2 0 10000000" "2 compute 3e9" "2 recv 1 0 10000000" "2 compute 1e9" > "$T"
+# the 3-host chain of tests/data/chain (hand derivation above)
+P=$PSIM_TESTDATA/chain/chain3.xml
+T=$PSIM_TESTDATA/chain/chain3.txt
 J=$TMPD/s.json
 if "$PSIM" sensitivity --network constant --platform "$P" --np 3 "$T" --factors 2 --json "$J" -j 2 > "$TMPD/out"; then
   expect "chain base" "$(json_get "$J" base)" 5.102

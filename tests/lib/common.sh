@@ -14,3 +14,13 @@ close_to() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d 
 # rel_close GOT WANT TOL: |got - want| <= tol * |want|
 rel_close() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; m = b < 0 ? -b : b; exit !(a != "" && d <= t * m + 1e-12) }'; }
 finish() { if [ "$1" -ne 0 ]; then echo "$1 check(s) failed"; exit 1; fi; echo "all checks passed"; exit 0; }
+
+# bad MSG: records one failed check (scripts keep their count in $fails)
+bad() { echo "FAIL $1"; fails=$((fails + 1)); }
+# dom FILE.html OUT: the DOM after loading in headless Chromium (its console on OUT.log)
+BROWSER=$(command -v chromium || command -v chromium-browser || true)
+dom() {
+  prof=$(mktemp -d "$TMPD/chrome.XXXXXX")
+  timeout 120 "$BROWSER" --headless --no-sandbox --disable-gpu --disable-background-networking \
+    --no-first-run --user-data-dir="$prof" --enable-logging=stderr --v=0 --dump-dom "file://$1" > "$2" 2> "$2.log"
+}
