@@ -37,6 +37,16 @@ double lmm_var_value(const lmm_system *s, int v);
 /* Re-solves the modified components; calls changed(ctx, owner, value) for every variable of
  * them whose value differs from the previous solution. */
 void lmm_solve(lmm_system *s, void (*changed)(void *ctx, void *owner, double value), void *ctx);
+/* SimGrid's selective update (network/optim:Lazy, lmm_selective.c): only the constraints
+ * reached from the events since the last solve are re-solved, as SimGrid does, even where
+ * that is not the max-min solution of the whole system. Off (the default of a new system):
+ * the exact max-min solution after every change. The models report the events: */
+void lmm_set_selective(lmm_system *s, int on);
+int lmm_selective(const lmm_system *s);
+/* a new variable (switched off or on) got an element on constraint c; */
+void lmm_touch_cnst(lmm_system *s, int c);
+/* variable v was switched on (its first constraint is touched). Freeing touches by itself. */
+void lmm_touch_var(lmm_system *s, int v);
 /* Number of variables solved so far (a cost counter for benchmarks). */
 uint64_t lmm_work(const lmm_system *s);
 

@@ -37,6 +37,7 @@ typedef struct net_config {
   int grow_injected;             /* smpi/grow-injected-times */
   double envelope;               /* bytes SMPI adds to every message (16) */
   double loopback_bw, loopback_lat;
+  int optim_full;                /* network/optim:Full (exact max-min) instead of Lazy */
 } net_config;
 
 /* SimGrid 3.32's defaults for SMPI. */

@@ -22,6 +22,7 @@ struct sim {
   int *ready;
   size_t rhead, rlen, rcap;
   psim_slab pool;         /* activity objects */
+  VEC(activity *) batch;  /* the events of one date (selective update) */
   int stopped;
 };
 
@@ -37,6 +38,7 @@ sim *sim_new(void) {
 void sim_free(sim *s) {
   if (!s) return;
   VEC_FREE(s->heap);
+  VEC_FREE(s->batch);
   psim_slab_destroy(&s->pool);
   free(s->ready);
   lmm_free(s->lmm);
@@ -195,6 +197,23 @@ void sim_make_ready(sim *s, int id) {
   s->rlen++;
 }
 
+/* Ends activity a (popped from the heap): frees its variable, calls done(), recycles it. */
+static void finish(sim *s, activity *a) {
+  if (a->var >= 0) {
+    lmm_var_free(s->lmm, a->var);
+    a->var = -1;
+  }
+  a->remaining = 0;
+  double date = a->date;
+  a->done(s, a);
+  /* done() may have continued the activity with a new phase (sim_continue_work). */
+  if (a->heap < 0 && a->var < 0 && a->date == date) psim_slab_free(&s->pool, a);
+}
+
+/* SimGrid's timing precision (precision/timing): under its selective update, events closer
+ * than this to the current date happen at the current date. */
+#define SG_TIMING_PRECISION 1e-9
+
 uint64_t sim_run(sim *s, void (*run)(void *ctx, int id), void *ctx) {
   uint64_t events = 0;
   for (;;) {
@@ -210,20 +229,42 @@ uint64_t sim_run(sim *s, void (*run)(void *ctx, int id), void *ctx) {
     /* Every completion at the next date is processed before any rank runs again, as in
      * SimGrid; ranks woken by them then run in the order they were woken. */
     s->now = s->heap.data[0].date;
-    while (s->heap.len && s->heap.data[0].date <= s->now) {
-      activity *a = s->heap.data[0].a;
-      heap_remove(s, a);
-      events++;
-      if (a->var >= 0) {
-        lmm_var_free(s->lmm, a->var);
-        a->var = -1;
+    if (!lmm_selective(s->lmm)) {
+      while (s->heap.len && s->heap.data[0].date <= s->now) {
+        activity *a = s->heap.data[0].a;
+        heap_remove(s, a);
+        events++;
+        finish(s, a);
+        if (s->stopped) return events;
       }
-      a->remaining = 0;
-      double date = a->date;
-      a->done(s, a);
-      /* done() may have continued the activity with a new phase (sim_continue_work). */
-      if (a->heap < 0 && a->var < 0 && a->date == date) psim_slab_free(&s->pool, a);
-      if (s->stopped) return events;
+      continue;
+    }
+    /* As SimGrid orders one date's events: first the messages whose latency is paid switch
+     * their flows on (in heap order), then the finished activities release their resources
+     * and are reported (in heap order). The order decides what the selective update sees. */
+    while (s->heap.len && s->heap.data[0].date - s->now < SG_TIMING_PRECISION) {
+      s->batch.len = 0;
+      while (s->heap.len && s->heap.data[0].date - s->now < SG_TIMING_PRECISION) {
+        activity *a = s->heap.data[0].a;
+        heap_remove(s, a);
+        VEC_PUSH(s->batch, a);
+      }
+      for (size_t i = 0; i < s->batch.len; i++) {
+        activity *a = s->batch.data[i];
+        if (a->then && a->var < 0) {   /* end of a latency phase */
+          events++;
+          finish(s, a);
+          s->batch.data[i] = NULL;
+          if (s->stopped) return events;
+        }
+      }
+      for (size_t i = 0; i < s->batch.len; i++) {
+        activity *a = s->batch.data[i];
+        if (!a) continue;
+        events++;
+        finish(s, a);
+        if (s->stopped) return events;
+      }
     }
   }
   return events;

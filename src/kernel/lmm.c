@@ -26,65 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "psim/kernel.h"
-
-typedef struct { int cnst; int cpos; double coeff; } lmm_elem;   /* a variable's use of a constraint */
-/* A constraint's list entry; coeff duplicates the variable's element (read in the hot loops). */
-typedef struct { int var; int epos; double coeff; } lmm_ref;
-
-typedef struct {
-  double capacity;
-  int fatpipe;
-  lmm_ref *refs;
-  int n, cap;
-  int dirty;          /* in the dirty list */
-  unsigned info_stamp;  /* load and maxl below are those of the tentative solution istamp */
-  double load, maxl;    /* sum a_cv x_v and max level x_v w_v over the variables */
-  /* scratch for the solve */
-  double remaining, usage;
-  int nfree;
-} lmm_cnst;
-
-/* A variable's fields the solve reads: one cache line (the array is 64-byte aligned). */
-typedef struct {
-  double penalty, bound, value, newval;
-  lmm_elem *el;
-  int nel;
-  int bneck;          /* what limits it in the current solution: a constraint, or BNECK_* */
-  unsigned mark;      /* component stamp; in solve_incremental: in the re-solved set S */
-  unsigned cmark, qmark;  /* solve_incremental: to be checked, queued for S, in this round */
-  int fixed;
-} lmm_var;
-
-/* The others, in a parallel array. */
-typedef struct {
-  void *owner;
-  int cap;            /* of el */
-  int alive, dirty;
-  int next_free;
-} lmm_var_cold;
-
-struct lmm_system {
-  VEC(lmm_cnst) cnsts;
-  VEC(unsigned) cmark;      /* per constraint: component stamp; in solve_incremental: in T */
-  struct { lmm_var *data; size_t len, cap; } vars;   /* 64-byte aligned */
-  lmm_var_cold *vcold;      /* vars.cap entries */
-  int free_var;             /* head of the free list of variable slots, -1 when empty */
-  VEC(int) dirty_cnsts;
-  VEC(int) dirty_vars;
-  unsigned stamp;
-  VEC(int) comp_c, comp_v, stack;  /* scratch: one component's constraints and variables */
-  VEC(int) inc_v, inc_c, inc_add, inc_chk;  /* solve_incremental: S, T, vars to add to S, to check */
-  unsigned istamp;
-  uint64_t work;
-  uint64_t solves, rounds;  /* full component solves, filling rounds (both kinds) */
-  uint64_t inc_ok, inc_fail, inc_vars;   /* local repairs kept, their variables; given up */
-  int check;                /* PSIM_LMM_CHECK: compare every local repair with a full solve */
-};
-
-/* Values of var.bneck besides a constraint index. */
-enum { BNECK_BOUND = -1,    /* at its bound (or unconstrained) */
-       BNECK_NONE = -2 };   /* unknown: must be checked (and switched-off variables) */
+#include "lmm_internal.h"
 
 lmm_system *lmm_new(void) {
   lmm_system *s = xcalloc(1, sizeof *s);
@@ -108,6 +50,7 @@ void lmm_free(lmm_system *s) {
   VEC_FREE(s->dirty_cnsts); VEC_FREE(s->dirty_vars);
   VEC_FREE(s->comp_c); VEC_FREE(s->comp_v); VEC_FREE(s->stack);
   VEC_FREE(s->inc_v); VEC_FREE(s->inc_c); VEC_FREE(s->inc_add); VEC_FREE(s->inc_chk);
+  lmms_free(s);
   free(s);
 }
 
@@ -206,6 +149,7 @@ void lmm_var_set_penalty(lmm_system *s, int v, double penalty) {
 }
 
 void lmm_var_free(lmm_system *s, int v) {
+  if (s->selective) lmms_var_gone(s, v);
   lmm_var *x = &s->vars.data[v];
   for (int i = 0; i < x->nel; i++) {
     lmm_cnst *k = &s->cnsts.data[x->el[i].cnst];
@@ -305,7 +249,7 @@ static void fatpipe_usage(lmm_system *s, lmm_cnst *k) {
  * constraints cs, whose `remaining` capacity the caller has set: the full capacity when vs is
  * a whole component, what the other (kept) variables leave when it is a repair set. Sets each
  * variable's newval and bneck (what stopped it: the constraint that saturated, or its bound). */
-static void fill(lmm_system *s, const int *vs, size_t nvs, const int *cs, size_t ncs) {
+void lmmi_fill(lmm_system *s, const int *vs, size_t nvs, const int *cs, size_t ncs) {
   int nfree = 0;
   for (size_t i = 0; i < ncs; i++) {
     lmm_cnst *k = &s->cnsts.data[cs[i]];
@@ -395,7 +339,7 @@ static void solve_component(lmm_system *s) {
     lmm_cnst *k = &s->cnsts.data[s->comp_c.data[i]];
     k->remaining = k->capacity;
   }
-  fill(s, s->comp_v.data, s->comp_v.len, s->comp_c.data, s->comp_c.len);
+  lmmi_fill(s, s->comp_v.data, s->comp_v.len, s->comp_c.data, s->comp_c.len);
 }
 
 /* ---- Local repair ----
@@ -534,7 +478,7 @@ static int solve_incremental(lmm_system *s, void (*changed)(void *ctx, void *own
       k->maxl = maxl;
       k->info_stamp = s->istamp;
     }
-    fill(s, s->inc_v.data, s->inc_v.len, s->inc_c.data, s->inc_c.len);
+    lmmi_fill(s, s->inc_v.data, s->inc_v.len, s->inc_c.data, s->inc_c.len);
     for (size_t i = 0; i < s->inc_v.len; i++) {     /* add S's share to T's load and level */
       const lmm_var *x = &s->vars.data[s->inc_v.data[i]];
       if (x->penalty <= 0) continue;
@@ -618,7 +562,8 @@ static void check_repair(lmm_system *s) {
   free(seeds);
 }
 
-void lmm_solve(lmm_system *s, void (*changed)(void *ctx, void *owner, double value), void *ctx) {
+/* The exact max-min solution of every component touched since the last solve. */
+void lmmi_solve_exact(lmm_system *s, void (*changed)(void *ctx, void *owner, double value), void *ctx) {
   if (!s->dirty_vars.len && !s->dirty_cnsts.len) return;
   size_t nv = s->dirty_vars.len, nc = s->dirty_cnsts.len;
   if (solve_incremental(s, changed, ctx)) {
@@ -646,7 +591,16 @@ void lmm_solve(lmm_system *s, void (*changed)(void *ctx, void *owner, double val
       }
     }
   }
-  for (size_t i = 0; i < nv; i++) s->vcold[s->dirty_vars.data[i]].dirty = 0;
-  for (size_t i = 0; i < nc; i++) s->cnsts.data[s->dirty_cnsts.data[i]].dirty = 0;
+  lmmi_clear_dirty(s);
+}
+
+void lmmi_clear_dirty(lmm_system *s) {
+  for (size_t i = 0; i < s->dirty_vars.len; i++) s->vcold[s->dirty_vars.data[i]].dirty = 0;
+  for (size_t i = 0; i < s->dirty_cnsts.len; i++) s->cnsts.data[s->dirty_cnsts.data[i]].dirty = 0;
   s->dirty_vars.len = s->dirty_cnsts.len = 0;
+}
+
+void lmm_solve(lmm_system *s, void (*changed)(void *ctx, void *owner, double value), void *ctx) {
+  if (s->selective) lmms_solve(s, changed, ctx);
+  else lmmi_solve_exact(s, changed, ctx);
 }

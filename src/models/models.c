@@ -41,22 +41,41 @@ struct models {
 static void lat_done(sim *s, activity *a);
 static const route_entry *route_get(models *m, int src, int dst, psim_err *err);
 
-/* A solver variable for a flow src->dst: consumption 1 on the route's links, 0.05 on the
- * reverse route's (cross-traffic: acknowledgements flowing back). */
-static int flow_var(models *m, activity *a, int src, int dst, double penalty, double bound) {
-  lmm_system *l = sim_lmm(m->sim);
-  int v = lmm_var_new(l, penalty, bound, a);
+/* The links a flow src->dst uses: its route (consumption 1) and, with cross-traffic, the
+ * reverse route (0.05: the acknowledgements flowing back). Calls f for each, in that order. */
+static void flow_links(models *m, int src, int dst, void (*f)(models *m, int link, double coeff, void *arg),
+                       void *arg) {
   psim_err e;
   psim_err_clear(&e);
   const route_entry *r = route_get(m, src, dst, &e);
   int off = r->off, len = r->len;
-  for (int k = 0; k < len; k++) lmm_expand(l, m->link_cnst0 + m->route_links.data[off + k], v, 1.0);
+  for (int k = 0; k < len; k++) f(m, m->route_links.data[off + k], 1.0, arg);
   if (m->cfg.crosstraffic) {
     const route_entry *back = route_get(m, dst, src, &e);
     if (back)  /* no way back: no cross-traffic */
-      for (int k = 0; k < back->len; k++)
-        lmm_expand(l, m->link_cnst0 + m->route_links.data[back->off + k], v, 0.05);
+      for (int k = 0; k < back->len; k++) f(m, m->route_links.data[back->off + k], 0.05, arg);
   }
+}
+
+static void expand_link(models *m, int link, double coeff, void *arg) {
+  lmm_expand(sim_lmm(m->sim), m->link_cnst0 + link, *(int *)arg, coeff);
+}
+
+static void touch_link(models *m, int link, double coeff, void *arg) {
+  (void)coeff; (void)arg;
+  lmm_touch_cnst(sim_lmm(m->sim), m->link_cnst0 + link);
+}
+
+/* A solver variable for a flow src->dst over its links. `enabled_at_start`: the flow takes
+ * bandwidth from its creation (no latency phase), and SimGrid's selective update is told of
+ * each link as it is added; otherwise the flow was announced when its latency phase began
+ * (flow_links with touch_link) and only its switching on is reported. */
+static int flow_var(models *m, activity *a, int src, int dst, double penalty, double bound, int enabled_at_start) {
+  lmm_system *l = sim_lmm(m->sim);
+  int v = lmm_var_new(l, penalty, bound, a);
+  flow_links(m, src, dst, expand_link, &v);
+  if (enabled_at_start) flow_links(m, src, dst, touch_link, NULL);
+  else lmm_touch_var(l, v);
   return v;
 }
 
@@ -67,6 +86,7 @@ models *models_new(sim *s, const platform *p, const net_config *cfg, psim_err *e
   m->cfg = *cfg;
   m->nhosts = plat_nhosts(p);
   lmm_system *l = sim_lmm(s);
+  lmm_set_selective(l, cfg->model == NET_SMPI && !cfg->optim_full);
   m->host_cnst0 = -1;
   for (int h = 0; h < m->nhosts; h++) {
     const plat_host *ph = plat_host_at(p, h);
@@ -130,6 +150,7 @@ activity *models_exec(models *m, int host, double flops, activity_done_fn done, 
   if (flops <= 0) return a;
   int v = lmm_var_new(l, 1.0, ph->speed, a);
   lmm_expand(l, m->host_cnst0 + host, v, 1.0);
+  lmm_touch_cnst(l, m->host_cnst0 + host);
   a->var = v;
   return a;
 }
@@ -213,6 +234,9 @@ activity *models_transfer(models *m, int src, int dst, double bytes, activity_do
   if (lat_time > 0) {
     /* The flow takes no bandwidth during its latency: it joins the solver only afterwards,
      * so latency-bound messages never enlarge the components the solver works on. */
+    /* SimGrid creates the flow's variable now, switched off, on every link: the links are
+     * touched for its selective update. */
+    flow_links(m, src, dst, touch_link, NULL);
     activity *a = sim_start_timer(m->sim, lat_time, lat_done, data, tag);
     a->then = done;
     a->next_work = size;
@@ -226,14 +250,14 @@ activity *models_transfer(models *m, int src, int dst, double bytes, activity_do
     return a;
   }
   activity *a = sim_start_work(m->sim, size, -1, bwf, done, data, tag);
-  a->var = flow_var(m, a, src, dst, 1.0, bound);
+  a->var = flow_var(m, a, src, dst, 1.0, bound, 1);
   return a;
 }
 
 /* End of a message's latency phase: it now competes for bandwidth. */
 static void lat_done(sim *s, activity *a) {
   models *m = a->model;
-  int v = flow_var(m, a, a->src, a->dst, a->next_penalty, a->next_bound);
+  int v = flow_var(m, a, a->src, a->dst, a->next_penalty, a->next_bound, 0);
   a->done = a->then;
   sim_continue_work(s, a, a->next_work, v, a->scale);
 }

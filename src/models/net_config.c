@@ -145,10 +145,16 @@ int net_config_set(net_config *c, const char *key, const char *v, psim_err *err)
   else if (!strcmp(key, "smpi/grow-injected-times")) r = parse_bool(key, v, &c->grow_injected, err);
   else if (!strcmp(key, "network/loopback-bw")) r = parse_num(key, v, &c->loopback_bw, err);
   else if (!strcmp(key, "network/loopback-lat")) r = parse_num(key, v, &c->loopback_lat, err);
-  else if (!strcmp(key, "maxmin/precision") || !strcmp(key, "surf/precision") ||
+  else if (!strcmp(key, "network/optim") || !strcmp(key, "network/optimization")) {
+    /* Lazy: SimGrid's selective update (its results, quirks included); Full: the exact
+     * max-min sharing after every event. (TI is a trace-integration variant of Lazy.) */
+    if (!strcmp(v, "Lazy") || !strcmp(v, "TI")) c->optim_full = 0;
+    else if (!strcmp(v, "Full")) c->optim_full = 1;
+    else return psim_errf(err, 2, NULL, 0, "--cfg %s: expected Lazy or Full, got '%s'", key, v);
+  } else if (!strcmp(key, "maxmin/precision") || !strcmp(key, "surf/precision") ||
            !strcmp(key, "smpi/simulate-computation") || !strcmp(key, "smpi/host-speed") ||
            !strcmp(key, "smpi/privatization") || !strcmp(key, "smpi/iprobe") ||
-           !strcmp(key, "network/optimization") || !strcmp(key, "cpu/optimization"))
+           !strcmp(key, "cpu/optim") || !strcmp(key, "cpu/optimization"))
     return 1; /* accepted for compatibility; no effect on psim's exact solver */
   else return 0;
   return r < 0 ? -1 : 1;

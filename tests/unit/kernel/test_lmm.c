@@ -220,6 +220,68 @@ static void repair_matches_full_solve(void **st) {
   lmm_free(s);
 }
 
+/* SimGrid's selective update (lmm_selective.c). Constraints A and B of capacity 10, C of 2;
+ * u uses A alone and is solved first (u = 10). Then, in one epoch, v1 (A, B) and v2 (A, C) are
+ * switched on, in that order. v1's walk starts at A and reaches B (through v1); v2's first
+ * constraint A is then already in M, so the walk stops and C stays out: M = {A, B} is open.
+ * SimGrid solves the variables using A or B over A and B only: A has 3 users, level 10/3,
+ * B one: 10, so u = v1 = v2 = 10/3 -- v2 exceeds C's capacity 2. The exact max-min solution
+ * is v2 = 2 (C saturates first), then u = v1 = (10 - 2) / 2 = 4. A later event that walks
+ * from C reaches every variable (all stale) and SimGrid solves them again: 4, 4, 2. */
+static int enable(lmm_system *s, void *owner, int c1, int c2) {
+  int v = lmm_var_new(s, 1, -1, owner);
+  lmm_expand(s, c1, v, 1);
+  lmm_expand(s, c2, v, 1);
+  lmm_touch_var(s, v);
+  return v;
+}
+
+static void selective_open_set(void **st) {
+  (void)st;
+  for (int sel = 0; sel <= 1; sel++) {
+    lmm_system *s = lmm_new();
+    lmm_set_selective(s, sel);
+    int A = lmm_cnst_new(s, 10, 0), B = lmm_cnst_new(s, 10, 0), C = lmm_cnst_new(s, 2, 0);
+    int u = lmm_var_new(s, 1, -1, &tag[0]);
+    lmm_expand(s, A, u, 1);
+    lmm_touch_cnst(s, A);
+    lmm_solve(s, NULL, NULL);
+    assert_true(fabs(lmm_var_value(s, u) - 10) < EPS);
+    int v1 = enable(s, &tag[1], A, B), v2 = enable(s, &tag[2], A, C);
+    lmm_solve(s, NULL, NULL);
+    double want_v2 = sel ? 10.0 / 3 : 2, want_u = sel ? 10.0 / 3 : 4;
+    assert_true(fabs(lmm_var_value(s, v2) - want_v2) < EPS);
+    assert_true(fabs(lmm_var_value(s, u) - want_u) < EPS);
+    assert_true(fabs(lmm_var_value(s, v1) - want_u) < EPS);
+    lmm_touch_cnst(s, C);   /* e.g. a message starting over C */
+    lmm_solve(s, NULL, NULL);
+    assert_true(fabs(lmm_var_value(s, v2) - 2) < EPS);
+    assert_true(fabs(lmm_var_value(s, u) - 4) < EPS);
+    assert_true(fabs(lmm_var_value(s, v1) - 4) < EPS);
+    lmm_free(s);
+  }
+}
+
+/* The same two variables switched on in the other order: v2's walk covers A and C, v1 stops
+ * at A and B stays out, but B never binds (v1's share is set by A): the result is the exact
+ * one, 4, 4, 2, and no variable needs solving again. */
+static void selective_order_matters(void **st) {
+  (void)st;
+  lmm_system *s = lmm_new();
+  lmm_set_selective(s, 1);
+  int A = lmm_cnst_new(s, 10, 0), B = lmm_cnst_new(s, 10, 0), C = lmm_cnst_new(s, 2, 0);
+  int u = lmm_var_new(s, 1, -1, &tag[0]);
+  lmm_expand(s, A, u, 1);
+  lmm_touch_cnst(s, A);
+  lmm_solve(s, NULL, NULL);
+  int v2 = enable(s, &tag[2], A, C), v1 = enable(s, &tag[1], A, B);
+  lmm_solve(s, NULL, NULL);
+  assert_true(fabs(lmm_var_value(s, v2) - 2) < EPS);
+  assert_true(fabs(lmm_var_value(s, u) - 4) < EPS);
+  assert_true(fabs(lmm_var_value(s, v1) - 4) < EPS);
+  lmm_free(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(one_var_takes_all),  cmocka_unit_test(equal_share),
@@ -227,6 +289,7 @@ int main(void) {
       cmocka_unit_test(fatpipe_no_sharing), cmocka_unit_test(chain_bottleneck),
       cmocka_unit_test(expand_accumulates), cmocka_unit_test(penalty_zero_is_off),
       cmocka_unit_test(incremental_components), cmocka_unit_test(repair_matches_full_solve),
+      cmocka_unit_test(selective_open_set),     cmocka_unit_test(selective_order_matters),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,90 @@
+/* Internals of the sharing solver, shared by lmm.c (the solver) and lmm_selective.c (SimGrid's
+ * selective-update semantics). Nothing outside src/kernel/ includes this. */
+#ifndef PSIM_LMM_INTERNAL_H
+#define PSIM_LMM_INTERNAL_H
+
+#include "psim/kernel.h"
+
+typedef struct { int cnst; int cpos; double coeff; } lmm_elem;   /* a variable's use of a constraint */
+/* A constraint's list entry; coeff duplicates the variable's element (read in the hot loops). */
+typedef struct { int var; int epos; double coeff; } lmm_ref;
+
+typedef struct {
+  double capacity;
+  int fatpipe;
+  lmm_ref *refs;
+  int n, cap;
+  int dirty;          /* in the dirty list */
+  unsigned info_stamp;  /* load and maxl below are those of the tentative solution istamp */
+  double load, maxl;    /* sum a_cv x_v and max level x_v w_v over the variables */
+  /* scratch for the solve */
+  double remaining, usage;
+  int nfree;
+  unsigned mstamp;    /* selective update: == lmm_system.epoch while in the modified set M */
+} lmm_cnst;
+
+/* A variable's fields the solve reads: one cache line (the array is 64-byte aligned). */
+typedef struct {
+  double penalty, bound, value, newval;
+  lmm_elem *el;
+  int nel;
+  int bneck;          /* what limits it in the current solution: a constraint, or BNECK_* */
+  unsigned mark;      /* component stamp; in solve_incremental: in the re-solved set S */
+  unsigned cmark, qmark;  /* solve_incremental: to be checked, queued for S, in this round */
+  int fixed;
+} lmm_var;
+
+/* The others, in a parallel array. */
+typedef struct {
+  void *owner;
+  int cap;            /* of el */
+  int alive, dirty;
+  int next_free;
+  unsigned visit;     /* selective update: reached by the walk of this epoch */
+  int stale;          /* selective update: value from a solve that did not see all its constraints */
+} lmm_var_cold;
+
+struct lmm_system {
+  VEC(lmm_cnst) cnsts;
+  VEC(unsigned) cmark;      /* per constraint: component stamp; in solve_incremental: in T */
+  struct { lmm_var *data; size_t len, cap; } vars;   /* 64-byte aligned */
+  lmm_var_cold *vcold;      /* vars.cap entries */
+  int free_var;             /* head of the free list of variable slots, -1 when empty */
+  VEC(int) dirty_cnsts;
+  VEC(int) dirty_vars;
+  unsigned stamp;
+  VEC(int) comp_c, comp_v, stack;  /* scratch: one component's constraints and variables */
+  VEC(int) inc_v, inc_c, inc_add, inc_chk;  /* solve_incremental: S, T, vars to add to S, to check */
+  unsigned istamp;
+  uint64_t work;
+  uint64_t solves, rounds;  /* full component solves, filling rounds (both kinds) */
+  uint64_t inc_ok, inc_fail, inc_vars;   /* local repairs kept, their variables; given up */
+  int check;                /* PSIM_LMM_CHECK: compare every local repair with a full solve */
+  /* SimGrid's selective update (lmm_selective.c); all zero when off */
+  int selective;
+  unsigned epoch;           /* one per solve */
+  VEC(int) m_list;          /* the modified set M, in order of entry */
+  VEC(int) late;            /* variables switched on while their first constraint was in M */
+  VEC(int) walk;            /* scratch stack of the walk */
+  size_t nstale;            /* variables with stale set */
+  int stale_in_m;           /* the walks of this epoch met a stale variable */
+  uint64_t sel_fast, sel_restricted, sel_open;   /* solves: exact path, restricted, with open M */
+};
+
+/* Values of var.bneck besides a constraint index. */
+enum { BNECK_BOUND = -1,    /* at its bound (or unconstrained) */
+       BNECK_NONE = -2 };   /* unknown: must be checked (and switched-off variables) */
+
+
+/* lmm.c, for lmm_selective.c */
+void lmmi_fill(lmm_system *s, const int *vs, size_t nvs, const int *cs, size_t ncs);
+void lmmi_solve_exact(lmm_system *s, void (*changed)(void *ctx, void *owner, double value), void *ctx);
+void lmmi_clear_dirty(lmm_system *s);
+
+/* lmm_selective.c */
+void lmms_init(lmm_system *s);
+void lmms_free(lmm_system *s);
+void lmms_var_gone(lmm_system *s, int v);
+void lmms_solve(lmm_system *s, void (*changed)(void *ctx, void *owner, double value), void *ctx);
+
+#endif
