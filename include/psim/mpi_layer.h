@@ -38,11 +38,17 @@ struct mpi_req {
   mpi_req *next;        /* matching: next in its bucket (or wildcard list) */
   mpi_req *oprev, *onext; /* matching: the rank's posted or unexpected requests, in order */
   uint64_t seq;         /* posting order, to pick the oldest of several candidates */
+  uint64_t wseq;        /* order in which its owner started waiting on it (0: not waited) */
   mpi_world *world;
   void *user;           /* the driver's */
 };
 
 typedef void (*mpi_done_fn)(void *ctx, mpi_req *r);
+
+/* The owner of r starts waiting on it. When a message ends, its two ends complete in the order
+ * their owners started waiting (SimGrid answers a communication's waiters in that order), which
+ * decides the order in which the ranks run next. */
+void mpi_req_wait(mpi_req *r);
 
 /* rank_host[r] = host of rank r (borrowed, must outlive the world). */
 mpi_world *mpi_world_new(sim *s, models *m, int nranks, const int *rank_host, mpi_done_fn on_done,

@@ -165,7 +165,7 @@ void emu_wait(emu_req **reqs, int n, int need) {
   if (need > pending + ndone) need = pending + ndone;
   int missing = need - ndone;
   if (missing <= 0) return;
-  for (int i = 0; i < n; i++) if (reqs[i] && !reqs[i]->done) reqs[i]->waited = 1;
+  for (int i = 0; i < n; i++) if (reqs[i] && !reqs[i]->done) { reqs[i]->waited = 1; if (reqs[i]->q) mpi_req_wait(reqs[i]->q); }
   k->nwait = missing;
   emu_block();
   for (int i = 0; i < n; i++) if (reqs[i]) reqs[i]->waited = 0;

@@ -19,6 +19,7 @@ struct mpi_world {
   mpi_stats stats;
   mpi_transfer_fn observe;
   void *observe_ctx;
+  uint64_t wseq;        /* last mpi_req.wseq given */
 };
 
 void mpi_world_observe(mpi_world *w, mpi_transfer_fn fn, void *ctx) {
@@ -68,6 +69,7 @@ static inline mpi_req *req_new(mpi_world *w, int owner, int src, int dst, int ta
   r->xfer_start = r->xfer_end = -1;
   r->peer = r->next = r->oprev = r->onext = NULL;
   r->seq = 0;
+  r->wseq = 0;
   r->world = w;
   r->user = NULL;
   return r;
@@ -115,6 +117,11 @@ static void finish_recv(mpi_world *w, mpi_req *recv, const mpi_req *send) {
   maybe_free(w, recv);
 }
 
+void mpi_req_wait(mpi_req *r) {
+  r->waited = 1;
+  if (!r->wseq) r->wseq = ++r->world->wseq;
+}
+
 static void transfer_done(sim *s, activity *a) {
   mpi_req *send = a->data;
   mpi_world *w = send->world;
@@ -122,10 +129,14 @@ static void transfer_done(sim *s, activity *a) {
   send->arrived = 1;
   mpi_req *recv = send->peer;
   if (w->observe) w->observe(w->observe_ctx, send, recv);
+  /* The sender first when it started waiting first (the receiver's completion may be delayed
+   * by smpi/or anyway). */
+  int send_first = recv && !send->detached && send->wseq && (!recv->wseq || send->wseq < recv->wseq);
+  if (send_first) complete(w, send);
   if (recv) finish_recv(w, recv, send);
   send->busy = !send->matched; /* an eager message not yet received stays in its queue */
   send->peer = NULL;
-  if (!send->detached) complete(w, send);
+  if (!send->detached && !send_first) complete(w, send);
   maybe_free(w, send);
 }
 

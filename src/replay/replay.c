@@ -231,7 +231,7 @@ static int wait_reqs(rank *k, mpi_req **reqs, int n) {
   int pending = 0;
   for (int i = 0; i < n; i++) {
     if (!reqs[i] || reqs[i]->done) continue;
-    reqs[i]->waited = 1;
+    mpi_req_wait(reqs[i]);
     pending++;
   }
   if (!pending) return 0;
@@ -484,7 +484,7 @@ static int exec_op(replay *R, rank *k, const rop *op) {
       int pending = 0;
       for (int i = 0; i < k->npend; i++) {
         mpi_req *p = k->pend[i].req;
-        if (p && !p->done) { p->waited = 1; pending++; }
+        if (p && !p->done) { mpi_req_wait(p); pending++; }
       }
       if (pending) { k->nwaiting = pending; block_comm(R, k); return 1; }
     }
@@ -692,6 +692,11 @@ static void progress(replay *R) {
           (unsigned long long)R->actions);
 }
 
+static int is_post(int kind) {
+  return kind == R_SEND || kind == R_ISEND || kind == R_ISEND_KEEP || kind == R_RECV || kind == R_IRECV ||
+         kind == R_IRECV_KEEP;
+}
+
 static void rank_run(void *ctx, int id) {
   replay *R = ctx;
   rank *k = &R->ranks[id];
@@ -700,9 +705,16 @@ static void rank_run(void *ctx, int id) {
   const double now = sim_now(R->sim);
   for (;;) {
     if (k->pc < k->nops) {
-      if (exec_op(R, k, &k->ops[k->pc])) return;
+      const rop *op = &k->ops[k->pc];
+      if (exec_op(R, k, op)) return;
       k->pc++;
       k->sub = 0;
+      /* Posting a send or a receive is a simcall in SimGrid: every ready rank makes one before
+       * any makes its next. Which messages start first decides ties later on. */
+      if (!R->vp && is_post(op->kind)) {
+        sim_make_ready(R->sim, id);
+        return;
+      }
       continue;
     }
     if (k->has_action) { finish_action(R, k, now); progress(R); }
