@@ -47,6 +47,9 @@ int lmm_selective(const lmm_system *s);
 void lmm_touch_cnst(lmm_system *s, int c);
 /* variable v was switched on (its first constraint is touched). Freeing touches by itself. */
 void lmm_touch_var(lmm_system *s, int v);
+/* The engine, at the start of each epoch (after a solve, before the events of the next date):
+ * how many variables it is about to switch on. */
+void lmm_walks(lmm_system *s, int enables);
 /* Number of variables solved so far (a cost counter for benchmarks). */
 uint64_t lmm_work(const lmm_system *s);
 

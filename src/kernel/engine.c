@@ -241,30 +241,33 @@ uint64_t sim_run(sim *s, void (*run)(void *ctx, int id), void *ctx) {
     }
     /* As SimGrid orders one date's events: first the messages whose latency is paid switch
      * their flows on (in heap order), then the finished activities release their resources
-     * and are reported (in heap order). The order decides what the selective update sees. */
+     * and are reported (in heap order). The order decides what the selective update sees.
+     * Events that these callbacks schedule for the same date wait for the next round, after
+     * the ranks ran and the solver solved (SimGrid's next step of zero duration). */
+    s->batch.len = 0;
+    int enables = 0;
     while (s->heap.len && s->heap.data[0].date - s->now < SG_TIMING_PRECISION) {
-      s->batch.len = 0;
-      while (s->heap.len && s->heap.data[0].date - s->now < SG_TIMING_PRECISION) {
-        activity *a = s->heap.data[0].a;
-        heap_remove(s, a);
-        VEC_PUSH(s->batch, a);
-      }
-      for (size_t i = 0; i < s->batch.len; i++) {
-        activity *a = s->batch.data[i];
-        if (a->then && a->var < 0) {   /* end of a latency phase */
-          events++;
-          finish(s, a);
-          s->batch.data[i] = NULL;
-          if (s->stopped) return events;
-        }
-      }
-      for (size_t i = 0; i < s->batch.len; i++) {
-        activity *a = s->batch.data[i];
-        if (!a) continue;
+      activity *a = s->heap.data[0].a;
+      heap_remove(s, a);
+      VEC_PUSH(s->batch, a);
+      enables += a->then && a->var < 0;
+    }
+    lmm_walks(s->lmm, enables);
+    for (size_t i = 0; i < s->batch.len; i++) {
+      activity *a = s->batch.data[i];
+      if (a->then && a->var < 0) {   /* end of a latency phase */
         events++;
         finish(s, a);
+        s->batch.data[i] = NULL;
         if (s->stopped) return events;
       }
+    }
+    for (size_t i = 0; i < s->batch.len; i++) {
+      activity *a = s->batch.data[i];
+      if (!a) continue;
+      events++;
+      finish(s, a);
+      if (s->stopped) return events;
     }
   }
   return events;

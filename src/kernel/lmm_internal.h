@@ -62,12 +62,14 @@ struct lmm_system {
   int check;                /* PSIM_LMM_CHECK: compare every local repair with a full solve */
   /* SimGrid's selective update (lmm_selective.c); all zero when off */
   int selective;
+  int walks;                /* walk at each touch in this epoch (lmm_walks) */
   unsigned epoch;           /* one per solve */
   VEC(int) m_list;          /* the modified set M, in order of entry */
   VEC(int) late;            /* variables switched on while their first constraint was in M */
   VEC(int) walk;            /* scratch stack of the walk */
   size_t nstale;            /* variables with stale set */
   int stale_in_m;           /* the walks of this epoch met a stale variable */
+  int sg_always;            /* PSIM_LMM_SG: always solve M as SimGrid does (a debugging aid) */
   uint64_t sel_fast, sel_restricted, sel_open;   /* solves: exact path, restricted, with open M */
 };
 

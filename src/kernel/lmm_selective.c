@@ -26,8 +26,15 @@
  * which makes M a union of connected components whose max-min solution SimGrid computes), no
  * variable in M holds a stale value (one computed from a non-closed M: SimGrid recomputes it
  * from scratch, the local repair would keep it), and every change lies in M. Otherwise M is
- * re-solved as SimGrid does. network/optim:Full (selective off) gives the exact max-min
+ * re-solved as SimGrid does.
+ *
+ * The walks cost a pass over the touched components at every event. They can only find
+ * something when an epoch switches on two flows or more (the first switch-on of an epoch
+ * meets no walk before it: M can only be open after a second one) or when stale values exist;
+ * the engine says at the start of each epoch how many flows it switches on (lmm_walks), and
+ * other epochs skip the walks and take the exact path directly. network/optim:Full (selective off) gives the exact max-min
  * solution at every event, as SimGrid's Full mode does. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -35,7 +42,9 @@
 
 void lmms_init(lmm_system *s) {
   s->selective = 1;
+  s->walks = 1;
   s->epoch = 1;
+  s->sg_always = getenv("PSIM_LMM_SG") != NULL;
 }
 
 void lmm_set_selective(lmm_system *s, int on) {
@@ -63,8 +72,12 @@ static void join(lmm_system *s, int c) {
   VEC_PUSH(s->walk, c);
 }
 
+void lmm_walks(lmm_system *s, int enables) {
+  s->walks = enables >= 2 || s->nstale > 0;
+}
+
 void lmm_touch_cnst(lmm_system *s, int c) {
-  if (!s->selective || in_m(s, c)) return;
+  if (!s->selective || !s->walks || in_m(s, c)) return;
   join(s, c);
   while (s->walk.len) {
     const lmm_cnst *k = &s->cnsts.data[s->walk.data[--s->walk.len]];
@@ -83,7 +96,7 @@ void lmm_touch_cnst(lmm_system *s, int c) {
 
 void lmm_touch_var(lmm_system *s, int v) {
   const lmm_var *x = &s->vars.data[v];
-  if (!s->selective || x->nel == 0 || x->penalty <= 0) return;
+  if (!s->selective || !s->walks || x->nel == 0 || x->penalty <= 0) return;
   int c0 = x->el[0].cnst;
   if (in_m(s, c0)) VEC_PUSH(s->late, v);   /* the walk stops here: M may stay open */
   else lmm_touch_cnst(s, c0);
@@ -118,6 +131,112 @@ static int m_is_open(lmm_system *s) {
   return 0;
 }
 
+
+/* ---- SimGrid's progressive filling, with its precision rules ----
+ * As exact max-min filling, plus (SimGrid's precision/work-amount, 1e-5): a constraint whose
+ * remaining capacity falls below 1e-5 of its capacity, or whose remaining usage falls below
+ * 1e-5, counts as saturated and drops out (its unfixed variables are then set by their other
+ * constraints, or stay at 0); ties between constraints are exact; a variable's bound is taken
+ * when within 1e-5 of the smallest one. */
+#define SG_PRECISION 1e-5
+
+static double sg_update(double v, double minus, double precision) {
+  v -= minus;
+  return v < precision ? 0 : v;
+}
+
+static void sg_fill(lmm_system *s, const int *vs, size_t nvs, const int *cs, size_t ncs) {
+  s->inc_c.len = 0;
+  for (size_t i = 0; i < nvs; i++) {
+    lmm_var *x = &s->vars.data[vs[i]];
+    x->newval = 0;
+    x->fixed = x->penalty <= 0;
+    x->bneck = BNECK_NONE;
+  }
+  for (size_t i = 0; i < ncs; i++) {
+    lmm_cnst *k = &s->cnsts.data[cs[i]];
+    k->remaining = k->capacity;
+    k->usage = 0;
+    k->nfree = 0;
+    if (!(k->capacity > k->capacity * SG_PRECISION)) continue;
+    for (int j = 0; j < k->n; j++) {
+      const lmm_var *x = &s->vars.data[k->refs[j].var];
+      double a = k->refs[j].coeff;
+      if (x->penalty <= 0 || a <= 0) continue;
+      if (!k->fatpipe) k->usage += a / x->penalty;
+      else if (a / x->penalty > k->usage) k->usage = a / x->penalty;
+    }
+    if (k->usage > 0) { k->nfree = 1; VEC_PUSH(s->inc_c, cs[i]); }   /* nfree: in the light list */
+  }
+  while (s->inc_c.len) {
+    s->rounds++;
+    double min_usage = -1;
+    for (size_t i = 0; i < s->inc_c.len; i++) {
+      const lmm_cnst *k = &s->cnsts.data[s->inc_c.data[i]];
+      double r = k->remaining / k->usage;
+      if (min_usage < 0 || r < min_usage) min_usage = r;
+    }
+    /* the variables of the saturated constraints, once each */
+    s->istamp++;
+    s->inc_add.len = 0;
+    double min_bound = -1;
+    for (size_t i = 0; i < s->inc_c.len; i++) {
+      const lmm_cnst *k = &s->cnsts.data[s->inc_c.data[i]];
+      if (k->remaining / k->usage != min_usage) continue;
+      for (int j = 0; j < k->n; j++) {
+        int v = k->refs[j].var;
+        lmm_var *x = &s->vars.data[v];
+        if (x->fixed || k->refs[j].coeff <= 0 || x->qmark == s->istamp) continue;
+        x->qmark = s->istamp;
+        VEC_PUSH(s->inc_add, v);
+        if (x->bound > 0 && x->bound * x->penalty < min_usage &&
+            (min_bound < 0 || x->bound * x->penalty < min_bound))
+          min_bound = x->bound * x->penalty;
+      }
+    }
+    if (!s->inc_add.len) break;   /* cannot happen: a light constraint has unfixed users */
+    for (size_t i = 0; i < s->inc_add.len; i++) {
+      lmm_var *x = &s->vars.data[s->inc_add.data[i]];
+      double value;
+      if (min_bound < 0) {
+        value = min_usage / x->penalty;
+        x->bneck = BNECK_NONE;
+      } else if (fabs(min_bound - x->bound * x->penalty) < SG_PRECISION) {
+        value = x->bound;
+        x->bneck = BNECK_BOUND;
+      } else {
+        continue;   /* its turn comes in a later round */
+      }
+      x->newval = value;
+      x->fixed = 1;
+      for (int j = 0; j < x->nel; j++) {
+        const lmm_elem *e = &x->el[j];
+        lmm_cnst *k = &s->cnsts.data[e->cnst];
+        if (!k->nfree) continue;   /* not in the light list (or outside M) */
+        if (!k->fatpipe) {
+          k->remaining = sg_update(k->remaining, e->coeff * value, k->capacity * SG_PRECISION);
+          k->usage = sg_update(k->usage, e->coeff / x->penalty, SG_PRECISION);
+        } else {
+          k->usage = 0;
+          for (int r = 0; r < k->n; r++) {
+            const lmm_var *u = &s->vars.data[k->refs[r].var];
+            double a = k->refs[r].coeff;
+            if (u->fixed || u->penalty <= 0 || a <= 0) continue;
+            if (a / u->penalty > k->usage) k->usage = a / u->penalty;
+          }
+        }
+        if (!(k->usage > SG_PRECISION) || !(k->remaining > k->capacity * SG_PRECISION)) k->nfree = 0;
+      }
+    }
+    size_t n = 0;   /* drop the saturated constraints from the light list */
+    for (size_t i = 0; i < s->inc_c.len; i++)
+      if (s->cnsts.data[s->inc_c.data[i]].nfree) s->inc_c.data[n++] = s->inc_c.data[i];
+    s->inc_c.len = n;
+  }
+  for (size_t i = 0; i < ncs; i++) s->cnsts.data[cs[i]].nfree = 0;
+  s->work += nvs;
+}
+
 /* Progressive filling of the variables using M, over M's constraints only (as SimGrid's
  * maxmin_solve on its modified constraint set). */
 static void solve_restricted(lmm_system *s, int open, void (*changed)(void *ctx, void *owner, double value),
@@ -144,7 +263,7 @@ static void solve_restricted(lmm_system *s, int open, void (*changed)(void *ctx,
       VEC_PUSH(s->comp_v, v);
     }
   }
-  lmmi_fill(s, s->comp_v.data, s->comp_v.len, s->m_list.data, s->m_list.len);
+  sg_fill(s, s->comp_v.data, s->comp_v.len, s->m_list.data, s->m_list.len);
   s->solves++;
   for (size_t i = 0; i < s->comp_v.len; i++) {
     int v = s->comp_v.data[i];
@@ -160,11 +279,16 @@ static void solve_restricted(lmm_system *s, int open, void (*changed)(void *ctx,
 }
 
 void lmms_solve(lmm_system *s, void (*changed)(void *ctx, void *owner, double value), void *ctx) {
+  if (!s->walks) {   /* nothing to find: see lmm_walks */
+    s->sel_fast++;
+    lmmi_solve_exact(s, changed, ctx);
+    return;
+  }
   if (!s->m_list.len && !s->dirty_vars.len && !s->dirty_cnsts.len) return;
   int open = m_is_open(s);
   int outside = 0;
   for (size_t i = 0; i < s->dirty_cnsts.len && !outside; i++) outside = !in_m(s, s->dirty_cnsts.data[i]);
-  if (!open && !s->stale_in_m && !outside) {
+  if (!open && !s->stale_in_m && !outside && !s->sg_always) {
     s->sel_fast++;
     lmmi_solve_exact(s, changed, ctx);
   } else {
