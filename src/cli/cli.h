@@ -30,6 +30,8 @@ int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(print
 /* Opens "-" as stdout, else the file for writing; NULL with an error printed. */
 FILE *cli_open_out(const char *path);
 void cli_close_out(FILE *f);
+/* Whether s is one of the NULL-terminated names. */
+int cli_is_one_of(const char *s, const char *const *names);
 /* Parses a non-negative integer option value; -1 on error (printed). */
 long cli_int(const char *cmd, const char *opt, const char *v);
 

@@ -100,6 +100,10 @@ int cmd_lb(int argc, char **argv) {
     if (r > 0) continue;
     if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) { quiet = 1; continue; }
     if (!strcmp(a, "--timeline")) { timeline = 1; continue; }
+    static const char *const with_value[] = {"--pes", "--balancer", "--period", "--json", "--loads",
+                                             "--report", "--initial", "--seed", "--vp-memory",
+                                             "--lb-cost", "--alpha", "--beta", NULL};
+    if (!cli_is_one_of(a, with_value)) { rc = cli_usage("lb", "unknown option '%s'", a); goto out; }
     if (!v) { rc = cli_usage("lb", "%s needs a value", a); goto out; }
     i++;
     if (!strcmp(a, "--pes")) { if ((npes = cli_int("lb", a, v)) < 0) goto out; }
@@ -114,7 +118,6 @@ int cmd_lb(int argc, char **argv) {
     else if (!strcmp(a, "--lb-cost")) { if (parse_double(a, v, &lb_cost)) goto out; }
     else if (!strcmp(a, "--alpha")) { if (parse_double(a, v, &alpha)) goto out; }
     else if (!strcmp(a, "--beta")) { if (parse_double(a, v, &beta)) goto out; }
-    else { rc = cli_usage("lb", "unknown option '%s'", a); goto out; }
   }
   if (npes < 1) { rc = cli_usage("lb", "--pes N (at least 1) is required"); goto out; }
   if (!balancers) { rc = cli_usage("lb", "--balancer is required (one of: %s)", lb_kind_list()); goto out; }

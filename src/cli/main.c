@@ -61,6 +61,12 @@ void cli_close_out(FILE *f) {
   else if (f) fflush(f);
 }
 
+int cli_is_one_of(const char *s, const char *const *names) {
+  for (; *names; names++)
+    if (!strcmp(s, *names)) return 1;
+  return 0;
+}
+
 long cli_int(const char *cmd, const char *opt, const char *v) {
   char *end;
   long x = v ? strtol(v, &end, 10) : -1;
