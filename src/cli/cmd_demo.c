@@ -46,7 +46,7 @@ int cmd_demo(int argc, char **argv) {
   printf("psim demo: a 64-rank 2-D stencil (50 iterations of 4+4 halo messages of 16 KiB, 1 Mflop,\n"
          "an 8-byte allreduce) replayed on the embedded 64-node cluster.\n"
          "Equivalent command: psim gen stencil --ranks 64 --iters 50 -o DIR && psim replay DIR\n\n");
-  fflush(stdout);
+  cli_flush_stdout();
   /* psim replay DIR followed by the demo's options (psim replay rejects unknown ones) */
   char **args = xcalloc((size_t)argc + 2, sizeof *args);
   args[0] = "replay";

@@ -146,6 +146,7 @@ int cmd_lb(int argc, char **argv) {
     goto out;
   }
   if (timeline && !json) { rc = cli_usage("lb", "--timeline adds sections to --json FILE: give one"); goto out; }
+  if (cli_check_out(json) || cli_check_out(loads) || cli_check_out(report)) goto out;
   if ((rc = cli_run_setup(&run, "lb")) != 0) goto out;
   rc = 2;
   adapt_opts o;
@@ -205,7 +206,7 @@ int cmd_lb(int argc, char **argv) {
         FILE *f = cli_open_out(path);
         if (!f) goto out;
         adapt_write_loads_csv(f, &r->res);
-        cli_close_out(f);
+        if (cli_close_out(f, path)) goto out;
       }
     }
   }
@@ -216,7 +217,7 @@ int cmd_lb(int argc, char **argv) {
     lb_report_extra x = {rec, &cp};
     if (rec && !cp_done) { obs_critpath_compute(rec, &runs[0].res.run, &cp); cp_done = 1; }
     lb_report_json(f, runs, nruns, &o, &m, timeline ? &x : NULL);
-    cli_close_out(f);
+    if (cli_close_out(f, json)) goto out;
   }
   if (report) {
     lb_report_extra x = {rec, &cp};

@@ -93,6 +93,7 @@ int cmd_replay(int argc, char **argv) {
     else { rc = cli_usage("replay", "unknown option '%s'", a); goto out; }
 #undef NEEDV
   }
+  if (cli_check_out(json) || cli_check_out(report)) goto out;
   if ((rc = cli_run_setup(&run, "replay")) != 0) goto out;
   rc = 2;
   replay_opts *o = &run.o;
@@ -122,7 +123,11 @@ int cmd_replay(int argc, char **argv) {
   int r = replay_run(run.src, o, &res, &err);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   double wall = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-  if (af) { cli_close_out(af); af = NULL; }
+  if (af) {
+    int bad = cli_close_out(af, actions);
+    af = NULL;
+    if (bad) goto out;
+  }
   if (r < 0 && err.code != PSIM_EXIT_DEADLOCK) { rc = cli_fail(&err); goto out; }
   for (size_t i = 0; i < writers.len; i++) {
     psim_err e2;
@@ -140,7 +145,7 @@ int cmd_replay(int argc, char **argv) {
     if (!f) goto out;
     if (timeline) obs_write_json_full(f, &res, &m, rec, cpp);
     else obs_write_json(f, &res, &m);
-    cli_close_out(f);
+    if (cli_close_out(f, json)) goto out;
   }
   if (report) {
     char *doc = NULL;
@@ -156,7 +161,7 @@ int cmd_replay(int argc, char **argv) {
   if (!quiet && !(json && !strcmp(json, "-")) && !(actions && !strcmp(actions, "-")))
     obs_write_summary(stdout, &res, &m);
   if (!quiet) {
-    fflush(stdout); /* the summary first, even when stdout is a pipe */
+    cli_flush_stdout(); /* the summary first, even when stdout is a pipe */
     fprintf(stderr, "psim: %llu actions in %.3f s wall (%.0f actions/s)\n",
             (unsigned long long)res.actions, wall, wall > 0 ? (double)res.actions / wall : 0.0);
   }
@@ -167,7 +172,7 @@ int cmd_replay(int argc, char **argv) {
     rc = 0;
   }
 out:
-  if (af) cli_close_out(af);
+  if (af) cli_close_out(af, actions);
   for (size_t i = 0; i < writers.len; i++) {
     psim_err e2;
     obs_trace_close(writers.data[i], &e2);

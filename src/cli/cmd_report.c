@@ -45,11 +45,9 @@ int cli_write_report_file(const char *out, const char *json, size_t len, const c
   psim_err err;
   psim_err_clear(&err);
   int r = obs_write_report(f, json, len, title, &err);
-  int bad = ferror(f);
-  cli_close_out(f);
+  int bad = cli_close_out(f, out);
   if (r < 0) return cli_fail(&err);
-  if (bad) { fprintf(stderr, "psim: %s: write error\n", out); return 2; }
-  return 0;
+  return bad;
 }
 
 int cmd_report(int argc, char **argv) {

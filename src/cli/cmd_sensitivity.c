@@ -186,6 +186,7 @@ int cmd_sensitivity(int argc, char **argv) {
     }
   }
   if (jobs < 1) jobs = 1;
+  if (cli_check_out(json) || cli_check_out(report)) goto out;
   if ((rc = cli_run_setup(&run, "sensitivity")) != 0) goto out;
   rc = 2;
   /* the variants, in table order */
@@ -243,7 +244,7 @@ int cmd_sensitivity(int argc, char **argv) {
     FILE *f = cli_open_out(json);
     if (!f) goto out;
     write_json(f, vs.data, vs.len, base, &m, (int)run.np);
-    cli_close_out(f);
+    if (cli_close_out(f, json)) goto out;
   }
   if (report) {
     char *doc = NULL;

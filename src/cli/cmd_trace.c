@@ -78,7 +78,7 @@ int cmd_trace(int argc, char **argv) {
     FILE *f = cli_open_out(out ? out : "-");
     if (!f) goto done;
     rc = trace_aggregate(in.data, (int)in.len, fx, fy, tx, ty, f, &err) < 0 ? cli_fail(&err) : 0;
-    cli_close_out(f);
+    if (cli_close_out(f, out ? out : "-")) rc = 2;
   done:
     VEC_FREE(in);
     return rc;
