@@ -21,7 +21,7 @@ static const char *HELP =
     "  --quiet             no listing on stdout\n"
     "\n"
     "example:\n"
-    "  psim critical-path --platform cluster.xml --hostfile hosts --np 3 trace.txt\n";
+    "  psim gen stencil --ranks 16 --iters 20 -o /tmp/st && psim critical-path /tmp/st\n";
 
 int cmd_critpath(int argc, char **argv) {
   cli_run run = {0};

@@ -33,7 +33,7 @@ static const char *HELP =
     "  --p2p-only | --no-p2p\n"
     "\n"
     "example:\n"
-    "  psim gen stencil --ranks 64 --iters 2000 -o /tmp/st64 && psim replay /tmp/st64\n";
+    "  psim gen stencil --ranks 64 --iters 200 -o /tmp/st64 && psim replay /tmp/st64\n";
 
 /* An option the chosen workload does not take (it may belong to another one). */
 static int unknown(const char *workload, const char *a) {

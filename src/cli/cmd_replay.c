@@ -44,7 +44,10 @@ static const char *HELP =
     "  --list-algorithms   print the collective algorithms and exit\n"
     "\n"
     "example:\n"
-    "  psim replay --platform cluster.xml --hostfile hosts --np 64 trace.txt --json out.json\n"
+    "  psim gen stencil --ranks 16 --iters 20 -o /tmp/st     # a 16-rank trace (a directory)\n"
+    "  psim replay /tmp/st                                   # on the embedded 64-node cluster\n"
+    "  psim platform --default > /tmp/cluster.xml && printf 'node-0:8\\nnode-1:8\\n' > /tmp/hosts\n"
+    "  psim replay --platform /tmp/cluster.xml --hostfile /tmp/hosts /tmp/st --json /tmp/st.json\n"
     "\n"
     "Exit status: 0 ok, 2 bad input (the message names the file and line), 3 deadlock (each\n"
     "blocked rank is listed with its pending action and where it comes from).\n";

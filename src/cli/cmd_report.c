@@ -19,7 +19,11 @@ static const char *HELP =
     "and 'psim sensitivity --json F' (the table and its tornado chart).\n"
     "\n"
     "options:\n"
-    "  -o FILE    the HTML file to write ('-' = stdout; default: RESULT with .html)\n";
+    "  -o FILE    the HTML file to write ('-' = stdout; default: RESULT with .html)\n"
+    "\n"
+    "example:\n"
+    "  psim gen stencil --ranks 16 --iters 20 -o /tmp/st\n"
+    "  psim replay /tmp/st --json /tmp/st.json --timeline && psim report /tmp/st.json -o /tmp/st.html\n";
 
 /* Reads a whole file; NULL with an error printed. */
 static char *slurp(const char *path, size_t *len) {

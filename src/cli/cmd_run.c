@@ -43,7 +43,7 @@ static const char *HELP =
     "\n"
     "example:\n"
     "  build/psimcc -O2 -o ring examples/ring.c\n"
-    "  psim run --np 8 --platform cluster.xml -- ./ring 1000\n"
+    "  psim run --np 8 -- ./ring 1000\n"
     "  psim run --np 8 --trace-tit /tmp/ring.tit -- ./ring 1000 && psim replay --np 8 /tmp/ring.tit\n"
     "\n"
     "Exit status: 0 ok, 2 bad input, 3 deadlock (blocked ranks and their calls are listed),\n"
@@ -134,6 +134,8 @@ int cmd_run(int argc, char **argv) {
 
   psim_err err;
   psim_err_clear(&err);
+  /* the program first: before loading the platform and measuring the host speed */
+  if (emu_prog_check(argv[prog_at], &err) < 0) { rc = cli_fail(&err); goto out; }
   platform *plat = NULL;
   char *warnings = NULL;
   if (platform_path) plat = plat_load_xml(platform_path, &warnings, &err);

@@ -37,7 +37,8 @@ static const char *HELP =
     "                      psim report s.json -o FILE.html)\n"
     "\n"
     "example:\n"
-    "  psim sensitivity --platform cluster.xml --np 64 trace/ --factors 0.5,2 -j 4\n";
+    "  psim gen stencil --ranks 16 --iters 20 -o /tmp/st\n"
+    "  psim sensitivity /tmp/st --factors 0.5,2 -j 2\n";
 
 enum { V_BASE, V_LAT, V_BW, V_SPEED, V_OVH, V_COMP, V_N };
 static const char *const VNAME[V_N] = {"base", "latency", "bandwidth", "speed", "overheads", "compute"};

@@ -29,7 +29,7 @@ static const char *USAGE =
     "  trace      trace tools: stats, lb-period, aggregate\n"
     "\n"
     "Run 'psim <command> --help' for its options. Example:\n"
-    "  psim replay --platform cluster.xml --hostfile hosts --np 64 trace.txt\n"
+    "  psim gen stencil --ranks 16 --iters 20 -o /tmp/st && psim replay /tmp/st\n"
     "\n"
     "Exit status: 0 success, 2 bad input or usage, 3 the simulated application deadlocked,\n"
     "4 the application failed (psim run: a rank crashed, an MPI error, MPI_Abort).\n";
