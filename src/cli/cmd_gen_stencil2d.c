@@ -81,6 +81,9 @@ int cmd_gen_stencil2d(int argc, char **argv) {
       if (sscanf(v, "%lf,%lf", &o.src_x, &o.src_y) != 2 || o.src_x < 0 || o.src_y < 0)
         return cli_usage("gen", "--source expects X,Y (cells, >= 0), got '%s'", v);
     } else if (!num_ok) return cli_usage("gen", "%s expects a non-negative number, got '%s'", a, v);
+    else if ((!strcmp(a, "--iters") || !strcmp(a, "--border") || !strcmp(a, "--seed")) &&
+             (x != (double)(long)x || x > 2e9))
+      return cli_usage("gen", "%s expects a non-negative integer, got '%s'", a, v);
     else if (!strcmp(a, "--iters")) o.iters = (int)x;
     else if (!strcmp(a, "--cell-flops")) o.cell_flops = x;
     else if (!strcmp(a, "--border")) o.border = (int)x;

@@ -204,7 +204,7 @@ int cmd_lb(int argc, char **argv) {
         } else rc = cli_fail(&err);
         goto out;
       }
-      if (nruns == 1 && migrates == 0)
+      if (nruns == 1 && migrates == 0 && (nb > 1 || bk[0] != LB_NONE))
         fprintf(stderr, "psim lb: warning: the trace has no 'migrate' action, so no balancing can "
                         "happen: the VPs keep their initial mapping (end each iteration with "
                         "'R migrate [BYTES]'; see psim lb --help)\n");

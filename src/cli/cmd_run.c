@@ -107,7 +107,7 @@ int cmd_run(int argc, char **argv) {
       NEEDV();
       char *end;
       threshold = strtod(v, &end);
-      if (*end || threshold < 0) { rc = cli_usage("run", "--cpu-threshold expects seconds, got '%s'", v); goto out; }
+      if (end == v || *end || !(threshold >= 0)) { rc = cli_usage("run", "--cpu-threshold expects seconds, got '%s'", v); goto out; }
     }
     else if (!strcmp(a, "--no-measure")) measure = 0;
     else if (!strcmp(a, "--network")) { NEEDV(); network = v; }

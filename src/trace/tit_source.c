@@ -262,10 +262,11 @@ static void cursors_new(tit_source *s) {
   if (s->copy_lines || s->nranks > 256) s->io.chunk = s->nranks > 16384 ? 1024 : 4096;
 }
 
-static int open_per_rank(tit_source *s, psim_err *err) {
+/* list: the list file that named the files, or "" when they were given one by one. */
+static int open_per_rank(tit_source *s, const char *list, psim_err *err) {
   if (s->nranks == 0) s->nranks = s->npaths;
   if (s->nranks != s->npaths)
-    return psim_errf(err, PSIM_EXIT_INPUT, "", 0,
+    return psim_errf(err, PSIM_EXIT_INPUT, list, 0,
                      "the trace has %d ranks (--np %d): %d trace files for %d ranks, expected "
                      "one file per rank",
                      s->npaths, s->nranks, s->npaths, s->nranks);
@@ -419,7 +420,7 @@ tit_source *tit_open(const char *const *paths, int npaths, int nranks, psim_err 
     s->paths = xcalloc((size_t)npaths, sizeof *s->paths);
     s->npaths = npaths;
     for (int i = 0; i < npaths; i++) s->paths[i] = xstrdup(paths[i] ? paths[i] : "");
-    rc = open_per_rank(s, err);
+    rc = open_per_rank(s, "", err);
   } else {
     const char *p = paths[0] ? paths[0] : "";
     struct stat sb;
@@ -444,8 +445,8 @@ tit_source *tit_open(const char *const *paths, int npaths, int nranks, psim_err 
       s->paths[0] = xstrdup(p);
       s->npaths = 1;
     }
+    if (rc == 0) rc = s->npaths == 1 ? open_shared(s, err) : open_per_rank(s, list ? list : "", err);
     free(list);
-    if (rc == 0) rc = s->npaths == 1 ? open_shared(s, err) : open_per_rank(s, err);
     s->shared = s->npaths == 1;
   }
   if (rc < 0) {

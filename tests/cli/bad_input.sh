@@ -103,6 +103,8 @@ bad "empty per-rank file" "$D/empty_rank.txt|no action in the trace file of rank
 bad "--np above a shared trace's ranks" "$D/good.txt|the trace has 2 ranks (--np 3)|no line for rank 2" -- $P --np 3 "$D/good.txt"
 # shellcheck disable=SC2086
 bad "--np above the per-rank files" "the trace has 2 ranks (--np 3)" -- $P --np 3 "$D/r0.txt" "$D/r1.txt"
+"$PSIM" gen stencil --ranks 4 --iters 2 -o "$D/g4" 2>/dev/null
+bad "--np above a directory's files" "$D/g4/list|the trace has 4 ranks (--np 5)|4 trace files for 5 ranks" -- --np 5 "$D/g4"
 w "$D/gap.txt" "0 init" "2 init" "0 send 2 0 100" "2 recv 0 0 100"
 # shellcheck disable=SC2086
 bad "a rank without lines in a shared trace" "$D/gap.txt|no line for rank 1|0..2" -- $P "$D/gap.txt"

@@ -33,6 +33,8 @@ printf '0 init\n0 compute 1e6\n0 migrate\n1 init\n1 compute 3e6\n1 migrate\n' >"
 "$PSIM" lb "$TMPD/mig.txt" --pes 2 --balancer greedy --period 1 -q 2>"$TMPD/e2" >/dev/null ||
   bad "lb with migrate: exit status"
 grep -q "migrate" "$TMPD/e2" && bad "lb with migrate: unexpected warning"
+"$PSIM" lb "$TMPD/nomig.txt" --pes 2 --balancer none -q 2>"$TMPD/e5" >/dev/null || bad "lb none: exit status"
+grep -q "migrate" "$TMPD/e5" && bad "lb --balancer none: a warning about balancing, which was not asked for"
 ok "lb warns when the trace has no migrate"
 
 # the replay JSON names the algorithms that run, never "default"
