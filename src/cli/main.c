@@ -106,8 +106,8 @@ int cli_close_out(FILE *f, const char *path) {
   return bad ? cli_write_error(f == stdout ? "-" : path, e) : 0;
 }
 
-/* At exit: whatever went to stdout must have reached it (e.g. not a full disk or a closed
- * pipe); else an error, and a failing exit status. */
+/* At exit: whatever went to stdout must have reached it (not lost to a full disk or an I/O
+ * error); else an error, and a failing exit status. */
 static int finish_stdout(int rc) {
   int bad = ferror(stdout) != 0;
   errno = 0;
