@@ -130,7 +130,7 @@ int cmd_run(int argc, char **argv) {
   }
   if (prog_at < 0 || prog_at >= argc) { rc = cli_usage("run", "no program given (psim run --np N -- ./prog args)"); goto out; }
   if (measure_tasks && task_costs) { rc = cli_usage("run", "--measure-tasks and --task-costs exclude each other"); goto out; }
-  if (cli_check_out(json) || cli_check_out(measure_tasks)) goto out;
+  if (cli_check_out(json) || cli_check_out(measure_tasks) || cli_check_out(trace_tit)) goto out;
 
   psim_err err;
   psim_err_clear(&err);

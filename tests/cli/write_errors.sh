@@ -101,6 +101,8 @@ if "$PSIMCC" -O2 -o "$TMPD/ring" "$PSIM_SRC/examples/ring.c" 2>"$TMPD/cc.err"; t
   fails_writing /dev/full "$FULL" $R --actions /dev/full -- "$TMPD/ring" 2
   # shellcheck disable=SC2086
   fails_writing "$NOWHERE.json" "$MISSING" $R --json "$NOWHERE.json" -- "$TMPD/ring" 2
+  # shellcheck disable=SC2086
+  fails_writing "$NOWHERE" "$MISSING" $R --trace-tit "$NOWHERE" -- "$TMPD/ring" 2
   full_stdout run --np 2 --no-measure -- "$TMPD/ring" 2
 else
   echo "FAIL psimcc ring.c:"; cat "$TMPD/cc.err"; fails=$((fails + 1))
