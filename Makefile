@@ -1,5 +1,7 @@
 # Convenience front for CMake. `make` builds ./build/psim; `make demo` runs the embedded
-# example; `make check` builds and runs every test (also under ASan+UBSan).
+# example; both need only the build dependencies (scripts/deps.sh build). `make check`
+# installs what the tests need (scripts/deps.sh test), builds and runs every test (also under
+# ASan+UBSan).
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
@@ -21,14 +23,17 @@ deps:
 	@scripts/deps.sh all
 
 demo: $(BUILD)/psim
-	./$(BUILD)/psim demo
+	$(BUILD)/psim demo
 
+# The tests need more than psim (scripts/deps.sh test): configure them, cmocka required.
 test: $(BUILD)/psim
+	cmake -S . -B $(BUILD) -DPSIM_TESTS=ON >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 asan-test:
 	@scripts/deps.sh test
-	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DPSIM_SANITIZE=ON >/dev/null
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DPSIM_SANITIZE=ON -DPSIM_TESTS=ON >/dev/null
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS) -LE noasan
 

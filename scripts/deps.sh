@@ -6,6 +6,9 @@
 #   deps.sh all    -> everything
 set -eu
 want="pkg-config libexpat1-dev zlib1g-dev libzstd-dev"
+# cmake and a C compiler, unless some are already there (not necessarily from Debian packages)
+command -v cmake >/dev/null 2>&1 || want="$want cmake"
+command -v cc >/dev/null 2>&1 || want="$want gcc libc6-dev"
 case "${1:-build}" in
   bench) want="$want time bc libsimgrid-dev" ;;
   test|all) want="$want libcmocka-dev libsimgrid-dev python3 valgrind zstd gzip clang pajeng chromium" ;;

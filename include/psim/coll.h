@@ -74,8 +74,12 @@ void coll_selector_init(coll_selector *s);
 /* Selects algorithm `algo` ("binomial_tree", "rdb", "ring", "default", ...) for collective
  * `coll` ("bcast", "allreduce", ...). Returns -1 with err listing the valid names otherwise. */
 int coll_selector_set(coll_selector *s, const char *coll, const char *algo, psim_err *err);
-/* Name of the algorithm selected for k. */
+/* Name of the algorithm selected for k ("default" included). */
 const char *coll_selector_name(const coll_selector *s, coll_kind k);
+/* The algorithm that runs k: the selected one, or for "default" SimGrid's default algorithm
+ * ("binomial_tree" for bcast, "ompi" for alltoall, "linear" for the non-blocking linear ones,
+ * "reduce+bcast" for allreduce, "reduce+scatterv|mpich" for reduce_scatter). */
+const char *coll_selector_algorithm(const coll_selector *s, coll_kind k);
 /* Writes the list of algorithms known for collective k, comma-separated. */
 void coll_algorithms(coll_kind k, char *buf, size_t n);
 

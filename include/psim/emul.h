@@ -51,6 +51,10 @@ typedef struct emu_sim emu_sim;
  * 3 deadlock (res->deadlock filled too), 4 the application failed (crash, MPI error, abort). */
 int emu_run(const emu_opts *o, replay_result *res, psim_err *err);
 
+/* Whether path is a program psim run can load (a readable shared object built by psimcc),
+ * without loading it: 0, or -1 with err (code 2) saying why not. For checking early. */
+int emu_prog_check(const char *path, psim_err *err);
+
 /* Measures this machine's flop rate (a dependent multiply-add loop) for about `seconds`. */
 double emu_calibrate(double seconds);
 

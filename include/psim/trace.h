@@ -83,10 +83,19 @@ tit_source *tit_open(const char *const *paths, int npaths, int nranks, psim_err 
 
 int tit_nranks(const tit_source *s);
 
+/* Number of ranks in 0..tit_nranks-1 that have at least one line, and (when first_missing is
+ * not NULL) the first rank that has none, -1 when every rank has lines. A shared file opened
+ * with more ranks than it holds, or with a gap, gives those ranks no actions: the command
+ * line reports it (such a rank would end at once and its peers wait for it). Per-rank files:
+ * every rank counts; one whose file holds no action is reported by tit_next at its first read,
+ * as is a file whose first action belongs to another rank (files given out of order). */
+int tit_ranks_present(const tit_source *s, int *first_missing);
+
 /* Reads rank r's next action. Returns 1 with *a filled, 0 at the end of its actions, -1 on a
  * malformed line with err naming file, line and what was expected (unknown action, missing
  * argument, a number that does not parse, a rank out of range, ...). Lines for another rank in
- * a per-rank file are skipped, as SimGrid does. Unlike SimGrid, a last line without a newline
+ * a per-rank file are skipped, as SimGrid does, except when they come first: a per-rank file
+ * whose first action is another rank's, or that holds no action, is an error. Unlike SimGrid, a last line without a newline
  * is read. */
 int tit_next(tit_source *s, int r, tit_action *a, psim_err *err);
 

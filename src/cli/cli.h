@@ -29,7 +29,20 @@ int cli_fail(const psim_err *err);
 int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Opens "-" as stdout, else the file for writing; NULL with an error printed. */
 FILE *cli_open_out(const char *path);
-void cli_close_out(FILE *f);
+/* Finishes an output of cli_open_out: flushes it and closes it (stdout is only flushed).
+ * Returns 0, or 2 after printing "psim: cannot write PATH: REASON": output that could not be
+ * written is never lost silently. NULL is a no-op. */
+int cli_close_out(FILE *f, const char *path);
+/* Before a run: whether path ("-" = stdout, NULL = none) can be written (an existing writable
+ * file, or a new name in a writable directory). 0, or 2 after printing why not, so that a run
+ * does not end with its results lost. */
+int cli_check_out(const char *path);
+/* Flushes stdout; reports a failure at once (with its reason), and main exits non-zero. */
+void cli_flush_stdout(void);
+/* Prints "psim: cannot write PATH: strerror(e)" ("-" = standard output) and returns 2. */
+int cli_write_error(const char *path, int e);
+/* Whether s is one of the NULL-terminated names. */
+int cli_is_one_of(const char *s, const char *const *names);
 /* Parses a non-negative integer option value; -1 on error (printed). */
 long cli_int(const char *cmd, const char *opt, const char *v);
 

@@ -21,10 +21,13 @@ int cmd_calibrate(int argc, char **argv) {
   double secs = 1.0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) { fputs(HELP, stdout); return 0; }
-    if (!strcmp(argv[i], "--seconds") && i + 1 < argc) { secs = atof(argv[++i]); continue; }
-    return cli_usage("calibrate", "unknown option '%s'", argv[i]);
+    if (strcmp(argv[i], "--seconds")) return cli_usage("calibrate", "unknown option '%s'", argv[i]);
+    if (i + 1 >= argc) return cli_usage("calibrate", "--seconds needs a value");
+    char *end;
+    secs = strtod(argv[++i], &end);
+    if (end == argv[i] || *end || !(secs > 0) || secs > 3600)
+      return cli_usage("calibrate", "--seconds expects a positive number of seconds (at most 3600), got '%s'", argv[i]);
   }
-  if (!(secs > 0)) return cli_usage("calibrate", "--seconds expects a positive number");
   printf("%.6g\n", emu_calibrate(secs));
   return 0;
 }

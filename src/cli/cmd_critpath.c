@@ -21,7 +21,7 @@ static const char *HELP =
     "  --quiet             no listing on stdout\n"
     "\n"
     "example:\n"
-    "  psim critical-path --platform cluster.xml --hostfile hosts --np 3 trace.txt\n";
+    "  psim gen stencil --ranks 16 --iters 20 -o /tmp/st && psim critical-path /tmp/st\n";
 
 int cmd_critpath(int argc, char **argv) {
   cli_run run = {0};
@@ -42,6 +42,7 @@ int cmd_critpath(int argc, char **argv) {
     } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) quiet = 1;
     else { rc = cli_usage("critical-path", "unknown option '%s'", a); goto out; }
   }
+  if (cli_check_out(json)) goto out;
   if ((rc = cli_run_setup(&run, "critical-path")) != 0) goto out;
   rc = 2;
   rec = obs_record_new((int)run.np, 1);
@@ -63,7 +64,7 @@ int cmd_critpath(int argc, char **argv) {
     fputs(", \"critical_path\": ", f);
     obs_critpath_write_json(f, &cp, rec, 0);
     fputs("}\n", f);
-    cli_close_out(f);
+    if (cli_close_out(f, json)) goto out;
   }
   rc = 0;
 out:

@@ -16,11 +16,24 @@ static int rmtree(const char *dir, int n) {
 }
 
 int cmd_demo(int argc, char **argv) {
-  if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-    puts("usage: psim demo\n\nGenerates a 2-D stencil (64 ranks, 50 iterations: halo exchange, compute,\n"
-         "allreduce) and replays it on the embedded 64-node cluster (10 Gf nodes, 10 Gbps / 1 us\n"
-         "links, 100 Gbps backbone), with the SMPI network model. See 'psim platform --default'.");
-    return 0;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      puts("usage: psim demo [REPLAY-OPTIONS]\n\n"
+           "Generates a 2-D stencil (64 ranks, 50 iterations: halo exchange, compute,\n"
+           "allreduce) and replays it on the embedded 64-node cluster (10 Gf nodes, 10 Gbps / 1 us\n"
+           "links, 100 Gbps backbone), with the SMPI network model. See 'psim platform --default'.\n"
+           "Options of psim replay are passed on (--json, --report, --network, --cfg, ...).\n\n"
+           "example:\n"
+           "  psim demo\n"
+           "  psim demo --report demo.html --json demo.json");
+      return 0;
+    }
+    /* options only (with their values): the trace is the demo's own */
+    static const char *const with_value[] = {"--platform", "--hostfile", "--np", "--network", "--cfg",
+                                             "--json", "--actions", "--trace", "--report", NULL};
+    if (cli_is_one_of(argv[i], with_value)) i++;
+    else if (argv[i][0] != '-')
+      return cli_usage("demo", "unexpected argument '%s' (the demo replays its own trace)", argv[i]);
   }
   char dir[] = "/tmp/psim-demo-XXXXXX";
   if (!mkdtemp(dir)) { perror("psim demo: mkdtemp"); return 2; }
@@ -33,9 +46,14 @@ int cmd_demo(int argc, char **argv) {
   printf("psim demo: a 64-rank 2-D stencil (50 iterations of 4+4 halo messages of 16 KiB, 1 Mflop,\n"
          "an 8-byte allreduce) replayed on the embedded 64-node cluster.\n"
          "Equivalent command: psim gen stencil --ranks 64 --iters 50 -o DIR && psim replay DIR\n\n");
-  fflush(stdout);
-  char *args[] = {"replay", dir, NULL};
-  int rc = cmd_replay(2, args);
+  cli_flush_stdout();
+  /* psim replay DIR followed by the demo's options (psim replay rejects unknown ones) */
+  char **args = xcalloc((size_t)argc + 2, sizeof *args);
+  args[0] = "replay";
+  args[1] = dir;
+  for (int i = 1; i < argc; i++) args[i + 1] = argv[i];
+  int rc = cmd_replay(argc + 1, args);
+  free(args);
   rmtree(dir, 64);
   return rc;
 }

@@ -33,7 +33,12 @@ static const char *HELP =
     "  --p2p-only | --no-p2p\n"
     "\n"
     "example:\n"
-    "  psim gen stencil --ranks 64 --iters 2000 -o /tmp/st64 && psim replay /tmp/st64\n";
+    "  psim gen stencil --ranks 64 --iters 200 -o /tmp/st64 && psim replay /tmp/st64\n";
+
+/* An option the chosen workload does not take (it may belong to another one). */
+static int unknown(const char *workload, const char *a) {
+  return cli_usage("gen", "unknown option '%s' for 'psim gen %s'", a, workload);
+}
 
 static int gen_mix_main(int argc, char **argv) {
   gen_mix_opts o = {0};
@@ -43,8 +48,11 @@ static int gen_mix_main(int argc, char **argv) {
   const char *dir = NULL;
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) { fputs(HELP, stdout); return 0; }
     if (!strcmp(a, "--p2p-only")) { o.p2p_only = 1; continue; }
     if (!strcmp(a, "--no-p2p")) { o.no_p2p = 1; continue; }
+    static const char *const with_value[] = {"-o", "--collectives", "--ranks", "--rounds", "--seed", NULL};
+    if (!cli_is_one_of(a, with_value)) return unknown("mix", a);
     if (!v) return cli_usage("gen", "%s needs a value", a);
     i++;
     long x;
@@ -52,8 +60,7 @@ static int gen_mix_main(int argc, char **argv) {
     else if (!strcmp(a, "--collectives")) o.collectives = v;
     else if (!strcmp(a, "--ranks")) { if ((x = cli_int("gen", a, v)) < 1) return 2; o.ranks = (int)x; }
     else if (!strcmp(a, "--rounds")) { if ((x = cli_int("gen", a, v)) < 0) return 2; o.rounds = (int)x; }
-    else if (!strcmp(a, "--seed")) { if ((x = cli_int("gen", a, v)) < 0) return 2; o.seed = (uint64_t)x; }
-    else return cli_usage("gen", "unknown option '%s'", a);
+    else { if ((x = cli_int("gen", a, v)) < 0) return 2; o.seed = (uint64_t)x; }   /* --seed */
   }
   if (!dir) return cli_usage("gen", "missing -o DIR");
   psim_err err;
@@ -69,22 +76,29 @@ int cmd_gen(int argc, char **argv) {
   }
   if (!strcmp(argv[1], "mix")) return gen_mix_main(argc, argv);
   if (!strcmp(argv[1], "stencil2d")) return cmd_gen_stencil2d(argc, argv);
+  if (argv[1][0] == '-') return cli_usage("gen", "unknown option '%s' (expected a workload first: stencil, stencil2d or mix)", argv[1]);
   if (strcmp(argv[1], "stencil"))
     return cli_usage("gen", "unknown workload '%s' (expected: stencil, stencil2d or mix)", argv[1]);
   gen_stencil_opts o;
   gen_stencil_defaults(&o);
   const char *dir = NULL;
+  int grid_set = 0;
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) { fputs(HELP, stdout); return 0; }
     if (!strcmp(a, "--gzip")) { o.compress = 1; continue; }
     if (!strcmp(a, "--zstd")) { o.compress = 2; continue; }
     if (!strcmp(a, "--shared")) { o.shared = 1; continue; }
+    static const char *const with_value[] = {"-o", "--ranks", "--grid", "--iters", "--halo", "--flops",
+                                             "--allreduce", NULL};
+    if (!cli_is_one_of(a, with_value)) return unknown("stencil", a);
     if (!v) return cli_usage("gen", "%s needs a value", a);
     i++;
     char *end;
     if (!strcmp(a, "-o")) dir = v;
     else if (!strcmp(a, "--ranks")) {
+      if (grid_set) return cli_usage("gen", "--ranks and --grid both set the process grid: give one");
+      grid_set = 1;
       long n = cli_int("gen", a, v);
       if (n < 1) return 2;
       int px = 1;
@@ -92,6 +106,8 @@ int cmd_gen(int argc, char **argv) {
       o.px = (int)(n / px);
       o.py = px;
     } else if (!strcmp(a, "--grid")) {
+      if (grid_set) return cli_usage("gen", "--ranks and --grid both set the process grid: give one");
+      grid_set = 1;
       if (sscanf(v, "%dx%d", &o.px, &o.py) != 2 || o.px < 1 || o.py < 1)
         return cli_usage("gen", "--grid expects PxQ (e.g. 8x8), got '%s'", v);
     } else if (!strcmp(a, "--iters")) {
@@ -104,7 +120,7 @@ int cmd_gen(int argc, char **argv) {
       if (!strcmp(a, "--halo")) o.halo_bytes = x;
       else if (!strcmp(a, "--flops")) o.flops = x;
       else o.allreduce_bytes = x;
-    } else return cli_usage("gen", "unknown option '%s'", a);
+    }
   }
   if (!dir) return cli_usage("gen", "missing -o DIR");
   psim_err err;

@@ -62,6 +62,12 @@ int cmd_gen_stencil2d(int argc, char **argv) {
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) { fputs(HELP, stdout); return 0; }
+    static const char *const with_value[] = {
+        "-o", "--grid", "--domain", "--profile", "--source", "--iters", "--cell-flops", "--border",
+        "--border-cost", "--front-speed", "--front-width", "--front-cost", "--wake-cost", "--noise",
+        "--seed", "--halo-bytes", "--cell-bytes", NULL};
+    if (!cli_is_one_of(a, with_value))
+      return cli_usage("gen", "unknown option '%s' for 'psim gen stencil2d'", a);
     if (!v) return cli_usage("gen", "%s needs a value", a);
     i++;
     char *end;
@@ -75,6 +81,9 @@ int cmd_gen_stencil2d(int argc, char **argv) {
       if (sscanf(v, "%lf,%lf", &o.src_x, &o.src_y) != 2 || o.src_x < 0 || o.src_y < 0)
         return cli_usage("gen", "--source expects X,Y (cells, >= 0), got '%s'", v);
     } else if (!num_ok) return cli_usage("gen", "%s expects a non-negative number, got '%s'", a, v);
+    else if ((!strcmp(a, "--iters") || !strcmp(a, "--border") || !strcmp(a, "--seed")) &&
+             (x != (double)(long)x || x > 2e9))
+      return cli_usage("gen", "%s expects a non-negative integer, got '%s'", a, v);
     else if (!strcmp(a, "--iters")) o.iters = (int)x;
     else if (!strcmp(a, "--cell-flops")) o.cell_flops = x;
     else if (!strcmp(a, "--border")) o.border = (int)x;
@@ -86,8 +95,7 @@ int cmd_gen_stencil2d(int argc, char **argv) {
     else if (!strcmp(a, "--noise")) o.noise = x;
     else if (!strcmp(a, "--seed")) o.seed = (uint64_t)x;
     else if (!strcmp(a, "--halo-bytes")) o.halo_bytes_per_cell = x;
-    else if (!strcmp(a, "--cell-bytes")) o.cell_bytes = x;
-    else return cli_usage("gen", "unknown option '%s' (see 'psim gen stencil2d --help')", a);
+    else o.cell_bytes = x;   /* --cell-bytes */
   }
   if (!dir) return cli_usage("gen", "missing -o DIR");
   psim_err err;

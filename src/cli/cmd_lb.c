@@ -77,6 +77,13 @@ static void suffixed(char *buf, size_t n, const char *path, const char *bal, int
   snprintf(buf, n, "%.*s-%s-%d%s", (int)(dot - path), path, bal, period, dot);
 }
 
+/* Counts the trace's migrate actions: without any, no balancing step can happen. */
+static void count_migrate(void *ctx, int rank, const tit_action *a, const char *text, int len,
+                          double start, double end) {
+  (void)rank, (void)text, (void)len, (void)start, (void)end;
+  if (a->kind == TIT_MIGRATE) ++*(unsigned long *)ctx;
+}
+
 int cmd_lb(int argc, char **argv) {
   cli_run run = {0};
   const char *balancers = NULL, *periods = "1", *json = NULL, *loads = NULL, *initial = "block";
@@ -84,7 +91,8 @@ int cmd_lb(int argc, char **argv) {
   int timeline = 0, cp_done = 0;
   obs_record *rec = NULL;
   obs_critpath cp = {0};
-  replay_observer rec_obs;
+  replay_observer observers[2];
+  unsigned long migrates = 0;
   long npes = 0;
   double vp_memory = 1e6, lb_cost = 0, alpha = 3.5e-5, beta = 8.5e-9;
   long seed = 1;
@@ -100,6 +108,10 @@ int cmd_lb(int argc, char **argv) {
     if (r > 0) continue;
     if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) { quiet = 1; continue; }
     if (!strcmp(a, "--timeline")) { timeline = 1; continue; }
+    static const char *const with_value[] = {"--pes", "--balancer", "--period", "--json", "--loads",
+                                             "--report", "--initial", "--seed", "--vp-memory",
+                                             "--lb-cost", "--alpha", "--beta", NULL};
+    if (!cli_is_one_of(a, with_value)) { rc = cli_usage("lb", "unknown option '%s'", a); goto out; }
     if (!v) { rc = cli_usage("lb", "%s needs a value", a); goto out; }
     i++;
     if (!strcmp(a, "--pes")) { if ((npes = cli_int("lb", a, v)) < 0) goto out; }
@@ -114,7 +126,6 @@ int cmd_lb(int argc, char **argv) {
     else if (!strcmp(a, "--lb-cost")) { if (parse_double(a, v, &lb_cost)) goto out; }
     else if (!strcmp(a, "--alpha")) { if (parse_double(a, v, &alpha)) goto out; }
     else if (!strcmp(a, "--beta")) { if (parse_double(a, v, &beta)) goto out; }
-    else { rc = cli_usage("lb", "unknown option '%s'", a); goto out; }
   }
   if (npes < 1) { rc = cli_usage("lb", "--pes N (at least 1) is required"); goto out; }
   if (!balancers) { rc = cli_usage("lb", "--balancer is required (one of: %s)", lb_kind_list()); goto out; }
@@ -143,6 +154,7 @@ int cmd_lb(int argc, char **argv) {
     goto out;
   }
   if (timeline && !json) { rc = cli_usage("lb", "--timeline adds sections to --json FILE: give one"); goto out; }
+  if (cli_check_out(json) || cli_check_out(loads) || cli_check_out(report)) goto out;
   if ((rc = cli_run_setup(&run, "lb")) != 0) goto out;
   rc = 2;
   adapt_opts o;
@@ -155,13 +167,14 @@ int cmd_lb(int argc, char **argv) {
   o.beta = beta;
   o.seed = (uint64_t)seed;
   o.keep_loads = loads || report || timeline;
+  o.base.observers = observers;
+  o.base.nobservers = 0;
   if (report || timeline) {
     /* the whole history, for the timeline charts and the critical path of the report */
     rec = obs_record_new((int)run.np, 0);
-    rec_obs = obs_record_observer(rec);
-    o.base.observers = &rec_obs;
-    o.base.nobservers = 1;
+    observers[o.base.nobservers++] = obs_record_observer(rec);
   }
+  observers[o.base.nobservers++] = (replay_observer){&migrates, count_migrate, NULL, NULL};
   if (!strcmp(initial, "block")) o.initial = ADAPT_INIT_BLOCK;
   else if (!strcmp(initial, "round-robin")) o.initial = ADAPT_INIT_ROUND_ROBIN;
   else { o.initial = ADAPT_INIT_FILE; o.initial_file = initial; }
@@ -191,6 +204,10 @@ int cmd_lb(int argc, char **argv) {
         } else rc = cli_fail(&err);
         goto out;
       }
+      if (nruns == 1 && migrates == 0 && (nb > 1 || bk[0] != LB_NONE))
+        fprintf(stderr, "psim lb: warning: the trace has no 'migrate' action, so no balancing can "
+                        "happen: the VPs keep their initial mapping (end each iteration with "
+                        "'R migrate [BYTES]'; see psim lb --help)\n");
       if (!quiet)
         fprintf(stderr, "psim lb: %s period %d: %llu actions in %.3f s wall (%.0f actions/s)\n",
                 lb_kind_name(r->balancer), r->period, (unsigned long long)r->res.run.actions, r->wall,
@@ -202,7 +219,7 @@ int cmd_lb(int argc, char **argv) {
         FILE *f = cli_open_out(path);
         if (!f) goto out;
         adapt_write_loads_csv(f, &r->res);
-        cli_close_out(f);
+        if (cli_close_out(f, path)) goto out;
       }
     }
   }
@@ -213,7 +230,7 @@ int cmd_lb(int argc, char **argv) {
     lb_report_extra x = {rec, &cp};
     if (rec && !cp_done) { obs_critpath_compute(rec, &runs[0].res.run, &cp); cp_done = 1; }
     lb_report_json(f, runs, nruns, &o, &m, timeline ? &x : NULL);
-    cli_close_out(f);
+    if (cli_close_out(f, json)) goto out;
   }
   if (report) {
     lb_report_extra x = {rec, &cp};

@@ -44,7 +44,10 @@ static const char *HELP =
     "  --list-algorithms   print the collective algorithms and exit\n"
     "\n"
     "example:\n"
-    "  psim replay --platform cluster.xml --hostfile hosts --np 64 trace.txt --json out.json\n"
+    "  psim gen stencil --ranks 16 --iters 20 -o /tmp/st     # a 16-rank trace (a directory)\n"
+    "  psim replay /tmp/st                                   # on the embedded 64-node cluster\n"
+    "  psim platform --default > /tmp/cluster.xml && printf 'node-0:8\\nnode-1:8\\n' > /tmp/hosts\n"
+    "  psim replay --platform /tmp/cluster.xml --hostfile /tmp/hosts /tmp/st --json /tmp/st.json\n"
     "\n"
     "Exit status: 0 ok, 2 bad input (the message names the file and line), 3 deadlock (each\n"
     "blocked rank is listed with its pending action and where it comes from).\n";
@@ -93,6 +96,7 @@ int cmd_replay(int argc, char **argv) {
     else { rc = cli_usage("replay", "unknown option '%s'", a); goto out; }
 #undef NEEDV
   }
+  if (cli_check_out(json) || cli_check_out(report)) goto out;
   if ((rc = cli_run_setup(&run, "replay")) != 0) goto out;
   rc = 2;
   replay_opts *o = &run.o;
@@ -122,7 +126,11 @@ int cmd_replay(int argc, char **argv) {
   int r = replay_run(run.src, o, &res, &err);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   double wall = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-  if (af) { cli_close_out(af); af = NULL; }
+  if (af) {
+    int bad = cli_close_out(af, actions);
+    af = NULL;
+    if (bad) goto out;
+  }
   if (r < 0 && err.code != PSIM_EXIT_DEADLOCK) { rc = cli_fail(&err); goto out; }
   for (size_t i = 0; i < writers.len; i++) {
     psim_err e2;
@@ -140,7 +148,7 @@ int cmd_replay(int argc, char **argv) {
     if (!f) goto out;
     if (timeline) obs_write_json_full(f, &res, &m, rec, cpp);
     else obs_write_json(f, &res, &m);
-    cli_close_out(f);
+    if (cli_close_out(f, json)) goto out;
   }
   if (report) {
     char *doc = NULL;
@@ -156,7 +164,7 @@ int cmd_replay(int argc, char **argv) {
   if (!quiet && !(json && !strcmp(json, "-")) && !(actions && !strcmp(actions, "-")))
     obs_write_summary(stdout, &res, &m);
   if (!quiet) {
-    fflush(stdout); /* the summary first, even when stdout is a pipe */
+    cli_flush_stdout(); /* the summary first, even when stdout is a pipe */
     fprintf(stderr, "psim: %llu actions in %.3f s wall (%.0f actions/s)\n",
             (unsigned long long)res.actions, wall, wall > 0 ? (double)res.actions / wall : 0.0);
   }
@@ -167,7 +175,7 @@ int cmd_replay(int argc, char **argv) {
     rc = 0;
   }
 out:
-  if (af) cli_close_out(af);
+  if (af) cli_close_out(af, actions);
   for (size_t i = 0; i < writers.len; i++) {
     psim_err e2;
     obs_trace_close(writers.data[i], &e2);

@@ -19,7 +19,11 @@ static const char *HELP =
     "and 'psim sensitivity --json F' (the table and its tornado chart).\n"
     "\n"
     "options:\n"
-    "  -o FILE    the HTML file to write ('-' = stdout; default: RESULT with .html)\n";
+    "  -o FILE    the HTML file to write ('-' = stdout; default: RESULT with .html)\n"
+    "\n"
+    "example:\n"
+    "  psim gen stencil --ranks 16 --iters 20 -o /tmp/st\n"
+    "  psim replay /tmp/st --json /tmp/st.json --timeline && psim report /tmp/st.json -o /tmp/st.html\n";
 
 /* Reads a whole file; NULL with an error printed. */
 static char *slurp(const char *path, size_t *len) {
@@ -45,11 +49,9 @@ int cli_write_report_file(const char *out, const char *json, size_t len, const c
   psim_err err;
   psim_err_clear(&err);
   int r = obs_write_report(f, json, len, title, &err);
-  int bad = ferror(f);
-  cli_close_out(f);
+  int bad = cli_close_out(f, out);
   if (r < 0) return cli_fail(&err);
-  if (bad) { fprintf(stderr, "psim: %s: write error\n", out); return 2; }
-  return 0;
+  return bad;
 }
 
 int cmd_report(int argc, char **argv) {

@@ -43,7 +43,7 @@ static const char *HELP =
     "\n"
     "example:\n"
     "  build/psimcc -O2 -o ring examples/ring.c\n"
-    "  psim run --np 8 --platform cluster.xml -- ./ring 1000\n"
+    "  psim run --np 8 -- ./ring 1000\n"
     "  psim run --np 8 --trace-tit /tmp/ring.tit -- ./ring 1000 && psim replay --np 8 /tmp/ring.tit\n"
     "\n"
     "Exit status: 0 ok, 2 bad input, 3 deadlock (blocked ranks and their calls are listed),\n"
@@ -107,7 +107,7 @@ int cmd_run(int argc, char **argv) {
       NEEDV();
       char *end;
       threshold = strtod(v, &end);
-      if (*end || threshold < 0) { rc = cli_usage("run", "--cpu-threshold expects seconds, got '%s'", v); goto out; }
+      if (end == v || *end || !(threshold >= 0)) { rc = cli_usage("run", "--cpu-threshold expects seconds, got '%s'", v); goto out; }
     }
     else if (!strcmp(a, "--no-measure")) measure = 0;
     else if (!strcmp(a, "--network")) { NEEDV(); network = v; }
@@ -130,9 +130,12 @@ int cmd_run(int argc, char **argv) {
   }
   if (prog_at < 0 || prog_at >= argc) { rc = cli_usage("run", "no program given (psim run --np N -- ./prog args)"); goto out; }
   if (measure_tasks && task_costs) { rc = cli_usage("run", "--measure-tasks and --task-costs exclude each other"); goto out; }
+  if (cli_check_out(json) || cli_check_out(measure_tasks) || cli_check_out(trace_tit)) goto out;
 
   psim_err err;
   psim_err_clear(&err);
+  /* the program first: before loading the platform and measuring the host speed */
+  if (emu_prog_check(argv[prog_at], &err) < 0) { rc = cli_fail(&err); goto out; }
   platform *plat = NULL;
   char *warnings = NULL;
   if (platform_path) plat = plat_load_xml(platform_path, &warnings, &err);
@@ -200,9 +203,13 @@ int cmd_run(int argc, char **argv) {
   clock_gettime(CLOCK_MONOTONIC, &t0);
   int r = emu_run(&o, &res, &err);
   clock_gettime(CLOCK_MONOTONIC, &t1);
-  fflush(stdout);
+  cli_flush_stdout();
   double wall = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-  if (af) { cli_close_out(af); af = NULL; }
+  if (af) {
+    int bad = cli_close_out(af, actions);
+    af = NULL;
+    if (bad) { rc = 2; goto done; }
+  }
   if (r < 0 && err.code != PSIM_EXIT_DEADLOCK) { rc = cli_fail(&err); goto done; }
 
   const char *progs[1] = {o.program};
@@ -211,7 +218,7 @@ int cmd_run(int argc, char **argv) {
     FILE *f = cli_open_out(json);
     if (!f) { rc = 2; goto done; }
     obs_write_json(f, &res, &m);
-    cli_close_out(f);
+    if (cli_close_out(f, json)) { rc = 2; goto done; }
   }
   if (!quiet && !(json && !strcmp(json, "-")) && !(actions && !strcmp(actions, "-")))
     obs_write_summary(stdout, &res, &m);
@@ -226,7 +233,7 @@ int cmd_run(int argc, char **argv) {
     rc = 0;
   }
 done:
-  if (af) cli_close_out(af);
+  if (af) cli_close_out(af, actions);
   replay_result_free(&res);
   free(hosts);
   plat_free(plat);

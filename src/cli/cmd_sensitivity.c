@@ -37,7 +37,8 @@ static const char *HELP =
     "                      psim report s.json -o FILE.html)\n"
     "\n"
     "example:\n"
-    "  psim sensitivity --platform cluster.xml --np 64 trace/ --factors 0.5,2 -j 4\n";
+    "  psim gen stencil --ranks 16 --iters 20 -o /tmp/st\n"
+    "  psim sensitivity /tmp/st --factors 0.5,2 -j 2\n";
 
 enum { V_BASE, V_LAT, V_BW, V_SPEED, V_OVH, V_COMP, V_N };
 static const char *const VNAME[V_N] = {"base", "latency", "bandwidth", "speed", "overheads", "compute"};
@@ -186,6 +187,7 @@ int cmd_sensitivity(int argc, char **argv) {
     }
   }
   if (jobs < 1) jobs = 1;
+  if (cli_check_out(json) || cli_check_out(report)) goto out;
   if ((rc = cli_run_setup(&run, "sensitivity")) != 0) goto out;
   rc = 2;
   /* the variants, in table order */
@@ -243,7 +245,7 @@ int cmd_sensitivity(int argc, char **argv) {
     FILE *f = cli_open_out(json);
     if (!f) goto out;
     write_json(f, vs.data, vs.len, base, &m, (int)run.np);
-    cli_close_out(f);
+    if (cli_close_out(f, json)) goto out;
   }
   if (report) {
     char *doc = NULL;

@@ -43,6 +43,11 @@ int cmd_trace(int argc, char **argv) {
   psim_err_clear(&err);
   for (int i = 2; i < argc; i++)
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { fputs(HELP, stdout); return 0; }
+  if (tool[0] == '-') return cli_usage("trace", "unknown option '%s' (expected a tool first: stats, lb-period or aggregate)", tool);
+  /* stats and lb-period take no option */
+  if (strcmp(tool, "aggregate"))
+    for (int i = 2; i < argc; i++)
+      if (argv[i][0] == '-' && argv[i][1]) return cli_usage("trace", "unknown option '%s' for 'psim trace %s'", argv[i], tool);
   if (!strcmp(tool, "stats")) {
     if (argc < 3) return cli_usage("trace", "stats needs a trace");
     return trace_stats((const char *const *)argv + 2, argc - 2, stdout, &err) < 0 ? cli_fail(&err) : 0;
@@ -65,7 +70,7 @@ int cmd_trace(int argc, char **argv) {
       if (!strcmp(a, "--from")) { if (dims(a, v, &fx, &fy)) goto done; i++; }
       else if (!strcmp(a, "--to")) { if (dims(a, v, &tx, &ty)) goto done; i++; }
       else if (!strcmp(a, "-o")) { if (!v) { cli_usage("trace", "-o needs a value"); goto done; } out = v; i++; }
-      else if (a[0] == '-' && a[1]) { cli_usage("trace", "unknown option '%s'", a); goto done; }
+      else if (a[0] == '-' && a[1]) { cli_usage("trace", "unknown option '%s' for 'psim trace aggregate'", a); goto done; }
       else VEC_PUSH(in, a);
     }
     if (!fx || !tx) { cli_usage("trace", "aggregate needs --from FXxFY and --to TXxTY"); goto done; }
@@ -73,7 +78,7 @@ int cmd_trace(int argc, char **argv) {
     FILE *f = cli_open_out(out ? out : "-");
     if (!f) goto done;
     rc = trace_aggregate(in.data, (int)in.len, fx, fy, tx, ty, f, &err) < 0 ? cli_fail(&err) : 0;
-    cli_close_out(f);
+    if (cli_close_out(f, out ? out : "-")) rc = 2;
   done:
     VEC_FREE(in);
     return rc;

@@ -1,9 +1,11 @@
 /* psim: predicts how an MPI application performs on a cluster you do not have. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 
@@ -27,7 +29,7 @@ static const char *USAGE =
     "  trace      trace tools: stats, lb-period, aggregate\n"
     "\n"
     "Run 'psim <command> --help' for its options. Example:\n"
-    "  psim replay --platform cluster.xml --hostfile hosts --np 64 trace.txt\n"
+    "  psim gen stencil --ranks 16 --iters 20 -o /tmp/st && psim replay /tmp/st\n"
     "\n"
     "Exit status: 0 success, 2 bad input or usage, 3 the simulated application deadlocked,\n"
     "4 the application failed (psim run: a rank crashed, an MPI error, MPI_Abort).\n";
@@ -49,16 +51,82 @@ int cli_usage(const char *cmd, const char *fmt, ...) {
   return 2;
 }
 
+/* Standard output failed and was reported: main does not report it again. */
+static int stdout_reported;
+
+int cli_write_error(const char *path, int e) {
+  int out = !strcmp(path, "-");
+  if (out) {
+    if (stdout_reported) return 2;
+    stdout_reported = 1;
+  }
+  char name[512] = "standard output";
+  if (out) {   /* name what stdout is, when it is a file: "standard output (/dev/full)" */
+    char target[400];
+    ssize_t n = readlink("/proc/self/fd/1", target, sizeof target - 1);
+    if (n > 0 && target[0] == '/') {
+      target[n] = 0;
+      snprintf(name, sizeof name, "standard output (%s)", target);
+    }
+  }
+  fprintf(stderr, "psim: cannot write %s: %s\n", out ? name : path, e ? strerror(e) : "write error");
+  return 2;
+}
+
+void cli_flush_stdout(void) {
+  errno = 0;
+  if (fflush(stdout) != 0) cli_write_error("-", errno);
+}
+
+int cli_check_out(const char *path) {
+  if (!path || !strcmp(path, "-")) return 0;
+  if (access(path, F_OK) == 0) return access(path, W_OK) == 0 ? 0 : cli_write_error(path, errno);
+  if (errno != ENOENT) return cli_write_error(path, errno);
+  const char *slash = strrchr(path, '/');
+  char dir[4096];
+  if (!slash) snprintf(dir, sizeof dir, ".");
+  else if (slash == path) snprintf(dir, sizeof dir, "/");
+  else snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+  return access(dir, W_OK | X_OK) == 0 ? 0 : cli_write_error(path, errno);
+}
+
 FILE *cli_open_out(const char *path) {
   if (!strcmp(path, "-")) return stdout;
   FILE *f = fopen(path, "w");
-  if (!f) fprintf(stderr, "psim: %s: cannot open for writing\n", path);
+  if (!f) cli_write_error(path, errno);
   return f;
 }
 
-void cli_close_out(FILE *f) {
-  if (f && f != stdout) fclose(f);
-  else if (f) fflush(f);
+int cli_close_out(FILE *f, const char *path) {
+  if (!f) return 0;
+  int bad = ferror(f) != 0, e = 0;
+  errno = 0;
+  if (fflush(f) != 0) { bad = 1; e = errno; }
+  if (f != stdout && fclose(f) != 0) { bad = 1; if (!e) e = errno; }
+  return bad ? cli_write_error(f == stdout ? "-" : path, e) : 0;
+}
+
+/* At exit: whatever went to stdout must have reached it (not lost to a full disk or an I/O
+ * error); else an error, and a failing exit status. */
+static int finish_stdout(int rc) {
+  int bad = ferror(stdout) != 0;
+  errno = 0;
+  if (fflush(stdout) != 0 || bad) {
+    cli_write_error("-", errno);   /* before fclose: it names what fd 1 is */
+    bad = 1;
+  }
+  errno = 0;
+  if (fclose(stdout) != 0 && !bad) {
+    cli_write_error("-", errno);
+    bad = 1;
+  }
+  return bad && !rc ? 2 : rc;
+}
+
+int cli_is_one_of(const char *s, const char *const *names) {
+  for (; *names; names++)
+    if (!strcmp(s, *names)) return 1;
+  return 0;
 }
 
 long cli_int(const char *cmd, const char *opt, const char *v) {
@@ -71,7 +139,7 @@ long cli_int(const char *cmd, const char *opt, const char *v) {
   return x;
 }
 
-int main(int argc, char **argv) {
+static int run_command(int argc, char **argv) {
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
     fputs(USAGE, argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
@@ -100,3 +168,5 @@ int main(int argc, char **argv) {
   fprintf(stderr, "psim: unknown command '%s'\n\n%s", c, USAGE);
   return 2;
 }
+
+int main(int argc, char **argv) { return finish_stdout(run_command(argc, argv)); }

@@ -57,6 +57,18 @@ int cli_run_setup(cli_run *r, const char *cmd) {
   if (warnings) { fputs(warnings, stderr); free(warnings); }
   if (!r->plat) return cli_fail(&err);
   if (cli_run_open_source(r, &err) < 0) return cli_fail(&err);
+  int missing, present = tit_ranks_present(r->src, &missing);
+  if (missing >= 0) {
+    /* a rank without actions would end at once while its peers wait for it */
+    const char *name = r->traces.data[0];
+    if (r->np)
+      psim_errf(&err, 2, name, 0, "the trace has %d ranks (--np %ld): no line for rank %d", present,
+                r->np, missing);
+    else
+      psim_errf(&err, 2, name, 0, "no line for rank %d: the trace has lines for %d of ranks 0..%d "
+                "(every rank needs at least one action)", missing, present, tit_nranks(r->src) - 1);
+    return cli_fail(&err);
+  }
   if (!r->np) r->np = tit_nranks(r->src);
   replay_opts *o = &r->o;
   replay_opts_init(o, r->plat, (int)r->np);

@@ -70,6 +70,15 @@ static int check_elf(const char *path, const char *d, size_t n, psim_err *err) {
   return 0;
 }
 
+int emu_prog_check(const char *path, psim_err *err) {
+  char *data = NULL;
+  size_t len = 0;
+  if (read_all(path, &data, &len, err) < 0) return -1;
+  int rc = check_elf(path, data, len, err);
+  free(data);
+  return rc;
+}
+
 /* Writes rank's copy as DIR/rank-N.so, loads it and unlinks it at once (the mapping keeps the
  * file alive, and its inode cannot be reused for another copy while mapped). Distinct names
  * matter: the loader returns an already-loaded object when the path string is the same, which

@@ -181,6 +181,21 @@ const char *coll_selector_name(const coll_selector *s, coll_kind k) {
   return a[s->algo[k]].name;
 }
 
+/* What "default" runs, in the words of the table above (the name of the equal algorithm when
+ * there is one): what results report as the algorithm used. */
+static const char *const default_algorithm[COLL_NKINDS] = {
+  [COLL_BARRIER] = "ompi_basic_linear", [COLL_BCAST] = "binomial_tree", [COLL_REDUCE] = "linear",
+  [COLL_ALLREDUCE] = "reduce+bcast", [COLL_ALLTOALL] = "ompi", [COLL_ALLTOALLV] = "linear",
+  [COLL_GATHER] = "linear", [COLL_ALLGATHER] = "linear", [COLL_GATHERV] = "linear",
+  [COLL_ALLGATHERV] = "linear", [COLL_SCATTER] = "linear", [COLL_SCATTERV] = "linear",
+  [COLL_REDUCESCATTER] = "reduce+scatterv|mpich", [COLL_SCAN] = "linear", [COLL_EXSCAN] = "linear",
+};
+
+const char *coll_selector_algorithm(const coll_selector *s, coll_kind k) {
+  if ((unsigned)k < COLL_NKINDS && s->algo[k] == 0) return default_algorithm[k];
+  return coll_selector_name(s, k);
+}
+
 /* Checks what every algorithm relies on, so that they need not: a valid rank, size and root,
  * and the per-rank size vectors of the v-variants. */
 static int check_call(const coll_call *c, psim_err *err) {

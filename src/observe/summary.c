@@ -52,7 +52,7 @@ void obs_write_json_body(FILE *f, const replay_result *r, const run_meta *m) {
       if (k) fputs(", ", f);
       obs_json_string(f, coll_kind_name((coll_kind)k));
       fputs(": ", f);
-      obs_json_string(f, coll_selector_name(m->coll, (coll_kind)k));
+      obs_json_string(f, coll_selector_algorithm(m->coll, (coll_kind)k));
     }
     fputs("},\n  ", f);
   }

@@ -160,10 +160,13 @@ int gen_mix(const gen_mix_opts *o, const char *dir, psim_err *err) {
     snprintf(path, sizeof path, "%s/rank-%d.txt", dir, i);
     FILE *f = fopen(path, "w");
     if (!f || fwrite(b[i].data, 1, b[i].len, f) != b[i].len) rc = psim_errf(err, 2, path, 0, "cannot write");
-    if (f) fclose(f);
+    if (f && fclose(f) != 0 && !rc) rc = psim_errf(err, 2, path, 0, "cannot write (disk full?)");
     fprintf(list, "rank-%d.txt\n", i);
   }
-  if (list) fclose(list);
+  if (list && (ferror(list) | fclose(list)) && !rc) {
+    snprintf(path, sizeof path, "%s/list", dir);
+    rc = psim_errf(err, 2, path, 0, "cannot write the list file (disk full?)");
+  }
   for (int i = 0; i < n; i++) VEC_FREE(b[i]);
   free(b);
   free(perm);

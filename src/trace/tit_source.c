@@ -39,6 +39,7 @@ typedef struct tit_cursor {
   long line;         /* number of the last line read */
   int32_t run;       /* shared file: 1 + index of the current run, 0 when none is left */
   uint8_t done;
+  uint8_t seen;      /* per-rank file: its first action line was read (and was this rank's) */
   uint32_t copy_cap;
   char *copy;        /* line copy when lines must outlive the io buffer */
   tit_rank_state rs;
@@ -49,6 +50,8 @@ struct tit_source {
   int shared;
   int copy_lines;
   long skipped;        /* lines for another rank found in per-rank files */
+  int present;         /* ranks that have lines (shared file; per-rank files: nranks) */
+  int first_missing;   /* the first rank without lines, -1 when none */
   tit_io io;
   tit_cursor *cur;
   char **paths;        /* owned: per-rank files, or [0] = the shared file */
@@ -259,12 +262,14 @@ static void cursors_new(tit_source *s) {
   if (s->copy_lines || s->nranks > 256) s->io.chunk = s->nranks > 16384 ? 1024 : 4096;
 }
 
-static int open_per_rank(tit_source *s, psim_err *err) {
+/* list: the list file that named the files, or "" when they were given one by one. */
+static int open_per_rank(tit_source *s, const char *list, psim_err *err) {
   if (s->nranks == 0) s->nranks = s->npaths;
   if (s->nranks != s->npaths)
-    return psim_errf(err, PSIM_EXIT_INPUT, "", 0,
-                     "%d trace files for %d ranks: expected one file per rank", s->npaths,
-                     s->nranks);
+    return psim_errf(err, PSIM_EXIT_INPUT, list, 0,
+                     "the trace has %d ranks (--np %d): %d trace files for %d ranks, expected "
+                     "one file per rank",
+                     s->npaths, s->nranks, s->npaths, s->nranks);
   for (int i = 0; i < s->npaths; i++) {
     struct stat sb;
     if (stat(s->paths[i], &sb) != 0 || access(s->paths[i], R_OK) != 0)
@@ -274,12 +279,25 @@ static int open_per_rank(tit_source *s, psim_err *err) {
       return psim_errf(err, PSIM_EXIT_INPUT, s->paths[i], 0,
                        "the trace file of rank %d is a directory", i);
   }
+  s->present = s->nranks;
+  s->first_missing = -1;
   cursors_new(s);
   for (int r = 0; r < s->nranks; r++) {
     s->cur[r].st.path = s->paths[r];
     s->cur[r].st.end = TIT_IO_NOEND;
   }
   return 0;
+}
+
+/* After indexing a shared file: how many ranks of the communicator have lines, and the first
+ * that has none (first[r] < 0: rank r has none). */
+static void count_present(tit_source *s, const int32_t *first, long maxr) {
+  s->present = 0;
+  s->first_missing = -1;
+  for (long r = 0; r < s->nranks; r++) {
+    if (r <= maxr && first[r] >= 0) s->present++;
+    else if (s->first_missing < 0) s->first_missing = (int)r;
+  }
 }
 
 /* One pass over the shared file: each rank's runs. */
@@ -348,6 +366,7 @@ static int index_shared(tit_source *s, psim_err *err) {
     else
       s->nranks = (int)maxr + 1;
   }
+  if (rc == 0) count_present(s, first.data, maxr);
   if (rc < 0) {
     VEC_FREE(runs);
     VEC_FREE(first);
@@ -401,7 +420,7 @@ tit_source *tit_open(const char *const *paths, int npaths, int nranks, psim_err 
     s->paths = xcalloc((size_t)npaths, sizeof *s->paths);
     s->npaths = npaths;
     for (int i = 0; i < npaths; i++) s->paths[i] = xstrdup(paths[i] ? paths[i] : "");
-    rc = open_per_rank(s, err);
+    rc = open_per_rank(s, "", err);
   } else {
     const char *p = paths[0] ? paths[0] : "";
     struct stat sb;
@@ -426,8 +445,8 @@ tit_source *tit_open(const char *const *paths, int npaths, int nranks, psim_err 
       s->paths[0] = xstrdup(p);
       s->npaths = 1;
     }
+    if (rc == 0) rc = s->npaths == 1 ? open_shared(s, err) : open_per_rank(s, list ? list : "", err);
     free(list);
-    if (rc == 0) rc = s->npaths == 1 ? open_shared(s, err) : open_per_rank(s, err);
     s->shared = s->npaths == 1;
   }
   if (rc < 0) {
@@ -438,6 +457,11 @@ tit_source *tit_open(const char *const *paths, int npaths, int nranks, psim_err 
 }
 
 int tit_nranks(const tit_source *s) { return s->nranks; }
+
+int tit_ranks_present(const tit_source *s, int *first_missing) {
+  if (first_missing) *first_missing = s->first_missing;
+  return s->present;
+}
 
 long tit_skipped_lines(const tit_source *s) { return s->skipped; }
 
@@ -458,6 +482,17 @@ void tit_close(tit_source *s) {
 }
 
 /* ------------------------------------------------------------------ reading */
+
+/* A per-rank file whose first action belongs to another rank: the files were given out of
+ * order (typically ti_trace*.txt expanded by the shell: ti_trace10 before ti_trace2). */
+static int wrong_order(const tit_source *s, int r, long lr, const char *file, long line,
+                       psim_err *err) {
+  return psim_errf(err, PSIM_EXIT_INPUT, file, line,
+                   "this file holds the lines of rank %ld, but was given for rank %d (position "
+                   "%d of %d): give the per-rank files in rank order (this one in position %ld; "
+                   "e.g. sort them with 'ls -v'), or a list file",
+                   lr, r, r + 1, s->nranks, lr + 1);
+}
 
 /* Moves a shared-file cursor to its next run; 0 when it has none. */
 static int next_run(tit_source *s, tit_cursor *c) {
@@ -489,6 +524,11 @@ int tit_next(tit_source *s, int r, tit_action *a, psim_err *err) {
       if (s->shared && next_run(s, c)) continue;
       c->done = 1;
       tit_io_release(&s->io, &c->st);
+      if (!s->shared && !c->seen)
+        return psim_errf(err, PSIM_EXIT_INPUT, file, 0,
+                         "no action in the trace file of rank %d (file %d of %d): every rank "
+                         "needs at least one action",
+                         r, r + 1, s->nranks);
       return 0;
     }
     c->line++;
@@ -508,9 +548,11 @@ int tit_next(tit_source *s, int r, tit_action *a, psim_err *err) {
     if (lr != r) {
       if (s->shared) continue; /* another rank's line inside this rank's run */
       if (lr < 0 || lr >= s->nranks) return rank_out_of_range(err, file, c->line, lr, s->nranks);
+      if (!c->seen) return wrong_order(s, r, lr, file, c->line, err);
       s->skipped++;
       continue;
     }
+    c->seen = 1;
     while (fe < e && tit_is_blank(*fe)) fe++;
     if (s->copy_lines) {
       size_t len = (size_t)(e - fe);

@@ -85,6 +85,29 @@ w "$D/r0.txt" "0 init" "0 send 1 0 100"
 w "$D/r1.txt" "1 init" "1 compute 1e6" "1 recv 0 0 100 abc"
 # shellcheck disable=SC2086
 bad "error in the second per-rank file" "$D/r1.txt:3:|abc" -- $P --np 2 "$D/r0.txt" "$D/r1.txt"
+# per-rank files out of order: an error naming the file and the rank its lines belong to
+# shellcheck disable=SC2086
+bad "per-rank files swapped" "$D/r1.txt:1:|holds the lines of rank 1|given for rank 0|rank order" -- $P --np 2 "$D/r1.txt" "$D/r0.txt"
+mkdir -p "$D/glob"
+i=0; while [ $i -le 10 ]; do w "$D/glob/ti_trace$i.txt" "$i init" "$i compute 1e6"; i=$((i + 1)); done
+# the shell's order: ti_trace0 ti_trace1 ti_trace10 ti_trace2 ...
+bad "ti_trace*.txt in shell order" "ti_trace10.txt:1:|lines of rank 10|given for rank 2|position 11|ls -v" -- --np 11 "$D"/glob/ti_trace*.txt
+printf '%s\n' "$D/r1.txt" "$D/r0.txt" >"$D/swapped.list"
+# shellcheck disable=SC2086
+bad "list file out of order" "$D/r1.txt:1:|holds the lines of rank 1|given for rank 0" -- $P "$D/swapped.list"
+: >"$D/empty_rank.txt"
+# shellcheck disable=SC2086
+bad "empty per-rank file" "$D/empty_rank.txt|no action in the trace file of rank 1" -- $P "$D/r0.txt" "$D/empty_rank.txt"
+# --np above the trace's rank count: an error, not a deadlock
+# shellcheck disable=SC2086
+bad "--np above a shared trace's ranks" "$D/good.txt|the trace has 2 ranks (--np 3)|no line for rank 2" -- $P --np 3 "$D/good.txt"
+# shellcheck disable=SC2086
+bad "--np above the per-rank files" "the trace has 2 ranks (--np 3)" -- $P --np 3 "$D/r0.txt" "$D/r1.txt"
+"$PSIM" gen stencil --ranks 4 --iters 2 -o "$D/g4" 2>/dev/null
+bad "--np above a directory's files" "$D/g4/list|the trace has 4 ranks (--np 5)|4 trace files for 5 ranks" -- --np 5 "$D/g4"
+w "$D/gap.txt" "0 init" "2 init" "0 send 2 0 100" "2 recv 0 0 100"
+# shellcheck disable=SC2086
+bad "a rank without lines in a shared trace" "$D/gap.txt|no line for rank 1|0..2" -- $P "$D/gap.txt"
 # compressed: the line number is still the line of the uncompressed text
 w "$D/z.txt" "0 init" "1 init" "0 send 1 0 100" "1 recv 0 0 100" "1 sleepy 3"
 gzip -c "$D/z.txt" >"$D/z.txt.gz"

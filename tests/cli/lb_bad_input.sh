@@ -29,4 +29,9 @@ expect2 aggregate_dims "expects AxB" "$PSIM" trace aggregate --from 4 --to 2x2 "
 expect2 lb_period_k "at least 1" "$PSIM" trace lb-period 0 "$OK" "$TMPD/out"
 PROF=$(tmpfile); printf 'iteration,rank,flops\n1,0,5\n1,9,5\n' > "$PROF"
 expect2 profile_rank "rank in 0..3" "$PSIM" gen stencil2d --grid 2x2 --profile "$PROF" -o "$TMPD/g"
+expect2 stencil2d_fractional_iters "--iters expects a non-negative integer, got '1.5'" "$PSIM" gen stencil2d --iters 1.5 -o "$TMPD/g2"
+expect2 lb_unknown_option_last "unknown option '--bogus'" "$PSIM" lb "$OK" --platform "$FREE" --pes 2 --balancer greedy --bogus
+NOMIG=$(tmpfile); printf '0 init\n0 compute 1\n1 init\n1 compute 1\n' > "$NOMIG"
+expect2 lb_np_above_trace "the trace has 2 ranks (--np 3)" "$PSIM" lb "$NOMIG" --platform "$FREE" --pes 2 --balancer greedy --np 3
+[ -e "$TMPD/g2" ] && { echo "FAIL a rejected gen stencil2d wrote its output"; fails=$((fails + 1)); }
 finish $fails

@@ -28,4 +28,7 @@ expect 1 "undefined reference to 'MPI_Win_fence'" "$PSIMCC" -o "$TMPD/unsup" "$D
 printf 'int main(void) { return 0; }\n' > "$TMPD/plain.c" && cc -o "$TMPD/plain" "$TMPD/plain.c"
 expect 2 "build it with psimcc" "$PSIM" run --np 2 -q -- "$TMPD/plain"
 expect 2 "no program given" "$PSIM" run --np 2
+expect 2 "cpu-threshold expects seconds, got ''" "$PSIM" run --np 2 --cpu-threshold "" -- "$TMPD/deadlock"
+expect 2 "unknown option '--bogus'" "$PSIM" run --np 2 --bogus -- "$TMPD/deadlock"
+expect 2 "nosuch: cannot open the program" "$PSIM" run --np 2 -- "$TMPD/nosuch"
 finish $fails

@@ -128,12 +128,62 @@ static void test_per_rank_files(void **state) {
   char *missing = tt_path(g_dir, "nope.txt");
   const char *mm[2] = {f0, missing};
   expect_open_error(mm, 2, 0, missing, 0, "cannot read the trace file of rank 1");
+  /* files out of order: the first action of a per-rank file belongs to another rank */
+  const char *sw[2] = {f1, f0};
+  psim_err_clear(&err);
+  s = tit_open(sw, 2, 0, &err);
+  assert_non_null(s);
+  assert_int_equal(tit_ranks_present(s, NULL), 2);
+  assert_int_equal(tit_next(s, 0, &a, &err), -1);
+  assert_string_equal(err.file, f1);
+  assert_int_equal(err.line, 1);
+  assert_non_null(strstr(err.msg, "holds the lines of rank 1, but was given for rank 0"));
+  assert_non_null(strstr(err.msg, "this one in position 2"));
+  tit_close(s);
+  /* a per-rank file without any action (comments only) */
+  char *e1 = tt_write(g_dir, "e1.txt", "# nothing\n\n", -1);
+  const char *ee[2] = {f0, e1};
+  psim_err_clear(&err);
+  s = tit_open(ee, 2, 0, &err);
+  assert_non_null(s);
+  assert_int_equal(tit_next(s, 1, &a, &err), -1);
+  assert_string_equal(err.file, e1);
+  assert_non_null(strstr(err.msg, "no action in the trace file of rank 1"));
+  tit_close(s);
+  free(e1);
   free(missing);
   free(f0);
   free(f1);
   free(g0);
   free(g1);
   free(h1);
+}
+
+/* A shared file opened for more ranks than it holds, or with a gap: those ranks are counted. */
+static void test_ranks_present(void **state) {
+  (void)state;
+  char *f = tt_write(g_dir, "gap.txt", "0 init\n2 init\n0 compute 1\n", -1);
+  int missing = 7;
+  tit_source *s = tt_open1(f, 0);
+  assert_int_equal(tit_nranks(s), 3);
+  assert_int_equal(tit_ranks_present(s, &missing), 2);
+  assert_int_equal(missing, 1);
+  tit_close(s);
+  s = tt_open1(f, 5);
+  assert_int_equal(tit_ranks_present(s, &missing), 2);
+  assert_int_equal(missing, 1);
+  tit_close(s);
+  char *g = tt_write(g_dir, "full.txt", "0 init\n1 init\n", -1);
+  s = tt_open1(g, 0);
+  assert_int_equal(tit_ranks_present(s, &missing), 2);
+  assert_int_equal(missing, -1);
+  tit_close(s);
+  s = tt_open1(g, 4);
+  assert_int_equal(tit_ranks_present(s, &missing), 2);
+  assert_int_equal(missing, 2);
+  tit_close(s);
+  free(f);
+  free(g);
 }
 
 static void test_list_files(void **state) {
@@ -297,6 +347,7 @@ static void test_compressed(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_per_rank_files),
+      cmocka_unit_test(test_ranks_present),
       cmocka_unit_test(test_list_files),
       cmocka_unit_test(test_compressed),
   };

@@ -1,0 +1,57 @@
+#!/bin/sh
+# Every command's --help exits 0, shows its usage and an example, and the example runs as
+# written (its /tmp paths moved to a temporary directory): help and behaviour agree.
+set -u
+. "$(dirname "$0")/../lib/common.sh"
+PSIMCC="$(dirname "$PSIM")/psimcc"
+export PSIM PSIMCC
+fails=0 checks=0
+
+# examples CMD...: the example lines of 'psim CMD --help' (indented lines after "example:")
+examples() {
+  "$PSIM" "$@" --help | awk '/^example/ { on = 1; next } on && /^  [^ ]/ { print; next } on && NF == 0 { exit }'
+}
+
+for c in replay run lb balance demo gen "gen stencil" "gen stencil2d" "gen mix" platform calibrate \
+  critical-path report sensitivity trace "trace stats" "trace lb-period" "trace aggregate"; do
+  checks=$((checks + 1))
+  # shellcheck disable=SC2086
+  "$PSIM" $c --help >"$TMPD/help" 2>"$TMPD/err"
+  rc=$?
+  why=""
+  [ "$rc" -eq 0 ] || why="exit status $rc"
+  [ -s "$TMPD/err" ] && why="$why; output on stderr"
+  grep -q "usage: psim" "$TMPD/help" || why="$why; no usage line"
+  # shellcheck disable=SC2086
+  n=$(examples $c | grep -c '^  \(psim\|build/psimcc\|printf\) ')
+  [ "$n" -ge 1 ] || why="$why; no example (an indented 'psim ...' line after 'example:')"
+  if [ -z "$why" ]; then echo "ok   psim $c --help: $n example line(s)"
+  else echo "FAIL psim $c --help: ${why#; }"; fails=$((fails + 1)); fi
+done
+checks=$((checks + 1))
+if "$PSIM" --help | grep -A1 '^Run .psim <command> --help' | grep -q '^  psim '; then echo "ok   psim --help has an example"
+else echo "FAIL psim --help: no example"; fails=$((fails + 1)); fi
+
+# Run each distinct example as written, in its own directory: psim is $PSIM, build/psimcc is
+# $PSIMCC, examples/ is the source tree's, /tmp/ is that directory.
+for c in replay run lb balance demo gen "gen stencil2d" platform calibrate critical-path report \
+  sensitivity trace; do
+  checks=$((checks + 1))
+  ex=$(mktemp -d "$TMPD/ex.XXXXXX")
+  # shellcheck disable=SC2086
+  examples $c | sed -e 's/[[:space:]]#.*$//' \
+    -e "s#/tmp/#$ex/#g" \
+    -e 's#build/psimcc#"$PSIMCC"#g' \
+    -e "s#examples/#$PSIM_SRC/examples/#g" \
+    -e 's#^\( *\)psim #\1"$PSIM" #' -e 's#&& psim #\&\& "$PSIM" #g' -e 's#$# || exit 1#' >"$ex/script.sh"
+  (cd "$ex" && timeout 300 sh ./script.sh) >"$ex/out" 2>&1
+  rc=$?
+  if [ "$rc" -eq 0 ]; then echo "ok   the example of psim $c --help runs ($(wc -l <"$ex/script.sh") command lines)"
+  else
+    echo "FAIL the example of psim $c --help: exit status $rc"
+    sed 's/^/     $ /' "$ex/script.sh"; tail -n 5 "$ex/out" | sed 's/^/     | /'
+    fails=$((fails + 1))
+  fi
+done
+echo "$checks checks"
+finish $fails
