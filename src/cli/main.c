@@ -25,6 +25,7 @@ static const char *USAGE =
     "  lb         simulate over-decomposition (VPs on PEs) with dynamic load balancing\n"
     "  balance    run one load balancer on a stated situation, print the new mapping\n"
     "  trace      trace tools: stats, lb-period, aggregate\n"
+    "  forecast   analytic forecast of pdgemm/pdtrsm on every grid shape (FAST), no simulation\n"
     "\n"
     "Run 'psim <command> --help' for its options. Example:\n"
     "  psim replay --platform cluster.xml --hostfile hosts --np 64 trace.txt\n"
@@ -97,6 +98,7 @@ int main(int argc, char **argv) {
   if (!strcmp(c, "lb")) return cmd_lb(argc - 1, argv + 1);
   if (!strcmp(c, "balance")) return cmd_balance(argc - 1, argv + 1);
   if (!strcmp(c, "trace")) return cmd_trace(argc - 1, argv + 1);
+  if (!strcmp(c, "forecast")) return cmd_forecast(argc - 1, argv + 1);
   fprintf(stderr, "psim: unknown command '%s'\n\n%s", c, USAGE);
   return 2;
 }
