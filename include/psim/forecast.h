@@ -59,11 +59,17 @@ void fc_poly_format(char *buf, size_t n, const fc_poly *p);
 int fc_fit(fc_poly *p, const double *x, const double *y, int npts);
 
 /* ---- Network ---------------------------------------------------------------------------- */
+struct net_config;
 typedef struct fc_net {
   double lambda;        /* latency of one message, seconds */
   double tau;           /* seconds per 8-byte element (8 / bandwidth) */
   double eager_bytes;   /* messages below this do not block their sender (SMPI: 65536) */
+  /* NULL: the paper's lambda + L tau. Else SMPI's factors (psim/models.h): a message of S
+   * bytes costs lat_factor(S+16) lambda + (S+16) / (bw_factor(S+16) bandwidth). */
+  const struct net_config *smpi;
 } fc_net;
+/* Time of one message of `elements` 8-byte elements. */
+double fc_msg_time(const fc_net *net, double elements);
 
 /* ---- Routines --------------------------------------------------------------------------- */
 enum { FC_PDGEMM = 0, FC_PDTRSM = 1 };

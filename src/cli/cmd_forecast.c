@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 #include "cli/forecast_report.h"
 #include "psim/forecast.h"
+#include "psim/models.h"
 #include "psim/observe.h"
 #include "psim/platform.h"
 
@@ -53,6 +54,9 @@ static const char *HELP =
     "  --memory BYTES     memory of a host (e.g. 256MiB): grids needing more per process are\n"
     "                     discarded (SimGrid platforms do not give it)\n"
     "  --eager BYTES      messages below this do not block their sender (pdtrsm; 65536)\n"
+    "  --network linear|smpi  linear (default): the paper's lambda + L tau per message; smpi:\n"
+    "                     SimGrid/SMPI's factors, S bytes cost lat_factor(S+16) lambda +\n"
+    "                     (S+16) / (bw_factor(S+16) B) (the broadcasts message by message)\n"
     "  --ga PxQ --gb PxQ  pdgemm when A is on grid Ga and B on a disjoint grid Gb: compare\n"
     "                     computing on Ga (B redistributed), on Gb (A redistributed) or on every\n"
     "                     grid of all their processes (both redistributed) (paper section 5)\n"
@@ -75,7 +79,7 @@ typedef struct fopts {
   long pmin, pmax;
   int gp, gq;                       /* --grid, 0 = all */
   int ga[2], gb[2];
-  const char *lat, *bw, *plat, *hosts, *kernels, *rate, *mem, *eager, *json, *report;
+  const char *lat, *bw, *plat, *hosts, *kernels, *rate, *mem, *eager, *json, *report, *network;
   int quiet;
 } fopts;
 
@@ -141,6 +145,7 @@ static int parse_args(int argc, char **argv, fopts *o) {
     else if (!strcmp(a, "--kernel-rate")) o->rate = v;
     else if (!strcmp(a, "--memory")) o->mem = v;
     else if (!strcmp(a, "--eager")) o->eager = v;
+    else if (!strcmp(a, "--network")) o->network = v;
     else if (!strcmp(a, "--json")) o->json = v;
     else if (!strcmp(a, "--report")) o->report = v;
     else return cli_usage("forecast", "unknown option '%s'", a);
@@ -232,7 +237,14 @@ int cmd_forecast(int argc, char **argv) {
   psim_err_clear(&err);
   if (fc_problem_check(&o.pb, &err)) return cli_usage("forecast", "%s", err.msg);
   /* network */
-  fc_net net = {0, 0, 65536};
+  fc_net net = {0, 0, 65536, NULL};
+  net_config smpi_cfg;
+  if (o.network && !strcmp(o.network, "smpi")) {
+    net_config_init(&smpi_cfg);
+    net.smpi = &smpi_cfg;
+  } else if (o.network && strcmp(o.network, "linear")) {
+    return cli_usage("forecast", "--network expects linear or smpi, got '%s'", o.network);
+  }
   double speed = 0;
   char netdesc[1024] = "given";
   if (o.plat) {
@@ -339,8 +351,9 @@ int cmd_forecast(int argc, char **argv) {
     printf("psim forecast pdtrsm: side %c uplo %c trans %c (case %d), B %ld x %ld, blocks %ld\n",
            o.pb.side, o.pb.uplo, o.pb.trans, fc_trsm_case(o.pb.side, o.pb.uplo, o.pb.trans),
            o.pb.m, o.pb.n, o.pb.nb);
-  printf("network: lambda %.6g s, tau %.6g s per 8-byte element (bandwidth %.6g B/s), %s\n",
-         net.lambda, net.tau, 8.0 / net.tau, netdesc);
+  printf("network: lambda %.6g s, tau %.6g s per 8-byte element (bandwidth %.6g B/s), %s; %s\n",
+         net.lambda, net.tau, 8.0 / net.tau, netdesc,
+         net.smpi ? "SMPI's latency and bandwidth factors" : "lambda + L tau per message");
   printf("kernels: %s\n", km.source);
   if (!o.quiet) {
     int trsm = o.pb.routine == FC_PDTRSM;
@@ -390,6 +403,7 @@ int cmd_forecast(int argc, char **argv) {
     obs_json_number(f, 8.0 / net.tau);
     fputs(", \"source\": ", f);
     obs_json_string(f, netdesc);
+    fprintf(f, ", \"model\": \"%s\"", net.smpi ? "smpi" : "linear");
     fputs("},\n  \"kernels\": ", f);
     obs_json_string(f, km.source);
     fputs(",\n  \"grids\": [", f);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "psim/forecast.h"
+#include "psim/models.h"
 
 long fc_ceil_log2(long x) {
   long l = 0;
@@ -13,6 +14,13 @@ long fc_ceil_log2(long x) {
 }
 
 static long cdiv(long a, long b) { return (a + b - 1) / b; }
+
+double fc_msg_time(const fc_net *net, double elements) {
+  if (!net->smpi) return net->lambda + elements * net->tau;
+  double s = 8.0 * elements + net->smpi->envelope;
+  return step_fn_eval(&net->smpi->lat_factor, s) * net->lambda +
+         s / 8.0 * net->tau / step_fn_eval(&net->smpi->bw_factor, s);
+}
 
 long fc_numroc(long n, long nb, int iproc, int np) {
   long nblocks = n / nb, mine = (nblocks / np) * nb, extra = nblocks % np;
@@ -52,6 +60,11 @@ static void pdgemm(const fc_problem *pb, const fc_kernels *km, const fc_net *net
   double lam_pq = lq * net->lambda, lam_qp = lp * net->lambda;     /* lambda_p^q, lambda_q^p */
   g->comm = (double)pb->m * (double)pb->k * tau_pq + (double)pb->k * (double)pb->n * tau_qp +
             (lam_pq + lam_qp) * steps;
+  if (net->smpi) {   /* the same tree broadcasts, message by message, with SMPI's factors */
+    double last = (double)(pb->k - (long)(steps - 1) * pb->nb), r = (double)pb->nb;
+    g->comm = (steps - 1) * (lq * fc_msg_time(net, mp * r) + lp * fc_msg_time(net, r * nq)) +
+              lq * fc_msg_time(net, mp * last) + lp * fc_msg_time(net, last * nq);
+  }
   g->idle = 0;
   g->time = g->compute + g->comm;
   double lm = (double)fc_numroc(pb->m, pb->nb, 0, p), ln = (double)fc_numroc(pb->n, pb->nb, 0, q);
@@ -59,13 +72,32 @@ static void pdgemm(const fc_problem *pb, const fc_kernels *km, const fc_net *net
   g->mem = 8.0 * (lm * lka + lkb * ln + lm * ln + (lm + ln) * (double)pb->nb);
 }
 
+/* The update of one process column at one step: its c remaining blocks (cols columns), the
+ * first w = min(c, p-1) of them (wcols columns) first when p > 1. */
+typedef struct upd { double d1, ts, add, d2; int blocking, w, ok; } upd;
+
+static void upd_cost(upd *u, long c, int narrow, long n, long nb, long nblk, double mr, double wi,
+                     const fc_kernels *km, const fc_net *net, int p) {
+  double cols = (double)c * (double)nb - (narrow ? (double)(nblk * nb - n) : 0);
+  long w = p == 1 ? c : c < p - 1 ? c : p - 1;
+  double wcols = w == c ? cols : (double)w * (double)nb;
+  u->w = (int)(p > 1 ? w : 0);
+  u->d1 = fc_kernel_time(km, FC_DGEMM, mr, wcols, wi);
+  u->d2 = fc_kernel_time(km, FC_DGEMM, mr, cols - wcols, wi);
+  u->ts = u->w ? fc_msg_time(net, mr * wcols) : 0;
+  u->add = u->w ? fc_kernel_time(km, FC_ADD, mr, wcols, 0) : 0;
+  u->blocking = 8.0 * mr * wcols >= net->eager_bytes;
+  u->ok = 1;
+}
+
 /* One pbdtrsm call (case 2: X A = B, A upper n x n, B rows x n) on a p x q grid, by the
  * critical-path model of (4.5)-(4.8): per-process clocks t (p x q, row-major) that the idle
  * corrections C_b and C_u synchronise. Adds the terms on the critical path to *comp, *comm. */
 static double pbdtrsm(long rows, long n, long nb, const fc_kernels *km, const fc_net *net, int p,
-                      int q, double *t, long *cnt, double *comp, double *comm) {
+                      int q, double *t, double *comp, double *comm) {
   long nblk = cdiv(n, nb);
   double mr = (double)rows;
+  int lastc = (int)((nblk - 1) % q);
   memset(t, 0, sizeof(double) * (size_t)p * (size_t)q);
   for (long i = 0; i < nblk; i++) {
     int ri = (int)(i % p), o = (int)(i % q), rn = (int)((i + 1) % p), on = (int)((i + 1) % q);
@@ -78,47 +110,37 @@ static double pbdtrsm(long rows, long n, long nb, const fc_kernels *km, const fc
     /* (4.5): the solved block travels the process row as a ring, receivers forward it. A
      * receiver waits for it (C_b); a sender waits only for a rendez-vous message. */
     if (q > 1) {
-      double tb = net->lambda + mr * wi * net->tau, arrive = row[o];
+      double tb = fc_msg_time(net, mr * wi), arrive = row[o];
       int blocking = 8.0 * mr * wi >= net->eager_bytes;
-      for (int h = 1; h < q; h++) {
-        int s = (o + h - 1) % q, r = (o + h) % q;
+      for (int h = 1, s = o, r = o + 1 == q ? 0 : o + 1; h < q; h++) {
         double start = arrive > row[r] ? arrive : row[r];
         arrive = start + tb;
         if (blocking) row[s] = arrive;
         row[r] = arrive;
+        s = r;
+        r = r + 1 == q ? 0 : r + 1;
       }
       *comm += tb;
     }
-    /* the update: column c's remaining blocks; with p > 1 the first p-1 of them first, sent
-     * to the next process row (4.7), which accumulates them, then the others */
-    for (int c = 0; c < q; c++) cnt[c] = 0;
-    for (long j = i + 1; j < nblk; j++) cnt[j % q]++;
-    for (int c = 0; c < q; c++) {
-      /* the columns of the blocks: the last block may be narrower */
-      long last_narrow = (nblk - 1) % q == c && nblk - 1 > i;
-      double full = (double)cnt[c] * (double)nb;
-      double cols = full - (last_narrow ? (double)(nblk * nb - n) : 0);
-      if (p == 1) {
-        double d = fc_kernel_time(km, FC_DGEMM, mr, cols, wi);
-        row[c] += d;
-        if (c == on) *comp += d;
-        continue;
+    /* the update: column c's remaining blocks (base or base + 1 of them, the extra ones from
+     * column (i+1) mod q on); with p > 1 the first p-1 first, sent to the next process row
+     * (4.7), which accumulates them, then the others. Four possible costs, computed once. */
+    long total = nblk - 1 - i, base = total / q, extra = total % q;
+    upd u[2][2];
+    u[0][0].ok = u[0][1].ok = u[1][0].ok = u[1][1].ok = 0;
+    for (int c = 0, off = q - on == q ? 0 : q - on; c < q; c++, off = off + 1 == q ? 0 : off + 1) {
+      int more = off < extra, narrow = c == lastc && total > 0;
+      upd *x = &u[more][narrow];
+      if (!x->ok) upd_cost(x, base + more, narrow, n, nb, nblk, mr, wi, km, net, p);
+      row[c] += x->d1;
+      if (x->w > 0) {
+        double start = row[c] > nrow[c] ? row[c] : nrow[c], end = start + x->ts;
+        nrow[c] = end + x->add;
+        if (x->blocking) row[c] = end;
+        if (c == on) { *comm += x->ts; *comp += x->add; }
       }
-      long w = cnt[c] < p - 1 ? cnt[c] : p - 1;
-      double wcols = (double)w * (double)nb;
-      if (w == cnt[c]) wcols = cols;
-      double d1 = fc_kernel_time(km, FC_DGEMM, mr, wcols, wi);
-      row[c] += d1;
-      if (w > 0) {
-        double ts = net->lambda + mr * wcols * net->tau;
-        double start = row[c] > nrow[c] ? row[c] : nrow[c], end = start + ts;
-        double add = fc_kernel_time(km, FC_ADD, mr, wcols, 0);
-        nrow[c] = end + add;
-        if (8.0 * mr * wcols >= net->eager_bytes) row[c] = end;
-        if (c == on) { *comm += ts; *comp += add; }
-      }
-      if (c == on) *comp += d1;
-      row[c] += fc_kernel_time(km, FC_DGEMM, mr, cols - wcols, wi);
+      if (c == on) *comp += x->d1;
+      row[c] += x->d2;
     }
   }
   double end = 0;
@@ -136,19 +158,22 @@ static void pdtrsm(const fc_problem *pb, const fc_kernels *km, const fc_net *net
   int pp = p, qq = q;
   if (c == 1 || c == 3) { m = pb->n; n = pb->m; pp = q; qq = p; }
   double *t = xmalloc(sizeof(double) * (size_t)pp * (size_t)qq);
-  long *cnt = xmalloc(sizeof(long) * (size_t)qq);
   long calls = cdiv(m, pb->nb), lastrows = m - (calls - 1) * pb->nb;
-  double comp = 0, comm = 0, comp1 = 0, comm1 = 0;
-  double full = pbdtrsm(pb->nb, n, pb->nb, km, net, pp, qq, t, cnt, &comp, &comm);
-  double time = (double)(calls - 1) * full;
-  comp *= (double)(calls - 1);
-  comm *= (double)(calls - 1);
-  time += pbdtrsm(lastrows, n, pb->nb, km, net, pp, qq, t, cnt, &comp1, &comm1);
+  /* the calls of full blocks of rows are alike: one is computed; then the last, if narrower */
+  double comp = 0, comm = 0;
+  double one = pbdtrsm(pb->nb, n, pb->nb, km, net, pp, qq, t, &comp, &comm);
+  g->time = (double)(calls - 1) * one;
+  g->compute = (double)(calls - 1) * comp;
+  g->comm = (double)(calls - 1) * comm;
+  if (lastrows != pb->nb) {
+    comp = comm = 0;
+    one = pbdtrsm(lastrows, n, pb->nb, km, net, pp, qq, t, &comp, &comm);
+  }
+  g->time += one;
+  g->compute += comp;
+  g->comm += comm;
   free(t);
-  free(cnt);
-  g->time = time;
-  g->compute = comp + comp1;
-  g->comm = comm + comm1;
+  double time = g->time;
   g->idle = time - g->compute - g->comm;
   double la = (double)fc_numroc(n, pb->nb, 0, pp) * (double)fc_numroc(n, pb->nb, 0, qq);
   double lb = (double)fc_numroc(m, pb->nb, 0, pp) * (double)fc_numroc(n, pb->nb, 0, qq);
@@ -192,7 +217,7 @@ void fc_redistribute(long m, long n, long nb, int pa, int qa, int firsta, int pb
           double v = rows[(size_t)ra * (size_t)pb + (size_t)rb] * cols[(size_t)ca * (size_t)qb + (size_t)cb];
           int s = firsta + ra * qa + ca, d = firstb + rb * qb + cb;
           if (v <= 0 || s == d) continue;
-          double c = net->lambda + v * net->tau;
+          double c = fc_msg_time(net, v);
           snd[s] += c;
           rcv[d] += c;
           out->messages++;

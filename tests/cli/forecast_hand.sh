@@ -76,6 +76,11 @@ expect "pdtrsm 1x2 compute" "$(grid_field "$J" 1 2 compute)" "$(calc '8+16+8')"
 expect "pdtrsm 1x2 communication" "$(grid_field "$J" 1 2 communication)" "$(calc '5+5')"
 expect "pdtrsm 2x1 time" "$(grid_field "$J" 2 1 time)" "$(calc '8+16+5+4+8')"
 expect "pdtrsm 2x1 communication" "$(grid_field "$J" 2 1 communication)" "5"
+# --network smpi: each message of S = 32 bytes travels as 48 (SMPI's 16-byte envelope), with the
+# latency factor 2.01467 and the bandwidth factor 0.812084 of sizes up to 257 bytes (SimGrid
+# 3.32's defaults): 2.01467 * 1 + 48 / (0.812084 * 8)
+"$PSIM" forecast pdtrsm $T --grid 1x2 --network smpi --json "$J" >/dev/null || bad "pdtrsm smpi failed"
+expect "pdtrsm 1x2 --network smpi" "$(grid_field "$J" 1 2 time)" "$(calc '8+16+8 + 2*(2.01467 + 48/(0.812084*8))')"
 # ceil(M/R) = 3 calls of the same pbdtrsm: 3 times the time
 "$PSIM" forecast pdtrsm --m 6 --n 4 --nb 2 --latency 1 --bandwidth 8 --kernel-rate 1 --grid 2x1 --json "$J" >/dev/null
 expect "pdtrsm 3 calls" "$(grid_field "$J" 2 1 time)" "$(calc '3*41')"
