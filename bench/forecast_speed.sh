@@ -1,5 +1,5 @@
 #!/bin/sh
-# How long psim forecast takes for every grid of 1-1024 processes (7,069 grids), pdgemm (closed
+# How long psim forecast takes for every grid of 1-1024 processes (7,262 grids), pdgemm (closed
 # form) and pdtrsm (per-process clocks: O(ceil(N/R) q) per grid; N = 4096, R = 64), best of 3
 # runs, wall and CPU (user) seconds of the whole command, JSON written. Needs time (Debian).
 #   bench/forecast_speed.sh

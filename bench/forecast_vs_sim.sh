@@ -64,7 +64,7 @@ def agreement(fc, sims, idx, n_max):
     for P in range(1, n_max + 1):
         gs = [k for k in fc if k[0] * k[1] == P]
         f = min(gs, key=lambda k: fc[k]); s = min(gs, key=lambda k: sims[k][idx])
-        agree += fc[s] == fc[f]
+        agree += abs(fc[s] - fc[f]) <= 1e-9 * fc[f]
     return agree
 fc, fcs = grids(f"{out}/gemm_forecast.json"), grids(f"{out}/gemm_forecast_smpi.json")
 rows, sims = [], {}

@@ -219,7 +219,7 @@ static int net_from_platform(const fopts *o, fc_net *net, double *speed, char *d
   return 0;
 }
 
-typedef struct sched_row { const char *what; int p, q; double redist, run, total; } sched_row;
+typedef struct sched_row { const char *what; int p, q; double redist, run, total; int fits; } sched_row;
 
 static void print_mem(char *b, size_t n, double bytes) {
   if (bytes >= 1 << 30) snprintf(b, n, "%.2f GiB", bytes / (1 << 30));
@@ -322,12 +322,12 @@ int cmd_forecast(int argc, char **argv) {
     /* on Ga: B (K x N) moves from Gb to Ga */
     fc_redistribute(o.pb.k, o.pb.n, o.pb.nb, o.gb[0], o.gb[1], na, o.ga[0], o.ga[1], 0, &net, &r1);
     fc_forecast(&o.pb, &km, &net, o.ga[0], o.ga[1], &x);
-    sched_row ra = {"on Ga", o.ga[0], o.ga[1], r1.time, x.time, r1.time + x.time};
+    sched_row ra = {"on Ga", o.ga[0], o.ga[1], r1.time, x.time, r1.time + x.time, !(memory > 0) || x.mem <= memory};
     VEC_PUSH(sc, ra);
     /* on Gb: A (M x K) moves from Ga to Gb */
     fc_redistribute(o.pb.m, o.pb.k, o.pb.nb, o.ga[0], o.ga[1], 0, o.gb[0], o.gb[1], na, &net, &r1);
     fc_forecast(&o.pb, &km, &net, o.gb[0], o.gb[1], &x);
-    sched_row rb = {"on Gb", o.gb[0], o.gb[1], r1.time, x.time, r1.time + x.time};
+    sched_row rb = {"on Gb", o.gb[0], o.gb[1], r1.time, x.time, r1.time + x.time, !(memory > 0) || x.mem <= memory};
     VEC_PUSH(sc, rb);
     /* on a new grid of all of them (Ga's processes first): both move, one after the other */
     int nt = na + o.gb[0] * o.gb[1];
@@ -336,11 +336,12 @@ int cmd_forecast(int argc, char **argv) {
       fc_redistribute(o.pb.m, o.pb.k, o.pb.nb, o.ga[0], o.ga[1], 0, p, nt / p, 0, &net, &r1);
       fc_redistribute(o.pb.k, o.pb.n, o.pb.nb, o.gb[0], o.gb[1], na, p, nt / p, 0, &net, &r2);
       fc_forecast(&o.pb, &km, &net, p, nt / p, &x);
-      sched_row rn = {"new grid", p, nt / p, r1.time + r2.time, x.time, r1.time + r2.time + x.time};
+      sched_row rn = {"new grid", p, nt / p, r1.time + r2.time, x.time, r1.time + r2.time + x.time,
+                      !(memory > 0) || x.mem <= memory};
       VEC_PUSH(sc, rn);
     }
     for (size_t i = 0; i < sc.len; i++)
-      if (sbest < 0 || sc.data[i].total < sc.data[sbest].total) sbest = (int)i;
+      if (sc.data[i].fits && (sbest < 0 || sc.data[i].total < sc.data[sbest].total)) sbest = (int)i;
   }
   /* text */
   const char *rname = o.pb.routine == FC_PDGEMM ? "pdgemm" : "pdtrsm";
@@ -383,7 +384,8 @@ int cmd_forecast(int argc, char **argv) {
       char grid[32];
       snprintf(grid, sizeof grid, "%dx%d", sc.data[i].p, sc.data[i].q);
       printf("%-9s %8s %16.6g %13.6g %13.6g%s\n", sc.data[i].what, grid, sc.data[i].redist,
-             sc.data[i].run, sc.data[i].total, (int)i == sbest ? "  * best" : "");
+             sc.data[i].run, sc.data[i].total,
+             (int)i == sbest ? "  * best" : sc.data[i].fits ? "" : "  discarded: exceeds --memory");
     }
   }
   /* JSON */
@@ -443,12 +445,16 @@ int cmd_forecast(int argc, char **argv) {
         obs_json_number(f, sc.data[i].run);
         fputs(", \"total\": ", f);
         obs_json_number(f, sc.data[i].total);
+        fprintf(f, ", \"fits\": %s}", sc.data[i].fits ? "true" : "false");
+      }
+      fputs("\n  ],\n  \"schedule_best\": ", f);
+      if (sbest < 0) fputs("null", f);
+      else {
+        fprintf(f, "{\"option\": \"%s\", \"p\": %d, \"q\": %d, \"total\": ", sc.data[sbest].what,
+                sc.data[sbest].p, sc.data[sbest].q);
+        obs_json_number(f, sc.data[sbest].total);
         fputs("}", f);
       }
-      fprintf(f, "\n  ],\n  \"schedule_best\": {\"option\": \"%s\", \"p\": %d, \"q\": %d, \"total\": ",
-              sc.data[sbest].what, sc.data[sbest].p, sc.data[sbest].q);
-      obs_json_number(f, sc.data[sbest].total);
-      fputs("}", f);
     }
     fputs("\n}\n", f);
     cli_close_out(f);

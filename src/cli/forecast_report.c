@@ -50,17 +50,17 @@ static void log_range(const double *x, int n, double *lo, double *hi) {
 }
 
 /* decade ticks of a log axis, horizontal (vertical = 0) or vertical */
-static void log_ticks(FILE *f, double lo, double hi, int vertical, double a, double b, double at) {
+static void log_ticks(FILE *f, double lo, double hi, int vertical, double a, double b, double at, double len) {
   for (double d = lo; d <= hi * 1.0001; d *= 10) {
     double pos = logpos(d, lo, hi, a, b);
     if (vertical)
       fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ccc\"/>"
                  "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
-              at, pos, at + 400, pos, at - 4, pos + 4, d);
+              at, pos, at + len, pos, at - 4, pos + 4, d);
     else
       fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ccc\"/>"
                  "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>\n",
-              pos, at, pos, at - 300, pos, at + 14, d);
+              pos, at, pos, at - len, pos, at + 14, d);
   }
 }
 
@@ -74,8 +74,8 @@ void fcr_scatter(FILE *f, const char *title, const double *meas, const double *f
   fprintf(f, "<h3>");
   fcr_esc(f, title);
   fprintf(f, "</h3>\n<svg width=\"500\" height=\"360\" role=\"img\">\n");
-  log_ticks(f, lo, hi, 0, x0, x1, y0);
-  log_ticks(f, lo, hi, 1, y0, y1, x0);
+  log_ticks(f, lo, hi, 0, x0, x1, y0, y0 - y1);
+  log_ticks(f, lo, hi, 1, y0, y1, x0, x1 - x0);
   fprintf(f, "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"#888\" stroke-dasharray=\"4\"/>\n",
           x0, y0, x1, y1);
   for (int i = 0; i < n; i++) {
@@ -144,7 +144,7 @@ void fcr_best_curve(FILE *f, const int *procs, const double *t, const int *bp, c
   const double x0 = 70, x1 = 870, y0 = 320, y1 = 20;
   fprintf(f, "<h2>Time on the best grid against the number of processes (the paper's Figure 3.1)</h2>\n"
              "<svg width=\"900\" height=\"360\" role=\"img\">\n");
-  log_ticks(f, lo, hi, 1, y0, y1, x0);
+  log_ticks(f, lo, hi, 1, y0, y1, x0, x1 - x0);
   fputs("<polyline fill=\"none\" stroke=\"#c33\" stroke-width=\"2\" points=\"", f);
   for (int i = 0; i < n; i++)
     fprintf(f, "%.1f,%.1f ", x0 + (x1 - x0) * (procs[i] - pmin) / (double)(pmax > pmin ? pmax - pmin : 1),

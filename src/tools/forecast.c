@@ -175,6 +175,7 @@ static void pdtrsm(const fc_problem *pb, const fc_kernels *km, const fc_net *net
   free(t);
   double time = g->time;
   g->idle = time - g->compute - g->comm;
+  if (fabs(g->idle) <= 1e-9 * time) g->idle = 0;   /* rounding of the sums */
   double la = (double)fc_numroc(n, pb->nb, 0, pp) * (double)fc_numroc(n, pb->nb, 0, qq);
   double lb = (double)fc_numroc(m, pb->nb, 0, pp) * (double)fc_numroc(n, pb->nb, 0, qq);
   g->mem = 8.0 * (la + lb + 2.0 * (double)pb->nb * (double)fc_numroc(n, pb->nb, 0, qq));

@@ -129,6 +129,18 @@ for s in d["schedule"]:
     assert abs(s["total"] - s["redistribution"] - s["pdgemm"]) < 1e-9
 PY
 grep -q 'where to compute' "$TMPD/out" || bad "redistribution: no table"
+# with too little memory for the 1x2 and 2x1 grids (A, B, C 4 x 2 each + panels (4 + 2) x 2 = 36
+# elements, 288 bytes) but enough for 2x2 (2 x 2 each + panels (2 + 2) x 2 = 20 elements, 160
+# bytes), "on Ga" and "on Gb" are discarded and the new 2x2 grid is chosen
+"$PSIM" forecast pdgemm --m 4 --n 4 --k 4 --nb 2 --latency 1 --bandwidth 8 --kernel-rate 1 \
+  --ga 1x2 --gb 2x1 --memory 200 --json "$J" >"$TMPD/out" || bad "redistribution with memory failed"
+python3 - "$J" <<'PY' || bad "redistribution: memory"
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = {(s["option"], s["p"], s["q"]): s["fits"] for s in d["schedule"]}
+assert not f[("on Gb", 2, 1)] and not f[("on Ga", 1, 2)] and f[("new grid", 2, 2)], f
+assert (d["schedule_best"]["p"], d["schedule_best"]["q"]) == (2, 2)
+PY
 
 # ---- (e) memory: pdgemm 256^3, R = 32 on 2x2: A, B, C 128x128 each + panels (128+128) x 32,
 # 8 bytes: 8 * (3*128*128 + 256*32) = 458752 bytes; 1x4: A (M x K) 256 x 64 local, B (K x N)
