@@ -41,12 +41,14 @@ static const char *HELP =
     "  psim forecast pdgemm --m 4096 --n 4096 --k 4096 --nb 64 --procs 1-64 \\\n"
     "      --platform cluster.xml --kernels kernels.txt\n";
 
+#ifdef PSIM_HAVE_CBLAS
 static const unsigned char MONO[FC_NKERNELS][5][3] = {
     {{0, 0, 0}, {1, 1, 1}, {1, 1, 0}, {1, 0, 1}, {0, 1, 1}},
     {{0, 0, 0}, {1, 2, 0}, {1, 1, 0}, {0, 2, 0}},
     {{0, 0, 0}, {1, 1, 0}},
 };
 static const int NMONO[FC_NKERNELS] = {5, 4, 2};
+#endif
 
 static void write_header(FILE *f) {
   fputs("# psim kernel models (psim calibrate --kernels; read by psim forecast --kernels).\n"
