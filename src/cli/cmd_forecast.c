@@ -490,6 +490,17 @@ int cmd_forecast(int argc, char **argv) {
     free(bp);
     free(bq);
     free(bt);
+    if (sc.len) {
+      fprintf(f, "<h2>Where to compute (paper section 5)</h2>\n<p>A on Ga = %dx%d, B on Gb = %dx%d; "
+                 "redistribution as point-to-point messages, then pdgemm.</p>\n<table><tr><th>option</th>"
+                 "<th>grid</th><th>redistribution (s)</th><th>pdgemm (s)</th><th>total (s)</th></tr>\n",
+              o.ga[0], o.ga[1], o.gb[0], o.gb[1]);
+      for (size_t i = 0; i < sc.len; i++)
+        fprintf(f, "<tr%s><td>%s</td><td>%dx%d</td><td>%.6g</td><td>%.6g</td><td>%.6g%s</td></tr>\n",
+                (int)i == sbest ? " class=\"best\"" : "", sc.data[i].what, sc.data[i].p, sc.data[i].q,
+                sc.data[i].redist, sc.data[i].run, sc.data[i].total, sc.data[i].fits ? "" : " (too much memory)");
+      fputs("</table>\n", f);
+    }
     if (g.len <= 2000) {
       fputs("<h2>Every grid</h2>\n<table><tr><th>p</th><th>q</th><th>time (s)</th><th>compute (s)</th>"
             "<th>communication (s)</th><th>idle (s)</th><th>memory per process (bytes)</th></tr>\n", f);

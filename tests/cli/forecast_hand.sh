@@ -116,7 +116,8 @@ awk '$1 == "rate" && $2 == 1e9 { ok = 1 } END { exit !ok }' "$TMPD/rate.txt" || 
 #   on 2x2 (0 1 / 2 3): A: (0,0) and (0,1) stay, (1,0) 0->2, (1,1) 1->3: one message each, 5;
 #          then B: (0,0) 2->0, (0,1) 2->1, (1,0) 3->2, (1,1) stays: process 2 sends 2: 10. 15.
 "$PSIM" forecast pdgemm --m 4 --n 4 --k 4 --nb 2 --latency 1 --bandwidth 8 --kernel-rate 1 \
-  --ga 1x2 --gb 2x1 --json "$J" >"$TMPD/out" || bad "redistribution failed"
+  --ga 1x2 --gb 2x1 --json "$J" --report "$TMPD/s.html" >"$TMPD/out" || bad "redistribution failed"
+grep -q 'Where to compute' "$TMPD/s.html" || bad "redistribution: not in the report"
 python3 - "$J" <<'PY' || bad "redistribution costs"
 import json, sys
 d = json.load(open(sys.argv[1]))
