@@ -151,12 +151,14 @@ static double pbdtrsm(long rows, long n, long nb, const fc_kernels *km, const fc
 
 static void pdtrsm(const fc_problem *pb, const fc_kernels *km, const fc_net *net, int p, int q,
                    fc_grid *g) {
-  /* Cases 2 and 4 are modelled as case 2 (case 4 solves the blocks in reverse order, the same
-   * pattern mirrored); cases 1 and 3 are their transposes: B^T on the transposed grid. */
+  /* n: the order of A (N for side R, M for side L), the dimension the solve walks; m: B's
+   * other one. Cases 2 and 4 are modelled as case 2 (case 4 walks the blocks in the reverse
+   * order, the same pattern mirrored); cases 1 and 3 (A \ B) are its transpose: the same model
+   * on the transposed grid (Figure 4.3's grouping). */
   int c = fc_trsm_case(pb->side, pb->uplo, pb->trans);
-  long m = pb->m, n = pb->n;
+  long m = pb->side == 'R' ? pb->m : pb->n, n = pb->side == 'R' ? pb->n : pb->m;
   int pp = p, qq = q;
-  if (c == 1 || c == 3) { m = pb->n; n = pb->m; pp = q; qq = p; }
+  if (c == 1 || c == 3) { pp = q; qq = p; }
   double *t = xmalloc(sizeof(double) * (size_t)pp * (size_t)qq);
   long calls = cdiv(m, pb->nb), lastrows = m - (calls - 1) * pb->nb;
   /* the calls of full blocks of rows are alike: one is computed; then the last, if narrower */

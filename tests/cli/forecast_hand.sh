@@ -89,6 +89,11 @@ expect "pdtrsm 3 calls" "$(grid_field "$J" 2 1 time)" "$(calc '3*41')"
   --side L --uplo L --trans N --json "$J" >/dev/null
 expect "pdtrsm case 3 = case 2 transposed" "$(grid_field "$J" 2 1 time)" 42
 grep -q '"case": 3' "$J" || bad "pdtrsm: case 3 not reported"
+# case 2 with side L (U L T: A^T X = B, A of order M) walks M: B 4 x 2 with side L = B 2 x 4
+# with side R, on the same grid
+"$PSIM" forecast pdtrsm --m 4 --n 2 --nb 2 --latency 1 --bandwidth 8 --kernel-rate 1 --grid 1x2 \
+  --side L --uplo U --trans T --json "$J" >/dev/null
+expect "pdtrsm case 2, side L" "$(grid_field "$J" 1 2 time)" 42
 
 # ---- (c) a model file: dgemm = 1e-3 + 1e-9 m n k, others unused by pdgemm. 2x2 of (a):
 # dgemm_time = 1e-3 + 1e-9*128*128*32
