@@ -168,8 +168,8 @@ int cmd_calibrate_kernels(int argc, char **argv) {
       fcr_scatter(f, title, ys[kern].data, fit, (int)n);
       fputs("<table><tr><th>m</th><th>n</th><th>k</th><th>measured (s)</th><th>fitted (s)</th><th>error</th></tr>\n", f);
       for (size_t i = 0; i < n; i++)
-        fprintf(f, "<tr><td>%.0f</td><td>%.0f</td><td>%s</td><td>%.4g</td><td>%.4g</td><td>%+.1f %%</td></tr>\n",
-                xs[kern].data[3 * i], xs[kern].data[3 * i + 1], kern == FC_DGEMM ? "" : "-", ys[kern].data[i],
+        fprintf(f, "<tr><td>%.0f</td><td>%.0f</td><td>%.0f</td><td>%.4g</td><td>%.4g</td><td>%+.1f %%</td></tr>\n",
+                xs[kern].data[3 * i], xs[kern].data[3 * i + 1], xs[kern].data[3 * i + 2], ys[kern].data[i],
                 fit[i], 100 * (fit[i] - ys[kern].data[i]) / ys[kern].data[i]);
       fputs("</table>\n", f);
       free(fit);

@@ -289,15 +289,24 @@ int cmd_forecast(int argc, char **argv) {
   }
   /* every grid */
   VEC(fc_grid) g = {0};
-  for (long P = o.pmin; P <= o.pmax; P++)
-    for (long p = 1; p <= P; p++) {
-      if (P % p) continue;
+  VEC(long) div = {0};
+  for (long P = o.pmin; P <= o.pmax; P++) {
+    /* the divisors of P in increasing order: those up to sqrt(P), then their cofactors */
+    div.len = 0;
+    for (long p = 1; p * p <= P; p++)
+      if (P % p == 0) VEC_PUSH(div, p);
+    for (size_t i = div.len; i-- > 0;)
+      if (div.data[i] * div.data[i] != P) VEC_PUSH(div, P / div.data[i]);
+    for (size_t i = 0; i < div.len; i++) {
+      long p = div.data[i];
       if (o.gp && (p != o.gp || P / p != o.gq)) continue;
       fc_grid x;
       fc_forecast(&o.pb, &km, &net, (int)p, (int)(P / p), &x);
       x.fits = !(memory > 0) || x.mem <= memory;
       VEC_PUSH(g, x);
     }
+  }
+  VEC_FREE(div);
   int best = -1;
   for (size_t i = 0; i < g.len; i++)
     if (g.data[i].fits && (best < 0 || g.data[i].time < g.data[best].time)) best = (int)i;

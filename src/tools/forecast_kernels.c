@@ -178,7 +178,9 @@ void fc_poly_format(char *buf, size_t n, const fc_poly *p) {
   for (int i = 0; i < p->nterms && used < n; i++) {
     char mono[64];
     format_monomial(mono, sizeof mono, p->t[i].e);
-    used += (size_t)snprintf(buf + used, n - used, "%s%.4g%s%s", i ? " + " : "", p->t[i].c,
+    double c = p->t[i].c;
+    used += (size_t)snprintf(buf + used, n - used, "%s%.4g%s%s", i ? (c < 0 ? " - " : " + ") : "",
+                             i && c < 0 ? -c : c,
                              strcmp(mono, "1") ? " " : "", strcmp(mono, "1") ? mono : "");
   }
 }
