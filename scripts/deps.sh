@@ -2,7 +2,8 @@
 # Installs the Debian packages psim needs, only when they are missing.
 #   deps.sh build  -> what building psim needs
 #   deps.sh test   -> plus what the test suite needs (cmocka, SimGrid as a reference oracle, valgrind,
-#                     PajeNG to read Paje traces, chromium to load the HTML report headless)
+#                     PajeNG to read Paje traces, chromium to load the HTML report headless,
+#                     OpenBLAS for psim calibrate --kernels, optional when building)
 #   deps.sh all    -> everything
 set -eu
 want="pkg-config libexpat1-dev zlib1g-dev libzstd-dev"
@@ -11,7 +12,7 @@ command -v cmake >/dev/null 2>&1 || want="$want cmake"
 command -v cc >/dev/null 2>&1 || want="$want gcc libc6-dev"
 case "${1:-build}" in
   bench) want="$want time bc libsimgrid-dev" ;;
-  test|all) want="$want libcmocka-dev libsimgrid-dev python3 valgrind zstd gzip clang pajeng chromium" ;;
+  test|all) want="$want libcmocka-dev libsimgrid-dev python3 valgrind zstd gzip clang pajeng chromium libopenblas-dev" ;;
 esac
 missing=""
 for p in $want; do

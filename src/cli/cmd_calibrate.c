@@ -8,6 +8,8 @@
 
 static const char *HELP =
     "usage: psim calibrate [--seconds S]\n"
+    "       psim calibrate --kernels [-o FILE] [--report F.html]   (BLAS kernel models for\n"
+    "                  psim forecast; see psim calibrate --kernels --help)\n"
     "\n"
     "Measures this machine's floating-point rate (flop/s of a scalar multiply-add loop, one\n"
     "core), the reference psim run uses to turn a rank's CPU seconds into flops. Pass the value\n"
@@ -19,6 +21,8 @@ static const char *HELP =
 
 int cmd_calibrate(int argc, char **argv) {
   double secs = 1.0;
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "--kernels")) return cmd_calibrate_kernels(argc, argv);
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) { fputs(HELP, stdout); return 0; }
     if (strcmp(argv[i], "--seconds")) return cli_usage("calibrate", "unknown option '%s'", argv[i]);

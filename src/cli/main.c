@@ -27,6 +27,7 @@ static const char *USAGE =
     "  lb         simulate over-decomposition (VPs on PEs) with dynamic load balancing\n"
     "  balance    run one load balancer on a stated situation, print the new mapping\n"
     "  trace      trace tools: stats, lb-period, aggregate\n"
+    "  forecast   analytic forecast of pdgemm/pdtrsm on every grid shape (FAST), no simulation\n"
     "\n"
     "Run 'psim <command> --help' for its options. Example:\n"
     "  psim gen stencil --ranks 16 --iters 20 -o /tmp/st && psim replay /tmp/st\n"
@@ -165,6 +166,7 @@ static int run_command(int argc, char **argv) {
   if (!strcmp(c, "lb")) return cmd_lb(argc - 1, argv + 1);
   if (!strcmp(c, "balance")) return cmd_balance(argc - 1, argv + 1);
   if (!strcmp(c, "trace")) return cmd_trace(argc - 1, argv + 1);
+  if (!strcmp(c, "forecast")) return cmd_forecast(argc - 1, argv + 1);
   fprintf(stderr, "psim: unknown command '%s'\n\n%s", c, USAGE);
   return 2;
 }
