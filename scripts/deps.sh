@@ -3,12 +3,14 @@
 #   deps.sh build  -> what building psim needs
 #   deps.sh test   -> plus what the test suite needs (cmocka, SimGrid as a reference oracle, valgrind,
 #                     PajeNG to read Paje traces, chromium to load the HTML report headless)
+#   deps.sh mpi    -> plus MPICH, for the MPI build of psim sweep (make mpi; cmocka: its tests/)
 #   deps.sh all    -> everything
 set -eu
 want="pkg-config libexpat1-dev zlib1g-dev libzstd-dev"
 case "${1:-build}" in
   bench) want="$want time bc libsimgrid-dev" ;;
-  test|all) want="$want libcmocka-dev libsimgrid-dev python3 valgrind zstd gzip clang pajeng chromium" ;;
+  mpi) want="$want libcmocka-dev libmpich-dev mpich" ;;
+  test|all) want="$want libcmocka-dev libsimgrid-dev python3 valgrind zstd gzip clang pajeng chromium libmpich-dev mpich" ;;
 esac
 missing=""
 for p in $want; do

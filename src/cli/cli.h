@@ -21,6 +21,8 @@ int cli_write_report_file(const char *out, const char *json, size_t len, const c
 int cmd_balance(int argc, char **argv);
 int cmd_lb(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);   /* cmd_sweep.c */
+int cmd_plan(int argc, char **argv);    /* sweep_plan.c */
 int cmd_gen_stencil2d(int argc, char **argv);   /* argv[1] == "stencil2d" */
 
 /* Prints err as "psim: file:line: message" and returns its exit status. */

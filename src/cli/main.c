@@ -25,6 +25,8 @@ static const char *USAGE =
     "  lb         simulate over-decomposition (VPs on PEs) with dynamic load balancing\n"
     "  balance    run one load balancer on a stated situation, print the new mapping\n"
     "  trace      trace tools: stats, lb-period, aggregate\n"
+    "  sweep      run a command for every configuration of some parameters (--vary, MPI-able)\n"
+    "  plan       the smallest host count meeting a makespan or efficiency target (bisection)\n"
     "\n"
     "Run 'psim <command> --help' for its options. Example:\n"
     "  psim replay --platform cluster.xml --hostfile hosts --np 64 trace.txt\n"
@@ -97,6 +99,8 @@ int main(int argc, char **argv) {
   if (!strcmp(c, "lb")) return cmd_lb(argc - 1, argv + 1);
   if (!strcmp(c, "balance")) return cmd_balance(argc - 1, argv + 1);
   if (!strcmp(c, "trace")) return cmd_trace(argc - 1, argv + 1);
+  if (!strcmp(c, "sweep")) return cmd_sweep(argc - 1, argv + 1);
+  if (!strcmp(c, "plan")) return cmd_plan(argc - 1, argv + 1);
   fprintf(stderr, "psim: unknown command '%s'\n\n%s", c, USAGE);
   return 2;
 }
