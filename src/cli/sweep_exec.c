@@ -193,10 +193,26 @@ void sweep_record(sweep_job *job, size_t i, int status, const char *err, size_t 
     jv_free(doc);
   }
   if (status != 0) {
-    /* the message, without trailing blank lines; at most 4 kB */
-    while (errlen && (err[errlen - 1] == '\n' || err[errlen - 1] == ' ')) errlen--;
+    /* the message: stderr without the lines reporting wall-clock time (the outputs must not
+     * depend on the machine's speed) and trailing blanks; at most 4 kB */
+    VEC(char) m = {0};
+    for (const char *p = err, *end = err + errlen; p < end;) {
+      const char *nl = memchr(p, '\n', (size_t)(end - p));
+      size_t n = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+      char line[256];
+      snprintf(line, sizeof line, "%.*s", (int)(n < 255 ? n : 255), p);
+      if (!strstr(line, " s wall (")) {
+        VEC_RESERVE(m, m.len + n);
+        memcpy(m.data + m.len, p, n);
+        m.len += n;
+      }
+      p += n;
+    }
+    errlen = m.len;
+    while (errlen && (m.data[errlen - 1] == '\n' || m.data[errlen - 1] == ' ')) errlen--;
     if (errlen > 4096) errlen = 4096;
-    r->error = errlen ? xstrndup(err, errlen) : NULL;
+    r->error = errlen ? xstrndup(m.data, errlen) : NULL;
+    VEC_FREE(m);
     if (!r->error) {
       char b[64];
       snprintf(b, sizeof b, "exit status %d", status);

@@ -78,11 +78,12 @@ static void send_down(int to, long long index) {
 static int master(sweep_job *job, int size, int jobs) {
   sweep_pool pool = {0};
   size_t cursor = 0, i;
-  int byes = 0;
+  size_t *per_rank = xcalloc((size_t)size, sizeof *per_rank);
+  int byes = 0, rc = 0;
   for (;;) {
     int busy = 0;
     while (!sweep_interrupted && pool.running.len < (size_t)jobs && sweep_next(job, &cursor, &i)) sweep_start_or_fail(job, &pool, i);
-    if (sweep_pool_reap(job, &pool, 0, &i)) { sweep_note_done(job, i); busy = 1; }
+    if (sweep_pool_reap(job, &pool, 0, &i)) { sweep_note_done(job, i); per_rank[0]++; busy = 1; }
     int flag = 0;
     MPI_Status st;
     PMPI_Iprobe(MPI_ANY_SOURCE, TAG_UP, MPI_COMM_WORLD, &flag, &st);
@@ -98,6 +99,7 @@ static int master(sweep_job *job, int size, int jobs) {
         char *etext = xstrndup(err, (size_t)h[3]), *jtext = xstrndup(json, (size_t)h[4]);
         sweep_record(job, (size_t)h[1], (int)h[2], etext, (size_t)h[3], h[4] ? jtext : NULL, (size_t)h[4]);
         sweep_note_done(job, (size_t)h[1]);
+        per_rank[st.MPI_SOURCE]++;
         free(etext);
         free(jtext);
       }
@@ -116,14 +118,20 @@ static int master(sweep_job *job, int size, int jobs) {
     if (sweep_interrupted) {
       /* the caller writes what is done, then aborts the job (workers kill their runs) */
       sweep_pool_kill(job, &pool);
-      VEC_FREE(pool.running);
-      return 1;
+      rc = 1;
+      break;
     }
     if (byes == size - 1 && !pool.running.len && job->ndone == job->space.total) break;
     if (!busy) nap();
   }
+  /* on stderr, for the curious and for the tests: the work really was spread */
+  sweep_progress_end(job);
+  fprintf(stderr, "psim sweep: %zu runs over %d MPI ranks (per rank:", job->ndone - job->nresumed, size);
+  for (int r = 0; r < size; r++) fprintf(stderr, " %zu", per_rank[r]);
+  fprintf(stderr, ") in %.2f s\n", sweep_now() - job->t_start);
+  free(per_rank);
   VEC_FREE(pool.running);
-  return 0;
+  return rc;
 }
 
 static void worker(sweep_job *job, int jobs) {
