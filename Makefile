@@ -39,11 +39,13 @@ check:
 	$(MAKE) asan-test
 
 # psim sweep over an MPI job: $(MPI_BUILD)/psim linked with Debian's MPICH (docs/sweep.md)
-mpi:
+$(MPI_BUILD)/Makefile: CMakeLists.txt
 	@scripts/deps.sh mpi
 	cmake -S . -B $(MPI_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPSIM_WITH_MPI=ON \
 	  -DMPI_C_COMPILER=$$(command -v mpicc.mpich || command -v mpicc) >/dev/null
-	cmake --build $(MPI_BUILD) -j $(JOBS) --target psim
+
+mpi: $(MPI_BUILD)/Makefile
+	@cmake --build $(MPI_BUILD) -j $(JOBS) --target psim
 
 bench: $(BUILD)/psim
 	bench/replay_bench.sh

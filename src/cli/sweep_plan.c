@@ -192,8 +192,8 @@ int cmd_plan(int argc, char **argv) {
     goto out;
   }
   const sweep_run *r = &job.runs[answer - lo];
-  printf("%s %g: %ld (makespan %.6f s, efficiency %.4f relative to %ld hosts); %zu runs instead of %ld\n", what, goal,
-         answer, r->time, r->efficiency, lo, measured, hi - lo + 1);
+  printf("%s %g: %ld (makespan %.6f s, efficiency %.4f relative to %ld host%s); %zu runs instead of %ld\n", what,
+         goal, answer, r->time, r->efficiency, lo, lo > 1 ? "s" : "", measured, hi - lo + 1);
   if (!eff_mode && !isnan(t.efficiency) && !(r->efficiency >= t.efficiency)) {
     printf("its efficiency is below %g: no count in %ld..%ld meets both targets\n", t.efficiency, lo, hi);
     if (!rc) rc = 1;

@@ -8,10 +8,7 @@
 set -u
 . "$(dirname "$0")/../lib/common.sh"
 fails=0
-mkdir -p "$TMPD/t"
-for r in $(seq 0 15); do printf '%s init\n%s compute 1e9\n%s finalize\n' $r $r $r > "$TMPD/t/r$r.txt"; done
-for r in $(seq 0 15); do echo "$TMPD/t/r$r.txt"; done > "$TMPD/t/list"
-T="$TMPD/t/list"
+T="$PSIM_TESTDATA/sweep16.txt"   # 16 ranks x 1e9 flops
 # csv_cols FILE: "param,param,...,simulated_time" lines (no header)
 csv_cols() { tail -n +2 "$1" | awk -F, -v n="$2" '{ s = $1; for (i = 2; i <= n; i++) s = s "," $i; print s "," $(n + 2) }'; }
 
@@ -82,8 +79,8 @@ echo "ok   --jobs 3 output byte-identical to --jobs 1"
 [ "$(grep -c '<svg class="chart"' "$TMPD/r.html")" = 3 ] || bad "report: not 3 charts"
 [ "$(grep -c '<g class="series"' "$TMPD/r.html")" = 6 ] || bad "report: not 2 series per chart"
 grep -q '<h2>cost (host.s) against h</h2>' "$TMPD/r.html" || bad "report: --metric cost is not the first chart"
-grep -qi '<script\|https\?://[a-z]' "$TMPD/r.html" | grep -v 'www.w3.org' > /dev/null && bad "report: external reference or script"
 if grep -i '<script' "$TMPD/r.html" > /dev/null; then bad "report has a script"; fi
+if grep -o 'https\?://[^"]*' "$TMPD/r.html" | grep -v '^http://www.w3.org/2000/svg$' > /dev/null; then bad "report refers to the network"; fi
 echo "ok   --report: 3 charts, 2 series each"
 
 # bad usage: exit 2 and a message saying what is wrong
