@@ -38,6 +38,8 @@ static const char *HELP =
     "  --metric M          the report's main chart: makespan (default), efficiency or cost\n"
     "  --resume FILE       take the successful runs of FILE (an earlier --json of this sweep)\n"
     "                      as done; failed and missing ones run\n"
+    "  --brief             keep only the top-level numbers and strings of each run's JSON\n"
+    "                      (no per-rank arrays: thousands of large runs stay small)\n"
     "  --hosts-param NAME  the parameter holding the host count (default: 'hosts' when there\n"
     "                      is one; else the hosts the run's ranks used, its PEs or its ranks)\n"
     "  --quiet             no table on stdout\n"
@@ -88,6 +90,7 @@ int cmd_sweep(int argc, char **argv) {
     if (!strcmp(a, "--zip")) { job.space.zip = 1; continue; }
     if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) { quiet = 1; continue; }
     if (!strcmp(a, "--progress")) { progress = 1; continue; }
+    if (!strcmp(a, "--brief")) { job.brief = 1; continue; }
     if (!strncmp(a, "-j", 2) && a[2]) {   /* -j4 */
       if ((jobs = cli_int("sweep", "-j", a + 2)) < 0) goto out;
       continue;
@@ -125,6 +128,13 @@ int cmd_sweep(int argc, char **argv) {
   }
   if ((rc = sweep_job_init(&job, "sweep")) != 0) goto out;
   int rank = 0, size = sweep_mpi_init(&rank);
+  const char *step_tasks = getenv("SLURM_STEP_NUM_TASKS");
+  if (size == 1 && step_tasks && atol(step_tasks) > 1) {
+    /* srun -n K without an MPI launch: K sweeps would each run everything */
+    fprintf(stderr, "psim sweep: started as one of %s tasks of a Slurm step, but not as an MPI job: use the MPI build (make mpi) with srun --mpi=pmi2, or run one task\n", step_tasks);
+    rc = 2;
+    goto out;
+  }
   if (jobs < 0) jobs = size > 1 ? 1 : sysconf(_SC_NPROCESSORS_ONLN);
   if (jobs < 1) jobs = 1;
   job.progress = progress && rank == 0;

@@ -41,6 +41,7 @@ typedef struct sweep_job {
   /* outputs, rewritten as checkpoints while the sweep goes on */
   const char *json, *csv;
   int progress;            /* progress line on stderr */
+  int brief;               /* keep only the top-level scalars of each run's JSON */
   double t_start, t_checkpoint;
 } sweep_job;
 
@@ -83,8 +84,9 @@ char *sweep_slurp(const char *path, size_t *len);
 
 /* --- sweep_out.c --- */
 struct jv;
-/* Takes a run's JSON document as its result: canonical one-line text, time, hosts. */
-void sweep_take_result(sweep_run *r, const struct jv *doc);
+/* Takes a run's JSON document as its result: canonical one-line text (brief: its top-level
+ * scalars only), time, hosts. */
+void sweep_take_result(sweep_run *r, const struct jv *doc, int brief);
 /* Hosts, cost and efficiency of every finished run. */
 void sweep_metrics(sweep_job *job);
 /* Writes the JSON document / CSV (path "-" = stdout; files replaced atomically). 0 or -1. */

@@ -189,7 +189,7 @@ void sweep_record(sweep_job *job, size_t i, int status, const char *err, size_t 
   char why[512] = "";
   if (json && jsonlen) {
     jv *doc = jv_parse(json, jsonlen, why, sizeof why);
-    if (doc) sweep_take_result(r, doc);
+    if (doc) sweep_take_result(r, doc, job->brief);
     jv_free(doc);
   }
   if (status != 0) {

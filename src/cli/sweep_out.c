@@ -38,9 +38,10 @@ static void write_compact(FILE *f, const jv *v) {
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-/* Hosts a result ran on: the distinct hosts of its ranks, else its PEs, else its ranks. */
-static double result_hosts(const jv *doc) {
-  const jv *ranks = jv_get(doc, "ranks");
+/* Hosts a result ran on: the distinct hosts of its ranks, else its PEs, else its ranks (brief
+ * results have no ranks array: PEs or ranks, so a resumed brief run counts as a fresh one). */
+static double result_hosts(const jv *doc, int brief) {
+  const jv *ranks = brief ? NULL : jv_get(doc, "ranks");
   size_t n = jv_len(ranks);
   if (n) {
     const char **h = xcalloc(n, sizeof *h);
@@ -59,16 +60,31 @@ static double result_hosts(const jv *doc) {
   return isnan(pes) ? jv_num(jv_get(doc, "np"), NAN) : pes;
 }
 
-void sweep_take_result(sweep_run *r, const jv *doc) {
+void sweep_take_result(sweep_run *r, const jv *doc, int brief) {
   char *out = NULL;
   size_t len = 0;
   FILE *m = open_memstream(&out, &len);
   if (!m) return;
-  write_compact(m, doc);
+  if (brief && doc->type == JV_OBJ) {
+    /* only the run's top-level numbers, strings, booleans and nulls */
+    int first = 1;
+    fputc('{', m);
+    for (size_t i = 0; i < doc->n; i++) {
+      if (doc->items[i].type == JV_ARR || doc->items[i].type == JV_OBJ) continue;
+      if (!first) fputs(", ", m);
+      first = 0;
+      obs_json_string(m, doc->keys[i]);
+      fputs(": ", m);
+      write_compact(m, &doc->items[i]);
+    }
+    fputc('}', m);
+  } else {
+    write_compact(m, doc);
+  }
   fclose(m);
   r->result = out;
   r->time = jv_num(jv_get(doc, "simulated_time"), NAN);
-  r->doc_hosts = result_hosts(doc);
+  r->doc_hosts = result_hosts(doc, brief);
 }
 
 static int run_ok(const sweep_run *r) { return r->state == RUN_DONE && r->status == 0 && r->result; }
@@ -376,7 +392,7 @@ int sweep_resume(sweep_job *job, const char *path) {
     if (jv_num(jv_get(r, "status"), -1) != 0 || !res || res->type != JV_OBJ) continue;
     sweep_run *run = &job->runs[i];
     if (run->state == RUN_DONE) continue;
-    sweep_take_result(run, res);
+    sweep_take_result(run, res, job->brief);
     run->status = 0;
     run->state = RUN_DONE;
     taken++;

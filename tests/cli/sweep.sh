@@ -72,7 +72,11 @@ echo "ok   failed runs recorded (status, message), the sweep goes on"
 cmp -s "$TMPD/j1.json" "$TMPD/j3.json" || bad "--jobs 3 JSON differs from --jobs 1"
 cmp -s "$TMPD/j1.csv" "$TMPD/j3.csv" || bad "--jobs 3 CSV differs from --jobs 1"
 [ "$(grep -c '"status": 0' "$TMPD/j1.json")" = 12 ] || bad "--jobs 1: not 12 successful runs"
-echo "ok   --jobs 3 output byte-identical to --jobs 1"
+"$PSIM" sweep -j 3 --brief --quiet --vary h=1..6 --vary s=1,3 --json "$TMPD/b.json" -- replay --platform 'flat:{h},{s}Gf' "$T" 2> /dev/null
+grep -q '"ranks"\|"collectives"' "$TMPD/b.json" && bad "--brief kept the run's arrays and objects"
+[ "$(grep -c '"result": {"psim_version": "0.1", "command": "replay", "platform": "built-in flat cluster of [0-9]* hosts", "network_model": "smpi", "np": 16, "simulated_time": [0-9.e-]*, "actions": 48, "messages": 0, "bytes": 0, "deadlock": null}}' "$TMPD/b.json")" = 12 ] \
+  || bad "--brief: results are not the runs' top-level scalars"
+echo "ok   --jobs 3 output byte-identical to --jobs 1; --brief"
 
 # the HTML report: three charts, one line per value of the second parameter, no script
 "$PSIM" sweep --quiet --vary h=1,2,4,8 --vary s=1,2 --report "$TMPD/r.html" --metric cost -- replay --network constant --platform 'flat:{h},{s}Gf' "$T" 2> /dev/null || bad "sweep --report failed"
