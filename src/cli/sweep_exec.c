@@ -242,8 +242,11 @@ int sweep_pool_collect(sweep_job *job, sweep_pool *pool, int block, sweep_raw *r
     char json[4200], errf[4200];
     run_path(job, i, "json", json, sizeof json);
     run_path(job, i, "err", errf, sizeof errf);
-    if (WIFSIGNALED(st) && (WTERMSIG(st) == SIGINT || WTERMSIG(st) == SIGTERM || WTERMSIG(st) == SIGHUP)) {
-      /* interrupted from outside (Ctrl-C reaches the whole process group): not a result */
+    int sig = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+    if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP ||
+        (sweep_interrupted && WIFEXITED(st) && WEXITSTATUS(st) >= 129 && WEXITSTATUS(st) <= 143)) {
+      /* interrupted from outside (Ctrl-C reaches the whole process group; a program under
+       * psim run may turn the signal into exit status 128+N): not a result */
       sweep_interrupted = 1;
       job->runs[i].state = RUN_PENDING;
       unlink(json);

@@ -12,7 +12,8 @@ typedef VEC(char *) strvec;
 
 int sweep_number(const char *text, double *out) {
   char *end;
-  if (!*text || isspace((unsigned char)*text)) return -1;
+  /* decimal only: strtod's hex, inf and nan are values as written, not numbers */
+  if (!*text || text[strspn(text, "0123456789+-.eE")]) return -1;
   double x = strtod(text, &end);
   if (*end || !isfinite(x)) return -1;
   *out = x;
