@@ -128,10 +128,9 @@ int cmd_sweep(int argc, char **argv) {
   }
   if ((rc = sweep_job_init(&job, "sweep")) != 0) goto out;
   int rank = 0, size = sweep_mpi_init(&rank);
-  const char *step_tasks = getenv("SLURM_STEP_NUM_TASKS");
-  if (size == 1 && step_tasks && atol(step_tasks) > 1) {
-    /* srun -n K without an MPI launch: K sweeps would each run everything */
-    fprintf(stderr, "psim sweep: started as one of %s tasks of a Slurm step, but not as an MPI job: use the MPI build (make mpi) with srun --mpi=pmi2, or run one task\n", step_tasks);
+  if (size == 1 && sweep_launched_tasks() > 1) {
+    /* srun -n K or mpirun -np K of the plain build: K sweeps would each run everything */
+    fprintf(stderr, "psim sweep: started as one of %ld tasks, but not as an MPI job: use the MPI build (make mpi) under mpirun or srun --mpi=pmi2, or start one task\n", sweep_launched_tasks());
     rc = 2;
     goto out;
   }

@@ -49,6 +49,8 @@ typedef struct sweep_job {
 extern volatile sig_atomic_t sweep_interrupted;
 void sweep_signals(void);
 double sweep_now(void);
+/* How many tasks the launcher (srun, mpirun) started together with this one: 1 alone. */
+long sweep_launched_tasks(void);
 
 /* --- sweep_exec.c: local child processes --- */
 typedef struct sweep_slot { pid_t pid; size_t index; } sweep_slot;

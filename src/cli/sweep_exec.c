@@ -38,6 +38,16 @@ void sweep_signals(void) {
   sigaction(SIGHUP, &sa, NULL);
 }
 
+long sweep_launched_tasks(void) {
+  static const char *const vars[] = {"SLURM_STEP_NUM_TASKS", "PMI_SIZE", "OMPI_COMM_WORLD_SIZE"};
+  long n = 1;
+  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+    const char *v = getenv(vars[i]);
+    if (v && atol(v) > n) n = atol(v);
+  }
+  return n;
+}
+
 double sweep_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);

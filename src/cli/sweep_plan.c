@@ -127,6 +127,11 @@ int cmd_plan(int argc, char **argv) {
   }
   for (i++; i < argc; i++) VEC_PUSH(job.tmpl, argv[i]);
   job.hosts_param = 0;
+  if (sweep_launched_tasks() > 1) {
+    fprintf(stderr, "psim plan: started as one of %ld tasks: psim plan runs in one process (use --jobs); start one task\n", sweep_launched_tasks());
+    rc = 2;
+    goto out;
+  }
   if ((rc = sweep_job_init(&job, "plan")) != 0) goto out;
   if (jobs < 0) jobs = sysconf(_SC_NPROCESSORS_ONLN);
   if (jobs < 1) jobs = 1;

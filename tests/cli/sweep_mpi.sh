@@ -41,6 +41,13 @@ for np in 1 2 3; do
 done
 echo "ok   mpirun -np 1, 2, 3: JSON and CSV identical to the plain build's; failures recorded"
 
+# the plain build under mpirun -np 2 would be two whole sweeps: refused
+timeout 120 "$MPIRUN" -np 2 "$PSIM" sweep --json "$TMPD/two.json" "$@" > /dev/null 2> "$TMPD/err"
+[ $? = 2 ] || bad "the plain build under mpirun -np 2: exit status not 2"
+grep -q 'started as one of 2 tasks, but not as an MPI job' "$TMPD/err" || bad "the plain build under mpirun -np 2: $(head -n 2 "$TMPD/err")"
+[ -e "$TMPD/two.json" ] && bad "the plain build under mpirun -np 2 wrote output"
+echo "ok   the plain build under mpirun -np 2 refuses"
+
 # resume under MPI: take the plain sweep's runs with n=16, run the others on the ranks
 python3 - "$TMPD/plain.json" "$TMPD/part.json" <<'EOF'
 import json, sys
