@@ -291,7 +291,9 @@ int sweep_pool_reap(sweep_job *job, sweep_pool *pool, int block, size_t *index) 
 }
 
 void sweep_pool_kill(sweep_job *job, sweep_pool *pool) {
-  for (size_t k = 0; k < pool->running.len; k++) kill(pool->running.data[k].pid, SIGTERM);
+  /* SIGKILL: a run has nothing to clean up (its files are ours), and a program under psim run
+   * that ignores SIGTERM must not hold the sweep */
+  for (size_t k = 0; k < pool->running.len; k++) kill(pool->running.data[k].pid, SIGKILL);
   for (size_t k = 0; k < pool->running.len; k++) {
     size_t i = pool->running.data[k].index;
     while (waitpid(pool->running.data[k].pid, NULL, 0) < 0 && errno == EINTR) {}
