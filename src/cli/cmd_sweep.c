@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -63,11 +64,19 @@ static const char *HELP =
 int sweep_run_local(sweep_job *job, int jobs) {
   sweep_pool pool = {0};
   size_t cursor = 0, i;
+  double shown = sweep_now();
+  sweep_progress(job);
   for (;;) {
     while (!sweep_interrupted && pool.running.len < (size_t)jobs && sweep_next(job, &cursor, &i))
       sweep_start_or_fail(job, &pool, i);
     if (!pool.running.len) break;
-    if (sweep_pool_reap(job, &pool, 1, &i)) sweep_note_done(job, i);
+    /* with a progress line, wake up every 50 ms so that its clock moves during long runs */
+    if (sweep_pool_reap(job, &pool, !job->progress, &i)) sweep_note_done(job, i);
+    else if (job->progress && !sweep_interrupted) {
+      struct timespec ts = {0, 50000000};
+      nanosleep(&ts, NULL);
+      if (sweep_now() - shown >= 1) { sweep_progress(job); shown = sweep_now(); }
+    }
     if (sweep_interrupted) { sweep_pool_kill(job, &pool); break; }
   }
   VEC_FREE(pool.running);

@@ -81,6 +81,8 @@ void sweep_note_done(sweep_job *job, size_t i);
 /* The next configuration to start (pending, in order) at or after *cursor; 0 when none. */
 int sweep_next(sweep_job *job, size_t *cursor, size_t *i);
 void sweep_progress_end(sweep_job *job);
+/* The progress line (when job->progress): done/total, failures, elapsed time, ETA. */
+void sweep_progress(const sweep_job *job);
 /* The whole file, NUL-terminated (NULL when it cannot be read). */
 char *sweep_slurp(const char *path, size_t *len);
 

@@ -322,22 +322,25 @@ static void fmt_dur(char *b, size_t n, double s) {
   else snprintf(b, n, "%ld:%02ld", t / 60, t % 60);
 }
 
+void sweep_progress(const sweep_job *job) {
+  if (!job->progress) return;
+  size_t done = job->ndone - job->nresumed;
+  char el[32], eta[32] = "unknown";
+  double t = sweep_now() - job->t_start;
+  fmt_dur(el, sizeof el, t);
+  if (done) fmt_dur(eta, sizeof eta, t / (double)done * (double)(job->ntodo - done));
+  fprintf(stderr, "\rpsim sweep: %zu/%zu runs done", done, job->ntodo);
+  if (job->nfailed) fprintf(stderr, ", %zu failed", job->nfailed);
+  fprintf(stderr, ", %s elapsed, ETA %s\033[K", el, eta);
+  fflush(stderr);
+}
+
 void sweep_note_done(sweep_job *job, size_t i) {
   const sweep_run *r = &job->runs[i];
   job->ndone++;
   if (r->status != 0 || !r->result) job->nfailed++;
   double now = sweep_now();
-  if (job->progress) {
-    size_t done = job->ndone - job->nresumed;
-    char el[32], eta[32];
-    double t = now - job->t_start;
-    fmt_dur(el, sizeof el, t);
-    fmt_dur(eta, sizeof eta, done ? t / (double)done * (double)(job->ntodo - done) : 0);
-    fprintf(stderr, "\rpsim sweep: %zu/%zu runs done", done, job->ntodo);
-    if (job->nfailed) fprintf(stderr, ", %zu failed", job->nfailed);
-    fprintf(stderr, ", %s elapsed, ETA %s\033[K", el, eta);
-    fflush(stderr);
-  }
+  sweep_progress(job);
   if ((job->json || job->csv) && now - job->t_checkpoint >= 30) {
     sweep_checkpoint(job);
     job->t_checkpoint = now;

@@ -80,6 +80,8 @@ static int master(sweep_job *job, int size, int jobs) {
   size_t cursor = 0, i;
   size_t *per_rank = xcalloc((size_t)size, sizeof *per_rank);
   int byes = 0, rc = 0;
+  double shown = sweep_now();
+  sweep_progress(job);
   for (;;) {
     int busy = 0;
     while (!sweep_interrupted && pool.running.len < (size_t)jobs && sweep_next(job, &cursor, &i)) sweep_start_or_fail(job, &pool, i);
@@ -122,7 +124,10 @@ static int master(sweep_job *job, int size, int jobs) {
       break;
     }
     if (byes == size - 1 && !pool.running.len && job->ndone == job->space.total) break;
-    if (!busy) nap();
+    if (!busy) {
+      nap();
+      if (sweep_now() - shown >= 1) { sweep_progress(job); shown = sweep_now(); }   /* the clock moves */
+    }
   }
   /* on stderr, for the curious and for the tests: the work really was spread */
   sweep_progress_end(job);
