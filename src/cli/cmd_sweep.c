@@ -30,6 +30,8 @@ static const char *HELP =
     "  --zip               configuration i takes the i-th value of every parameter\n"
     "  -j, --jobs N        run N configurations at once (default: the number of cores; under\n"
     "                      an MPI launcher: per rank, default 1)\n"
+    "  --root-jobs N       under MPI, how many of them rank 0 runs (default: as --jobs; 0: it\n"
+    "                      only hands out configurations and gathers results)\n"
     "  --json FILE         {\"runs\": [{\"params\", \"status\", \"error\", \"simulated_time\",\n"
     "                      \"host_count\", \"cost\", \"efficiency\", \"result\": the run's own JSON}]}\n"
     "  --csv FILE          one row per run: parameters, status, simulated_time, host_count,\n"
@@ -86,7 +88,7 @@ int sweep_run_local(sweep_job *job, int jobs) {
 int cmd_sweep(int argc, char **argv) {
   sweep_job job = {0};
   const char *report = NULL, *resume = NULL, *hosts_param = NULL;
-  long jobs = -1;
+  long jobs = -1, root_jobs = -1;
   int metric = METRIC_MAKESPAN, quiet = 0, rc = 2;
   int progress = isatty(2);
   psim_err err;
@@ -105,7 +107,7 @@ int cmd_sweep(int argc, char **argv) {
       continue;
     }
     if (strcmp(a, "--vary") && strcmp(a, "-j") && strcmp(a, "--jobs") && strcmp(a, "--json") && strcmp(a, "--csv") &&
-        strcmp(a, "--report") && strcmp(a, "--metric") && strcmp(a, "--resume") && strcmp(a, "--hosts-param")) {
+        strcmp(a, "--report") && strcmp(a, "--metric") && strcmp(a, "--resume") && strcmp(a, "--hosts-param") && strcmp(a, "--root-jobs")) {
       rc = cli_usage("sweep", "unknown option '%s' (the command to run goes after '--')", a);
       goto out;
     }
@@ -116,6 +118,8 @@ int cmd_sweep(int argc, char **argv) {
     } else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
       if ((jobs = cli_int("sweep", a, v)) < 0) goto out;
       if (jobs == 0) jobs = 1;
+    } else if (!strcmp(a, "--root-jobs")) {
+      if ((root_jobs = cli_int("sweep", a, v)) < 0) goto out;
     } else if (!strcmp(a, "--json")) job.json = v;
     else if (!strcmp(a, "--csv")) job.csv = v;
     else if (!strcmp(a, "--report")) report = v;
@@ -148,7 +152,8 @@ int cmd_sweep(int argc, char **argv) {
   job.progress = progress && rank == 0;
   if (rank == 0 && resume && (rc = sweep_resume(&job, resume)) != 0) { sweep_mpi_abort(rc); goto out; }
   sweep_signals();
-  int interrupted = size > 1 ? sweep_mpi_run(&job, rank, size, (int)jobs) : sweep_run_local(&job, (int)jobs);
+  int local = rank == 0 && size > 1 && root_jobs >= 0 ? (int)root_jobs : (int)jobs;
+  int interrupted = size > 1 ? sweep_mpi_run(&job, rank, size, local) : sweep_run_local(&job, (int)jobs);
   if (rank != 0) {
     sweep_mpi_finalize();
     rc = 0;

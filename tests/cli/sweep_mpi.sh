@@ -41,6 +41,12 @@ for np in 1 2 3; do
 done
 echo "ok   mpirun -np 1, 2, 3: JSON and CSV identical to the plain build's; failures recorded"
 
+# --root-jobs 0: rank 0 only hands out and gathers
+timeout 300 "$MPIRUN" -np 3 "$PSIM_MPI" sweep --root-jobs 0 --json "$TMPD/root0.json" "$@" 2> "$TMPD/err"
+cmp -s "$TMPD/plain.json" "$TMPD/root0.json" || bad "mpirun -np 3 --root-jobs 0: JSON differs"
+grep -q 'psim sweep: 14 runs over 3 MPI ranks (per rank: 0 [0-9]* [0-9]*)' "$TMPD/err" || bad "--root-jobs 0: $(cat "$TMPD/err")"
+echo "ok   --root-jobs 0: rank 0 runs nothing, same JSON"
+
 # the plain build under mpirun -np 2 would be two whole sweeps: refused
 timeout 120 "$MPIRUN" -np 2 "$PSIM" sweep --json "$TMPD/two.json" "$@" > /dev/null 2> "$TMPD/err"
 [ $? = 2 ] || bad "the plain build under mpirun -np 2: exit status not 2"
