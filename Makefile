@@ -4,9 +4,10 @@
 # ASan+UBSan).
 BUILD ?= build
 ASAN_BUILD ?= build-asan
+MPI_BUILD ?= build-mpi
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps demo check test asan-test bench clean fuzz
+.PHONY: all deps demo check test asan-test bench clean fuzz mpi
 
 all: $(BUILD)/psim
 
@@ -42,8 +43,17 @@ check:
 	$(MAKE) test
 	$(MAKE) asan-test
 
+# psim sweep over an MPI job: $(MPI_BUILD)/psim linked with Debian's MPICH (docs/sweep.md)
+$(MPI_BUILD)/Makefile: CMakeLists.txt
+	@scripts/deps.sh mpi
+	cmake -S . -B $(MPI_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPSIM_WITH_MPI=ON \
+	  -DMPI_C_COMPILER=$$(command -v mpicc.mpich || command -v mpicc) >/dev/null
+
+mpi: $(MPI_BUILD)/Makefile
+	@cmake --build $(MPI_BUILD) -j $(JOBS) --target psim
+
 bench: $(BUILD)/psim
 	bench/replay_bench.sh
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(MPI_BUILD)

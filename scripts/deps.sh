@@ -4,6 +4,7 @@
 #   deps.sh test   -> plus what the test suite needs (cmocka, SimGrid as a reference oracle, valgrind,
 #                     PajeNG to read Paje traces, chromium to load the HTML report headless,
 #                     OpenBLAS for psim calibrate --kernels, optional when building)
+#   deps.sh mpi    -> plus MPICH, for the MPI build of psim sweep (make mpi; cmocka: its tests/)
 #   deps.sh all    -> everything
 set -eu
 want="pkg-config libexpat1-dev zlib1g-dev libzstd-dev"
@@ -12,7 +13,8 @@ command -v cmake >/dev/null 2>&1 || want="$want cmake"
 command -v cc >/dev/null 2>&1 || want="$want gcc libc6-dev"
 case "${1:-build}" in
   bench) want="$want time bc libsimgrid-dev" ;;
-  test|all) want="$want libcmocka-dev libsimgrid-dev python3 valgrind zstd gzip clang pajeng chromium libopenblas-dev" ;;
+  mpi) want="$want libcmocka-dev libmpich-dev mpich" ;;
+  test|all) want="$want libcmocka-dev libsimgrid-dev python3 valgrind zstd gzip clang pajeng chromium libopenblas-dev libmpich-dev mpich" ;;
 esac
 missing=""
 for p in $want; do

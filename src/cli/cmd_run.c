@@ -20,7 +20,8 @@ static const char *HELP =
     "\n"
     "options:\n"
     "  --np N              number of ranks (default 1)\n"
-    "  --platform FILE     SimGrid platform XML; default: the embedded 64-node cluster\n"
+    "  --platform FILE     SimGrid platform XML, or flat:N[,SPEED[,BW[,LAT]]] (as replay);\n"
+    "                      default: the embedded 64-node cluster\n"
     "  --hostfile FILE     host of each rank, one per line ('host:N' = N lines)\n"
     "  --host-speed-ref F  this machine's flop/s (default: measured for 0.2 s, see psim\n"
     "                      calibrate); measured CPU seconds x F = flops on the simulated host\n"
@@ -138,7 +139,7 @@ int cmd_run(int argc, char **argv) {
   if (emu_prog_check(argv[prog_at], &err) < 0) { rc = cli_fail(&err); goto out; }
   platform *plat = NULL;
   char *warnings = NULL;
-  if (platform_path) plat = plat_load_xml(platform_path, &warnings, &err);
+  if (platform_path) plat = plat_open(platform_path, &warnings, &err);
   else plat = plat_default();
   if (warnings) { fputs(warnings, stderr); free(warnings); }
   if (!plat) { rc = cli_fail(&err); goto out; }

@@ -28,6 +28,8 @@ static const char *USAGE =
     "  balance    run one load balancer on a stated situation, print the new mapping\n"
     "  trace      trace tools: stats, lb-period, aggregate\n"
     "  forecast   analytic forecast of pdgemm/pdtrsm on every grid shape (FAST), no simulation\n"
+    "  sweep      run a command for every configuration of some parameters (--vary, MPI-able)\n"
+    "  plan       the smallest host count meeting a makespan or efficiency target (bisection)\n"
     "\n"
     "Run 'psim <command> --help' for its options. Example:\n"
     "  psim gen stencil --ranks 16 --iters 20 -o /tmp/st && psim replay /tmp/st\n"
@@ -167,6 +169,8 @@ static int run_command(int argc, char **argv) {
   if (!strcmp(c, "balance")) return cmd_balance(argc - 1, argv + 1);
   if (!strcmp(c, "trace")) return cmd_trace(argc - 1, argv + 1);
   if (!strcmp(c, "forecast")) return cmd_forecast(argc - 1, argv + 1);
+  if (!strcmp(c, "sweep")) return cmd_sweep(argc - 1, argv + 1);
+  if (!strcmp(c, "plan")) return cmd_plan(argc - 1, argv + 1);
   fprintf(stderr, "psim: unknown command '%s'\n\n%s", c, USAGE);
   return 2;
 }
