@@ -86,7 +86,7 @@ int cmd_calibrate_kernels(int argc, char **argv) {
     if (!f) return 2;
     write_header(f);
     fprintf(f, "# Not measured: every kernel takes flops / rate (dgemm 2mnk, dtrsm mn^2, add mn).\nrate %.9g\n", r);
-    cli_close_out(f);
+    if (cli_close_out(f, out)) return 2;
     return 0;
   }
 #ifndef PSIM_HAVE_CBLAS
@@ -143,7 +143,7 @@ int cmd_calibrate_kernels(int argc, char **argv) {
               ys[kern].len, 100 * km.k[kern].fit_rms_rel, 100 * km.k[kern].fit_max_rel);
       fc_kernels_write_poly(f, kern, &km.k[kern]);
     }
-    cli_close_out(f);
+    if (cli_close_out(f, out)) { rc = 2; goto done; }
   }
   if (report) {
     FILE *f = cli_open_out(report);
@@ -175,7 +175,7 @@ int cmd_calibrate_kernels(int argc, char **argv) {
       free(fit);
     }
     fcr_end(f);
-    cli_close_out(f);
+    if (cli_close_out(f, report)) rc = 2;
   }
 done:
   for (int kern = 0; kern < FC_NKERNELS; kern++) {

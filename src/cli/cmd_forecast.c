@@ -466,7 +466,7 @@ int cmd_forecast(int argc, char **argv) {
       }
     }
     fputs("\n}\n", f);
-    cli_close_out(f);
+    if (cli_close_out(f, o.json)) rc = 2;
   }
   /* HTML */
   if (o.report) {
@@ -520,10 +520,10 @@ int cmd_forecast(int argc, char **argv) {
       fputs("</table>\n", f);
     }
     fcr_end(f);
-    cli_close_out(f);
+    if (cli_close_out(f, o.report)) rc = 2;
   }
   VEC_FREE(g);
   VEC_FREE(bpi);
   VEC_FREE(sc);
-  return 0;
+  return rc;
 }
