@@ -104,6 +104,17 @@ static int parse_size(const char *opt, const char *v, long *out) {
   return 0;
 }
 
+/* The options that take a value (--quiet is the only flag). */
+static int is_option(const char *a) {
+  static const char *const known[] = {"--m", "--n", "--k", "--nb", "--procs", "--grid", "--ga", "--gb",
+                                      "--side", "--uplo", "--trans", "--latency", "--bandwidth",
+                                      "--platform", "--hosts", "--kernels", "--kernel-rate", "--memory",
+                                      "--eager", "--network", "--json", "--report", NULL};
+  for (int i = 0; known[i]; i++)
+    if (!strcmp(a, known[i])) return 1;
+  return 0;
+}
+
 static int parse_args(int argc, char **argv, fopts *o) {
   memset(o, 0, sizeof *o);
   o->pb.side = 'R';
@@ -116,6 +127,7 @@ static int parse_args(int argc, char **argv, fopts *o) {
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "--quiet")) { o->quiet = 1; continue; }
+    if (!is_option(a)) return cli_usage("forecast", "unknown option '%s'", a);
     if (!v) return cli_usage("forecast", "%s expects a value", a);
     i++;
     if (!strcmp(a, "--m")) { if (parse_size(a, v, &o->pb.m)) return 2; }

@@ -37,6 +37,12 @@ rejects "$U" lb "$TMPD/lb.txt" --pes 2 --balancer greedy --bogus
 rejects "$U" balance --bogus
 rejects "$U" balance "$TMPD/sit.txt" --balancer greedy --bogus
 rejects "$U" demo --bogus
+rejects "$U" forecast pdgemm --bogus
+rejects "$U" forecast pdgemm --m 64 --n 64 --k 64 --nb 8 --procs 4 --kernel-rate 1e9 --bogus
+rejects "unknown routine '--bogus'" forecast --bogus
+rejects "$U" sweep --bogus
+rejects "$U" sweep --vary a=1,2 --bogus -- replay "$T"
+rejects "$U" plan --bogus
 rejects "$U" gen --bogus
 rejects "$U" gen stencil --bogus
 rejects "$U" gen stencil --ranks 4 -o "$TMPD/g" --bogus
