@@ -26,9 +26,16 @@ void obs_json_string(FILE *f, const char *s);
 void obs_write_json(FILE *f, const replay_result *r, const run_meta *m);
 /* The same document without its closing "\n}\n", for writers that add sections. */
 void obs_write_json_body(FILE *f, const replay_result *r, const run_meta *m);
-/* Only its "ranks": [...] member (no separator around it), for documents of other shapes
- * (psim lb's) that carry the per-rank table. */
+/* Only its "ranks": [...] and "totals": {...} members (no separator around them), for
+ * documents of other shapes (psim lb's) that carry the per-rank table. Per rank and in the
+ * totals: compute_time, comm_time, wait_time (see rank_stats), and for psim lb (command "lb")
+ * pe_wait_time and lb_time; a rank that never finished (deadlock) has "blocked": true. */
 void obs_write_json_ranks(FILE *f, const replay_result *r, const run_meta *m);
+/* Only the "totals": {...} member. */
+void obs_write_json_totals(FILE *f, const replay_result *r, const run_meta *m);
+/* Sums of the ranks' times (finish = the sum of their finish dates). */
+typedef struct obs_time_totals { double finish, compute, comm, wait, pe_wait, lb; } obs_time_totals;
+void obs_totals(const replay_result *r, obs_time_totals *t);
 /* The human summary (a table of ranks; condensed when there are many). */
 void obs_write_summary(FILE *f, const replay_result *r, const run_meta *m);
 

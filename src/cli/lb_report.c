@@ -14,6 +14,14 @@ void lb_report_one(FILE *f, const lb_run *r) {
           lb_kind_name(r->balancer), r->period, a->run.simulated_time);
   fprintf(f, "%d balancing steps, %d VPs migrated, %.0f bytes moved\n", a->lb_steps, a->migrations,
           a->bytes_migrated);
+  obs_time_totals t;
+  obs_totals(&a->run, &t);
+  double tot = a->run.simulated_time * a->nvp;
+  if (tot > 0)
+    fprintf(f, "time of all VPs: %.1f%% computing, %.1f%% communicating, %.1f%% waiting for "
+               "messages, %.1f%% waiting for a PE, %.1f%% at balancing steps, %.1f%% idle after "
+               "finishing\n", 100 * t.compute / tot, 100 * t.comm / tot, 100 * t.wait / tot,
+            100 * t.pe_wait / tot, 100 * t.lb / tot, 100 * (tot - t.finish) / tot);
   if (!a->steps.len) return;
   fprintf(f, "\n%5s %12s %10s %10s %10s %10s %10s %6s %14s\n", "step", "time", "max_bef", "avg_bef",
           "imb_bef", "max_aft", "imb_aft", "moved", "bytes");
@@ -184,6 +192,10 @@ static void run_json(FILE *f, const lb_run *r, const adapt_opts *o, const run_me
     num(f, "bytes", s->bytes, "}");
   }
   fprintf(f, "%s]", a->steps.len ? "\n" : "");
+  if (!x) {   /* with x, the ranks' table carries them */
+    fprintf(f, ",\n%s  ", in);
+    obs_write_json_totals(f, &a->run, m);
+  }
   if (x) {
     fputs(",\n  ", f);
     num(f, "np", a->run.np, ", ");
