@@ -100,9 +100,16 @@ typedef struct obs_msg {
   uint8_t coll, detached, received;   /* received: a receive was matched when it arrived */
 } obs_msg;
 
+/* A part of an action that is not waiting (replay_observer.phase): what = REPLAY_PHASE_*. */
+typedef struct obs_phase {
+  double start, end;
+  uint8_t what;
+} obs_phase;
+
 typedef struct obs_record {
   int np, keep_text;
   VEC(obs_act) *acts;       /* per rank, in order */
+  VEC(obs_phase) *phases;   /* per rank, in order of end */
   VEC(obs_msg) msgs;        /* in arrival order */
   VEC(char) text;
   double end_time;
@@ -113,9 +120,11 @@ replay_observer obs_record_observer(obs_record *r);
 void obs_record_free(obs_record *r);
 
 /* The critical path: walking back from the last rank to finish, each step is a segment of a
- * rank's time (computing, or in an MPI call without a message to blame) or a message transfer
- * that made a rank wait. Segments are listed from the start of the run to its end. */
-enum { OBS_CP_COMPUTE, OBS_CP_TRANSFER, OBS_CP_WAIT };
+ * rank's time or a message transfer that made a rank wait. A rank's segment is computing
+ * (compute actions, a reduction's computation), paying an MPI overhead (os, ois, or), a VP
+ * waiting for its PE, or waiting (in an MPI call with neither a message of its own to blame
+ * nor any of those). Segments are listed from the start of the run to its end. */
+enum { OBS_CP_COMPUTE, OBS_CP_TRANSFER, OBS_CP_WAIT, OBS_CP_OVERHEAD, OBS_CP_PE };
 typedef struct obs_cp_seg {
   int what;                 /* OBS_CP_* */
   int rank;                 /* the rank whose time it is (transfer: the receiving side) */
@@ -127,8 +136,8 @@ typedef struct obs_cp_seg {
 
 typedef struct obs_critpath {
   VEC(obs_cp_seg) segs;
-  double length, compute, transfer, wait;
-  double *rank_compute, *rank_transfer, *rank_wait;   /* per rank (np each) */
+  double length, compute, transfer, wait, overhead, pe_wait;
+  double *rank_compute, *rank_transfer, *rank_wait, *rank_overhead, *rank_pe;   /* np each */
   int np, last_rank;
 } obs_critpath;
 

@@ -15,6 +15,13 @@
 #include "psim/platform.h"
 #include "psim/trace.h"
 
+/* What a rank does inside an action besides waiting (replay_observer.phase). */
+enum {
+  REPLAY_PHASE_COMPUTE,    /* the local computation of a reduction, inside its MPI call */
+  REPLAY_PHASE_OVERHEAD,   /* paying smpi/os, smpi/ois (before a send) or smpi/or (after a receive) */
+  REPLAY_PHASE_PE,         /* psim lb: a VP ready to run, waiting for its PE */
+};
+
 /* Observers see every finished action and every message; trace writers, the critical path and
  * per-iteration statistics are built on these. All callbacks are optional. */
 typedef struct replay_observer {
@@ -26,6 +33,9 @@ typedef struct replay_observer {
   mpi_transfer_fn message;
   /* the simulation ended (time = simulated makespan) */
   void (*end)(void *ctx, double time);
+  /* rank spent [start, end] (end = now, start < end) on REPLAY_PHASE_* what; reported in date
+   * order of end per rank. An or overhead may come while the rank computes. */
+  void (*phase)(void *ctx, int rank, int what, double start, double end);
 } replay_observer;
 
 /* Over-decomposition (psim lb, src/adapt/): the ranks are virtual processors (VPs) run as

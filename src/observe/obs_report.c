@@ -313,12 +313,15 @@ static void critical_path(FILE *f, const jv *doc) {
   const jv *cp = jv_get(doc, "critical_path");
   if (!cp) { missing(f, "critical path"); fputs("</section>\n", f); return; }
   double L = jv_num(jv_get(cp, "length"), 0), c = jv_num(jv_get(cp, "compute"), 0),
-         t = jv_num(jv_get(cp, "transfer"), 0), w = jv_num(jv_get(cp, "wait"), 0);
+         t = jv_num(jv_get(cp, "transfer"), 0), w = jv_num(jv_get(cp, "wait"), 0),
+         o = jv_num(jv_get(cp, "overhead"), 0), pe = jv_num(jv_get(cp, "pe_wait"), 0);
   char lb[32];
   obs_fmt_time(lb, sizeof lb, L);
   fprintf(f, "<p>The chain of computations and messages that fixed the makespan (%s), ending on rank %.0f: "
-             "%.1f %% computation, %.1f %% transfers, %.1f %% waiting (MPI overheads).</p>\n",
-          lb, jv_num(jv_get(cp, "last_rank"), -1), L > 0 ? 100 * c / L : 0, L > 0 ? 100 * t / L : 0, L > 0 ? 100 * w / L : 0);
+             "%.1f %% computation, %.1f %% transfers, %.1f %% MPI overheads, %.1f %% waiting, "
+             "%.1f %% waiting for a PE.</p>\n",
+          lb, jv_num(jv_get(cp, "last_rank"), -1), L > 0 ? 100 * c / L : 0, L > 0 ? 100 * t / L : 0,
+          L > 0 ? 100 * o / L : 0, L > 0 ? 100 * w / L : 0, L > 0 ? 100 * pe / L : 0);
   /* rows: the ranks the path visits, in rank order (at most MAX_ROWS, else one row) */
   const jv *segs = jv_get(cp, "segments");
   size_t ns = jv_len(segs);
@@ -355,20 +358,23 @@ static void critical_path(FILE *f, const jv *doc) {
       fprintf(f, "<line x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"><title>transfer %d -&gt; %d</title></line>\n",
               x0, rh * ys + rh / 2, x1 < x0 + 0.5 ? x0 + 0.5 : x1, rh * yr + rh / 2, CAT_FILL[OBS_CAT_P2P], p, r);
     } else {
-      const char *fill = !strcmp(what, "compute") ? CAT_FILL[OBS_CAT_COMPUTE] : CAT_FILL[OBS_CAT_WAIT];
+      const char *fill = !strcmp(what, "compute") ? PART_FILL[0] : !strcmp(what, "overhead") ? PART_FILL[1]
+                         : !strcmp(what, "pe_wait") ? PART_FILL[3] : PART_FILL[2];
       fprintf(f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\"><title>rank %d %s %.6g s</title></rect>\n",
               x0, rh * yr + 2, x1 - x0 < 0.3 ? 0.3 : x1 - x0, rh - 4, fill, r, what, e - a);
     }
   }
   obs_svg_time_axis(f, LEFT, pw, rh * nrows + 4, 0, L);
-  fputs("</svg>\n<table class=\"grid\"><tr><th>rank</th><th>computation (s)</th><th>transfers (s)</th><th>waiting (s)</th></tr>\n", f);
+  fputs("</svg>\n<table class=\"grid\"><tr><th>rank</th><th>computation (s)</th><th>transfers (s)</th>"
+        "<th>MPI overheads (s)</th><th>waiting (s)</th><th>waiting for a PE (s)</th></tr>\n", f);
   const jv *pr = jv_get(cp, "ranks");
   for (size_t i = 0; i < jv_len(pr) && i < 64; i++) {
     const jv *x = jv_at(pr, i);
-    fprintf(f, "<tr><td>%.0f</td><td>%.6g</td><td>%.6g</td><td>%.6g</td></tr>\n", jv_num(jv_get(x, "rank"), 0),
-            jv_num(jv_get(x, "compute"), 0), jv_num(jv_get(x, "transfer"), 0), jv_num(jv_get(x, "wait"), 0));
+    fprintf(f, "<tr><td>%.0f</td><td>%.6g</td><td>%.6g</td><td>%.6g</td><td>%.6g</td><td>%.6g</td></tr>\n",
+            jv_num(jv_get(x, "rank"), 0), jv_num(jv_get(x, "compute"), 0), jv_num(jv_get(x, "transfer"), 0),
+            jv_num(jv_get(x, "overhead"), 0), jv_num(jv_get(x, "wait"), 0), jv_num(jv_get(x, "pe_wait"), 0));
   }
-  if (jv_len(pr) > 64) fprintf(f, "<tr><td colspan=\"4\">(%zu more ranks)</td></tr>\n", jv_len(pr) - 64);
+  if (jv_len(pr) > 64) fprintf(f, "<tr><td colspan=\"6\">(%zu more ranks)</td></tr>\n", jv_len(pr) - 64);
   fputs("</table></section>\n", f);
   free(row);
 }

@@ -40,6 +40,8 @@ typedef struct rank {
   uint8_t wait_comm;              /* VP mode: blocked in communication, without its PE */
   uint8_t phase;                  /* PH_*: what the time since acct_mark is spent on */
   uint8_t in_ovh;                 /* sleeping a send overhead (counted as busy) */
+  uint8_t inner;                  /* PH_COMPUTE inside an MPI call (a reduction's computation) */
+  double ovh_start;               /* when the send overhead began */
   int migrates;                   /* VP mode: migrate points reached */
   int qnext;                      /* VP mode: next VP in its PE's ready queue */
   double iter_mark;               /* VP mode: st.compute at its previous migrate */

@@ -61,9 +61,22 @@ void replay_rank_fail(replay *R) {
   sim_stop(R->sim);
 }
 
+static void notify_phase(replay *R, int id, int what, double start, double end) {
+  for (int i = 0; i < R->o->nobservers; i++)
+    if (R->o->observers[i].phase) R->o->observers[i].phase(R->o->observers[i].ctx, id, what, start, end);
+}
+
+static int is_compute_action(const rank *k) {
+  return k->act.kind == TIT_COMPUTE || k->act.kind == TIT_SLEEP;
+}
+
 void replay_rank_account(replay *R, rank *k, int phase) {
   const double now = sim_now(R->sim);
   const double d = now - k->acct_mark;
+  if (R->o->nobservers && d > 0) {
+    if (k->phase == PH_COMPUTE && k->inner) notify_phase(R, k->id, REPLAY_PHASE_COMPUTE, k->acct_mark, now);
+    else if (k->phase == PH_PE) notify_phase(R, k->id, REPLAY_PHASE_PE, k->acct_mark, now);
+  }
   double busy = 0;
   switch (k->phase) {
   case PH_MPI: {
@@ -82,6 +95,7 @@ void replay_rank_account(replay *R, rank *k, int phase) {
   if (phase == PH_MPI) k->busy_mark = k->phase == PH_MPI ? busy : mpi_rank_busy_time(R->world, k->id);
   k->acct_mark = now;
   k->phase = (uint8_t)phase;
+  k->inner = phase == PH_COMPUTE && k->has_action && !is_compute_action(k);
 }
 
 /* Every block ends an accounting interval: what the rank did up to now is settled, and a
@@ -113,6 +127,12 @@ static void activity_done(sim *s, activity *a) {
 
 void replay_rank_req_done(void *ctx, mpi_req *q) {
   replay *R = ctx;
+  if (R->o->nobservers && !q->is_send && q->xfer_end >= 0) {
+    /* a receive completes at its message's arrival (or its posting, if the message was there
+     * first), plus smpi/or for a detached message */
+    double s = q->xfer_end > q->posted ? q->xfer_end : q->posted, now = sim_now(R->sim);
+    if (now > s) notify_phase(R, q->owner, REPLAY_PHASE_OVERHEAD, s, now);
+  }
   if (!q->waited) return;
   rank *k = &R->ranks[q->owner];
   if (--k->nwaiting == 0) wake(R, k);
@@ -185,6 +205,7 @@ static int overhead_then(replay *R, rank *k, double t, int next_sub) {
   if (t <= 0) { k->sub = (uint8_t)next_sub; return 0; }
   mpi_rank_busy(R->world, k->id, +1);
   k->in_ovh = 1;
+  k->ovh_start = sim_now(R->sim);
   return sleep_then(R, k, t, next_sub, PH_MPI);
 }
 
@@ -216,7 +237,11 @@ static int exec_op(replay *R, rank *k, const rop *op) {
       if (overhead_then(R, k, ovh, 1)) return 1;
     }
     if (k->sub == 1) {
-      if (k->in_ovh) { mpi_rank_busy(R->world, k->id, -1); k->in_ovh = 0; }
+      if (k->in_ovh) {
+        mpi_rank_busy(R->world, k->id, -1);
+        k->in_ovh = 0;
+        if (R->o->nobservers) notify_phase(R, k->id, REPLAY_PHASE_OVERHEAD, k->ovh_start, sim_now(R->sim));
+      }
       q = mpi_isend(R->world, k->id, op->peer, op->tag, op->ctx, op->bytes, 0, R->err);
       if (!q) { replay_rank_fail(R); return 1; }
       if (op->kind == R_ISEND) { push_preq(k, q); return 0; }
