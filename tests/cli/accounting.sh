@@ -234,6 +234,44 @@ if run "JSON vs summary" --np 8 "$TMPD/ag8.txt"; then
   sums "JSON vs summary"
 fi
 
+# ---- psim run: the same rule for a real program. 4 ranks, rank 1 computes 1e9 flops
+# (psim_compute), then a barrier: the values of "barrier on 4" above. With a receive no one
+# sends after the barrier, rank 0 blocks for good at C+d (its finish), the others finish at
+# C+2d, and the deadlock is found at C+2d (the last arrival).
+PSIMCC="$(dirname "$PSIM")/psimcc"
+cat >"$TMPD/bar.c" <<'EOF'
+#include <mpi.h>
+int main(int argc, char **argv) {
+  int r, x;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  if (r == 1) psim_compute(1e9);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (r == 0 && argc > 1) MPI_Recv(&x, 1, MPI_INT, 1, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  MPI_Finalize();
+  return 0;
+}
+EOF
+if "$PSIMCC" -o "$TMPD/bar" "$TMPD/bar.c" >"$TMPD/err" 2>&1; then
+  for dl in "" deadlock; do
+    checks=$((checks + 1))
+    # shellcheck disable=SC2086
+    "$PSIM" run --np 4 --network constant --platform "$PLAT" --no-measure --json "$J" -- "$TMPD/bar" $dl >"$OUT" 2>"$TMPD/err"
+    rc=$?
+    if [ -z "$dl" ]; then want=0; else want=3; fi
+    if [ "$rc" -ne "$want" ]; then bad "psim run barrier $dl: exit status $rc, expected $want"; continue; fi
+    if close_to "$(json_get "$J" simulated_time)" "$(calc "C+2*m(0)")" 1e-12; then echo "ok   psim run barrier $dl: simulated time"
+    else bad "psim run barrier $dl: simulated time $(json_get "$J" simulated_time)"; fi
+    expect "psim run barrier $dl" 0 0 "2*m(0)" "C-m(0)" "C+m(0)"
+    expect "psim run barrier $dl" 1 C "2*m(0)" 0 "C+2*m(0)"
+    expect "psim run barrier $dl" 3 0 "2*m(0)" C "C+2*m(0)"
+    sums "psim run barrier $dl"
+  done
+  checks=$((checks + 1))
+  if grep -q '"rank": 0,.*"blocked": true' "$J" && [ "$(grep -c '"blocked"' "$J")" -eq 1 ]; then echo "ok   psim run deadlock: rank 0 alone is marked blocked"
+  else bad "psim run deadlock: the blocked ranks are not marked"; fi
+else bad "psimcc failed: $(head -n 3 "$TMPD/err")"; fi
+
 # ---- psim lb: a VP waiting for its PE is not waiting in MPI.
 # 2 VPs on 1 PE, each computing 1 s: VP 0 runs [0, 1]; VP 1 waits for the PE [0, 1], runs [1, 2]
 w "$TMPD/vp.txt" "0 init" "1 init" "0 compute 1e9" "1 compute 1e9"
