@@ -77,6 +77,16 @@ mpi_stats mpi_world_stats(const mpi_world *w);
 int mpi_rank_host(const mpi_world *w, int rank);
 models *mpi_models(mpi_world *w);
 
+/* Time accounting: a rank is *busy with its own messages* while at least one message it sends
+ * or receives is in flight (from the start of its latency phase to its last byte), while it
+ * pays the receive overhead (smpi/or) of a detached message, and while a driver says so
+ * (mpi_rank_busy(+1) ... (-1) around the send overheads smpi/os, smpi/ois it sleeps).
+ * mpi_rank_busy_time(w, r) is the total time rank r has been busy up to now (the union of
+ * those intervals): a driver takes its difference over an MPI call to split the call's time
+ * into communicating (busy) and waiting (not busy). O(1), no allocation. */
+void mpi_rank_busy(mpi_world *w, int r, int delta);
+double mpi_rank_busy_time(const mpi_world *w, int r);
+
 /* Describes what rank r's pending receives/sends wait for (for deadlock reports). */
 void mpi_describe_pending(const mpi_world *w, int r, char *buf, size_t n);
 

@@ -26,9 +26,16 @@ void obs_json_string(FILE *f, const char *s);
 void obs_write_json(FILE *f, const replay_result *r, const run_meta *m);
 /* The same document without its closing "\n}\n", for writers that add sections. */
 void obs_write_json_body(FILE *f, const replay_result *r, const run_meta *m);
-/* Only its "ranks": [...] member (no separator around it), for documents of other shapes
- * (psim lb's) that carry the per-rank table. */
+/* Only its "ranks": [...] and "totals": {...} members (no separator around them), for
+ * documents of other shapes (psim lb's) that carry the per-rank table. Per rank and in the
+ * totals: compute_time, comm_time, wait_time (see rank_stats), and for psim lb (command "lb")
+ * pe_wait_time and lb_time; a rank that never finished (deadlock) has "blocked": true. */
 void obs_write_json_ranks(FILE *f, const replay_result *r, const run_meta *m);
+/* Only the "totals": {...} member. */
+void obs_write_json_totals(FILE *f, const replay_result *r, const run_meta *m);
+/* Sums of the ranks' times (finish = the sum of their finish dates). */
+typedef struct obs_time_totals { double finish, compute, comm, wait, pe_wait, lb; } obs_time_totals;
+void obs_totals(const replay_result *r, obs_time_totals *t);
 /* The human summary (a table of ranks; condensed when there are many). */
 void obs_write_summary(FILE *f, const replay_result *r, const run_meta *m);
 
@@ -93,9 +100,16 @@ typedef struct obs_msg {
   uint8_t coll, detached, received;   /* received: a receive was matched when it arrived */
 } obs_msg;
 
+/* A part of an action that is not waiting (replay_observer.phase): what = REPLAY_PHASE_*. */
+typedef struct obs_phase {
+  double start, end;
+  uint8_t what;
+} obs_phase;
+
 typedef struct obs_record {
   int np, keep_text;
   VEC(obs_act) *acts;       /* per rank, in order */
+  VEC(obs_phase) *phases;   /* per rank, in order of end */
   VEC(obs_msg) msgs;        /* in arrival order */
   VEC(char) text;
   double end_time;
@@ -106,9 +120,11 @@ replay_observer obs_record_observer(obs_record *r);
 void obs_record_free(obs_record *r);
 
 /* The critical path: walking back from the last rank to finish, each step is a segment of a
- * rank's time (computing, or in an MPI call without a message to blame) or a message transfer
- * that made a rank wait. Segments are listed from the start of the run to its end. */
-enum { OBS_CP_COMPUTE, OBS_CP_TRANSFER, OBS_CP_WAIT };
+ * rank's time or a message transfer that made a rank wait. A rank's segment is computing
+ * (compute actions, a reduction's computation), paying an MPI overhead (os, ois, or), a VP
+ * waiting for its PE, or waiting (in an MPI call with neither a message of its own to blame
+ * nor any of those). Segments are listed from the start of the run to its end. */
+enum { OBS_CP_COMPUTE, OBS_CP_TRANSFER, OBS_CP_WAIT, OBS_CP_OVERHEAD, OBS_CP_PE };
 typedef struct obs_cp_seg {
   int what;                 /* OBS_CP_* */
   int rank;                 /* the rank whose time it is (transfer: the receiving side) */
@@ -120,8 +136,8 @@ typedef struct obs_cp_seg {
 
 typedef struct obs_critpath {
   VEC(obs_cp_seg) segs;
-  double length, compute, transfer, wait;
-  double *rank_compute, *rank_transfer, *rank_wait;   /* per rank (np each) */
+  double length, compute, transfer, wait, overhead, pe_wait;
+  double *rank_compute, *rank_transfer, *rank_wait, *rank_overhead, *rank_pe;   /* np each */
   int np, last_rank;
 } obs_critpath;
 

@@ -15,6 +15,13 @@
 #include "psim/platform.h"
 #include "psim/trace.h"
 
+/* What a rank does inside an action besides waiting (replay_observer.phase). */
+enum {
+  REPLAY_PHASE_COMPUTE,    /* the local computation of a reduction, inside its MPI call */
+  REPLAY_PHASE_OVERHEAD,   /* paying smpi/os, smpi/ois (before a send) or smpi/or (after a receive) */
+  REPLAY_PHASE_PE,         /* psim lb: a VP ready to run, waiting for its PE */
+};
+
 /* Observers see every finished action and every message; trace writers, the critical path and
  * per-iteration statistics are built on these. All callbacks are optional. */
 typedef struct replay_observer {
@@ -26,6 +33,9 @@ typedef struct replay_observer {
   mpi_transfer_fn message;
   /* the simulation ended (time = simulated makespan) */
   void (*end)(void *ctx, double time);
+  /* rank spent [start, end] (end = now, start < end) on REPLAY_PHASE_* what; reported in date
+   * order of end per rank. An or overhead may come while the rank computes. */
+  void (*phase)(void *ctx, int rank, int what, double start, double end);
 } replay_observer;
 
 /* Over-decomposition (psim lb, src/adapt/): the ranks are virtual processors (VPs) run as
@@ -76,18 +86,31 @@ void replay_opts_init(replay_opts *o, const platform *p, int np);
 /* Applies `--cfg key:value`: a model property, or smpi/<collective>:<algorithm>. */
 int replay_opts_cfg(replay_opts *o, const char *key, const char *value, psim_err *err);
 
+/* Per-rank times. compute + comm + wait (+ pe_wait + lb for VPs) = finish:
+ *  - compute: compute and sleep actions, and the local computation of reductions;
+ *  - comm: inside MPI while the rank is busy with its own messages: one it sends or receives
+ *    is in flight (latency phase included), or it pays a send/receive overhead
+ *    (smpi/os, smpi/ois, smpi/or);
+ *  - wait: inside MPI while none of its own messages moves (the peer is late, the message's
+ *    transfer has not started, MPI_Test's injected sleeps while nothing moves);
+ *  - pe_wait (psim lb): a VP ready to run but waiting for its PE (another VP holds it);
+ *  - lb (psim lb): a VP at a balancing step (waiting for the other VPs, the strategy, the
+ *    migrations). */
 typedef struct rank_stats {
   int host;
+  int blocked;               /* deadlock: it never finished (finish = when it blocked for good) */
   double finish;             /* when its last action ended */
   double compute;            /* computing (and sleeping) */
-  double comm;               /* in MPI calls while its messages were moving */
-  double wait;               /* in MPI calls waiting for a peer */
+  double comm;               /* in MPI, its own messages moving (or paying overheads) */
+  double wait;               /* in MPI, none of its messages moving */
+  double pe_wait;            /* VP mode: ready, waiting for its PE */
+  double lb;                 /* VP mode: at balancing steps */
   uint64_t actions, msgs_sent, msgs_recv;
   double bytes_sent, bytes_recv;
 } rank_stats;
 
 typedef struct replay_result {
-  double simulated_time;
+  double simulated_time;     /* the last finish; on a deadlock, the date it was found */
   int np;
   rank_stats *ranks;
   uint64_t actions, events, messages;

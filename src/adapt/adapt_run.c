@@ -237,7 +237,7 @@ int adapt_run(tit_source *src, const adapt_opts *o, adapt_result *res, psim_err 
   replay_observer *obs = xmalloc(((size_t)ro.nobservers + 1) * sizeof *obs);
   if (ro.nobservers) memcpy(obs, ro.observers, (size_t)ro.nobservers * sizeof *obs);
   int nobs = ro.nobservers;
-  if (C.record_comm) obs[nobs++] = (replay_observer){&C, NULL, on_message, NULL};
+  if (C.record_comm) obs[nobs++] = (replay_observer){.ctx = &C, .message = on_message};
   ro.observers = obs;
   ro.nobservers = nobs;
   rc = replay_run(src, &ro, &res->run, err);

@@ -174,7 +174,7 @@ int cmd_lb(int argc, char **argv) {
     rec = obs_record_new((int)run.np, 0);
     observers[o.base.nobservers++] = obs_record_observer(rec);
   }
-  observers[o.base.nobservers++] = (replay_observer){&migrates, count_migrate, NULL, NULL};
+  observers[o.base.nobservers++] = (replay_observer){.ctx = &migrates, .action = count_migrate};
   if (!strcmp(initial, "block")) o.initial = ADAPT_INIT_BLOCK;
   else if (!strcmp(initial, "round-robin")) o.initial = ADAPT_INIT_ROUND_ROBIN;
   else { o.initial = ADAPT_INIT_FILE; o.initial_file = initial; }

@@ -14,6 +14,14 @@ void lb_report_one(FILE *f, const lb_run *r) {
           lb_kind_name(r->balancer), r->period, a->run.simulated_time);
   fprintf(f, "%d balancing steps, %d VPs migrated, %.0f bytes moved\n", a->lb_steps, a->migrations,
           a->bytes_migrated);
+  obs_time_totals t;
+  obs_totals(&a->run, &t);
+  double tot = a->run.simulated_time * a->nvp;
+  if (tot > 0)
+    fprintf(f, "time of all VPs: %.1f%% computing, %.1f%% communicating, %.1f%% waiting for "
+               "messages, %.1f%% waiting for a PE, %.1f%% at balancing steps, %.1f%% idle after "
+               "finishing\n", 100 * t.compute / tot, 100 * t.comm / tot, 100 * t.wait / tot,
+            100 * t.pe_wait / tot, 100 * t.lb / tot, 100 * (tot - t.finish) / tot);
   if (!a->steps.len) return;
   fprintf(f, "\n%5s %12s %10s %10s %10s %10s %10s %6s %14s\n", "step", "time", "max_bef", "avg_bef",
           "imb_bef", "max_aft", "imb_aft", "moved", "bytes");
@@ -39,17 +47,29 @@ static void mean_imbalance(const adapt_result *a, double *before, double *after)
   *after /= (double)a->steps.len;
 }
 
+/* The VPs' time in percent of nvp x makespan: comm, waiting for messages, waiting for a PE. */
+static void vp_split(const adapt_result *a, double *comm, double *wait, double *pe) {
+  obs_time_totals t;
+  obs_totals(&a->run, &t);
+  double tot = a->run.simulated_time * a->nvp;
+  *comm = tot > 0 ? 100 * t.comm / tot : 0;
+  *wait = tot > 0 ? 100 * t.wait / tot : 0;
+  *pe = tot > 0 ? 100 * t.pe_wait / tot : 0;
+}
+
 void lb_report_table(FILE *f, const lb_run *runs, int n) {
-  fprintf(f, "%-15s %7s %14s %6s %10s %14s %9s %9s %9s\n", "balancer", "period", "makespan_s",
-          "steps", "migrations", "bytes_moved", "imb_bef", "imb_aft", "wall_s");
+  fprintf(f, "%-15s %7s %14s %6s %10s %14s %9s %9s %6s %6s %6s %9s\n", "balancer", "period", "makespan_s",
+          "steps", "migrations", "bytes_moved", "imb_bef", "imb_aft", "comm%", "wmsg%", "wpe%", "wall_s");
   for (int i = 0; i < n; i++) {
     const adapt_result *a = &runs[i].res;
-    double b, af;
+    double b, af, cm, wm, wp;
     mean_imbalance(a, &b, &af);
-    fprintf(f, "%-15s %7d %14.6f %6d %10d %14.0f %9.4f %9.4f %9.3f\n", lb_kind_name(runs[i].balancer),
-            runs[i].period, a->run.simulated_time, a->lb_steps, a->migrations, a->bytes_migrated, b,
-            af, runs[i].wall);
+    vp_split(a, &cm, &wm, &wp);
+    fprintf(f, "%-15s %7d %14.6f %6d %10d %14.0f %9.4f %9.4f %6.1f %6.1f %6.1f %9.3f\n",
+            lb_kind_name(runs[i].balancer), runs[i].period, a->run.simulated_time, a->lb_steps,
+            a->migrations, a->bytes_migrated, b, af, cm, wm, wp, runs[i].wall);
   }
+  fputs("(comm%, wmsg%, wpe%: the VPs' time communicating, waiting for messages, waiting for a PE)\n", f);
 }
 
 static void num(FILE *f, const char *k, double v, const char *sep) {
@@ -184,6 +204,10 @@ static void run_json(FILE *f, const lb_run *r, const adapt_opts *o, const run_me
     num(f, "bytes", s->bytes, "}");
   }
   fprintf(f, "%s]", a->steps.len ? "\n" : "");
+  if (!x) {   /* with x, the ranks' table carries them */
+    fprintf(f, ",\n%s  ", in);
+    obs_write_json_totals(f, &a->run, m);
+  }
   if (x) {
     fputs(",\n  ", f);
     num(f, "np", a->run.np, ", ");

@@ -88,7 +88,9 @@ typedef struct emu_rank {
   int nwait;                /* completions still needed to unblock */
   emu_fiber fib;
   double cpu_mark;          /* thread CPU time when user code resumed */
-  double call_start, xfer_lo, xfer_hi, call_compute;
+  /* accounting of the current MPI call: its start; time and busy time (mpi_rank_busy_time)
+   * spent computing inside it; busy time at its start; date and busy time of its last block */
+  double call_start, call_compute, call_busy_compute, call_busy0, block_t, block_busy;
   /* what it is doing, for deadlock and error reports */
   const char *call;
   int call_peer, call_tag, call_comm;

@@ -70,14 +70,19 @@ static void release_orphan(emu_req *s) {
   req_recycle(emu_current, s);
 }
 
-static void sleep_overhead(emu_sim *S, double t) {
+/* A sleep inside an MPI call: an overhead (smpi/os, ois: busy, the rank works on its message)
+ * or a polling sleep (test, iprobe: waiting unless one of its messages moves meanwhile). */
+static void sleep_overhead(emu_sim *S, double t, int busy) {
   if (t <= 0) return;
   emu_rank *k = S->running;
-  double t0 = sim_now(S->sim);
+  double t0 = sim_now(S->sim), bc = k->call_busy_compute;
+  if (busy) mpi_rank_busy(S->world, k->id, +1);
   emu_sleep(t);
-  /* an overhead is part of the MPI call, not computation */
+  if (busy) mpi_rank_busy(S->world, k->id, -1);
+  /* part of the MPI call, not computation */
   k->st.compute -= sim_now(S->sim) - t0;
   k->call_compute -= sim_now(S->sim) - t0;
+  k->call_busy_compute = bc;
 }
 
 emu_req *emu_isend(int dst, int tag, int ctx, const void *data, size_t len, int owned, int flags,
@@ -90,7 +95,7 @@ emu_req *emu_isend(int dst, int tag, int ctx, const void *data, size_t len, int 
   double ovh = 0;
   if (!blocking) ovh = models_overhead(S->models, k->host, OVH_ISEND, bytes);
   else if (bytes < c->detached_thresh) ovh = models_overhead(S->models, k->host, OVH_SEND, bytes);
-  sleep_overhead(S, ovh);
+  sleep_overhead(S, ovh, 1);
   emu_req *r = emu_req_new();
   r->is_send = 1;
   int detached = (flags & MPI_F_BUFFERED) || (!(flags & MPI_F_SSEND) && bytes < c->detached_thresh);
@@ -179,7 +184,7 @@ void emu_test_sleep(int success) {
   else S->test_count += 1;
   /* recorded as a sleep: the trace has no `test` (its completion is recorded as a wait) */
   if (S->tit) emu_trace_sleep(S->running, t);
-  sleep_overhead(S, t);
+  sleep_overhead(S, t, 0);
 }
 
 const mpi_req *emu_iprobe(int src, int tag, int ctx) {
@@ -188,7 +193,7 @@ const mpi_req *emu_iprobe(int src, int tag, int ctx) {
    * that a polling loop lets simulated time advance */
   double t = S->iprobe_count * S->o->iprobe_sleep;
   if (S->tit) emu_trace_sleep(S->running, t);   /* replay has no probes: the time they cost */
-  sleep_overhead(S, t);
+  sleep_overhead(S, t, 0);
   const mpi_req *s = mpi_iprobe(S->world, S->running->id, src, tag, ctx);
   if (s) S->iprobe_count = 1;
   else S->iprobe_count += 1;

@@ -83,6 +83,9 @@ void emu_block(void) {
   emu_sim *S = emu_current;
   emu_rank *k = S->running;
   k->state = EK_BLOCKED;
+  /* where a rank that never resumes (deadlock) stopped */
+  k->block_t = sim_now(S->sim);
+  k->block_busy = mpi_rank_busy_time(S->world, k->id);
   emu_fiber_leave(&S->host, &k->fib, 0);
 }
 
@@ -94,13 +97,14 @@ static void activity_done(sim *s, activity *a) {
 
 static void compute_now(emu_sim *S, emu_rank *k, double flops) {
   if (flops <= 0) return;
-  double t0 = sim_now(S->sim);
+  double t0 = sim_now(S->sim), b0 = mpi_rank_busy_time(S->world, k->id);
   if (S->tit) emu_trace_compute(k, flops);
   models_exec(S->models, k->host, flops, activity_done, S, k->id);
   emu_block();
   double d = sim_now(S->sim) - t0;
   k->st.compute += d;
   k->call_compute += d;
+  k->call_busy_compute += mpi_rank_busy_time(S->world, k->id) - b0;
   k->st.actions++;
 }
 
@@ -113,12 +117,13 @@ void emu_sleep(double seconds) {
   emu_sim *S = emu_current;
   emu_rank *k = S->running;
   if (seconds <= 0) return;
-  double t0 = sim_now(S->sim);
+  double t0 = sim_now(S->sim), b0 = mpi_rank_busy_time(S->world, k->id);
   sim_start_timer(S->sim, seconds, activity_done, S, k->id);
   emu_block();
   double d = sim_now(S->sim) - t0;
   k->st.compute += d;
   k->call_compute += d;
+  k->call_busy_compute += mpi_rank_busy_time(S->world, k->id) - b0;
 }
 
 /* ---- MPI call boundaries ---- */
@@ -135,8 +140,20 @@ void emu_enter(const char *name) {
   }
   k->call_start = sim_now(S->sim);
   k->call_compute = 0;
-  k->xfer_lo = INFINITY;
-  k->xfer_hi = -INFINITY;
+  k->call_busy_compute = 0;
+  k->call_busy0 = mpi_rank_busy_time(S->world, k->id);
+}
+
+/* Time in an MPI call (less what it computed) is communication while the rank is busy with
+ * its own messages (see mpi_rank_busy_time), waiting otherwise; busy = its busy time then. */
+static void account_call(emu_rank *k, double now, double busy) {
+  double d = now - k->call_start - k->call_compute;
+  if (d <= 0) return;
+  double comm = busy - k->call_busy0 - k->call_busy_compute;
+  if (comm > d) comm = d;
+  if (comm < 0) comm = 0;
+  k->st.comm += comm;
+  k->st.wait += d - comm;
 }
 
 void emu_leave(void) {
@@ -144,16 +161,7 @@ void emu_leave(void) {
   emu_rank *k = S->running;
   if (--k->depth > 0) return;
   double now = sim_now(S->sim);
-  double d = now - k->call_start - k->call_compute;
-  if (d > 0) {
-    /* time in an MPI call is communication while its messages moved, waiting otherwise */
-    double lo = k->xfer_lo < k->call_start ? k->call_start : k->xfer_lo;
-    double hi = k->xfer_hi > now ? now : k->xfer_hi;
-    double comm = hi > lo ? hi - lo : 0;
-    if (comm > d) comm = d;
-    k->st.comm += comm;
-    k->st.wait += d - comm;
-  }
+  account_call(k, now, mpi_rank_busy_time(S->world, k->id));
   k->st.actions++;
   if (S->o->actions)
     fprintf(S->o->actions, "%.6f %d %s %.6f\n", now, k->id, k->call ? k->call : "?",
@@ -245,10 +253,6 @@ static void on_done(void *ctx, mpi_req *q) {
   if (!r) return;
   r->done = 1;
   emu_rank *k = &S->ranks[r->owner];
-  if (q->xfer_start >= 0) {
-    if (q->xfer_start < k->xfer_lo) k->xfer_lo = q->xfer_start;
-    if (q->xfer_end > k->xfer_hi) k->xfer_hi = q->xfer_end;
-  }
   if (q->is_send) {
     k->st.msgs_sent++;
     k->st.bytes_sent += q->bytes;
@@ -377,10 +381,19 @@ int emu_run(const emu_opts *o, replay_result *res, psim_err *err) {
   res->np = S->np;
   res->ranks = xcalloc((size_t)S->np, sizeof *res->ranks);
   for (int i = 0; i < S->np; i++) {
-    res->ranks[i] = S->ranks[i].st;
-    if (S->ranks[i].st.finish > res->simulated_time) res->simulated_time = S->ranks[i].st.finish;
-    res->actions += S->ranks[i].st.actions;
+    emu_rank *k = &S->ranks[i];
+    if (res->deadlock && k->state != EK_DONE) {
+      /* blocked for good inside an MPI call: its times run up to that block */
+      account_call(k, k->block_t, k->block_busy);
+      k->st.finish = k->block_t;
+      k->st.blocked = 1;
+    }
+    res->ranks[i] = k->st;
+    if (k->st.finish > res->simulated_time) res->simulated_time = k->st.finish;
+    res->actions += k->st.actions;
   }
+  /* a deadlock: the run ends at the date it was found (the last event) */
+  if (res->deadlock && sim_now(S->sim) > res->simulated_time) res->simulated_time = sim_now(S->sim);
   mpi_stats ms = mpi_world_stats(S->world);
   res->messages = ms.messages;
   res->bytes = ms.bytes;

@@ -20,7 +20,23 @@ struct mpi_world {
   mpi_transfer_fn observe;
   void *observe_ctx;
   uint64_t wseq;        /* last mpi_req.wseq given */
+  /* per rank: own messages in progress (on the wire, or paying an overhead), the date of the
+   * last change of that count, and the time it was above zero before that date */
+  int *busy_n;
+  double *busy_since, *busy_acc;
 };
+
+void mpi_rank_busy(mpi_world *w, int r, int delta) {
+  if (delta > 0) {
+    if (w->busy_n[r]++ == 0) w->busy_since[r] = sim_now(w->sim);
+  } else if (--w->busy_n[r] == 0) {
+    w->busy_acc[r] += sim_now(w->sim) - w->busy_since[r];
+  }
+}
+
+double mpi_rank_busy_time(const mpi_world *w, int r) {
+  return w->busy_n[r] > 0 ? w->busy_acc[r] + (sim_now(w->sim) - w->busy_since[r]) : w->busy_acc[r];
+}
 
 void mpi_world_observe(mpi_world *w, mpi_transfer_fn fn, void *ctx) {
   w->observe = fn;
@@ -37,6 +53,9 @@ mpi_world *mpi_world_new(sim *s, models *m, int nranks, const int *rank_host, mp
   w->on_done = on_done;
   w->ctx = ctx;
   w->q = match_new(nranks);
+  w->busy_n = xcalloc((size_t)(nranks > 0 ? nranks : 1), sizeof *w->busy_n);
+  w->busy_since = xcalloc((size_t)(nranks > 0 ? nranks : 1), sizeof *w->busy_since);
+  w->busy_acc = xcalloc((size_t)(nranks > 0 ? nranks : 1), sizeof *w->busy_acc);
   psim_slab_init(&w->reqs, sizeof(mpi_req));
   return w;
 }
@@ -45,6 +64,9 @@ void mpi_world_free(mpi_world *w) {
   if (!w) return;
   psim_slab_destroy(&w->reqs);
   match_free(w->q);
+  free(w->busy_n);
+  free(w->busy_since);
+  free(w->busy_acc);
   free(w);
 }
 
@@ -93,6 +115,7 @@ static void complete(mpi_world *w, mpi_req *r) {
 static void recv_overhead_done(sim *s, activity *a) {
   (void)s;
   mpi_req *recv = a->data;
+  mpi_rank_busy(recv->world, recv->owner, -1);
   recv->busy = 0;
   complete(recv->world, recv);
   maybe_free(recv->world, recv);
@@ -109,6 +132,7 @@ static void finish_recv(mpi_world *w, mpi_req *recv, const mpi_req *send) {
   recv->peer = NULL;
   double ovh = send->detached ? models_overhead(w->models, w->rank_host[recv->owner], OVH_RECV, send->bytes) : 0;
   if (ovh > 0) {
+    mpi_rank_busy(w, recv->owner, +1);
     sim_start_timer(w->sim, ovh, recv_overhead_done, recv, 0);
     return;
   }
@@ -127,6 +151,8 @@ static void transfer_done(sim *s, activity *a) {
   mpi_world *w = send->world;
   send->xfer_end = sim_now(s);
   send->arrived = 1;
+  mpi_rank_busy(w, send->src, -1);
+  mpi_rank_busy(w, send->dst, -1);
   mpi_req *recv = send->peer;
   if (w->observe) w->observe(w->observe_ctx, send, recv);
   /* The sender first when it started waiting first (the receiver's completion may be delayed
@@ -142,6 +168,8 @@ static void transfer_done(sim *s, activity *a) {
 
 static int start_transfer(mpi_world *w, mpi_req *send, psim_err *err) {
   send->xfer_start = sim_now(w->sim);
+  mpi_rank_busy(w, send->src, +1);
+  mpi_rank_busy(w, send->dst, +1);
   w->stats.messages++;
   w->stats.bytes += send->bytes;
   activity *a = models_transfer(w->models, w->rank_host[send->src], w->rank_host[send->dst],

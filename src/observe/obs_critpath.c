@@ -5,12 +5,16 @@
  * the interval of r's time just before t is an action (or the gap after its last action,
  * where it waits for its pending requests):
  *  - a computation (or sleep): it was the cause of the time it took: `compute`, go to its start;
- *  - an MPI call: the latest message not yet used that reached r (or, for a sender that is not
- *    detached, left r) within the interval is what it waited for. The time after the arrival
- *    is `wait` (receive overheads), the transfer is `transfer`, and the path goes on at the
- *    later of the two postings: the receiver's, when the bytes waited for the receive to be
- *    posted (rendez-vous), else the sender's. With no such message, the call's whole duration
- *    is `wait` (send overheads, test sleeps, a message that had already arrived).
+ *  - inside an MPI call, a recorded phase ending at or after t and starting before it (a
+ *    reduction's computation, an os/ois/or overhead, a VP waiting for its PE): it is
+ *    `compute`, `overhead` or `pe_wait`; go to its start;
+ *  - else, in an MPI call: the latest message not yet used that reached r (or, for a sender
+ *    that is not detached, left r) after the call's start and after r's last phase is what it
+ *    waited for. The time after the arrival is `wait`, the transfer is `transfer`, and the
+ *    path goes on at the later of the two postings: the receiver's, when the bytes waited for
+ *    the receive to be posted (rendez-vous), else the sender's. With no such message, the time
+ *    back to the last phase or the call's start is `wait` (test sleeps, a message that had
+ *    already arrived, a VP at a balancing step).
  * Each step moves t back or uses a message (never twice), so the walk ends. Transfers count
  * for the rank that waited for them. */
 #include <math.h>
@@ -23,9 +27,13 @@ static void add_seg(obs_critpath *cp, int what, int rank, int peer, double s, do
                     double bytes, long act, int src, int dst) {
   if (e <= s && what != OBS_CP_TRANSFER) return;
   double d = e > s ? e - s : 0;
-  if (what == OBS_CP_COMPUTE) { cp->compute += d; cp->rank_compute[rank] += d; }
-  else if (what == OBS_CP_TRANSFER) { cp->transfer += d; cp->rank_transfer[rank] += d; }
-  else { cp->wait += d; cp->rank_wait[rank] += d; }
+  switch (what) {
+  case OBS_CP_COMPUTE: cp->compute += d; cp->rank_compute[rank] += d; break;
+  case OBS_CP_TRANSFER: cp->transfer += d; cp->rank_transfer[rank] += d; break;
+  case OBS_CP_OVERHEAD: cp->overhead += d; cp->rank_overhead[rank] += d; break;
+  case OBS_CP_PE: cp->pe_wait += d; cp->rank_pe[rank] += d; break;
+  default: cp->wait += d; cp->rank_wait[rank] += d; break;
+  }
   obs_cp_seg g = {what, rank, peer, src, dst, s, e, bytes, act};
   VEC_PUSH(cp->segs, g);
 }
@@ -38,6 +46,20 @@ static long last_before(const obs_act *a, long n, double t) {
     if (a[mid].start < t) lo = mid + 1; else hi = mid;
   }
   return lo - 1;
+}
+
+/* The first phase of list (ends never decrease) ending at or after t, or n. */
+static long phase_at(const obs_phase *p, long n, double t) {
+  long lo = 0, hi = n;
+  while (lo < hi) {
+    long mid = lo + (hi - lo) / 2;
+    if (p[mid].end < t) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
+static int phase_seg(int what) {
+  return what == REPLAY_PHASE_COMPUTE ? OBS_CP_COMPUTE : what == REPLAY_PHASE_PE ? OBS_CP_PE : OBS_CP_OVERHEAD;
 }
 
 /* Per rank, the messages whose arrival could end one of its calls, in arrival order. */
@@ -66,6 +88,8 @@ void obs_critpath_compute(const obs_record *rec, const replay_result *res, obs_c
   cp->rank_compute = xcalloc((size_t)(np > 0 ? np : 1), sizeof(double));
   cp->rank_transfer = xcalloc((size_t)(np > 0 ? np : 1), sizeof(double));
   cp->rank_wait = xcalloc((size_t)(np > 0 ? np : 1), sizeof(double));
+  cp->rank_overhead = xcalloc((size_t)(np > 0 ? np : 1), sizeof(double));
+  cp->rank_pe = xcalloc((size_t)(np > 0 ? np : 1), sizeof(double));
   cp->last_rank = -1;
   if (np <= 0) return;
   /* where the path ends: the last rank to finish (the lowest-numbered one on ties) */
@@ -95,6 +119,16 @@ void obs_critpath_compute(const obs_record *rec, const replay_result *res, obs_c
     else if (acts[ai].end < t) s = acts[ai].end, compute = 0, ai = -1;  /* after its last */
     else s = acts[ai].start, compute = obs_category((tit_kind)acts[ai].kind) == OBS_CAT_COMPUTE;
     if (compute) { add_seg(cp, OBS_CP_COMPUTE, r, -1, s, t, 0, ai, -1, -1); t = s; continue; }
+    const obs_phase *ph = rec->phases[r].data;
+    long pi = phase_at(ph, (long)rec->phases[r].len, t);
+    if (pi < (long)rec->phases[r].len && ph[pi].start < t) {   /* t falls in a phase */
+      double ps = ph[pi].start > s ? ph[pi].start : s;
+      if (ps >= t) ps = ph[pi].start;   /* a phase from before the action's recorded start */
+      add_seg(cp, phase_seg(ph[pi].what), r, -1, ps, t, 0, ai, -1, -1);
+      t = ps;
+      continue;
+    }
+    if (pi > 0 && ph[pi - 1].end > s) s = ph[pi - 1].end;   /* the wait after r's last phase */
     long mi = pick_msg(rec, &lists[r], used, s, t);
     if (mi < 0) {
       if (s >= t) break;   /* cannot happen: t > 0 and s < t; stop rather than loop */
@@ -130,11 +164,19 @@ void obs_critpath_free(obs_critpath *cp) {
   free(cp->rank_compute);
   free(cp->rank_transfer);
   free(cp->rank_wait);
+  free(cp->rank_overhead);
+  free(cp->rank_pe);
   memset(cp, 0, sizeof *cp);
 }
 
 static const char *what_name(int w) {
-  return w == OBS_CP_COMPUTE ? "compute" : w == OBS_CP_TRANSFER ? "transfer" : "wait";
+  return w == OBS_CP_COMPUTE ? "compute" : w == OBS_CP_TRANSFER ? "transfer" : w == OBS_CP_OVERHEAD ? "overhead"
+         : w == OBS_CP_PE ? "pe_wait" : "wait";
+}
+
+static int rank_on_path(const obs_critpath *cp, int r) {
+  return cp->rank_compute[r] > 0 || cp->rank_transfer[r] > 0 || cp->rank_wait[r] > 0 ||
+         cp->rank_overhead[r] > 0 || cp->rank_pe[r] > 0;
 }
 
 /* Consecutive segments of one rank and kind (not transfers) print as one row. */
@@ -150,14 +192,18 @@ static double pct(double x, double tot) { return tot > 0 ? 100 * x / tot : 0; }
 
 void obs_critpath_write_text(FILE *f, const obs_critpath *cp, const obs_record *rec) {
   fprintf(f, "critical path: %.6f s, ending on rank %d\n", cp->length, cp->last_rank);
-  fprintf(f, "  computation %.6f s (%.1f%%), transfers %.6f s (%.1f%%), waiting %.6f s (%.1f%%)\n",
+  fprintf(f, "  computation %.6f s (%.1f%%), transfers %.6f s (%.1f%%), MPI overheads %.6f s (%.1f%%), "
+             "waiting %.6f s (%.1f%%)",
           cp->compute, pct(cp->compute, cp->length), cp->transfer, pct(cp->transfer, cp->length),
-          cp->wait, pct(cp->wait, cp->length));
-  fprintf(f, "\n%6s %14s %14s %14s\n", "rank", "compute(s)", "transfer(s)", "wait(s)");
+          cp->overhead, pct(cp->overhead, cp->length), cp->wait, pct(cp->wait, cp->length));
+  if (cp->pe_wait > 0)
+    fprintf(f, ", waiting for a PE %.6f s (%.1f%%)", cp->pe_wait, pct(cp->pe_wait, cp->length));
+  fprintf(f, "\n\n%6s %14s %14s %14s %14s %14s\n", "rank", "compute(s)", "transfer(s)", "overhead(s)",
+          "wait(s)", "pe_wait(s)");
   for (int r = 0; r < cp->np; r++)
-    if (cp->rank_compute[r] > 0 || cp->rank_transfer[r] > 0 || cp->rank_wait[r] > 0)
-      fprintf(f, "%6d %14.6f %14.6f %14.6f\n", r, cp->rank_compute[r], cp->rank_transfer[r],
-              cp->rank_wait[r]);
+    if (rank_on_path(cp, r))
+      fprintf(f, "%6d %14.6f %14.6f %14.6f %14.6f %14.6f\n", r, cp->rank_compute[r], cp->rank_transfer[r],
+              cp->rank_overhead[r], cp->rank_wait[r], cp->rank_pe[r]);
   size_t rows = 0;
   for (size_t i = 0; i < cp->segs.len; i = merged_end(cp, i)) rows++;
   fprintf(f, "\nthe chain, from the start (%zu steps):\n%14s %14s  %-9s %-9s %s\n", rows, "start(s)",
@@ -198,16 +244,24 @@ void obs_critpath_write_json(FILE *f, const obs_critpath *cp, const obs_record *
   obs_json_number(f, cp->transfer);
   fputs(", \"wait\": ", f);
   obs_json_number(f, cp->wait);
+  fputs(", \"overhead\": ", f);
+  obs_json_number(f, cp->overhead);
+  fputs(", \"pe_wait\": ", f);
+  obs_json_number(f, cp->pe_wait);
   fprintf(f, ",\n%s  \"ranks\": [", pad);
   int first = 1;
   for (int r = 0; r < cp->np; r++) {
-    if (!(cp->rank_compute[r] > 0 || cp->rank_transfer[r] > 0 || cp->rank_wait[r] > 0)) continue;
+    if (!rank_on_path(cp, r)) continue;
     fprintf(f, "%s\n%s    {\"rank\": %d, \"compute\": ", first ? "" : ",", pad, r);
     obs_json_number(f, cp->rank_compute[r]);
     fputs(", \"transfer\": ", f);
     obs_json_number(f, cp->rank_transfer[r]);
     fputs(", \"wait\": ", f);
     obs_json_number(f, cp->rank_wait[r]);
+    fputs(", \"overhead\": ", f);
+    obs_json_number(f, cp->rank_overhead[r]);
+    fputs(", \"pe_wait\": ", f);
+    obs_json_number(f, cp->rank_pe[r]);
     fputc('}', f);
     first = 0;
   }

@@ -1,6 +1,7 @@
 /* Records a run (every action's dates and kind, every message) for the analyses that need
  * the whole history: the critical path walks it backwards, the report draws it. Actions cost
- * 24 bytes each (plus their text when asked), messages 64. */
+ * 24 bytes each (plus their text when asked), messages 64, phases (overheads, reductions'
+ * computations, VPs waiting for their PE) 24. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +36,13 @@ static void on_message(void *ctx, const mpi_req *send, const mpi_req *recv) {
   VEC_PUSH(r->msgs, m);
 }
 
+static void on_phase(void *ctx, int rank, int what, double start, double end) {
+  obs_record *r = ctx;
+  if (rank < 0 || rank >= r->np || !(end > start)) return;
+  obs_phase x = {start, end, (uint8_t)what};
+  VEC_PUSH(r->phases[rank], x);
+}
+
 static void on_end(void *ctx, double time) { ((obs_record *)ctx)->end_time = time; }
 
 obs_record *obs_record_new(int np, int keep_text) {
@@ -42,18 +50,21 @@ obs_record *obs_record_new(int np, int keep_text) {
   r->np = np;
   r->keep_text = keep_text;
   r->acts = xcalloc((size_t)(np > 0 ? np : 1), sizeof *r->acts);
+  r->phases = xcalloc((size_t)(np > 0 ? np : 1), sizeof *r->phases);
   VEC_PUSH(r->text, 0);   /* offset 0 = no text */
   return r;
 }
 
 replay_observer obs_record_observer(obs_record *r) {
-  return (replay_observer){.ctx = r, .action = on_action, .message = on_message, .end = on_end};
+  return (replay_observer){.ctx = r, .action = on_action, .message = on_message, .end = on_end,
+                           .phase = on_phase};
 }
 
 void obs_record_free(obs_record *r) {
   if (!r) return;
-  for (int i = 0; i < r->np; i++) VEC_FREE(r->acts[i]);
+  for (int i = 0; i < r->np; i++) { VEC_FREE(r->acts[i]); VEC_FREE(r->phases[i]); }
   free(r->acts);
+  free(r->phases);
   VEC_FREE(r->msgs);
   VEC_FREE(r->text);
   free(r);

@@ -27,20 +27,42 @@ static void missing(FILE *f, const char *what) {
              "or <code>psim replay --json FILE --timeline</code>.</p>\n", what);
 }
 
+/* ---- where the time goes: the parts of a rank's time (rank_stats), then idle ----
+ * psim lb documents (with "pes") add the time VPs wait for their PE and at balancing steps. */
+enum { NPARTS = 6 };
+static const char *const PART_KEY[NPARTS - 1] = {"compute_time", "comm_time", "wait_time", "pe_wait_time", "lb_time"};
+static const char *const PART_NAME[NPARTS] = {"computing", "communicating", "waiting for messages",
+                                              "waiting for a PE", "at balancing steps", "idle after finishing"};
+static const char *const PART_FILL[NPARTS] = {"#3a9d3a", "#3366cc", "#d9452b", "#b07cc6", "#8c6d31", "#dddddd"};
+
+/* The parts to draw: computing, communicating, waiting, [PE, steps,] idle. */
+static int parts_of(const jv *doc, int *idx) {
+  int n = 0, vp = jv_get(doc, "pes") != NULL;
+  for (int i = 0; i < NPARTS; i++)
+    if (vp || (i != 3 && i != 4)) idx[n++] = i;
+  return n;
+}
+
+/* Sums the parts of ranks [lo, hi) into v (idle = T - the others, per rank). */
+static void rank_parts(const jv *ranks, size_t lo, size_t hi, double T, double *v) {
+  for (int j = 0; j < NPARTS; j++) v[j] = 0;
+  for (size_t i = lo; i < hi; i++) {
+    const jv *r = jv_at(ranks, i);
+    double used = 0;
+    for (int j = 0; j < NPARTS - 1; j++) { double x = jv_num(jv_get(r, PART_KEY[j]), 0); v[j] += x; used += x; }
+    if (T > used) v[NPARTS - 1] += T - used;
+  }
+}
+
 /* ---- summary ---- */
 static void summary(FILE *f, const jv *doc, double *eff_out) {
   const jv *ranks = jv_get(doc, "ranks");
   size_t np = jv_len(ranks);
   double T = jv_num(jv_get(doc, "simulated_time"), 0);
-  double tc = 0, tm = 0, tw = 0;
-  for (size_t i = 0; i < np; i++) {
-    const jv *r = jv_at(ranks, i);
-    tc += jv_num(jv_get(r, "compute_time"), 0);
-    tm += jv_num(jv_get(r, "comm_time"), 0);
-    tw += jv_num(jv_get(r, "wait_time"), 0);
-  }
-  double tot = T * (double)np, idle = tot - tc - tm - tw;
-  if (idle < 0) idle = 0;
+  double parts[NPARTS];
+  rank_parts(ranks, 0, np, T, parts);
+  double tc = parts[0];
+  double tot = T * (double)np;
   /* psim lb: the ranks are VPs sharing PEs, so efficiency is over the PEs' time */
   double npe = jv_num(jv_get(doc, "pes"), (double)np);
   double eff = T * npe > 0 ? tc / (T * npe) : 0;
@@ -68,17 +90,17 @@ static void summary(FILE *f, const jv *doc, double *eff_out) {
   const jv *dl = jv_get(doc, "deadlock");
   if (dl && dl->type == JV_STR) { fputs("<tr><th>deadlock</th><td><pre>", f); obs_html_esc(f, dl->str); fputs("</pre></td></tr>\n", f); }
   fprintf(f, "</table>\n<h3>Where the %s' time goes</h3>\n", who);
-  double parts[4] = {tc, tm, tw, idle};
-  const char *names[4] = {"computing", "communicating", "waiting", "idle after finishing"};
-  const char *fills[4] = {CAT_FILL[OBS_CAT_COMPUTE], CAT_FILL[OBS_CAT_P2P], CAT_FILL[OBS_CAT_WAIT], "#dddddd"};
-  fprintf(f, "<svg id=\"time-split\" class=\"chart\" width=\"%d\" height=\"60\" xmlns=\"http://www.w3.org/2000/svg\">\n", W);
+  int idx[NPARTS], n = parts_of(doc, idx);
+  fprintf(f, "<svg id=\"time-split\" class=\"chart\" width=\"%d\" height=\"%d\" xmlns=\"http://www.w3.org/2000/svg\">\n", W, n > 4 ? 80 : 60);
   double x = 0;
-  for (int i = 0; i < 4; i++) {
+  for (int k = 0; k < n; k++) {
+    int i = idx[k];
     double w = tot > 0 ? (W - 2.0) * parts[i] / tot : 0;
     fprintf(f, "<rect x=\"%.2f\" y=\"0\" width=\"%.2f\" height=\"28\" fill=\"%s\"><title>%s: %.1f %%</title></rect>\n",
-            x + 1, w, fills[i], names[i], tot > 0 ? 100 * parts[i] / tot : 0.0);
-    fprintf(f, "<rect x=\"%d\" y=\"40\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%d\" y=\"50\">%s %.1f %%</text>\n",
-            i * 230, fills[i], i * 230 + 16, names[i], tot > 0 ? 100 * parts[i] / tot : 0.0);
+            x + 1, w, PART_FILL[i], PART_NAME[i], tot > 0 ? 100 * parts[i] / tot : 0.0);
+    fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">%s %.1f %%</text>\n",
+            (k % 4) * 230, 40 + 20 * (k / 4), PART_FILL[i], (k % 4) * 230 + 16, 50 + 20 * (k / 4), PART_NAME[i],
+            tot > 0 ? 100 * parts[i] / tot : 0.0);
     x += w;
   }
   fputs("</svg></section>\n", f);
@@ -251,40 +273,37 @@ static void rank_bars(FILE *f, const jv *doc) {
   double T = jv_num(jv_get(doc, "simulated_time"), 0);
   size_t G = np < MAX_ROWS ? np : MAX_ROWS;
   fputs("<section id=\"rank-bars\"><h2>Time of each rank</h2>\n", f);
-  fprintf(f, "<p>Computing, communicating, waiting and idle after finishing, per %s.</p>\n", G < np ? "group of ranks (average)" : "rank");
+  int idx[NPARTS], n = parts_of(doc, idx);
+  fprintf(f, "<p>Computing, communicating (its own messages moving), waiting (in MPI, none of its messages moving)%s "
+             "and idle after finishing, per %s.</p>\n", n > 4 ? ", waiting for its PE, at balancing steps" : "",
+          G < np ? "group of ranks (average)" : "rank");
   double bh = G <= 32 ? 14 : G <= 64 ? 7 : 4, pw = W - LEFT - RIGHT;
-  fprintf(f, "<svg id=\"rank-bars-chart\" class=\"chart\" width=\"%d\" height=\"%.0f\" xmlns=\"http://www.w3.org/2000/svg\">\n", W, bh * (double)G + 60);
-  const char *fills[4] = {CAT_FILL[OBS_CAT_COMPUTE], CAT_FILL[OBS_CAT_P2P], CAT_FILL[OBS_CAT_WAIT], "#dddddd"};
-  const char *names[4] = {"computing", "communicating", "waiting", "idle"};
+  fprintf(f, "<svg id=\"rank-bars-chart\" class=\"chart\" width=\"%d\" height=\"%.0f\" xmlns=\"http://www.w3.org/2000/svg\">\n", W,
+          bh * (double)G + (n > 4 ? 80 : 60));
   for (size_t g = 0; g < G; g++) {
     size_t lo = (g * np + G - 1) / G, hi = ((g + 1) * np + G - 1) / G;
-    double v[4] = {0, 0, 0, 0};
-    for (size_t i = lo; i < hi; i++) {
-      const jv *r = jv_at(ranks, i);
-      v[0] += jv_num(jv_get(r, "compute_time"), 0);
-      v[1] += jv_num(jv_get(r, "comm_time"), 0);
-      v[2] += jv_num(jv_get(r, "wait_time"), 0);
-    }
+    double v[NPARTS];
+    rank_parts(ranks, lo, hi, T, v);
     double k = hi > lo ? (double)(hi - lo) : 1;
-    for (int j = 0; j < 3; j++) v[j] /= k;
-    v[3] = T - v[0] - v[1] - v[2];
-    if (v[3] < 0) v[3] = 0;
+    for (int j = 0; j < NPARTS; j++) v[j] /= k;
     double y = bh * (double)g, x = LEFT;
     if (g % (size_t)ceil(12 / bh) == 0) {
       if (hi - lo > 1) fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%zu-%zu</text>\n", LEFT - 6, y + bh * 0.85, lo, hi - 1);
       else fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">rank %zu</text>\n", LEFT - 6, y + bh * 0.85, lo);
     }
-    for (int j = 0; j < 4; j++) {
+    for (int q = 0; q < n; q++) {
+      int j = idx[q];
       double w = T > 0 ? pw * v[j] / T : 0;
       fprintf(f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\"><title>%s: %.6g s</title></rect>\n",
-              x, y, w, bh - 1, fills[j], names[j], v[j]);
+              x, y, w, bh - 1, PART_FILL[j], PART_NAME[j], v[j]);
       x += w;
     }
   }
   obs_svg_time_axis(f, LEFT, pw, bh * (double)G + 4, 0, T);
-  for (int j = 0; j < 4; j++)
+  for (int q = 0; q < n; q++)
     fprintf(f, "<rect x=\"%d\" y=\"%.0f\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%d\" y=\"%.0f\">%s</text>\n",
-            LEFT + j * 150, bh * (double)G + 30, fills[j], LEFT + j * 150 + 16, bh * (double)G + 40, names[j]);
+            LEFT + (q % 4) * 170, bh * (double)G + 30 + 20 * (q / 4), PART_FILL[idx[q]], LEFT + (q % 4) * 170 + 16,
+            bh * (double)G + 40 + 20 * (q / 4), PART_NAME[idx[q]]);
   fputs("</svg></section>\n", f);
 }
 
@@ -294,12 +313,15 @@ static void critical_path(FILE *f, const jv *doc) {
   const jv *cp = jv_get(doc, "critical_path");
   if (!cp) { missing(f, "critical path"); fputs("</section>\n", f); return; }
   double L = jv_num(jv_get(cp, "length"), 0), c = jv_num(jv_get(cp, "compute"), 0),
-         t = jv_num(jv_get(cp, "transfer"), 0), w = jv_num(jv_get(cp, "wait"), 0);
+         t = jv_num(jv_get(cp, "transfer"), 0), w = jv_num(jv_get(cp, "wait"), 0),
+         o = jv_num(jv_get(cp, "overhead"), 0), pe = jv_num(jv_get(cp, "pe_wait"), 0);
   char lb[32];
   obs_fmt_time(lb, sizeof lb, L);
   fprintf(f, "<p>The chain of computations and messages that fixed the makespan (%s), ending on rank %.0f: "
-             "%.1f %% computation, %.1f %% transfers, %.1f %% waiting (MPI overheads).</p>\n",
-          lb, jv_num(jv_get(cp, "last_rank"), -1), L > 0 ? 100 * c / L : 0, L > 0 ? 100 * t / L : 0, L > 0 ? 100 * w / L : 0);
+             "%.1f %% computation, %.1f %% transfers, %.1f %% MPI overheads, %.1f %% waiting, "
+             "%.1f %% waiting for a PE.</p>\n",
+          lb, jv_num(jv_get(cp, "last_rank"), -1), L > 0 ? 100 * c / L : 0, L > 0 ? 100 * t / L : 0,
+          L > 0 ? 100 * o / L : 0, L > 0 ? 100 * w / L : 0, L > 0 ? 100 * pe / L : 0);
   /* rows: the ranks the path visits, in rank order (at most MAX_ROWS, else one row) */
   const jv *segs = jv_get(cp, "segments");
   size_t ns = jv_len(segs);
@@ -336,20 +358,23 @@ static void critical_path(FILE *f, const jv *doc) {
       fprintf(f, "<line x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"><title>transfer %d -&gt; %d</title></line>\n",
               x0, rh * ys + rh / 2, x1 < x0 + 0.5 ? x0 + 0.5 : x1, rh * yr + rh / 2, CAT_FILL[OBS_CAT_P2P], p, r);
     } else {
-      const char *fill = !strcmp(what, "compute") ? CAT_FILL[OBS_CAT_COMPUTE] : CAT_FILL[OBS_CAT_WAIT];
+      const char *fill = !strcmp(what, "compute") ? PART_FILL[0] : !strcmp(what, "overhead") ? PART_FILL[1]
+                         : !strcmp(what, "pe_wait") ? PART_FILL[3] : PART_FILL[2];
       fprintf(f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\"><title>rank %d %s %.6g s</title></rect>\n",
               x0, rh * yr + 2, x1 - x0 < 0.3 ? 0.3 : x1 - x0, rh - 4, fill, r, what, e - a);
     }
   }
   obs_svg_time_axis(f, LEFT, pw, rh * nrows + 4, 0, L);
-  fputs("</svg>\n<table class=\"grid\"><tr><th>rank</th><th>computation (s)</th><th>transfers (s)</th><th>waiting (s)</th></tr>\n", f);
+  fputs("</svg>\n<table class=\"grid\"><tr><th>rank</th><th>computation (s)</th><th>transfers (s)</th>"
+        "<th>MPI overheads (s)</th><th>waiting (s)</th><th>waiting for a PE (s)</th></tr>\n", f);
   const jv *pr = jv_get(cp, "ranks");
   for (size_t i = 0; i < jv_len(pr) && i < 64; i++) {
     const jv *x = jv_at(pr, i);
-    fprintf(f, "<tr><td>%.0f</td><td>%.6g</td><td>%.6g</td><td>%.6g</td></tr>\n", jv_num(jv_get(x, "rank"), 0),
-            jv_num(jv_get(x, "compute"), 0), jv_num(jv_get(x, "transfer"), 0), jv_num(jv_get(x, "wait"), 0));
+    fprintf(f, "<tr><td>%.0f</td><td>%.6g</td><td>%.6g</td><td>%.6g</td><td>%.6g</td><td>%.6g</td></tr>\n",
+            jv_num(jv_get(x, "rank"), 0), jv_num(jv_get(x, "compute"), 0), jv_num(jv_get(x, "transfer"), 0),
+            jv_num(jv_get(x, "overhead"), 0), jv_num(jv_get(x, "wait"), 0), jv_num(jv_get(x, "pe_wait"), 0));
   }
-  if (jv_len(pr) > 64) fprintf(f, "<tr><td colspan=\"4\">(%zu more ranks)</td></tr>\n", jv_len(pr) - 64);
+  if (jv_len(pr) > 64) fprintf(f, "<tr><td colspan=\"6\">(%zu more ranks)</td></tr>\n", jv_len(pr) - 64);
   fputs("</table></section>\n", f);
   free(row);
 }

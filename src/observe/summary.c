@@ -32,6 +32,9 @@ static void kv_num(FILE *f, const char *k, double v, int comma) {
   if (comma) fputs(", ", f);
 }
 
+/* psim lb's VPs also wait for their PE and at balancing steps. */
+static int vp_mode(const run_meta *m) { return m->command && !strcmp(m->command, "lb"); }
+
 /* Everything but the closing brace, so that obs_write_json_full can add its sections. */
 void obs_write_json_body(FILE *f, const replay_result *r, const run_meta *m) {
   fputs("{\n  \"psim_version\": \"0.1\",\n  \"command\": ", f);
@@ -67,6 +70,19 @@ void obs_write_json_body(FILE *f, const replay_result *r, const run_meta *m) {
   obs_write_json_ranks(f, r, m);
 }
 
+void obs_totals(const replay_result *r, obs_time_totals *t) {
+  memset(t, 0, sizeof *t);
+  for (int i = 0; i < r->np; i++) {
+    const rank_stats *s = &r->ranks[i];
+    t->compute += s->compute;
+    t->comm += s->comm;
+    t->wait += s->wait;
+    t->pe_wait += s->pe_wait;
+    t->lb += s->lb;
+    t->finish += s->finish;
+  }
+}
+
 void obs_write_json_ranks(FILE *f, const replay_result *r, const run_meta *m) {
   fputs("\"ranks\": [\n", f);
   for (int i = 0; i < r->np; i++) {
@@ -80,6 +96,11 @@ void obs_write_json_ranks(FILE *f, const replay_result *r, const run_meta *m) {
     kv_num(f, "compute_time", s->compute, 1);
     kv_num(f, "comm_time", s->comm, 1);
     kv_num(f, "wait_time", s->wait, 1);
+    if (vp_mode(m)) {
+      kv_num(f, "pe_wait_time", s->pe_wait, 1);
+      kv_num(f, "lb_time", s->lb, 1);
+    }
+    if (s->blocked) fputs("\"blocked\": true, ", f);
     kv_num(f, "actions", (double)s->actions, 1);
     kv_num(f, "messages_sent", (double)s->msgs_sent, 1);
     kv_num(f, "bytes_sent", s->bytes_sent, 1);
@@ -87,7 +108,26 @@ void obs_write_json_ranks(FILE *f, const replay_result *r, const run_meta *m) {
     kv_num(f, "bytes_received", s->bytes_recv, 0);
     fputs(i + 1 < r->np ? "},\n" : "}\n", f);
   }
-  fputs("  ]", f);
+  fputs("  ],\n  ", f);
+  obs_write_json_totals(f, r, m);
+}
+
+/* The sums over the ranks (compute + comm + wait [+ pe_wait + lb] = the sum of finishes). */
+void obs_write_json_totals(FILE *f, const replay_result *r, const run_meta *m) {
+  obs_time_totals t;
+  obs_totals(r, &t);
+  fputs("\"totals\": {", f);
+  kv_num(f, "finish_time", t.finish, 1);
+  kv_num(f, "compute_time", t.compute, 1);
+  kv_num(f, "comm_time", t.comm, 1);
+  if (vp_mode(m)) {
+    kv_num(f, "wait_time", t.wait, 1);
+    kv_num(f, "pe_wait_time", t.pe_wait, 1);
+    kv_num(f, "lb_time", t.lb, 0);
+  } else {
+    kv_num(f, "wait_time", t.wait, 0);
+  }
+  fputs("}", f);
 }
 
 void obs_write_json(FILE *f, const replay_result *r, const run_meta *m) {
@@ -108,24 +148,34 @@ static void rank_row(FILE *f, const replay_result *r, const run_meta *m, int i) 
   char bs[32], br[32];
   human_bytes(bs, sizeof bs, s->bytes_sent);
   human_bytes(br, sizeof br, s->bytes_recv);
-  fprintf(f, "%6d  %-14.14s %12.6f %12.6f %12.6f %12.6f %9llu %10s %9llu %10s\n", i,
-          m->plat ? plat_host_at(m->plat, s->host)->name : "?", s->finish, s->compute, s->comm,
-          s->wait, (unsigned long long)s->msgs_sent, bs, (unsigned long long)s->msgs_recv, br);
+  fprintf(f, "%6d%c %-14.14s %12.6f %12.6f %12.6f %12.6f %9llu %10s %9llu %10s\n", i,
+          s->blocked ? '*' : ' ', m->plat ? plat_host_at(m->plat, s->host)->name : "?", s->finish,
+          s->compute, s->comm, s->wait, (unsigned long long)s->msgs_sent, bs, (unsigned long long)s->msgs_recv, br);
 }
 
 void obs_write_summary(FILE *f, const replay_result *r, const run_meta *m) {
   char b[32];
   human_bytes(b, sizeof b, r->bytes);
   fprintf(f, "psim %s: %d ranks on %s, %s network model\n", m->command, r->np, m->platform, m->network);
-  fprintf(f, "simulated time: %.6f s\n", r->simulated_time);
+  if (r->deadlock)
+    fprintf(f, "simulated time: %.6f s (deadlock found at that date; a blocked rank's finish is "
+               "when it blocked for good)\n", r->simulated_time);
+  else
+    fprintf(f, "simulated time: %.6f s\n", r->simulated_time);
   fprintf(f, "actions: %llu   messages: %llu (%s)\n", (unsigned long long)r->actions,
           (unsigned long long)r->messages, b);
-  double tc = 0, tm = 0, tw = 0;
-  for (int i = 0; i < r->np; i++) { tc += r->ranks[i].compute; tm += r->ranks[i].comm; tw += r->ranks[i].wait; }
+  obs_time_totals t;
+  obs_totals(r, &t);
   double tot = r->simulated_time * r->np;
-  if (tot > 0)
-    fprintf(f, "time of all ranks: %.1f%% computing, %.1f%% communicating, %.1f%% waiting, %.1f%% idle after finishing\n",
-            100 * tc / tot, 100 * tm / tot, 100 * tw / tot, 100 * (tot - tc - tm - tw) / tot);
+  if (tot > 0) {
+    fprintf(f, "time of all ranks: %.1f%% computing, %.1f%% communicating, %.1f%% waiting, ",
+            100 * t.compute / tot, 100 * t.comm / tot, 100 * t.wait / tot);
+    if (vp_mode(m))
+      fprintf(f, "%.1f%% waiting for a PE, %.1f%% at balancing steps, ", 100 * t.pe_wait / tot,
+              100 * t.lb / tot);
+    fprintf(f, "%.1f%% %s\n", 100 * (tot - t.finish) / tot,
+            r->deadlock ? "after finishing or blocking for good" : "idle after finishing");
+  }
   fprintf(f, "\n%6s  %-14s %12s %12s %12s %12s %9s %10s %9s %10s\n", "rank", "host", "finish(s)",
           "compute(s)", "comm(s)", "wait(s)", "msgs out", "bytes out", "msgs in", "bytes in");
   if (r->np <= 32) {
@@ -135,4 +185,5 @@ void obs_write_summary(FILE *f, const replay_result *r, const run_meta *m) {
     fprintf(f, "%6s  (%d more ranks: see --json)\n", "...", r->np - 16);
     for (int i = r->np - 8; i < r->np; i++) rank_row(f, r, m, i);
   }
+  if (r->deadlock) fputs("(* blocked for good at its finish time)\n", f);
 }

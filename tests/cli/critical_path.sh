@@ -16,6 +16,8 @@
 #  (c) the receiver posts late: rank 0 sends at 0, rank 1 computes 2 s then receives; the
 #      transfer waits for the receive, so the path stays on rank 1: compute 2 s, transfer
 #      2 .. 3.001 (from 0), compute 1 s = 4.001 s, and rank 0 is not on it.
+#  (d) parts of MPI calls that are not waiting: a reduction's computation (compute), smpi/os
+#      and smpi/or (overhead), a psim lb VP waiting for its PE (pe_wait); derivations below.
 set -u
 . "$(dirname "$0")/../lib/common.sh"
 C="$PSIM_SHARED/cases/simgrid"
@@ -29,6 +31,14 @@ expect() { # name got want
 seg_list() {
   tr -d '\n ' < "$1" | sed 's/.*"segments":\[//; s/\]\]}}.*/]/' | tr ']' '\n' |
     sed 's/^,*\[//' | awk -F, 'NF == 5 { gsub(/"/, "", $5); printf "%d %d %s %.6f %.6f\n", $3, $4, $5, $1, $2 }'
+}
+# segs_are NAME SEGMENT...: the path's segments in $J are exactly these ("rank peer what start end")
+segs_are() {
+  name=$1; shift
+  seg_list "$J" > "$TMPD/got"
+  printf '%s\n' "$@" > "$TMPD/want"
+  if cmp -s "$TMPD/want" "$TMPD/got"; then echo "ok   $name"
+  else bad "$name differ:"; diff "$TMPD/want" "$TMPD/got"; fi
 }
 
 J=$TMPD/cp.json
@@ -51,12 +61,9 @@ if "$PSIM" critical-path --quiet --json "$J" --network constant --platform "$P" 
   expect "chain compute" "$(cp_get "$J" compute)" 4
   expect "chain transfer" "$(cp_get "$J" transfer)" 1.102
   expect "chain wait" "$(cp_get "$J" wait)" 0
-  seg_list "$J" > "$TMPD/got"
-  printf '%s\n' "0 -1 compute 0.000000 1.000000" "1 0 transfer 1.000000 2.001000" \
+  segs_are "chain segments" "0 -1 compute 0.000000 1.000000" "1 0 transfer 1.000000 2.001000" \
     "1 -1 compute 2.001000 4.001000" "2 1 transfer 4.001000 4.102000" \
-    "2 -1 compute 4.102000 5.102000" > "$TMPD/want"
-  if cmp -s "$TMPD/want" "$TMPD/got"; then echo "ok   chain segments"
-  else bad "chain segments differ:"; diff "$TMPD/want" "$TMPD/got"; fi
+    "2 -1 compute 4.102000 5.102000"
   # the text listing says the same
   "$PSIM" critical-path --network constant --platform "$P" --np 3 "$T" > "$TMPD/txt"
   grep -q "^critical path: 5.102000 s, ending on rank 2" "$TMPD/txt" || bad "chain: text listing header"
@@ -70,18 +77,52 @@ if "$PSIM" critical-path --quiet --json "$J" --network constant --platform "$P" 
   expect "late receiver length" "$(cp_get "$J" length)" 4.001
   expect "late receiver compute" "$(cp_get "$J" compute)" 3
   expect "late receiver transfer" "$(cp_get "$J" transfer)" 1.001
-  seg_list "$J" > "$TMPD/got"
-  printf '%s\n' "1 -1 compute 0.000000 2.000000" "1 0 transfer 2.000000 3.001000" \
-    "1 -1 compute 3.001000 4.001000" > "$TMPD/want"
-  if cmp -s "$TMPD/want" "$TMPD/got"; then echo "ok   late receiver segments"
-  else bad "late receiver segments differ:"; diff "$TMPD/want" "$TMPD/got"; fi
+  segs_are "late receiver segments" "1 -1 compute 0.000000 2.000000" "1 0 transfer 2.000000 3.001000" \
+    "1 -1 compute 3.001000 4.001000"
 else bad "late receiver: psim failed"; fi
 
 # (d) every path adds up to the makespan, on a generated stencil
+# Segments that are neither waiting nor transfers, on a flat cluster (1 Gf, 1 ms / 100 MBps
+# private links; --network constant: S bytes take m = 2 ms + S/1e8 s, m(1000) = 0.00201 s).
+F=$PSIM_TESTDATA/platforms/flat8_1ms.xml
+# an allreduce whose reduction computes 1e6 flops (1 ms) after the messages: rank 1 computes
+# 1 s, sends to 0 (reduce) [1, 1.00201], 0 sends back (bcast) [1.00201, 1.00402], rank 1
+# computes the reduction [1.00402, 1.00502]: that last part is computation, not waiting
+printf '%s\n' "0 init" "1 init" "1 compute 1e9" "0 allreduce 1000 1e6" "1 allreduce 1000 1e6" > "$T"
+if "$PSIM" critical-path --quiet --json "$J" --network constant --platform "$F" --np 2 "$T"; then
+  expect "allreduce length" "$(cp_get "$J" length)" 1.00502
+  expect "allreduce compute (the reduction too)" "$(cp_get "$J" compute)" 1.001
+  expect "allreduce transfer" "$(cp_get "$J" transfer)" 0.00402
+  expect "allreduce wait" "$(cp_get "$J" wait)" 0
+  segs_are "allreduce segments" "1 -1 compute 0.000000 1.000000" "0 1 transfer 1.000000 1.002010" \
+    "1 0 transfer 1.002010 1.004020" "1 -1 compute 1.004020 1.005020"
+else bad "allreduce: psim failed"; fi
+# smpi/os = 1 ms before a detached 1000 B send, smpi/or = 2 ms after it arrives: overheads,
+# not waiting: 0 overhead [0, 0.001], transfer [0.001, 0.00301], 1 overhead [0.00301, 0.00501]
+printf '%s\n' "0 init" "1 init" "0 send 1 0 1000" "1 recv 0 0 1000" > "$T"
+if "$PSIM" critical-path --quiet --json "$J" --network constant --platform "$F" --np 2 \
+     --cfg smpi/os:0:1e-3:0 --cfg smpi/or:0:2e-3:0 "$T"; then
+  expect "overheads length" "$(cp_get "$J" length)" 0.00501
+  expect "overheads overhead" "$(cp_get "$J" overhead)" 0.003
+  expect "overheads transfer" "$(cp_get "$J" transfer)" 0.00201
+  expect "overheads wait" "$(cp_get "$J" wait)" 0
+  segs_are "overhead segments" "0 -1 overhead 0.000000 0.001000" "1 0 transfer 0.001000 0.003010" \
+    "1 -1 overhead 0.003010 0.005010"
+else bad "overheads: psim failed"; fi
+# psim lb, 2 VPs of 1 s each on 1 PE: VP 1 waits for the PE [0, 1], then computes [1, 2]
+printf '%s\n' "0 init" "1 init" "0 compute 1e9" "1 compute 1e9" > "$T"
+if "$PSIM" lb "$T" --quiet --json "$J" --timeline --network constant --platform "$F" --np 2 --pes 1 --balancer none; then
+  expect "lb: length" "$(cp_get "$J" length)" 2
+  expect "lb: waiting for the PE" "$(cp_get "$J" pe_wait)" 1
+  expect "lb: compute" "$(cp_get "$J" compute)" 1
+  expect "lb: wait" "$(cp_get "$J" wait)" 0
+else bad "lb: psim lb failed"; fi
+
 "$PSIM" gen stencil --ranks 16 --iters 10 -o "$TMPD/st" 2> /dev/null
 if "$PSIM" critical-path --quiet --json "$J" "$TMPD/st"; then
-  sum=$(awk -v a="$(cp_get "$J" compute)" -v b="$(cp_get "$J" transfer)" -v c="$(cp_get "$J" wait)" 'BEGIN { printf "%.9f", a + b + c }')
-  expect "stencil: compute + transfer + wait = length" "$sum" "$(cp_get "$J" length)"
+  sum=$(awk -v a="$(cp_get "$J" compute)" -v b="$(cp_get "$J" transfer)" -v c="$(cp_get "$J" wait)" \
+    -v d="$(cp_get "$J" overhead)" -v e="$(cp_get "$J" pe_wait)" 'BEGIN { printf "%.9f", a + b + c + d + e }')
+  expect "stencil: compute + transfer + overhead + wait + pe_wait = length" "$sum" "$(cp_get "$J" length)"
   expect "stencil: length = simulated time" "$(cp_get "$J" length)" "$(json_get "$J" simulated_time)"
 else bad "stencil: psim failed"; fi
 finish $fails

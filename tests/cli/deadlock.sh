@@ -86,6 +86,37 @@ dead "per-rank files" 3 "0 2" -- "$D/e0.txt" "$D/e1.txt" "$D/e2.txt"
 line_has "per-rank files" 0 "end of its trace|$D/e0.txt:2|receive from rank 1 (tag 0) never sent"
 line_has "per-rank files" 2 "'2 wait 0 2 7'|$D/e2.txt:4:|receive from rank 0 (tag 7) never sent"
 
+# 7. the times of a deadlocked run: the simulated time is the date the deadlock was found (the
+#    last event), each blocked rank's finish is the date it blocked for good, and its
+#    compute + comm + wait add up to it. Hand-derived on a flat cluster (1 Gf hosts, 1 ms /
+#    100 MBps private links, --network constant: a message of S bytes takes 2 ms + S/1e8 s):
+#    rank 1 computes 1e8 flops (0.1 s) then sends 10 B to rank 0 (detached: rank 1 ends at
+#    0.1 s); rank 0 waits [0, 0.1] in its first receive, communicates while the message moves
+#    [0.1, 0.1020001], then blocks for good in a receive no one sends (tag 1). The last event
+#    is that arrival: the deadlock is found at 0.1020001 s. Rank 2 computes 5e7 flops (0.05 s)
+#    then receives from rank 0: it waits from 0.05 s on and is blocked for good then.
+w "$D/d7.txt" "0 init" "1 init" "2 init" "0 recv 1 0 10" "0 recv 1 1 10" "1 compute 1e8" "1 send 0 0 10" \
+  "2 compute 5e7" "2 recv 0 0 10"
+checks=$((checks + 1))
+"$PSIM" replay --network constant --platform "$PSIM_TESTDATA/platforms/flat8_1ms.xml" --np 3 --json "$D/json" "$D/d7.txt" >"$D/out" 2>"$D/err"
+rc=$?
+# rank: finish compute comm wait blocked
+want='0 0.1020001 0 0.0020001 0.1 true
+1 0.1 0.1 0 0 -
+2 0.05 0.05 0 0 true'
+got=$(grep '"finish_time"' "$D/json" | grep -v '"totals"' | sed 's/[{}",:]/ /g' | awk '{ for (i = 1; i < NF; i++) v[$i] = $(i + 1); b = v["blocked"] == "" ? "-" : v["blocked"]
+  printf "%d %.10g %.10g %.10g %.10g %s\n", v["rank"], v["finish_time"], v["compute_time"], v["comm_time"], v["wait_time"], b; delete v }')
+if [ "$rc" -ne 3 ]; then fail "deadlock times: exit status $rc, expected 3"
+elif [ "$got" != "$want" ]; then fail "deadlock times: ranks (rank finish compute comm wait blocked) are
+$got
+expected
+$want"
+elif ! close_to "$(json_get "$D/json" simulated_time)" 0.1020001 1e-12; then fail "deadlock times: simulated_time $(json_get "$D/json" simulated_time), expected 0.1020001"
+elif ! grep -q '^simulated time: 0.102000 s (deadlock found at that date' "$D/out"; then fail "deadlock times: the summary's simulated time: $(grep 'simulated time' "$D/out")"
+elif ! grep -q '^     0\* n0  *0.102000  *0.000000  *0.002000  *0.100000 ' "$D/out"; then fail "deadlock times: the summary's rank 0 row: $(grep '^     0' "$D/out")"
+elif ! grep -q '^     2\* n2  *0.050000  *0.050000 ' "$D/out"; then fail "deadlock times: the summary's rank 2 row: $(grep '^     2' "$D/out")"
+else echo "ok   deadlock times: found at 0.1020001 s, ranks blocked for good at 0.1020001 and 0.05 s"; fi
+
 # the same traces made complete run to the end (the deadlock is the trace's, not psim's)
 w "$D/ok.txt" "0 init" "1 init" "2 init" "0 recv 2 0 10" "1 recv 0 0 10" "2 send 0 0 10" "2 recv 1 0 10" \
   "0 send 1 0 10" "1 send 2 0 10" "0 barrier" "1 barrier" "2 barrier"

@@ -1,0 +1,119 @@
+/* Internals of the replay driver, shared by its three files:
+ *   replay.c       options, the run (set-up, results, deadlock report)
+ *   replay_rank.c  rank stepping: actions -> operations, the operation state machine, time
+ *                  accounting (replay_rank_*)
+ *   replay_vp.c    over-decomposition: VPs on PEs, balancing steps (replay_vp_*) */
+#ifndef PSIM_REPLAY_INTERNAL_H
+#define PSIM_REPLAY_INTERNAL_H
+
+#include "psim/mpi_layer.h"
+#include "psim/replay.h"
+
+typedef enum {
+  R_SEND, R_ISEND, R_RECV, R_IRECV, R_WAITALL, R_WAIT, R_COMPUTE, R_SLEEP,
+  R_ISEND_KEEP, R_IRECV_KEEP, R_WAIT_KEY, R_TEST_KEY, R_WAITALL_KEEP,
+  R_MIGRATE,   /* only with replay_opts.vp: a possible balancing step */
+} rop_kind;
+
+typedef struct rop {
+  uint8_t kind;
+  uint8_t ctx;
+  int32_t peer, peer2, tag;
+  double bytes, amount;
+} rop;
+
+/* A request started by a trace isend/irecv, waited for later by (src, dst, tag). */
+typedef struct keyed { int src, dst, tag; mpi_req *req; } keyed;
+
+/* RK_QUEUED: a VP ready to run but waiting for its PE; RK_STEP: at a balancing step. */
+typedef enum { RK_READY, RK_BLOCKED, RK_DONE, RK_QUEUED, RK_STEP } rank_state;
+
+/* What a rank's time is spent on (accounting, see replay_rank_account):
+ * PH_MPI: inside an MPI call (communicating while busy with its own messages, else waiting);
+ * PH_COMPUTE: compute, sleep, the local part of a reduction; PH_PE: a VP ready but waiting
+ * for its PE; PH_LB: a VP at a balancing step. */
+enum { PH_MPI, PH_COMPUTE, PH_PE, PH_LB };
+
+typedef struct rank {
+  int id, host;
+  uint8_t state, sub, has_action, at_end;
+  uint8_t wait_comm;              /* VP mode: blocked in communication, without its PE */
+  uint8_t phase;                  /* PH_*: what the time since acct_mark is spent on */
+  uint8_t in_ovh;                 /* sleeping a send overhead (counted as busy) */
+  uint8_t inner;                  /* PH_COMPUTE inside an MPI call (a reduction's computation) */
+  double ovh_start;               /* when the send overhead began */
+  int migrates;                   /* VP mode: migrate points reached */
+  int qnext;                      /* VP mode: next VP in its PE's ready queue */
+  double iter_mark;               /* VP mode: st.compute at its previous migrate */
+  double acct_mark;               /* date up to which st's times are accounted */
+  double busy_mark;               /* mpi_rank_busy_time at acct_mark (PH_MPI only) */
+  int pc, nops, capops;
+  rop *ops;
+  rop inline_ops[2];
+  /* requests started by the current program (collective), in order */
+  mpi_req **preqs;
+  int npreqs, cappreqs, pwaited;  /* preqs[0..pwaited) already waited for */
+  mpi_req *cur;                   /* request a blocking op waits for */
+  int nwaiting;                   /* requests it is blocked on that are not done */
+  keyed *pend;
+  int npend, cappend;
+  tit_action act;
+  const char *last_file;          /* where its last action came from (for deadlock reports) */
+  long last_line;
+  double act_start;
+  char *text;                     /* copy of the action text once it blocks */
+  int text_len, text_cap, text_copied;
+  rank_stats st;
+} rank;
+
+typedef struct replay {
+  const replay_opts *o;
+  tit_source *src;
+  sim *sim;
+  models *models;
+  mpi_world *world;
+  rank *ranks;
+  int *rank_host;
+  int np;
+  double test_count;              /* SMPI's process-wide count of injected test sleeps */
+  int failed;
+  psim_err *err;
+  uint64_t actions;
+  coll_prog prog;
+  /* over-decomposition (o->vp != NULL): per PE the running VP (-1: idle) and a FIFO ring of
+   * ready VPs; the balancing step in progress */
+  const replay_vp *vp;
+  int *pe_running, *pe_qhead, *pe_qtail;  /* queues linked through rank.qnext, -1 = none */
+  int at_step, ndone, nsteps, migrating;
+  double *step_loads, *step_bytes, *load_mark;
+  int *new_pe;
+} replay;
+
+/* ---- replay_rank.c ---- */
+void replay_rank_init(replay *R, rank *k, int id);
+void replay_rank_free(rank *k);
+/* sim_run's callback: runs rank id until it blocks or ends. */
+void replay_rank_run(void *ctx, int id);
+/* The MPI layer's completion callback. */
+void replay_rank_req_done(void *ctx, mpi_req *q);
+void replay_rank_fail(replay *R);
+/* Accounts rank k's time from its acct_mark to now to its current phase, then enters phase. */
+void replay_rank_account(replay *R, rank *k, int phase);
+/* Blocks rank k (not at the end of a trace) for reason phase (PH_*). */
+void replay_rank_block(replay *R, rank *k, int phase);
+
+/* ---- replay_vp.c ---- */
+void replay_vp_init(replay *R);
+void replay_vp_free(replay *R);
+/* VP k wants its PE: it runs now if the PE is idle, else waits its turn (PH_PE). */
+void replay_vp_acquire(replay *R, rank *k);
+/* VP k leaves its PE (blocked in communication, at a step, or finished). */
+void replay_vp_release(replay *R, rank *k);
+/* Executes a R_MIGRATE operation. Returns 1 when VP k blocks at a balancing step. */
+int replay_vp_migrate(replay *R, rank *k, const rop *op);
+/* VP k ended its trace. */
+void replay_vp_rank_done(replay *R, rank *k);
+/* After the run: migrate points on only some VPs are bad input (fails R). */
+void replay_vp_final_checks(replay *R);
+
+#endif

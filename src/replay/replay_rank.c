@@ -1,0 +1,568 @@
+/* Rank stepping for the replay driver (see replay_internal.h): each rank is a cursor over its
+ * trace and a small state machine.
+ *
+ * Every trace action is translated into a short list of operations ("rops") that one small
+ * interpreter executes: a send is [SEND], an isend [ISEND_KEEP], a collective is the program
+ * its algorithm compiles to (include/psim/coll.h) followed by the reduction's computation.
+ * An operation either finishes at once or blocks its rank; the rank is made ready again by the
+ * completion that unblocks it, and resumes the same operation at its next phase (`sub`).
+ *
+ * Time accounting (replay_rank_account): a rank's time from 0 to its finish is cut at every
+ * date it blocks into intervals of one phase (PH_*): computing, inside MPI, waiting for its PE,
+ * at a balancing step. Inside MPI it is *communicating* while it is busy with its own messages
+ * (mpi_rank_busy_time: one of its transfers in flight, latency phase included, or an
+ * os/ois/or overhead) and *waiting* otherwise. Sums of consecutive intervals, so the four (or
+ * five) times add up to the finish date. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay/replay_internal.h"
+
+/* ---- rank helpers ---- */
+static rop *add_op(rank *k) {
+  if (k->nops == k->capops) {
+    int cap = k->capops * 2;
+    rop *n = xmalloc((size_t)cap * sizeof *n);
+    memcpy(n, k->ops, (size_t)k->nops * sizeof *n);
+    if (k->ops != k->inline_ops) free(k->ops);
+    k->ops = n;
+    k->capops = cap;
+  }
+  rop *op = &k->ops[k->nops++];
+  memset(op, 0, sizeof *op);
+  return op;
+}
+
+static void reset_ops(rank *k) {
+  if (k->ops != k->inline_ops) free(k->ops);
+  k->ops = k->inline_ops;
+  k->capops = 2;
+  k->nops = k->pc = 0;
+  k->sub = 0;
+  k->npreqs = k->pwaited = 0;
+}
+
+static void keep_text(rank *k) {
+  if (k->text_copied || !k->has_action) return;
+  if (k->act.text_len + 1 > k->text_cap) {
+    k->text_cap = k->act.text_len + 32;
+    k->text = xrealloc(k->text, (size_t)k->text_cap);
+  }
+  memcpy(k->text, k->act.text, (size_t)k->act.text_len);
+  k->text[k->act.text_len] = 0;
+  k->text_len = k->act.text_len;
+  k->text_copied = 1;
+}
+
+void replay_rank_fail(replay *R) {
+  R->failed = 1;
+  sim_stop(R->sim);
+}
+
+static void notify_phase(replay *R, int id, int what, double start, double end) {
+  for (int i = 0; i < R->o->nobservers; i++)
+    if (R->o->observers[i].phase) R->o->observers[i].phase(R->o->observers[i].ctx, id, what, start, end);
+}
+
+static int is_compute_action(const rank *k) {
+  return k->act.kind == TIT_COMPUTE || k->act.kind == TIT_SLEEP;
+}
+
+void replay_rank_account(replay *R, rank *k, int phase) {
+  const double now = sim_now(R->sim);
+  const double d = now - k->acct_mark;
+  if (R->o->nobservers && d > 0) {
+    if (k->phase == PH_COMPUTE && k->inner) notify_phase(R, k->id, REPLAY_PHASE_COMPUTE, k->acct_mark, now);
+    else if (k->phase == PH_PE) notify_phase(R, k->id, REPLAY_PHASE_PE, k->acct_mark, now);
+  }
+  double busy = 0;
+  switch (k->phase) {
+  case PH_MPI: {
+    busy = mpi_rank_busy_time(R->world, k->id);
+    double c = busy - k->busy_mark;
+    if (c > d) c = d;
+    if (c < 0) c = 0;
+    k->st.comm += c;
+    k->st.wait += d - c;
+    break;
+  }
+  case PH_COMPUTE: k->st.compute += d; break;
+  case PH_PE: k->st.pe_wait += d; break;
+  default: k->st.lb += d; break;
+  }
+  if (phase == PH_MPI) k->busy_mark = k->phase == PH_MPI ? busy : mpi_rank_busy_time(R->world, k->id);
+  k->acct_mark = now;
+  k->phase = (uint8_t)phase;
+  k->inner = phase == PH_COMPUTE && k->has_action && !is_compute_action(k);
+}
+
+/* Every block ends an accounting interval: what the rank did up to now is settled, and a
+ * rank that never runs again (deadlock) has its times up to the date it blocked for good. */
+void replay_rank_block(replay *R, rank *k, int phase) {
+  k->state = RK_BLOCKED;
+  keep_text(k);
+  replay_rank_account(R, k, phase);
+}
+
+/* Blocked waiting for messages: a VP gives its PE to the next ready one. */
+static void block_comm(replay *R, rank *k) {
+  replay_rank_block(R, k, PH_MPI);
+  if (R->vp) { k->wait_comm = 1; replay_vp_release(R, k); }
+}
+
+static void wake(replay *R, rank *k) {
+  if (k->state != RK_BLOCKED) return;
+  if (R->vp && k->wait_comm) { k->wait_comm = 0; replay_vp_acquire(R, k); return; }
+  k->state = RK_READY;
+  sim_make_ready(R->sim, k->id);
+}
+
+static void activity_done(sim *s, activity *a) {
+  (void)s;
+  replay *R = a->data;
+  wake(R, &R->ranks[a->tag]);
+}
+
+void replay_rank_req_done(void *ctx, mpi_req *q) {
+  replay *R = ctx;
+  if (R->o->nobservers && !q->is_send && q->xfer_end >= 0) {
+    /* a receive completes at its message's arrival (or its posting, if the message was there
+     * first), plus smpi/or for a detached message */
+    double s = q->xfer_end > q->posted ? q->xfer_end : q->posted, now = sim_now(R->sim);
+    if (now > s) notify_phase(R, q->owner, REPLAY_PHASE_OVERHEAD, s, now);
+  }
+  if (!q->waited) return;
+  rank *k = &R->ranks[q->owner];
+  if (--k->nwaiting == 0) wake(R, k);
+}
+
+static void count_done(rank *k, const mpi_req *q) {
+  if (q->is_send) { k->st.msgs_sent++; k->st.bytes_sent += q->bytes; }
+  else { k->st.msgs_recv++; k->st.bytes_recv += q->bytes; }
+}
+
+/* Waits for requests[0..n): returns 1 when the rank must block. */
+static int wait_reqs(rank *k, mpi_req **reqs, int n) {
+  int pending = 0;
+  for (int i = 0; i < n; i++) {
+    if (!reqs[i] || reqs[i]->done) continue;
+    mpi_req_wait(reqs[i]);
+    pending++;
+  }
+  if (!pending) return 0;
+  k->nwaiting = pending;
+  return 1;
+}
+
+static void release_reqs(replay *R, rank *k, mpi_req **reqs, int n) {
+  for (int i = 0; i < n; i++) {
+    if (!reqs[i]) continue;
+    count_done(k, reqs[i]);
+    mpi_req_release(R->world, reqs[i]);
+    reqs[i] = NULL;
+  }
+}
+
+static void push_preq(rank *k, mpi_req *q) {
+  if (k->npreqs == k->cappreqs) {
+    k->cappreqs = k->cappreqs ? 2 * k->cappreqs : 8;
+    k->preqs = xrealloc(k->preqs, (size_t)k->cappreqs * sizeof *k->preqs);
+  }
+  k->preqs[k->npreqs++] = q;
+}
+
+static void push_keyed(rank *k, int src, int dst, int tag, mpi_req *q) {
+  if (k->npend == k->cappend) {
+    k->cappend = k->cappend ? 2 * k->cappend : 4;
+    k->pend = xrealloc(k->pend, (size_t)k->cappend * sizeof *k->pend);
+  }
+  k->pend[k->npend++] = (keyed){src, dst, tag, q};
+}
+
+static int find_keyed(const rank *k, int src, int dst, int tag) {
+  for (int i = 0; i < k->npend; i++)
+    if (k->pend[i].src == src && k->pend[i].dst == dst && k->pend[i].tag == tag) return i;
+  return -1;
+}
+
+static void remove_keyed(rank *k, int i) {
+  memmove(&k->pend[i], &k->pend[i + 1], (size_t)(k->npend - i - 1) * sizeof *k->pend);
+  k->npend--;
+}
+
+static int sleep_then(replay *R, rank *k, double t, int next_sub, int phase) {
+  if (t <= 0) { k->sub = (uint8_t)next_sub; return 0; }
+  sim_start_timer(R->sim, t, activity_done, R, k->id);
+  k->sub = (uint8_t)next_sub;
+  replay_rank_block(R, k, phase);
+  return 1;
+}
+
+/* smpi/os, smpi/ois: the rank is busy with its message while it pays them. */
+static int overhead_then(replay *R, rank *k, double t, int next_sub) {
+  if (t <= 0) { k->sub = (uint8_t)next_sub; return 0; }
+  mpi_rank_busy(R->world, k->id, +1);
+  k->in_ovh = 1;
+  k->ovh_start = sim_now(R->sim);
+  return sleep_then(R, k, t, next_sub, PH_MPI);
+}
+
+/* Executes (or resumes) operation op of rank k. Returns 1 if the rank blocked. */
+static int exec_op(replay *R, rank *k, const rop *op) {
+  const net_config *c = &R->o->net;
+  mpi_req *q;
+  switch ((rop_kind)op->kind) {
+  case R_COMPUTE:
+    if (k->sub == 0) {
+      if (op->amount <= 0) return 0;
+      models_exec(R->models, k->host, op->amount, activity_done, R, k->id);
+      k->sub = 1;
+      replay_rank_block(R, k, PH_COMPUTE);
+      return 1;
+    }
+    return 0;
+  case R_SLEEP:
+    if (k->sub == 0) return sleep_then(R, k, op->amount, 1, PH_COMPUTE);
+    return 0;
+  case R_SEND:
+  case R_ISEND:
+  case R_ISEND_KEEP: {
+    if (k->sub == 0) {
+      /* SMPI charges os before a detached or synchronous-less send, ois before an isend */
+      double ovh = 0;
+      if (op->kind != R_SEND) ovh = models_overhead(R->models, k->host, OVH_ISEND, op->bytes);
+      else if (op->bytes < c->detached_thresh) ovh = models_overhead(R->models, k->host, OVH_SEND, op->bytes);
+      if (overhead_then(R, k, ovh, 1)) return 1;
+    }
+    if (k->sub == 1) {
+      if (k->in_ovh) {
+        mpi_rank_busy(R->world, k->id, -1);
+        k->in_ovh = 0;
+        if (R->o->nobservers) notify_phase(R, k->id, REPLAY_PHASE_OVERHEAD, k->ovh_start, sim_now(R->sim));
+      }
+      q = mpi_isend(R->world, k->id, op->peer, op->tag, op->ctx, op->bytes, 0, R->err);
+      if (!q) { replay_rank_fail(R); return 1; }
+      if (op->kind == R_ISEND) { push_preq(k, q); return 0; }
+      if (op->kind == R_ISEND_KEEP) { push_keyed(k, k->id, op->peer, op->tag, q); return 0; }
+      k->cur = q;
+      k->sub = 2;
+      if (wait_reqs(k, &k->cur, 1)) { block_comm(R, k); return 1; }
+    }
+    release_reqs(R, k, &k->cur, 1);
+    return 0;
+  }
+  case R_RECV:
+  case R_IRECV:
+  case R_IRECV_KEEP:
+    if (k->sub == 0) {
+      q = mpi_irecv(R->world, k->id, op->peer, op->tag, op->ctx, op->bytes, R->err);
+      if (!q) { replay_rank_fail(R); return 1; }
+      if (op->kind == R_IRECV) { push_preq(k, q); return 0; }
+      if (op->kind == R_IRECV_KEEP) { push_keyed(k, op->peer, k->id, op->tag, q); return 0; }
+      k->cur = q;
+      k->sub = 1;
+      if (wait_reqs(k, &k->cur, 1)) { block_comm(R, k); return 1; }
+    }
+    release_reqs(R, k, &k->cur, 1);
+    return 0;
+  case R_WAITALL:
+    if (k->sub == 0) {
+      k->sub = 1;
+      if (wait_reqs(k, k->preqs + k->pwaited, k->npreqs - k->pwaited)) { block_comm(R, k); return 1; }
+    }
+    release_reqs(R, k, k->preqs + k->pwaited, k->npreqs - k->pwaited);
+    k->pwaited = k->npreqs;
+    return 0;
+  case R_WAIT: {
+    /* wait for the request started by program op number `peer` */
+    int idx = -1, n = 0;
+    for (int i = 0; i < op->peer && i < k->nops; i++)
+      if (k->ops[i].kind == R_ISEND || k->ops[i].kind == R_IRECV) n++;
+    idx = n;
+    if (idx >= k->npreqs) return 0;
+    if (k->sub == 0) {
+      k->sub = 1;
+      if (wait_reqs(k, &k->preqs[idx], 1)) { block_comm(R, k); return 1; }
+    }
+    release_reqs(R, k, &k->preqs[idx], 1);
+    return 0;
+  }
+  case R_WAIT_KEY: {
+    if (k->sub == 0) {
+      int i = find_keyed(k, op->peer, op->peer2, op->tag);
+      if (i < 0) {
+        if (k->npend == 0) {
+          psim_errf(R->err, 2, k->act.file, k->act.line,
+                    "rank %d: wait %d %d %d is not preceded by any irecv or isend", k->id,
+                    op->peer, op->peer2, op->tag);
+          replay_rank_fail(R);
+          return 1;
+        }
+        return 0; /* completed earlier by a test */
+      }
+      k->cur = k->pend[i].req;
+      remove_keyed(k, i);
+      k->sub = 1;
+      if (wait_reqs(k, &k->cur, 1)) { block_comm(R, k); return 1; }
+    }
+    release_reqs(R, k, &k->cur, 1);
+    return 0;
+  }
+  case R_TEST_KEY: {
+    if (k->sub == 0) {
+      double t = c->grow_injected ? R->test_count * c->test_sleep : c->test_sleep;
+      if (sleep_then(R, k, t, 1, PH_MPI)) return 1;
+    }
+    int i = find_keyed(k, op->peer, op->peer2, op->tag);
+    if (i < 0) return 0;
+    q = k->pend[i].req;
+    if (!q || q->done) {
+      if (q) { count_done(k, q); mpi_req_release(R->world, q); }
+      k->pend[i].req = NULL;   /* a later wait on it returns at once */
+      R->test_count = 1;
+    } else {
+      R->test_count += 1;
+    }
+    return 0;
+  }
+  case R_WAITALL_KEEP: {
+    if (k->sub == 0) {
+      k->sub = 1;
+      int pending = 0;
+      for (int i = 0; i < k->npend; i++) {
+        mpi_req *p = k->pend[i].req;
+        if (p && !p->done) { mpi_req_wait(p); pending++; }
+      }
+      if (pending) { k->nwaiting = pending; block_comm(R, k); return 1; }
+    }
+    for (int i = 0; i < k->npend; i++)
+      if (k->pend[i].req) { count_done(k, k->pend[i].req); mpi_req_release(R->world, k->pend[i].req); }
+    k->npend = 0;
+    return 0;
+  }
+  case R_MIGRATE:
+    return replay_vp_migrate(R, k, op);
+  }
+  return 0;
+}
+
+/* ---- translating trace actions ---- */
+static int is_reduction(tit_kind k) {
+  return k == TIT_REDUCE || k == TIT_ALLREDUCE || k == TIT_SCAN || k == TIT_EXSCAN ||
+         k == TIT_REDUCESCATTER;
+}
+
+static int coll_of(tit_kind k) {
+  switch (k) {
+  case TIT_BARRIER: return COLL_BARRIER;
+  case TIT_BCAST: return COLL_BCAST;
+  case TIT_REDUCE: return COLL_REDUCE;
+  case TIT_ALLREDUCE: return COLL_ALLREDUCE;
+  case TIT_ALLTOALL: return COLL_ALLTOALL;
+  case TIT_ALLTOALLV: return COLL_ALLTOALLV;
+  case TIT_GATHER: return COLL_GATHER;
+  case TIT_ALLGATHER: return COLL_ALLGATHER;
+  case TIT_GATHERV: return COLL_GATHERV;
+  case TIT_ALLGATHERV: return COLL_ALLGATHERV;
+  case TIT_SCATTER: return COLL_SCATTER;
+  case TIT_SCATTERV: return COLL_SCATTERV;
+  case TIT_REDUCESCATTER: return COLL_REDUCESCATTER;
+  case TIT_SCAN: return COLL_SCAN;
+  case TIT_EXSCAN: return COLL_EXSCAN;
+  default: return -1;
+  }
+}
+
+static int check_peer(replay *R, rank *k, int peer, const char *what) {
+  if (peer >= 0 && peer < R->np) return 0;
+  psim_errf(R->err, 2, k->act.file, k->act.line, "rank %d: %s %d is out of range (0..%d)", k->id,
+            what, peer, R->np - 1);
+  replay_rank_fail(R);
+  return -1;
+}
+
+static int translate(replay *R, rank *k) {
+  const tit_action *a = &k->act;
+  rop *op;
+  switch (a->kind) {
+  case TIT_MIGRATE:
+    if (R->vp) { op = add_op(k); op->kind = R_MIGRATE; op->bytes = a->bytes; }
+    return 0;
+  case TIT_INIT: case TIT_FINALIZE: case TIT_NOOP: case TIT_LOCATION:
+    return 0;
+  case TIT_COMPUTE:
+    op = add_op(k); op->kind = R_COMPUTE; op->amount = a->amount;
+    return 0;
+  case TIT_SLEEP:
+    op = add_op(k); op->kind = R_SLEEP; op->amount = a->amount;
+    return 0;
+  case TIT_SEND: case TIT_ISEND:
+    if (check_peer(R, k, a->peer, "destination") < 0) return -1;
+    op = add_op(k);
+    op->kind = a->kind == TIT_SEND ? R_SEND : R_ISEND_KEEP;
+    op->peer = a->peer; op->tag = a->tag; op->bytes = a->bytes; op->ctx = MPI_CTX_USER;
+    return 0;
+  case TIT_RECV: case TIT_IRECV:
+    if (check_peer(R, k, a->peer, "source") < 0) return -1;
+    op = add_op(k);
+    op->kind = a->kind == TIT_RECV ? R_RECV : R_IRECV_KEEP;
+    op->peer = a->peer; op->tag = a->tag; op->bytes = a->bytes; op->ctx = MPI_CTX_USER;
+    return 0;
+  case TIT_SENDRECV:
+    if (check_peer(R, k, a->peer, "destination") < 0 || check_peer(R, k, a->peer2, "source") < 0) return -1;
+    op = add_op(k); op->kind = R_ISEND; op->peer = a->peer; op->bytes = a->bytes;
+    op = add_op(k); op->kind = R_IRECV; op->peer = a->peer2; op->bytes = a->bytes2;
+    op = add_op(k); op->kind = R_WAITALL;
+    return 0;
+  case TIT_WAIT: case TIT_TEST:
+    op = add_op(k);
+    op->kind = a->kind == TIT_WAIT ? R_WAIT_KEY : R_TEST_KEY;
+    op->peer = a->peer; op->peer2 = a->peer2; op->tag = a->tag;
+    return 0;
+  case TIT_WAITALL:
+    op = add_op(k); op->kind = R_WAITALL_KEEP;
+    return 0;
+  default: break;
+  }
+  int ck = coll_of(a->kind);
+  if (ck < 0) {
+    psim_errf(R->err, 2, a->file, a->line, "rank %d: action %s is not supported by replay", k->id,
+              tit_kind_name(a->kind));
+    replay_rank_fail(R);
+    return -1;
+  }
+  coll_call call = {(coll_kind)ck, k->id, R->np, a->root, a->bytes, a->bytes2, a->counts, a->counts2, a->dtsize};
+  if (call.root < 0 || call.root >= R->np) {
+    if (check_peer(R, k, call.root, "root") < 0) return -1;
+  }
+  coll_prog_reset(&R->prog);
+  if (coll_build(&R->o->coll, &call, &R->prog, R->err) < 0) {
+    R->err->line = a->line;
+    snprintf(R->err->file, sizeof R->err->file, "%s", a->file ? a->file : "");
+    replay_rank_fail(R);
+    return -1;
+  }
+  for (int i = 0; i < R->prog.n; i++) {
+    const coll_op *co = &R->prog.ops[i];
+    op = add_op(k);
+    op->ctx = MPI_CTX_COLL;
+    op->peer = co->peer;
+    op->tag = co->tag;
+    op->bytes = co->bytes;
+    op->amount = co->flops;
+    switch ((coll_opkind)co->kind) {
+    case CO_ISEND: op->kind = R_ISEND; break;
+    case CO_IRECV: op->kind = R_IRECV; break;
+    case CO_SEND: op->kind = R_SEND; break;
+    case CO_RECV: op->kind = R_RECV; break;
+    case CO_WAITALL: op->kind = R_WAITALL; break;
+    case CO_WAIT: op->kind = R_WAIT; break;
+    case CO_COMPUTE: op->kind = R_COMPUTE; break;
+    }
+  }
+  if (is_reduction(a->kind) && a->amount > 0) {
+    op = add_op(k); op->kind = R_COMPUTE; op->amount = a->amount;
+  }
+  return 0;
+}
+
+/* `now` is the simulated date: it does not move while a rank runs. */
+static void finish_action(replay *R, rank *k, double now) {
+  const double dur = now - k->act_start;
+  k->st.actions++;
+  R->actions++;
+  tit_kind kind = k->act.kind;
+  if ((R->o->actions || R->o->nobservers) && kind != TIT_INIT && kind != TIT_FINALIZE) {
+    const char *t = k->text_copied ? k->text : k->act.text;
+    int n = k->text_copied ? k->text_len : k->act.text_len;
+    if (R->o->actions) fprintf(R->o->actions, "%.6f %d %.*s %.6f\n", now, k->id, n, t, dur);
+    for (int i = 0; i < R->o->nobservers; i++)
+      if (R->o->observers[i].action)
+        R->o->observers[i].action(R->o->observers[i].ctx, k->id, &k->act, t, n, k->act_start, now);
+  }
+  k->has_action = 0;
+  k->text_copied = 0;
+}
+
+/* Loads rank k's next action into its program. Returns 0 at the end of its trace. */
+static int load_next(replay *R, rank *k, double now) {
+  reset_ops(k);
+  int r = tit_next(R->src, k->id, &k->act, R->err);
+  if (r < 0) { replay_rank_fail(R); return 0; }
+  if (r == 0) return 0;
+  k->has_action = 1;
+  k->last_file = k->act.file;
+  k->last_line = k->act.line;
+  k->act_start = now;
+  if (translate(R, k) < 0) return 0;
+  return 1;
+}
+
+static void progress(replay *R) {
+  if (!R->o->progress || (R->actions & 0xFFFF)) return;
+  fprintf(stderr, "\r[psim] simulated %.6f s, %llu actions", sim_now(R->sim),
+          (unsigned long long)R->actions);
+}
+
+static int is_post(int kind) {
+  return kind == R_SEND || kind == R_ISEND || kind == R_ISEND_KEEP || kind == R_RECV || kind == R_IRECV ||
+         kind == R_IRECV_KEEP;
+}
+
+void replay_rank_run(void *ctx, int id) {
+  replay *R = ctx;
+  rank *k = &R->ranks[id];
+  if (R->failed || k->state == RK_DONE) return;
+  k->state = RK_READY;
+  const double now = sim_now(R->sim);
+  for (;;) {
+    if (k->pc < k->nops) {
+      const rop *op = &k->ops[k->pc];
+      if (exec_op(R, k, op)) return;
+      k->pc++;
+      k->sub = 0;
+      /* Posting a send or a receive is a simcall in SimGrid: every ready rank makes one before
+       * any makes its next. Which messages start first decides ties later on. */
+      if (!R->vp && is_post(op->kind)) {
+        sim_make_ready(R->sim, id);
+        return;
+      }
+      continue;
+    }
+    if (k->has_action) { finish_action(R, k, now); progress(R); }
+    if (k->at_end) break;
+    if (!load_next(R, k, now)) {
+      if (R->failed) return;
+      /* end of trace: wait for the requests still pending, as SimGrid does */
+      reset_ops(k);
+      k->at_end = 1;
+      if (k->npend) {
+        rop *op = add_op(k);
+        op->kind = R_WAITALL_KEEP;
+      }
+    }
+  }
+  replay_rank_account(R, k, k->phase);
+  k->state = RK_DONE;
+  k->st.finish = now;
+  if (R->vp) replay_vp_rank_done(R, k);
+}
+
+
+void replay_rank_init(replay *R, rank *k, int id) {
+  k->id = id;
+  k->host = R->rank_host[id];
+  k->ops = k->inline_ops;
+  k->capops = 2;
+  k->st.host = k->host;
+  k->phase = PH_MPI;
+}
+
+void replay_rank_free(rank *k) {
+  if (k->ops != k->inline_ops) free(k->ops);
+  free(k->preqs);
+  free(k->pend);
+  free(k->text);
+}
