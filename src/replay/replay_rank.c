@@ -312,17 +312,27 @@ static int exec_op(replay *R, rank *k, const rop *op) {
   }
   case R_TEST_KEY: {
     if (k->sub == 0) {
+      /* As SimGrid's replay: the oldest request of the key is taken out; when there is none,
+       * or it is one an earlier test completed (kept as NULL), the test does nothing at all,
+       * not even its sleep. */
+      int i = find_keyed(k, op->peer, op->peer2, op->tag);
+      if (i < 0) return 0;
+      k->cur = k->pend[i].req;
+      remove_keyed(k, i);
+      if (!k->cur) return 0;
       double t = c->grow_injected ? R->test_count * c->test_sleep : c->test_sleep;
       if (sleep_then(R, k, t, 1, PH_MPI)) return 1;
     }
-    int i = find_keyed(k, op->peer, op->peer2, op->tag);
-    if (i < 0) return 0;
-    q = k->pend[i].req;
-    if (!q || q->done) {
-      if (q) { count_done(k, q); mpi_req_release(R->world, q); }
-      k->pend[i].req = NULL;   /* a later wait on it returns at once */
+    /* then goes back last in its key's queue: completed (as NULL) or not */
+    q = k->cur;
+    k->cur = NULL;
+    if (q->done) {
+      count_done(k, q);
+      mpi_req_release(R->world, q);
+      push_keyed(k, op->peer, op->peer2, op->tag, NULL);   /* a later wait on it returns at once */
       R->test_count = 1;
     } else {
+      push_keyed(k, op->peer, op->peer2, op->tag, q);
       R->test_count += 1;
     }
     return 0;
