@@ -50,6 +50,8 @@ void lmm_touch_var(lmm_system *s, int v);
 /* The engine, at the start of each epoch (after a solve, before the events of the next date):
  * how many variables it is about to switch on. */
 void lmm_walks(lmm_system *s, int enables);
+/* ... and once it has switched them on (before freeing the ended activities' variables). */
+void lmm_enables_done(lmm_system *s);
 /* Number of variables solved so far (a cost counter for benchmarks). */
 uint64_t lmm_work(const lmm_system *s);
 

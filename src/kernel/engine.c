@@ -262,6 +262,7 @@ uint64_t sim_run(sim *s, void (*run)(void *ctx, int id), void *ctx) {
         if (s->stopped) return events;
       }
     }
+    lmm_enables_done(s->lmm);
     for (size_t i = 0; i < s->batch.len; i++) {
       activity *a = s->batch.data[i];
       if (!a) continue;

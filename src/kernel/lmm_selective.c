@@ -32,7 +32,9 @@
  * something when an epoch switches on two flows or more (the first switch-on of an epoch
  * meets no walk before it: M can only be open after a second one) or when stale values exist;
  * the engine says at the start of each epoch how many flows it switches on (lmm_walks), and
- * other epochs skip the walks and take the exact path directly. network/optim:Full (selective off) gives the exact max-min
+ * other epochs skip the walks and take the exact path directly. Within an epoch, once its
+ * flows are switched on (they come first) with none behind a wall, the walks stop too
+ * (lmm_enables_done). network/optim:Full (selective off) gives the exact max-min
  * solution at every event, as SimGrid's Full mode does. */
 #include <math.h>
 #include <stdio.h>
@@ -74,6 +76,12 @@ static void join(lmm_system *s, int c) {
 
 void lmm_walks(lmm_system *s, int enables) {
   s->walks = enables >= 2 || s->nstale > 0;
+}
+
+void lmm_enables_done(lmm_system *s) {
+  /* No flow switched on behind a wall and no stale value: the walks of the frees and the new
+   * messages that follow could only confirm a closed M. */
+  if (s->walks && !s->late.len && !s->nstale) s->walks = 0;
 }
 
 void lmm_touch_cnst(lmm_system *s, int c) {
@@ -278,10 +286,23 @@ static void solve_restricted(lmm_system *s, int open, void (*changed)(void *ctx,
   lmmi_clear_dirty(s);
 }
 
+/* Forgets M: every stamp of this epoch. */
+static void next_epoch(lmm_system *s) {
+  if (++s->epoch == 0) {   /* wrapped: forget every stamp */
+    for (size_t i = 0; i < s->cnsts.len; i++) s->cnsts.data[i].mstamp = 0;
+    for (size_t i = 0; i < s->vars.len; i++) s->vcold[i].visit = 0;
+    s->epoch = 1;
+  }
+  s->m_list.len = 0;
+  s->late.len = 0;
+  s->stale_in_m = 0;
+}
+
 void lmms_solve(lmm_system *s, void (*changed)(void *ctx, void *owner, double value), void *ctx) {
   if (!s->walks) {   /* nothing to find: see lmm_walks */
     s->sel_fast++;
     lmmi_solve_exact(s, changed, ctx);
+    if (s->m_list.len || s->late.len) next_epoch(s);   /* walks stopped in this epoch */
     return;
   }
   if (!s->m_list.len && !s->dirty_vars.len && !s->dirty_cnsts.len) return;
@@ -296,12 +317,5 @@ void lmms_solve(lmm_system *s, void (*changed)(void *ctx, void *owner, double va
     s->sel_open += (uint64_t)open;
     solve_restricted(s, open, changed, ctx);
   }
-  if (++s->epoch == 0) {   /* wrapped: forget every stamp */
-    for (size_t i = 0; i < s->cnsts.len; i++) s->cnsts.data[i].mstamp = 0;
-    for (size_t i = 0; i < s->vars.len; i++) s->vcold[i].visit = 0;
-    s->epoch = 1;
-  }
-  s->m_list.len = 0;
-  s->late.len = 0;
-  s->stale_in_m = 0;
+  next_epoch(s);
 }
