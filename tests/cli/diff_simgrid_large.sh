@@ -60,5 +60,9 @@ run large-torus "$X/platforms/cluster_torus.xml" "$X/hostfiles/cluster_torus" 64
 run large-dragonfly "$X/platforms/cluster_dragonfly.xml" "$X/hostfiles/cluster_dragonfly" 96 1019 25
 run large-torus "$X/platforms/cluster_torus.xml" "$X/hostfiles/cluster_torus" 32 1008 25
 run large-dragonfly "$X/platforms/cluster_dragonfly.xml" "$X/hostfiles/cluster_dragonfly" 32 1009 25
+# longer traces (40 rounds), up to 128 ranks
+run long-backbone "$X/platforms/cluster_backbone.xml" "$X/hostfiles/cluster_backbone" 96 2016 40
+run long-dragonfly "$X/platforms/cluster_dragonfly.xml" "$X/hostfiles/cluster_dragonfly" 64 2014 40
+run long-torus "$X/platforms/cluster_torus.xml" "$X/hostfiles/cluster_torus" 128 2023 40
 echo "$total comparisons"
 finish $fails
