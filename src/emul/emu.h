@@ -150,6 +150,9 @@ double emu_cpu_now(void);             /* this thread's CPU time (seconds) */
 void emu_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 void emu_abort(int code) __attribute__((noreturn));
 void emu_rank_exit(int code) __attribute__((noreturn));
+/* The running rank called exit(status) (fn: "exit" or "_exit") from code at `caller`:
+ * status 0 ends the rank as returning 0 from main; any other stops the run (exit 4). */
+void emu_rank_called_exit(int status, const char *fn, const void *caller) __attribute__((noreturn));
 
 /* ---- messages (emu_p2p.c) ---- */
 emu_req *emu_req_new(void);

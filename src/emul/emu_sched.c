@@ -1,6 +1,7 @@
 /* The execution-driven driver: ranks as fibers served by the kernel's ready queue, the CPU
  * time they use between MPI calls turned into simulated computations, and the run itself
  * (see include/psim/emul.h and src/emul/emu.h). */
+#include <dlfcn.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -8,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "emul/emu.h"
 
@@ -191,6 +193,41 @@ __attribute__((noreturn)) static void fail_rank(emu_sim *S, emu_rank *k) {
   finish_rank(S, k);
 }
 
+/* " in FUNCTION()" for a code address in the program, "" when unknown. */
+static void where_called(const void *caller, char *buf, size_t n) {
+  Dl_info di;
+  buf[0] = 0;
+  if (caller && dladdr(caller, &di) && di.dli_sname) snprintf(buf, n, " in %s()", di.dli_sname);
+}
+
+void emu_rank_called_exit(int status, const char *fn, const void *caller) {
+  emu_sim *S = emu_current;
+  emu_rank *k = S->running;
+  if (status == 0) emu_rank_exit(0);
+  char in[300], last[600] = "";
+  where_called(caller, in, sizeof in);
+  if (k->file) snprintf(last, sizeof last, " (its last MPI call was at %s:%d)", k->file, k->line);
+  k->exit_code = status;
+  psim_errf(S->err, PSIM_EXIT_APP, NULL, 0, "rank %d called %s(%d)%s%s at simulated time %.6f%s",
+            k->id, fn, status, in, last, sim_now(S->sim),
+            k->initialized && !k->finalized ? ", before MPI_Finalize: the run stops" : "");
+  fail_rank(S, k);
+}
+
+/* exit() reached without going through psimcc's --wrap (from a shared library the program
+ * uses): the process is ending under the simulation's feet; say so rather than end silently. */
+static void exit_hook(int status, void *arg) {
+  (void)arg;
+  emu_sim *S = emu_current;
+  if (!S || !S->running) return;
+  char buf[256];
+  int n = snprintf(buf, sizeof buf, "psim: rank %d called exit(%d) from a library (not relinked "
+                   "by psimcc): the simulation cannot go on\n", S->running->id, status);
+  fflush(stdout);
+  if (n > 0) (void)!write(2, buf, (size_t)n);
+  _exit(PSIM_EXIT_APP);
+}
+
 void emu_fatal(const char *fmt, ...) {
   emu_sim *S = emu_current;
   emu_rank *k = S->running;
@@ -342,6 +379,8 @@ int emu_run(const emu_opts *o, replay_result *res, psim_err *err) {
     sim_make_ready(S->sim, i);
   }
   if (o->trace_tit && emu_trace_open(S, err) < 0) { rc = -1; goto out_ranks; }
+  static int hooked;   /* process-wide, as exit is */
+  if (!hooked) hooked = on_exit(exit_hook, NULL) == 0;
   emu_current = S;
   emu_signals_install();
   res->events = sim_run(S->sim, rank_run, S);
@@ -355,6 +394,10 @@ int emu_run(const emu_opts *o, replay_result *res, psim_err *err) {
     int trc = emu_trace_close(S, &terr);
     emu_current = NULL;
     if (trc < 0 && !S->failed && S->nfinished == S->np) { *err = terr; rc = -1; }
+  }
+  if (o->status) {
+    *o->status = 0;
+    for (int i = 0; i < S->np && !*o->status; i++) *o->status = S->ranks[i].exit_code;
   }
   if (S->failed) {
     rc = -1;
