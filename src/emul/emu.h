@@ -88,6 +88,7 @@ typedef struct emu_rank {
   int nwait;                /* completions still needed to unblock */
   emu_fiber fib;
   double cpu_mark;          /* thread CPU time when user code resumed */
+  double mono_mark;         /* CLOCK_MONOTONIC then (emu_mark, emu_burst) */
   double call_start, xfer_lo, xfer_hi, call_compute;
   /* what it is doing, for deadlock and error reports */
   const char *call;
@@ -121,6 +122,7 @@ struct emu_sim {
   VEC(emu_req *) all_reqs;
   double test_count;        /* SMPI's process-wide count of injected test sleeps */
   double iprobe_count;      /* same for iprobe */
+  double cpu_cost, mono_cost;   /* what reading each clock costs (subtracted from bursts) */
   int failed, nfinished;
   int exit_status;          /* PSIM_EXIT_APP etc. when a rank failed */
   psim_err *err;
@@ -146,6 +148,8 @@ void emu_compute(double flops);       /* blocks for a computation of flops on it
 void emu_sleep(double seconds);
 double emu_now(void);
 double emu_cpu_now(void);             /* this thread's CPU time (seconds) */
+void emu_mark(emu_rank *k);           /* user code of rank k resumes: start measuring */
+double emu_burst(const emu_rank *k);  /* seconds of user code since emu_mark (emu_sched.c) */
 /* Stops the simulation with an MPI error (like MPI_ERRORS_ARE_FATAL). Does not return. */
 void emu_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 void emu_abort(int code) __attribute__((noreturn));

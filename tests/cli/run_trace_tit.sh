@@ -52,6 +52,7 @@ same_time 5 --no-measure -- "$TMPD/master_worker" 40
 same_time 7 --host-speed-ref 1e9 --platform "$PLAT" --hostfile "$HOSTS" -- "$TMPD/master_worker" 60
 # every collective, sub-communicators (recorded as point-to-point), probe, waitany, testall,
 # persistent requests; a non-default algorithm; the constant model
+same_time 4 --no-measure -- "$TMPD/colls"
 same_time 4 --host-speed-ref 1e9 -- "$TMPD/colls"
 same_time 7 --host-speed-ref 1e9 -- "$TMPD/colls"
 same_time 8 --host-speed-ref 1e9 --cfg smpi/allreduce:rdb --cfg smpi/bcast:flattree -- "$TMPD/colls"
