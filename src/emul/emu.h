@@ -84,6 +84,9 @@ typedef enum { EK_NEW, EK_READY, EK_BLOCKED, EK_DONE } emu_rank_state;
 typedef struct emu_rank {
   int id, host;
   uint8_t state, finalized, initialized, probing;
+  uint8_t polling;          /* blocked after unsuccessful tests/iprobes (emu_poll_failed) */
+  uint8_t poll_failed;      /* the current MPI call is a poll that failed */
+  int poll_streak;          /* failed polls since the rank last did something else */
   int depth;                /* nesting of MPI calls (only the outermost accounts CPU time) */
   int nwait;                /* completions still needed to unblock */
   emu_fiber fib;
@@ -123,6 +126,8 @@ struct emu_sim {
   double test_count;        /* SMPI's process-wide count of injected test sleeps */
   double iprobe_count;      /* same for iprobe */
   double cpu_cost, mono_cost;   /* what reading each clock costs (subtracted from bursts) */
+  int npolling;             /* ranks blocked in emu_poll_failed */
+  uint64_t polls;           /* unsuccessful polls so far (to tell progress from spinning) */
   int failed, nfinished;
   int exit_status;          /* PSIM_EXIT_APP etc. when a rank failed */
   psim_err *err;
@@ -170,8 +175,15 @@ emu_req *emu_isend(int dst, int tag, int ctx, const void *data, size_t len, int 
 emu_req *emu_irecv(int src, int tag, int ctx, void *buf, size_t cap);
 /* Blocks until `need` of reqs[0..n) are done (need >= n: all of them); NULL entries ignored. */
 void emu_wait(emu_req **reqs, int n, int need);
-/* SMPI's injected sleep of a test/iprobe; success resets the growing count. */
+/* An unsuccessful test: by default the rank waits for news (emu_poll_wait); with
+ * --cfg smpi/test or smpi/iprobe, SMPI's injected sleep (success resets the growing count). */
 void emu_test_sleep(int success);
+/* The running rank polled in vain (MPI_Test*, MPI_Iprobe). The first such poll since the rank
+ * last did anything else (another MPI call, a computation) returns at once: the rank may have
+ * work of its own between polls. A second one in a row is spinning: the rank waits until
+ * something could have changed (another rank ran, the simulation's next event) and returns 1
+ * (look again), else 0. */
+int emu_poll_failed(void);
 const mpi_req *emu_iprobe(int src, int tag, int ctx);
 const mpi_req *emu_probe(int src, int tag, int ctx);
 /* Runs a collective's timing program (no data) among the world ranks of `world_of`. */

@@ -41,6 +41,8 @@ static int parse_double(const char *key, const char *v, double *out, psim_err *e
 }
 
 int emu_opts_cfg(emu_opts *o, const char *key, const char *value, psim_err *err) {
+  if (!strcmp(key, "smpi/test") || !strcmp(key, "smpi/iprobe") || !strcmp(key, "smpi/grow-injected-times"))
+    o->inject_polls = 1;
   if (!strcmp(key, "smpi/iprobe")) return parse_double(key, value, &o->iprobe_sleep, err);
   if (!strcmp(key, "smpi/cpu-threshold")) return parse_double(key, value, &o->cpu_threshold, err);
   if (!strcmp(key, "smpi/host-speed")) {
@@ -127,16 +129,43 @@ void emu_block(void) {
   emu_fiber_leave(&S->host, &k->fib, 0);
 }
 
+/* ---- polling ---- */
+int emu_poll_failed(void) {
+  emu_sim *S = emu_current;
+  emu_rank *k = S->running;
+  k->poll_failed = 1;
+  if (k->poll_streak++ == 0) return 0;
+  S->polls++;
+  k->polling = 1;
+  S->npolling++;
+  emu_block();
+  return 1;
+}
+
+/* Something may have changed (an event, another rank's work): pollers look again. */
+static void wake_pollers(emu_sim *S) {
+  if (!S->npolling) return;
+  for (int i = 0; i < S->np; i++) {
+    emu_rank *k = &S->ranks[i];
+    if (!k->polling) continue;
+    k->polling = 0;
+    S->npolling--;
+    emu_wake(S, k);
+  }
+}
+
 static void activity_done(sim *s, activity *a) {
   (void)s;
   emu_sim *S = a->data;
   emu_wake(S, &S->ranks[a->tag]);
+  wake_pollers(S);
 }
 
 static void compute_now(emu_sim *S, emu_rank *k, double flops) {
   if (flops <= 0) return;
   double t0 = sim_now(S->sim);
   if (S->tit) emu_trace_compute(k, flops);
+  k->poll_streak = 0;   /* work between polls */
   models_exec(S->models, k->host, flops, activity_done, S, k->id);
   emu_block();
   double d = sim_now(S->sim) - t0;
@@ -154,6 +183,7 @@ void emu_sleep(double seconds) {
   emu_sim *S = emu_current;
   emu_rank *k = S->running;
   if (seconds <= 0) return;
+  k->poll_streak = 0;
   double t0 = sim_now(S->sim);
   sim_start_timer(S->sim, seconds, activity_done, S, k->id);
   emu_block();
@@ -200,6 +230,8 @@ void emu_leave(void) {
     fprintf(S->o->actions, "%.6f %d %s %.6f\n", now, k->id, k->call ? k->call : "?",
             now - k->call_start);
   k->call = NULL;
+  if (!k->poll_failed) k->poll_streak = 0;
+  k->poll_failed = 0;
   if (S->o->measure) emu_mark(k);
 }
 
@@ -308,6 +340,7 @@ static void rank_run(void *ctx, int id) {
   S->running = k;
   emu_fiber_enter(&S->host, &k->fib);
   S->running = NULL;
+  if (!k->polling) wake_pollers(S);   /* it did something else than polling in vain */
   if (k->state == EK_DONE) emu_fiber_free(&k->fib);
 }
 
@@ -343,6 +376,7 @@ static void on_done(void *ctx, mpi_req *q) {
     return;
   }
   if (r->waited && k->state == EK_BLOCKED && --k->nwait == 0) emu_wake(S, k);
+  wake_pollers(S);
 }
 
 static void deadlock_report(emu_sim *S, replay_result *res) {
@@ -427,6 +461,16 @@ int emu_run(const emu_opts *o, replay_result *res, psim_err *err) {
   emu_current = S;
   emu_signals_install();
   res->events = sim_run(S->sim, rank_run, S);
+  /* Nothing left to happen while ranks poll: let them look again (a rank that polls between
+   * pieces of its own work goes on), unless a whole round was spent polling in vain (the
+   * program spins forever: reported as a deadlock, the pollers blocked in their test). */
+  while (S->npolling && !S->failed) {
+    uint64_t calls = S->calls, polls = S->polls;
+    double now = sim_now(S->sim);
+    wake_pollers(S);
+    res->events += sim_run(S->sim, rank_run, S);
+    if (S->calls - calls == S->polls - polls && sim_now(S->sim) == now) break;
+  }
   emu_signals_restore();
   emu_current = NULL;
   fflush(stdout);
