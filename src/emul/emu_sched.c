@@ -138,7 +138,11 @@ int emu_poll_failed(void) {
   S->polls++;
   k->polling = 1;
   S->npolling++;
+  double t0 = sim_now(S->sim);
   emu_block();
+  /* the trace has no polls: the time spent waiting in one is a sleep there, so that whatever
+   * the rank does next starts at the same date in the replay */
+  if (S->tit && emu_trace_on(k)) emu_trace_sleep(k, sim_now(S->sim) - t0);
   return 1;
 }
 
