@@ -19,6 +19,14 @@ for np in 2 64 1024; do
   w=$(wall $PSIM run --np $np --no-measure -q -- "$T/pp" $n)
   echo "ping-pong, $np ranks ($((np / 2)) messages in flight): $(awk -v w=$w -v m=$msgs 'BEGIN{printf "%.0f", m/w}') messages/s ($msgs messages, $w s)"
 done
+# measuring must not cost what it measures: a 1-byte ping-pong's one-way time, measured CPU
+# time (1 Gflop/s hosts, reference 1e9: a CPU second is a simulated second) against declared
+# costs only (the model's latency)
+for m in "--host-speed-ref 1e9" --no-measure; do
+  $PSIM run --np 2 --platform flat:2,1Gf $m -q --json "$T/l.json" -- "$T/pp" 100000 1 > /dev/null
+  s=$(grep -o '"simulated_time": [0-9.e+-]*' "$T/l.json" | head -n1 | sed 's/.*: //')
+  echo "ping-pong one-way time ($m): $(awk -v s=$s 'BEGIN{printf "%.3f", s / 200000 * 1e6}') us"
+done
 for np in 16 256; do
   w=$(wall $PSIM run --np $np --no-measure -q -- "$T/jacobi" 512 200 1e-12 --declare)
   $PSIM run --np $np --no-measure --json "$T/j.json" -q -- "$T/jacobi" 512 200 1e-12 --declare >/dev/null

@@ -29,6 +29,9 @@ typedef struct emu_opts {
   double cpu_threshold;       /* measured bursts shorter than this (s) are not simulated */
   int measure;                /* 0: only declared costs count (psim_compute...) */
   double iprobe_sleep;        /* smpi/iprobe: simulated time an unsuccessful iprobe costs */
+  int inject_polls;           /* 1: SMPI's injected sleeps in test/iprobe (set by --cfg
+                                 smpi/test, smpi/iprobe, smpi/grow-injected-times); 0 (the
+                                 default): a rank polling in vain waits for the next event */
   size_t stack_size;          /* per rank, bytes */
   int shared_globals;         /* 1: one copy of the program's globals for all ranks */
   const char *program;        /* the shared object built by psimcc */
@@ -38,6 +41,8 @@ typedef struct emu_opts {
   const char *trace_tit;      /* directory to record a TIT trace into, or NULL */
   const char *measure_tasks;  /* file to write measured PSIM_TASK costs to, or NULL */
   const char *task_costs;     /* file of task costs to inject, or NULL */
+  int *status;                /* if set, gets the program's exit status: the first non-zero
+                                 status a rank returned from main or passed to exit, else 0 */
 } emu_opts;
 
 void emu_opts_init(emu_opts *o, const platform *p, int np);

@@ -28,7 +28,9 @@ static const char *HELP =
     "  --no-measure        ignore measured CPU time: only declared costs count (exact times)\n"
     "  --cpu-threshold S   ignore measured bursts shorter than S seconds (default 1e-6)\n"
     "  --network MODEL     smpi (default) or constant\n"
-    "  --cfg KEY:VALUE     model property as in psim replay, also smpi/iprobe:SECONDS\n"
+    "  --cfg KEY:VALUE     model property as in psim replay; smpi/test:S, smpi/iprobe:S\n"
+    "                      inject SMPI's sleeps into unsuccessful polls (default: none, a\n"
+    "                      rank polling in vain waits for the next event)\n"
     "  --stack-size SIZE   stack of each rank (default 8M; K, M, G suffixes)\n"
     "  --shared-globals    load the program once: all ranks share its global variables\n"
     "                      (default: one private copy of the program per rank)\n"
@@ -41,6 +43,9 @@ static const char *HELP =
     "  --task-costs FILE   PSIM_TASK blocks are skipped; inject cost x iterations from FILE\n"
     "                      (as --measure-tasks writes it; exact times with --no-measure)\n"
     "  --quiet             no summary\n"
+    "  --singleton         run as the program itself would (what ./prog does for a program\n"
+    "                      built with psimcc): no summary, and psim exits with the status\n"
+    "                      the program returned or passed to exit (the first non-zero rank's)\n"
     "\n"
     "example:\n"
     "  build/psimcc -O2 -o ring examples/ring.c\n"
@@ -78,7 +83,7 @@ int cmd_run(int argc, char **argv) {
   const char *platform_path = NULL, *hostfile = NULL, *json = NULL, *actions = NULL, *network = NULL;
   const char *trace_tit = NULL, *measure_tasks = NULL, *task_costs = NULL;
   long np = 1;
-  int quiet = 0, shared = 0, measure = 1, prog_at = -1;
+  int quiet = 0, shared = 0, measure = 1, prog_at = -1, singleton = 0, status = 0;
   double speed_ref = 0, threshold = -1;
   size_t stack = 0;
   VEC(char *) cfgs = {0};
@@ -125,6 +130,7 @@ int cmd_run(int argc, char **argv) {
     else if (!strcmp(a, "--measure-tasks")) { NEEDV(); measure_tasks = v; }
     else if (!strcmp(a, "--task-costs")) { NEEDV(); task_costs = v; }
     else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) quiet = 1;
+    else if (!strcmp(a, "--singleton")) singleton = quiet = 1;
     else if (a[0] == '-' && a[1]) { rc = cli_usage("run", "unknown option '%s'", a); goto out; }
     else { prog_at = i; break; }
 #undef NEEDV
@@ -190,6 +196,7 @@ int cmd_run(int argc, char **argv) {
   o.trace_tit = trace_tit;
   o.measure_tasks = measure_tasks;
   o.task_costs = task_costs;
+  o.status = &status;
   if ((o.measure || measure_tasks) && !(o.host_speed_ref > 0)) {
     o.host_speed_ref = emu_calibrate(0.2);
     if (!quiet) fprintf(stderr, "psim: host speed reference measured: %.4g flop/s (fix it with --host-speed-ref)\n", o.host_speed_ref);
@@ -211,6 +218,8 @@ int cmd_run(int argc, char **argv) {
     af = NULL;
     if (bad) { rc = 2; goto done; }
   }
+  /* --singleton: a status the program chose is the process's, as for any program */
+  if (r < 0 && singleton && err.code == PSIM_EXIT_APP && status != 0) { rc = status & 255 ? status & 255 : 1; goto done; }
   if (r < 0 && err.code != PSIM_EXIT_DEADLOCK) { rc = cli_fail(&err); goto done; }
 
   const char *progs[1] = {o.program};

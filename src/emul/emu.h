@@ -84,6 +84,9 @@ typedef enum { EK_NEW, EK_READY, EK_BLOCKED, EK_DONE } emu_rank_state;
 typedef struct emu_rank {
   int id, host;
   uint8_t state, finalized, initialized, probing;
+  uint8_t polling;          /* blocked after unsuccessful tests/iprobes (emu_poll_failed) */
+  uint8_t poll_failed;      /* the current MPI call is a poll that failed */
+  int poll_streak;          /* failed polls since the rank last did something else */
   int depth;                /* nesting of MPI calls (only the outermost accounts CPU time) */
   int nwait;                /* completions still needed to unblock */
   emu_fiber fib;
@@ -91,6 +94,7 @@ typedef struct emu_rank {
   /* accounting of the current MPI call: its start; time and busy time (mpi_rank_busy_time)
    * spent computing inside it; busy time at its start; date and busy time of its last block */
   double call_start, call_compute, call_busy_compute, call_busy0, block_t, block_busy;
+  double mono_mark;         /* CLOCK_MONOTONIC then (emu_mark, emu_burst) */
   /* what it is doing, for deadlock and error reports */
   const char *call;
   int call_peer, call_tag, call_comm;
@@ -123,6 +127,9 @@ struct emu_sim {
   VEC(emu_req *) all_reqs;
   double test_count;        /* SMPI's process-wide count of injected test sleeps */
   double iprobe_count;      /* same for iprobe */
+  double cpu_cost, mono_cost;   /* what reading each clock costs (subtracted from bursts) */
+  int npolling;             /* ranks blocked in emu_poll_failed */
+  uint64_t polls;           /* unsuccessful polls so far (to tell progress from spinning) */
   int failed, nfinished;
   int exit_status;          /* PSIM_EXIT_APP etc. when a rank failed */
   psim_err *err;
@@ -148,10 +155,15 @@ void emu_compute(double flops);       /* blocks for a computation of flops on it
 void emu_sleep(double seconds);
 double emu_now(void);
 double emu_cpu_now(void);             /* this thread's CPU time (seconds) */
+void emu_mark(emu_rank *k);           /* user code of rank k resumes: start measuring */
+double emu_burst(const emu_rank *k);  /* seconds of user code since emu_mark (emu_sched.c) */
 /* Stops the simulation with an MPI error (like MPI_ERRORS_ARE_FATAL). Does not return. */
 void emu_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 void emu_abort(int code) __attribute__((noreturn));
 void emu_rank_exit(int code) __attribute__((noreturn));
+/* The running rank called exit(status) (fn: "exit" or "_exit") from code at `caller`:
+ * status 0 ends the rank as returning 0 from main; any other stops the run (exit 4). */
+void emu_rank_called_exit(int status, const char *fn, const void *caller) __attribute__((noreturn));
 
 /* ---- messages (emu_p2p.c) ---- */
 emu_req *emu_req_new(void);
@@ -165,8 +177,15 @@ emu_req *emu_isend(int dst, int tag, int ctx, const void *data, size_t len, int 
 emu_req *emu_irecv(int src, int tag, int ctx, void *buf, size_t cap);
 /* Blocks until `need` of reqs[0..n) are done (need >= n: all of them); NULL entries ignored. */
 void emu_wait(emu_req **reqs, int n, int need);
-/* SMPI's injected sleep of a test/iprobe; success resets the growing count. */
+/* An unsuccessful test: by default the rank waits for news (emu_poll_wait); with
+ * --cfg smpi/test or smpi/iprobe, SMPI's injected sleep (success resets the growing count). */
 void emu_test_sleep(int success);
+/* The running rank polled in vain (MPI_Test*, MPI_Iprobe). The first such poll since the rank
+ * last did anything else (another MPI call, a computation) returns at once: the rank may have
+ * work of its own between polls. A second one in a row is spinning: the rank waits until
+ * something could have changed (another rank ran, the simulation's next event) and returns 1
+ * (look again), else 0. */
+int emu_poll_failed(void);
 const mpi_req *emu_iprobe(int src, int tag, int ctx);
 const mpi_req *emu_probe(int src, int tag, int ctx);
 /* Runs a collective's timing program (no data) among the world ranks of `world_of`. */

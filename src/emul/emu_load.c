@@ -43,14 +43,15 @@ static int read_all(const char *path, char **data, size_t *len, psim_err *err) {
   return 0;
 }
 
-/* ELF e_type at offset 16: 3 = ET_DYN (shared object or PIE), 2 = ET_EXEC. */
+/* ELF e_type at offset 16: 3 = ET_DYN (shared object or PIE), 2 = ET_EXEC. psimcc's programs
+ * are shared objects with an interpreter (psim-start, so that ./prog runs); a PIE executable
+ * (what mpicc makes) is marked DF_1_PIE in its dynamic section, and glibc refuses to dlopen it. */
 static int check_elf(const char *path, const char *d, size_t n, psim_err *err) {
   if (n < 64 || memcmp(d, "\177ELF", 4))
     return psim_errf(err, 2, path, 0,
                      "not an ELF shared object: build the program with psimcc (e.g. "
                      "build/psimcc -O2 -o prog prog.c) and run it with psim run -- ./prog");
-  /* a position-independent executable is ET_DYN too, but has an interpreter (PT_INTERP) */
-  int interp = 0;
+  int pie = 0;
   if (d[4] == 2 && d[16] == 3) {
     uint64_t phoff;
     uint16_t phentsize, phnum;
@@ -58,12 +59,24 @@ static int check_elf(const char *path, const char *d, size_t n, psim_err *err) {
     memcpy(&phentsize, d + 54, 2);
     memcpy(&phnum, d + 56, 2);
     for (uint16_t i = 0; i < phnum && phoff + (uint64_t)(i + 1) * phentsize <= n; i++) {
+      const char *ph = d + phoff + (uint64_t)i * phentsize;
       uint32_t type;
-      memcpy(&type, d + phoff + (uint64_t)i * phentsize, 4);
-      if (type == 3) interp = 1;
+      uint64_t off, size;
+      memcpy(&type, ph, 4);
+      memcpy(&off, ph + 8, 8);
+      memcpy(&size, ph + 32, 8);
+      if (type != 2 || off > n || size > n - off) continue;   /* PT_DYNAMIC */
+      for (uint64_t e = off; e + 16 <= off + size; e += 16) {
+        int64_t tag;
+        uint64_t val;
+        memcpy(&tag, d + e, 8);
+        memcpy(&val, d + e + 8, 8);
+        if (tag == 0) break;
+        if (tag == 0x6ffffffb && (val & 0x08000000)) pie = 1;   /* DT_FLAGS_1 & DF_1_PIE */
+      }
     }
   }
-  if (d[16] != 3 || interp)
+  if (d[16] != 3 || pie)
     return psim_errf(err, 2, path, 0,
                      "is an executable, not a shared object: build it with psimcc, which "
                      "makes the shared object psim run loads once per rank");

@@ -178,6 +178,10 @@ void emu_wait(emu_req **reqs, int n, int need) {
 
 void emu_test_sleep(int success) {
   emu_sim *S = emu_current;
+  if (!S->o->inject_polls) {   /* psim run's default: an unsuccessful test waits for news */
+    if (!success) emu_poll_failed();
+    return;
+  }
   const net_config *c = &S->o->net;
   double t = c->grow_injected ? S->test_count * c->test_sleep : c->test_sleep;
   if (success) S->test_count = 1;
@@ -189,8 +193,13 @@ void emu_test_sleep(int success) {
 
 const mpi_req *emu_iprobe(int src, int tag, int ctx) {
   emu_sim *S = emu_current;
-  /* SMPI sleeps before probing, longer after each unsuccessful probe (smpi/iprobe), so
-   * that a polling loop lets simulated time advance */
+  if (!S->o->inject_polls) {
+    const mpi_req *s = mpi_iprobe(S->world, S->running->id, src, tag, ctx);
+    if (s || !emu_poll_failed()) return s;
+    return mpi_iprobe(S->world, S->running->id, src, tag, ctx);
+  }
+  /* with --cfg smpi/iprobe, as SMPI: a sleep before probing, longer after each unsuccessful
+   * probe, so that a polling loop lets simulated time advance */
   double t = S->iprobe_count * S->o->iprobe_sleep;
   if (S->tit) emu_trace_sleep(S->running, t);   /* replay has no probes: the time they cost */
   sleep_overhead(S, t, 0);

@@ -1,6 +1,7 @@
 /* The execution-driven driver: ranks as fibers served by the kernel's ready queue, the CPU
  * time they use between MPI calls turned into simulated computations, and the run itself
  * (see include/psim/emul.h and src/emul/emu.h). */
+#include <dlfcn.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -8,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "emul/emu.h"
 
@@ -39,6 +41,8 @@ static int parse_double(const char *key, const char *v, double *out, psim_err *e
 }
 
 int emu_opts_cfg(emu_opts *o, const char *key, const char *value, psim_err *err) {
+  if (!strcmp(key, "smpi/test") || !strcmp(key, "smpi/iprobe") || !strcmp(key, "smpi/grow-injected-times"))
+    o->inject_polls = 1;
   if (!strcmp(key, "smpi/iprobe")) return parse_double(key, value, &o->iprobe_sleep, err);
   if (!strcmp(key, "smpi/cpu-threshold")) return parse_double(key, value, &o->cpu_threshold, err);
   if (!strcmp(key, "smpi/host-speed")) {
@@ -68,6 +72,45 @@ double emu_cpu_now(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+static double mono_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Measuring a burst of user code (between two MPI calls) must not cost what it measures.
+ * Reading the thread CPU clock is a system call (about 1.3 us on a VM, more than many bursts
+ * between MPI calls), reading CLOCK_MONOTONIC is not (tens of ns, vDSO). Only one rank runs
+ * at a time, so wall time is the rank's own, except when the OS preempts the thread, which
+ * takes it away for a time slice (milliseconds). Hence: a burst shorter than SHORT_BURST of
+ * monotonic time cannot hold a preemption and is measured so; a longer one is measured with
+ * the CPU clock, whose cost is then small beside it. Both readings of a mark are taken with
+ * the CPU clock first, so its cost stays out of the monotonic interval; each clock's own cost
+ * (two back-to-back readings, the least of many) is subtracted. */
+#define SHORT_BURST 20e-6
+
+static double clock_cost(double (*now)(void)) {
+  double best = 1;
+  for (int i = 0; i < 200; i++) {
+    double a = now(), b = now();
+    if (b - a < best) best = b - a;
+  }
+  return best;
+}
+
+void emu_mark(emu_rank *k) {
+  k->cpu_mark = emu_cpu_now();
+  k->mono_mark = mono_now();
+}
+
+double emu_burst(const emu_rank *k) {
+  const emu_sim *S = emu_current;
+  double m = mono_now() - k->mono_mark - S->mono_cost;
+  if (m < SHORT_BURST) return m > 0 ? m : 0;
+  double c = emu_cpu_now() - k->cpu_mark - S->cpu_cost;
+  return c > 0 ? c : 0;
+}
+
 double emu_now(void) { return sim_now(emu_current->sim); }
 
 const coll_selector *emu_coll_selector(void) { return &emu_current->o->coll; }
@@ -89,16 +132,47 @@ void emu_block(void) {
   emu_fiber_leave(&S->host, &k->fib, 0);
 }
 
+/* ---- polling ---- */
+int emu_poll_failed(void) {
+  emu_sim *S = emu_current;
+  emu_rank *k = S->running;
+  k->poll_failed = 1;
+  if (k->poll_streak++ == 0) return 0;
+  S->polls++;
+  k->polling = 1;
+  S->npolling++;
+  double t0 = sim_now(S->sim);
+  emu_block();
+  /* the trace has no polls: the time spent waiting in one is a sleep there, so that whatever
+   * the rank does next starts at the same date in the replay */
+  if (S->tit && emu_trace_on(k)) emu_trace_sleep(k, sim_now(S->sim) - t0);
+  return 1;
+}
+
+/* Something may have changed (an event, another rank's work): pollers look again. */
+static void wake_pollers(emu_sim *S) {
+  if (!S->npolling) return;
+  for (int i = 0; i < S->np; i++) {
+    emu_rank *k = &S->ranks[i];
+    if (!k->polling) continue;
+    k->polling = 0;
+    S->npolling--;
+    emu_wake(S, k);
+  }
+}
+
 static void activity_done(sim *s, activity *a) {
   (void)s;
   emu_sim *S = a->data;
   emu_wake(S, &S->ranks[a->tag]);
+  wake_pollers(S);
 }
 
 static void compute_now(emu_sim *S, emu_rank *k, double flops) {
   if (flops <= 0) return;
   double t0 = sim_now(S->sim), b0 = mpi_rank_busy_time(S->world, k->id);
   if (S->tit) emu_trace_compute(k, flops);
+  k->poll_streak = 0;   /* work between polls */
   models_exec(S->models, k->host, flops, activity_done, S, k->id);
   emu_block();
   double d = sim_now(S->sim) - t0;
@@ -117,6 +191,7 @@ void emu_sleep(double seconds) {
   emu_sim *S = emu_current;
   emu_rank *k = S->running;
   if (seconds <= 0) return;
+  k->poll_streak = 0;
   double t0 = sim_now(S->sim), b0 = mpi_rank_busy_time(S->world, k->id);
   sim_start_timer(S->sim, seconds, activity_done, S, k->id);
   emu_block();
@@ -135,7 +210,7 @@ void emu_enter(const char *name) {
   k->call_compute = 0;
   S->calls++;
   if (S->o->measure) {
-    double burst = emu_cpu_now() - k->cpu_mark;
+    double burst = emu_burst(k);
     if (burst >= S->o->cpu_threshold) compute_now(S, k, burst * S->o->host_speed_ref);
   }
   k->call_start = sim_now(S->sim);
@@ -167,7 +242,9 @@ void emu_leave(void) {
     fprintf(S->o->actions, "%.6f %d %s %.6f\n", now, k->id, k->call ? k->call : "?",
             now - k->call_start);
   k->call = NULL;
-  if (S->o->measure) k->cpu_mark = emu_cpu_now();
+  if (!k->poll_failed) k->poll_streak = 0;
+  k->poll_failed = 0;
+  if (S->o->measure) emu_mark(k);
 }
 
 /* ---- ending a rank, failures ---- */
@@ -184,7 +261,7 @@ void emu_rank_exit(int code) {
   emu_rank *k = S->running;
   k->exit_code = code;
   if (!k->finalized && S->o->measure && k->depth == 0) {
-    double burst = emu_cpu_now() - k->cpu_mark;
+    double burst = emu_burst(k);
     if (burst >= S->o->cpu_threshold) compute_now(S, k, burst * S->o->host_speed_ref);
   }
   if (k->initialized && !k->finalized && !S->failed)
@@ -197,6 +274,41 @@ __attribute__((noreturn)) static void fail_rank(emu_sim *S, emu_rank *k) {
   S->exit_status = PSIM_EXIT_APP;
   sim_stop(S->sim);
   finish_rank(S, k);
+}
+
+/* " in FUNCTION()" for a code address in the program, "" when unknown. */
+static void where_called(const void *caller, char *buf, size_t n) {
+  Dl_info di;
+  buf[0] = 0;
+  if (caller && dladdr(caller, &di) && di.dli_sname) snprintf(buf, n, " in %s()", di.dli_sname);
+}
+
+void emu_rank_called_exit(int status, const char *fn, const void *caller) {
+  emu_sim *S = emu_current;
+  emu_rank *k = S->running;
+  if (status == 0) emu_rank_exit(0);
+  char in[300], last[600] = "";
+  where_called(caller, in, sizeof in);
+  if (k->file) snprintf(last, sizeof last, " (its last MPI call was at %s:%d)", k->file, k->line);
+  k->exit_code = status;
+  psim_errf(S->err, PSIM_EXIT_APP, NULL, 0, "rank %d called %s(%d)%s%s at simulated time %.6f%s",
+            k->id, fn, status, in, last, sim_now(S->sim),
+            k->initialized && !k->finalized ? ", before MPI_Finalize: the run stops" : "");
+  fail_rank(S, k);
+}
+
+/* exit() reached without going through psimcc's --wrap (from a shared library the program
+ * uses): the process is ending under the simulation's feet; say so rather than end silently. */
+static void exit_hook(int status, void *arg) {
+  (void)arg;
+  emu_sim *S = emu_current;
+  if (!S || !S->running) return;
+  char buf[256];
+  int n = snprintf(buf, sizeof buf, "psim: rank %d called exit(%d) from a library (not relinked "
+                   "by psimcc): the simulation cannot go on\n", S->running->id, status);
+  fflush(stdout);
+  if (n > 0) (void)!write(2, buf, (size_t)n);
+  _exit(PSIM_EXIT_APP);
 }
 
 void emu_fatal(const char *fmt, ...) {
@@ -227,7 +339,7 @@ static void rank_main(void *arg) {
   emu_rank *k = arg;
   emu_sim *S = emu_current;
   emu_fiber_started(&S->host, &k->fib);
-  if (S->o->measure) k->cpu_mark = emu_cpu_now();
+  if (S->o->measure) emu_mark(k);
   int rc = S->prog.mains[k->id](k->argc, k->argv);
   emu_rank_exit(rc);
 }
@@ -240,6 +352,7 @@ static void rank_run(void *ctx, int id) {
   S->running = k;
   emu_fiber_enter(&S->host, &k->fib);
   S->running = NULL;
+  if (!k->polling) wake_pollers(S);   /* it did something else than polling in vain */
   if (k->state == EK_DONE) emu_fiber_free(&k->fib);
 }
 
@@ -271,6 +384,7 @@ static void on_done(void *ctx, mpi_req *q) {
     return;
   }
   if (r->waited && k->state == EK_BLOCKED && --k->nwait == 0) emu_wake(S, k);
+  wake_pollers(S);
 }
 
 static void deadlock_report(emu_sim *S, replay_result *res) {
@@ -322,6 +436,10 @@ int emu_run(const emu_opts *o, replay_result *res, psim_err *err) {
   S->err = err;
   S->test_count = 1;
   S->iprobe_count = 1;
+  if (o->measure) {
+    S->cpu_cost = clock_cost(emu_cpu_now);
+    S->mono_cost = clock_cost(mono_now);
+  }
   int rc = 0;
   if (emu_prog_load(&S->prog, o->program, o->np, o->shared_globals, err) < 0) { free(S); return -1; }
   int nh = plat_nhosts(o->plat);
@@ -346,9 +464,21 @@ int emu_run(const emu_opts *o, replay_result *res, psim_err *err) {
     sim_make_ready(S->sim, i);
   }
   if (o->trace_tit && emu_trace_open(S, err) < 0) { rc = -1; goto out_ranks; }
+  static int hooked;   /* process-wide, as exit is */
+  if (!hooked) hooked = on_exit(exit_hook, NULL) == 0;
   emu_current = S;
   emu_signals_install();
   res->events = sim_run(S->sim, rank_run, S);
+  /* Nothing left to happen while ranks poll: let them look again (a rank that polls between
+   * pieces of its own work goes on), unless a whole round was spent polling in vain (the
+   * program spins forever: reported as a deadlock, the pollers blocked in their test). */
+  while (S->npolling && !S->failed) {
+    uint64_t calls = S->calls, polls = S->polls;
+    double now = sim_now(S->sim);
+    wake_pollers(S);
+    res->events += sim_run(S->sim, rank_run, S);
+    if (S->calls - calls == S->polls - polls && sim_now(S->sim) == now) break;
+  }
   emu_signals_restore();
   emu_current = NULL;
   fflush(stdout);
@@ -359,6 +489,10 @@ int emu_run(const emu_opts *o, replay_result *res, psim_err *err) {
     int trc = emu_trace_close(S, &terr);
     emu_current = NULL;
     if (trc < 0 && !S->failed && S->nfinished == S->np) { *err = terr; rc = -1; }
+  }
+  if (o->status) {
+    *o->status = 0;
+    for (int i = 0; i < S->np && !*o->status; i++) *o->status = S->ranks[i].exit_code;
   }
   if (S->failed) {
     rc = -1;

@@ -13,7 +13,7 @@ expect() { # expect RC PATTERN command...
     echo "FAIL: $* (rc $rc, want $want; '$pat' expected in:)"; cat "$TMPD/err"; fails=$((fails + 1))
   fi
 }
-for p in deadlock crash overflow mpierr; do
+for p in deadlock crash overflow mpierr exit; do
   "$PSIMCC" -g -o "$TMPD/$p" "$D/$p.c" || { echo "FAIL: psimcc $p"; exit 1; }
 done
 expect 3 "rank 1 (host node-1): blocked in MPI_Recv(peer 0, tag 7) at .*deadlock.c:7" "$PSIM" run --np 2 -q -- "$TMPD/deadlock"
@@ -22,11 +22,18 @@ expect 4 "rank 1 crashed with signal 11" "$PSIM" run --np 2 -q -- "$TMPD/crash"
 expect 4 "rank 0 overflowed its stack of 256 KiB" "$PSIM" run --np 2 -q --stack-size 256K -- "$TMPD/overflow"
 expect 4 "stack-size" "$PSIM" run --np 2 -q --stack-size 256K -- "$TMPD/overflow"
 expect 4 "rank 1: MPI error in MPI_Recv: .*MPI_ERR_TRUNCATE" "$PSIM" run --np 2 -q -- "$TMPD/mpierr"
+# exit() from a rank: reported with the rank, status and function, exit 4; exit(0) after
+# MPI_Finalize on every rank is success
+expect 4 "rank 1 called exit(3) in leave() at simulated time [0-9.]*, before MPI_Finalize" "$PSIM" run --np 3 -q -- "$TMPD/exit" 3
+grep -q "rank 1 calls exit(3)" "$TMPD/out" || { echo "FAIL: exit(3): the program's output is lost"; fails=$((fails + 1)); }
+"$PSIM" run --np 3 -q -- "$TMPD/exit" 0 > "$TMPD/out" || { echo "FAIL: exit(0) on 3 ranks: rc $?"; fails=$((fails + 1)); }
+[ "$(grep -c 'exits 0 after MPI_Finalize' "$TMPD/out")" = 3 ] || { echo "FAIL: exit(0) on 3 ranks:"; cat "$TMPD/out"; fails=$((fails + 1)); }
 expect 1 "undefined reference to 'MPI_Win_fence'" "$PSIMCC" -o "$TMPD/unsup" "$D/unsupported.c"
 [ -e "$TMPD/unsup" ] && { echo "FAIL: psimcc left its output"; fails=$((fails + 1)); }
 # a program not built with psimcc
 printf 'int main(void) { return 0; }\n' > "$TMPD/plain.c" && cc -o "$TMPD/plain" "$TMPD/plain.c"
 expect 2 "build it with psimcc" "$PSIM" run --np 2 -q -- "$TMPD/plain"
+cc -no-pie -o "$TMPD/plain-nopie" "$TMPD/plain.c" && expect 2 "build it with psimcc" "$PSIM" run --np 2 -q -- "$TMPD/plain-nopie"
 expect 2 "no program given" "$PSIM" run --np 2
 expect 2 "cpu-threshold expects seconds, got ''" "$PSIM" run --np 2 --cpu-threshold "" -- "$TMPD/deadlock"
 expect 2 "unknown option '--bogus'" "$PSIM" run --np 2 --bogus -- "$TMPD/deadlock"

@@ -40,7 +40,7 @@ int psim_sample_enter(const char *file, int line, int n) {
 void psim_sample_exit(const char *file, int line) {
   emu_sim *S = emu_current;
   emu_rank *k = S->running;
-  double burst = emu_cpu_now() - k->cpu_mark;
+  double burst = emu_burst(k);
   site *s = find(k, file, line);
   s->runs++;
   s->flops += burst * S->o->host_speed_ref;

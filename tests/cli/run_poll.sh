@@ -1,0 +1,36 @@
+#!/bin/sh
+# Polling codes (issue 9): by default psim run injects no sleeps into unsuccessful MPI_Test /
+# MPI_Iprobe; a rank that polls twice in a row without doing anything else waits for the next
+# event instead of spinning, so a polling loop ends when the message arrives, after a handful
+# of polls, and costs what the program costs; work between polls goes on; polling for a message
+# nobody sends is a deadlock. --cfg smpi/test brings SMPI's injected sleeps back.
+. "$(dirname "$0")/../lib/common.sh"
+PSIMCC="$(dirname "$PSIM")/psimcc"
+fails=0
+"$PSIMCC" -o "$TMPD/poll" "$PSIM_TESTDATA/emul/poll.c" || { echo "FAIL: psimcc"; exit 1; }
+# rank 1 sends after 1 s of declared computation; the message takes 4.049e-6 s on flat:2,1Gf
+want=1.0000040490423954
+for mode in test iprobe; do
+  "$PSIM" run --np 2 --platform flat:2,1Gf --no-measure -q --json "$TMPD/$mode.json" -- "$TMPD/poll" $mode > "$TMPD/out" ||
+    bad "$mode: rc $?"
+  t=$(json_get "$TMPD/$mode.json" simulated_time)
+  polls=$(sed -n 's/^rank 0 got 42 after \([0-9]*\) polls.*/\1/p' "$TMPD/out")
+  echo "$mode: $polls polls, simulated $t s"
+  [ "$t" = "$want" ] || bad "$mode: simulated time $t, want $want (the message's arrival)"
+  [ -n "$polls" ] && [ "$polls" -le 5 ] || bad "$mode: $polls polls (spinning?)"
+done
+# measured: the same, within the measured bursts
+"$PSIM" run --np 2 --platform flat:2,1Gf --host-speed-ref 1e9 -q --json "$TMPD/m.json" -- "$TMPD/poll" test > "$TMPD/out" || bad "measured: rc $?"
+t=$(json_get "$TMPD/m.json" simulated_time)
+close_to "$t" "$want" 1e-3 || bad "measured test loop: $t s, want about $want"
+# 1 ms of work between polls: 1000 chunks, then the message is there
+"$PSIM" run --np 2 --platform flat:2,1Gf --no-measure -q --json "$TMPD/w.json" -- "$TMPD/poll" work > "$TMPD/out" || bad "work: rc $?"
+grep -q "after 1001 polls at 1.001000" "$TMPD/out" || { bad "work between polls:"; cat "$TMPD/out"; }
+# nobody sends: a deadlock naming the poll, not an endless loop
+timeout 60 "$PSIM" run --np 2 --no-measure -q -- "$TMPD/poll" never > /dev/null 2> "$TMPD/err"; rc=$?
+[ $rc -eq 3 ] && grep -q "rank 0 (host node-0): blocked in MPI_Test: receive from 1 tag 7" "$TMPD/err" || { bad "never: rc $rc"; cat "$TMPD/err"; }
+# SMPI's injected sleeps on request: time advances by growing sleeps, many polls
+"$PSIM" run --np 2 --platform flat:2,1Gf --no-measure -q --cfg smpi/test:1e-4 -- "$TMPD/poll" test > "$TMPD/out" || bad "smpi/test: rc $?"
+polls=$(sed -n 's/^rank 0 got 42 after \([0-9]*\) polls.*/\1/p' "$TMPD/out")
+[ -n "$polls" ] && [ "$polls" -gt 100 ] || bad "smpi/test:1e-4: $polls polls, want SMPI's growing sleeps (>100)"
+finish $fails
