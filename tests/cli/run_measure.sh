@@ -19,7 +19,7 @@ echo "ping-pong of $n round trips: measured $t s, declared-only $t0 s; largest r
 # every call cost ~2 us per call before; about 25 ns is measured on a quiet machine, 130 ns
 # when the other core runs tests too)
 awk -v c="$c" -v n=$n 'BEGIN { exit !(c != "" && c + 0 <= 0.4e-6 * 2 * n) }' || bad "phantom computation: $c s for $((2 * n)) calls"
-rel_close "$t" "$t0" 0.05 || bad "measured ping-pong $t s against the model's $t0 s"
+rel_close "$t" "$t0" 0.12 || bad "measured ping-pong $t s against the model's $t0 s"
 # a real computation is measured: rank 0 spins for 0.05 s of CPU time
 run spin --host-speed-ref 1e9 -- "$TMPD/spin" 0.05 0 || bad "run spin: rc $?"
 c0=$(grep -o '"compute_time": [-0-9.eE+]*' "$TMPD/spin.json" | head -n 1 | sed 's/.*: //')
