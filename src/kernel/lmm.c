@@ -249,7 +249,7 @@ static void fatpipe_usage(lmm_system *s, lmm_cnst *k) {
  * constraints cs, whose `remaining` capacity the caller has set: the full capacity when vs is
  * a whole component, what the other (kept) variables leave when it is a repair set. Sets each
  * variable's newval and bneck (what stopped it: the constraint that saturated, or its bound). */
-void lmmi_fill(lmm_system *s, const int *vs, size_t nvs, const int *cs, size_t ncs) {
+static void fill(lmm_system *s, const int *vs, size_t nvs, const int *cs, size_t ncs) {
   int nfree = 0;
   for (size_t i = 0; i < ncs; i++) {
     lmm_cnst *k = &s->cnsts.data[cs[i]];
@@ -339,7 +339,7 @@ static void solve_component(lmm_system *s) {
     lmm_cnst *k = &s->cnsts.data[s->comp_c.data[i]];
     k->remaining = k->capacity;
   }
-  lmmi_fill(s, s->comp_v.data, s->comp_v.len, s->comp_c.data, s->comp_c.len);
+  fill(s, s->comp_v.data, s->comp_v.len, s->comp_c.data, s->comp_c.len);
 }
 
 /* ---- Local repair ----
@@ -478,7 +478,7 @@ static int solve_incremental(lmm_system *s, void (*changed)(void *ctx, void *own
       k->maxl = maxl;
       k->info_stamp = s->istamp;
     }
-    lmmi_fill(s, s->inc_v.data, s->inc_v.len, s->inc_c.data, s->inc_c.len);
+    fill(s, s->inc_v.data, s->inc_v.len, s->inc_c.data, s->inc_c.len);
     for (size_t i = 0; i < s->inc_v.len; i++) {     /* add S's share to T's load and level */
       const lmm_var *x = &s->vars.data[s->inc_v.data[i]];
       if (x->penalty <= 0) continue;
@@ -525,15 +525,7 @@ static int solve_incremental(lmm_system *s, void (*changed)(void *ctx, void *own
   }
   s->inc_ok++;
   s->inc_vars += s->inc_v.len;
-  for (size_t i = 0; i < s->inc_v.len; i++) {
-    int v = s->inc_v.data[i];
-    lmm_var *x = &s->vars.data[v];
-    if (x->newval != x->value) {
-      x->value = x->newval;
-      void *owner = s->vcold[v].owner;
-      if (changed && owner) changed(ctx, owner, x->value);
-    }
-  }
+  for (size_t i = 0; i < s->inc_v.len; i++) lmmi_commit(s, s->inc_v.data[i], changed, ctx);
   return 1;
 }
 
@@ -580,15 +572,7 @@ void lmmi_solve_exact(lmm_system *s, void (*changed)(void *ctx, void *owner, dou
       if (!s->comp_v.len) continue;
       solve_component(s);
       s->solves++;
-      for (size_t i = 0; i < s->comp_v.len; i++) {
-        int v = s->comp_v.data[i];
-        lmm_var *x = &s->vars.data[v];
-        if (x->newval != x->value) {
-          x->value = x->newval;
-          void *owner = s->vcold[v].owner;
-          if (changed && owner) changed(ctx, owner, x->value);
-        }
-      }
+      for (size_t i = 0; i < s->comp_v.len; i++) lmmi_commit(s, s->comp_v.data[i], changed, ctx);
     }
   }
   lmmi_clear_dirty(s);

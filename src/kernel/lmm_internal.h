@@ -79,7 +79,15 @@ enum { BNECK_BOUND = -1,    /* at its bound (or unconstrained) */
 
 
 /* lmm.c, for lmm_selective.c */
-void lmmi_fill(lmm_system *s, const int *vs, size_t nvs, const int *cs, size_t ncs);
+/* Makes variable v's new value (newval) its value, and reports it when it changed. */
+static inline void lmmi_commit(lmm_system *s, int v, void (*changed)(void *ctx, void *owner, double value),
+                               void *ctx) {
+  lmm_var *x = &s->vars.data[v];
+  if (x->newval == x->value) return;
+  x->value = x->newval;
+  void *owner = s->vcold[v].owner;
+  if (changed && owner) changed(ctx, owner, x->value);
+}
 void lmmi_solve_exact(lmm_system *s, void (*changed)(void *ctx, void *owner, double value), void *ctx);
 void lmmi_clear_dirty(lmm_system *s);
 

@@ -261,8 +261,7 @@ static void solve_restricted(lmm_system *s, int open, void (*changed)(void *ctx,
   s->stamp++;
   s->comp_v.len = 0;
   for (size_t i = 0; i < s->m_list.len; i++) {
-    lmm_cnst *k = &s->cnsts.data[s->m_list.data[i]];
-    k->remaining = k->capacity;
+    const lmm_cnst *k = &s->cnsts.data[s->m_list.data[i]];
     for (int j = 0; j < k->n; j++) {
       int v = k->refs[j].var;
       lmm_var *x = &s->vars.data[v];
@@ -277,11 +276,7 @@ static void solve_restricted(lmm_system *s, int open, void (*changed)(void *ctx,
     int v = s->comp_v.data[i];
     lmm_var *x = &s->vars.data[v];
     set_stale(s, v, open && x->penalty > 0);
-    if (x->newval != x->value) {
-      x->value = x->newval;
-      void *owner = s->vcold[v].owner;
-      if (changed && owner) changed(ctx, owner, x->value);
-    }
+    lmmi_commit(s, v, changed, ctx);
   }
   lmmi_clear_dirty(s);
 }
