@@ -113,9 +113,11 @@ void lmm_touch_var(lmm_system *s, int v) {
 /* A variable is freed: SimGrid touches its first constraint while it is still there. */
 void lmms_var_gone(lmm_system *s, int v) {
   lmm_var_cold *xc = &s->vcold[v];
-  lmm_touch_var(s, v);
+  /* Only the walk: a freed variable is no candidate for an open M (and its slot may be
+   * reused by a new variable before the solve). */
+  const lmm_var *x = &s->vars.data[v];
+  if (x->nel > 0 && x->penalty > 0) lmm_touch_cnst(s, x->el[0].cnst);
   if (xc->stale) { xc->stale = 0; s->nstale--; }
-  /* A freed variable left in `late` is skipped by lmms_solve (not alive). */
 }
 
 static void set_stale(lmm_system *s, int v, int stale) {
