@@ -3,7 +3,8 @@
 #   deps.sh build  -> what building psim needs
 #   deps.sh test   -> plus what the test suite needs (cmocka, SimGrid as a reference oracle, valgrind,
 #                     PajeNG to read Paje traces, chromium to load the HTML report headless,
-#                     OpenBLAS for psim calibrate --kernels, optional when building)
+#                     OpenBLAS for psim calibrate --kernels, optional when building,
+#                     MPICH for the MPI build of psim sweep, autoconf to run a configure with psimcc)
 #   deps.sh mpi    -> plus MPICH, for the MPI build of psim sweep (make mpi; cmocka: its tests/)
 #   deps.sh all    -> everything
 set -eu
@@ -14,7 +15,7 @@ command -v cc >/dev/null 2>&1 || want="$want gcc libc6-dev"
 case "${1:-build}" in
   bench) want="$want time bc libsimgrid-dev" ;;
   mpi) want="$want libcmocka-dev libmpich-dev mpich" ;;
-  test|all) want="$want libcmocka-dev libsimgrid-dev python3 valgrind zstd gzip clang pajeng chromium libopenblas-dev libmpich-dev mpich" ;;
+  test|all) want="$want libcmocka-dev libsimgrid-dev python3 valgrind zstd gzip clang pajeng chromium libopenblas-dev libmpich-dev mpich autoconf" ;;
 esac
 missing=""
 for p in $want; do

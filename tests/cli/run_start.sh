@@ -77,7 +77,7 @@ AC
   grep -q "whether MPI programs run... yes, np=1" conf.out || { bad "configure: AC_RUN_IFELSE"; cat conf.out; }
   cd "$TMPD" || exit 1
 else
-  echo "autoconf not installed: configure check skipped"
+  bad "autoconf is not installed (scripts/deps.sh test installs it): the configure check cannot run"
 fi
 
 # 4. CMake with CC=psimcc: FindMPI finds it, try_run runs an MPI program as a 1-rank job
@@ -96,6 +96,6 @@ CM
   grep -q "try_run: compiled=TRUE rc=0 out=rank 0 of 1 helper 7 args 1" cm.out || { bad "try_run"; cat cm.out; }
   cd "$TMPD" || exit 1
 else
-  echo "cmake not installed: CMake check skipped"
+  bad "cmake is not installed: the CMake check cannot run"
 fi
 finish $fails
