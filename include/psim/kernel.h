@@ -96,6 +96,17 @@ activity *sim_start_work(sim *s, double work, int var, double scale, activity_do
  * from inside its own done() callback; the activity is then not freed. */
 void sim_continue_work(sim *s, activity *a, double work, int var, double scale);
 
+/* Activities whose rate the model sets itself, without a solver variable (the star network's
+ * equal port shares are not max-min): `work` units at `rate` units per second from now.
+ * sim_set_rate brings the work left up to date and changes the rate from now on (0: paused);
+ * sim_scale_work multiplies the work left by f (a host's performance factor changed). Both
+ * are valid for any activity in a work phase (sim_set_rate: only one without a variable). */
+activity *sim_start_rated(sim *s, double work, double rate, activity_done_fn done, void *data, int tag);
+void sim_set_rate(sim *s, activity *a, double rate);
+void sim_scale_work(sim *s, activity *a, double f);
+/* Work left at the current date. */
+double sim_work_left(const sim *s, const activity *a);
+
 /* Ready queue of the driver's runnable entities (ranks), served in FIFO order. */
 void sim_make_ready(sim *s, int id);
 

@@ -169,6 +169,41 @@ void sim_continue_work(sim *s, activity *a, double work, int var, double scale) 
   schedule(s, a);
 }
 
+/* ---- activities at a rate the model sets (no solver variable) ---- */
+
+double sim_work_left(const sim *s, const activity *a) {
+  if (a->date <= s->now) return 0;   /* due now: rounding must not push it later */
+  double left = a->remaining - (a->rate > 0 ? a->rate * (s->now - a->updated) : 0);
+  return left > 0 ? left : 0;
+}
+
+/* Brings `remaining` to now, then predicts the completion at the current rate. */
+static void rated_reschedule(sim *s, activity *a, double left) {
+  a->remaining = left;
+  a->updated = s->now;
+  if (left <= 0) a->date = s->now;
+  else a->date = a->rate > 0 ? s->now + left / a->rate : INFINITY;
+  schedule(s, a);
+}
+
+activity *sim_start_rated(sim *s, double work, double rate, activity_done_fn done, void *data, int tag) {
+  activity *a = new_activity(s, done, data, tag);
+  a->rate = rate > 0 ? rate : 0;
+  rated_reschedule(s, a, work > 0 ? work : 0);
+  return a;
+}
+
+void sim_set_rate(sim *s, activity *a, double rate) {
+  double left = sim_work_left(s, a);
+  a->rate = rate > 0 ? rate : 0;
+  rated_reschedule(s, a, left);
+}
+
+void sim_scale_work(sim *s, activity *a, double f) {
+  double left = sim_work_left(s, a) * f;
+  rated_reschedule(s, a, left);
+}
+
 /* Solver callback: a variable's value changed, so its activity's rate and date do. */
 static void rate_changed(void *ctx, void *owner, double value) {
   sim *s = ctx;
