@@ -78,6 +78,7 @@ struct activity {
   int next_var;
   int src, dst;         /* the model's (endpoints of a message) */
   void *model;          /* the model that started it */
+  int daemon;           /* 1: a daemon timer (sim_start_daemon) */
 };
 
 sim *sim_new(void);
@@ -87,6 +88,10 @@ lmm_system *sim_lmm(sim *s);
 
 /* A timer: done() is called at now + delay. */
 activity *sim_start_timer(sim *s, double delay, activity_done_fn done, void *data, int tag);
+/* A timer that does not keep the simulation going: sim_run returns as soon as only daemon
+ * timers remain (they stay queued, never called). For model changes at given dates (a
+ * machine file's `at` lines), which must not lengthen a run that ends before them. */
+activity *sim_start_daemon(sim *s, double delay, activity_done_fn done, void *data, int tag);
 /* An activity of `work` units whose rate is solver variable `var` (already expanded on its
  * constraints) times `scale`. The kernel frees the variable when the activity ends. */
 activity *sim_start_work(sim *s, double work, int var, double scale, activity_done_fn done,

@@ -11,11 +11,12 @@
 typedef struct run_meta {
   const char *command;        /* "replay", "lb", "run" */
   const char *platform;       /* its name */
-  const char *network;        /* "smpi" or "constant" */
+  const char *network;        /* "smpi", "constant" or "star" */
   const char *const *traces;
   int ntraces;
   const platform *plat;
   const coll_selector *coll;
+  const char *machine_file;   /* --machine, NULL when none */
 } run_meta;
 
 /* Writes a number so that it reads back exactly (shortest round-trip form). */

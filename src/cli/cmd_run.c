@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "cli/run_args.h"
 #include "psim/emul.h"
 #include "psim/observe.h"
 
@@ -27,7 +28,12 @@ static const char *HELP =
     "                      calibrate); measured CPU seconds x F = flops on the simulated host\n"
     "  --no-measure        ignore measured CPU time: only declared costs count (exact times)\n"
     "  --cpu-threshold S   ignore measured bursts shorter than S seconds (default 1e-6)\n"
-    "  --network MODEL     smpi (default) or constant\n"
+    "  --network MODEL     smpi (default), constant or star (DPS's star: each host's port\n"
+    "                      shared equally by its transfers; --cfg star/bandwidth:V,\n"
+    "                      star/latency:V override every port)\n"
+    "  --machine FILE      CLUE machine file: a host's factor multiplies its measured CPU\n"
+    "                      time; send/recv/pack delays, pair transmission times\n"
+    "                      (docs/models.md); --cfg cpu/factor:X multiplies every factor\n"
     "  --cfg KEY:VALUE     model property as in psim replay; smpi/test:S, smpi/iprobe:S\n"
     "                      inject SMPI's sleeps into unsuccessful polls (default: none, a\n"
     "                      rank polling in vain waits for the next event)\n"
@@ -51,6 +57,7 @@ static const char *HELP =
     "  build/psimcc -O2 -o ring examples/ring.c\n"
     "  psim run --np 8 -- ./ring 1000\n"
     "  psim run --np 8 --trace-tit /tmp/ring.tit -- ./ring 1000 && psim replay --np 8 /tmp/ring.tit\n"
+    "  psim run --np 8 --network star --cfg star/bandwidth:11.85MBps --machine m.txt -- ./ring 1000\n"
     "\n"
     "Exit status: 0 ok, 2 bad input, 3 deadlock (blocked ranks and their calls are listed),\n"
     "4 the application failed (a rank crashed, overflowed its stack, an MPI error, MPI_Abort).\n";
@@ -81,7 +88,8 @@ static int split_cfg(char *s, char **key, char **value) {
 
 int cmd_run(int argc, char **argv) {
   const char *platform_path = NULL, *hostfile = NULL, *json = NULL, *actions = NULL, *network = NULL;
-  const char *trace_tit = NULL, *measure_tasks = NULL, *task_costs = NULL;
+  const char *trace_tit = NULL, *measure_tasks = NULL, *task_costs = NULL, *machine_file = NULL;
+  machine *mach = NULL;
   long np = 1;
   int quiet = 0, shared = 0, measure = 1, prog_at = -1, singleton = 0, status = 0;
   double speed_ref = 0, threshold = -1;
@@ -117,6 +125,7 @@ int cmd_run(int argc, char **argv) {
     }
     else if (!strcmp(a, "--no-measure")) measure = 0;
     else if (!strcmp(a, "--network")) { NEEDV(); network = v; }
+    else if (!strcmp(a, "--machine")) { NEEDV(); machine_file = v; }
     else if (!strcmp(a, "--cfg")) { NEEDV(); VEC_PUSH(cfgs, (char *)v); }
     else if (!strncmp(a, "--cfg=", 6)) VEC_PUSH(cfgs, (char *)a + 6);
     else if (!strcmp(a, "--stack-size")) {
@@ -183,10 +192,13 @@ int cmd_run(int argc, char **argv) {
     free(copy);
     if (r < 0) { rc = cli_fail(&err); goto done; }
   }
-  if (network) {
-    if (!strcmp(network, "smpi")) o.net.model = NET_SMPI;
-    else if (!strcmp(network, "constant")) o.net.model = NET_CONSTANT;
-    else { rc = cli_usage("run", "--network expects smpi or constant, got '%s'", network); goto done; }
+  if (network && net_model_parse(network, &o.net.model) < 0) {
+    rc = cli_usage("run", "--network expects smpi, constant or star, got '%s'", network);
+    goto done;
+  }
+  if (machine_file) {
+    if (!(mach = cli_machine_load(machine_file, plat))) { rc = 2; goto done; }
+    o.net.machine = mach;
   }
   if (!measure) o.measure = 0;
   if (threshold >= 0) o.cpu_threshold = threshold;
@@ -223,7 +235,8 @@ int cmd_run(int argc, char **argv) {
   if (r < 0 && err.code != PSIM_EXIT_DEADLOCK) { rc = cli_fail(&err); goto done; }
 
   const char *progs[1] = {o.program};
-  run_meta m = {"run", plat_name(plat), o.net.model == NET_SMPI ? "smpi" : "constant", progs, 1, plat, &o.coll};
+  run_meta m = {"run", plat_name(plat), net_model_name(o.net.model), progs, 1, plat, &o.coll,
+                mach ? machine_path(mach) : NULL};
   if (json) {
     FILE *f = cli_open_out(json);
     if (!f) { rc = 2; goto done; }
@@ -246,6 +259,7 @@ done:
   if (af) cli_close_out(af, actions);
   replay_result_free(&res);
   free(hosts);
+  machine_free(mach);
   plat_free(plat);
 out:
   VEC_FREE(cfgs);

@@ -160,6 +160,10 @@ static void run_json(FILE *f, const lb_run *r, const adapt_opts *o, const run_me
   obs_json_string(f, m->platform);
   fputs(", \"network_model\": ", f);
   obs_json_string(f, m->network);
+  if (m->machine_file) {
+    fputs(", \"machine_file\": ", f);
+    obs_json_string(f, m->machine_file);
+  }
   fprintf(f, ",\n%s  \"traces\": [", in);
   for (int i = 0; i < m->ntraces; i++) {
     if (i) fputs(", ", f);

@@ -13,6 +13,7 @@ int cli_run_option(cli_run *r, const char *cmd, int argc, char **argv, int *i) {
   if (!strcmp(a, "--platform")) slot = &r->platform_path;
   else if (!strcmp(a, "--hostfile")) slot = &r->hostfile;
   else if (!strcmp(a, "--network")) slot = &r->network;
+  else if (!strcmp(a, "--machine")) slot = &r->machine_path;
   else if (!strncmp(a, "--cfg=", 6)) { VEC_PUSH(r->cfgs, (char *)a + 6); return 1; }
   else if (strcmp(a, "--np") && strcmp(a, "--cfg")) {
     if (a[0] == '-' && a[1]) return 0;
@@ -40,6 +41,18 @@ static int split_cfg(char *s, char **key, char **value) {
   *key = s;
   *value = sep + 1;
   return 0;
+}
+
+machine *cli_machine_load(const char *path, const platform *p) {
+  psim_err err;
+  psim_err_clear(&err);
+  machine *mf = machine_load(path, &err);
+  if (!mf) { cli_fail(&err); return NULL; }
+  const char *pat = NULL;
+  long line = machine_unmatched(mf, p, &pat);
+  if (line)   /* a file may describe more hosts than this platform has: not an error */
+    fprintf(stderr, "psim: %s:%ld: warning: pattern '%s' matches no host of %s\n", path, line, pat, plat_name(p));
+  return mf;
 }
 
 int cli_run_open_source(cli_run *r, psim_err *err) {
@@ -106,18 +119,20 @@ int cli_run_setup(cli_run *r, const char *cmd) {
     free(copy);
     if (rc < 0) return cli_fail(&err);
   }
-  if (r->network) {
-    if (!strcmp(r->network, "smpi")) o->net.model = NET_SMPI;
-    else if (!strcmp(r->network, "constant")) o->net.model = NET_CONSTANT;
-    else return cli_usage(cmd, "--network expects smpi or constant, got '%s'", r->network);
+  if (r->network && net_model_parse(r->network, &o->net.model) < 0)
+    return cli_usage(cmd, "--network expects smpi, constant or star, got '%s'", r->network);
+  if (r->machine_path) {
+    if (!(r->machine = cli_machine_load(r->machine_path, r->plat))) return 2;
+    o->net.machine = r->machine;
   }
   r->rank_host = obs_rank_hosts(r->plat, o->hostfile, o->nhostfile, (int)r->np);
   return 0;
 }
 
 run_meta cli_run_meta(const cli_run *r, const char *command) {
-  return (run_meta){command, plat_name(r->plat), r->o.net.model == NET_SMPI ? "smpi" : "constant",
-                    r->traces.data, (int)r->traces.len, r->plat, &r->o.coll};
+  return (run_meta){command, plat_name(r->plat), net_model_name(r->o.net.model),
+                    r->traces.data, (int)r->traces.len, r->plat, &r->o.coll,
+                    r->machine ? machine_path(r->machine) : NULL};
 }
 
 void cli_run_free(cli_run *r) {
@@ -125,6 +140,7 @@ void cli_run_free(cli_run *r) {
   plat_free(r->plat);
   free(r->hosts);
   free(r->rank_host);
+  machine_free(r->machine);
   VEC_FREE(r->cfgs);
   VEC_FREE(r->traces);
   memset(r, 0, sizeof *r);

@@ -14,11 +14,16 @@
   "                      over the entries; default: the platform's hosts in order\n"            \
   "  --np N              number of ranks; default: the number of ranks in the trace\n"          \
   "  --network MODEL     smpi (default): SimGrid/SMPI's flow model with contention;\n"          \
-  "                      constant: latency + size/bandwidth along the route, no contention\n"   \
+  "                      constant: latency + size/bandwidth along the route, no contention;\n"  \
+  "                      star: DPS's star, each host's port shared equally by its transfers\n"  \
+  "                      (--cfg star/bandwidth:V, star/latency:V override every port)\n"        \
+  "  --machine FILE      CLUE machine file: host factors, send/recv/pack delays, pair\n"       \
+  "                      transmission times (docs/models.md); --cfg cpu/factor:X scales all\n"  \
   "  --cfg KEY:VALUE     set a model property, as SimGrid's --cfg (repeatable)\n"
 
 typedef struct cli_run {
-  const char *platform_path, *hostfile, *network;
+  const char *platform_path, *hostfile, *network, *machine_path;
+  machine *machine;    /* --machine, loaded by cli_run_setup */
   long np;
   VEC(char *) cfgs;
   VEC(const char *) traces;
@@ -38,6 +43,8 @@ int cli_run_option(cli_run *r, const char *cmd, int argc, char **argv, int *i);
 int cli_run_setup(cli_run *r, const char *cmd);
 /* (Re)opens the trace source, e.g. for another run of the same traces. */
 int cli_run_open_source(cli_run *r, psim_err *err);
+/* Loads a machine file (--machine) for platform p; NULL after printing the error. */
+machine *cli_machine_load(const char *path, const platform *p);
 run_meta cli_run_meta(const cli_run *r, const char *command);
 void cli_run_free(cli_run *r);
 

@@ -95,6 +95,7 @@ emu_req *emu_isend(int dst, int tag, int ctx, const void *data, size_t len, int 
   double ovh = 0;
   if (!blocking) ovh = models_overhead(S->models, k->host, OVH_ISEND, bytes);
   else if (bytes < c->detached_thresh) ovh = models_overhead(S->models, k->host, OVH_SEND, bytes);
+  ovh += models_send_delay(S->models, k->host, bytes);   /* a machine file's, on every send */
   sleep_overhead(S, ovh, 1);
   emu_req *r = emu_req_new();
   r->is_send = 1;

@@ -23,6 +23,7 @@ struct sim {
   size_t rhead, rlen, rcap;
   psim_slab pool;         /* activity objects */
   VEC(activity *) batch;  /* the events of one date (selective update) */
+  size_t ndaemon;         /* daemon timers queued: they alone do not keep the run going */
   int stopped;
 };
 
@@ -137,6 +138,7 @@ static activity *new_activity(sim *s, activity_done_fn done, void *data, int tag
   a->then = NULL;
   a->next_work = a->next_penalty = 0;
   a->next_var = -1;
+  a->daemon = 0;
   return a;
 }
 
@@ -144,6 +146,13 @@ activity *sim_start_timer(sim *s, double delay, activity_done_fn done, void *dat
   activity *a = new_activity(s, done, data, tag);
   a->date = s->now + (delay > 0 ? delay : 0);
   schedule(s, a);
+  return a;
+}
+
+activity *sim_start_daemon(sim *s, double delay, activity_done_fn done, void *data, int tag) {
+  activity *a = sim_start_timer(s, delay, done, data, tag);
+  a->daemon = 1;
+  s->ndaemon++;
   return a;
 }
 
@@ -239,6 +248,7 @@ static void finish(sim *s, activity *a) {
     a->var = -1;
   }
   a->remaining = 0;
+  if (a->daemon) { a->daemon = 0; s->ndaemon--; }
   double date = a->date;
   a->done(s, a);
   /* done() may have continued the activity with a new phase (sim_continue_work). */
@@ -260,7 +270,7 @@ uint64_t sim_run(sim *s, void (*run)(void *ctx, int id), void *ctx) {
       if (s->stopped) return events;
     }
     lmm_solve(s->lmm, rate_changed, s);
-    if (!s->heap.len) break;
+    if (s->heap.len == s->ndaemon) break;   /* nothing but daemons: the run is over */
     /* Every completion at the next date is processed before any rank runs again, as in
      * SimGrid; ranks woken by them then run in the order they were woken. */
     s->now = s->heap.data[0].date;

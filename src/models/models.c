@@ -14,7 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "psim/models.h"
+#include "models/models_internal.h"
+
+/* A computation whose work is rescaled when its host's factor changes. */
+typedef struct running_exec { activity *a; activity_done_fn done; } running_exec;
+typedef VEC(running_exec) running_vec;
 
 typedef struct route_entry {
   uint64_t key;       /* src * nhosts + dst + 1; 0 = empty slot */
@@ -36,9 +40,17 @@ struct models {
   int bufcap;
   /* per-host overheads when a host overrides smpi/os, or, ois */
   step_fn *host_ovh;  /* 3 per host, NULL when none overrides */
+  star *star;         /* --network star */
+  mach_bound *mach;   /* --machine */
+  /* Performance factors (cpu/factor x the machine file's): a computation's flops are
+   * multiplied by its host's factor. When the machine file changes a factor at some date, the
+   * running computations of the host are tracked so that their work left is rescaled then. */
+  double *factor;     /* per host, the factor in effect; NULL when all are cpu/factor */
+  running_vec *running;   /* per host, NULL unless some factor changes during the run */
 };
 
 static void lat_done(sim *s, activity *a);
+static void factor_change(sim *s, activity *a);
 static const route_entry *route_get(models *m, int src, int dst, psim_err *err);
 
 /* The links a flow src->dst uses: its route (consumption 1) and, with cross-traffic, the
@@ -101,6 +113,17 @@ models *models_new(sim *s, const platform *p, const net_config *cfg, psim_err *e
     int c = lmm_cnst_new(l, pl->bandwidth, pl->sharing == PLAT_FATPIPE);
     if (i == 0) m->link_cnst0 = c;
   }
+  if (cfg->model == NET_STAR) m->star = star_new(s, p, cfg);
+  if (cfg->machine) {
+    m->mach = mach_bind(cfg->machine, p);
+    m->factor = xmalloc((size_t)m->nhosts * sizeof *m->factor);
+    for (int h = 0; h < m->nhosts; h++) m->factor[h] = mach_factor(m->mach, h, 0) * cfg->cpu_factor;
+    const double *dates;
+    int nd = mach_factor_dates(m->mach, &dates);
+    if (nd) m->running = xcalloc((size_t)m->nhosts, sizeof *m->running);
+    /* daemons: a change after the application's end must not lengthen the run */
+    for (int i = 0; i < nd; i++) sim_start_daemon(s, dates[i], factor_change, m, 0);
+  }
   m->route_cap = 1024;
   m->routes = xcalloc(m->route_cap, sizeof *m->routes);
   m->bufcap = 64;
@@ -138,16 +161,58 @@ void models_free(models *m) {
   VEC_FREE(m->route_links);
   free(m->buf);
   free(m->host_ovh);
+  star_free(m->star);
+  mach_unbind(m->mach);
+  free(m->factor);
+  for (int h = 0; m->running && h < m->nhosts; h++) VEC_FREE(m->running[h]);
+  free(m->running);
   free(m);
 }
 
 const net_config *models_config(const models *m) { return &m->cfg; }
 
+/* A tracked computation ended: it leaves its host's list, then its caller hears of it. */
+static void exec_done(sim *s, activity *a) {
+  models *m = a->model;
+  running_vec *v = &m->running[a->src];
+  activity_done_fn done = NULL;
+  for (size_t i = 0; i < v->len; i++)
+    if (v->data[i].a == a) {
+      done = v->data[i].done;
+      v->data[i] = v->data[--v->len];
+      break;
+    }
+  a->model = NULL;
+  done(s, a);
+}
+
+/* A date at which the machine file changes some factors: the work left of every computation
+ * running on a host whose factor changed is rescaled by new / old. */
+static void factor_change(sim *s, activity *a) {
+  models *m = a->data;
+  for (int h = 0; h < m->nhosts; h++) {
+    double f = mach_factor(m->mach, h, sim_now(s)) * m->cfg.cpu_factor;
+    if (f == m->factor[h]) continue;
+    running_vec *v = &m->running[h];
+    for (size_t i = 0; i < v->len; i++) sim_scale_work(s, v->data[i].a, f / m->factor[h]);
+    m->factor[h] = f;
+  }
+}
+
 activity *models_exec(models *m, int host, double flops, activity_done_fn done, void *data, int tag) {
   lmm_system *l = sim_lmm(m->sim);
   const plat_host *ph = plat_host_at(m->plat, host);
+  /* CLUE: computation time = flops / speed x performance factor */
+  flops *= m->factor ? m->factor[host] : m->cfg.cpu_factor;
   activity *a = sim_start_work(m->sim, flops, -1, 1.0, done, data, tag);
   if (flops <= 0) return a;
+  if (m->running) {
+    running_exec r = {a, done};
+    VEC_PUSH(m->running[host], r);
+    a->done = exec_done;
+    a->model = m;
+    a->src = host;
+  }
   int v = lmm_var_new(l, 1.0, ph->speed, a);
   lmm_expand(l, m->host_cnst0 + host, v, 1.0);
   lmm_touch_cnst(l, m->host_cnst0 + host);
@@ -212,6 +277,11 @@ static const route_entry *route_get(models *m, int src, int dst, psim_err *err) 
 
 activity *models_transfer(models *m, int src, int dst, double bytes, activity_done_fn done,
                           void *data, int tag, psim_err *err) {
+  double t;
+  /* CLUE: a pair line's transmission time replaces the network model for that pair */
+  if (m->mach && mach_transmit(m->mach, src, dst, bytes, sim_now(m->sim), &t))
+    return sim_start_timer(m->sim, t, done, data, tag);
+  if (m->star) return star_transfer(m->star, src, dst, bytes, done, data, tag);
   const route_entry *r = route_get(m, src, dst, err);
   if (!r) return NULL;
   const net_config *c = &m->cfg;
@@ -267,4 +337,14 @@ double models_overhead(const models *m, int host, overhead_kind k, double bytes)
   if (m->host_ovh) f = &m->host_ovh[3 * host + (int)k];
   else f = k == OVH_SEND ? &m->cfg.os : k == OVH_RECV ? &m->cfg.or_ : &m->cfg.ois;
   return step_fn_eval(f, bytes);
+}
+
+double models_send_delay(const models *m, int host, double bytes) {
+  if (!m->mach) return 0;
+  double now = sim_now(m->sim);
+  return mach_delay(m->mach, host, MACH_SEND, bytes, now) + mach_delay(m->mach, host, MACH_PACK, bytes, now);
+}
+
+double models_recv_delay(const models *m, int host, double bytes) {
+  return m->mach ? mach_delay(m->mach, host, MACH_RECV, bytes, sim_now(m->sim)) : 0;
 }

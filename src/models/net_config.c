@@ -92,7 +92,23 @@ void net_config_init(net_config *c) {
   c->envelope = 16;
   c->loopback_bw = 10e9;   /* network/loopback-bw 10GBps */
   c->loopback_lat = 0;
+  c->star_bw = c->star_lat = -1;   /* the ports' own links */
+  c->cpu_factor = 1;
 }
+
+const char *net_model_name(net_model_kind k) {
+  return k == NET_STAR ? "star" : k == NET_CONSTANT ? "constant" : "smpi";
+}
+
+int net_model_parse(const char *v, net_model_kind *k) {
+  if (!strcmp(v, "SMPI") || !strcmp(v, "smpi")) *k = NET_SMPI;
+  else if (!strcmp(v, "constant") || !strcmp(v, "Constant")) *k = NET_CONSTANT;
+  else if (!strcmp(v, "star") || !strcmp(v, "Star")) *k = NET_STAR;
+  else return -1;
+  return 0;
+}
+
+
 
 static int parse_num(const char *key, const char *v, double *out, psim_err *err) {
   char *end;
@@ -111,6 +127,25 @@ static int parse_bool(const char *key, const char *v, int *out, psim_err *err) {
   return 0;
 }
 
+/* star/bandwidth, star/latency (with SimGrid's units), cpu/factor. */
+static int star_cpu_set(net_config *c, const char *key, const char *v, psim_err *err) {
+  int warned = 0;
+  char why[256];
+  if (!strcmp(key, "star/bandwidth")) {
+    if (psim_unit_bandwidth(v, &c->star_bw, &warned, why, sizeof why) < 0 || !(c->star_bw > 0))
+      return psim_errf(err, 2, NULL, 0, "--cfg star/bandwidth: expected a positive bandwidth (e.g. 11.85MBps), got '%s'", v);
+  } else if (!strcmp(key, "star/latency")) {
+    if (psim_unit_time(v, &c->star_lat, &warned, why, sizeof why) < 0 || !(c->star_lat >= 0))
+      return psim_errf(err, 2, NULL, 0, "--cfg star/latency: expected a time (e.g. 1350us), got '%s'", v);
+  } else if (!strcmp(key, "cpu/factor")) {
+    double x;
+    if (parse_num(key, v, &x, err) < 0) return -1;
+    if (!(x > 0) || isinf(x)) return psim_errf(err, 2, NULL, 0, "--cfg cpu/factor: expected a positive number, got '%s'", v);
+    c->cpu_factor = x;
+  } else return 0;
+  return 1;
+}
+
 /* step_fn_parse, with the property's name in the error message. */
 static int parse_steps(const char *key, step_fn *f, const char *v, int overhead, psim_err *err) {
   if (step_fn_parse(f, v, overhead, err) == 0) return 0;
@@ -125,10 +160,10 @@ static int parse_steps(const char *key, step_fn *f, const char *v, int overhead,
 int net_config_set(net_config *c, const char *key, const char *v, psim_err *err) {
   int r = 0;
   if (!strcmp(key, "network/model")) {
-    if (!strcmp(v, "SMPI") || !strcmp(v, "smpi")) c->model = NET_SMPI;
-    else if (!strcmp(v, "constant") || !strcmp(v, "Constant")) c->model = NET_CONSTANT;
-    else return psim_errf(err, 2, NULL, 0, "--cfg network/model: expected SMPI or constant, got '%s'", v);
-  } else if (!strcmp(key, "network/crosstraffic")) r = parse_bool(key, v, &c->crosstraffic, err);
+    if (net_model_parse(v, &c->model) < 0)
+      return psim_errf(err, 2, NULL, 0, "--cfg network/model: expected SMPI, constant or star, got '%s'", v);
+  } else if ((r = star_cpu_set(c, key, v, err)) != 0) return r;
+  else if (!strcmp(key, "network/crosstraffic")) r = parse_bool(key, v, &c->crosstraffic, err);
   else if (!strcmp(key, "network/TCP-gamma") || !strcmp(key, "network/TCP_gamma"))
     r = parse_num(key, v, &c->tcp_gamma, err);
   else if (!strcmp(key, "network/weight-S")) r = parse_num(key, v, &c->weight_s, err);

@@ -131,6 +131,7 @@ static void finish_recv(mpi_world *w, mpi_req *recv, const mpi_req *send) {
   recv->xfer_end = send->xfer_end;
   recv->peer = NULL;
   double ovh = send->detached ? models_overhead(w->models, w->rank_host[recv->owner], OVH_RECV, send->bytes) : 0;
+  ovh += models_recv_delay(w->models, w->rank_host[recv->owner], send->bytes);   /* a machine file's */
   if (ovh > 0) {
     mpi_rank_busy(w, recv->owner, +1);
     sim_start_timer(w->sim, ovh, recv_overhead_done, recv, 0);

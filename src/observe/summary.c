@@ -43,6 +43,10 @@ void obs_write_json_body(FILE *f, const replay_result *r, const run_meta *m) {
   obs_json_string(f, m->platform);
   fputs(",\n  \"network_model\": ", f);
   obs_json_string(f, m->network);
+  if (m->machine_file) {
+    fputs(",\n  \"machine_file\": ", f);
+    obs_json_string(f, m->machine_file);
+  }
   fputs(",\n  \"traces\": [", f);
   for (int i = 0; i < m->ntraces; i++) {
     if (i) fputs(", ", f);

@@ -234,6 +234,7 @@ static int exec_op(replay *R, rank *k, const rop *op) {
       double ovh = 0;
       if (op->kind != R_SEND) ovh = models_overhead(R->models, k->host, OVH_ISEND, op->bytes);
       else if (op->bytes < c->detached_thresh) ovh = models_overhead(R->models, k->host, OVH_SEND, op->bytes);
+      ovh += models_send_delay(R->models, k->host, op->bytes);   /* a machine file's, on every send */
       if (overhead_then(R, k, ovh, 1)) return 1;
     }
     if (k->sub == 1) {

@@ -139,6 +139,24 @@ static void zero_work(void **st) {
   sim_free(s);
 }
 
+/* A daemon timer at t=5 runs while an activity ends at t=10, but one at t=20 does not keep
+ * the run going: sim_run returns at t=10 without calling it. */
+static void daemons(void **st) {
+  (void)st;
+  rec.n = 0;
+  sim *s = sim_new();
+  sim_start_rated(s, 10, 1, note, NULL, 1);
+  sim_start_daemon(s, 5, note, NULL, 2);
+  sim_start_daemon(s, 20, note, NULL, 3);
+  sim_run(s, no_run, NULL);
+  assert_int_equal(rec.n, 2);
+  assert_int_equal(rec.who[0], 2);
+  assert_true(rec.when[0] == 5);
+  assert_int_equal(rec.who[1], 1);
+  assert_true(sim_now(s) == 10);
+  sim_free(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(alone),
@@ -148,6 +166,7 @@ int main(void) {
       cmocka_unit_test(scaled_solver_work),
       cmocka_unit_test(timer_then_rated),
       cmocka_unit_test(zero_work),
+      cmocka_unit_test(daemons),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
