@@ -7,6 +7,7 @@
  *     at DATE host|pair ...              the same, from simulated date DATE on
  *
  * PATTERN is a glob over the platform's host names (*, ?, [...]); POINTS is SIZE:TIME[,...]
+ * (or a lone TIME: a constant)
  * with strictly increasing sizes, a piecewise-linear function of the message size: linear
  * between points, extrapolated from the first two (below) and the last two (above), never
  * below 0; one point is a constant. For each host, pair and setting, the line that applies at
@@ -63,12 +64,23 @@ static const char *FN_NAMES[FN_N] = {"send", "recv", "pack", "transmit"};
 static int parse_points(mfn *f, const char *key, char *v, const char *path, long line, psim_err *err) {
   VEC(double) xs = {0}, ys = {0};
   char *save = NULL;
+  size_t vlen = strlen(v);
   int rc = 0;
   for (char *pt = strtok_r(v, ",", &save); pt; pt = strtok_r(NULL, ",", &save)) {
     char *colon = strchr(pt, ':');
     double x, y;
     int warned = 0;
     char why[256];
+    if (!colon && !xs.len && pt + strlen(pt) == v + vlen) {
+      /* a lone TIME: a constant (the same as 0:TIME) */
+      if (psim_unit_time(pt, &y, &warned, why, sizeof why) < 0 || y < 0) {
+        rc = psim_errf(err, 2, path, line, "%s: expected a time (e.g. 20us) or SIZE:TIME points, got '%s'", key, pt);
+        break;
+      }
+      VEC_PUSH(xs, 0.0);
+      VEC_PUSH(ys, y);
+      continue;
+    }
     if (!colon) {
       rc = psim_errf(err, 2, path, line, "%s: expected SIZE:TIME points separated by ',' (e.g. 0:20us,1MB:60us), got '%s'",
                      key, pt);
