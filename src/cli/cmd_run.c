@@ -57,7 +57,8 @@ static const char *HELP =
     "  build/psimcc -O2 -o ring examples/ring.c\n"
     "  psim run --np 8 -- ./ring 1000\n"
     "  psim run --np 8 --trace-tit /tmp/ring.tit -- ./ring 1000 && psim replay --np 8 /tmp/ring.tit\n"
-    "  psim run --np 8 --network star --cfg star/bandwidth:11.85MBps --machine m.txt -- ./ring 1000\n"
+    "  printf 'host node-* factor=2 send=0:20us,1MB:60us\\n' > /tmp/m\n"
+    "  psim run --np 8 --network star --cfg star/bandwidth:11.85MBps --machine /tmp/m -- ./ring 1000\n"
     "\n"
     "Exit status: 0 ok, 2 bad input, 3 deadlock (blocked ranks and their calls are listed),\n"
     "4 the application failed (a rank crashed, overflowed its stack, an MPI error, MPI_Abort).\n";

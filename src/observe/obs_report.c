@@ -79,6 +79,10 @@ static void summary(FILE *f, const jv *doc, double *eff_out) {
   obs_html_esc(f, jv_str(jv_get(doc, "platform"), "?"));
   fputs("</td></tr>\n<tr><th>network model</th><td>", f);
   obs_html_esc(f, jv_str(jv_get(doc, "network_model"), "?"));
+  if (jv_get(doc, "machine_file")) {
+    fputs("</td></tr>\n<tr><th>machine file</th><td>", f);
+    obs_html_esc(f, jv_str(jv_get(doc, "machine_file"), "?"));
+  }
   fputs("</td></tr>\n<tr><th>traces</th><td>", f);
   const jv *tr = jv_get(doc, "traces");
   for (size_t i = 0; i < jv_len(tr) && i < 8; i++) { if (i) fputs(", ", f); obs_html_esc(f, jv_str(jv_at(tr, i), "")); }
