@@ -185,9 +185,11 @@ static int parse_line(machine *mf, char *s, long line, psim_err *err) {
   i++;
   int npat = r.pair ? 2 : 1;
   for (int k = 0; k < npat; k++, i++) {
-    if (i >= n || strchr(tok[i], '='))
+    if (i >= n || strchr(tok[i], '=')) {
+      rule_free(&r);
       return psim_errf(err, 2, mf->path, line, r.pair ? "expected two host patterns after 'pair'"
                                                        : "expected a host pattern after 'host'");
+    }
     r.pat[k] = xstrdup(tok[i]);
   }
   if (parse_settings(&r, tok + i, n - i, mf->path, line, err) < 0) { rule_free(&r); return -1; }

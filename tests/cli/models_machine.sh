@@ -132,6 +132,15 @@ if "$PSIMCC" -O2 -o "$TMPD/star" "$PSIM_TESTDATA/emul/star.c" && "$PSIMCC" -O2 -
   expect "run: factor 2, rank 0" "$(finish_of 0)" 4
   expect "run: factor 2, rank 2" "$(finish_of 2)" 5
   grep -q '"machine_file"' "$J" || bad "run JSON has no machine_file"
+  #    A factor changed at 0.5 s in a run: rank 0's 1e9 flops are half done, the rest x 3
+  #    takes 1.5 s: compute 2. It posts its receive at 2; r1->0 then flows at b/2 (r1 also
+  #    sends to r2), while r1->2, r3->2, r4->2 (started at 1 s) run at b/3 each and end at
+  #    1 + 3 = 4; r1->0 has 1 MB at b/2 from 2: ends at 4 too.
+  machine "at 0.5s host node-0 factor=3"
+  "$PSIM" run --np 5 --platform flat:5,1e9,1e6,0 --network star --machine "$M" --no-measure -q --json "$J" \
+    -- "$TMPD/star" 1e9 || bad "psim run (dated factor) failed"
+  expect "run: factor 3 from 0.5 s, compute" "$(compute_of 0)" 2
+  expect "run: factor 3 from 0.5 s, finish" "$(finish_of 0)" 4
   machine "host node-0 factor=4"
   "$PSIM" run --np 2 --platform flat:2,1Gf --host-speed-ref 1e9 --machine "$M" -q --json "$J" -- "$TMPD/spin" 0.05 0 \
     || bad "psim run spin failed"
