@@ -48,7 +48,7 @@ star *star_new(sim *s, const platform *p, const net_config *c) {
   st->nhosts = plat_nhosts(p);
   st->ports = xcalloc((size_t)st->nhosts, sizeof *st->ports);
   psim_slab_init(&st->flows, sizeof(flow));
-  int buf[64];
+  int cap = 64, *buf = xmalloc((size_t)cap * sizeof *buf);
   for (int h = 0; h < st->nhosts; h++) {
     port *pt = &st->ports[h];
     /* A host without a link to another (a one-host platform) only talks to itself: its
@@ -58,7 +58,12 @@ star *star_new(sim *s, const platform *p, const net_config *c) {
     if (st->nhosts > 1) {
       psim_err e;
       psim_err_clear(&e);
-      int n = plat_route(p, h, (h + 1) % st->nhosts, buf, 64, &e);
+      int n = plat_route(p, h, (h + 1) % st->nhosts, buf, cap, &e);
+      if (n > cap) {
+        cap = n;
+        buf = xrealloc(buf, (size_t)cap * sizeof *buf);
+        n = plat_route(p, h, (h + 1) % st->nhosts, buf, cap, &e);
+      }
       if (n > 0) {
         const plat_link *l = plat_link_at(p, buf[0]);
         pt->bw = l->bandwidth;
@@ -68,6 +73,7 @@ star *star_new(sim *s, const platform *p, const net_config *c) {
     if (c->star_bw >= 0) pt->bw = c->star_bw;
     if (c->star_lat >= 0) pt->lat = c->star_lat;
   }
+  free(buf);
   return st;
 }
 
@@ -93,13 +99,19 @@ static double share(const star *st, const flow *f) {
   return out < in ? out : in;
 }
 
+/* f at its share, when that changed (an unchanged rate keeps its predicted date). */
+static void set_share(star *st, flow *f) {
+  double r = share(st, f);
+  if (r != f->a->rate) sim_set_rate(st->sim, f->a, r);
+}
+
 /* Every transfer of host h's outgoing port, and of host g's incoming port, at its new share. */
 static void rerate(star *st, int h, int g) {
   port *ps = &st->ports[h], *pd = &st->ports[g];
-  for (size_t i = 0; i < ps->out.len; i++) sim_set_rate(st->sim, ps->out.data[i]->a, share(st, ps->out.data[i]));
+  for (size_t i = 0; i < ps->out.len; i++) set_share(st, ps->out.data[i]);
   for (size_t i = 0; i < pd->in.len; i++)
     if (pd->in.data[i]->src != h)   /* already done as part of h's outgoing port */
-      sim_set_rate(st->sim, pd->in.data[i]->a, share(st, pd->in.data[i]));
+      set_share(st, pd->in.data[i]);
 }
 
 static void list_remove(flow_vec *v, size_t i, int out) {
