@@ -160,7 +160,9 @@ static void rank_row(FILE *f, const replay_result *r, const run_meta *m, int i) 
 void obs_write_summary(FILE *f, const replay_result *r, const run_meta *m) {
   char b[32];
   human_bytes(b, sizeof b, r->bytes);
-  fprintf(f, "psim %s: %d ranks on %s, %s network model\n", m->command, r->np, m->platform, m->network);
+  fprintf(f, "psim %s: %d ranks on %s, %s network model", m->command, r->np, m->platform, m->network);
+  if (m->machine_file) fprintf(f, ", machine file %s", m->machine_file);
+  fputc('\n', f);
   if (r->deadlock)
     fprintf(f, "simulated time: %.6f s (deadlock found at that date; a blocked rank's finish is "
                "when it blocked for good)\n", r->simulated_time);
