@@ -81,7 +81,7 @@ static int split_cfg(char *s, char **key, char **value) {
 
 int cmd_run(int argc, char **argv) {
   const char *platform_path = NULL, *hostfile = NULL, *json = NULL, *actions = NULL, *network = NULL;
-  const char *trace_tit = NULL, *measure_tasks = NULL, *task_costs = NULL;
+  const char *trace_tit = NULL, *measure_tasks = NULL, *task_costs = NULL, *background = NULL;
   long np = 1;
   int quiet = 0, shared = 0, measure = 1, prog_at = -1, singleton = 0, status = 0;
   double speed_ref = 0, threshold = -1;
@@ -117,6 +117,7 @@ int cmd_run(int argc, char **argv) {
     }
     else if (!strcmp(a, "--no-measure")) measure = 0;
     else if (!strcmp(a, "--network")) { NEEDV(); network = v; }
+    else if (!strcmp(a, "--background")) { NEEDV(); background = v; }
     else if (!strcmp(a, "--cfg")) { NEEDV(); VEC_PUSH(cfgs, (char *)v); }
     else if (!strncmp(a, "--cfg=", 6)) VEC_PUSH(cfgs, (char *)a + 6);
     else if (!strcmp(a, "--stack-size")) {
@@ -183,6 +184,7 @@ int cmd_run(int argc, char **argv) {
     free(copy);
     if (r < 0) { rc = cli_fail(&err); goto done; }
   }
+  if (background && emu_opts_cfg(&o, "background/trace", background, &err) < 0) { rc = cli_fail(&err); goto done; }
   if (network) {
     if (!strcmp(network, "smpi")) o.net.model = NET_SMPI;
     else if (!strcmp(network, "constant")) o.net.model = NET_CONSTANT;

@@ -19,6 +19,7 @@
 
 typedef struct cli_run {
   const char *platform_path, *hostfile, *network;
+  const char *background;  /* --background FILE (= --cfg background/trace:FILE) */
   long np;
   VEC(char *) cfgs;
   VEC(const char *) traces;

@@ -23,6 +23,7 @@ struct sim {
   size_t rhead, rlen, rcap;
   psim_slab pool;         /* activity objects */
   VEC(activity *) batch;  /* the events of one date (selective update) */
+  size_t ndaemon;         /* daemons in the heap */
   int stopped;
 };
 
@@ -96,6 +97,7 @@ static void heap_remove(sim *s, activity *a) {
   size_t i = (size_t)a->heap;
   heap_ent last = s->heap.data[--s->heap.len];
   a->heap = -1;
+  s->ndaemon -= (size_t)a->daemon;
   if (last.a == a) return;
   heap_ent old = s->heap.data[i];
   heap_put(s, i, last);
@@ -117,6 +119,7 @@ static void schedule(sim *s, activity *a) {
   }
   if (a->date == INFINITY) return;
   heap_ent e = {a->date, a->seq, a};
+  s->ndaemon += (size_t)a->daemon;
   VEC_PUSH(s->heap, e);
   sift_up(s, s->heap.len - 1);
 }
@@ -137,6 +140,7 @@ static activity *new_activity(sim *s, activity_done_fn done, void *data, int tag
   a->then = NULL;
   a->next_work = a->next_penalty = 0;
   a->next_var = -1;
+  a->daemon = 0;
   return a;
 }
 
@@ -183,6 +187,12 @@ static void rate_changed(void *ctx, void *owner, double value) {
   schedule(s, a);
 }
 
+void sim_daemon(sim *s, activity *a) {
+  if (a->daemon) return;
+  a->daemon = 1;
+  if (a->heap >= 0) s->ndaemon++;
+}
+
 void sim_make_ready(sim *s, int id) {
   if (s->rlen == s->rcap) {
     size_t ncap = s->rcap ? 2 * s->rcap : 64;
@@ -225,7 +235,7 @@ uint64_t sim_run(sim *s, void (*run)(void *ctx, int id), void *ctx) {
       if (s->stopped) return events;
     }
     lmm_solve(s->lmm, rate_changed, s);
-    if (!s->heap.len) break;
+    if (s->heap.len == s->ndaemon) break;   /* only daemons (or nothing) left */
     /* Every completion at the next date is processed before any rank runs again, as in
      * SimGrid; ranks woken by them then run in the order they were woken. */
     s->now = s->heap.data[0].date;

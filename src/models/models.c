@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "psim/models.h"
+#include "cpu_internal.h"
 
 typedef struct route_entry {
   uint64_t key;       /* src * nhosts + dst + 1; 0 = empty slot */
@@ -36,9 +36,12 @@ struct models {
   int bufcap;
   /* per-host overheads when a host overrides smpi/os, or, ois */
   step_fn *host_ovh;  /* 3 per host, NULL when none overrides */
+  cpu_state *cpu;     /* the CPU model (cpu_share.c), NULL when not configured */
 };
 
 static void lat_done(sim *s, activity *a);
+static void flow_done(sim *s, activity *a);
+static void const_lat_done(sim *s, activity *a);
 static const route_entry *route_get(models *m, int src, int dst, psim_err *err);
 
 /* The links a flow src->dst uses: its route (consumption 1) and, with cross-traffic, the
@@ -129,6 +132,7 @@ models *models_new(sim *s, const platform *p, const net_config *cfg, psim_err *e
       }
     }
   }
+  if (cfg->cpu.active) m->cpu = cpu_new(m, &cfg->cpu);
   return m;
 }
 
@@ -138,6 +142,7 @@ void models_free(models *m) {
   VEC_FREE(m->route_links);
   free(m->buf);
   free(m->host_ovh);
+  cpu_free(m->cpu);
   free(m);
 }
 
@@ -148,7 +153,7 @@ activity *models_exec(models *m, int host, double flops, activity_done_fn done, 
   const plat_host *ph = plat_host_at(m->plat, host);
   activity *a = sim_start_work(m->sim, flops, -1, 1.0, done, data, tag);
   if (flops <= 0) return a;
-  int v = lmm_var_new(l, 1.0, ph->speed, a);
+  int v = lmm_var_new(l, m->cpu ? cpu_exec_penalty(m->cpu, host, flops) : 1.0, ph->speed, a);
   lmm_expand(l, m->host_cnst0 + host, v, 1.0);
   lmm_touch_cnst(l, m->host_cnst0 + host);
   a->var = v;
@@ -216,6 +221,19 @@ activity *models_transfer(models *m, int src, int dst, double bytes, activity_do
   if (!r) return NULL;
   const net_config *c = &m->cfg;
   if (c->model == NET_CONSTANT) {
+    if (m->cpu && cpu_comm_costs(m->cpu) && r->len && bytes > 0) {
+      /* The data phase costs CPU: the latency, then the bytes, as two timers. */
+      double xfer = bytes / r->min_bw;
+      int lat = r->latency > 0;
+      activity *a = sim_start_timer(m->sim, lat ? r->latency : xfer, lat ? const_lat_done : flow_done, data, tag);
+      a->then = done;
+      a->next_work = xfer;
+      a->src = src;
+      a->dst = dst;
+      a->model = m;
+      if (!lat) cpu_comm(m->cpu, src, dst, 1);
+      return a;
+    }
     double t = r->latency + (r->len && bytes > 0 ? bytes / r->min_bw : 0);
     return sim_start_timer(m->sim, t, done, data, tag);
   }
@@ -251,6 +269,14 @@ activity *models_transfer(models *m, int src, int dst, double bytes, activity_do
   }
   activity *a = sim_start_work(m->sim, size, -1, bwf, done, data, tag);
   a->var = flow_var(m, a, src, dst, 1.0, bound, 1);
+  if (m->cpu && cpu_comm_costs(m->cpu)) {   /* its data phase costs CPU from now on */
+    a->then = done;
+    a->done = flow_done;
+    a->src = src;
+    a->dst = dst;
+    a->model = m;
+    cpu_comm(m->cpu, src, dst, 1);
+  }
   return a;
 }
 
@@ -259,8 +285,39 @@ static void lat_done(sim *s, activity *a) {
   models *m = a->model;
   int v = flow_var(m, a, a->src, a->dst, a->next_penalty, a->next_bound, 0);
   a->done = a->then;
+  if (m->cpu && cpu_comm_costs(m->cpu)) {   /* the data phase costs CPU: flow_done ends it */
+    a->done = flow_done;
+    cpu_comm(m->cpu, a->src, a->dst, 1);
+  }
   sim_continue_work(s, a, a->next_work, v, a->scale);
 }
+
+/* The constant model's latency is paid: the bytes take their time, costing CPU. */
+static void const_lat_done(sim *s, activity *a) {
+  models *m = a->model;
+  activity *b = sim_start_timer(s, a->next_work, flow_done, a->data, a->tag);
+  b->then = a->then;
+  b->src = a->src;
+  b->dst = a->dst;
+  b->model = m;
+  cpu_comm(m->cpu, a->src, a->dst, 1);
+}
+
+/* End of a data phase that cost CPU: give it back, then the driver's callback. */
+static void flow_done(sim *s, activity *a) {
+  models *m = a->model;
+  cpu_comm(m->cpu, a->src, a->dst, 0);
+  activity_done_fn d = a->then;
+  a->then = NULL;
+  a->done = d;
+  d(s, a);
+}
+
+/* ---- for the CPU model (cpu_internal.h) ---- */
+sim *models_sim(models *m) { return m->sim; }
+const platform *models_plat(const models *m) { return m->plat; }
+int models_host_cnst(const models *m, int host) { return m->host_cnst0 + host; }
+cpu_state *models_cpu(models *m) { return m->cpu; }
 
 double models_overhead(const models *m, int host, overhead_kind k, double bytes) {
   const step_fn *f;

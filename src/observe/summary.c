@@ -68,6 +68,7 @@ void obs_write_json_body(FILE *f, const replay_result *r, const run_meta *m) {
   if (r->deadlock) obs_json_string(f, r->deadlock); else fputs("null", f);
   fputs(",\n  ", f);
   obs_write_json_ranks(f, r, m);
+  obs_write_json_cpu(f, r, "");
 }
 
 void obs_totals(const replay_result *r, obs_time_totals *t) {
