@@ -49,6 +49,7 @@ static const char *HELP =
     "  psim gen stencil2d --grid 16x16 --iters 500 -o /tmp/o3d\n"
     "  psim lb /tmp/o3d --pes 16 --balancer refine-classic,greedy,none --period 10,20,40\n"
     "  psim lb /tmp/o3d --pes 16 --balancer greedy --period 20 --report greedy.html\n"
+    "  psim lb /tmp/o3d --pes 16 --balancer greedy --period 20 --cfg background/count:1 --json lb.json\n"
     "\n"
     "Exit status: 0 ok, 2 bad input (unknown balancer, more PEs than cores, migrate on only\n"
     "some VPs, ...), 3 deadlock.\n";

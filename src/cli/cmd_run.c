@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "cli/cpu_help.h"
 #include "psim/emul.h"
 #include "psim/observe.h"
 
@@ -31,6 +32,7 @@ static const char *HELP =
     "  --cfg KEY:VALUE     model property as in psim replay; smpi/test:S, smpi/iprobe:S\n"
     "                      inject SMPI's sleeps into unsuccessful polls (default: none, a\n"
     "                      rank polling in vain waits for the next event)\n"
+    CLI_CPU_HELP
     "  --stack-size SIZE   stack of each rank (default 8M; K, M, G suffixes)\n"
     "  --shared-globals    load the program once: all ranks share its global variables\n"
     "                      (default: one private copy of the program per rank)\n"
@@ -50,6 +52,7 @@ static const char *HELP =
     "example:\n"
     "  build/psimcc -O2 -o ring examples/ring.c\n"
     "  psim run --np 8 -- ./ring 1000\n"
+    "  psim run --np 8 --cfg cpu/recv-cost:0.5 --cfg background/poisson:0.1,2,0,1 -- ./ring 1000\n"
     "  psim run --np 8 --trace-tit /tmp/ring.tit -- ./ring 1000 && psim replay --np 8 /tmp/ring.tit\n"
     "\n"
     "Exit status: 0 ok, 2 bad input, 3 deadlock (blocked ranks and their calls are listed),\n"

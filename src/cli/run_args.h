@@ -7,6 +7,8 @@
 #include "psim/replay.h"
 
 /* Help text of the shared options, for the commands' --help. */
+#include "cli/cpu_help.h"
+
 #define CLI_RUN_OPTIONS_HELP                                                                     \
   "  --platform FILE     SimGrid platform XML (v4.1); default: the embedded 64-node cluster\n"  \
   "                      (print it with 'psim platform --default')\n"                           \
@@ -15,7 +17,8 @@
   "  --np N              number of ranks; default: the number of ranks in the trace\n"          \
   "  --network MODEL     smpi (default): SimGrid/SMPI's flow model with contention;\n"          \
   "                      constant: latency + size/bandwidth along the route, no contention\n"   \
-  "  --cfg KEY:VALUE     set a model property, as SimGrid's --cfg (repeatable)\n"
+  "  --cfg KEY:VALUE     set a model property, as SimGrid's --cfg (repeatable)\n"              \
+  CLI_CPU_HELP
 
 typedef struct cli_run {
   const char *platform_path, *hostfile, *network;
