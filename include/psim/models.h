@@ -29,9 +29,9 @@ typedef enum { NET_SMPI, NET_CONSTANT } net_model_kind;
  *   cpu/send-cost:F cpu/recv-cost:F   fraction of one core a transfer's data phase takes on
  *                                     its sending / receiving host (0..1)
  *   cpu/app-nice:N                    the application's nice (-20..19, CFS weights)
- *   background/count:N background/nice:N   N competing processes on every host with ranks
+ *   background/count:N background/nice:N   N competing processes on every host
  *   background/trace:FILE (--background FILE)  arrivals: lines `time host cpu_seconds nice`
- *   background/poisson:RATE,MEANCPU,NICE,SEED  Poisson arrivals per host with ranks
+ *   background/poisson:RATE,MEANCPU,NICE,SEED  Poisson arrivals on every host
  *   loadavg/period:S loadavg/betas:B1,B2,B3 loadavg/max-samples:N   the UNIX load average */
 typedef struct cpu_config {
   int active;                    /* one of the keys above was given: report the CPU model */

@@ -9,7 +9,7 @@
   "  CPU model (--cfg, docs/models.md): cpu/send-cost:F cpu/recv-cost:F (fraction of a\n"      \
   "                      core a flowing transfer takes on its sender / receiver),\n"            \
   "                      cpu/app-nice:N, background/count:N background/nice:N (N processes\n"   \
-  "                      on every host with ranks), background/poisson:RATE,MEANCPU,NICE,SEED,\n" \
+  "                      on every host), background/poisson:RATE,MEANCPU,NICE,SEED,\n"          \
   "                      loadavg/period:S (5) loadavg/betas:B1,B2,B3 (1, 5, 15 minutes)\n"      \
   "                      loadavg/max-samples:N; adds \"cpu_model\", \"hosts\", \"loadavg\" to --json\n"
 

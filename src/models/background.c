@@ -5,12 +5,12 @@
  * with penalty 1024 / weight(nice): the solver's weighted max-min sharing then gives every
  * runnable process CPU in proportion to its CFS weight (Linux's sched_prio_to_weight), as
  * CFS does on one core; on several cores no process gets more than one. Three sources:
- *   background/count:N, background/nice:N   N processes on every host with ranks, present
- *                                            throughout (they never finish);
+ *   background/count:N, background/nice:N   N processes on every host of the platform,
+ *                                            present throughout (they never finish);
  *   background/trace:FILE (--background)     lines `time host cpu_seconds nice`: a process
  *                                            arrives at `time` and leaves once it got
  *                                            cpu_seconds of CPU (inf: never);
- *   background/poisson:RATE,MEAN,NICE,SEED   on every host with ranks, arrivals at RATE per
+ *   background/poisson:RATE,MEAN,NICE,SEED   on every host of the platform, arrivals at RATE per
  *                                            second (exponential gaps) each wanting an
  *                                            exponential CPU time of mean MEAN; one seeded
  *                                            stream per host, so runs are reproducible.
@@ -101,6 +101,7 @@ void cpu_bg_free(cpu_state *st) {
   VEC_FREE(st->live);
   free(st->arr);
   free(st->poisson);
+  free(st->rep);
 }
 
 /* ---- the background trace ---- */
@@ -235,9 +236,9 @@ static void sample_due(sim *s, activity *a) {
   double t = (double)st->nsample * st->cfg.la_period;
   int keep = st->nsample % st->stride == 0;
   size_t kept = 0;
-  for (int i = 0; i < st->nhosts; i++) {
+  for (int r = 0; r < st->nrep; r++) {
+    int i = st->rep[r];
     cpu_host *h = &st->h[i];
-    if (!h->reported) continue;
     /* every variable of a host's constraint is a runnable process: a computation of the
      * application or a background process */
     double n = lmm_cnst_nvars(l, models_host_cnst(st->m, i));
@@ -249,9 +250,8 @@ static void sample_due(sim *s, activity *a) {
   }
   if (kept > (size_t)st->max_samples) {
     /* Too many: keep every other sample (those at multiples of twice the stride). */
-    for (int i = 0; i < st->nhosts; i++) {
-      cpu_host *h = &st->h[i];
-      if (!h->reported) continue;
+    for (int r = 0; r < st->nrep; r++) {
+      cpu_host *h = &st->h[st->rep[r]];
       size_t n = h->samples.len / 4, w = 0;
       for (size_t j = 1; j < n; j += 2, w++) memmove(&h->samples.data[4 * w], &h->samples.data[4 * j], 4 * sizeof(double));
       h->samples.len = 4 * w;
@@ -264,21 +264,25 @@ static void sample_due(sim *s, activity *a) {
 int cpu_bg_start(cpu_state *st, psim_err *err) {
   const cpu_config *c = &st->cfg;
   if (c->bg_trace[0] && trace_load(st, c->bg_trace, err) < 0) return -1;
-  for (int i = 0; i < st->nhosts; i++)
-    for (int k = 0; k < c->bg_count && st->h[i].used; k++) bg_launch(st, i, INFINITY, c->bg_nice);
+  /* The constant and Poisson users are on every host (ranks may move to any of them). */
+  for (int i = 0; i < st->nhosts; i++) {
+    if (c->bg_count > 0 || c->poisson) st->h[i].reported = 1;
+    for (int k = 0; k < c->bg_count; k++) bg_launch(st, i, INFINITY, c->bg_nice);
+  }
   arrival_next(st);
   if (c->poisson) {
     psim_rng *r = xcalloc((size_t)st->nhosts, sizeof *r);
     st->poisson = r;
     for (int i = 0; i < st->nhosts; i++) {
-      if (!st->h[i].used) continue;
       /* one stream per host: a host's users do not depend on the others' */
       psim_rng_seed(&r[i], c->poisson_seed * 0x9E3779B97F4A7C15ULL + (uint64_t)i);
       poisson_next(st, i);
     }
   }
-  int nrep = 0;
-  for (int i = 0; i < st->nhosts; i++) nrep += st->h[i].reported;
+  st->rep = xmalloc((size_t)st->nhosts * sizeof *st->rep);
+  for (int i = 0; i < st->nhosts; i++)
+    if (st->h[i].reported) st->rep[st->nrep++] = i;
+  int nrep = st->nrep;
   st->max_samples = c->la_max_samples;
   if (st->max_samples <= 0) {
     /* bounded JSON: at most 1000 samples a host and 200000 in all */

@@ -22,7 +22,7 @@ typedef struct cpu_host {
   double app, comm, bg;  /* CPU-seconds so far (bg: finished processes and pieces only) */
   int nbg;               /* background processes present */
   int reported;          /* has ranks or background: in the outputs */
-  int used;              /* has ranks */
+  int used;              /* has ranks at the start */
   double la[3];          /* load averages */
   VEC(double) samples;   /* 4 per kept sample */
 } cpu_host;
@@ -40,6 +40,7 @@ typedef struct cpu_state {
   struct bg_arrival { double t, cpu; int host, nice; } *arr;
   size_t narr, next_arr;
   void *poisson;         /* per host RNG state (background.c) */
+  int *rep, nrep;        /* the reported hosts (ranks, background), in platform order */
   long nsample;          /* load-average samples taken */
   long stride;           /* samples kept: every stride-th */
   int max_samples;

@@ -111,6 +111,8 @@ trace "$T" "0 init" "0 compute 1e9"
 run "bg nice 0" --cfg background/count:1 --hostfile "$D/ab.hosts" "$T" && {
   expect "nice-0 competitor halves: finish" "$(finish_of 0)" 2
   expect "nice-0 competitor: cpu_background a" "$(host_val a cpu_background)" 1
+  # the competitors are on every host: on c (2 cores, no rank) one got a whole core for 2 s
+  expect "nice-0 competitor: cpu_background c (no rank)" "$(host_val c cpu_background)" 2
 }
 # nice 19: the application gets 1024 / 1039: 1039 / 1024 = 1.0146484375 s (1.5 % slower)
 run "bg nice 19" --cfg background/count:1 --cfg background/nice:19 --hostfile "$D/ab.hosts" "$T" && {
