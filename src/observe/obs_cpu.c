@@ -63,3 +63,30 @@ void obs_write_json_cpu(FILE *f, const replay_result *r, const char *in) {
   if (c->nhosts) fprintf(f, "\n%s  ", in);
   fputs("]}", f);
 }
+
+/* The human summary's lines: CPU-seconds per host (the first and last hosts when many). */
+static void cpu_row(FILE *f, const cpu_host_report *h) {
+  fprintf(f, "  %-14s %12.6f %12.6f %12.6f\n", h->name, h->app, h->comm, h->background);
+}
+
+void obs_write_summary_cpu(FILE *f, const replay_result *r) {
+  const cpu_report *c = r->cpu;
+  if (!c || !c->nhosts) return;
+  double app = 0, comm = 0, bg = 0;
+  for (int i = 0; i < c->nhosts; i++) {
+    app += c->hosts[i].app;
+    comm += c->hosts[i].comm;
+    bg += c->hosts[i].background;
+  }
+  fprintf(f, "\nCPU model: send-cost %g, recv-cost %g, application nice %d, background %s\n",
+          c->cfg.send_cost, c->cfg.recv_cost, c->cfg.app_nice, c->background);
+  fprintf(f, "  %-14s %12s %12s %12s   (CPU-seconds)\n", "host", "application", "comm", "background");
+  if (c->nhosts <= 16) {
+    for (int i = 0; i < c->nhosts; i++) cpu_row(f, &c->hosts[i]);
+  } else {
+    for (int i = 0; i < 4; i++) cpu_row(f, &c->hosts[i]);
+    fprintf(f, "  (%d more hosts: see --json)\n", c->nhosts - 8);
+    for (int i = c->nhosts - 4; i < c->nhosts; i++) cpu_row(f, &c->hosts[i]);
+  }
+  fprintf(f, "  %-14s %12.6f %12.6f %12.6f\n", "all hosts", app, comm, bg);
+}

@@ -187,4 +187,5 @@ void obs_write_summary(FILE *f, const replay_result *r, const run_meta *m) {
     for (int i = r->np - 8; i < r->np; i++) rank_row(f, r, m, i);
   }
   if (r->deadlock) fputs("(* blocked for good at its finish time)\n", f);
+  obs_write_summary_cpu(f, r);
 }
