@@ -108,7 +108,8 @@ void cpu_bg_free(cpu_state *st) {
 
 static int arrival_cmp(const void *x, const void *y) {
   const struct bg_arrival *a = x, *b = y;
-  return (a->t > b->t) - (a->t < b->t);
+  if (a->t != b->t) return a->t < b->t ? -1 : 1;
+  return (a->line > b->line) - (a->line < b->line);   /* equal dates: the file's order */
 }
 
 /* Reads FILE: `time host cpu_seconds nice` per line, '#' starts a comment. */
@@ -160,20 +161,14 @@ static int trace_load(cpu_state *st, const char *path, psim_err *err) {
       cap = cap ? 2 * cap : 64;
       st->arr = xrealloc(st->arr, cap * sizeof *st->arr);
     }
-    st->arr[st->narr++] = (struct bg_arrival){t, cpu, host, (int)nice};
+    st->arr[st->narr++] = (struct bg_arrival){t, cpu, host, (int)nice, (size_t)ln};
     st->h[host].reported = 1;
   }
   int bad = ferror(f);
   fclose(f);
   if (bad) return psim_errf(err, 2, path, ln, "read error");
-  /* Arrivals in date order; equal dates keep the file's order (a stable sort: insertion,
-   * since traces are mostly sorted already). */
-  for (size_t i = 1; i < st->narr; i++) {
-    struct bg_arrival x = st->arr[i];
-    size_t j = i;
-    while (j > 0 && arrival_cmp(&st->arr[j - 1], &x) > 0) { st->arr[j] = st->arr[j - 1]; j--; }
-    st->arr[j] = x;
-  }
+  /* Arrivals in date order; equal dates keep the file's order (the line breaks ties). */
+  if (st->narr > 1) qsort(st->arr, st->narr, sizeof *st->arr, arrival_cmp);
   return 0;
 }
 

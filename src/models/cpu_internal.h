@@ -37,7 +37,7 @@ typedef struct cpu_state {
   double app_penalty;    /* 1024 / weight(app nice) */
   VEC(bg_proc *) live;   /* background processes present */
   /* background trace: arrivals sorted by date */
-  struct bg_arrival { double t, cpu; int host, nice; } *arr;
+  struct bg_arrival { double t, cpu; int host, nice; size_t line; } *arr;
   size_t narr, next_arr;
   void *poisson;         /* per host RNG state (background.c) */
   int *rep, nrep;        /* the reported hosts (ranks, background), in platform order */

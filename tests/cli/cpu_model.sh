@@ -147,6 +147,13 @@ run "trace" --background "$D/bg.trace" --cfg loadavg/period:0.75 --cfg loadavg/b
 # the same through --cfg background/trace
 run "trace cfg" --cfg "background/trace:$D/bg.trace" --hostfile "$D/ab.hosts" "$T" &&
   expect "trace (cfg): finish" "$(finish_of 0)" 5.5
+# the same arrivals out of order (sorted by date on reading), with a process that stays
+# (inf) on b, where no rank runs: it gets b's whole CPU for the 5.5 s
+printf '2 a 0.5 0\n0 b inf 0\n1 a 1 0\n' > "$TMPD/unsorted.trace"
+run "trace unsorted" --background "$TMPD/unsorted.trace" --hostfile "$D/ab.hosts" "$T" && {
+  expect "trace unsorted: finish" "$(finish_of 0)" 5.5
+  expect "trace unsorted: cpu_background b" "$(host_val b cpu_background)" 5.5
+}
 
 # ---- 8. the load average in closed form: one constant competitor and the application
 #      computing 99e9 (198 s at half speed): N = 2 at every sample (5, 10, ..., 195: 39
