@@ -27,6 +27,11 @@ lmm_system *lmm_new(void);
 void lmm_free(lmm_system *s);
 int lmm_cnst_new(lmm_system *s, double capacity, int fatpipe);
 double lmm_cnst_capacity(const lmm_system *s, int c);
+/* Changes constraint c's capacity (a host's CPU left over by communication): every variable
+ * using it is re-solved at the next solve, and SimGrid's selective update is told (touch). */
+void lmm_cnst_set_capacity(lmm_system *s, int c, double capacity);
+/* Number of variables using constraint c (switched off ones included). */
+int lmm_cnst_nvars(const lmm_system *s, int c);
 /* A new variable; its value is reported to `owner` through the solve callback. */
 int lmm_var_new(lmm_system *s, double penalty, double bound, void *owner);
 /* Adds coeff to the consumption of constraint c by variable v (creating it when absent). */
@@ -78,7 +83,7 @@ struct activity {
   int next_var;
   int src, dst;         /* the model's (endpoints of a message) */
   void *model;          /* the model that started it */
-  int daemon;           /* 1: a daemon timer (sim_start_daemon) */
+  int daemon;           /* see sim_daemon */
 };
 
 sim *sim_new(void);
@@ -111,11 +116,14 @@ void sim_set_rate(sim *s, activity *a, double rate);
 void sim_scale_work(sim *s, activity *a, double f);
 /* Work left at the current date. */
 double sim_work_left(const sim *s, const activity *a);
+/* Marks a as a daemon: its events happen while the simulation runs but do not keep it running
+ * (background load, samplers): sim_run returns once only daemons remain. */
+void sim_daemon(sim *s, activity *a);
 
 /* Ready queue of the driver's runnable entities (ranks), served in FIFO order. */
 void sim_make_ready(sim *s, int id);
 
-/* Runs until nothing remains to do: serves ready entities with run(ctx, id), solves, advances
+/* Runs until nothing but daemons remains to do: serves ready entities with run(ctx, id), solves, advances
  * the clock to the next completion, calls done() callbacks, repeats. Returns the number of
  * events processed. */
 uint64_t sim_run(sim *s, void (*run)(void *ctx, int id), void *ctx);

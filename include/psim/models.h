@@ -43,6 +43,37 @@ const char *net_model_name(net_model_kind k);
 /* Parses --network's value; -1 when unknown. */
 int net_model_parse(const char *name, net_model_kind *k);
 
+/* The CPU side of a host besides the application's computations (docs/models.md, "CPU used
+ * by communication (DPS)" and "Background users and load average (CLUE)"), set with --cfg:
+ *   cpu/send-cost:F cpu/recv-cost:F   fraction of one core a transfer's data phase takes on
+ *                                     its sending / receiving host (0..1)
+ *   cpu/app-nice:N                    the application's nice (-20..19, CFS weights)
+ *   background/count:N background/nice:N   N competing processes on every host
+ *   background/trace:FILE (--background FILE)  arrivals: lines `time host cpu_seconds nice`
+ *   background/poisson:RATE,MEANCPU,NICE,SEED  Poisson arrivals on every host
+ *   loadavg/period:S loadavg/betas:B1,B2,B3 loadavg/max-samples:N   the UNIX load average */
+typedef struct cpu_config {
+  int active;                    /* one of the keys above was given: report the CPU model */
+  double send_cost, recv_cost;
+  int app_nice;
+  int bg_count, bg_nice;
+  char bg_trace[1024];           /* "" = none */
+  int poisson;                   /* background/poisson given */
+  double poisson_rate, poisson_mean;
+  int poisson_nice;
+  uint64_t poisson_seed;
+  double la_period;              /* seconds between samples (5) */
+  double la_betas[3];            /* exp(-period/60), /300, /900 unless custom */
+  int la_custom_betas;
+  int la_max_samples;            /* per host; 0 = automatic */
+} cpu_config;
+
+void cpu_config_init(cpu_config *c);
+/* As net_config_set, for the keys above. */
+int cpu_config_set(cpu_config *c, const char *key, const char *value, psim_err *err);
+/* Linux CFS's weight of a nice level (sched_prio_to_weight): 1024 at 0, 15 at 19. */
+int cpu_nice_weight(int nice);
+
 typedef struct net_config {
   net_model_kind model;
   int crosstraffic;              /* network/crosstraffic */
@@ -60,6 +91,7 @@ typedef struct net_config {
   double star_bw, star_lat;      /* star/bandwidth, star/latency: every port's (< 0: its link's) */
   double cpu_factor;             /* cpu/factor: multiplies every host's performance factor */
   const machine *machine;        /* --machine (borrowed), NULL when none */
+  cpu_config cpu;                /* cpu/..., background/..., loadavg/... */
 } net_config;
 
 /* SimGrid 3.32's defaults for SMPI. */
@@ -92,5 +124,35 @@ double models_overhead(const models *m, int host, overhead_kind k, double bytes)
  * it arrived (receive delay), on top of the overheads above. */
 double models_send_delay(const models *m, int host, double bytes);
 double models_recv_delay(const models *m, int host, double bytes);
+
+/* ---- The CPU model (src/models/cpu_share.c, background.c) ---- */
+/* A transfer src->dst starts (on = 1) or ends (on = 0) its data phase: while it flows it
+ * takes cpu/send-cost of src's CPU and cpu/recv-cost of dst's. models_transfer calls it for
+ * the smpi and constant models; a network model of its own calls it the same way. */
+void models_comm_cpu(models *m, int src, int dst, int on);
+/* Starts the background processes and the load-average sampler; the drivers call it once
+ * the ranks are placed (rank_host[np]). Returns -1 with err (file:line) on a bad
+ * background trace. Nothing to do without cpu_config.active. */
+int models_cpu_start(models *m, const int *rank_host, int np, psim_err *err);
+
+/* What the CPU model measured, for the outputs (JSON "cpu_model", "hosts", "loadavg"). */
+typedef struct cpu_host_report {
+  char *name;
+  double app, comm, background;  /* CPU-seconds (one core busy for one second = 1) */
+  int nsamples;
+  double *samples;               /* nsamples x {t, L1, L2, L3} */
+} cpu_host_report;
+
+typedef struct cpu_report {
+  cpu_config cfg;
+  const char *background;        /* "none", "constant", "trace", "poisson" (or a+b) */
+  int nhosts;
+  cpu_host_report *hosts;        /* the hosts with ranks or background processes */
+  char labels[3][32];            /* of the three load averages */
+} cpu_report;
+
+/* The report up to now (the end of the run); NULL without cpu_config.active. */
+cpu_report *models_cpu_report(models *m);
+void cpu_report_free(cpu_report *r);
 
 #endif

@@ -34,6 +34,11 @@ void obs_write_json_body(FILE *f, const replay_result *r, const run_meta *m);
 void obs_write_json_ranks(FILE *f, const replay_result *r, const run_meta *m);
 /* Only the "totals": {...} member. */
 void obs_write_json_totals(FILE *f, const replay_result *r, const run_meta *m);
+/* The CPU model's sections (",\n" first; `in` indents them): "cpu_model", "hosts",
+ * "loadavg" (obs_cpu.c); nothing when r->cpu is NULL. */
+void obs_write_json_cpu(FILE *f, const replay_result *r, const char *in);
+/* The CPU model's lines of the human summary (nothing when r->cpu is NULL). */
+void obs_write_summary_cpu(FILE *f, const replay_result *r);
 /* Sums of the ranks' times (finish = the sum of their finish dates). */
 typedef struct obs_time_totals { double finish, compute, comm, wait, pe_wait, lb; } obs_time_totals;
 void obs_totals(const replay_result *r, obs_time_totals *t);

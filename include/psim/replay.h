@@ -116,6 +116,7 @@ typedef struct replay_result {
   uint64_t actions, events, messages;
   double bytes;
   char *deadlock;            /* multi-line report when ranks could not finish, else NULL */
+  cpu_report *cpu;           /* the CPU model's measures (--cfg cpu/..., background/...), or NULL */
 } replay_result;
 
 /* Returns 0 (result filled), or -1 with err: code 2 for bad input met during the replay,

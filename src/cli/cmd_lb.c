@@ -50,6 +50,7 @@ static const char *HELP =
     "  psim lb /tmp/o3d --pes 16 --balancer refine-classic,greedy,none --period 10,20,40\n"
     "  psim lb /tmp/o3d --pes 16 --balancer greedy --period 20 --report greedy.html\n"
     "  psim lb /tmp/o3d --pes 16 --balancer greedy --period 20 --network star --cfg cpu/factor:2\n"
+    "  psim lb /tmp/o3d --pes 16 --balancer greedy --period 20 --cfg background/count:1 --json lb.json\n"
     "\n"
     "Exit status: 0 ok, 2 bad input (unknown balancer, more PEs than cores, migrate on only\n"
     "some VPs, ...), 3 deadlock.\n";

@@ -37,6 +37,7 @@ static const char *HELP =
     "                      smpi/bw-factor:0:1  smpi/send-is-detached-thresh:65536  smpi/test:1e-4\n"
     "                      smpi/<collective>:<algorithm>, e.g. smpi/allreduce:rdb smpi/bcast:flattree\n"
     "                      (psim replay --list-algorithms prints them all)\n"
+    CLI_CPU_HELP
     "  --json FILE         write the results as JSON ('-' = stdout)\n"
     "  --actions FILE      log each finished action: END_TIME RANK ACTION DURATION ('-' = stdout)\n"
     "  --trace FILE        write a timeline of the run: FILE.paje = Paje (ViTE, PajeNG's pj_dump),\n"
@@ -56,6 +57,7 @@ static const char *HELP =
     "  psim replay /tmp/st --network star --cfg star/latency:1350us --cfg star/bandwidth:11.85MBps\n"
     "  printf 'host node-1? factor=2.5\\npair node-* node-* transmit=0:80us,1500:120us,1MB:9ms\\n' > /tmp/m\n"
     "  psim replay /tmp/st --machine /tmp/m\n"
+    "  psim replay /tmp/st --cfg cpu/recv-cost:0.5 --cfg background/count:1 --json /tmp/cpu.json\n"
     "\n"
     "Exit status: 0 ok, 2 bad input (the message names the file and line), 3 deadlock (each\n"
     "blocked rank is listed with its pending action and where it comes from).\n";

@@ -6,6 +6,7 @@
 
 #include "cli/cli.h"
 #include "cli/run_args.h"
+#include "cli/cpu_help.h"
 #include "psim/emul.h"
 #include "psim/observe.h"
 
@@ -37,6 +38,7 @@ static const char *HELP =
     "  --cfg KEY:VALUE     model property as in psim replay; smpi/test:S, smpi/iprobe:S\n"
     "                      inject SMPI's sleeps into unsuccessful polls (default: none, a\n"
     "                      rank polling in vain waits for the next event)\n"
+    CLI_CPU_HELP
     "  --stack-size SIZE   stack of each rank (default 8M; K, M, G suffixes)\n"
     "  --shared-globals    load the program once: all ranks share its global variables\n"
     "                      (default: one private copy of the program per rank)\n"
@@ -56,6 +58,7 @@ static const char *HELP =
     "example:\n"
     "  build/psimcc -O2 -o ring examples/ring.c\n"
     "  psim run --np 8 -- ./ring 1000\n"
+    "  psim run --np 8 --cfg cpu/recv-cost:0.5 --cfg background/poisson:0.1,2,0,1 -- ./ring 1000\n"
     "  psim run --np 8 --trace-tit /tmp/ring.tit -- ./ring 1000 && psim replay --np 8 /tmp/ring.tit\n"
     "  printf 'host node-* factor=2 send=0:20us,1MB:60us\\n' > /tmp/m\n"
     "  psim run --np 8 --network star --cfg star/bandwidth:11.85MBps --machine /tmp/m -- ./ring 1000\n"
@@ -89,7 +92,7 @@ static int split_cfg(char *s, char **key, char **value) {
 
 int cmd_run(int argc, char **argv) {
   const char *platform_path = NULL, *hostfile = NULL, *json = NULL, *actions = NULL, *network = NULL;
-  const char *trace_tit = NULL, *measure_tasks = NULL, *task_costs = NULL, *machine_file = NULL;
+  const char *trace_tit = NULL, *measure_tasks = NULL, *task_costs = NULL, *machine_file = NULL, *background = NULL;
   machine *mach = NULL;
   long np = 1;
   int quiet = 0, shared = 0, measure = 1, prog_at = -1, singleton = 0, status = 0;
@@ -127,6 +130,7 @@ int cmd_run(int argc, char **argv) {
     else if (!strcmp(a, "--no-measure")) measure = 0;
     else if (!strcmp(a, "--network")) { NEEDV(); network = v; }
     else if (!strcmp(a, "--machine")) { NEEDV(); machine_file = v; }
+    else if (!strcmp(a, "--background")) { NEEDV(); background = v; }
     else if (!strcmp(a, "--cfg")) { NEEDV(); VEC_PUSH(cfgs, (char *)v); }
     else if (!strncmp(a, "--cfg=", 6)) VEC_PUSH(cfgs, (char *)a + 6);
     else if (!strcmp(a, "--stack-size")) {
@@ -193,6 +197,7 @@ int cmd_run(int argc, char **argv) {
     free(copy);
     if (r < 0) { rc = cli_fail(&err); goto done; }
   }
+  if (background && emu_opts_cfg(&o, "background/trace", background, &err) < 0) { rc = cli_fail(&err); goto done; }
   if (network && net_model_parse(network, &o.net.model) < 0) {
     rc = cli_usage("run", "--network expects smpi, constant or star, got '%s'", network);
     goto done;

@@ -222,6 +222,7 @@ static void run_json(FILE *f, const lb_run *r, const adapt_opts *o, const run_me
     obs_write_json_sections(f, &a->run, x->rec, x->cp);
     iterations_json(f, r, x->rec);
   }
+  obs_write_json_cpu(f, &a->run, in);
   fprintf(f, "\n%s}", in);
 }
 

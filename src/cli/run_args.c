@@ -14,6 +14,7 @@ int cli_run_option(cli_run *r, const char *cmd, int argc, char **argv, int *i) {
   else if (!strcmp(a, "--hostfile")) slot = &r->hostfile;
   else if (!strcmp(a, "--network")) slot = &r->network;
   else if (!strcmp(a, "--machine")) slot = &r->machine_path;
+  else if (!strcmp(a, "--background")) slot = &r->background;
   else if (!strncmp(a, "--cfg=", 6)) { VEC_PUSH(r->cfgs, (char *)a + 6); return 1; }
   else if (strcmp(a, "--np") && strcmp(a, "--cfg")) {
     if (a[0] == '-' && a[1]) return 0;
@@ -119,6 +120,7 @@ int cli_run_setup(cli_run *r, const char *cmd) {
     free(copy);
     if (rc < 0) return cli_fail(&err);
   }
+  if (r->background && replay_opts_cfg(o, "background/trace", r->background, &err) < 0) return cli_fail(&err);
   if (r->network && net_model_parse(r->network, &o->net.model) < 0)
     return cli_usage(cmd, "--network expects smpi, constant or star, got '%s'", r->network);
   if (r->machine_path) {

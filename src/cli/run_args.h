@@ -7,6 +7,8 @@
 #include "psim/replay.h"
 
 /* Help text of the shared options, for the commands' --help. */
+#include "cli/cpu_help.h"
+
 #define CLI_RUN_OPTIONS_HELP                                                                     \
   "  --platform FILE     SimGrid platform XML (v4.1); default: the embedded 64-node cluster\n"  \
   "                      (print it with 'psim platform --default')\n"                           \
@@ -19,11 +21,13 @@
   "                      (--cfg star/bandwidth:V, star/latency:V override every port)\n"        \
   "  --machine FILE      CLUE machine file: host factors, send/recv/pack delays, pair\n"       \
   "                      transmission times (docs/models.md); --cfg cpu/factor:X scales all\n"  \
-  "  --cfg KEY:VALUE     set a model property, as SimGrid's --cfg (repeatable)\n"
+  "  --cfg KEY:VALUE     set a model property, as SimGrid's --cfg (repeatable)\n"              \
+  CLI_CPU_HELP
 
 typedef struct cli_run {
   const char *platform_path, *hostfile, *network, *machine_path;
   machine *machine;    /* --machine, loaded by cli_run_setup */
+  const char *background;  /* --background FILE (= --cfg background/trace:FILE) */
   long np;
   VEC(char *) cfgs;
   VEC(const char *) traces;

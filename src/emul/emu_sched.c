@@ -466,6 +466,7 @@ int emu_run(const emu_opts *o, replay_result *res, psim_err *err) {
   if (o->trace_tit && emu_trace_open(S, err) < 0) { rc = -1; goto out_ranks; }
   static int hooked;   /* process-wide, as exit is */
   if (!hooked) hooked = on_exit(exit_hook, NULL) == 0;
+  if (models_cpu_start(S->models, S->rank_host, S->np, err) < 0) { rc = -1; goto out_ranks; }
   emu_current = S;
   emu_signals_install();
   res->events = sim_run(S->sim, rank_run, S);
@@ -479,6 +480,7 @@ int emu_run(const emu_opts *o, replay_result *res, psim_err *err) {
     res->events += sim_run(S->sim, rank_run, S);
     if (S->calls - calls == S->polls - polls && sim_now(S->sim) == now) break;
   }
+  res->cpu = models_cpu_report(S->models);
   emu_signals_restore();
   emu_current = NULL;
   fflush(stdout);

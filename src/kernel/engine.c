@@ -23,7 +23,7 @@ struct sim {
   size_t rhead, rlen, rcap;
   psim_slab pool;         /* activity objects */
   VEC(activity *) batch;  /* the events of one date (selective update) */
-  size_t ndaemon;         /* daemon timers queued: they alone do not keep the run going */
+  size_t ndaemon;         /* daemons in the heap */
   int stopped;
 };
 
@@ -97,6 +97,7 @@ static void heap_remove(sim *s, activity *a) {
   size_t i = (size_t)a->heap;
   heap_ent last = s->heap.data[--s->heap.len];
   a->heap = -1;
+  s->ndaemon -= (size_t)a->daemon;
   if (last.a == a) return;
   heap_ent old = s->heap.data[i];
   heap_put(s, i, last);
@@ -118,6 +119,7 @@ static void schedule(sim *s, activity *a) {
   }
   if (a->date == INFINITY) return;
   heap_ent e = {a->date, a->seq, a};
+  s->ndaemon += (size_t)a->daemon;
   VEC_PUSH(s->heap, e);
   sift_up(s, s->heap.len - 1);
 }
@@ -151,8 +153,7 @@ activity *sim_start_timer(sim *s, double delay, activity_done_fn done, void *dat
 
 activity *sim_start_daemon(sim *s, double delay, activity_done_fn done, void *data, int tag) {
   activity *a = sim_start_timer(s, delay, done, data, tag);
-  a->daemon = 1;
-  s->ndaemon++;
+  sim_daemon(s, a);
   return a;
 }
 
@@ -227,6 +228,12 @@ static void rate_changed(void *ctx, void *owner, double value) {
   schedule(s, a);
 }
 
+void sim_daemon(sim *s, activity *a) {
+  if (a->daemon) return;
+  a->daemon = 1;
+  if (a->heap >= 0) s->ndaemon++;
+}
+
 void sim_make_ready(sim *s, int id) {
   if (s->rlen == s->rcap) {
     size_t ncap = s->rcap ? 2 * s->rcap : 64;
@@ -248,7 +255,6 @@ static void finish(sim *s, activity *a) {
     a->var = -1;
   }
   a->remaining = 0;
-  if (a->daemon) { a->daemon = 0; s->ndaemon--; }
   double date = a->date;
   a->done(s, a);
   /* done() may have continued the activity with a new phase (sim_continue_work). */
@@ -270,7 +276,7 @@ uint64_t sim_run(sim *s, void (*run)(void *ctx, int id), void *ctx) {
       if (s->stopped) return events;
     }
     lmm_solve(s->lmm, rate_changed, s);
-    if (s->heap.len == s->ndaemon) break;   /* nothing but daemons: the run is over */
+    if (s->heap.len == s->ndaemon) break;   /* only daemons (or nothing) left */
     /* Every completion at the next date is processed before any rank runs again, as in
      * SimGrid; ranks woken by them then run in the order they were woken. */
     s->now = s->heap.data[0].date;

@@ -75,6 +75,20 @@ static void mark_var(lmm_system *s, int v) {
   if (!x->dirty) { x->dirty = 1; VEC_PUSH(s->dirty_vars, v); }
 }
 
+/* The local repair keeps variables whose bottleneck is not obviously broken; after a capacity
+ * change a kept variable could exceed the new capacity (or stay below a larger one), so all
+ * of the constraint's variables are marked for re-solving. */
+void lmm_cnst_set_capacity(lmm_system *s, int c, double capacity) {
+  lmm_cnst *k = &s->cnsts.data[c];
+  if (k->capacity == capacity) return;
+  k->capacity = capacity;
+  mark_cnst(s, c);
+  for (int i = 0; i < k->n; i++) mark_var(s, k->refs[i].var);
+  lmm_touch_cnst(s, c);
+}
+
+int lmm_cnst_nvars(const lmm_system *s, int c) { return s->cnsts.data[c].n; }
+
 int lmm_var_new(lmm_system *s, double penalty, double bound, void *owner) {
   int v;
   if (s->free_var >= 0) {

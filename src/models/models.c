@@ -19,6 +19,7 @@
 /* A computation whose work is rescaled when its host's factor changes. */
 typedef struct running_exec { activity *a; activity_done_fn done; } running_exec;
 typedef VEC(running_exec) running_vec;
+#include "cpu_internal.h"
 
 typedef struct route_entry {
   uint64_t key;       /* src * nhosts + dst + 1; 0 = empty slot */
@@ -47,10 +48,13 @@ struct models {
    * running computations of the host are tracked so that their work left is rescaled then. */
   double *factor;     /* per host, the factor in effect; NULL when all are cpu/factor */
   running_vec *running;   /* per host, NULL unless some factor changes during the run */
+  cpu_state *cpu;     /* the CPU model (cpu_share.c), NULL when not configured */
 };
 
 static void lat_done(sim *s, activity *a);
 static void factor_change(sim *s, activity *a);
+static void flow_done(sim *s, activity *a);
+static void const_lat_done(sim *s, activity *a);
 static const route_entry *route_get(models *m, int src, int dst, psim_err *err);
 
 /* The links a flow src->dst uses: its route (consumption 1) and, with cross-traffic, the
@@ -113,7 +117,7 @@ models *models_new(sim *s, const platform *p, const net_config *cfg, psim_err *e
     int c = lmm_cnst_new(l, pl->bandwidth, pl->sharing == PLAT_FATPIPE);
     if (i == 0) m->link_cnst0 = c;
   }
-  if (cfg->model == NET_STAR) m->star = star_new(s, p, cfg);
+  if (cfg->model == NET_STAR) m->star = star_new(s, p, cfg, m);
   if (cfg->machine) {
     m->mach = mach_bind(cfg->machine, p);
     m->factor = xmalloc((size_t)m->nhosts * sizeof *m->factor);
@@ -152,6 +156,7 @@ models *models_new(sim *s, const platform *p, const net_config *cfg, psim_err *e
       }
     }
   }
+  if (cfg->cpu.active) m->cpu = cpu_new(m, &cfg->cpu);
   return m;
 }
 
@@ -166,6 +171,7 @@ void models_free(models *m) {
   free(m->factor);
   for (int h = 0; m->running && h < m->nhosts; h++) VEC_FREE(m->running[h]);
   free(m->running);
+  cpu_free(m->cpu);
   free(m);
 }
 
@@ -213,7 +219,7 @@ activity *models_exec(models *m, int host, double flops, activity_done_fn done, 
     a->model = m;
     a->src = host;
   }
-  int v = lmm_var_new(l, 1.0, ph->speed, a);
+  int v = lmm_var_new(l, m->cpu ? cpu_exec_penalty(m->cpu, host, flops) : 1.0, ph->speed, a);
   lmm_expand(l, m->host_cnst0 + host, v, 1.0);
   lmm_touch_cnst(l, m->host_cnst0 + host);
   a->var = v;
@@ -286,6 +292,19 @@ activity *models_transfer(models *m, int src, int dst, double bytes, activity_do
   if (!r) return NULL;
   const net_config *c = &m->cfg;
   if (c->model == NET_CONSTANT) {
+    if (m->cpu && cpu_comm_costs(m->cpu) && r->len && bytes > 0) {
+      /* The data phase costs CPU: the latency, then the bytes, as two timers. */
+      double xfer = bytes / r->min_bw;
+      int lat = r->latency > 0;
+      activity *a = sim_start_timer(m->sim, lat ? r->latency : xfer, lat ? const_lat_done : flow_done, data, tag);
+      a->then = done;
+      a->next_work = xfer;
+      a->src = src;
+      a->dst = dst;
+      a->model = m;
+      if (!lat) cpu_comm(m->cpu, src, dst, 1);
+      return a;
+    }
     double t = r->latency + (r->len && bytes > 0 ? bytes / r->min_bw : 0);
     return sim_start_timer(m->sim, t, done, data, tag);
   }
@@ -321,6 +340,14 @@ activity *models_transfer(models *m, int src, int dst, double bytes, activity_do
   }
   activity *a = sim_start_work(m->sim, size, -1, bwf, done, data, tag);
   a->var = flow_var(m, a, src, dst, 1.0, bound, 1);
+  if (m->cpu && cpu_comm_costs(m->cpu)) {   /* its data phase costs CPU from now on */
+    a->then = done;
+    a->done = flow_done;
+    a->src = src;
+    a->dst = dst;
+    a->model = m;
+    cpu_comm(m->cpu, src, dst, 1);
+  }
   return a;
 }
 
@@ -329,8 +356,39 @@ static void lat_done(sim *s, activity *a) {
   models *m = a->model;
   int v = flow_var(m, a, a->src, a->dst, a->next_penalty, a->next_bound, 0);
   a->done = a->then;
+  if (m->cpu && cpu_comm_costs(m->cpu)) {   /* the data phase costs CPU: flow_done ends it */
+    a->done = flow_done;
+    cpu_comm(m->cpu, a->src, a->dst, 1);
+  }
   sim_continue_work(s, a, a->next_work, v, a->scale);
 }
+
+/* The constant model's latency is paid: the bytes take their time, costing CPU. */
+static void const_lat_done(sim *s, activity *a) {
+  models *m = a->model;
+  activity *b = sim_start_timer(s, a->next_work, flow_done, a->data, a->tag);
+  b->then = a->then;
+  b->src = a->src;
+  b->dst = a->dst;
+  b->model = m;
+  cpu_comm(m->cpu, a->src, a->dst, 1);
+}
+
+/* End of a data phase that cost CPU: give it back, then the driver's callback. */
+static void flow_done(sim *s, activity *a) {
+  models *m = a->model;
+  cpu_comm(m->cpu, a->src, a->dst, 0);
+  activity_done_fn d = a->then;
+  a->then = NULL;
+  a->done = d;
+  d(s, a);
+}
+
+/* ---- for the CPU model (cpu_internal.h) ---- */
+sim *models_sim(models *m) { return m->sim; }
+const platform *models_plat(const models *m) { return m->plat; }
+int models_host_cnst(const models *m, int host) { return m->host_cnst0 + host; }
+cpu_state *models_cpu(models *m) { return m->cpu; }
 
 double models_overhead(const models *m, int host, overhead_kind k, double bytes) {
   const step_fn *f;

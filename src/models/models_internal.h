@@ -6,7 +6,8 @@
 
 /* ---- DPS's star network (star.c) ---- */
 typedef struct star star;
-star *star_new(sim *s, const platform *p, const net_config *c);
+/* `owner` is told when a transfer starts and stops flowing (the CPU it costs: models_comm_cpu). */
+star *star_new(sim *s, const platform *p, const net_config *c, models *owner);
 void star_free(star *st);
 /* A message of `bytes` from host src to dst: the larger port latency, then its bytes at the
  * equal share of both ports, re-rated whenever a port's count of transfers changes. */

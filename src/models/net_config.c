@@ -77,6 +77,7 @@ double step_fn_eval(const step_fn *f, double size) {
 void net_config_init(net_config *c) {
   memset(c, 0, sizeof *c);
   c->model = NET_SMPI;
+  cpu_config_init(&c->cpu);
   c->crosstraffic = 1;
   c->tcp_gamma = 4194304;
   c->weight_s = 8775;
@@ -158,7 +159,8 @@ static int parse_steps(const char *key, step_fn *f, const char *v, int overhead,
 }
 
 int net_config_set(net_config *c, const char *key, const char *v, psim_err *err) {
-  int r = 0;
+  int r = cpu_config_set(&c->cpu, key, v, err);   /* cpu/..., background/..., loadavg/... */
+  if (r) return r;
   if (!strcmp(key, "network/model")) {
     if (net_model_parse(v, &c->model) < 0)
       return psim_errf(err, 2, NULL, 0, "--cfg network/model: expected SMPI, constant or star, got '%s'", v);

@@ -37,14 +37,16 @@ typedef struct port {
 
 struct star {
   sim *sim;
+  models *owner;      /* told of each data phase: the CPU it costs (cpu/send-cost, recv-cost) */
   int nhosts;
   port *ports;
   psim_slab flows;
 };
 
-star *star_new(sim *s, const platform *p, const net_config *c) {
+star *star_new(sim *s, const platform *p, const net_config *c, models *owner) {
   star *st = xcalloc(1, sizeof *st);
   st->sim = s;
+  st->owner = owner;
   st->nhosts = plat_nhosts(p);
   st->ports = xcalloc((size_t)st->nhosts, sizeof *st->ports);
   psim_slab_init(&st->flows, sizeof(flow));
@@ -130,6 +132,7 @@ static void flow_done(sim *s, activity *a) {
   list_remove(&ps->out, f->iout, 1);
   list_remove(&pd->in, f->iin, 0);
   rerate(st, f->src, f->dst);
+  models_comm_cpu(st->owner, f->src, f->dst, 0);
   activity_done_fn done = f->done;
   psim_slab_free(&st->flows, f);
   a->model = NULL;
@@ -149,6 +152,7 @@ static void flow_start(sim *s, activity *a) {
   a->done = flow_done;
   sim_continue_work(s, a, f->bytes, -1, 1);
   rerate(st, f->src, f->dst);
+  models_comm_cpu(st->owner, f->src, f->dst, 1);
 }
 
 activity *star_transfer(star *st, int src, int dst, double bytes, activity_done_fn done, void *data, int tag) {

@@ -72,6 +72,7 @@ void obs_write_json_body(FILE *f, const replay_result *r, const run_meta *m) {
   if (r->deadlock) obs_json_string(f, r->deadlock); else fputs("null", f);
   fputs(",\n  ", f);
   obs_write_json_ranks(f, r, m);
+  obs_write_json_cpu(f, r, "");
 }
 
 void obs_totals(const replay_result *r, obs_time_totals *t) {
@@ -192,4 +193,5 @@ void obs_write_summary(FILE *f, const replay_result *r, const run_meta *m) {
     for (int i = r->np - 8; i < r->np; i++) rank_row(f, r, m, i);
   }
   if (r->deadlock) fputs("(* blocked for good at its finish time)\n", f);
+  obs_write_summary_cpu(f, r);
 }

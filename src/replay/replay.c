@@ -128,7 +128,9 @@ int replay_run(tit_source *src, const replay_opts *o, replay_result *res, psim_e
     else sim_make_ready(R.sim, i);
   }
   if (o->nobservers) mpi_world_observe(R.world, observe_message, &R);
-  res->events = sim_run(R.sim, replay_rank_run, &R);
+  if (models_cpu_start(R.models, R.vp ? R.vp->pe_host : R.rank_host, R.vp ? R.vp->npes : R.np, err) < 0) R.failed = 1;
+  else res->events = sim_run(R.sim, replay_rank_run, &R);
+  res->cpu = models_cpu_report(R.models);
   for (int i = 0; i < o->nobservers; i++)
     if (o->observers[i].end) o->observers[i].end(o->observers[i].ctx, sim_now(R.sim));
   if (o->progress) fprintf(stderr, "\r\033[K");
@@ -173,5 +175,6 @@ int replay_run(tit_source *src, const replay_opts *o, replay_result *res, psim_e
 void replay_result_free(replay_result *r) {
   free(r->ranks);
   free(r->deadlock);
+  cpu_report_free(r->cpu);
   memset(r, 0, sizeof *r);
 }

@@ -140,6 +140,17 @@ else
   bad "psimcc failed"
 fi
 
+# ---- (h2) the star costs CPU while its bytes flow (cpu/recv-cost, docs/models.md): a 1 s
+# receive (1 MB at 1 MB/s, no latency) overlaps rank 1's 1 s computation (1e9 flops at 1 Gf)
+# with recv-cost 0.5: half the CPU for 1 s (0.5 s of work done), then the rest at full speed:
+# rank 1 ends at 1.5 s, and node-1's communication used 0.5 CPU-second.
+printf '0 init\n1 init\n0 send 1 0 1000000\n1 irecv 0 0 1000000\n1 compute 1e9\n1 wait 0 1 0\n' > "$TMPD/cpu.txt"
+"$PSIM" replay --quiet --platform flat:2,1e9,1e6,0 --network star --cfg cpu/recv-cost:0.5 --json "$J" "$TMPD/cpu.txt" \
+  || bad "star with cpu/recv-cost failed"
+expect "star + recv-cost: rank 1" "$(finish_of 1)" 1.5
+grep -q '"host": "node-1", "cpu_app": 1, "cpu_comm": 0.5' "$J" && echo "ok   star + recv-cost: node-1 cpu_comm 0.5" \
+  || bad "star + recv-cost: node-1's cpu_comm is not 0.5: $(grep node-1 "$J" | tail -1)"
+
 # ---- (i) bad values: exit 2 with a message naming the option
 for arg in "--network stars" "--cfg star/bandwidth:0" "--cfg star/bandwidth:fast" "--cfg star/latency:-1s" \
            "--cfg cpu/factor:0" "--cfg cpu/factor:x"; do
