@@ -42,7 +42,7 @@ void lmm_free(lmm_system *s) {
     fprintf(stderr, "lmm: %llu solves, %llu rounds, %llu var-solves; local repairs: %llu kept (%llu vars), %llu given up\n",
             (unsigned long long)s->solves, (unsigned long long)s->rounds, (unsigned long long)s->work,
             (unsigned long long)s->inc_ok, (unsigned long long)s->inc_vars, (unsigned long long)s->inc_fail);
-  for (size_t i = 0; i < s->cnsts.len; i++) free(s->cnsts.data[i].refs);
+  for (size_t i = 0; i < s->cnsts.len; i++) { free(s->cnsts.data[i].refs); free(s->cnsts.data[i].wit); }
   for (size_t i = 0; i < s->vars.len; i++) free(s->vars.data[i].el);
   VEC_FREE(s->cnsts); VEC_FREE(s->cmark);
   free(s->vars.data);
@@ -58,6 +58,8 @@ int lmm_cnst_new(lmm_system *s, double capacity, int fatpipe) {
   lmm_cnst c = {0};
   c.capacity = capacity;
   c.fatpipe = fatpipe;
+  c.clean = 1;          /* no variable yet, so none records it as its bottleneck */
+  lmmb_refresh(&c);
   VEC_PUSH(s->cnsts, c);
   VEC_PUSH(s->cmark, 0u);
   return (int)s->cnsts.len - 1;
@@ -133,9 +135,11 @@ void lmm_expand(lmm_system *s, int c, int v, double coeff) {
     if (x->el[i].cnst == c) {
       /* A route crossing a shared link twice uses it twice; on a FATPIPE link a flow only
        * ever takes its own share, so the larger consumption counts (as SimGrid does). */
+      double old = x->el[i].coeff;
       if (s->cnsts.data[c].fatpipe) { if (coeff > x->el[i].coeff) x->el[i].coeff = coeff; }
       else x->el[i].coeff += coeff;
       s->cnsts.data[c].refs[x->el[i].cpos].coeff = x->el[i].coeff;
+      lmmb_elem_changed(s, v, i, old);
       mark_cnst(s, c);
       return;
     }
@@ -152,6 +156,7 @@ void lmm_expand(lmm_system *s, int c, int v, double coeff) {
   x->el[x->nel] = (lmm_elem){c, k->n, coeff};
   k->refs[k->n] = (lmm_ref){v, x->nel, coeff};
   x->nel++; k->n++;
+  lmmb_elem_changed(s, v, x->nel - 1, 0);
   mark_cnst(s, c);
 }
 
@@ -164,6 +169,7 @@ void lmm_var_set_penalty(lmm_system *s, int v, double penalty) {
 
 void lmm_var_free(lmm_system *s, int v) {
   if (s->selective) lmms_var_gone(s, v);
+  lmmb_var_gone(s, v);
   lmm_var *x = &s->vars.data[v];
   for (int i = 0; i < x->nel; i++) {
     lmm_cnst *k = &s->cnsts.data[x->el[i].cnst];
@@ -197,13 +203,14 @@ static void collect(lmm_system *s, int start_is_var, int start) {
     if (x->penalty <= 0) return;              /* switched off: touches nothing */
     for (int i = 0; i < x->nel; i++) {
       int c = x->el[i].cnst;
+      if (lmmi_skip(s, &s->cnsts.data[c])) continue;
       if (s->cmark.data[c] != s->stamp) {
         s->cmark.data[c] = s->stamp;
         VEC_PUSH(s->stack, c);
       }
     }
   } else {
-    if (s->cmark.data[start] == s->stamp) return;
+    if (s->cmark.data[start] == s->stamp || lmmi_skip(s, &s->cnsts.data[start])) return;
     s->cmark.data[start] = s->stamp;
     VEC_PUSH(s->stack, start);
   }
@@ -220,6 +227,7 @@ static void collect(lmm_system *s, int start_is_var, int start) {
       if (x->penalty <= 0) continue;
       for (int j = 0; j < x->nel; j++) {
         int c2 = x->el[j].cnst;
+        if (lmmi_skip(s, &s->cnsts.data[c2])) continue;
         if (s->cmark.data[c2] != s->stamp) {
           s->cmark.data[c2] = s->stamp;
           VEC_PUSH(s->stack, c2);
@@ -237,6 +245,7 @@ static void fix_var(lmm_system *s, lmm_var *x, double value, int *nfree) {
     lmm_elem *e = &x->el[i];
     if (e->coeff <= 0) continue;
     lmm_cnst *k = &s->cnsts.data[e->cnst];
+    if (lmmi_skip(s, k)) continue;
     k->nfree--;
     if (k->fatpipe) continue;             /* usage recomputed below */
     k->remaining -= e->coeff * value;
@@ -283,6 +292,7 @@ static void fill(lmm_system *s, const int *vs, size_t nvs, const int *cs, size_t
       lmm_elem *e = &x->el[j];
       if (e->coeff <= 0) continue;
       lmm_cnst *k = &s->cnsts.data[e->cnst];
+      if (lmmi_skip(s, k)) continue;
       constrained = 1;
       k->nfree++;
       if (k->fatpipe) { if (e->coeff / x->penalty > k->usage) k->usage = e->coeff / x->penalty; }
@@ -419,7 +429,7 @@ static int has_bottleneck(lmm_system *s, int v) {
   if (x->bneck >= 0 && is_bottleneck(s, x->bneck, lvl)) return 1;
   int constrained = 0;
   for (int i = 0; i < x->nel; i++) {
-    if (x->el[i].coeff <= 0) continue;
+    if (x->el[i].coeff <= 0 || lmmi_skip(s, &s->cnsts.data[x->el[i].cnst])) continue;
     constrained = 1;
     if (is_bottleneck(s, x->el[i].cnst, lvl)) { x->bneck = x->el[i].cnst; return 1; }
   }
@@ -429,7 +439,7 @@ static int has_bottleneck(lmm_system *s, int v) {
 /* Puts constraint c in T; 0 if that is beyond the repair (FATPIPE). */
 static int add_touched(lmm_system *s, int c) {
   lmm_cnst *k = &s->cnsts.data[c];
-  if (s->cmark.data[c] == s->stamp) return 1;
+  if (s->cmark.data[c] == s->stamp || lmmi_skip(s, k)) return 1;
   if (k->fatpipe) return 0;
   s->cmark.data[c] = s->stamp;
   VEC_PUSH(s->inc_c, c);
@@ -499,6 +509,7 @@ static int solve_incremental(lmm_system *s, void (*changed)(void *ctx, void *own
       for (int j = 0; j < x->nel; j++) {
         if (x->el[j].coeff <= 0) continue;
         lmm_cnst *k = &s->cnsts.data[x->el[j].cnst];
+        if (lmmi_skip(s, k)) continue;
         k->load += x->el[j].coeff * x->newval;
         if (x->newval * x->penalty > k->maxl) k->maxl = x->newval * x->penalty;
       }
@@ -517,6 +528,7 @@ static int solve_incremental(lmm_system *s, void (*changed)(void *ctx, void *own
       for (int j = 0; j < x->nel; j++) {
         if (x->el[j].coeff <= 0) continue;
         const lmm_cnst *k = &s->cnsts.data[x->el[j].cnst];
+        if (lmmi_skip(s, k)) continue;
         for (int r = 0; r < k->n; r++) {
           const lmm_var *u = &s->vars.data[k->refs[r].var];
           if (u->mark != s->stamp && u->penalty > 0 && k->refs[r].coeff > 0 &&
@@ -571,6 +583,7 @@ static void check_repair(lmm_system *s) {
 /* The exact max-min solution of every component touched since the last solve. */
 void lmmi_solve_exact(lmm_system *s, void (*changed)(void *ctx, void *owner, double value), void *ctx) {
   if (!s->dirty_vars.len && !s->dirty_cnsts.len) return;
+  s->skip_on = s->nstale == 0;
   size_t nv = s->dirty_vars.len, nc = s->dirty_cnsts.len;
   if (solve_incremental(s, changed, ctx)) {
     if (s->check) check_repair(s);
@@ -588,6 +601,13 @@ void lmmi_solve_exact(lmm_system *s, void (*changed)(void *ctx, void *owner, dou
       s->solves++;
       for (size_t i = 0; i < s->comp_v.len; i++) lmmi_commit(s, s->comp_v.data[i], changed, ctx);
     }
+  }
+  /* Every variable of a modified constraint has been checked or re-solved against it: a
+   * non-binding one is clean from now on (lmm_bound.c). */
+  for (size_t i = 0; i < s->dirty_cnsts.len; i++) {
+    lmm_cnst *k = &s->cnsts.data[s->dirty_cnsts.data[i]];
+    k->clean = 1;
+    lmmb_refresh(k);
   }
   lmmi_clear_dirty(s);
 }

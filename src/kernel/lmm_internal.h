@@ -9,6 +9,9 @@ typedef struct { int cnst; int cpos; double coeff; } lmm_elem;   /* a variable's
 /* A constraint's list entry; coeff duplicates the variable's element (read in the hot loops). */
 typedef struct { int var; int epos; double coeff; } lmm_ref;
 
+/* A group of a constraint's variables charged to one witness constraint (lmm_bound.c). */
+typedef struct { int cnst; int count; double ratio, cap; } lmm_witness;
+
 typedef struct {
   double capacity;
   int fatpipe;
@@ -21,6 +24,14 @@ typedef struct {
   double remaining, usage;
   int nfree;
   unsigned mstamp;    /* selective update: == lmm_system.epoch while in the modified set M */
+  /* Never binding (see lmm.c, "Constraints that cannot bind"): sum of coeff x bound over its
+   * variables, how many of them are unbounded, and whether the exact solver may leave it out. */
+  double bsum;
+  int nunb;
+  int clean;          /* non-binding since every variable recording it as bottleneck was checked */
+  int skip;           /* clean and still non-binding: the exact solver ignores it */
+  lmm_witness *wit;   /* open addressing by witness constraint, wcap a power of 2 (or 0) */
+  int wn, wcap;
 } lmm_cnst;
 
 /* A variable's fields the solve reads: one cache line (the array is 64-byte aligned). */
@@ -59,6 +70,7 @@ struct lmm_system {
   uint64_t work;
   uint64_t solves, rounds;  /* full component solves, filling rounds (both kinds) */
   uint64_t inc_ok, inc_fail, inc_vars;   /* local repairs kept, their variables; given up */
+  int skip_on;              /* lmmi_skip allowed in this solve */
   int check;                /* PSIM_LMM_CHECK: compare every local repair with a full solve */
   /* SimGrid's selective update (lmm_selective.c); all zero when off */
   int selective;
@@ -90,6 +102,15 @@ static inline void lmmi_commit(lmm_system *s, int v, void (*changed)(void *ctx, 
 }
 void lmmi_solve_exact(lmm_system *s, void (*changed)(void *ctx, void *owner, double value), void *ctx);
 void lmmi_clear_dirty(lmm_system *s);
+
+/* lmm_bound.c */
+void lmmb_refresh(lmm_cnst *k);
+/* Element i of variable v was added (old_coeff 0) or its coefficient grew from old_coeff. */
+void lmmb_elem_changed(lmm_system *s, int v, int i, double old_coeff);
+void lmmb_var_gone(lmm_system *s, int v);
+/* Does the exact solver leave constraint k out (see lmm_bound.c)? Never with stale values
+ * around: the bound assumes a feasible solution, which SimGrid's restricted solves may not keep. */
+static inline int lmmi_skip(const lmm_system *s, const lmm_cnst *k) { return k->skip && s->skip_on; }
 
 /* lmm_selective.c */
 void lmms_init(lmm_system *s);

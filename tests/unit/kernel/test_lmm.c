@@ -282,6 +282,48 @@ static void selective_order_matters(void **st) {
   lmm_free(s);
 }
 
+/* A backbone that cannot bind is left out of the solve (lmm_bound.c); the values must stay
+ * the max-min ones as it becomes binding and non-binding again. Hosts' up links have capacity
+ * 10, the backbone 25; each flow uses its host's up link (first: its witness) then the backbone.
+ *   - flows from hosts 0 and 1: backbone load at most 2 x 10 = 20 < 25, never binding: 10 each;
+ *   - a flow from host 2 too: bound 30 > 25, the backbone binds: 25/3 each;
+ *   - host 1's flow ends: bound 20 again: the two others must go back to 10 (they recorded
+ *     the backbone as their bottleneck: it must be checked before it is left out);
+ *   - a second flow from host 0: up link 0 shared, 5 and 5; host 2's flow 10. */
+static void backbone_bound(void **st) {
+  (void)st;
+  lmm_system *s = lmm_new();
+  int up[3], bb;
+  for (int i = 0; i < 3; i++) up[i] = lmm_cnst_new(s, 10, 0);
+  bb = lmm_cnst_new(s, 25, 0);
+  int f[4];
+  for (int i = 0; i < 2; i++) {
+    f[i] = lmm_var_new(s, 1, -1, &tag[i]);
+    lmm_expand(s, up[i], f[i], 1);
+    lmm_expand(s, bb, f[i], 1);
+  }
+  lmm_solve(s, NULL, NULL);
+  assert_true(fabs(lmm_var_value(s, f[0]) - 10) < EPS);
+  assert_true(fabs(lmm_var_value(s, f[1]) - 10) < EPS);
+  f[2] = lmm_var_new(s, 1, -1, &tag[2]);
+  lmm_expand(s, up[2], f[2], 1);
+  lmm_expand(s, bb, f[2], 1);
+  lmm_solve(s, NULL, NULL);
+  for (int i = 0; i < 3; i++) assert_true(fabs(lmm_var_value(s, f[i]) - 25.0 / 3) < 1e-9);
+  lmm_var_free(s, f[1]);
+  lmm_solve(s, NULL, NULL);
+  assert_true(fabs(lmm_var_value(s, f[0]) - 10) < EPS);
+  assert_true(fabs(lmm_var_value(s, f[2]) - 10) < EPS);
+  f[3] = lmm_var_new(s, 1, -1, &tag[3]);
+  lmm_expand(s, up[0], f[3], 1);
+  lmm_expand(s, bb, f[3], 1);
+  lmm_solve(s, NULL, NULL);
+  assert_true(fabs(lmm_var_value(s, f[0]) - 5) < EPS);
+  assert_true(fabs(lmm_var_value(s, f[3]) - 5) < EPS);
+  assert_true(fabs(lmm_var_value(s, f[2]) - 10) < EPS);
+  lmm_free(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(one_var_takes_all),  cmocka_unit_test(equal_share),
@@ -290,6 +332,7 @@ int main(void) {
       cmocka_unit_test(expand_accumulates), cmocka_unit_test(penalty_zero_is_off),
       cmocka_unit_test(incremental_components), cmocka_unit_test(repair_matches_full_solve),
       cmocka_unit_test(selective_open_set),     cmocka_unit_test(selective_order_matters),
+      cmocka_unit_test(backbone_bound),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
