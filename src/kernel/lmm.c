@@ -84,6 +84,7 @@ void lmm_cnst_set_capacity(lmm_system *s, int c, double capacity) {
   lmm_cnst *k = &s->cnsts.data[c];
   if (k->capacity == capacity) return;
   k->capacity = capacity;
+  lmmb_refresh(k);   /* may become binding (a host is never another constraint's witness) */
   mark_cnst(s, c);
   for (int i = 0; i < k->n; i++) mark_var(s, k->refs[i].var);
   lmm_touch_cnst(s, c);
