@@ -29,6 +29,7 @@ void emu_opts_init(emu_opts *o, const platform *p, int np) {
   o->cpu_threshold = 1e-6;   /* smpi/cpu-threshold's default */
   o->iprobe_sleep = 1e-4;    /* smpi/iprobe's default */
   o->stack_size = (size_t)8 << 20;
+  o->rank_memory = 1e6;
 }
 
 static int parse_double(const char *key, const char *v, double *out, psim_err *err) {
@@ -176,6 +177,7 @@ static void compute_now(emu_sim *S, emu_rank *k, double flops) {
   models_exec(S->models, k->host, flops, activity_done, S, k->id);
   emu_block();
   double d = sim_now(S->sim) - t0;
+  dyn_compute(S->dyn, t0, sim_now(S->sim), flops / plat_host_at(S->o->plat, k->host)->speed);
   k->st.compute += d;
   k->call_compute += d;
   k->call_busy_compute += mpi_rank_busy_time(S->world, k->id) - b0;
@@ -213,6 +215,7 @@ void emu_enter(const char *name) {
     double burst = emu_burst(k);
     if (burst >= S->o->cpu_threshold) compute_now(S, k, burst * S->o->host_speed_ref);
   }
+  if (S->maps) emu_dyn_boundary(S, k);
   k->call_start = sim_now(S->sim);
   k->call_compute = 0;
   k->call_busy_compute = 0;
@@ -452,6 +455,7 @@ int emu_run(const emu_opts *o, replay_result *res, psim_err *err) {
   S->world = mpi_world_new(S->sim, S->models, S->np, S->rank_host, on_done_cb, S);
   S->ranks = xcalloc((size_t)S->np, sizeof *S->ranks);
   if (emu_tasks_load(S, err) < 0) { rc = -1; goto out_world; }
+  if (emu_dyn_init(S, err) < 0) { rc = -1; goto out_world; }
   for (int i = 0; i < S->np; i++) {
     emu_rank *k = &S->ranks[i];
     k->id = i;
@@ -532,6 +536,7 @@ int emu_run(const emu_opts *o, replay_result *res, psim_err *err) {
   res->messages = ms.messages;
   res->bytes = ms.bytes;
 out_ranks:
+  emu_dyn_finish(S, res);
   for (int i = 0; i < S->np; i++) {
     emu_rank *k = &S->ranks[i];
     emu_fiber_free(&k->fib);
