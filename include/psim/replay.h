@@ -75,7 +75,7 @@ int *dyn_events_maps(const dyn_events *e, int np, const int *home, int nunits, i
  * (i-1)-th marker (0 for the first) to the date the last rank reached its i-th; a marker is
  * a trace's `iteration` or `migrate` (psim_iteration() or MPI_Migrate() in psim run). Its
  * useful computation is the computation done during it, in seconds of a dedicated host (a
- * computation spanning two iterations is split in proportion to time); hosts_allocated the most hosts (PEs in psim lb) allocated at once during
+ * computation spanning two iterations is split at its actual progress); hosts_allocated the most hosts (PEs in psim lb) allocated at once during
  * it (a host is allocated while it is in the pool or still holds a rank); processor_seconds
  * the integral of the allocated count over it; efficiency = useful / processor_seconds. */
 typedef struct dyn_iter {
@@ -107,8 +107,10 @@ typedef struct dyn_result {
 /* The tracker both drivers feed (replay, lb and run). Units are hosts (PEs for lb). */
 typedef struct dyn_track dyn_track;
 dyn_track *dyn_new(int np, int nunits, const int *initial_unit);
-/* A computation from start to end worth `work` seconds of a dedicated host. */
-void dyn_compute(dyn_track *d, double start, double end, double work);
+/* rank starts computation a (NULL: it ended at once), worth `seconds` of a dedicated host;
+ * dyn_compute_end when a completes (from its done callback: a is freed after it). */
+void dyn_compute_start(dyn_track *d, int rank, const activity *a, double seconds);
+void dyn_compute_end(dyn_track *d, int rank);
 void dyn_marker(dyn_track *d, int rank, double now);         /* rank reached a marker */
 int dyn_markers(const dyn_track *d, int rank);               /* markers rank reached so far */
 void dyn_pool(dyn_track *d, int unit, int in, double now);   /* unit enters/leaves the pool */

@@ -50,7 +50,7 @@ static const char *HELP =
     "  psim replay /tmp/st                                   # on the embedded 64-node cluster\n"
     "  psim platform --default > /tmp/cluster.xml && printf 'node-0:8\\nnode-1:8\\n' > /tmp/hosts\n"
     "  psim replay --platform /tmp/cluster.xml --hostfile /tmp/hosts /tmp/st --json /tmp/st.json\n"
-    "  psim replay --np 8 /tmp/st --host-events 'iter=5:remove=4-7'   # hosts 4-7 leave\n"
+    "  psim replay /tmp/st --host-events 't=0.001:remove=8-15'   # 8 hosts leave at 1 ms\n"
     "\n"
     "Exit status: 0 ok, 2 bad input (the message names the file and line), 3 deadlock (each\n"
     "blocked rank is listed with its pending action and where it comes from).\n";

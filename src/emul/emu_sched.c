@@ -169,15 +169,22 @@ static void activity_done(sim *s, activity *a) {
   wake_pollers(S);
 }
 
+/* A computation ended: its useful work is credited (dynamic efficiency) before a is freed. */
+static void compute_done(sim *s, activity *a) {
+  emu_sim *S = a->data;
+  dyn_compute_end(S->dyn, a->tag);
+  activity_done(s, a);
+}
+
 static void compute_now(emu_sim *S, emu_rank *k, double flops) {
   if (flops <= 0) return;
   double t0 = sim_now(S->sim), b0 = mpi_rank_busy_time(S->world, k->id);
   if (S->tit) emu_trace_compute(k, flops);
   k->poll_streak = 0;   /* work between polls */
-  models_exec(S->models, k->host, flops, activity_done, S, k->id);
+  dyn_compute_start(S->dyn, k->id, models_exec(S->models, k->host, flops, compute_done, S, k->id),
+                    flops / plat_host_at(S->o->plat, k->host)->speed);
   emu_block();
   double d = sim_now(S->sim) - t0;
-  dyn_compute(S->dyn, t0, sim_now(S->sim), flops / plat_host_at(S->o->plat, k->host)->speed);
   k->st.compute += d;
   k->call_compute += d;
   k->call_busy_compute += mpi_rank_busy_time(S->world, k->id) - b0;

@@ -203,8 +203,9 @@ out:
 
 /* ---- the tracker ---- */
 typedef struct alloc_rec { double t; int unit, dpool, dcount; long seq; } alloc_rec;
-/* A computation [s, e] of w seconds of work not yet given to its iterations. */
-typedef struct piece { double s, e, w; } piece;
+/* A computation in progress: its activity, its size in the activity's units and in seconds
+ * of a dedicated host, and what was already credited to closed iterations. */
+typedef struct dyn_open { const activity *a; double units, seconds, credited; } dyn_open;
 
 struct dyn_track {
   int np, nunits;
@@ -213,9 +214,8 @@ struct dyn_track {
   VEC(double) useful;         /* per iteration (0-based), growing */
   VEC(double) end;            /* per iteration: the latest marker date */
   VEC(int) reached;           /* per iteration: ranks that reached its marker */
-  size_t nfinal;              /* iterations every rank has ended: their end is final */
-  int any_marker;
-  VEC(piece) pending;         /* computations not yet given to their iterations */
+  size_t nfinal;              /* iterations every rank has ended: the one in progress */
+  dyn_open *open;             /* per rank */
   VEC(alloc_rec) alloc;
   VEC(dyn_event_rec) events;
   int *event_of;              /* spec event index -> index in events, -1 */
@@ -233,6 +233,7 @@ dyn_track *dyn_new(int np, int nunits, const int *initial_unit) {
   d->nunits = nunits;
   d->marks = xcalloc((size_t)(np ? np : 1), sizeof *d->marks);
   d->unit = xmalloc((size_t)(np ? np : 1) * sizeof *d->unit);
+  d->open = xcalloc((size_t)(np ? np : 1), sizeof *d->open);
   char *seen = xcalloc((size_t)(nunits ? nunits : 1), 1);
   for (int r = 0; r < np; r++) {
     d->unit[r] = initial_unit[r];
@@ -247,59 +248,56 @@ static void grow_iters(dyn_track *d, size_t n) {
   while (d->useful.len < n) { VEC_PUSH(d->useful, 0); VEC_PUSH(d->end, 0); VEC_PUSH(d->reached, 0); }
 }
 
-/* Gives the part of p up to the end of iteration nwin-1 (final) to iterations 0..nwin-1, in
- * proportion to the time it overlaps each (a constant rate over [s, e]). Returns 1 when all
- * of p is given, else 0 with p cut to what is left. */
-static int settle(dyn_track *d, piece *p, size_t nwin) {
-  if (!nwin) return 0;
-  const double *end = d->end.data, limit = end[nwin - 1];
-  if (p->s > limit || (p->s == limit && p->e > limit)) return 0;
-  size_t lo = 0, hi = nwin;   /* the first iteration whose end is at or after s */
-  while (lo < hi) { size_t mid = (lo + hi) / 2; if (end[mid] < p->s) lo = mid + 1; else hi = mid; }
-  double len = p->e - p->s;
-  if (len <= 0) { d->useful.data[lo] += p->w; return 1; }
-  for (size_t j = lo; j < nwin; j++) {
-    double a = j ? end[j - 1] : 0, b = end[j];
-    double x = p->s > a ? p->s : a, y = p->e < b ? p->e : b;
-    if (y > x) d->useful.data[j] += p->w * (y - x) / len;
-    if (p->e <= b) return 1;
-  }
-  p->w *= (p->e - limit) / len;
-  p->s = limit;
-  return 0;
+/* Useful computation goes to the iteration in progress when it is done, not to the one its
+ * rank is in: ranks drift apart between markers, and counting an iteration's work done
+ * before its window began against it would give efficiencies above 1. An iteration's window
+ * closes at the very date its last rank reaches its marker; the computations then in
+ * progress are cut there, at their actual progress (the activity's remaining work), so the
+ * split is exact even when their speed changed. */
+static void credit(dyn_track *d, double seconds) {
+  grow_iters(d, d->nfinal + 1);
+  d->useful.data[d->nfinal] += seconds;
 }
 
-static void settle_pending(dyn_track *d, size_t nwin) {
-  size_t k = 0;
-  for (size_t i = 0; i < d->pending.len; i++) {
-    piece p = d->pending.data[i];
-    if (!settle(d, &p, nwin)) d->pending.data[k++] = p;
-  }
-  d->pending.len = k;
+void dyn_compute_start(dyn_track *d, int rank, const activity *a, double seconds) {
+  if (!d) return;
+  dyn_open *o = &d->open[rank];
+  o->a = seconds > 0 ? a : NULL;
+  o->units = a ? a->remaining : 0;
+  o->seconds = seconds;
+  o->credited = 0;
+  if (!a && seconds > 0) credit(d, seconds);   /* finished at once */
 }
 
-/* Useful computation is given to iterations by the time it is done, not by the iteration
- * its rank is in: ranks drift apart between markers, and an iteration's work done before its
- * window began would count against the wrong hosts (efficiencies above 1). */
-void dyn_compute(dyn_track *d, double start, double end, double work) {
-  if (!d || work <= 0) return;
-  grow_iters(d, 1);
-  piece p = {start, end, work};
-  /* before any marker, everything is in the first iteration: nothing to keep */
-  if (!d->any_marker) { d->useful.data[0] += work; return; }
-  if (settle(d, &p, d->nfinal)) return;
-  VEC_PUSH(d->pending, p);
+void dyn_compute_end(dyn_track *d, int rank) {
+  if (!d || !d->open[rank].a) return;
+  dyn_open *o = &d->open[rank];
+  credit(d, o->seconds - o->credited);
+  o->a = NULL;
+}
+
+/* The window of iteration nfinal closes now: cut the computations in progress. */
+static void cut_open(dyn_track *d, double now) {
+  for (int r = 0; r < d->np; r++) {
+    dyn_open *o = &d->open[r];
+    if (!o->a || !(o->units > 0)) continue;
+    double rem = o->a->remaining - o->a->rate * (now - o->a->updated);
+    if (rem < 0) rem = 0;
+    double done = o->seconds * (1 - rem / o->units);
+    if (done > o->credited) { credit(d, done - o->credited); o->credited = done; }
+  }
 }
 
 void dyn_marker(dyn_track *d, int rank, double now) {
   if (!d) return;
   int i = d->marks[rank]++;
-  d->any_marker = 1;
-  grow_iters(d, (size_t)i + 1);
+  grow_iters(d, (size_t)i + 2);
   if (now > d->end.data[i]) d->end.data[i] = now;
   if (++d->reached.data[i] == d->np && (size_t)i == d->nfinal) {
-    while (d->nfinal < d->reached.len && d->reached.data[d->nfinal] == d->np) d->nfinal++;
-    settle_pending(d, d->nfinal);
+    while (d->nfinal < d->reached.len && d->reached.data[d->nfinal] == d->np) {
+      cut_open(d, now);
+      d->nfinal++;
+    }
   }
 }
 
@@ -394,9 +392,10 @@ void dyn_finish(dyn_track *d, double makespan, const char *(*unit_name)(void *, 
     for (size_t i = 1; i < n; i++) if (d->end.data[i] < d->end.data[i - 1]) d->end.data[i] = d->end.data[i - 1];
     double last = n ? d->end.data[n - 1] : 0;
     grow_iters(d, n + 1);
-    d->end.data[n] = makespan > last ? makespan : last;
-    settle_pending(d, n + 1);
-    for (size_t i = 0; i < d->pending.len; i++) d->useful.data[n] += d->pending.data[i].w;
+    /* computations never ended (a deadlock): what they did so far, in the last iteration */
+    cut_open(d, makespan);
+    /* iterations some rank never ended (it finished with fewer markers) close at the end */
+    for (size_t i = n + 1; i < d->useful.len; i++) d->useful.data[n] += d->useful.data[i];
     int tail = makespan > last || d->useful.data[n] > 0;
     out->niters = (int)n + tail;
     out->iters = xcalloc((size_t)(out->niters ? out->niters : 1), sizeof *out->iters);
@@ -457,7 +456,7 @@ void dyn_finish(dyn_track *d, double makespan, const char *(*unit_name)(void *, 
   VEC_FREE(d->useful);
   VEC_FREE(d->end);
   VEC_FREE(d->reached);
-  VEC_FREE(d->pending);
+  free(d->open);
   VEC_FREE(d->alloc);
   VEC_FREE(d->events);
   free(d);

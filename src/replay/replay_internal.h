@@ -49,7 +49,6 @@ typedef struct rank {
   int move_ev, move_to;           /* the event its move belongs to, its destination */
   double move_start, move_bytes;
   double mem;                     /* bytes of its last `migrate SIZE` (-1: none yet) */
-  double comp_start;              /* when its current computation began */
   double acct_mark;               /* date up to which st's times are accounted */
   double busy_mark;               /* mpi_rank_busy_time at acct_mark (PH_MPI only) */
   int pc, nops, capops;

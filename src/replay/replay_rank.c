@@ -126,6 +126,13 @@ static void activity_done(sim *s, activity *a) {
   wake(R, &R->ranks[a->tag]);
 }
 
+/* A computation ended: its useful work is credited (dynamic efficiency) before a is freed. */
+static void compute_done(sim *s, activity *a) {
+  replay *R = a->data;
+  dyn_compute_end(R->dyn, a->tag);
+  activity_done(s, a);
+}
+
 void replay_rank_req_done(void *ctx, mpi_req *q) {
   replay *R = ctx;
   if (R->o->nobservers && !q->is_send && q->xfer_end >= 0) {
@@ -218,14 +225,13 @@ static int exec_op(replay *R, rank *k, const rop *op) {
   case R_COMPUTE:
     if (k->sub == 0) {
       if (op->amount <= 0) return 0;
-      k->comp_start = sim_now(R->sim);
-      models_exec(R->models, k->host, op->amount, activity_done, R, k->id);
+      dyn_compute_start(R->dyn, k->id,
+                        models_exec(R->models, k->host, op->amount, compute_done, R, k->id),
+                        op->amount / plat_host_at(R->o->plat, k->host)->speed);
       k->sub = 1;
       replay_rank_block(R, k, PH_COMPUTE);
       return 1;
     }
-    /* useful work: its duration on a dedicated host (dynamic efficiency) */
-    dyn_compute(R->dyn, k->comp_start, sim_now(R->sim), op->amount / plat_host_at(R->o->plat, k->host)->speed);
     return 0;
   case R_SLEEP:
     if (k->sub == 0) return sleep_then(R, k, op->amount, 1, PH_COMPUTE);
