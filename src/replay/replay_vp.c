@@ -173,13 +173,18 @@ static void step_mismatch(replay *R) {
 static int step_due(replay *R, const rank *k) {
   const replay_vp *vp = R->vp;
   int m = k->migrates;
-  if (m > R->max_migrates) R->max_migrates = m;
   const dyn_events *E = vp->pe_events;
   if (E && R->pe_ev_next < E->n) {
     const dyn_event *ev = &E->ev[R->pe_ev_next];
-    if (ev->iteration && ev->iteration == m) return 1;
-    /* a date event: at the first migrate no VP had reached at that date */
+    /* a date event: at the first migrate no VP had reached at that date. This is the first
+     * migrate after the date (every migrate looks), so every migrate before it, and the
+     * highest number reached so far, came before the date: no VP has passed the next one. */
     if (!ev->iteration && !R->force_step && sim_now(R->sim) >= ev->date) R->force_step = R->max_migrates + 1;
+  }
+  if (m > R->max_migrates) R->max_migrates = m;
+  if (E && R->pe_ev_next < E->n) {
+    const dyn_event *ev = &E->ev[R->pe_ev_next];
+    if (ev->iteration && ev->iteration == m) return 1;
     for (int i = R->pe_ev_next; i < E->n; i++)
       if (E->ev[i].iteration == m) return 1;
   }
