@@ -50,8 +50,7 @@ static const char *HELP =
     "  psim gen stencil --ranks 16 --iters 20 -o /tmp/st\n"
     "  psim sensitivity /tmp/st --factors 0.5,2 -j 2\n"
     "  build/psimcc -O2 -o lu_dps examples/lu_dps.c\n"
-    "  psim sensitivity --np 8 --no-measure --platform flat:8,6.3e7,1.185e7,1.35e-3 \\\n"
-    "      --vary latency:0.00148,bandwidth:76.96,compute:0.9 -j 2 -- ./lu_dps 2592 324\n";
+    "  psim sensitivity --np 8 --no-measure --vary latency:0.001,bandwidth:50 -j 2 -- ./lu_dps 1296 324\n";
 
 /* ---- the parameters: one table ----
  * A parameter is varied by multiplying it by K. Built-in ones scale the platform or the

@@ -84,8 +84,8 @@ void obs_write_summary_dyn(FILE *f, const replay_result *r) {
   fprintf(f, "%9s %12s %12s %12s %6s %10s %14s\n", "iteration", "start(s)", "end(s)", "useful(s)",
           "hosts", "efficiency", "proc-seconds");
   for (int i = 0; i < d->niters; i++) {
-    if (d->niters > 40 && i == 20) fprintf(f, "%9s (%d more iterations: see --json)\n", "...", d->niters - 40);
-    if (d->niters > 40 && i >= 20 && i < d->niters - 20) continue;
+    if (d->niters > 20 && i == 10) fprintf(f, "%9s (%d more iterations: see --json)\n", "...", d->niters - 20);
+    if (d->niters > 20 && i >= 10 && i < d->niters - 10) continue;
     const dyn_iter *it = &d->iters[i];
     fprintf(f, "%9d %12.6f %12.6f %12.6f %6d %10.4f %14.6f\n", it->iteration, it->start, it->end,
             it->useful, it->hosts, it->efficiency, it->processor_seconds);

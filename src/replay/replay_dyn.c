@@ -340,7 +340,7 @@ void dyn_event_fired(dyn_track *d, const dyn_event *ev, int e, double now) {
 
 void dyn_move_rec(dyn_track *d, int e, int rank, int from, int to, double bytes, double start,
                   double end) {
-  if (!d) return;
+  if (!d || e < 0) return;
   dyn_event_rec *r = rec_of(d, e);
   if (!r) return;
   r->moves = xrealloc(r->moves, (size_t)(r->nmoves + 1) * sizeof *r->moves);

@@ -94,6 +94,7 @@ typedef struct replay {
   int force_step;                 /* VP mode: --pe-events force a step at this migrate (0: none) */
   int max_migrates;               /* VP mode: the most migrates any VP reached */
   int pe_ev_next;                 /* VP mode: the next PE event not applied */
+  int step_ev;                    /* VP mode: the last event the current step applied, -1 */
   double mig_start;               /* VP mode: when the step's migrations started */
   /* dynamic efficiency and --host-events (replay_dyn.c) */
   dyn_track *dyn;

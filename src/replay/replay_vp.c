@@ -85,9 +85,9 @@ static void step_resume(replay *R) {
 static void migration_done(sim *s, activity *a) {
   (void)s;
   replay *R = a->data;
-  if (R->vp->pe_events && a->tag >= 0) {
+  if (R->step_ev >= 0) {   /* the moves of a step that applied --pe-events */
     int v = (int)a->tag, from = R->vp->vp_pe[v], to = R->new_pe[v];
-    dyn_move_rec(R->dyn, R->pe_ev_next - 1, v, from, to, R->step_bytes[v], R->mig_start, sim_now(R->sim));
+    dyn_move_rec(R->dyn, R->step_ev, v, from, to, R->step_bytes[v], R->mig_start, sim_now(R->sim));
   }
   if (--R->migrating == 0) step_resume(R);
 }
@@ -120,12 +120,13 @@ static void step_start(replay *R) {
    * events up to now; removed PEs are flagged for step() */
   const dyn_events *E = vp->pe_events;
   int mig = R->ranks[0].migrates;
+  R->step_ev = -1;
   while (E && R->pe_ev_next < E->n) {
     const dyn_event *ev = &E->ev[R->pe_ev_next];
     if (ev->iteration ? ev->iteration > mig : ev->date > sim_now(R->sim)) break;
     for (int j = 0; j < ev->nunits; j++) vp->pe_out[ev->units[j]] = ev->action == DYN_REMOVE;
     dyn_event_fired(R->dyn, ev, R->pe_ev_next, sim_now(R->sim));
-    R->pe_ev_next++;
+    R->step_ev = R->pe_ev_next++;
   }
   for (int v = 0; v < R->np; v++) {
     R->step_loads[v] = R->ranks[v].st.compute - R->load_mark[v];
