@@ -65,7 +65,7 @@ void dyn_events_free(dyn_events *e);
  * from home[r]. Removed units' ranks go to the remaining units round-robin (the k-th displaced
  * rank, in rank order, to the k-th remaining unit modulo their number, in index order) or to
  * the least loaded one (fewest ranks, lowest index); an added unit takes back the ranks whose
- * home it is, and a unit that is no rank's home takes ranks from the most crowded units
+ * home it is (wherever they are), and a unit that is no rank's home takes ranks from the most crowded units
  * (their highest-numbered rank, lowest unit first) while it has at least two fewer.
  * Returns a malloc'ed array, or NULL with err when an event leaves no unit. */
 int *dyn_events_maps(const dyn_events *e, int np, const int *home, int nunits, int policy,

@@ -89,7 +89,8 @@ int dyn_events_parse(const char *opt, const char *spec, int nunits,
     dyn_event ev = {.date = -1};
     if (eat(&c, "iter=")) {
       long n;
-      if (read_uint(&c, &n) < 0 || n < 1) goto bad_iter;
+      const char *num = c.p;
+      if (read_uint(&c, &n) < 0 || n < 1) { c.p = num; goto bad_iter; }
       ev.iteration = (int)n;
     } else if (eat(&c, "t=")) {
       char *end;
@@ -161,9 +162,13 @@ int *dyn_events_maps(const dyn_events *e, int np, const int *home, int nunits, i
       goto out;
     }
     if (ev->action == DYN_ADD) {
-      /* ranks go back home; a unit that is no rank's home takes ranks from the crowded ones */
+      /* ranks whose home is added go back; a unit that is no rank's home takes ranks from
+       * the crowded ones */
+      char *added = xcalloc((size_t)nunits, 1);
+      for (int j = 0; j < ev->nunits; j++) added[ev->units[j]] = 1;
       for (int r = 0; r < np; r++)
-        if (cur[r] != home[r] && pool[home[r]]) { count[cur[r]]--; cur[r] = home[r]; count[cur[r]]++; }
+        if (cur[r] != home[r] && added[home[r]]) { count[cur[r]]--; cur[r] = home[r]; count[cur[r]]++; }
+      free(added);
       for (int j = 0; j < ev->nunits; j++) {
         int u = ev->units[j];
         if (is_home[u]) continue;
