@@ -89,7 +89,8 @@ typedef struct dyn_event_rec {
   double date;               /* when it took effect */
   int iteration;             /* 0 for a date event */
   int action;
-  char **names;              /* the units' names */
+  int *units;                /* the units (host or PE indices) */
+  char **names;              /* their names */
   int nnames;
   dyn_move *moves;
   int nmoves;

@@ -334,10 +334,10 @@ void dyn_event_fired(dyn_track *d, const dyn_event *ev, int e, double now) {
   r.date = now;
   r.iteration = ev->iteration;
   r.action = ev->action;
-  /* names are filled at dyn_finish; keep the indices meanwhile in moves' place */
+  /* the names are given at dyn_finish */
   r.nnames = ev->nunits;
-  r.names = xmalloc((size_t)(ev->nunits ? ev->nunits : 1) * sizeof *r.names);
-  for (int j = 0; j < ev->nunits; j++) r.names[j] = (char *)(intptr_t)ev->units[j];
+  r.units = xmalloc((size_t)(ev->nunits ? ev->nunits : 1) * sizeof *r.units);
+  memcpy(r.units, ev->units, (size_t)ev->nunits * sizeof *r.units);
   d->event_of[e] = (int)d->events.len;
   VEC_PUSH(d->events, r);
   for (int j = 0; j < ev->nunits; j++) dyn_pool(d, ev->units[j], ev->action == DYN_ADD, now);
@@ -436,8 +436,9 @@ void dyn_finish(dyn_track *d, double makespan, const char *(*unit_name)(void *, 
   d->events.data = NULL;
   for (int i = 0; i < out->nevents; i++) {
     dyn_event_rec *r = &out->events[i];
+    r->names = xmalloc((size_t)(r->nnames ? r->nnames : 1) * sizeof *r->names);
     for (int j = 0; j < r->nnames; j++) {
-      int u = (int)(intptr_t)r->names[j];
+      int u = r->units[j];
       const char *nm = unit_name ? unit_name(ctx, u) : NULL;
       char buf[32];
       if (!nm) { snprintf(buf, sizeof buf, "%d", u); nm = buf; }
@@ -472,6 +473,7 @@ void dyn_result_free(dyn_result *r) {
   for (int i = 0; i < r->nevents; i++) {
     for (int j = 0; j < r->events[i].nnames; j++) free(r->events[i].names[j]);
     free(r->events[i].names);
+    free(r->events[i].units);
     free(r->events[i].moves);
   }
   free(r->events);
