@@ -88,6 +88,7 @@ typedef struct adapt_opts {
   double alpha, beta;
   uint64_t seed;
   int keep_loads;            /* record the per-iteration load matrix */
+  const dyn_events *pe_events; /* --pe-events (PE indices), or NULL; see replay_vp */
 } adapt_opts;
 
 void adapt_opts_init(adapt_opts *o, const platform *p, int nvp);

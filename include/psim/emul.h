@@ -41,6 +41,9 @@ typedef struct emu_opts {
   const char *trace_tit;      /* directory to record a TIT trace into, or NULL */
   const char *measure_tasks;  /* file to write measured PSIM_TASK costs to, or NULL */
   const char *task_costs;     /* file of task costs to inject, or NULL */
+  const dyn_events *host_events;  /* --host-events, or NULL (see replay_opts) */
+  int move_policy;            /* DYN_POLICY_* */
+  double rank_memory;         /* bytes a rank with no heap moves */
   int *status;                /* if set, gets the program's exit status: the first non-zero
                                  status a rank returned from main or passed to exit, else 0 */
 } emu_opts;

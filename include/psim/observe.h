@@ -40,10 +40,16 @@ void obs_write_json_cpu(FILE *f, const replay_result *r, const char *in);
 /* The CPU model's lines of the human summary (nothing when r->cpu is NULL). */
 void obs_write_summary_cpu(FILE *f, const replay_result *r);
 /* Sums of the ranks' times (finish = the sum of their finish dates). */
-typedef struct obs_time_totals { double finish, compute, comm, wait, pe_wait, lb; } obs_time_totals;
+typedef struct obs_time_totals { double finish, compute, comm, wait, pe_wait, lb, move; } obs_time_totals;
 void obs_totals(const replay_result *r, obs_time_totals *t);
 /* The human summary (a table of ranks; condensed when there are many). */
 void obs_write_summary(FILE *f, const replay_result *r, const run_meta *m);
+/* Dynamic efficiency and host events (obs_dyn.c; r->dyn): the members ",\n  \"iterations\": [...]"
+ * (when with_iterations), "processor_seconds" and "host_events", each when there is something
+ * to say; and their lines for the summary. obs_write_json_body and obs_write_summary call
+ * these; documents of other shapes (psim lb's) call them themselves. */
+void obs_write_json_dyn(FILE *f, const replay_result *r, int with_iterations);
+void obs_write_summary_dyn(FILE *f, const replay_result *r);
 
 /* ---- observers of a run (each a replay_observer; also usable by lb and run) ----
  * Every writer below owns its ctx: build it with *_new, hand obs_*_observer() to the run in

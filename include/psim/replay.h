@@ -38,6 +38,94 @@ typedef struct replay_observer {
   void (*phase)(void *ctx, int rank, int what, double start, double end);
 } replay_observer;
 
+/* ---- Nodes leaving and joining mid-run, dynamic efficiency (replay_dyn.c, docs/models.md) ----
+ * An event spec (--host-events for replay and run, --pe-events for lb) is
+ *   EVENT[;EVENT...]   EVENT = WHEN:ACTION=LIST   WHEN = iter=N | t=DATE
+ *   ACTION = remove | add   LIST = ITEM[,ITEM...]   ITEM = INDEX | FIRST-LAST | NAME
+ * Events apply in the order given. */
+enum { DYN_REMOVE, DYN_ADD };
+enum { DYN_POLICY_ROUND_ROBIN, DYN_POLICY_LEAST };   /* where a displaced rank goes */
+typedef struct dyn_event {
+  double date;               /* t=DATE, or -1 for an iteration event */
+  int iteration;             /* iter=N (N >= 1), or 0 for a date event */
+  int action;                /* DYN_REMOVE, DYN_ADD */
+  int *units;                /* host (or PE) indices, ascending, no duplicates */
+  int nunits;
+} dyn_event;
+typedef struct dyn_events { dyn_event *ev; int n; } dyn_events;
+
+/* Parses spec for option opt (in messages). Units are 0..nunits-1; name_of (may be NULL)
+ * gives unit i's name, so that items may be names. Returns 0, or -1 with err (code 2) naming
+ * the spec, the character position and what was expected. */
+int dyn_events_parse(const char *opt, const char *spec, int nunits,
+                     const char *(*name_of)(void *ctx, int unit), void *ctx, dyn_events *out,
+                     psim_err *err);
+void dyn_events_free(dyn_events *e);
+/* The placement rule (pure): maps[e * np + r] = unit of rank r after events 0..e, starting
+ * from home[r]. Removed units' ranks go to the remaining units round-robin (the k-th displaced
+ * rank, in rank order, to the k-th remaining unit modulo their number, in index order) or to
+ * the least loaded one (fewest ranks, lowest index); an added unit takes back the ranks whose
+ * home it is (wherever they are), and a unit that is no rank's home takes ranks from the most crowded units
+ * (their highest-numbered rank, lowest unit first) while it has at least two fewer.
+ * Returns a malloc'ed array, or NULL with err when an event leaves no unit. */
+int *dyn_events_maps(const dyn_events *e, int np, const int *home, int nunits, int policy,
+                     const char *opt, psim_err *err);
+
+/* Dynamic efficiency (DPS): iteration i runs from the date the last rank reached its
+ * (i-1)-th marker (0 for the first) to the date the last rank reached its i-th; a marker is
+ * a trace's `iteration` or `migrate` (psim_iteration() or MPI_Migrate() in psim run). Its
+ * useful computation is the computation done during it, in seconds of a dedicated host (a
+ * computation spanning two iterations is split at its actual progress); hosts_allocated the most hosts (PEs in psim lb) allocated at once during
+ * it (a host is allocated while it is in the pool or still holds a rank); processor_seconds
+ * the integral of the allocated count over it; efficiency = useful / processor_seconds. */
+typedef struct dyn_iter {
+  int iteration;
+  double start, end, useful;
+  int hosts;
+  double processor_seconds, efficiency;
+} dyn_iter;
+typedef struct dyn_move { int rank; int from, to; double bytes, start, end; } dyn_move;
+typedef struct dyn_event_rec {
+  double date;               /* when it took effect */
+  int iteration;             /* 0 for a date event */
+  int action;
+  int *units;                /* the units (host or PE indices) */
+  char **names;              /* their names */
+  int nnames;
+  dyn_move *moves;
+  int nmoves;
+} dyn_event_rec;
+typedef struct dyn_result {
+  int niters;
+  dyn_iter *iters;
+  double processor_seconds;  /* over the whole run */
+  int nevents;
+  dyn_event_rec *events;
+  char **unit_names;         /* move endpoints' names (indexed by unit) */
+  int nunit_names;
+} dyn_result;
+
+/* The tracker both drivers feed (replay, lb and run). Units are hosts (PEs for lb). */
+typedef struct dyn_track dyn_track;
+dyn_track *dyn_new(int np, int nunits, const int *initial_unit);
+/* rank starts computation a (NULL: it ended at once), worth `seconds` of a dedicated host;
+ * dyn_compute_end when a completes (from its done callback: a is freed after it). */
+void dyn_compute_start(dyn_track *d, int rank, const activity *a, double seconds);
+void dyn_compute_end(dyn_track *d, int rank);
+void dyn_marker(dyn_track *d, int rank, double now);         /* rank reached a marker */
+int dyn_markers(const dyn_track *d, int rank);               /* markers rank reached so far */
+void dyn_pool(dyn_track *d, int unit, int in, double now);   /* unit enters/leaves the pool */
+void dyn_place(dyn_track *d, int rank, int unit, double now);/* rank now occupies unit */
+/* Event e took effect at now (recorded once; later calls add nothing). */
+void dyn_event_fired(dyn_track *d, const dyn_event *ev, int e, double now);
+void dyn_move_rec(dyn_track *d, int e, int rank, int from, int to, double bytes, double start,
+                  double end);
+/* Fills out (once the run ended at makespan) and frees d. unit_name(ctx, i) names unit i.
+ * out is left empty when no marker was met and no event given. */
+void dyn_finish(dyn_track *d, double makespan, const char *(*unit_name)(void *, int), void *ctx,
+                dyn_result *out);
+void dyn_result_free(dyn_result *r);
+
 /* Over-decomposition (psim lb, src/adapt/): the ranks are virtual processors (VPs) run as
  * user-level threads on processing elements (PEs), as AMPI does. On a PE one VP runs at a
  * time, until it blocks in communication (a wait for a message) or reaches a balancing step;
@@ -65,6 +153,12 @@ typedef struct replay_vp {
               int *new_pe, psim_err *err);
   /* Optional: the application resumed after step `step`. */
   void (*resumed)(void *ctx, int step, double now);
+  /* --pe-events (NULL: none). An iteration event iter=N forces a balancing step at the N-th
+   * migrate; a date event at the first migrate no VP had reached at that date. At the step,
+   * the driver marks removed PEs in pe_out (npes flags, owned by the caller) before step(),
+   * which must move every VP off them. */
+  const dyn_events *pe_events;
+  char *pe_out;
 } replay_vp;
 
 typedef struct replay_opts {
@@ -80,6 +174,12 @@ typedef struct replay_opts {
   const replay_observer *observers;  /* array of nobservers, borrowed */
   int nobservers;
   const replay_vp *vp;       /* over-decomposition (psim lb), NULL for plain replay */
+  /* --host-events (plain replay only): at each event, the ranks of removed hosts move (their
+   * memory crosses the network) at their next action boundary (date events) or at their
+   * iteration marker (iter=N); see dyn_events_maps for where they go. */
+  const dyn_events *host_events;
+  int move_policy;           /* DYN_POLICY_* */
+  double rank_memory;        /* bytes a rank moves when its trace has no `migrate SIZE` */
 } replay_opts;
 
 void replay_opts_init(replay_opts *o, const platform *p, int np);
@@ -105,6 +205,7 @@ typedef struct rank_stats {
   double wait;               /* in MPI, none of its messages moving */
   double pe_wait;            /* VP mode: ready, waiting for its PE */
   double lb;                 /* VP mode: at balancing steps */
+  double move;               /* --host-events: its memory moving to another host */
   uint64_t actions, msgs_sent, msgs_recv;
   double bytes_sent, bytes_recv;
 } rank_stats;
@@ -117,6 +218,7 @@ typedef struct replay_result {
   double bytes;
   char *deadlock;            /* multi-line report when ranks could not finish, else NULL */
   cpu_report *cpu;           /* the CPU model's measures (--cfg cpu/..., background/...), or NULL */
+  dyn_result dyn;            /* iterations (dynamic efficiency) and host events */
 } replay_result;
 
 /* Returns 0 (result filled), or -1 with err: code 2 for bad input met during the replay,

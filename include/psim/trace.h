@@ -26,6 +26,7 @@ typedef enum {
   TIT_GATHER, TIT_ALLGATHER, TIT_GATHERV, TIT_ALLGATHERV, TIT_SCATTER, TIT_SCATTERV,
   TIT_REDUCESCATTER, TIT_SCAN, TIT_EXSCAN,
   TIT_COMPUTE, TIT_SLEEP, TIT_LOCATION, TIT_MIGRATE,
+  TIT_ITERATION,   /* psim's iteration marker (dynamic efficiency, --host-events iter=N) */
   TIT_NKINDS
 } tit_kind;
 
@@ -52,6 +53,7 @@ const char *tit_kind_name(tit_kind k);
  *   reducescatter     counts2[]=recv bytes per rank, amount=flops
  *   compute           amount=flops     sleep  amount=seconds
  *   migrate           bytes (-1 when absent: use the default VP memory)
+ *   iteration         (no fields: ends the rank's current iteration)
  *   location          (no fields; text keeps the file and line)
  * `ncounts` is the communicator size the v-collectives were parsed with. */
 typedef struct tit_action {

@@ -307,6 +307,10 @@ int MPI_Pack_size(int incount, MPI_Datatype dt, MPI_Comm comm, int *size);
 /* Over-decomposition point: a no-op yield point unless a load balancer runs. */
 int MPI_Migrate(void);
 int AMPI_Migrate(int hints);
+/* Marks the end of one iteration of the calling rank: psim's dynamic efficiency (per
+ * iteration: useful computation / (hosts allocated x duration)) and --host-events iter=N use
+ * it; --trace-tit records it as `iteration`. MPI_Migrate marks iterations too. */
+void psim_iteration(void);
 /* Declares `flops` of computation (at the simulated host's speed) instead of running it. */
 void psim_compute(double flops);
 /* Declares `seconds` of simulated time spent without computing. */

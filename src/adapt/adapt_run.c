@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "psim/adapt.h"
+#include "adapt/adapt_internal.h"
 
 void adapt_opts_init(adapt_opts *o, const platform *p, int nvp) {
   memset(o, 0, sizeof *o);
@@ -40,6 +40,7 @@ typedef struct adapt_ctx {
   VEC(double) loads;      /* iteration x VP */
   VEC(int) pe_of;
   VEC(double) arr_last;   /* per iteration: the latest arrival at its migrate */
+  char *pe_out;           /* --pe-events: removed PEs (flags set by the driver) */
 } adapt_ctx;
 
 static void comm_add(adapt_ctx *C, int a, int b, double bytes) {
@@ -97,6 +98,51 @@ static void max_avg(const double *L, int n, double *max, double *avg) {
   *avg /= n;
 }
 
+/* --pe-events: the balancer runs over the PEs still in the pool. The VPs of removed PEs first
+ * go, heaviest first, each to the least loaded remaining PE (their work rescaled to its
+ * speed); then the balancer sees only the remaining PEs. With no removed PE, the plain call. */
+static int balance_without(adapt_ctx *C, const lb_situation *s, int *new_pe, psim_err *err) {
+  int npe = s->npe, nvp = s->nvp, navail = 0;
+  for (int p = 0; p < npe; p++) navail += !C->pe_out[p];
+  if (navail == npe) return lb_balance(C->o->balancer, s, new_pe, err);
+  int *avail = xmalloc((size_t)navail * sizeof *avail), *compact = xmalloc((size_t)npe * sizeof *compact);
+  double *speed = xmalloc((size_t)navail * sizeof *speed), *L = xcalloc((size_t)navail, sizeof *L);
+  double *load = xmalloc((size_t)(nvp ? nvp : 1) * sizeof *load);
+  int *cur = xmalloc((size_t)(nvp ? nvp : 1) * sizeof *cur), *out = xmalloc((size_t)(nvp ? nvp : 1) * sizeof *out);
+  for (int p = 0, q = 0; p < npe; p++) {
+    compact[p] = C->pe_out[p] ? -1 : q;
+    if (!C->pe_out[p]) { avail[q] = p; speed[q] = s->pe_speed ? s->pe_speed[p] : 1; q++; }
+  }
+  for (int v = 0; v < nvp; v++) {
+    load[v] = s->vp_load[v];
+    cur[v] = compact[s->vp_pe[v]];
+    if (cur[v] >= 0) L[cur[v]] += load[v];
+  }
+  int *order = lb_order_desc(s);
+  for (int i = 0; i < nvp; i++) {
+    int v = order[i];
+    if (cur[v] >= 0) continue;
+    double work = s->vp_load[v] * (s->pe_speed ? s->pe_speed[s->vp_pe[v]] : 1);
+    int best = 0;
+    for (int q = 1; q < navail; q++)
+      if (L[q] + work / speed[q] < L[best] + work / speed[best]) best = q;
+    cur[v] = best;
+    load[v] = work / speed[best];
+    L[best] += load[v];
+  }
+  free(order);
+  lb_situation cs = *s;
+  cs.npe = navail;
+  cs.pe_speed = speed;
+  cs.vp_load = load;
+  cs.vp_pe = cur;
+  int rc = lb_balance(C->o->balancer, &cs, out, err);
+  if (rc == 0)
+    for (int v = 0; v < nvp; v++) new_pe[v] = avail[out[v]];
+  free(avail); free(compact); free(speed); free(L); free(load); free(cur); free(out);
+  return rc;
+}
+
 static int on_step(void *ctx, int step, double now, const double *loads, const double *bytes,
                    int *new_pe, psim_err *err) {
   adapt_ctx *C = ctx;
@@ -126,7 +172,8 @@ static int on_step(void *ctx, int step, double now, const double *loads, const d
     s.edges = C->edges.data;
     s.nedges = (int)C->edges.len;
   }
-  if (lb_balance(C->o->balancer, &s, new_pe, err) < 0) return -1;
+  if (C->pe_out && balance_without(C, &s, new_pe, err) < 0) return -1;
+  if (!C->pe_out && lb_balance(C->o->balancer, &s, new_pe, err) < 0) return -1;
   double *L = xmalloc((size_t)C->npes * sizeof *L);
   adapt_step st = {0};
   st.time = now;
@@ -231,6 +278,18 @@ int adapt_run(tit_source *src, const adapt_opts *o, adapt_result *res, psim_err 
   vp.iteration = o->keep_loads ? on_iteration : NULL;
   vp.step = on_step;
   vp.resumed = on_resumed;
+  if (o->pe_events && o->pe_events->n) {
+    C.pe_out = xcalloc((size_t)npes, 1);
+    vp.pe_events = o->pe_events;
+    vp.pe_out = C.pe_out;
+    /* an event leaving no PE is bad input, found before the run */
+    int *home = xmalloc((size_t)(nvp ? nvp : 1) * sizeof *home);
+    memcpy(home, C.vp_pe, (size_t)nvp * sizeof *home);
+    int *maps = dyn_events_maps(o->pe_events, nvp, home, npes, DYN_POLICY_LEAST, "--pe-events", err);
+    free(home);
+    if (!maps) { rc = -1; goto out; }
+    free(maps);
+  }
   replay_opts ro = o->base;
   ro.vp = &vp;
   /* the comm graph comes from the observers' message callback, after the caller's ones */
@@ -256,6 +315,7 @@ int adapt_run(tit_source *src, const adapt_opts *o, adapt_result *res, psim_err 
   }
 out:
   VEC_FREE(C.arr_last);
+  free(C.pe_out);
   VEC_FREE(C.loads);
   VEC_FREE(C.pe_of);
   VEC_FREE(C.edges);

@@ -5,6 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/dyn_args.h"
 #include "cli/lb_report.h"
 #include "cli/run_args.h"
 #include "psim/adapt.h"
@@ -43,6 +44,11 @@ static const char *HELP =
     "                      \"timeline\", \"comm_matrix\", \"critical_path\", \"iterations\"\n"
     "                      (psim report turns that document into the HTML report)\n"
     "  --quiet             no table on stdout\n"
+    "  --pe-events SPEC    PEs leave and join mid-run: EVENT[;EVENT...], EVENT =\n"
+    "                      iter=N:remove=LIST | t=DATE:remove=LIST (or add=LIST), LIST = PE\n"
+    "                      indices and ranges FIRST-LAST, e.g. 'iter=1:remove=4-7'; the event\n"
+    "                      forces a balancing step (at the N-th migrate, or the first migrate\n"
+    "                      no VP had reached at DATE) that moves every VP off removed PEs\n"
     CLI_RUN_OPTIONS_HELP
     "\n"
     "example:\n"
@@ -51,6 +57,7 @@ static const char *HELP =
     "  psim lb /tmp/o3d --pes 16 --balancer greedy --period 20 --report greedy.html\n"
     "  psim lb /tmp/o3d --pes 16 --balancer greedy --period 20 --network star --cfg cpu/factor:2\n"
     "  psim lb /tmp/o3d --pes 16 --balancer greedy --period 20 --cfg background/count:1 --json lb.json\n"
+    "  psim lb /tmp/o3d --pes 16 --balancer greedy --period 20 --pe-events 'iter=100:remove=8-15'\n"
     "\n"
     "Exit status: 0 ok, 2 bad input (unknown balancer, more PEs than cores, migrate on only\n"
     "some VPs, ...), 3 deadlock.\n";
@@ -88,6 +95,8 @@ static void count_migrate(void *ctx, int rank, const tit_action *a, const char *
 
 int cmd_lb(int argc, char **argv) {
   cli_run run = {0};
+  cli_dyn dyn;
+  cli_dyn_init(&dyn);
   const char *balancers = NULL, *periods = "1", *json = NULL, *loads = NULL, *initial = "block";
   const char *report = NULL;
   int timeline = 0, cp_done = 0;
@@ -105,7 +114,10 @@ int cmd_lb(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(HELP, stdout); rc = 0; goto out; }
-    int r = cli_run_option(&run, "lb", argc, argv, &i);
+    int r = cli_dyn_option(&dyn, "lb", "--pe-events", argc, argv, &i);
+    if (r < 0) goto out;
+    if (r > 0) continue;
+    r = cli_run_option(&run, "lb", argc, argv, &i);
     if (r < 0) goto out;
     if (r > 0) continue;
     if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) { quiet = 1; continue; }
@@ -169,6 +181,10 @@ int cmd_lb(int argc, char **argv) {
   o.beta = beta;
   o.seed = (uint64_t)seed;
   o.keep_loads = loads || report || timeline;
+  int policy;
+  if ((rc = cli_dyn_setup(&dyn, "lb", "--pe-events", (int)npes, NULL, NULL, &policy)) != 0) goto out;
+  rc = 2;
+  if (dyn.spec) o.pe_events = &dyn.ev;
   o.base.observers = observers;
   o.base.nobservers = 0;
   if (report || timeline) {
@@ -260,5 +276,6 @@ out:
   free(bcopy);
   free(pcopy);
   cli_run_free(&run);
+  cli_dyn_free(&dyn);
   return rc;
 }

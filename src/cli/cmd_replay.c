@@ -5,6 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/dyn_args.h"
 #include "cli/run_args.h"
 #include "psim/observe.h"
 #include "psim/replay.h"
@@ -48,6 +49,7 @@ static const char *HELP =
     "  --quiet             no summary on stdout\n"
     "  --progress          progress on stderr (default: only when stderr is a terminal)\n"
     "  --list-algorithms   print the collective algorithms and exit\n"
+    CLI_DYN_HOST_HELP
     "\n"
     "example:\n"
     "  psim gen stencil --ranks 16 --iters 20 -o /tmp/st     # a 16-rank trace (a directory)\n"
@@ -58,6 +60,7 @@ static const char *HELP =
     "  printf 'host node-1? factor=2.5\\npair node-* node-* transmit=0:80us,1500:120us,1MB:9ms\\n' > /tmp/m\n"
     "  psim replay /tmp/st --machine /tmp/m\n"
     "  psim replay /tmp/st --cfg cpu/recv-cost:0.5 --cfg background/count:1 --json /tmp/cpu.json\n"
+    "  psim replay /tmp/st --host-events 't=0.001:remove=8-15'   # 8 hosts leave at 1 ms\n"
     "\n"
     "Exit status: 0 ok, 2 bad input (the message names the file and line), 3 deadlock (each\n"
     "blocked rank is listed with its pending action and where it comes from).\n";
@@ -78,6 +81,8 @@ int cmd_replay(int argc, char **argv) {
   obs_progress *prog = NULL;
   obs_critpath cp = {0};
   cli_run run = {0};
+  cli_dyn dyn;
+  cli_dyn_init(&dyn);
   VEC(const char *) traces_out = {0};
   VEC(obs_trace *) writers = {0};
   VEC(replay_observer) obs = {0};
@@ -89,7 +94,10 @@ int cmd_replay(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-    int k = cli_run_option(&run, "replay", argc, argv, &i);
+    int k = cli_dyn_option(&dyn, "replay", "--host-events", argc, argv, &i);
+    if (k < 0) goto out;
+    if (k > 0) continue;
+    k = cli_run_option(&run, "replay", argc, argv, &i);
     if (k < 0) goto out;
     if (k > 0) continue;
 #define NEEDV() do { if (!v) { rc = cli_usage("replay", "%s needs a value", a); goto out; } i++; } while (0)
@@ -110,6 +118,12 @@ int cmd_replay(int argc, char **argv) {
   if ((rc = cli_run_setup(&run, "replay")) != 0) goto out;
   rc = 2;
   replay_opts *o = &run.o;
+  if ((rc = cli_dyn_setup(&dyn, "replay", "--host-events", plat_nhosts(run.plat), cli_dyn_host_name,
+                          run.plat, &o->move_policy)) != 0)
+    goto out;
+  rc = 2;
+  if (dyn.spec) o->host_events = &dyn.ev;
+  o->rank_memory = dyn.rank_memory >= 0 ? dyn.rank_memory : 1e6;
   /* Progress through an observer rather than replay's own line: it also gives the rate. */
   o->progress = 0;
   if (progress) {
@@ -195,6 +209,7 @@ out:
   obs_progress_free(prog);
   replay_result_free(&res);
   cli_run_free(&run);
+  cli_dyn_free(&dyn);
   VEC_FREE(traces_out);
   VEC_FREE(writers);
   VEC_FREE(obs);

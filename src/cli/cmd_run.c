@@ -7,6 +7,7 @@
 #include "cli/cli.h"
 #include "cli/run_args.h"
 #include "cli/cpu_help.h"
+#include "cli/dyn_args.h"
 #include "psim/emul.h"
 #include "psim/observe.h"
 
@@ -50,6 +51,7 @@ static const char *HELP =
     "  --measure-tasks FILE  PSIM_TASK blocks run; write each task's cost per iteration\n"
     "  --task-costs FILE   PSIM_TASK blocks are skipped; inject cost x iterations from FILE\n"
     "                      (as --measure-tasks writes it; exact times with --no-measure)\n"
+    CLI_DYN_HOST_HELP
     "  --quiet             no summary\n"
     "  --singleton         run as the program itself would (what ./prog does for a program\n"
     "                      built with psimcc): no summary, and psim exits with the status\n"
@@ -59,6 +61,8 @@ static const char *HELP =
     "  build/psimcc -O2 -o ring examples/ring.c\n"
     "  psim run --np 8 -- ./ring 1000\n"
     "  psim run --np 8 --cfg cpu/recv-cost:0.5 --cfg background/poisson:0.1,2,0,1 -- ./ring 1000\n"
+    "  build/psimcc -O2 -o lu_dps examples/lu_dps.c\n"
+    "  psim run --np 8 --no-measure --host-events 'iter=1:remove=4-7' -- ./lu_dps 1296 162\n"
     "  psim run --np 8 --trace-tit /tmp/ring.tit -- ./ring 1000 && psim replay --np 8 /tmp/ring.tit\n"
     "  printf 'host node-* factor=2 send=0:20us,1MB:60us\\n' > /tmp/m\n"
     "  psim run --np 8 --network star --cfg star/bandwidth:11.85MBps --machine /tmp/m -- ./ring 1000\n"
@@ -99,13 +103,16 @@ int cmd_run(int argc, char **argv) {
   double speed_ref = 0, threshold = -1;
   size_t stack = 0;
   VEC(char *) cfgs = {0};
-  int rc = 2;
+  cli_dyn dyn;
+  cli_dyn_init(&dyn);
+  int rc = 2, dk;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 #define NEEDV() do { if (!v) { rc = cli_usage("run", "%s needs a value", a); goto out; } i++; } while (0)
     if (!strcmp(a, "--")) { prog_at = i + 1; break; }
     else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(HELP, stdout); rc = 0; goto out; }
+    else if ((dk = cli_dyn_option(&dyn, "run", "--host-events", argc, argv, &i)) != 0) { if (dk < 0) goto out; }
     else if (!strcmp(a, "--platform")) { NEEDV(); platform_path = v; }
     else if (!strcmp(a, "--hostfile")) { NEEDV(); hostfile = v; }
     else if (!strcmp(a, "--np") || !strcmp(a, "-np") || !strcmp(a, "-n")) {
@@ -215,6 +222,12 @@ int cmd_run(int argc, char **argv) {
   o.measure_tasks = measure_tasks;
   o.task_costs = task_costs;
   o.status = &status;
+  if ((rc = cli_dyn_setup(&dyn, "run", "--host-events", plat_nhosts(plat), cli_dyn_host_name, plat,
+                          &o.move_policy)) != 0)
+    goto done;
+  rc = 2;
+  if (dyn.spec) o.host_events = &dyn.ev;
+  if (dyn.rank_memory >= 0) o.rank_memory = dyn.rank_memory;
   if ((o.measure || measure_tasks) && !(o.host_speed_ref > 0)) {
     o.host_speed_ref = emu_calibrate(0.2);
     if (!quiet) fprintf(stderr, "psim: host speed reference measured: %.4g flop/s (fix it with --host-speed-ref)\n", o.host_speed_ref);
@@ -268,6 +281,7 @@ done:
   machine_free(mach);
   plat_free(plat);
 out:
+  cli_dyn_free(&dyn);
   VEC_FREE(cfgs);
   return rc;
 }

@@ -22,7 +22,11 @@ void lb_report_one(FILE *f, const lb_run *r) {
                "messages, %.1f%% waiting for a PE, %.1f%% at balancing steps, %.1f%% idle after "
                "finishing\n", 100 * t.compute / tot, 100 * t.comm / tot, 100 * t.wait / tot,
             100 * t.pe_wait / tot, 100 * t.lb / tot, 100 * (tot - t.finish) / tot);
-  if (!a->steps.len) return;
+  if (!a->steps.len) {
+    if (a->run.dyn.niters || a->run.dyn.nevents) fputc('\n', f);
+    obs_write_summary_dyn(f, &a->run);
+    return;
+  }
   fprintf(f, "\n%5s %12s %10s %10s %10s %10s %10s %6s %14s\n", "step", "time", "max_bef", "avg_bef",
           "imb_bef", "max_aft", "imb_aft", "moved", "bytes");
   size_t n = a->steps.len;
@@ -34,6 +38,8 @@ void lb_report_one(FILE *f, const lb_run *r) {
             s->max_before, s->avg_before, ratio(s->max_before, s->avg_before), s->max_after,
             ratio(s->max_after, s->avg_after), s->migrations, s->bytes);
   }
+  if (a->run.dyn.niters || a->run.dyn.nevents) fputc('\n', f);
+  obs_write_summary_dyn(f, &a->run);
 }
 
 static void mean_imbalance(const adapt_result *a, double *before, double *after) {
@@ -212,6 +218,9 @@ static void run_json(FILE *f, const lb_run *r, const adapt_opts *o, const run_me
     fprintf(f, ",\n%s  ", in);
     obs_write_json_totals(f, &a->run, m);
   }
+  /* dynamic efficiency (its "iterations" array only without x: x's "iterations" object has
+   * the report's per-iteration views) and --pe-events */
+  if (!*in) obs_write_json_dyn(f, &a->run, !x);
   if (x) {
     fputs(",\n  ", f);
     num(f, "np", a->run.np, ", ");

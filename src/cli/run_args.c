@@ -65,13 +65,14 @@ int cli_run_open_source(cli_run *r, psim_err *err) {
 int cli_run_setup(cli_run *r, const char *cmd) {
   psim_err err;
   psim_err_clear(&err);
-  if (!r->traces.len) return cli_usage(cmd, "no trace given");
+  if (!r->traces.len && !r->no_traces) return cli_usage(cmd, "no trace given");
   char *warnings = NULL;
   r->plat = r->platform_path ? plat_open(r->platform_path, &warnings, &err) : plat_default();
   if (warnings) { fputs(warnings, stderr); free(warnings); }
   if (!r->plat) return cli_fail(&err);
-  if (cli_run_open_source(r, &err) < 0) return cli_fail(&err);
-  int missing, present = tit_ranks_present(r->src, &missing);
+  if (r->no_traces && !r->np) r->np = 1;
+  if (!r->no_traces && cli_run_open_source(r, &err) < 0) return cli_fail(&err);
+  int missing = -1, present = r->src ? tit_ranks_present(r->src, &missing) : 0;
   if (missing >= 0) {
     /* a rank without actions would end at once while its peers wait for it */
     const char *name = r->traces.data[0];

@@ -31,6 +31,8 @@ typedef struct cli_run {
   long np;
   VEC(char *) cfgs;
   VEC(const char *) traces;
+  int no_traces;       /* set before cli_run_setup: a program is simulated, not traces
+                          (psim sensitivity -- PROGRAM); np defaults to 1 */
   /* filled by cli_run_setup */
   platform *plat;
   tit_source *src;

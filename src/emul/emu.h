@@ -109,6 +109,7 @@ typedef struct emu_rank {
   int trace_off;            /* > 0: inside a recorded collective, its parts are not recorded */
   double task_mark;         /* CPU time when the current PSIM_TASK block started */
   double heap;              /* live heap bytes the program allocated on this rank */
+  int ev_next;              /* --host-events: the next event it has not applied */
   rank_stats st;
 } emu_rank;
 
@@ -138,6 +139,8 @@ struct emu_sim {
   void (*rt_free)(void *rt);
   struct emu_tracer *tit;   /* recording (--trace-tit), or NULL */
   struct emu_tasks *tasks;  /* PSIM_TASK costs (--measure-tasks / --task-costs), or NULL */
+  dyn_track *dyn;           /* dynamic efficiency (emu_dyn.c) */
+  int *maps;                /* --host-events: dyn_events_maps, or NULL */
 };
 
 extern emu_sim *emu_current;
@@ -164,6 +167,17 @@ void emu_rank_exit(int code) __attribute__((noreturn));
 /* The running rank called exit(status) (fn: "exit" or "_exit") from code at `caller`:
  * status 0 ends the rank as returning 0 from main; any other stops the run (exit 4). */
 void emu_rank_called_exit(int status, const char *fn, const void *caller) __attribute__((noreturn));
+
+/* ---- dynamic efficiency and --host-events (emu_dyn.c) ---- */
+/* Before the run: the tracker and the placement of each event; -1 with err on bad events. */
+int emu_dyn_init(emu_sim *S, psim_err *err);
+/* Rank k reached an iteration marker (psim_iteration, MPI_Migrate). */
+void emu_dyn_marker(emu_rank *k);
+/* At the start of an MPI call: rank k moves when an event due sends it to another host
+ * (its heap crosses the network; it blocks meanwhile). */
+void emu_dyn_boundary(emu_sim *S, emu_rank *k);
+/* After the run: fills res->dyn; frees what emu_dyn_init made. */
+void emu_dyn_finish(emu_sim *S, replay_result *res);
 
 /* ---- messages (emu_p2p.c) ---- */
 emu_req *emu_req_new(void);

@@ -29,6 +29,7 @@ void emu_opts_init(emu_opts *o, const platform *p, int np) {
   o->cpu_threshold = 1e-6;   /* smpi/cpu-threshold's default */
   o->iprobe_sleep = 1e-4;    /* smpi/iprobe's default */
   o->stack_size = (size_t)8 << 20;
+  o->rank_memory = 1e6;
 }
 
 static int parse_double(const char *key, const char *v, double *out, psim_err *err) {
@@ -168,12 +169,20 @@ static void activity_done(sim *s, activity *a) {
   wake_pollers(S);
 }
 
+/* A computation ended: its useful work is credited (dynamic efficiency) before a is freed. */
+static void compute_done(sim *s, activity *a) {
+  emu_sim *S = a->data;
+  dyn_compute_end(S->dyn, a->tag);
+  activity_done(s, a);
+}
+
 static void compute_now(emu_sim *S, emu_rank *k, double flops) {
   if (flops <= 0) return;
   double t0 = sim_now(S->sim), b0 = mpi_rank_busy_time(S->world, k->id);
   if (S->tit) emu_trace_compute(k, flops);
   k->poll_streak = 0;   /* work between polls */
-  models_exec(S->models, k->host, flops, activity_done, S, k->id);
+  dyn_compute_start(S->dyn, k->id, models_exec(S->models, k->host, flops, compute_done, S, k->id),
+                    flops / plat_host_at(S->o->plat, k->host)->speed);
   emu_block();
   double d = sim_now(S->sim) - t0;
   k->st.compute += d;
@@ -213,6 +222,7 @@ void emu_enter(const char *name) {
     double burst = emu_burst(k);
     if (burst >= S->o->cpu_threshold) compute_now(S, k, burst * S->o->host_speed_ref);
   }
+  if (S->maps) emu_dyn_boundary(S, k);
   k->call_start = sim_now(S->sim);
   k->call_compute = 0;
   k->call_busy_compute = 0;
@@ -452,6 +462,7 @@ int emu_run(const emu_opts *o, replay_result *res, psim_err *err) {
   S->world = mpi_world_new(S->sim, S->models, S->np, S->rank_host, on_done_cb, S);
   S->ranks = xcalloc((size_t)S->np, sizeof *S->ranks);
   if (emu_tasks_load(S, err) < 0) { rc = -1; goto out_world; }
+  if (emu_dyn_init(S, err) < 0) { rc = -1; goto out_world; }
   for (int i = 0; i < S->np; i++) {
     emu_rank *k = &S->ranks[i];
     k->id = i;
@@ -534,6 +545,7 @@ int emu_run(const emu_opts *o, replay_result *res, psim_err *err) {
   res->messages = ms.messages;
   res->bytes = ms.bytes;
 out_ranks:
+  emu_dyn_finish(S, res);
   for (int i = 0; i < S->np; i++) {
     emu_rank *k = &S->ranks[i];
     emu_fiber_free(&k->fib);

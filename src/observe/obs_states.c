@@ -26,7 +26,7 @@ int obs_category(tit_kind k) {
   case TIT_COMPUTE: case TIT_SLEEP: return OBS_CAT_COMPUTE;
   case TIT_SEND: case TIT_ISEND: case TIT_RECV: case TIT_IRECV: case TIT_SENDRECV: return OBS_CAT_P2P;
   case TIT_WAIT: case TIT_WAITALL: case TIT_TEST: return OBS_CAT_WAIT;
-  case TIT_INIT: case TIT_FINALIZE: case TIT_NOOP: case TIT_LOCATION: case TIT_MIGRATE:
+  case TIT_INIT: case TIT_FINALIZE: case TIT_NOOP: case TIT_LOCATION: case TIT_MIGRATE: case TIT_ITERATION:
   case TIT_NKINDS: return OBS_CAT_OTHER;
   default: return OBS_CAT_COLL;
   }

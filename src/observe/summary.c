@@ -73,6 +73,7 @@ void obs_write_json_body(FILE *f, const replay_result *r, const run_meta *m) {
   fputs(",\n  ", f);
   obs_write_json_ranks(f, r, m);
   obs_write_json_cpu(f, r, "");
+  obs_write_json_dyn(f, r, 1);
 }
 
 void obs_totals(const replay_result *r, obs_time_totals *t) {
@@ -84,6 +85,7 @@ void obs_totals(const replay_result *r, obs_time_totals *t) {
     t->wait += s->wait;
     t->pe_wait += s->pe_wait;
     t->lb += s->lb;
+    t->move += s->move;
     t->finish += s->finish;
   }
 }
@@ -105,6 +107,7 @@ void obs_write_json_ranks(FILE *f, const replay_result *r, const run_meta *m) {
       kv_num(f, "pe_wait_time", s->pe_wait, 1);
       kv_num(f, "lb_time", s->lb, 1);
     }
+    if (r->dyn.nevents) kv_num(f, "move_time", s->move, 1);
     if (s->blocked) fputs("\"blocked\": true, ", f);
     kv_num(f, "actions", (double)s->actions, 1);
     kv_num(f, "messages_sent", (double)s->msgs_sent, 1);
@@ -125,6 +128,7 @@ void obs_write_json_totals(FILE *f, const replay_result *r, const run_meta *m) {
   kv_num(f, "finish_time", t.finish, 1);
   kv_num(f, "compute_time", t.compute, 1);
   kv_num(f, "comm_time", t.comm, 1);
+  if (r->dyn.nevents) kv_num(f, "move_time", t.move, 1);
   if (vp_mode(m)) {
     kv_num(f, "wait_time", t.wait, 1);
     kv_num(f, "pe_wait_time", t.pe_wait, 1);
@@ -180,6 +184,7 @@ void obs_write_summary(FILE *f, const replay_result *r, const run_meta *m) {
     if (vp_mode(m))
       fprintf(f, "%.1f%% waiting for a PE, %.1f%% at balancing steps, ", 100 * t.pe_wait / tot,
               100 * t.lb / tot);
+    if (r->dyn.nevents) fprintf(f, "%.1f%% moving to another host, ", 100 * t.move / tot);
     fprintf(f, "%.1f%% %s\n", 100 * (tot - t.finish) / tot,
             r->deadlock ? "after finishing or blocking for good" : "idle after finishing");
   }
@@ -194,4 +199,6 @@ void obs_write_summary(FILE *f, const replay_result *r, const run_meta *m) {
   }
   if (r->deadlock) fputs("(* blocked for good at its finish time)\n", f);
   obs_write_summary_cpu(f, r);
+  if (r->dyn.niters || r->dyn.nevents) fputc('\n', f);
+  obs_write_summary_dyn(f, r);
 }

@@ -42,6 +42,17 @@ static void observe_message(void *ctx, const mpi_req *send, const mpi_req *recv)
     if (R->o->observers[i].message) R->o->observers[i].message(R->o->observers[i].ctx, send, recv);
 }
 
+static const char *host_name(void *ctx, int u) {
+  return plat_host_at(((const replay *)ctx)->o->plat, u)->name;
+}
+
+static const char *pe_name(void *ctx, int u) {
+  replay *R = ctx;
+  static char buf[64];   /* copied at once by dyn_finish */
+  snprintf(buf, sizeof buf, "PE %d (%s)", u, plat_host_at(R->o->plat, R->vp->pe_host[u])->name);
+  return buf;
+}
+
 static void deadlock_report(replay *R, replay_result *res) {
   size_t cap = 4096, len = 0;
   char *buf = xmalloc(cap);
@@ -116,9 +127,19 @@ int replay_run(tit_source *src, const replay_opts *o, replay_result *res, psim_e
     R.vp = o->vp;
     replay_vp_init(&R);
   }
+  if (o->host_events && o->host_events->n && !o->vp) {
+    R.maps = dyn_events_maps(o->host_events, R.np, R.rank_host, nh, o->move_policy, "--host-events", err);
+    if (!R.maps) { free(R.rank_host); replay_vp_free(&R); return -1; }
+  }
+  R.dyn = R.vp ? dyn_new(R.np, R.vp->npes, R.vp->vp_pe) : dyn_new(R.np, nh, R.rank_host);
   R.sim = sim_new();
   R.models = models_new(R.sim, o->plat, &o->net, err);
-  if (!R.models) { sim_free(R.sim); free(R.rank_host); replay_vp_free(&R); return -1; }
+  if (!R.models) {
+    sim_free(R.sim); free(R.rank_host); replay_vp_free(&R); free(R.maps);
+    dyn_finish(R.dyn, 0, NULL, NULL, &res->dyn);
+    dyn_result_free(&res->dyn);
+    return -1;
+  }
   R.world = mpi_world_new(R.sim, R.models, R.np, R.rank_host, replay_rank_req_done, &R);
   R.ranks = xcalloc((size_t)R.np, sizeof *R.ranks);
   for (int i = 0; i < R.np; i++) {
@@ -158,6 +179,10 @@ int replay_run(tit_source *src, const replay_opts *o, replay_result *res, psim_e
   /* a deadlock: the run ends at the date it was found (the last event) */
   if (res->deadlock && sim_now(R.sim) > res->simulated_time) res->simulated_time = sim_now(R.sim);
   res->actions = R.actions;
+  if (R.vp) dyn_finish(R.dyn, res->simulated_time, pe_name, &R, &res->dyn);
+  else dyn_finish(R.dyn, res->simulated_time, host_name, &R, &res->dyn);
+  R.dyn = NULL;
+  free(R.maps);
   mpi_stats ms = mpi_world_stats(R.world);
   res->messages = ms.messages;
   res->bytes = ms.bytes;
@@ -176,5 +201,6 @@ void replay_result_free(replay_result *r) {
   free(r->ranks);
   free(r->deadlock);
   cpu_report_free(r->cpu);
+  dyn_result_free(&r->dyn);
   memset(r, 0, sizeof *r);
 }

@@ -32,7 +32,7 @@ typedef enum { RK_READY, RK_BLOCKED, RK_DONE, RK_QUEUED, RK_STEP } rank_state;
  * PH_MPI: inside an MPI call (communicating while busy with its own messages, else waiting);
  * PH_COMPUTE: compute, sleep, the local part of a reduction; PH_PE: a VP ready but waiting
  * for its PE; PH_LB: a VP at a balancing step. */
-enum { PH_MPI, PH_COMPUTE, PH_PE, PH_LB };
+enum { PH_MPI, PH_COMPUTE, PH_PE, PH_LB, PH_MOVE };  /* PH_MOVE: --host-events, moving */
 
 typedef struct rank {
   int id, host;
@@ -45,6 +45,10 @@ typedef struct rank {
   int migrates;                   /* VP mode: migrate points reached */
   int qnext;                      /* VP mode: next VP in its PE's ready queue */
   double iter_mark;               /* VP mode: st.compute at its previous migrate */
+  int ev_next;                    /* --host-events: the next event it has not applied */
+  int move_ev, move_to;           /* the event its move belongs to, its destination */
+  double move_start, move_bytes;
+  double mem;                     /* bytes of its last `migrate SIZE` (-1: none yet) */
   double acct_mark;               /* date up to which st's times are accounted */
   double busy_mark;               /* mpi_rank_busy_time at acct_mark (PH_MPI only) */
   int pc, nops, capops;
@@ -87,6 +91,14 @@ typedef struct replay {
   int at_step, ndone, nsteps, migrating;
   double *step_loads, *step_bytes, *load_mark;
   int *new_pe;
+  int force_step;                 /* VP mode: --pe-events force a step at this migrate (0: none) */
+  int max_migrates;               /* VP mode: the most migrates any VP reached */
+  int pe_ev_next;                 /* VP mode: the next PE event not applied */
+  int step_ev;                    /* VP mode: the last event the current step applied, -1 */
+  double mig_start;               /* VP mode: when the step's migrations started */
+  /* dynamic efficiency and --host-events (replay_dyn.c) */
+  dyn_track *dyn;
+  int *maps;                      /* dyn_events_maps of o->host_events (plain replay) */
 } replay;
 
 /* ---- replay_rank.c ---- */
@@ -101,6 +113,10 @@ void replay_rank_fail(replay *R);
 void replay_rank_account(replay *R, rank *k, int phase);
 /* Blocks rank k (not at the end of a trace) for reason phase (PH_*). */
 void replay_rank_block(replay *R, rank *k, int phase);
+
+/* Plain replay with --host-events: applies the events due for rank k (at an action boundary)
+ * and starts its move when its host changes. Returns 1 when the rank blocked for it. */
+int replay_rank_move(replay *R, rank *k);
 
 /* ---- replay_vp.c ---- */
 void replay_vp_init(replay *R);

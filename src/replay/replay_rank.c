@@ -90,6 +90,7 @@ void replay_rank_account(replay *R, rank *k, int phase) {
   }
   case PH_COMPUTE: k->st.compute += d; break;
   case PH_PE: k->st.pe_wait += d; break;
+  case PH_MOVE: k->st.move += d; break;
   default: k->st.lb += d; break;
   }
   if (phase == PH_MPI) k->busy_mark = k->phase == PH_MPI ? busy : mpi_rank_busy_time(R->world, k->id);
@@ -123,6 +124,13 @@ static void activity_done(sim *s, activity *a) {
   (void)s;
   replay *R = a->data;
   wake(R, &R->ranks[a->tag]);
+}
+
+/* A computation ended: its useful work is credited (dynamic efficiency) before a is freed. */
+static void compute_done(sim *s, activity *a) {
+  replay *R = a->data;
+  dyn_compute_end(R->dyn, a->tag);
+  activity_done(s, a);
 }
 
 void replay_rank_req_done(void *ctx, mpi_req *q) {
@@ -217,7 +225,9 @@ static int exec_op(replay *R, rank *k, const rop *op) {
   case R_COMPUTE:
     if (k->sub == 0) {
       if (op->amount <= 0) return 0;
-      models_exec(R->models, k->host, op->amount, activity_done, R, k->id);
+      dyn_compute_start(R->dyn, k->id,
+                        models_exec(R->models, k->host, op->amount, compute_done, R, k->id),
+                        op->amount / plat_host_at(R->o->plat, k->host)->speed);
       k->sub = 1;
       replay_rank_block(R, k, PH_COMPUTE);
       return 1;
@@ -400,6 +410,13 @@ static int translate(replay *R, rank *k) {
   switch (a->kind) {
   case TIT_MIGRATE:
     if (R->vp) { op = add_op(k); op->kind = R_MIGRATE; op->bytes = a->bytes; }
+    else {
+      if (a->bytes >= 0) k->mem = a->bytes;
+      dyn_marker(R->dyn, k->id, sim_now(R->sim));
+    }
+    return 0;
+  case TIT_ITERATION:
+    dyn_marker(R->dyn, k->id, sim_now(R->sim));
     return 0;
   case TIT_INIT: case TIT_FINALIZE: case TIT_NOOP: case TIT_LOCATION:
     return 0;
@@ -544,6 +561,7 @@ void replay_rank_run(void *ctx, int id) {
     }
     if (k->has_action) { finish_action(R, k, now); progress(R); }
     if (k->at_end) break;
+    if (R->maps && replay_rank_move(R, k)) return;
     if (!load_next(R, k, now)) {
       if (R->failed) return;
       /* end of trace: wait for the requests still pending, as SimGrid does */
@@ -569,6 +587,45 @@ void replay_rank_init(replay *R, rank *k, int id) {
   k->capops = 2;
   k->st.host = k->host;
   k->phase = PH_MPI;
+  k->mem = -1;
+}
+
+/* ---- --host-events: moving a rank ---- */
+static void move_done(sim *s, activity *a) {
+  (void)s;
+  replay *R = a->data;
+  rank *k = &R->ranks[a->tag];
+  const double now = sim_now(R->sim);
+  dyn_move_rec(R->dyn, k->move_ev, k->id, k->host, k->move_to, k->move_bytes, k->move_start, now);
+  R->rank_host[k->id] = k->host = k->st.host = k->move_to;
+  dyn_place(R->dyn, k->id, k->move_to, now);
+  wake(R, k);
+}
+
+int replay_rank_move(replay *R, rank *k) {
+  const dyn_events *E = R->o->host_events;
+  const double now = sim_now(R->sim);
+  int to = -1, e = -1;
+  /* every event due (in order): the last one decides where the rank goes */
+  while (k->ev_next < E->n) {
+    const dyn_event *ev = &E->ev[k->ev_next];
+    if (ev->iteration ? dyn_markers(R->dyn, k->id) < ev->iteration : now < ev->date) break;
+    dyn_event_fired(R->dyn, ev, k->ev_next, ev->iteration ? now : ev->date);
+    e = k->ev_next;
+    to = R->maps[(size_t)k->ev_next * (size_t)R->np + (size_t)k->id];
+    k->ev_next++;
+  }
+  if (to < 0 || to == k->host) return 0;
+  k->move_ev = e;
+  k->move_to = to;
+  k->move_start = now;
+  k->move_bytes = k->mem >= 0 ? k->mem : R->o->rank_memory;
+  if (!models_transfer(R->models, k->host, to, k->move_bytes, move_done, R, k->id, R->err)) {
+    replay_rank_fail(R);
+    return 1;
+  }
+  replay_rank_block(R, k, PH_MOVE);
+  return 1;
 }
 
 void replay_rank_free(rank *k) {

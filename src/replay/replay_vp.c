@@ -67,6 +67,7 @@ void replay_vp_release(replay *R, rank *k) {
 static void step_resume(replay *R) {
   const replay_vp *vp = R->vp;
   for (int v = 0; v < R->np; v++) {
+    dyn_place(R->dyn, v, R->new_pe[v], sim_now(R->sim));
     vp->vp_pe[v] = R->new_pe[v];
     R->rank_host[v] = vp->pe_host[R->new_pe[v]];
     R->ranks[v].host = R->rank_host[v];
@@ -84,6 +85,10 @@ static void step_resume(replay *R) {
 static void migration_done(sim *s, activity *a) {
   (void)s;
   replay *R = a->data;
+  if (R->step_ev >= 0) {   /* the moves of a step that applied --pe-events */
+    int v = (int)a->tag, from = R->vp->vp_pe[v], to = R->new_pe[v];
+    dyn_move_rec(R->dyn, R->step_ev, v, from, to, R->step_bytes[v], R->mig_start, sim_now(R->sim));
+  }
   if (--R->migrating == 0) step_resume(R);
 }
 
@@ -92,6 +97,7 @@ static void step_strategy_done(sim *s, activity *a) {
   (void)s;
   replay *R = a->data;
   R->migrating = 1;   /* held until every transfer is started */
+  R->mig_start = sim_now(R->sim);
   for (int v = 0; v < R->np && !R->failed; v++) {
     int from = R->vp->vp_pe[v], to = R->new_pe[v];
     if (from == to) continue;
@@ -109,6 +115,19 @@ static void step_strategy_done(sim *s, activity *a) {
 static void step_start(replay *R) {
   const replay_vp *vp = R->vp;
   R->nsteps++;
+  if (R->force_step && R->force_step <= R->ranks[0].migrates) R->force_step = 0;
+  /* --pe-events due at this step (in order): iteration events up to this migrate, date
+   * events up to now; removed PEs are flagged for step() */
+  const dyn_events *E = vp->pe_events;
+  int mig = R->ranks[0].migrates;
+  R->step_ev = -1;
+  while (E && R->pe_ev_next < E->n) {
+    const dyn_event *ev = &E->ev[R->pe_ev_next];
+    if (ev->iteration ? ev->iteration > mig : ev->date > sim_now(R->sim)) break;
+    for (int j = 0; j < ev->nunits; j++) vp->pe_out[ev->units[j]] = ev->action == DYN_REMOVE;
+    dyn_event_fired(R->dyn, ev, R->pe_ev_next, sim_now(R->sim));
+    R->step_ev = R->pe_ev_next++;
+  }
   for (int v = 0; v < R->np; v++) {
     R->step_loads[v] = R->ranks[v].st.compute - R->load_mark[v];
     R->load_mark[v] = R->ranks[v].st.compute;
@@ -122,6 +141,13 @@ static void step_start(replay *R) {
     if (R->new_pe[v] < 0 || R->new_pe[v] >= vp->npes) {
       psim_errf(R->err, 2, NULL, 0, "balancing step %d put VP %d on PE %d (PEs are 0..%d)",
                 R->nsteps, v, R->new_pe[v], vp->npes - 1);
+      replay_rank_fail(R);
+      return;
+    }
+  for (int v = 0; v < R->np && vp->pe_out; v++)
+    if (vp->pe_out[R->new_pe[v]]) {
+      psim_errf(R->err, 2, NULL, 0, "balancing step %d left VP %d on removed PE %d", R->nsteps, v,
+                R->new_pe[v]);
       replay_rank_fail(R);
       return;
     }
@@ -143,6 +169,30 @@ static void step_mismatch(replay *R) {
   replay_rank_fail(R);
 }
 
+/* Whether VP k's current migrate is a balancing step: every period-th, and those --pe-events
+ * force (see replay_vp.pe_events). Every VP decides the same for the same migrate number. */
+static int step_due(replay *R, const rank *k) {
+  const replay_vp *vp = R->vp;
+  int m = k->migrates;
+  const dyn_events *E = vp->pe_events;
+  if (E && R->pe_ev_next < E->n) {
+    const dyn_event *ev = &E->ev[R->pe_ev_next];
+    /* a date event: at the first migrate no VP had reached at that date. This is the first
+     * migrate after the date (every migrate looks), so every migrate before it, and the
+     * highest number reached so far, came before the date: no VP has passed the next one. */
+    if (!ev->iteration && !R->force_step && sim_now(R->sim) >= ev->date) R->force_step = R->max_migrates + 1;
+  }
+  if (m > R->max_migrates) R->max_migrates = m;
+  if (E && R->pe_ev_next < E->n) {
+    const dyn_event *ev = &E->ev[R->pe_ev_next];
+    if (ev->iteration && ev->iteration == m) return 1;
+    for (int i = R->pe_ev_next; i < E->n; i++)
+      if (E->ev[i].iteration == m) return 1;
+  }
+  if (R->force_step == m) return 1;
+  return vp->period > 0 && m % vp->period == 0;
+}
+
 int replay_vp_migrate(replay *R, rank *k, const rop *op) {
   if (k->sub) return 0;   /* resumed after the step */
   const replay_vp *vp = R->vp;
@@ -153,7 +203,8 @@ int replay_vp_migrate(replay *R, rank *k, const rop *op) {
     vp->iteration(vp->ctx, k->id, k->migrates, vp->vp_pe[k->id], k->st.compute - k->iter_mark,
                   sim_now(R->sim));
   k->iter_mark = k->st.compute;
-  if (vp->period <= 0 || k->migrates % vp->period) return 0;
+  dyn_marker(R->dyn, k->id, sim_now(R->sim));
+  if (!step_due(R, k)) return 0;
   k->sub = 1;
   R->step_bytes[k->id] = op->bytes >= 0 ? op->bytes : vp->vp_memory;
   replay_rank_block(R, k, PH_LB);

@@ -40,7 +40,7 @@ static const char *const kind_names[TIT_NKINDS] = {
     [TIT_GATHERV] = "gatherv", [TIT_ALLGATHERV] = "allgatherv", [TIT_SCATTER] = "scatter",
     [TIT_SCATTERV] = "scatterv", [TIT_REDUCESCATTER] = "reducescatter", [TIT_SCAN] = "scan",
     [TIT_EXSCAN] = "exscan", [TIT_COMPUTE] = "compute", [TIT_SLEEP] = "sleep",
-    [TIT_LOCATION] = "location", [TIT_MIGRATE] = "migrate"};
+    [TIT_LOCATION] = "location", [TIT_MIGRATE] = "migrate", [TIT_ITERATION] = "iteration"};
 
 const char *tit_kind_name(tit_kind k) {
   if ((int)k < 0 || k >= TIT_NKINDS) return "?";
@@ -88,13 +88,14 @@ static struct action_def {
     A("sleep", TIT_SLEEP, "sleep seconds"),
     A("location", TIT_LOCATION, "location file line"),
     A("migrate", TIT_MIGRATE, "migrate [bytes]"),
+    A("iteration", TIT_ITERATION, "iteration"),
 };
 #define NACTIONS ((int)(sizeof actions / sizeof actions[0]))
 #define ACTION_LIST                                                                           \
   "init, finalize, comm_size, comm_split, comm_dup, send, isend, recv, irecv, sendRecv, "     \
   "wait, test, waitall, barrier, bcast, reduce, allreduce, alltoall, alltoallv, gather, "     \
   "allgather, gatherv, allgatherv, scatter, scatterv, reducescatter, scan, exscan, compute, " \
-  "sleep, location, migrate"
+  "sleep, location, migrate, iteration"
 
 /* Index in actions[] of the name [s, s+n), or -1: dispatched on the length, then the first
  * letter, then one fixed-length comparison (which the compiler turns into word compares). */
@@ -146,6 +147,7 @@ static inline int lookup(const char *s, size_t n) {
     case 9:
       switch (s[0]) {
         case 'c': return EQ("comm_size") ? 2 : -1;
+        case 'i': return EQ("iteration") ? 32 : -1;
         case 'a': return EQ("allreduce") ? 16 : EQ("alltoallv") ? 18 : EQ("allgather") ? 20 : -1;
       }
       return -1;
@@ -583,6 +585,8 @@ int tit_parse_action(const char *p, const char *e, int nranks, tit_rank_state *r
           return bad_number(&t, "bytes", s, se, "a non-negative number");
         a->bytes = trunc(v);
       }
+      return 0;
+    case TIT_ITERATION:
       return 0;
     case TIT_NKINDS:
       break;

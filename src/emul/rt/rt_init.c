@@ -194,8 +194,17 @@ int MPI_Migrate(void) {
   emu_rank *k = emu_self();
   /* a load balancer replaying the trace moves the rank's live heap (see emu_heap.c) */
   if (emu_trace_on(k)) emu_trace_line(k, "migrate %.0f", k->heap > 0 ? k->heap : 0.0);
+  emu_dyn_marker(k);
   emu_leave();
   return MPI_SUCCESS;
+}
+
+void psim_iteration(void) {
+  emu_enter("psim_iteration");
+  emu_rank *k = emu_self();
+  if (emu_trace_on(k)) emu_trace_line(k, "iteration");
+  emu_dyn_marker(k);
+  emu_leave();
 }
 
 int AMPI_Migrate(int hints) { (void)hints; return MPI_Migrate(); }
