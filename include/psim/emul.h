@@ -41,6 +41,9 @@ typedef struct emu_opts {
   const char *trace_tit;      /* directory to record a TIT trace into, or NULL */
   const char *measure_tasks;  /* file to write measured PSIM_TASK costs to, or NULL */
   const char *task_costs;     /* file of task costs to inject, or NULL */
+  const replay_observer *observers;  /* see replay_opts (borrowed): every MPI call as the trace
+                                       action of the same meaning, computations, messages */
+  int nobservers;
   int *status;                /* if set, gets the program's exit status: the first non-zero
                                  status a rank returned from main or passed to exit, else 0 */
 } emu_opts;

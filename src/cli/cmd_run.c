@@ -4,7 +4,10 @@
 #include <string.h>
 #include <time.h>
 
+#include <unistd.h>
+
 #include "cli/cli.h"
+#include "cli/run_observe.h"
 #include "psim/emul.h"
 #include "psim/observe.h"
 
@@ -36,6 +39,12 @@ static const char *HELP =
     "                      (default: one private copy of the program per rank)\n"
     "  --json FILE         write the results as JSON ('-' = stdout)\n"
     "  --actions FILE      log each MPI call: END_TIME RANK CALL DURATION\n"
+    "  --trace FILE        timeline of the run: FILE.paje (Paje: ViTE, pj_dump) or FILE.json\n"
+    "                      (Chrome trace events: Perfetto); repeatable (as psim replay)\n"
+    "  --report FILE.html  the HTML report of the run (timeline, critical path; see psim report)\n"
+    "  --timeline          add the report's data to --json (psim report draws it)\n"
+    "  --progress          progress on stderr (default: only when stderr is a terminal);\n"
+    "                      --no-progress silences it\n"
     "  --trace-tit DIR     record the run as a TIT trace (DIR/rank-N.txt and DIR/list) that\n"
     "                      psim replay DIR (same platform, hostfile, --np) replays to the same\n"
     "                      simulated time: emulate once, replay many\n"
@@ -51,6 +60,7 @@ static const char *HELP =
     "  build/psimcc -O2 -o ring examples/ring.c\n"
     "  psim run --np 8 -- ./ring 1000\n"
     "  psim run --np 8 --trace-tit /tmp/ring.tit -- ./ring 1000 && psim replay --np 8 /tmp/ring.tit\n"
+    "  psim run --np 8 --report /tmp/ring.html --trace /tmp/ring.json -- ./ring 1000\n"
     "\n"
     "Exit status: 0 ok, 2 bad input, 3 deadlock (blocked ranks and their calls are listed),\n"
     "4 the application failed (a rank crashed, overflowed its stack, an MPI error, MPI_Abort).\n";
@@ -87,10 +97,15 @@ int cmd_run(int argc, char **argv) {
   double speed_ref = 0, threshold = -1;
   size_t stack = 0;
   VEC(char *) cfgs = {0};
+  cli_observe obsv;
+  cli_observe_init(&obsv, isatty(2));
   int rc = 2;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+    int ko = cli_observe_option(&obsv, "run", argc, argv, &i);
+    if (ko < 0) goto out;
+    if (ko > 0) continue;
 #define NEEDV() do { if (!v) { rc = cli_usage("run", "%s needs a value", a); goto out; } i++; } while (0)
     if (!strcmp(a, "--")) { prog_at = i + 1; break; }
     else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(HELP, stdout); rc = 0; goto out; }
@@ -206,6 +221,14 @@ int cmd_run(int argc, char **argv) {
   o.argv = argv + prog_at;
   if (actions && !(af = cli_open_out(actions))) { rc = 2; goto done; }
   o.actions = af;
+  {
+    int *rh = obs_rank_hosts(plat, o.hostfile, o.nhostfile, (int)np);
+    int k = cli_observe_setup(&obsv, plat, rh, (int)np);
+    free(rh);
+    if (k) { rc = k; goto done; }
+  }
+  o.observers = obsv.obs.data;
+  o.nobservers = (int)obsv.obs.len;
 
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -224,11 +247,9 @@ int cmd_run(int argc, char **argv) {
 
   const char *progs[1] = {o.program};
   run_meta m = {"run", plat_name(plat), o.net.model == NET_SMPI ? "smpi" : "constant", progs, 1, plat, &o.coll};
-  if (json) {
-    FILE *f = cli_open_out(json);
-    if (!f) { rc = 2; goto done; }
-    obs_write_json(f, &res, &m);
-    if (cli_close_out(f, json)) { rc = 2; goto done; }
+  {
+    int k = cli_observe_finish(&obsv, &res, &m, json, r == 0, o.program);
+    if (k) { rc = k; goto done; }
   }
   if (!quiet && !(json && !strcmp(json, "-")) && !(actions && !strcmp(actions, "-")))
     obs_write_summary(stdout, &res, &m);
@@ -244,10 +265,12 @@ int cmd_run(int argc, char **argv) {
   }
 done:
   if (af) cli_close_out(af, actions);
+  cli_observe_free(&obsv);
   replay_result_free(&res);
   free(hosts);
   plat_free(plat);
 out:
+  cli_observe_free(&obsv);
   VEC_FREE(cfgs);
   return rc;
 }
