@@ -217,15 +217,24 @@
     if (ev.shiftKey) {   // collapse: back to the block this row belongs to at the top level
       reset(); draw(); return;
     }
-    if (row.hi - row.lo < 2) return;
+    if (expand(k)) draw();
+  });
+  function expand(k) {
+    var row = rows[k];
+    if (!row || row.hi - row.lo < 2) return false;
     var n = row.hi - row.lo, sub = n <= 32 ? blocks(row.lo, row.hi, n) : blocks(row.lo, row.hi, 16);
     rows.splice.apply(rows, [k, 1].concat(sub));
-    draw();
-  });
+    return true;
+  }
   function btn(id, f) { var b = document.getElementById(id); if (b) b.addEventListener('click', f); }
   btn('tl-in', function () { zoom(0.5, (LEFT + W - RIGHT) / 2); });
   btn('tl-out', function () { zoom(2, (LEFT + W - RIGHT) / 2); });
   btn('tl-reset', function () { t0 = 0; t1 = D.T > 0 ? D.T : 1; reset(); draw(); });
   reset();
+  // a link can open the view expanded or zoomed: #expand=K (row K), #zoom=T0,T1 (seconds)
+  var m = /expand=([0-9]+)/.exec(location.hash);
+  if (m) expand(+m[1]);
+  m = /zoom=([0-9.e+-]+),([0-9.e+-]+)/.exec(location.hash);
+  if (m && +m[2] > +m[1]) { t0 = Math.max(0, +m[1]); t1 = Math.min(D.T, +m[2]); }
   draw();
 })();
