@@ -405,8 +405,11 @@ void obs_report_head(FILE *f, const char *title, const char *command) {
 }
 
 void obs_report_tail(FILE *f) {
+  /* when the page was read and loaded (ms after navigation), for bench/report_bench.sh */
   fputs("<p class=\"note\">Written by psim; every chart is drawn from the result document by this file alone "
-        "(inline SVG and one inline script), nothing is fetched.</p>\n</body></html>\n", f);
+        "(inline SVG and one inline script), nothing is fetched.</p>\n<script>document.body.setAttribute("
+        "'data-parsed-ms',Math.round(performance.now()));window.addEventListener('load',function(){"
+        "document.body.setAttribute('data-load-ms',Math.round(performance.now()))})</script>\n</body></html>\n", f);
 }
 
 /* One run's page (doc is a replay, run or lb result). */
