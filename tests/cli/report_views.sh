@@ -154,7 +154,10 @@ assert len(d["timeline"]["actions"]) == 8
 assert abs(d["critical_path"]["length"] - d["simulated_time"]) < 1e-12
 PY
   dom "$TMPD/ring.html" "$TMPD/ring.dom" && check_dom run "$TMPD/ring.dom" "$TMPD/ring.json" > /dev/null
-  echo "ok   run: --report, --trace (Paje, Chrome), --json --timeline"
+  # --progress: a line on stderr even for a short run (the first clock reading comes at once)
+  "$PSIM" run --np 4 --no-measure --quiet --progress -- "$TMPD/ring" 10 > /dev/null 2> "$TMPD/prog.err"
+  grep -q 'simulated .* actions' "$TMPD/prog.err" || bad "run --progress printed nothing"
+  echo "ok   run: --report, --trace (Paje, Chrome), --json --timeline, --progress"
 else bad "psimcc failed: $(head -3 "$TMPD/cc.err")"; fi
 
 # bad input: a document that is neither a run nor a list of runs
