@@ -139,6 +139,12 @@ echo "ok   compare: two documents side by side"
 grep -q 'greedy, period 5' "$TMPD/lbl.html" && grep -q 'none, period 5' "$TMPD/lbl.html" || bad "lb list: runs not labelled"
 dom "$TMPD/lbl.html" "$TMPD/lbl.dom" && check_dom lblist "$TMPD/lbl.dom" > /dev/null
 echo "ok   compare: psim lb's list of runs"
+# a sweep's document: a run per combination, labelled by its parameters
+"$PSIM" sweep --quiet --vary hosts=2,4 --json "$TMPD/sw.json" -- replay --platform 'flat:{hosts}' --np 4 "$TMPD/r4" ||
+  bad "sweep failed"
+"$PSIM" report "$TMPD/sw.json" -o "$TMPD/sw.html" || bad "psim report of a sweep failed"
+[ "$(grep -c '<td style="text-align:left">hosts=[24]</td>' "$TMPD/sw.html")" -eq 2 ] || bad "sweep: runs not labelled by parameters"
+echo "ok   compare: a sweep's runs"
 
 # psim run: the same observation options as replay
 PSIMCC="$(dirname "$PSIM")/psimcc"
