@@ -165,12 +165,20 @@ static void load_views(FILE *f, const jv *doc) {
     const jv *gr = jv_at(groups, g);
     double y = rh * (double)g;
     if (g % (size_t)every == 0) row_label(f, y, rh, (long)jv_num(jv_at(gr, 0), 0), (long)jv_num(jv_at(gr, 1), 0), who);
-    for (size_t b = 0; b < nb; b++) {
-      double c = jv_num(jv_at(jv_at(comp, g), b), 0);
-      char col[32];
-      obs_ramp(c, GREEN0, GREEN1, col, sizeof col);
-      fprintf(f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\"/>\n", LEFT + bw * (double)b, y,
-              bw + 0.2, rh - 1, col);
+    /* runs of bins of one colour are one rect: 16,384 ranks stay 64 rows of few shapes */
+    for (size_t b = 0; b < nb;) {
+      char col[32], next[32];
+      obs_ramp(jv_num(jv_at(jv_at(comp, g), b), 0), GREEN0, GREEN1, col, sizeof col);
+      size_t e = b + 1;
+      while (e < nb) {
+        obs_ramp(jv_num(jv_at(jv_at(comp, g), e), 0), GREEN0, GREEN1, next, sizeof next);
+        if (strcmp(next, col)) break;
+        e++;
+      }
+      if (strcmp(col, "rgb(255,255,255)"))
+        fprintf(f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\"/>\n", LEFT + bw * (double)b, y,
+                bw * (double)(e - b) + 0.2, rh - 1, col);
+      b = e;
     }
   }
   obs_svg_ylabel(f, 14, rh * (double)G / 2, grouped ? (who[0] == 'V' ? "VPs (blocks)" : "ranks (blocks)") : (who[0] == 'V' ? "VP" : "rank"));

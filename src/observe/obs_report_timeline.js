@@ -65,7 +65,7 @@
     return +(t * 1e6).toPrecision(4) + ' us';
   }
   function name(r) { return (D.who || 'rank') + ' ' + r; }
-  function label(row) { return row.hi - row.lo === 1 ? name(row.lo) : (D.who || 'rank') + 's ' + row.lo + '-' + (row.hi - 1) + ' +'; }
+  function label(row) { return row.hi - row.lo === 1 ? name(row.lo) : row.lo + '-' + (row.hi - 1) + ' +'; }
 
   function drawRank(r, y, h) {
     var px0 = LEFT, px1 = W - RIGHT;
@@ -178,7 +178,7 @@
       return name(row.lo) + ': idle at ' + fmt(t);
     }
     var b = Math.min(D.nb - 1, Math.max(0, Math.floor(t / (D.T / D.nb)))), c = groupCounts(row.lo, row.hi);
-    var s = label(row).replace(' +', '') + ', ' + fmt(b * D.T / D.nb) + ' - ' + fmt((b + 1) * D.T / D.nb) + ':';
+    var s = (row.hi - row.lo === 1 ? name(row.lo) : (D.who || 'rank') + 's ' + row.lo + '-' + (row.hi - 1)) + ', ' + fmt(b * D.T / D.nb) + ' - ' + fmt((b + 1) * D.T / D.nb) + ':';
     for (var q = 0; q < NS; q++)
       if (c[b * NS + q]) s += ' ' + D.labels[q] + ' ' + Math.round(100 * c[b * NS + q] / (row.hi - row.lo)) + '%';
     return s + (row.hi - row.lo > 1 ? ' (click to expand)' : '');
