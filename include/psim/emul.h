@@ -44,6 +44,9 @@ typedef struct emu_opts {
   const dyn_events *host_events;  /* --host-events, or NULL (see replay_opts) */
   int move_policy;            /* DYN_POLICY_* */
   double rank_memory;         /* bytes a rank with no heap moves */
+  const replay_observer *observers;  /* see replay_opts (borrowed): every MPI call as the trace
+                                       action of the same meaning, computations, messages */
+  int nobservers;
   int *status;                /* if set, gets the program's exit status: the first non-zero
                                  status a rank returned from main or passed to exit, else 0 */
 } emu_opts;

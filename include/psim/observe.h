@@ -67,6 +67,15 @@ const char *obs_state_name(tit_kind k);
 enum { OBS_CAT_COMPUTE, OBS_CAT_P2P, OBS_CAT_WAIT, OBS_CAT_COLL, OBS_CAT_OTHER, OBS_NCATS };
 int obs_category(tit_kind k);
 const char *obs_category_name(int cat);
+/* The states of the report's one fixed legend (every chart, the summary bar included):
+ * what a rank is doing, as Vampir or Paraver would colour it. OBS_ST_IDLE is a rank with
+ * nothing to do (finished, or between recorded actions); OBS_ST_LB a VP at a balancing step
+ * (psim lb's migrate); OBS_ST_PE a VP ready to run but waiting for its PE (psim lb). */
+enum { OBS_ST_COMPUTE, OBS_ST_SEND, OBS_ST_RECV, OBS_ST_WAIT, OBS_ST_COLL, OBS_ST_IDLE, OBS_ST_LB,
+       OBS_ST_PE, OBS_NSTATES };
+int obs_state_of(tit_kind k);
+const char *obs_state_label(int st);    /* "compute", "sending", ..., "waiting for its PE" */
+const char *obs_state_colour(int st);   /* "#rrggbb" */
 
 /* Paje trace (SimGrid's format, read by PajeNG/ViTE): a container per host holding one per
  * rank, a state per action, a link per message. */
@@ -102,6 +111,7 @@ void obs_progress_free(obs_progress *p);
 typedef struct obs_act {
   double start, end;
   uint32_t text;            /* offset of its text in obs_record.text (keep_text), else 0 */
+  uint32_t line;            /* its line in its rank's file (obs_record.file), 0 unknown */
   uint16_t text_len;
   uint8_t kind;             /* tit_kind */
 } obs_act;
@@ -124,6 +134,7 @@ typedef struct obs_record {
   VEC(obs_phase) *phases;   /* per rank, in order of end */
   VEC(obs_msg) msgs;        /* in arrival order */
   VEC(char) text;
+  char **file;              /* per rank: the trace file its first action came from (or NULL) */
   double end_time;
 } obs_record;
 
@@ -176,5 +187,11 @@ void obs_write_json_sections(FILE *f, const replay_result *r, const obs_record *
  * (plain obs_write_json documents give a report without the timeline sections).
  * Returns -1 with err when the document cannot be read. */
 int obs_write_report(FILE *f, const char *json_text, size_t len, const char *title, psim_err *err);
+/* The same for n documents: one run's document alone gives its page; several (or one holding
+ * several runs: psim lb's {"runs": [...]}, a sweep's {"runs": [{"result": ...}]}) give a
+ * comparison page: makespan, efficiency, imbalance side by side, overlaid average-load
+ * curves, where the time goes and its difference from the first run. */
+int obs_write_report_many(FILE *f, const char *const *texts, const size_t *lens, const char *const *titles, int n,
+                          psim_err *err);
 
 #endif

@@ -4,10 +4,13 @@
 #include <string.h>
 #include <time.h>
 
+#include <unistd.h>
+
 #include "cli/cli.h"
 #include "cli/run_args.h"
 #include "cli/cpu_help.h"
 #include "cli/dyn_args.h"
+#include "cli/run_observe.h"
 #include "psim/emul.h"
 #include "psim/observe.h"
 
@@ -45,6 +48,12 @@ static const char *HELP =
     "                      (default: one private copy of the program per rank)\n"
     "  --json FILE         write the results as JSON ('-' = stdout)\n"
     "  --actions FILE      log each MPI call: END_TIME RANK CALL DURATION\n"
+    "  --trace FILE        timeline of the run: FILE.paje (Paje: ViTE, pj_dump) or FILE.json\n"
+    "                      (Chrome trace events: Perfetto); repeatable (as psim replay)\n"
+    "  --report FILE.html  the HTML report of the run (timeline, critical path; see psim report)\n"
+    "  --timeline          add the report's data to --json (psim report draws it)\n"
+    "  --progress          progress on stderr (default: only when stderr is a terminal);\n"
+    "                      --no-progress silences it\n"
     "  --trace-tit DIR     record the run as a TIT trace (DIR/rank-N.txt and DIR/list) that\n"
     "                      psim replay DIR (same platform, hostfile, --np) replays to the same\n"
     "                      simulated time: emulate once, replay many\n"
@@ -66,6 +75,7 @@ static const char *HELP =
     "  psim run --np 8 --trace-tit /tmp/ring.tit -- ./ring 1000 && psim replay --np 8 /tmp/ring.tit\n"
     "  printf 'host node-* factor=2 send=0:20us,1MB:60us\\n' > /tmp/m\n"
     "  psim run --np 8 --network star --cfg star/bandwidth:11.85MBps --machine /tmp/m -- ./ring 1000\n"
+    "  psim run --np 8 --report /tmp/ring.html --trace /tmp/ring.json -- ./ring 1000\n"
     "\n"
     "Exit status: 0 ok, 2 bad input, 3 deadlock (blocked ranks and their calls are listed),\n"
     "4 the application failed (a rank crashed, overflowed its stack, an MPI error, MPI_Abort).\n";
@@ -106,9 +116,14 @@ int cmd_run(int argc, char **argv) {
   cli_dyn dyn;
   cli_dyn_init(&dyn);
   int rc = 2, dk;
+  cli_observe obsv;
+  cli_observe_init(&obsv, isatty(2));
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+    int ko = cli_observe_option(&obsv, "run", argc, argv, &i);
+    if (ko < 0) goto out;
+    if (ko > 0) continue;
 #define NEEDV() do { if (!v) { rc = cli_usage("run", "%s needs a value", a); goto out; } i++; } while (0)
     if (!strcmp(a, "--")) { prog_at = i + 1; break; }
     else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(HELP, stdout); rc = 0; goto out; }
@@ -237,6 +252,14 @@ int cmd_run(int argc, char **argv) {
   o.argv = argv + prog_at;
   if (actions && !(af = cli_open_out(actions))) { rc = 2; goto done; }
   o.actions = af;
+  {
+    int *rh = obs_rank_hosts(plat, o.hostfile, o.nhostfile, (int)np);
+    int k = cli_observe_setup(&obsv, plat, rh, (int)np);
+    free(rh);
+    if (k) { rc = k; goto done; }
+  }
+  o.observers = obsv.obs.data;
+  o.nobservers = (int)obsv.obs.len;
 
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -256,11 +279,9 @@ int cmd_run(int argc, char **argv) {
   const char *progs[1] = {o.program};
   run_meta m = {"run", plat_name(plat), net_model_name(o.net.model), progs, 1, plat, &o.coll,
                 mach ? machine_path(mach) : NULL};
-  if (json) {
-    FILE *f = cli_open_out(json);
-    if (!f) { rc = 2; goto done; }
-    obs_write_json(f, &res, &m);
-    if (cli_close_out(f, json)) { rc = 2; goto done; }
+  {
+    int k = cli_observe_finish(&obsv, &res, &m, json, r == 0, o.program);
+    if (k) { rc = k; goto done; }
   }
   if (!quiet && !(json && !strcmp(json, "-")) && !(actions && !strcmp(actions, "-")))
     obs_write_summary(stdout, &res, &m);
@@ -276,12 +297,14 @@ int cmd_run(int argc, char **argv) {
   }
 done:
   if (af) cli_close_out(af, actions);
+  cli_observe_free(&obsv);
   replay_result_free(&res);
   free(hosts);
   machine_free(mach);
   plat_free(plat);
 out:
   cli_dyn_free(&dyn);
+  cli_observe_free(&obsv);
   VEC_FREE(cfgs);
   return rc;
 }

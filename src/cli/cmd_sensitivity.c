@@ -67,8 +67,18 @@ typedef struct sens_param {
   int in_default;                   /* varied when --vary is not given */
 } sens_param;
 
-static void ap_lat(sens_ctx *c) { plat_scale(c->plat, 1, 1, c->k); c->o->net.loopback_lat *= c->k; }
-static void ap_bw(sens_ctx *c) { plat_scale(c->plat, 1, c->k, 1); c->o->net.loopback_bw *= c->k; }
+/* Latency and bandwidth: the links, the loopback, and the star's ports when --cfg star/... sets
+ * them for every host (they override the links then). */
+static void ap_lat(sens_ctx *c) {
+  plat_scale(c->plat, 1, 1, c->k);
+  c->o->net.loopback_lat *= c->k;
+  if (c->o->net.star_lat >= 0) c->o->net.star_lat *= c->k;
+}
+static void ap_bw(sens_ctx *c) {
+  plat_scale(c->plat, 1, c->k, 1);
+  c->o->net.loopback_bw *= c->k;
+  if (c->o->net.star_bw >= 0) c->o->net.star_bw *= c->k;
+}
 static void ap_speed(sens_ctx *c) { plat_scale(c->plat, c->k, 1, 1); }
 static void ap_comp(sens_ctx *c) { plat_scale(c->plat, 1 / c->k, 1, 1); }
 /* Overhead functions use their first section below the smallest threshold (below_first), so

@@ -159,6 +159,72 @@ static void iterations_json(FILE *f, const lb_run *r, const obs_record *rec) {
   free(eff);
 }
 
+/* "pe_timeline": which VP computed on each PE, per time bin (the one that computed longest
+ * in it; -1: none), and each VP moved at a balancing step: [step, time, resume, vp, from, to].
+ * A VP's iteration it (between its it-th and it+1-th migrate) ran on pe_of[it][v]. */
+enum { PE_BINS = 400 };
+
+static void pe_timeline_json(FILE *f, const lb_run *r, const obs_record *rec) {
+  const adapt_result *a = &r->res;
+  int P = a->npes, V = a->nvp, n = a->iterations;
+  double T = a->run.simulated_time, dt = T > 0 ? T / PE_BINS : 0;
+  size_t cells = (size_t)(P > 0 ? P : 1) * PE_BINS;
+  double *best = xcalloc(cells, sizeof *best), *tmp = xcalloc(cells, sizeof *tmp);
+  int *who = xmalloc(cells * sizeof *who);
+  for (size_t i = 0; i < cells; i++) who[i] = -1;
+  for (int v = 0; v < V && rec && v < rec->np && dt > 0; v++) {
+    int it = 0;
+    for (size_t j = 0; j < rec->acts[v].len; j++) {
+      const obs_act *x = &rec->acts[v].data[j];
+      if (x->kind == TIT_MIGRATE) { it++; continue; }
+      if (obs_category((tit_kind)x->kind) != OBS_CAT_COMPUTE || !(x->end > x->start)) continue;
+      int pe = it < n && a->pe_of ? a->pe_of[(size_t)it * (size_t)V + (size_t)v] : a->final_pe ? a->final_pe[v] : -1;
+      if (pe < 0 || pe >= P) continue;
+      int b0 = (int)(x->start / dt), b1 = (int)(x->end / dt);
+      if (b0 >= PE_BINS) b0 = PE_BINS - 1;
+      if (b1 >= PE_BINS) b1 = PE_BINS - 1;
+      for (int b = b0; b <= b1; b++) {
+        double lo = b * dt > x->start ? b * dt : x->start, hi = (b + 1) * dt < x->end ? (b + 1) * dt : x->end;
+        if (b == PE_BINS - 1) hi = x->end;
+        if (hi > lo) tmp[(size_t)pe * PE_BINS + (size_t)b] += hi - lo;
+      }
+    }
+    for (size_t i = 0; i < cells; i++)
+      if (tmp[i] > 0) {
+        if (tmp[i] > best[i]) { best[i] = tmp[i]; who[i] = v; }
+        tmp[i] = 0;
+      }
+  }
+  fprintf(f, ",\n  \"pe_timeline\": {\"bins\": %d, \"bin_width\": ", PE_BINS);
+  num9(f, dt);
+  fputs(", \"vp\": [", f);
+  for (int p = 0; p < P; p++) {
+    fputs(p ? ",\n    [" : "\n    [", f);
+    for (int b = 0; b < PE_BINS; b++) fprintf(f, "%s%d", b ? "," : "", who[(size_t)p * PE_BINS + (size_t)b]);
+    fputc(']', f);
+  }
+  fputs("],\n    \"migrations\": [", f);
+  int k = 0;
+  for (size_t s = 0; s < a->steps.len && a->pe_of; s++) {
+    long sp = (long)(s + 1) * r->period;   /* the first iteration after the step */
+    if (sp <= 0 || sp > n) continue;
+    for (int v = 0; v < V; v++) {
+      int from = a->pe_of[(size_t)(sp - 1) * (size_t)V + (size_t)v];
+      int to = sp < n ? a->pe_of[(size_t)sp * (size_t)V + (size_t)v] : a->final_pe[v];
+      if (from == to) continue;
+      fprintf(f, "%s[%zu, ", k++ ? ", " : "", s + 1);
+      num9(f, a->steps.data[s].time);
+      fputs(", ", f);
+      num9(f, a->steps.data[s].resume);
+      fprintf(f, ", %d, %d, %d]", v, from, to);
+    }
+  }
+  fputs("]}", f);
+  free(best);
+  free(tmp);
+  free(who);
+}
+
 static void run_json(FILE *f, const lb_run *r, const adapt_opts *o, const run_meta *m, const char *in,
                      const lb_report_extra *x) {
   const adapt_result *a = &r->res;
@@ -230,6 +296,7 @@ static void run_json(FILE *f, const lb_run *r, const adapt_opts *o, const run_me
     obs_write_json_ranks(f, &a->run, m);
     obs_write_json_sections(f, &a->run, x->rec, x->cp);
     iterations_json(f, r, x->rec);
+    pe_timeline_json(f, r, x->rec);
   }
   obs_write_json_cpu(f, &a->run, in);
   fprintf(f, "\n%s}", in);

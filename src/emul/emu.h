@@ -147,6 +147,12 @@ extern emu_sim *emu_current;
 
 static inline emu_rank *emu_self(void) { return emu_current->running; }
 
+/* ---- observers (emu_observe.c): emu_opts.observers see the run as a replay's would ---- */
+/* A finished call (call = its name) or, with call NULL, a computation of kind k. */
+void emu_observe_action(emu_sim *S, int rank, const char *call, tit_kind k, double start, double end);
+void emu_observe_start(emu_sim *S);             /* after the MPI world exists */
+void emu_observe_end(emu_sim *S, double time);  /* the run ended at simulated time */
+
 /* ---- calls (emu_sched.c) ---- */
 /* Outermost entry into a psim/MPI function: turns the CPU time used since the last call into
  * a computation on the rank's host (and blocks for it). */

@@ -189,6 +189,7 @@ static void compute_now(emu_sim *S, emu_rank *k, double flops) {
   k->call_compute += d;
   k->call_busy_compute += mpi_rank_busy_time(S->world, k->id) - b0;
   k->st.actions++;
+  emu_observe_action(S, k->id, NULL, TIT_COMPUTE, t0, sim_now(S->sim));
 }
 
 void emu_compute(double flops) {
@@ -208,6 +209,7 @@ void emu_sleep(double seconds) {
   k->st.compute += d;
   k->call_compute += d;
   k->call_busy_compute += mpi_rank_busy_time(S->world, k->id) - b0;
+  emu_observe_action(S, k->id, NULL, TIT_SLEEP, t0, sim_now(S->sim));
 }
 
 /* ---- MPI call boundaries ---- */
@@ -251,6 +253,9 @@ void emu_leave(void) {
   if (S->o->actions)
     fprintf(S->o->actions, "%.6f %d %s %.6f\n", now, k->id, k->call ? k->call : "?",
             now - k->call_start);
+  /* psim_compute, PSIM_SAMPLE, psim_sleep were reported as the computation they made */
+  if (k->call && strncmp(k->call, "psim_", 5) && strcmp(k->call, "PSIM_SAMPLE"))
+    emu_observe_action(S, k->id, k->call, TIT_NOOP, k->call_start, now);
   k->call = NULL;
   if (!k->poll_failed) k->poll_streak = 0;
   k->poll_failed = 0;
@@ -460,6 +465,7 @@ int emu_run(const emu_opts *o, replay_result *res, psim_err *err) {
   S->models = models_new(S->sim, o->plat, &o->net, err);
   if (!S->models) { rc = -1; goto out_sim; }
   S->world = mpi_world_new(S->sim, S->models, S->np, S->rank_host, on_done_cb, S);
+  emu_observe_start(S);
   S->ranks = xcalloc((size_t)S->np, sizeof *S->ranks);
   if (emu_tasks_load(S, err) < 0) { rc = -1; goto out_world; }
   if (emu_dyn_init(S, err) < 0) { rc = -1; goto out_world; }
@@ -541,6 +547,7 @@ int emu_run(const emu_opts *o, replay_result *res, psim_err *err) {
   }
   /* a deadlock: the run ends at the date it was found (the last event) */
   if (res->deadlock && sim_now(S->sim) > res->simulated_time) res->simulated_time = sim_now(S->sim);
+  emu_observe_end(S, res->simulated_time);
   mpi_stats ms = mpi_world_stats(S->world);
   res->messages = ms.messages;
   res->bytes = ms.bytes;

@@ -232,8 +232,62 @@ void obs_critpath_write_text(FILE *f, const obs_critpath *cp, const obs_record *
   }
 }
 
+/* The top contributors: the path's time summed per (rank, part, action kind, source line), or
+ * per (receiving rank, sending rank) for transfers, largest first: where to look in the code. */
+typedef struct cp_contrib { int rank, what, kind, peer; uint32_t line; double time; long count; } cp_contrib;
+
+static int contrib_cmp_key(const void *a, const void *b) {
+  const cp_contrib *x = a, *y = b;
+  if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
+  if (x->what != y->what) return x->what < y->what ? -1 : 1;
+  if (x->kind != y->kind) return x->kind < y->kind ? -1 : 1;
+  if (x->peer != y->peer) return x->peer < y->peer ? -1 : 1;
+  return x->line < y->line ? -1 : x->line > y->line;
+}
+
+static int contrib_cmp_time(const void *a, const void *b) {
+  const cp_contrib *x = a, *y = b;
+  if (x->time != y->time) return x->time > y->time ? -1 : 1;
+  return contrib_cmp_key(a, b);   /* ties in a fixed order: deterministic output */
+}
+
+enum { CP_TOP = 20 };
+
+static void write_top(FILE *f, const obs_critpath *cp, const obs_record *rec, const char *pad) {
+  size_t n = cp->segs.len;
+  cp_contrib *c = xmalloc((n ? n : 1) * sizeof *c);
+  for (size_t i = 0; i < n; i++) {
+    const obs_cp_seg *s = &cp->segs.data[i];
+    const obs_act *a = rec && s->act >= 0 && s->rank >= 0 && s->rank < rec->np &&
+                               (size_t)s->act < rec->acts[s->rank].len ? &rec->acts[s->rank].data[s->act] : NULL;
+    c[i] = (cp_contrib){s->rank, s->what, a ? a->kind : -1, s->what == OBS_CP_TRANSFER ? s->src : -1,
+                        a ? a->line : 0, s->end > s->start ? s->end - s->start : 0, 1};
+  }
+  qsort(c, n, sizeof *c, contrib_cmp_key);
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (m && !contrib_cmp_key(&c[m - 1], &c[i])) { c[m - 1].time += c[i].time; c[m - 1].count++; }
+    else c[m++] = c[i];
+  }
+  qsort(c, m, sizeof *c, contrib_cmp_time);
+  fprintf(f, ",\n%s  \"top\": [", pad);
+  for (size_t i = 0; i < m && i < CP_TOP; i++) {
+    const cp_contrib *x = &c[i];
+    fprintf(f, "%s\n%s    {\"rank\": %d, \"part\": \"%s\", \"action\": ", i ? "," : "", pad, x->rank, what_name(x->what));
+    if (x->kind >= 0) obs_json_string(f, obs_state_name((tit_kind)x->kind)); else fputs("null", f);
+    fputs(", \"file\": ", f);
+    const char *file = rec && x->rank >= 0 && x->rank < rec->np ? rec->file[x->rank] : NULL;
+    if (file && x->kind >= 0) obs_json_string(f, file); else fputs("null", f);
+    fprintf(f, ", \"line\": %u, \"from\": %d, \"count\": %ld, \"time\": ", x->kind >= 0 ? (unsigned)x->line : 0,
+            x->peer, x->count);
+    obs_json_number(f, x->time);
+    fputc('}', f);
+  }
+  fprintf(f, "%s]", m ? "\n" : "");
+  free(c);
+}
+
 void obs_critpath_write_json(FILE *f, const obs_critpath *cp, const obs_record *rec, int indent) {
-  (void)rec;
   char pad[16];
   snprintf(pad, sizeof pad, "%*s", indent > 12 ? 12 : indent, "");
   fprintf(f, "{\n%s  \"length\": ", pad);
@@ -265,7 +319,9 @@ void obs_critpath_write_json(FILE *f, const obs_critpath *cp, const obs_record *
     fputc('}', f);
     first = 0;
   }
-  fprintf(f, "\n%s  ],\n%s  \"segments\": [", pad, pad);
+  fprintf(f, "\n%s  ]", pad);
+  write_top(f, cp, rec, pad);
+  fprintf(f, ",\n%s  \"segments\": [", pad);
   /* [start, end, rank, peer, what], merged like the text listing */
   first = 1;
   for (size_t i = 0; i < cp->segs.len;) {

@@ -1,6 +1,6 @@
 /* Records a run (every action's dates and kind, every message) for the analyses that need
  * the whole history: the critical path walks it backwards, the report draws it. Actions cost
- * 24 bytes each (plus their text when asked), messages 64, phases (overheads, reductions'
+ * 32 bytes each (their source line included) (plus their text when asked), messages 64, phases (overheads, reductions'
  * computations, VPs waiting for their PE) 24. */
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +11,10 @@ static void on_action(void *ctx, int rank, const tit_action *a, const char *text
                       double start, double end) {
   obs_record *r = ctx;
   if (rank < 0 || rank >= r->np || a->kind == TIT_INIT || a->kind == TIT_FINALIZE) return;
-  obs_act x = {.start = start, .end = end, .kind = (uint8_t)a->kind};
+  obs_act x = {.start = start, .end = end, .kind = (uint8_t)a->kind,
+               .line = a->line > 0 && a->line < 0xFFFFFFFFL ? (uint32_t)a->line : 0};
+  /* the file of its first action: per-rank files hold one rank each, a shared file all */
+  if (!r->file[rank] && a->file) r->file[rank] = xstrdup(a->file);
   /* Text offsets are 32-bit: past 2 GiB of text, later actions are kept without it. */
   if (r->keep_text && len > 0 && r->text.len + (size_t)len < ((size_t)1 << 31)) {
     if (len > 0xFFFF) len = 0xFFFF;
@@ -51,6 +54,7 @@ obs_record *obs_record_new(int np, int keep_text) {
   r->keep_text = keep_text;
   r->acts = xcalloc((size_t)(np > 0 ? np : 1), sizeof *r->acts);
   r->phases = xcalloc((size_t)(np > 0 ? np : 1), sizeof *r->phases);
+  r->file = xcalloc((size_t)(np > 0 ? np : 1), sizeof *r->file);
   VEC_PUSH(r->text, 0);   /* offset 0 = no text */
   return r;
 }
@@ -62,7 +66,8 @@ replay_observer obs_record_observer(obs_record *r) {
 
 void obs_record_free(obs_record *r) {
   if (!r) return;
-  for (int i = 0; i < r->np; i++) { VEC_FREE(r->acts[i]); VEC_FREE(r->phases[i]); }
+  for (int i = 0; i < r->np; i++) { VEC_FREE(r->acts[i]); VEC_FREE(r->phases[i]); free(r->file[i]); }
+  free(r->file);
   free(r->acts);
   free(r->phases);
   VEC_FREE(r->msgs);

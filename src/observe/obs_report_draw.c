@@ -39,6 +39,45 @@ void obs_svg_time_axis(FILE *f, double x0, double w, double y, double t0, double
                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
             x, y, x, y + 4, x, y + 16, b);
   }
+  fprintf(f, "<text class=\"axis-label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">time (simulated s)</text>\n", x0 - 6, y + 16);
+}
+
+void obs_svg_ylabel(FILE *f, double x, double ymid, const char *text) {
+  fprintf(f, "<text class=\"axis-label\" transform=\"translate(%.1f,%.1f) rotate(-90)\" text-anchor=\"middle\">%s</text>\n",
+          x, ymid, text);
+}
+
+void obs_ramp(double k, const int lo[3], const int hi[3], char *out, size_t n) {
+  if (!(k >= 0)) k = 0;
+  if (k > 1) k = 1;
+  snprintf(out, n, "rgb(%d,%d,%d)", (int)lround(lo[0] + k * (hi[0] - lo[0])), (int)lround(lo[1] + k * (hi[1] - lo[1])),
+           (int)lround(lo[2] + k * (hi[2] - lo[2])));
+}
+
+double obs_scale_pos(double v, double lo, double hi, int logscale) {
+  if (!(hi > lo)) return v > 0;
+  if (logscale) return v > 0 ? (log(v > lo ? v : lo) - log(lo)) / (log(hi) - log(lo)) : 0;
+  return (v - lo) / (hi - lo);
+}
+
+void obs_svg_colour_scale(FILE *f, double x, double y, double w, double lo, double hi, int logscale,
+                          const int c0[3], const int c1[3], const char *title, const char *unit) {
+  fprintf(f, "<g class=\"legend colour-scale\" data-min=\"%.6g\" data-max=\"%.6g\" data-log=\"%d\">\n", lo, hi, logscale);
+  fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s%s</text>\n", x, y - 4, title, logscale ? " (log scale)" : "");
+  enum { STEPS = 40 };
+  for (int i = 0; i < STEPS; i++) {
+    char c[32];
+    obs_ramp((i + 0.5) / STEPS, c0, c1, c, sizeof c);
+    fprintf(f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"10\" fill=\"%s\"/>", x + w * i / STEPS, y, w / STEPS + 0.3, c);
+  }
+  fprintf(f, "\n<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"10\" fill=\"none\" stroke=\"#999\" stroke-width=\"0.5\"/>\n", x, y, w);
+  for (int i = 0; i <= 4; i++) {
+    double k = i / 4.0, v = logscale && lo > 0 ? exp(log(lo) + k * (log(hi) - log(lo))) : lo + k * (hi - lo);
+    fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\"/><text x=\"%.1f\" y=\"%.1f\" "
+               "text-anchor=\"middle\">%.3g%s%s</text>\n", x + w * k, y + 10, x + w * k, y + 13, x + w * k, y + 24, v,
+            *unit ? " " : "", unit);
+  }
+  fputs("</g>\n", f);
 }
 
 void obs_svg_iter_axis(FILE *f, double x0, double w, double y, int n) {
@@ -54,7 +93,7 @@ void obs_svg_iter_axis(FILE *f, double x0, double w, double y, int n) {
                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%.0f</text>\n",
             x, y, x, y + 4, x, y + 16, it);
   }
-  fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">iteration</text>\n", x0 - 6, y + 16);
+  fprintf(f, "<text class=\"axis-label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">iteration</text>\n", x0 - 6, y + 16);
 }
 
 double *obs_jv_numbers(const jv *v, size_t *n) {

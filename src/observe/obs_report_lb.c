@@ -276,3 +276,67 @@ void obs_report_lb(FILE *f, const jv *doc) {
   free(end);
   free(eff);
 }
+
+/* ---- the PE-level timeline: which VP computed on each PE over time, and the migrations ---- */
+
+/* A VP's colour: hues spread by the golden angle, so neighbouring VPs differ. */
+static void vp_colour(int v, char *b, size_t n) {
+  double h = fmod(v * 137.508, 360.0);
+  snprintf(b, n, "hsl(%.0f,%d%%,%d%%)", h, 55 + (v % 3) * 10, 45 + (v % 2) * 10);
+}
+
+void obs_report_pe_timeline(FILE *f, const jv *doc) {
+  const jv *pt = jv_get(doc, "pe_timeline"), *vp = jv_get(pt, "vp"), *mig = jv_get(pt, "migrations");
+  size_t P = jv_len(vp), nb = (size_t)jv_num(jv_get(pt, "bins"), 0);
+  double bw = jv_num(jv_get(pt, "bin_width"), 0), T = bw * (double)nb, pw = W - LEFT - RIGHT;
+  if (!P || !nb) return;
+  fprintf(f, "<section id=\"pe-timeline\"><h2>PEs over time</h2>\n<p>Which VP computed on each PE (per time bin of "
+             "%.4g s, the VP that computed longest in it; a colour per VP, white: no VP computing), and the %zu "
+             "migrations of the balancing steps as arrows from the old PE to the new one, from the step to the "
+             "resumption.</p>\n", bw, jv_len(mig));
+  double rh = P <= 16 ? 18 : P <= 64 ? 8 : 4, H = rh * (double)P;
+  fprintf(f, "<svg id=\"pe-timeline-chart\" class=\"chart\" width=\"%d\" height=\"%.0f\" xmlns=\"http://www.w3.org/2000/svg\">\n"
+             "<defs><marker id=\"mig-arrow\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"5\" markerHeight=\"5\" "
+             "orient=\"auto\"><path d=\"M0,0L10,5L0,10z\" fill=\"#222\"/></marker></defs>\n", W, H + 70);
+  size_t every = (size_t)ceil(11 / rh);
+  for (size_t p = 0; p < P; p++) {
+    const jv *row = jv_at(vp, p);
+    double y = rh * (double)p;
+    if (p % every == 0) fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">PE %zu</text>\n", LEFT - 6, y + rh * 0.8, p);
+    for (size_t b = 0; b < nb;) {   /* runs of one VP */
+      int v = (int)jv_num(jv_at(row, b), -1);
+      size_t e = b + 1;
+      while (e < nb && (int)jv_num(jv_at(row, e), -1) == v) e++;
+      if (v >= 0) {
+        char c[40];
+        vp_colour(v, c, sizeof c);
+        fprintf(f, "<rect class=\"pe-run\" x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\"><title>PE %zu: VP %d, "
+                   "%.6g - %.6g s</title></rect>\n", LEFT + pw * (double)b / (double)nb, y, pw * (double)(e - b) / (double)nb,
+                rh - 1, c, p, v, bw * (double)b, bw * (double)e);
+      }
+      b = e;
+    }
+  }
+  for (size_t i = 0; i < jv_len(mig) && T > 0; i++) {
+    const jv *m = jv_at(mig, i);
+    double t0 = jv_num(jv_at(m, 1), 0), t1 = jv_num(jv_at(m, 2), 0);
+    int v = (int)jv_num(jv_at(m, 3), 0), from = (int)jv_num(jv_at(m, 4), 0), to = (int)jv_num(jv_at(m, 5), 0);
+    fprintf(f, "<line class=\"migration\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#222\" stroke-width=\"0.8\" "
+               "marker-end=\"url(#mig-arrow)\"><title>step %.0f: VP %d from PE %d to PE %d</title></line>\n",
+            LEFT + pw * t0 / T, rh * (from + 0.5), LEFT + pw * (t1 > t0 ? t1 : t0) / T + 2, rh * (to + 0.5),
+            jv_num(jv_at(m, 0), 0), v, from, to);
+  }
+  obs_svg_ylabel(f, 14, H / 2, "PE");
+  obs_svg_time_axis(f, LEFT, pw, H + 2, 0, T);
+  fprintf(f, "<g class=\"legend\">");
+  for (int v = 0; v < 6; v++) {
+    char c[40];
+    vp_colour(v, c, sizeof c);
+    fprintf(f, "<rect x=\"%d\" y=\"%.0f\" width=\"10\" height=\"12\" fill=\"%s\"/>", LEFT + v * 11, H + 38, c);
+  }
+  fprintf(f, "<text x=\"%d\" y=\"%.0f\">VP 0, 1, 2, ... (a colour per VP; hover for its number)</text>"
+             "<line x1=\"%d\" y1=\"%.0f\" x2=\"%d\" y2=\"%.0f\" stroke=\"#222\" marker-end=\"url(#mig-arrow)\"/>"
+             "<text x=\"%d\" y=\"%.0f\">a VP migrating at a balancing step</text></g>\n",
+          LEFT + 72, H + 48, LEFT + 400, H + 44, LEFT + 430, H + 44, LEFT + 436, H + 48);
+  fputs("</svg></section>\n", f);
+}

@@ -1,8 +1,8 @@
 /* The extra sections of a replay's JSON document that the HTML report draws (written only
  * when asked, so the default document does not change):
- *   "timeline":    per rank, its actions merged into intervals of one category
- *                  [start, end, category, ...] (omitted past MAX_SEGMENTS, too big to draw),
- *                  and per group of ranks (at most MAX_GROUPS rows) the fraction of each of
+ *   "timeline":    per rank, its actions [start, end, kind, line, state, ...] with the file of each
+ *                  rank (omitted past MAX_SEGMENTS, too big to draw), per rank the dominant
+ *                  state of each time bin ("rank_states"), and per group of ranks (at most MAX_GROUPS rows) the fraction of each of
  *                  NBINS time bins spent computing and in MPI calls;
  *   "comm_matrix": bytes sent between groups of ranks;
  *   "critical_path".
@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "obs_split.h"
 #include "psim/observe.h"
 
 enum { NBINS = 200, MAX_GROUPS = 64, MAX_SEGMENTS = 200000 };
@@ -36,31 +37,85 @@ static void spread(double *acc, double s, double e, double dt) {
   }
 }
 
-static void write_segments(FILE *f, const obs_record *rec) {
+/* Every action, cut into the pieces of one state (obs_split.c), so the report can say what
+ * it was and where it came from: per rank [start, end, kind, line, state, ...] (kind indexes
+ * "kinds"), and the file of each rank. Omitted past MAX_SEGMENTS actions: the report then
+ * draws the per-rank state bins. */
+typedef struct piece_out { FILE *f; size_t n; } piece_out;
+
+static void put_piece(void *ctx, const obs_act *a, double s, double e, int st) {
+  piece_out *p = ctx;
+  if (p->n++) fputs(", ", p->f);
+  num9(p->f, s); fputs(", ", p->f); num9(p->f, e);
+  fprintf(p->f, ", %d, %u, %d", a->kind, (unsigned)a->line, st);
+}
+
+static void write_actions(FILE *f, const obs_record *rec, obs_split *sp) {
   size_t total = 0;
   for (int r = 0; r < rec->np; r++) total += rec->acts[r].len;
-  if (total > MAX_SEGMENTS) {   /* merging rarely shrinks a real trace tenfold: do not try */
-    fputs("\"segments_omitted\": true", f);
+  fputs("\"kinds\": [", f);
+  for (int k = 0; k < TIT_NKINDS; k++) fprintf(f, "%s\"%s\"", k ? ", " : "", obs_state_name((tit_kind)k));
+  fputs("],\n    \"files\": [", f);
+  for (int r = 0; r < rec->np; r++) {
+    if (r) fputs(", ", f);
+    if (rec->file[r]) obs_json_string(f, rec->file[r]); else fputs("null", f);
+  }
+  fputs("],\n    ", f);
+  if (total > MAX_SEGMENTS) {
+    fputs("\"actions_omitted\": true", f);
     return;
   }
-  fputs("\"ranks\": [", f);
+  fputs("\"actions\": [", f);
   for (int r = 0; r < rec->np; r++) {
     fputs(r ? ",\n      [" : "\n      [", f);
-    const obs_act *a = rec->acts[r].data;
-    size_t n = rec->acts[r].len, out = 0;
-    for (size_t i = 0; i < n;) {
-      int c = obs_category((tit_kind)a[i].kind);
-      double s = a[i].start, e = a[i].end;
-      size_t j = i + 1;
-      while (j < n && obs_category((tit_kind)a[j].kind) == c && a[j].start <= e) e = a[j++].end;
-      i = j;
-      if (e <= s) continue;   /* instantaneous: nothing to draw */
-      if (out++) fputs(", ", f);
-      num9(f, s); fputs(", ", f); num9(f, e); fprintf(f, ", %d", c);
-    }
+    piece_out p = {f, 0};
+    for (size_t i = 0; i < rec->acts[r].len; i++) obs_split_action(sp, r, i, put_piece, &p);
     fputc(']', f);
   }
   fputs("]", f);
+}
+
+/* Per rank, the state it spent most of each time bin in (one character per bin, '0' + state,
+ * idle included): what the report draws when the actions are too many, and what it averages
+ * into blocks of ranks. */
+typedef struct bin_acc { double *acc, dt; } bin_acc;
+
+static void add_piece(void *ctx, const obs_act *a, double s, double e, int st) {
+  (void)a;
+  bin_acc *b = ctx;
+  if (e <= s || b->dt <= 0) return;
+  int b0 = (int)(s / b->dt), b1 = (int)(e / b->dt);
+  if (b0 >= NBINS) b0 = NBINS - 1;
+  if (b1 >= NBINS) b1 = NBINS - 1;
+  for (int k = b0; k <= b1; k++) {
+    double lo = k * b->dt > s ? k * b->dt : s, hi = (k + 1) * b->dt < e ? (k + 1) * b->dt : e;
+    if (k == NBINS - 1) hi = e;
+    if (hi > lo) b->acc[k * OBS_NSTATES + st] += hi - lo;
+  }
+}
+
+static void write_rank_states(FILE *f, const obs_record *rec, obs_split *sp, double dt) {
+  bin_acc ba = {xmalloc((size_t)NBINS * OBS_NSTATES * sizeof(double)), dt};
+  char line[NBINS + 1];
+  fputs("\"rank_states\": [", f);
+  for (int r = 0; r < rec->np; r++) {
+    memset(ba.acc, 0, (size_t)NBINS * OBS_NSTATES * sizeof(double));
+    for (size_t i = 0; i < rec->acts[r].len; i++) obs_split_action(sp, r, i, add_piece, &ba);
+    for (int b = 0; b < NBINS; b++) {
+      double busy = 0, best = -1;
+      int st = OBS_ST_IDLE;
+      for (int k = 0; k < OBS_NSTATES; k++) {
+        busy += ba.acc[b * OBS_NSTATES + k];
+        if (ba.acc[b * OBS_NSTATES + k] > best) best = ba.acc[b * OBS_NSTATES + k], st = k;
+      }
+      if (dt - busy > best) st = OBS_ST_IDLE;
+      line[b] = (char)('0' + st);
+    }
+    line[NBINS] = 0;
+    fprintf(f, "%s\"%s\"", r ? (r % 16 ? "," : ",\n      ") : "\n      ", line);
+  }
+  fputs("]", f);
+  free(ba.acc);
 }
 
 void obs_write_json_full(FILE *f, const replay_result *r, const run_meta *m,
@@ -79,10 +134,16 @@ void obs_write_json_sections(FILE *f, const replay_result *r, const obs_record *
     double dt = T > 0 ? T / NBINS : 0;
     fputs(",\n  \"timeline\": {\"categories\": [", f);
     for (int c = 0; c < OBS_NCATS; c++) fprintf(f, "%s\"%s\"", c ? ", " : "", obs_category_name(c));
+    fputs("], \"states\": [", f);
+    for (int k = 0; k < OBS_NSTATES; k++) fprintf(f, "%s\"%s\"", k ? ", " : "", obs_state_label(k));
     fputs("], \"end\": ", f);
     num9(f, T);
     fputs(",\n    ", f);
-    write_segments(f, rec);
+    obs_split *sp = obs_split_new(rec);
+    write_actions(f, rec, sp);
+    fputs(",\n    ", f);
+    write_rank_states(f, rec, sp, dt);
+    obs_split_free(sp);
     fprintf(f, ",\n    \"bins\": %d, \"bin_width\": ", NBINS);
     num9(f, dt);
     fputs(", \"groups\": [", f);

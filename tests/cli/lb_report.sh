@@ -42,11 +42,11 @@ ends = it["end"]
 assert all(a <= b for a, b in zip(ends, ends[1:])) and ends[-1] <= d["simulated_time"], "iteration ends in order"
 PY
   [ -s "$html" ] || { bad "$name: no report written"; return; }
-  if grep -qi '<script\|src="http\|href="http\|@import\|url(' "$html"; then bad "$name: report is not self-contained"; fi
+  if grep -qi '<script src\|src="http\|href="http\|@import\|url([^#]' "$html"; then bad "$name: report is not self-contained"; fi
   if ! dom "$html" "$TMPD/$name.dom"; then bad "$name: chromium failed to load the report"; return; fi
   if grep -qi 'Uncaught\|SyntaxError' "$TMPD/$name.dom.log"; then bad "$name: errors while loading: $(grep -i 'Uncaught\|SyntaxError' "$TMPD/$name.dom.log" | head -3)"; fi
   for chart in lb-pe-heatmap-chart lb-vp-heatmap-chart lb-load-chart lb-efficiency-chart \
-               time-split gantt-chart heatmap-chart load-time-chart comm-matrix-chart rank-bars-chart critical-path-chart; do
+               time-split pe-timeline-chart heatmap-chart load-time-chart comm-matrix-chart rank-bars-chart critical-path-chart; do
     [ "$(shapes "$TMPD/$name.dom" $chart)" -gt 0 ] || bad "$name: chart $chart is missing or empty in the loaded page"
   done
   # heatmaps: a cell per PE and iteration (8 x 60), per VP and iteration (64 x 60)
@@ -58,7 +58,12 @@ PY
   npts=$(printf '%s\n' "$pts" | grep -c .)
   [ "$npts" -eq 60 ] || bad "$name: efficiency chart has $npts points, expected 60"
   printf '%s\n' "$pts" | awk '$1 < 0 || $1 > 1 { bad = 1 } END { exit bad }' || bad "$name: efficiency point outside [0, 1]"
-  echo "ok   $name: 11 charts drawn, $marks step markers, $npts efficiency points in [0, 1]"
+  grep -q 'id="timeline-canvas"[^>]*data-drawn="1"' "$TMPD/$name.dom" || bad "$name: timeline not drawn"
+  # PEs over time: an arrow per VP that moved, as many as the steps' migrations
+  arrows=$(grep -o 'class="migration"' "$TMPD/$name.dom" | wc -l)
+  moved=$(python3 -c "import json,sys; print(sum(s['migrations'] for s in json.load(open(sys.argv[1]))['steps']))" "$json")
+  [ "$arrows" -eq "$moved" ] || bad "$name: $arrows migration arrows, the steps moved $moved VPs"
+  echo "ok   $name: timeline and 11 charts drawn, $marks step markers, $npts efficiency points in [0, 1]"
 }
 check greedy greedy 10 6
 check refine refine-classic 25 2

@@ -1,0 +1,99 @@
+/* psim run's observation options (see run_observe.h): the same outputs as psim replay. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/run_observe.h"
+
+void cli_observe_init(cli_observe *c, int progress) {
+  memset(c, 0, sizeof *c);
+  c->progress = progress;
+}
+
+int cli_observe_option(cli_observe *c, const char *cmd, int argc, char **argv, int *i) {
+  const char *a = argv[*i];
+  int needs = !strcmp(a, "--trace") || !strcmp(a, "--report");
+  if (needs && *i + 1 >= argc) { cli_usage(cmd, "%s needs a value", a); return -1; }
+  if (!strcmp(a, "--trace")) VEC_PUSH(c->traces, argv[++*i]);
+  else if (!strcmp(a, "--report")) c->report = argv[++*i];
+  else if (!strcmp(a, "--timeline")) c->timeline = 1;
+  else if (!strcmp(a, "--progress")) c->progress = 1;
+  else if (!strcmp(a, "--no-progress")) c->progress = 0;
+  else return 0;
+  return 1;
+}
+
+int cli_observe_setup(cli_observe *c, const platform *plat, const int *rank_host, int np) {
+  if (cli_check_out(c->report)) return 2;
+  for (size_t i = 0; i < c->traces.len; i++) if (cli_check_out(c->traces.data[i])) return 2;
+  /* the trace writers keep a pointer to it until they are closed */
+  c->rank_host = xmalloc((size_t)(np > 0 ? np : 1) * sizeof *c->rank_host);
+  if (np > 0) memcpy(c->rank_host, rank_host, (size_t)np * sizeof *rank_host);
+  rank_host = c->rank_host;
+  if (c->progress) {
+    c->prog = obs_progress_new(stderr);
+    VEC_PUSH(c->obs, obs_progress_observer(c->prog));
+  }
+  for (size_t i = 0; i < c->traces.len; i++) {
+    psim_err err;
+    psim_err_clear(&err);
+    obs_trace *t = obs_trace_open(c->traces.data[i], plat, rank_host, np, &err);
+    if (!t) return cli_fail(&err);
+    VEC_PUSH(c->writers, t);
+    VEC_PUSH(c->obs, obs_trace_observer(t));
+  }
+  if (c->timeline || c->report) {
+    c->rec = obs_record_new(np, 0);
+    VEC_PUSH(c->obs, obs_record_observer(c->rec));
+  }
+  return 0;
+}
+
+int cli_observe_finish(cli_observe *c, const replay_result *res, const run_meta *m, const char *json, int ok,
+                       const char *title) {
+  obs_progress_free(c->prog);   /* clears its line before anything else is printed */
+  c->prog = NULL;
+  for (size_t i = 0; i < c->writers.len; i++) {
+    psim_err err;
+    psim_err_clear(&err);
+    obs_trace *t = c->writers.data[i];
+    c->writers.data[i] = NULL;
+    if (obs_trace_close(t, &err) < 0) return cli_fail(&err);
+  }
+  if (c->rec && ok) { obs_critpath_compute(c->rec, res, &c->cp); c->cp_done = 1; }
+  const obs_critpath *cpp = c->cp_done ? &c->cp : NULL;
+  if (json) {
+    FILE *f = cli_open_out(json);
+    if (!f) return 2;
+    if (c->timeline && c->rec) obs_write_json_full(f, res, m, c->rec, cpp);
+    else obs_write_json(f, res, m);
+    if (cli_close_out(f, json)) return 2;
+  }
+  if (c->report) {
+    char *doc = NULL;
+    size_t len = 0;
+    FILE *mf = open_memstream(&doc, &len);
+    if (!mf) { fprintf(stderr, "psim: out of memory\n"); return 2; }
+    obs_write_json_full(mf, res, m, c->rec, cpp);
+    fclose(mf);
+    int k = cli_write_report_file(c->report, doc, len, title);
+    free(doc);
+    if (k) return k;
+  }
+  return 0;
+}
+
+void cli_observe_free(cli_observe *c) {
+  for (size_t i = 0; i < c->writers.len; i++) {
+    psim_err err;
+    if (c->writers.data[i]) obs_trace_close(c->writers.data[i], &err);
+  }
+  obs_progress_free(c->prog);
+  if (c->cp_done) obs_critpath_free(&c->cp);
+  obs_record_free(c->rec);
+  free(c->rank_host);
+  VEC_FREE(c->traces);
+  VEC_FREE(c->writers);
+  VEC_FREE(c->obs);
+  memset(c, 0, sizeof *c);
+}

@@ -1,0 +1,36 @@
+/* The observation options of psim run (--trace, --report, --timeline, --progress), wired as
+ * psim replay wires them: trace writers, the recording behind the report and the critical
+ * path, the progress line, all as replay_observers (run_observe.c). */
+#ifndef PSIM_CLI_RUN_OBSERVE_H
+#define PSIM_CLI_RUN_OBSERVE_H
+
+#include "psim/observe.h"
+
+typedef struct cli_observe {
+  VEC(const char *) traces;
+  const char *report;
+  int timeline, progress;
+  obs_record *rec;
+  obs_progress *prog;
+  obs_critpath cp;
+  int cp_done;
+  int *rank_host;             /* a copy, for the trace writers */
+  VEC(obs_trace *) writers;
+  VEC(replay_observer) obs;   /* what the run gets */
+} cli_observe;
+
+/* Call first, with whether progress is on by default (stderr is a terminal). */
+void cli_observe_init(cli_observe *c, int progress);
+/* argv[*i] is one of ours: 1 (consumed, *i advanced past its value), 0 not ours, -1 error
+ * (printed; exit status 2). */
+int cli_observe_option(cli_observe *c, const char *cmd, int argc, char **argv, int *i);
+/* Before the run: checks outputs can be written, opens trace files. 0, or an exit status. */
+int cli_observe_setup(cli_observe *c, const platform *plat, const int *rank_host, int np);
+/* After the run (ok: it finished without deadlock): closes the traces, computes the critical
+ * path, writes the JSON document (with the report's sections when --timeline) to json (or
+ * nothing when NULL) and the report. 0, or an exit status. */
+int cli_observe_finish(cli_observe *c, const replay_result *res, const run_meta *m, const char *json, int ok,
+                       const char *title);
+void cli_observe_free(cli_observe *c);
+
+#endif
