@@ -33,7 +33,8 @@ static const char *HELP =
     "  compute          the cost of every computation (the same as speed x1/K)\n"
     "  cpu/send-cost, cpu/recv-cost, cpu/factor, background/count\n"
     "                   the cluster models' --cfg keys (docs/models.md): the value given with\n"
-    "                   --cfg (default 0, 0, 1, 0) times K; not varied when 0 or unknown\n"
+    "                   --cfg (default 0, 0, 1, 0) times K; not varied when 0 or unknown;\n"
+    "                   cpu/factor only when --vary names it (else it is compute again)\n"
     "\n"
     "options:\n" CLI_RUN_OPTIONS_HELP
     "  --factors LIST      comma-separated factors K (default 0.5,2)\n"
@@ -100,7 +101,8 @@ static const sens_param PARAMS[] = {
     /* the cluster models' keys (docs/models.md): varied when this build knows them */
     {"cpu/send-cost", "comm CPU (send)", NULL, "cpu/send-cost", 0, 1},
     {"cpu/recv-cost", "comm CPU (receive)", NULL, "cpu/recv-cost", 0, 1},
-    {"cpu/factor", "performance factor", NULL, "cpu/factor", 1, 1},
+    /* with no machine file it is "compute" again: varied only when --vary names it */
+    {"cpu/factor", "performance factor", NULL, "cpu/factor", 1, 0},
     {"background/count", "background users", NULL, "background/count", 0, 1},
 };
 enum { NPARAMS = (int)(sizeof PARAMS / sizeof PARAMS[0]), V_BASE = -1 };
