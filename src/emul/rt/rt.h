@@ -59,6 +59,7 @@ typedef struct rt_req {
   int next_free;
   int traced;                /* recorded as isend/irecv, its wait not yet (--trace-tit) */
   long tid;                  /* its irecv line, filled when the source is known */
+  int cancelled;             /* MPI_Cancel succeeded: completes with MPI_Test_cancelled true */
 } rt_req;
 
 typedef struct rt_uop { MPI_User_function *fn; int commute; } rt_uop;

@@ -178,7 +178,11 @@ static void req_complete(MPI_Request *h, MPI_Status *st) {
     if (r->proc_null && st) st->MPI_SOURCE = MPI_PROC_NULL;
   } else {
     emu_req *e = r->er;
-    if (r->kind == RQ_RECV) {
+    if (r->cancelled) {
+      empty_status(st);
+      if (st) st->psim_cancelled = 1;
+      r->cancelled = 0;
+    } else if (r->kind == RQ_RECV) {
       if (e->truncated)
         emu_fatal("message of %zu bytes truncated by a receive of %zu bytes (MPI_ERR_TRUNCATE)", e->got, e->rcap);
       if (r->stage) rt_unpack(r->stage, e->got, r->buf, r->count, r->dt);
@@ -499,7 +503,8 @@ int MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *st) {
   *flag = req_done(r);
   if (*flag && st) {
     empty_status(st);
-    if (r->kind == RQ_RECV && r->er) {
+    if (r->cancelled) st->psim_cancelled = 1;
+    else if (r->kind == RQ_RECV && r->er) {
       st->MPI_SOURCE = r->comm->local[r->er->src];
       st->MPI_TAG = r->er->tag;
       st->psim_bytes = (long long)r->er->got;
@@ -508,9 +513,24 @@ int MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *st) {
   return MPI_SUCCESS;
 }
 
+/* A receive that no send has matched is cancelled: it completes (its wait returns at once)
+ * with MPI_Test_cancelled true. A send, or a receive that already matched, is not: MPI lets
+ * cancel fail, and the request then completes normally (a send is matched by the receive its
+ * program posts; psim never withdraws a message that may already be on the wire). */
 int MPI_Cancel(MPI_Request *req) {
-  (void)req;
-  emu_fatal("MPI_Cancel is not supported by psim");
+  emu_enter("MPI_Cancel");
+  rt_req *r = req_get(*req);
+  if (r->kind == RQ_RECV && r->active && !r->proc_null && emu_cancel_recv(r->er)) {
+    r->cancelled = 1;
+    if (r->traced) {   /* the irecv never happened: its reserved line becomes a no-op */
+      emu_rank *k = emu_self();
+      r->traced = 0;
+      --*emu_trace_npend(k);
+      emu_trace_fill(k, r->tid, "compute 0");
+    }
+  }
+  emu_leave();
+  return MPI_SUCCESS;
 }
 
 int MPI_Test_cancelled(const MPI_Status *st, int *flag) { *flag = st->psim_cancelled; return MPI_SUCCESS; }
