@@ -188,6 +188,8 @@ void emu_test_sleep(int success);
  * something could have changed (another rank ran, the simulation's next event) and returns 1
  * (look again), else 0. */
 int emu_poll_failed(void);
+/* Something changed outside the MPI layer (one-sided communication): pollers look again. */
+void emu_wake_pollers(void);
 const mpi_req *emu_iprobe(int src, int tag, int ctx);
 const mpi_req *emu_probe(int src, int tag, int ctx);
 /* Runs a collective's timing program (no data) among the world ranks of `world_of`. */

@@ -161,6 +161,8 @@ static void wake_pollers(emu_sim *S) {
   }
 }
 
+void emu_wake_pollers(void) { wake_pollers(emu_current); }
+
 static void activity_done(sim *s, activity *a) {
   (void)s;
   emu_sim *S = a->data;

@@ -72,6 +72,9 @@ typedef struct rt_pending_group {
   rt_comm *comm;
 } rt_pending_group;
 
+typedef struct rt_info rt_info;   /* rt_info.c */
+typedef struct rt_win rt_win;     /* rt_win.c */
+
 typedef struct rt_world {
   VEC(rt_dtype *) types;
   VEC(rt_comm *) comms;
@@ -82,6 +85,8 @@ typedef struct rt_world {
   int next_comm_id;
   VEC(rt_shared) shared, shared_own;
   VEC(rt_pending_group) pending_groups;
+  VEC(rt_info *) infos;      /* 0: MPI_INFO_NULL, 1: MPI_INFO_ENV */
+  VEC(rt_win *) wins;        /* 0: MPI_WIN_NULL */
 } rt_world;
 
 typedef struct rt_rank {
@@ -117,6 +122,7 @@ void rt_comms_init(rt_world *w, int np);
 rt_comm *rt_comm_get(MPI_Comm c);     /* fatal when invalid */
 rt_comm *rt_comm_new(rt_world *w, int size, const int *world);
 int rt_comm_rank(const rt_comm *c);
+const rt_group *rt_group_of(MPI_Group g);   /* fatal when invalid */
 
 /* rt_coll.c */
 struct rt_slot {
@@ -137,6 +143,12 @@ void rt_coll_timing(rt_comm *c, coll_call *call);
 void rt_reqs_init(rt_world *w);
 
 void rt_world_free(void *p);
+
+/* rt_info.c */
+rt_info *rt_info_get(MPI_Info h);     /* fatal when invalid */
+void rt_infos_free(rt_world *w);
+/* rt_win.c */
+void rt_wins_free(rt_world *w);
 
 /* rt_heap.c: forgets every block (end of a run). */
 void rt_heap_reset(void);

@@ -124,6 +124,8 @@ static rt_group *group_get(MPI_Group g) {
   return w->groups.data[g];
 }
 
+const rt_group *rt_group_of(MPI_Group g) { return group_get(g); }
+
 static MPI_Group group_new(int size, const int *world) {
   rt_world *w = rt_w();
   if (size == 0) return MPI_GROUP_EMPTY;   /* MPI: an empty result is MPI_GROUP_EMPTY itself */

@@ -66,6 +66,8 @@ void rt_world_free(void *p) {
   for (size_t i = 0; i < w->shared_own.len; i++) free(w->shared_own.data[i].p);
   VEC_FREE(w->shared_own);
   VEC_FREE(w->pending_groups);
+  rt_infos_free(w);
+  rt_wins_free(w);
   free(w);
 }
 
