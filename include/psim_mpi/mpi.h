@@ -386,6 +386,9 @@ int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void
                          MPI_Datatype datatype, int target_rank, MPI_Aint target_disp,
                          MPI_Win win);
 
+/* Calls psim cannot provide: a compile-time error names them (psim_unsupported.h). */
+#include "psim_unsupported.h"
+
 /* ---- psim extensions: partial direct execution (docs/EMULATION.md) ---- */
 /* Over-decomposition point: a no-op yield point unless a load balancer runs. */
 int MPI_Migrate(void);
