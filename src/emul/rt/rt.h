@@ -141,6 +141,8 @@ void rt_coll_timing(rt_comm *c, coll_call *call);
 
 /* rt_p2p.c */
 void rt_reqs_init(rt_world *w);
+/* A request that is already complete (non-blocking collectives, rt_nbc.c). */
+MPI_Request rt_req_completed(void);
 
 void rt_world_free(void *p);
 

@@ -28,6 +28,8 @@ static MPI_Request req_alloc(void) {
   return h;
 }
 
+MPI_Request rt_req_completed(void) { return req_alloc(); }   /* used, not active: done */
+
 static void req_release(MPI_Request h) {
   rt_world *w = rt_w();
   rt_req *r = w->reqs.data[h];
