@@ -19,7 +19,6 @@
 
 #define PSIM_DYNPROC "dynamic processes (a psim run has a fixed number of ranks, set by --np)"
 #define PSIM_PORTS "connecting separate MPI jobs through ports (psim runs one job)"
-#define PSIM_INTER "inter-communicators (psim has intra-communicators only)"
 #define PSIM_FILEIO "MPI-IO (use the C library's files: every rank runs in psim's process)"
 
 #define MPI_ARGV_NULL ((char **)0)
@@ -55,11 +54,6 @@ int MPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm co
 int MPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name) PSIM_UNSUPPORTED(PSIM_PORTS);
 int MPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name) PSIM_UNSUPPORTED(PSIM_PORTS);
 int MPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name) PSIM_UNSUPPORTED(PSIM_PORTS);
-int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
-                         int remote_leader, int tag, MPI_Comm *newintercomm) PSIM_UNSUPPORTED(PSIM_INTER);
-int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm) PSIM_UNSUPPORTED(PSIM_INTER);
-int MPI_Comm_remote_size(MPI_Comm comm, int *size) PSIM_UNSUPPORTED(PSIM_INTER);
-int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group) PSIM_UNSUPPORTED(PSIM_INTER);
 int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh) PSIM_UNSUPPORTED(PSIM_FILEIO);
 int MPI_File_close(MPI_File *fh) PSIM_UNSUPPORTED(PSIM_FILEIO);
 int MPI_File_delete(const char *filename, MPI_Info info) PSIM_UNSUPPORTED(PSIM_FILEIO);

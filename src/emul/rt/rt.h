@@ -41,6 +41,10 @@ typedef struct rt_comm {
   rt_slot *slots;
   char name[MPI_MAX_OBJECT_NAME];
   int freed;
+  /* inter-communicators (rt_inter.c): the remote group and the other side's object */
+  int inter, rsize;
+  int *rworld;
+  struct rt_comm *partner;
 } rt_comm;
 
 typedef struct rt_group { int size; int *world; int freed; } rt_group;
@@ -73,6 +77,7 @@ typedef struct rt_pending_group {
 } rt_pending_group;
 
 typedef struct rt_info rt_info;   /* rt_info.c */
+typedef struct rt_pending_inter rt_pending_inter;   /* rt_inter.c */
 typedef struct rt_win rt_win;     /* rt_win.c */
 
 typedef struct rt_world {
@@ -87,6 +92,7 @@ typedef struct rt_world {
   VEC(rt_pending_group) pending_groups;
   VEC(rt_info *) infos;      /* 0: MPI_INFO_NULL, 1: MPI_INFO_ENV */
   VEC(rt_win *) wins;        /* 0: MPI_WIN_NULL */
+  VEC(rt_pending_inter *) pending_inter;
 } rt_world;
 
 typedef struct rt_rank {
@@ -123,6 +129,10 @@ rt_comm *rt_comm_get(MPI_Comm c);     /* fatal when invalid */
 rt_comm *rt_comm_new(rt_world *w, int size, const int *world);
 int rt_comm_rank(const rt_comm *c);
 const rt_group *rt_group_of(MPI_Group g);   /* fatal when invalid */
+MPI_Group rt_group_new(int size, const int *world);
+/* rt_inter.c */
+void rt_no_inter(const rt_comm *c, const char *what);   /* fatal on an inter-communicator */
+void rt_inters_free(rt_world *w);
 
 /* rt_coll.c */
 struct rt_slot {

@@ -137,6 +137,8 @@ static MPI_Group group_new(int size, const int *world) {
   return (int)w->groups.len - 1;
 }
 
+MPI_Group rt_group_new(int size, const int *world) { return group_new(size, world); }
+
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) {
   emu_enter("MPI_Comm_create");
   rt_comm *c = rt_comm_get(comm);
@@ -216,7 +218,7 @@ int MPI_Comm_group(MPI_Comm comm, MPI_Group *group) {
   return MPI_SUCCESS;
 }
 
-int MPI_Comm_test_inter(MPI_Comm comm, int *flag) { rt_comm_get(comm); *flag = 0; return MPI_SUCCESS; }
+int MPI_Comm_test_inter(MPI_Comm comm, int *flag) { *flag = rt_comm_get(comm)->inter; return MPI_SUCCESS; }
 
 int MPI_Comm_set_name(MPI_Comm comm, const char *name) {
   snprintf(rt_comm_get(comm)->name, MPI_MAX_OBJECT_NAME, "%s", name);

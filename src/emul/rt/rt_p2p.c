@@ -143,6 +143,7 @@ static MPI_Request req_make(int kind, void *buf, int count, MPI_Datatype dt, int
                             MPI_Comm comm, int flags, int persistent) {
   RT_CHECK_COUNT(count);
   rt_comm *c = rt_comm_get(comm);
+  rt_no_inter(c, "point-to-point communication");
   rt_type(dt);
   check_peer(c, peer, kind == RQ_RECV);
   if (kind == RQ_SEND && tag < 0) emu_fatal("invalid tag %d (MPI_ERR_TAG)", tag);
@@ -549,6 +550,7 @@ static void probe_status(rt_comm *c, const mpi_req *s, MPI_Status *st) {
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *st) {
   emu_enter("MPI_Probe");
   rt_comm *c = rt_comm_get(comm);
+  rt_no_inter(c, "a probe");
   check_peer(c, source, 1);
   set_call("MPI_Probe", source, tag, c);
   if (source == MPI_PROC_NULL) { empty_status(st); if (st) st->MPI_SOURCE = MPI_PROC_NULL; emu_leave(); return MPI_SUCCESS; }
@@ -561,6 +563,7 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *st) {
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *st) {
   emu_enter("MPI_Iprobe");
   rt_comm *c = rt_comm_get(comm);
+  rt_no_inter(c, "a probe");
   check_peer(c, source, 1);
   if (source == MPI_PROC_NULL) { *flag = 1; empty_status(st); if (st) st->MPI_SOURCE = MPI_PROC_NULL; emu_leave(); return MPI_SUCCESS; }
   const mpi_req *s = emu_iprobe(source == MPI_ANY_SOURCE ? MPI_L_ANY : c->world[source], tag, 2 * c->id);
