@@ -48,7 +48,7 @@ enum {
   MPI_ERR_DIMS, MPI_ERR_ARG, MPI_ERR_UNKNOWN, MPI_ERR_TRUNCATE, MPI_ERR_OTHER, MPI_ERR_INTERN,
   MPI_ERR_IN_STATUS, MPI_ERR_PENDING, MPI_ERR_INFO, MPI_ERR_INFO_KEY, MPI_ERR_INFO_VALUE,
   MPI_ERR_INFO_NOKEY, MPI_ERR_NO_MEM, MPI_ERR_SIZE, MPI_ERR_DISP, MPI_ERR_BASE, MPI_ERR_WIN,
-  MPI_ERR_LOCKTYPE, MPI_ERR_ASSERT, MPI_ERR_RMA_CONFLICT, MPI_ERR_RMA_SYNC, MPI_ERR_RMA_RANGE,
+  MPI_ERR_LOCKTYPE, MPI_ERR_ASSERT, MPI_ERR_RMA_CONFLICT, MPI_ERR_RMA_SYNC, MPI_ERR_RMA_RANGE, MPI_ERR_KEYVAL,
   MPI_ERR_LASTCODE = 100
 };
 
@@ -78,7 +78,7 @@ enum {
   MPI_AINT, MPI_OFFSET, MPI_COUNT, MPI_PACKED, MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX,
   /* pair types for MINLOC/MAXLOC */
   MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT, MPI_2INT, MPI_SHORT_INT, MPI_LONG_DOUBLE_INT,
-  MPI_UB, MPI_LB,
+  MPI_UB, MPI_LB, MPI_C_LONG_DOUBLE_COMPLEX,
   PSIM_NUM_PREDEFINED_TYPES
 };
 #define MPI_LONG_LONG MPI_LONG_LONG_INT
@@ -355,6 +355,28 @@ int MPI_Type_create_resized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent, MPI_
 int MPI_Type_dup(MPI_Datatype old, MPI_Datatype *newtype);
 int MPI_Type_commit(MPI_Datatype *dt);
 int MPI_Type_free(MPI_Datatype *dt);
+int MPI_Type_hindexed(int count, int blocklengths[], MPI_Aint displs[], MPI_Datatype old,
+                      MPI_Datatype *newtype);
+int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint displs[],
+                                   MPI_Datatype old, MPI_Datatype *newtype);
+#define MPI_ORDER_C 56
+#define MPI_ORDER_FORTRAN 57
+int MPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[],
+                             const int starts[], int order, MPI_Datatype old,
+                             MPI_Datatype *newtype);
+int MPI_Type_set_name(MPI_Datatype dt, const char *name);
+int MPI_Type_get_name(MPI_Datatype dt, char *name, int *resultlen);
+enum {
+  MPI_COMBINER_NAMED = 1, MPI_COMBINER_DUP, MPI_COMBINER_CONTIGUOUS, MPI_COMBINER_VECTOR,
+  MPI_COMBINER_HVECTOR, MPI_COMBINER_INDEXED, MPI_COMBINER_HINDEXED,
+  MPI_COMBINER_INDEXED_BLOCK, MPI_COMBINER_HINDEXED_BLOCK, MPI_COMBINER_STRUCT,
+  MPI_COMBINER_SUBARRAY, MPI_COMBINER_DARRAY, MPI_COMBINER_F90_REAL,
+  MPI_COMBINER_F90_COMPLEX, MPI_COMBINER_F90_INTEGER, MPI_COMBINER_RESIZED,
+  MPI_COMBINER_HVECTOR_INTEGER, MPI_COMBINER_HINDEXED_INTEGER, MPI_COMBINER_STRUCT_INTEGER
+};
+/* The combiner only: the counts are 0 (MPI_Type_get_contents is not provided). */
+int MPI_Type_get_envelope(MPI_Datatype dt, int *num_integers, int *num_addresses,
+                          int *num_datatypes, int *combiner);
 int MPI_Get_address(const void *location, MPI_Aint *address);
 int MPI_Address(void *location, MPI_Aint *address);
 int MPI_Pack(const void *inbuf, int incount, MPI_Datatype dt, void *outbuf, int outsize,
@@ -420,6 +442,16 @@ int MPI_Win_get_attr(MPI_Win win, int keyval, void *attribute_val, int *flag);
 int MPI_Win_set_name(MPI_Win win, const char *name);
 int MPI_Win_get_name(MPI_Win win, char *name, int *resultlen);
 int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler);
+typedef int MPI_Win_copy_attr_function(MPI_Win, int, void *, void *, void *, int *);
+typedef int MPI_Win_delete_attr_function(MPI_Win, int, void *, void *);
+#define MPI_WIN_NULL_COPY_FN ((MPI_Win_copy_attr_function *)0)
+#define MPI_WIN_NULL_DELETE_FN ((MPI_Win_delete_attr_function *)0)
+#define MPI_WIN_DUP_FN ((MPI_Win_copy_attr_function *)1)
+int MPI_Win_create_keyval(MPI_Win_copy_attr_function *copy_fn,
+                          MPI_Win_delete_attr_function *delete_fn, int *keyval, void *extra_state);
+int MPI_Win_free_keyval(int *keyval);
+int MPI_Win_set_attr(MPI_Win win, int keyval, void *attribute_val);
+int MPI_Win_delete_attr(MPI_Win win, int keyval);
 int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
             int target_rank, MPI_Aint target_disp, int target_count,
             MPI_Datatype target_datatype, MPI_Win win);

@@ -26,6 +26,8 @@ typedef struct rt_dtype {
   int base;                  /* predefined type of every basic element, -1 if mixed */
   int explicit_lb, explicit_ub;
   int committed, freed, predefined;
+  int combiner;              /* MPI_COMBINER_* of the constructor (0: predefined) */
+  char name[MPI_MAX_OBJECT_NAME];
 } rt_dtype;
 
 typedef struct rt_slot rt_slot;
