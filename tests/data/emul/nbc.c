@@ -8,9 +8,9 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &np);
-  /* alltoallw: rank r sends r*100+j ints... to j: j+1 ints of value 1000r+j, as MPI_INT; the
+  /* alltoallw: rank r sends 2 ints (1000r+j, -(1000r+j)) to rank j, as MPI_INT; the
    * receiver takes them as a vector of stride 2 at byte displacement 64*i */
-  int *sbuf = malloc(sizeof(int) * (size_t)np * np), *rbuf = calloc((size_t)np * 16, sizeof(int));
+  int *sbuf = malloc(sizeof(int) * 2 * (size_t)np), *rbuf = calloc((size_t)np * 16, sizeof(int));
   int *sc = malloc(sizeof(int) * np), *sd = malloc(sizeof(int) * np), *rc = malloc(sizeof(int) * np), *rd = malloc(sizeof(int) * np);
   MPI_Datatype *st = malloc(sizeof(MPI_Datatype) * np), *rt = malloc(sizeof(MPI_Datatype) * np), pair;
   MPI_Type_vector(2, 1, 2, MPI_INT, &pair);
