@@ -194,3 +194,21 @@ int MPI_Free_mem(void *base) {
   __wrap_free(base);
   return MPI_SUCCESS;
 }
+
+/* Hints on communicators and windows: psim uses none, so MPI_*_get_info returns a new empty
+ * info (the hints in use) whatever was set, as MPI allows. */
+int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm) {
+  if (info != MPI_INFO_NULL) rt_info_get(info);
+  return MPI_Comm_dup(comm, newcomm);
+}
+
+int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
+  rt_comm_get(comm);
+  rt_info_get(info);
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info) {
+  rt_comm_get(comm);
+  return MPI_Info_create(info);
+}
