@@ -10,7 +10,8 @@
 # The tests of each directory are those SimGrid 3.32's SMPI runs
 # (../shared/cases/mpich/smpi-3.32-<dir>.testlist, lines starting with # left out) for pt2pt,
 # coll, comm, group, init and datatype, and MPICH's own rma/testlist for rma (SimGrid's list is
-# not in ../shared). Prints passed/total per directory (runtests' TAP output: "ok" lines), and
+# not in ../shared); a DTPools test counts once per variant MPICH's configure generated (its
+# testlist.dtp). Prints passed/total per directory (runtests' TAP output: "ok" lines), and
 # writes the failures to $PSIM_MPICH_DIR/own/failures.txt. The source is the mpich 4.0.2
 # tarball tests/mpich/run_mpich.sh fetches into $PSIM_MPICH_DIR (~/.cache/psim/mpich); the
 # configured tree is kept in $PSIM_MPICH_DIR/own (configure takes about 12 min on 2 cores: every
@@ -52,13 +53,19 @@ for dir in "$@"; do
   else
     grep -v '^[[:space:]]*#' "$T/$dir/testlist" | grep -v '^[[:space:]]*$' > "$list"
   fi
-  # tests listed by SimGrid but gone from this mpich: not counted
+  # tests listed by SimGrid but gone from this mpich: not counted; DTPools tests (SimGrid
+  # lists them without arguments) run as MPICH lists them: every variant configure generated
+  # in testlist.dtp for that name and process count (type, counts, seed)
   : > "$list.run"
-  while read -r name rest; do
-    if [ -f "$T/$dir/$name.c" ] || grep -q "^$name:" "$T/$dir/Makefile" 2>/dev/null || grep -q "^$name\$(EXEEXT):" "$T/$dir/Makefile" 2>/dev/null; then
-      echo "$name $rest" >> "$list.run"
+  while read -r name np rest; do
+    [ -f "$T/$dir/$name.c" ] || continue
+    if [ -f "$T/$dir/testlist.dtp" ] && grep -q "^$name $np " "$T/$dir/testlist.dtp"; then
+      grep "^$name $np " "$T/$dir/testlist.dtp" >> "$list.run"
+    else
+      echo "$name $np $rest" >> "$list.run"
     fi
   done < "$list"
+  awk '!seen[$0]++' "$list.run" > "$list.tmp" && mv "$list.tmp" "$list.run"
   (cd "$T/$dir" && ../runtests -srcdir=. -tests="$list.run" -mpiexec="$HERE/psim-mpiexec" \
      -tapfile="$O/$dir.tap" > "$O/$dir.log" 2>&1)
   p=$(grep -c '^ok ' "$O/$dir.tap" 2>/dev/null)
