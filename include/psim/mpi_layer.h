@@ -67,6 +67,9 @@ mpi_req *mpi_irecv(mpi_world *w, int dst, int src, int tag, int ctx, double byte
 /* MPI_Iprobe: the oldest matching pending send not yet received by dst, or NULL. */
 const mpi_req *mpi_iprobe(mpi_world *w, int dst, int src, int tag, int ctx);
 void mpi_req_release(mpi_world *w, mpi_req *r);
+/* MPI_Cancel of a receive: one no send has matched yet leaves the queue and is done (on_done
+ * is not called); returns 1, or 0 when it already matched (it then completes normally). */
+int mpi_cancel_recv(mpi_world *w, mpi_req *r);
 
 /* Counters for reports and benchmarks. */
 typedef struct mpi_stats {

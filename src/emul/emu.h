@@ -195,6 +195,8 @@ void emu_req_free(emu_req *r);
 emu_req *emu_isend(int dst, int tag, int ctx, const void *data, size_t len, int owned,
                    int flags, int blocking);
 emu_req *emu_irecv(int src, int tag, int ctx, void *buf, size_t cap);
+/* MPI_Cancel of a receive: 1 when no send had matched it (it is now done, nothing received). */
+int emu_cancel_recv(emu_req *r);
 /* Blocks until `need` of reqs[0..n) are done (need >= n: all of them); NULL entries ignored. */
 void emu_wait(emu_req **reqs, int n, int need);
 /* An unsuccessful test: by default the rank waits for news (emu_poll_wait); with
@@ -206,6 +208,8 @@ void emu_test_sleep(int success);
  * something could have changed (another rank ran, the simulation's next event) and returns 1
  * (look again), else 0. */
 int emu_poll_failed(void);
+/* Something changed outside the MPI layer (one-sided communication): pollers look again. */
+void emu_wake_pollers(void);
 const mpi_req *emu_iprobe(int src, int tag, int ctx);
 const mpi_req *emu_probe(int src, int tag, int ctx);
 /* Runs a collective's timing program (no data) among the world ranks of `world_of`. */

@@ -159,6 +159,13 @@ emu_req *emu_irecv(int src, int tag, int ctx, void *buf, size_t cap) {
   return r;
 }
 
+int emu_cancel_recv(emu_req *r) {
+  if (!r || r->is_send || r->done || !r->q || !mpi_cancel_recv(emu_current->world, r->q)) return 0;
+  r->done = 1;
+  r->got = 0;
+  return 1;
+}
+
 void emu_wait(emu_req **reqs, int n, int need) {
   emu_sim *S = emu_current;
   emu_rank *k = S->running;

@@ -162,6 +162,8 @@ static void wake_pollers(emu_sim *S) {
   }
 }
 
+void emu_wake_pollers(void) { wake_pollers(emu_current); }
+
 static void activity_done(sim *s, activity *a) {
   (void)s;
   emu_sim *S = a->data;
@@ -488,14 +490,23 @@ int emu_run(const emu_opts *o, replay_result *res, psim_err *err) {
   emu_signals_install();
   res->events = sim_run(S->sim, rank_run, S);
   /* Nothing left to happen while ranks poll: let them look again (a rank that polls between
-   * pieces of its own work goes on), unless a whole round was spent polling in vain (the
-   * program spins forever: reported as a deadlock, the pollers blocked in their test). */
+   * pieces of its own work goes on), unless EMU_IDLE_ROUNDS rounds in a row were spent polling
+   * in vain (the program spins forever: reported as a deadlock, the pollers blocked in their
+   * test). One fruitless round is not enough: a rank may do many steps of its own work, each
+   * too short to be measured, between two calls other than a poll (HPCC's RandomAccess fills
+   * 1024 updates, polling once per update, before it sends). */
+  enum { EMU_IDLE_ROUNDS = 1 << 16 };
+  int idle = 0;
   while (S->npolling && !S->failed) {
     uint64_t calls = S->calls, polls = S->polls;
     double now = sim_now(S->sim);
     wake_pollers(S);
     res->events += sim_run(S->sim, rank_run, S);
-    if (S->calls - calls == S->polls - polls && sim_now(S->sim) == now) break;
+    if (S->calls - calls == S->polls - polls && sim_now(S->sim) == now) {
+      if (++idle >= EMU_IDLE_ROUNDS) break;
+    } else {
+      idle = 0;
+    }
   }
   res->cpu = models_cpu_report(S->models);
   emu_signals_restore();

@@ -200,5 +200,29 @@ mpi_req *match_find_send(match_index *m, int dst, int src, int tag, int ctx, int
   return r;
 }
 
+int match_remove_recv(match_index *m, mpi_req *recv) {
+  rank_lists *L = &m->ranks[recv->dst];
+  if (recv->src == MPI_L_ANY || recv->tag == MPI_L_ANY) {
+    mpi_req *p = NULL, *r = L->wild_head;
+    while (r && r != recv) { p = r; r = r->next; }
+    if (!r) return 0;
+    if (p) p->next = r->next; else L->wild_head = r->next;
+    if (L->wild_tail == r) L->wild_tail = p;
+  } else {
+    size_t i = find_slot(m, recv->dst, recv->src, recv->tag, (int16_t)recv->ctx, POSTED);
+    bucket *b = &m->slots[i];
+    if (b->rank < 0) return 0;
+    mpi_req *p = NULL, *r = b->head;
+    while (r && r != recv) { p = r; r = r->next; }
+    if (!r) return 0;
+    if (p) p->next = r->next; else b->head = r->next;
+    if (b->tail == r) b->tail = p;
+    if (!b->head) delete_slot(m, i);
+  }
+  recv->next = NULL;
+  order_remove(&L->posted, recv);
+  return 1;
+}
+
 mpi_req *match_posted(const match_index *m, int rank) { return m->ranks[rank].posted.head; }
 

@@ -21,6 +21,8 @@ void match_post_send(match_index *m, mpi_req *send);    /* queue at send->dst */
 mpi_req *match_take_recv(match_index *m, const mpi_req *send);
 /* The oldest unexpected send matching recv (removed when take), or NULL. */
 mpi_req *match_find_send(match_index *m, int dst, int src, int tag, int ctx, int take);
+/* Removes a posted (unmatched) receive from its queue (MPI_Cancel); 0 when it is not queued. */
+int match_remove_recv(match_index *m, mpi_req *recv);
 /* The rank's posted receives, oldest first (iterate with ->onext). */
 mpi_req *match_posted(const match_index *m, int rank);
 

@@ -221,6 +221,15 @@ mpi_req *mpi_irecv(mpi_world *w, int dst, int src, int tag, int ctx, double byte
   return r;
 }
 
+int mpi_cancel_recv(mpi_world *w, mpi_req *r) {
+  if (r->is_send || r->matched || r->done || !match_remove_recv(w->q, r)) return 0;
+  r->done = 1;
+  r->busy = 0;
+  r->bytes = 0;
+  maybe_free(w, r);
+  return 1;
+}
+
 const mpi_req *mpi_iprobe(mpi_world *w, int dst, int src, int tag, int ctx) {
   return match_find_send(w->q, dst, src, tag, ctx, 0);
 }

@@ -26,6 +26,8 @@ typedef struct rt_dtype {
   int base;                  /* predefined type of every basic element, -1 if mixed */
   int explicit_lb, explicit_ub;
   int committed, freed, predefined;
+  int combiner;              /* MPI_COMBINER_* of the constructor (0: predefined) */
+  char name[MPI_MAX_OBJECT_NAME];
 } rt_dtype;
 
 typedef struct rt_slot rt_slot;
@@ -41,6 +43,10 @@ typedef struct rt_comm {
   rt_slot *slots;
   char name[MPI_MAX_OBJECT_NAME];
   int freed;
+  /* inter-communicators (rt_inter.c): the remote group and the other side's object */
+  int inter, rsize;
+  int *rworld;
+  struct rt_comm *partner;
 } rt_comm;
 
 typedef struct rt_group { int size; int *world; int freed; } rt_group;
@@ -59,6 +65,7 @@ typedef struct rt_req {
   int next_free;
   int traced;                /* recorded as isend/irecv, its wait not yet (--trace-tit) */
   long tid;                  /* its irecv line, filled when the source is known */
+  int cancelled;             /* MPI_Cancel succeeded: completes with MPI_Test_cancelled true */
 } rt_req;
 
 typedef struct rt_uop { MPI_User_function *fn; int commute; } rt_uop;
@@ -71,6 +78,10 @@ typedef struct rt_pending_group {
   rt_comm *comm;
 } rt_pending_group;
 
+typedef struct rt_info rt_info;   /* rt_info.c */
+typedef struct rt_pending_inter rt_pending_inter;   /* rt_inter.c */
+typedef struct rt_win rt_win;     /* rt_win.c */
+
 typedef struct rt_world {
   VEC(rt_dtype *) types;
   VEC(rt_comm *) comms;
@@ -81,6 +92,9 @@ typedef struct rt_world {
   int next_comm_id;
   VEC(rt_shared) shared, shared_own;
   VEC(rt_pending_group) pending_groups;
+  VEC(rt_info *) infos;      /* 0: MPI_INFO_NULL, 1: MPI_INFO_ENV */
+  VEC(rt_win *) wins;        /* 0: MPI_WIN_NULL */
+  VEC(rt_pending_inter *) pending_inter;
 } rt_world;
 
 typedef struct rt_rank {
@@ -116,6 +130,11 @@ void rt_comms_init(rt_world *w, int np);
 rt_comm *rt_comm_get(MPI_Comm c);     /* fatal when invalid */
 rt_comm *rt_comm_new(rt_world *w, int size, const int *world);
 int rt_comm_rank(const rt_comm *c);
+const rt_group *rt_group_of(MPI_Group g);   /* fatal when invalid */
+MPI_Group rt_group_new(int size, const int *world);
+/* rt_inter.c */
+void rt_no_inter(const rt_comm *c, const char *what);   /* fatal on an inter-communicator */
+void rt_inters_free(rt_world *w);
 
 /* rt_coll.c */
 struct rt_slot {
@@ -134,8 +153,16 @@ void rt_coll_timing(rt_comm *c, coll_call *call);
 
 /* rt_p2p.c */
 void rt_reqs_init(rt_world *w);
+/* A request that is already complete (non-blocking collectives, rt_nbc.c). */
+MPI_Request rt_req_completed(void);
 
 void rt_world_free(void *p);
+
+/* rt_info.c */
+rt_info *rt_info_get(MPI_Info h);     /* fatal when invalid */
+void rt_infos_free(rt_world *w);
+/* rt_win.c */
+void rt_wins_free(rt_world *w);
 
 /* rt_heap.c: forgets every block (end of a run). */
 void rt_heap_reset(void);

@@ -12,6 +12,7 @@
 #include "emul/rt/rt.h"
 
 rt_slot *rt_slot_enter(rt_comm *c) {
+  rt_no_inter(c, "a collective");
   int me = rt_comm_rank(c);
   uint64_t seq = c->cseq[me]++;
   rt_slot **pp = &c->slots;

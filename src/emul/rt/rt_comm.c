@@ -124,6 +124,8 @@ static rt_group *group_get(MPI_Group g) {
   return w->groups.data[g];
 }
 
+const rt_group *rt_group_of(MPI_Group g) { return group_get(g); }
+
 static MPI_Group group_new(int size, const int *world) {
   rt_world *w = rt_w();
   if (size == 0) return MPI_GROUP_EMPTY;   /* MPI: an empty result is MPI_GROUP_EMPTY itself */
@@ -134,6 +136,8 @@ static MPI_Group group_new(int size, const int *world) {
   VEC_PUSH(w->groups, g);
   return (int)w->groups.len - 1;
 }
+
+MPI_Group rt_group_new(int size, const int *world) { return group_new(size, world); }
 
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) {
   emu_enter("MPI_Comm_create");
@@ -214,7 +218,7 @@ int MPI_Comm_group(MPI_Comm comm, MPI_Group *group) {
   return MPI_SUCCESS;
 }
 
-int MPI_Comm_test_inter(MPI_Comm comm, int *flag) { rt_comm_get(comm); *flag = 0; return MPI_SUCCESS; }
+int MPI_Comm_test_inter(MPI_Comm comm, int *flag) { *flag = rt_comm_get(comm)->inter; return MPI_SUCCESS; }
 
 int MPI_Comm_set_name(MPI_Comm comm, const char *name) {
   snprintf(rt_comm_get(comm)->name, MPI_MAX_OBJECT_NAME, "%s", name);

@@ -91,6 +91,7 @@ void rt_dtypes_init(rt_world *w) {
     {MPI_UINT16_T, 2}, {MPI_UINT32_T, 4}, {MPI_UINT64_T, 8}, {MPI_AINT, sizeof(MPI_Aint)},
     {MPI_OFFSET, sizeof(MPI_Offset)}, {MPI_COUNT, sizeof(MPI_Count)}, {MPI_PACKED, 1},
     {MPI_C_FLOAT_COMPLEX, sizeof(float complex)}, {MPI_C_DOUBLE_COMPLEX, sizeof(double complex)},
+    {MPI_C_LONG_DOUBLE_COMPLEX, sizeof(long double complex)},
   };
   for (int i = 0; i < PSIM_NUM_PREDEFINED_TYPES; i++) VEC_PUSH(w->types, NULL);
   for (size_t i = 0; i < sizeof sz / sizeof *sz; i++)
@@ -171,8 +172,15 @@ void *rt_pack_alloc(const void *buf, int count, MPI_Datatype dt, size_t *len) {
   return p;
 }
 
+/* The combiner of the outermost constructor the program called (MPI_Type_vector builds its
+ * type through MPI_Type_create_hvector: the type is a vector). Set on entry when still 0. */
+static int cur_combiner;
+#define COMBINER(c) do { if (!cur_combiner) cur_combiner = (c); } while (0)
+
 static int add_type(rt_dtype *t, MPI_Datatype *out) {
   finish(t);
+  t->combiner = cur_combiner;
+  cur_combiner = 0;
   rt_world *w = rt_w();
   VEC_PUSH(w->types, t);
   *out = (int)w->types.len - 1;
@@ -200,6 +208,7 @@ int MPI_Type_lb(MPI_Datatype dt, MPI_Aint *lb) { *lb = rt_type(dt)->lb; return M
 int MPI_Type_ub(MPI_Datatype dt, MPI_Aint *ub) { *ub = rt_type(dt)->ub; return MPI_SUCCESS; }
 
 int MPI_Type_contiguous(int count, MPI_Datatype old, MPI_Datatype *newtype) {
+  COMBINER(MPI_COMBINER_CONTIGUOUS);
   RT_CHECK_COUNT(count);
   rt_dtype *o = rt_type(old), *t = new_type();
   ptrdiff_t ext = o->ub - o->lb;
@@ -208,6 +217,7 @@ int MPI_Type_contiguous(int count, MPI_Datatype old, MPI_Datatype *newtype) {
 }
 
 int MPI_Type_create_hvector(int count, int bl, MPI_Aint stride, MPI_Datatype old, MPI_Datatype *newtype) {
+  COMBINER(MPI_COMBINER_HVECTOR);
   RT_CHECK_COUNT(count);
   RT_CHECK_COUNT(bl);
   rt_dtype *o = rt_type(old), *t = new_type();
@@ -218,15 +228,18 @@ int MPI_Type_create_hvector(int count, int bl, MPI_Aint stride, MPI_Datatype old
 }
 
 int MPI_Type_hvector(int count, int bl, MPI_Aint stride, MPI_Datatype old, MPI_Datatype *newtype) {
+  COMBINER(MPI_COMBINER_HVECTOR);
   return MPI_Type_create_hvector(count, bl, stride, old, newtype);
 }
 
 int MPI_Type_vector(int count, int bl, int stride, MPI_Datatype old, MPI_Datatype *newtype) {
+  COMBINER(MPI_COMBINER_VECTOR);
   return MPI_Type_create_hvector(count, bl, (MPI_Aint)stride * rt_extent(old), old, newtype);
 }
 
 int MPI_Type_create_hindexed(int count, const int bls[], const MPI_Aint displs[], MPI_Datatype old,
                              MPI_Datatype *newtype) {
+  COMBINER(MPI_COMBINER_HINDEXED);
   RT_CHECK_COUNT(count);
   rt_dtype *o = rt_type(old), *t = new_type();
   ptrdiff_t ext = o->ub - o->lb;
@@ -237,6 +250,7 @@ int MPI_Type_create_hindexed(int count, const int bls[], const MPI_Aint displs[]
 
 int MPI_Type_indexed(int count, const int bls[], const int displs[], MPI_Datatype old,
                      MPI_Datatype *newtype) {
+  COMBINER(MPI_COMBINER_INDEXED);
   RT_CHECK_COUNT(count);
   MPI_Aint *d = xmalloc((size_t)(count ? count : 1) * sizeof *d);
   for (int i = 0; i < count; i++) d[i] = (MPI_Aint)displs[i] * rt_extent(old);
@@ -247,6 +261,7 @@ int MPI_Type_indexed(int count, const int bls[], const int displs[], MPI_Datatyp
 
 int MPI_Type_create_indexed_block(int count, int bl, const int displs[], MPI_Datatype old,
                                   MPI_Datatype *newtype) {
+  COMBINER(MPI_COMBINER_INDEXED_BLOCK);
   RT_CHECK_COUNT(count);
   int *b = xmalloc((size_t)(count ? count : 1) * sizeof *b);
   for (int i = 0; i < count; i++) b[i] = bl;
@@ -257,6 +272,7 @@ int MPI_Type_create_indexed_block(int count, int bl, const int displs[], MPI_Dat
 
 int MPI_Type_create_struct(int count, const int bls[], const MPI_Aint displs[],
                            const MPI_Datatype types[], MPI_Datatype *newtype) {
+  COMBINER(MPI_COMBINER_STRUCT);
   RT_CHECK_COUNT(count);
   rt_dtype *t = new_type();
   ptrdiff_t xlb = PTRDIFF_MAX, xub = PTRDIFF_MIN;
@@ -279,6 +295,7 @@ int MPI_Type_struct(int count, int bls[], MPI_Aint displs[], MPI_Datatype types[
 }
 
 int MPI_Type_create_resized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype) {
+  COMBINER(MPI_COMBINER_RESIZED);
   rt_dtype *o = rt_type(old), *t = new_type();
   add_copy(t, o, 0);
   t->lb = lb;
@@ -287,6 +304,7 @@ int MPI_Type_create_resized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent, MPI_
 }
 
 int MPI_Type_dup(MPI_Datatype old, MPI_Datatype *newtype) {
+  COMBINER(MPI_COMBINER_DUP);
   rt_dtype *o = rt_type(old), *t = new_type();
   add_copy(t, o, 0);
   t->lb = o->lb;

@@ -52,7 +52,7 @@ void rt_world_free(void *p) {
     rt_comm *c = w->comms.data[i];
     if (!c) continue;
     while (c->slots) { rt_slot *s = c->slots; c->slots = s->next; free(s->data); free(s->len); free(s->results); free(s); }
-    free(c->world); free(c->local); free(c->cseq); free(c);
+    free(c->world); free(c->local); free(c->cseq); free(c->rworld); free(c);
   }
   VEC_FREE(w->comms);
   for (size_t i = 0; i < w->groups.len; i++)
@@ -66,6 +66,9 @@ void rt_world_free(void *p) {
   for (size_t i = 0; i < w->shared_own.len; i++) free(w->shared_own.data[i].p);
   VEC_FREE(w->shared_own);
   VEC_FREE(w->pending_groups);
+  rt_inters_free(w);
+  rt_infos_free(w);
+  rt_wins_free(w);
   free(w);
 }
 

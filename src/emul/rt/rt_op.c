@@ -63,7 +63,8 @@ static void bool_op(MPI_Op op, const bool *a, bool *b, size_t n) {
   }
 typedef float complex fcplx;
 typedef double complex dcplx;
-CPLX(fcplx) CPLX(dcplx)
+typedef long double complex ldcplx;
+CPLX(fcplx) CPLX(dcplx) CPLX(ldcplx)
 
 /* MINLOC/MAXLOC on packed (value, int index) pairs; ties keep the smaller index. */
 #define PAIR(T)                                                                            \
@@ -140,6 +141,7 @@ void rt_reduce(MPI_Op op, MPI_Datatype dt, const void *in, void *inout, int coun
   case MPI_C_BOOL: bool_op(op, a, b, n); break;
   case MPI_C_FLOAT_COMPLEX: cplx_fcplx(op, a, b, n); break;
   case MPI_C_DOUBLE_COMPLEX: cplx_dcplx(op, a, b, n); break;
+  case MPI_C_LONG_DOUBLE_COMPLEX: cplx_ldcplx(op, a, b, n); break;
   case MPI_FLOAT_INT: pair_float(op, a, b, n); break;
   case MPI_DOUBLE_INT: pair_double(op, a, b, n); break;
   case MPI_LONG_INT: pair_long(op, a, b, n); break;

@@ -28,6 +28,8 @@ static MPI_Request req_alloc(void) {
   return h;
 }
 
+MPI_Request rt_req_completed(void) { return req_alloc(); }   /* used, not active: done */
+
 static void req_release(MPI_Request h) {
   rt_world *w = rt_w();
   rt_req *r = w->reqs.data[h];
@@ -141,6 +143,7 @@ static MPI_Request req_make(int kind, void *buf, int count, MPI_Datatype dt, int
                             MPI_Comm comm, int flags, int persistent) {
   RT_CHECK_COUNT(count);
   rt_comm *c = rt_comm_get(comm);
+  rt_no_inter(c, "point-to-point communication");
   rt_type(dt);
   check_peer(c, peer, kind == RQ_RECV);
   if (kind == RQ_SEND && tag < 0) emu_fatal("invalid tag %d (MPI_ERR_TAG)", tag);
@@ -178,7 +181,11 @@ static void req_complete(MPI_Request *h, MPI_Status *st) {
     if (r->proc_null && st) st->MPI_SOURCE = MPI_PROC_NULL;
   } else {
     emu_req *e = r->er;
-    if (r->kind == RQ_RECV) {
+    if (r->cancelled) {
+      empty_status(st);
+      if (st) st->psim_cancelled = 1;
+      r->cancelled = 0;
+    } else if (r->kind == RQ_RECV) {
       if (e->truncated)
         emu_fatal("message of %zu bytes truncated by a receive of %zu bytes (MPI_ERR_TRUNCATE)", e->got, e->rcap);
       if (r->stage) rt_unpack(r->stage, e->got, r->buf, r->count, r->dt);
@@ -499,7 +506,8 @@ int MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *st) {
   *flag = req_done(r);
   if (*flag && st) {
     empty_status(st);
-    if (r->kind == RQ_RECV && r->er) {
+    if (r->cancelled) st->psim_cancelled = 1;
+    else if (r->kind == RQ_RECV && r->er) {
       st->MPI_SOURCE = r->comm->local[r->er->src];
       st->MPI_TAG = r->er->tag;
       st->psim_bytes = (long long)r->er->got;
@@ -508,9 +516,24 @@ int MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *st) {
   return MPI_SUCCESS;
 }
 
+/* A receive that no send has matched is cancelled: it completes (its wait returns at once)
+ * with MPI_Test_cancelled true. A send, or a receive that already matched, is not: MPI lets
+ * cancel fail, and the request then completes normally (a send is matched by the receive its
+ * program posts; psim never withdraws a message that may already be on the wire). */
 int MPI_Cancel(MPI_Request *req) {
-  (void)req;
-  emu_fatal("MPI_Cancel is not supported by psim");
+  emu_enter("MPI_Cancel");
+  rt_req *r = req_get(*req);
+  if (r->kind == RQ_RECV && r->active && !r->proc_null && emu_cancel_recv(r->er)) {
+    r->cancelled = 1;
+    if (r->traced) {   /* the irecv never happened: its reserved line becomes a no-op */
+      emu_rank *k = emu_self();
+      r->traced = 0;
+      --*emu_trace_npend(k);
+      emu_trace_fill(k, r->tid, "compute 0");
+    }
+  }
+  emu_leave();
+  return MPI_SUCCESS;
 }
 
 int MPI_Test_cancelled(const MPI_Status *st, int *flag) { *flag = st->psim_cancelled; return MPI_SUCCESS; }
@@ -527,6 +550,7 @@ static void probe_status(rt_comm *c, const mpi_req *s, MPI_Status *st) {
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *st) {
   emu_enter("MPI_Probe");
   rt_comm *c = rt_comm_get(comm);
+  rt_no_inter(c, "a probe");
   check_peer(c, source, 1);
   set_call("MPI_Probe", source, tag, c);
   if (source == MPI_PROC_NULL) { empty_status(st); if (st) st->MPI_SOURCE = MPI_PROC_NULL; emu_leave(); return MPI_SUCCESS; }
@@ -539,6 +563,7 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *st) {
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *st) {
   emu_enter("MPI_Iprobe");
   rt_comm *c = rt_comm_get(comm);
+  rt_no_inter(c, "a probe");
   check_peer(c, source, 1);
   if (source == MPI_PROC_NULL) { *flag = 1; empty_status(st); if (st) st->MPI_SOURCE = MPI_PROC_NULL; emu_leave(); return MPI_SUCCESS; }
   const mpi_req *s = emu_iprobe(source == MPI_ANY_SOURCE ? MPI_L_ANY : c->world[source], tag, 2 * c->id);

@@ -1,0 +1,53 @@
+#!/bin/sh
+# One-sided communication under psim run (issue 9):
+# - the data: tests/data/emul/rma.c checks fence (Put, Get, Accumulate), exclusive locks
+#   (a counter incremented under the lock by every rank), Win_allocate + lock_all +
+#   Fetch_and_op + Compare_and_swap, PSCW with a vector target type, Get_accumulate(NO_OP),
+#   Accumulate(REPLACE), the window attributes and group, on 1 to 7 ranks;
+# - the time: tests/data/emul/rma_time.c, hand-derived (docs/EMULATION.md, "One-sided
+#   communication"): on flat:2,1Gf,1GBps,10us with --network constant a transfer of S bytes
+#   takes the route's two latencies plus S / bandwidth: t(S) = 2 x 10us + S / 1e9 B/s, so
+#     lock (request + grant, 0 bytes each)            = 2 t(0)          = 40 us
+#     put returns at once; unlock = put's t(S) + release t(0) = 20 + 1000 + 20 = 1040 us
+#     get + flush = request t(0) + reply t(S)          = 1040 us;  unlock (release) = 20 us
+#   and under the SMPI model the same structure: lock = 2 x unlock2, get+flush = unlock;
+# - the mistakes: an operation outside an epoch, past the end of the window, an unlock
+#   without a lock stop the run (exit 4) with the MPI error class.
+. "$(dirname "$0")/../lib/common.sh"
+PSIMCC="$(dirname "$PSIM")/psimcc"
+fails=0
+"$PSIMCC" -O1 -o "$TMPD/rma" "$PSIM_TESTDATA/emul/rma.c" || { echo "FAIL: psimcc rma.c"; exit 1; }
+for np in 1 2 3 4 7; do
+  out=$(timeout 60 "$PSIM" run --np "$np" -q -- "$TMPD/rma" 2>&1)
+  [ "$out" = " No Errors" ] || bad "rma.c at np $np: $out"
+done
+# deterministic: two runs print the same summary
+a=$("$PSIM" run --np 4 --no-measure -- "$TMPD/rma" 2>&1 | grep -v wall)
+b=$("$PSIM" run --np 4 --no-measure -- "$TMPD/rma" 2>&1 | grep -v wall)
+[ "$a" = "$b" ] || bad "two runs differ"
+
+"$PSIMCC" -O1 -o "$TMPD/rmat" "$PSIM_TESTDATA/emul/rma_time.c" || { echo "FAIL: psimcc rma_time.c"; exit 1; }
+"$PSIM" run --np 2 -q --no-measure --network constant --platform flat:2,1Gf,1GBps,10us -- "$TMPD/rmat" 1000000 > "$TMPD/c" || bad "constant run: rc $?"
+v() { sed -n "s/^$1 //p" "$2"; }
+L=1e-5 B=1e9 S=1000000
+t0=$(awk -v L=$L 'BEGIN { printf "%.17g", 2 * L }')
+tS=$(awk -v L=$L -v B=$B -v S=$S 'BEGIN { printf "%.17g", 2 * L + S / B }')
+expect() { if rel_close "$2" "$3" 1e-9; then echo "ok   $1: $2"; else bad "$1: psim $2, hand-derived $3"; fi; }
+expect "lock" "$(v lock "$TMPD/c")" "$(awk -v a="$t0" 'BEGIN { printf "%.17g", 2 * a }')"
+expect "put (returns at once)" "$(v put "$TMPD/c")" 0
+expect "unlock after a put" "$(v unlock "$TMPD/c")" "$(awk -v a="$t0" -v b="$tS" 'BEGIN { printf "%.17g", a + b }')"
+expect "get + flush" "$(v get+flush "$TMPD/c")" "$(awk -v a="$t0" -v b="$tS" 'BEGIN { printf "%.17g", a + b }')"
+expect "unlock after a flush" "$(v unlock2 "$TMPD/c")" "$t0"
+[ "$(v data "$TMPD/c")" = ok ] || bad "rma_time data"
+"$PSIM" run --np 2 -q --no-measure --platform flat:2,1Gf,1GBps,10us -- "$TMPD/rmat" 1000000 > "$TMPD/s" || bad "smpi run: rc $?"
+expect "smpi: lock = 2 x release" "$(v lock "$TMPD/s")" "$(awk -v a="$(v unlock2 "$TMPD/s")" 'BEGIN { printf "%.17g", 2 * a }')"
+expect "smpi: get + flush = put + release" "$(v get+flush "$TMPD/s")" "$(v unlock "$TMPD/s")"
+awk -v a="$(v unlock "$TMPD/s")" -v b="$(v unlock "$TMPD/c")" 'BEGIN { exit !(a > b) }' || bad "smpi unlock not slower than constant (factors)"
+
+"$PSIMCC" -O1 -o "$TMPD/bad" "$PSIM_TESTDATA/emul/rma_bad.c" || { echo "FAIL: psimcc rma_bad.c"; exit 1; }
+for c in "noepoch:outside an access epoch" "range:MPI_ERR_RMA_RANGE" "unlock:no lock held"; do
+  # one rank: no other rank is left blocked in a collective when the run stops
+  "$PSIM" run --np 1 -q -- "$TMPD/bad" "${c%%:*}" > /dev/null 2> "$TMPD/err"; rc=$?
+  [ $rc -eq 4 ] && grep -q "${c#*:}" "$TMPD/err" || { bad "${c%%:*}: rc $rc"; cat "$TMPD/err"; }
+done
+finish $fails
