@@ -285,8 +285,9 @@ static void run_json(FILE *f, const lb_run *r, const adapt_opts *o, const run_me
     obs_write_json_totals(f, &a->run, m);
   }
   /* dynamic efficiency (its "iterations" array only without x: x's "iterations" object has
-   * the report's per-iteration views) and --pe-events */
-  if (!*in) obs_write_json_dyn(f, &a->run, !x);
+   * the report's per-iteration views) and --pe-events; in a list of runs too (the comparison
+   * page overlays their load curves) */
+  obs_write_json_dyn(f, &a->run, !x);
   if (x) {
     fputs(",\n  ", f);
     num(f, "np", a->run.np, ", ");

@@ -125,6 +125,16 @@ static size_t load_curve(const cmp_run *r, double **xs, double **ys) {
     return nb;
   }
   const jv *it = jv_get(r->doc, "iterations");
+  if (it && it->type == JV_ARR && jv_len(it)) {   /* dynamic efficiency (docs/models.md) */
+    size_t n = jv_len(it);
+    *xs = xmalloc(n * sizeof **xs);
+    *ys = xmalloc(n * sizeof **ys);
+    for (size_t i = 0; i < n; i++) {
+      (*xs)[i] = jv_num(jv_get(jv_at(it, i), "end"), 0);
+      (*ys)[i] = jv_num(jv_get(jv_at(it, i), "efficiency"), 0);
+    }
+    return n;
+  }
   if (it && it->type == JV_OBJ && jv_len(jv_get(it, "efficiency"))) {
     size_t n = jv_len(jv_get(it, "efficiency"));
     *xs = xmalloc(n * sizeof **xs);

@@ -140,7 +140,9 @@ echo "ok   compare: two documents side by side"
 "$PSIM" report "$TMPD/lbl.json" -o "$TMPD/lbl.html" || bad "psim report of lb's list failed"
 grep -q 'greedy, period 5' "$TMPD/lbl.html" && grep -q 'none, period 5' "$TMPD/lbl.html" || bad "lb list: runs not labelled"
 dom "$TMPD/lbl.html" "$TMPD/lbl.dom" && check_dom lblist "$TMPD/lbl.dom" > /dev/null
-echo "ok   compare: psim lb's list of runs"
+# each run's average load (its dynamic efficiency per iteration), overlaid: one curve per run
+[ "$(grep -o 'class="load-curve"' "$TMPD/lbl.dom" | wc -l)" -eq 2 ] || bad "lb list: expected 2 load curves"
+echo "ok   compare: psim lb's list of runs, with their load curves"
 # a sweep's document: a run per combination, labelled by its parameters
 "$PSIM" sweep --quiet --vary hosts=2,4 --json "$TMPD/sw.json" -- replay --platform 'flat:{hosts}' --np 4 "$TMPD/r4" ||
   bad "sweep failed"
