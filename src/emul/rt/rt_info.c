@@ -178,13 +178,15 @@ int MPI_Info_free(MPI_Info *info) {
 
 /* Memory for one-sided communication: ordinary heap of the rank (psim needs no registered
  * memory); counted in the rank's live heap like its malloc'ed blocks (rt_heap.c). */
-void *__wrap_malloc(size_t n);
+void *__wrap_calloc(size_t m, size_t n);
 void __wrap_free(void *p);
 
 int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr) {
   if (size < 0) emu_fatal("MPI_Alloc_mem of %td bytes (MPI_ERR_SIZE)", size);
   if (info != MPI_INFO_NULL) rt_info_get(info);
-  void *p = __wrap_malloc(size ? (size_t)size : 1);
+  /* Zeroed, as the fresh pages real MPI implementations return for large allocations: some
+   * programs (MPICH's pmandel_fence) read cells of it they never wrote. */
+  void *p = __wrap_calloc(1, size ? (size_t)size : 1);
   if (!p) emu_fatal("MPI_Alloc_mem: out of memory for %td bytes (MPI_ERR_NO_MEM)", size);
   *(void **)baseptr = p;
   return MPI_SUCCESS;
