@@ -116,6 +116,10 @@ rt_dtype *rt_type(MPI_Datatype dt);   /* fatal when invalid */
 rt_dtype *rt_type_inflight(MPI_Datatype dt);   /* also accepts a freed type (pending operations) */
 size_t rt_pack_size(MPI_Datatype dt, int count);
 ptrdiff_t rt_extent(MPI_Datatype dt);
+/* MPI_IN_PLACE for the all-to-all family: copies bytes [lo, hi) of buf (the receive buffer,
+ * about to be overwritten) into *tmp (to free) and returns the copy's address of buf's byte 0,
+ * to be used as the send buffer with the receive buffer's layout. */
+const void *rt_inplace_copy(const void *buf, ptrdiff_t lo, ptrdiff_t hi, void **tmp);
 void rt_pack(const void *buf, int count, MPI_Datatype dt, void *out);
 /* Unpacks at most `len` bytes; returns the bytes consumed. */
 size_t rt_unpack(const void *in, size_t len, void *buf, int count, MPI_Datatype dt);

@@ -532,6 +532,12 @@ int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
 }
 
 /* alltoall(v): each rank deposits [offsets of its n pieces][the pieces], packed */
+const void *rt_inplace_copy(const void *buf, ptrdiff_t lo, ptrdiff_t hi, void **tmp) {
+  *tmp = xmalloc((size_t)(hi - lo) + 1);
+  memcpy(*tmp, (const char *)buf + lo, (size_t)(hi - lo));
+  return (char *)*tmp - lo;
+}
+
 static void alltoall_common(const char *name, const void *sbuf, int scount, const int *scounts,
                             const int *sdispls, MPI_Datatype stype, void *rbuf, int rcount,
                             const int *rcounts, const int *rdispls, MPI_Datatype rtype, MPI_Comm comm) {
@@ -547,9 +553,7 @@ static void alltoall_common(const char *name, const void *sbuf, int scount, cons
       if (b > hi) hi = b;
       if (a < lo) lo = a;
     }
-    tmp = xmalloc((size_t)(hi - lo) + 1);
-    memcpy(tmp, (char *)rbuf + lo, (size_t)(hi - lo));
-    sbuf = (char *)tmp - lo;
+    sbuf = rt_inplace_copy(rbuf, lo, hi, &tmp);
     scount = rcount;
     scounts = rcounts;
     sdispls = rdispls;

@@ -34,9 +34,7 @@ int MPI_Alltoallw(const void *sbuf, const int scounts[], const int sdispls[], co
       if (a < lo) lo = a;
       if (b > hi) hi = b;
     }
-    tmp = xmalloc((size_t)(hi - lo) + 1);
-    memcpy(tmp, (char *)rbuf + lo, (size_t)(hi - lo));
-    sbuf = (char *)tmp - lo;
+    sbuf = rt_inplace_copy(rbuf, lo, hi, &tmp);
     scounts = rcounts;
     sdispls = rdispls;
     stypes = rtypes;
