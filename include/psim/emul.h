@@ -34,7 +34,8 @@ typedef struct emu_opts {
                                  default): a rank polling in vain waits for the next event */
   size_t stack_size;          /* per rank, bytes */
   int shared_globals;         /* 1: one copy of the program's globals for all ranks */
-  const char *program;        /* the shared object built by psimcc */
+  const char *program;        /* the shared object built by psimcc, or a PIE built by MPICH's mpicc */
+  const char *privatize_libs; /* --privatize-libs: comma-separated libraries copied per rank, or NULL */
   int argc;
   char **argv;                /* argv[0] = program */
   FILE *actions;              /* log of MPI calls (END RANK CALL DURATION), or NULL */

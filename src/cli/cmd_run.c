@@ -17,8 +17,9 @@
 static const char *HELP =
     "usage: psim run [options] [--] PROGRAM [ARGS...]\n"
     "\n"
-    "Runs an MPI program built with psimcc inside the simulator: every rank really executes\n"
-    "(one at a time, as coroutines in this process), messages carry the real data, and psim\n"
+    "Runs an MPI program built with psimcc (or, unchanged, by MPICH's mpicc) inside the\n"
+    "simulator: every rank really executes (one at a time, as coroutines in this process),\n"
+    "messages carry the real data, and psim\n"
     "keeps simulated time. A rank's computation costs its CPU time between MPI calls scaled to\n"
     "the simulated host (host speed ref / host speed), or what it declares with psim_compute,\n"
     "psim_sleep, PSIM_SAMPLE; communication is modelled as in psim replay. The program's own\n"
@@ -46,6 +47,9 @@ static const char *HELP =
     "  --stack-size SIZE   stack of each rank (default 8M; K, M, G suffixes)\n"
     "  --shared-globals    load the program once: all ranks share its global variables\n"
     "                      (default: one private copy of the program per rank)\n"
+    "  --privatize-libs LIST  comma-separated shared libraries that get a private copy per\n"
+    "                      rank too, with their globals (a program built by MPICH's mpicc,\n"
+    "                      as SimGrid's smpi/privatize-libs), e.g. libscalapack-mpich.so.2.2\n"
     "  --json FILE         write the results as JSON ('-' = stdout)\n"
     "  --actions FILE      log each MPI call: END_TIME RANK CALL DURATION\n"
     "  --trace FILE        timeline of the run: FILE.paje (Paje: ViTE, pj_dump) or FILE.json\n"
@@ -76,6 +80,8 @@ static const char *HELP =
     "  printf 'host node-* factor=2 send=0:20us,1MB:60us\\n' > /tmp/m\n"
     "  psim run --np 8 --network star --cfg star/bandwidth:11.85MBps --machine /tmp/m -- ./ring 1000\n"
     "  psim run --np 8 --report /tmp/ring.html --trace /tmp/ring.json -- ./ring 1000\n"
+    "  mpicc -O2 -o cpi cpi.c && psim run --np 4 -- ./cpi   (MPICH's mpicc: its binary as is)\n"
+    "  psim run --np 4 --privatize-libs libscalapack-mpich.so.2.2 -- ./pdgemm_driver 200\n"
     "\n"
     "Exit status: 0 ok, 2 bad input, 3 deadlock (blocked ranks and their calls are listed),\n"
     "4 the application failed (a rank crashed, overflowed its stack, an MPI error, MPI_Abort).\n";
@@ -106,6 +112,7 @@ static int split_cfg(char *s, char **key, char **value) {
 
 int cmd_run(int argc, char **argv) {
   const char *platform_path = NULL, *hostfile = NULL, *json = NULL, *actions = NULL, *network = NULL;
+  const char *privatize = NULL;
   const char *trace_tit = NULL, *measure_tasks = NULL, *task_costs = NULL, *machine_file = NULL, *background = NULL;
   machine *mach = NULL;
   long np = 1;
@@ -160,6 +167,7 @@ int cmd_run(int argc, char **argv) {
       if (parse_size(v, &stack) < 0 || stack < 65536) { rc = cli_usage("run", "--stack-size expects a size of at least 64K (e.g. 16M), got '%s'", v); goto out; }
     }
     else if (!strcmp(a, "--shared-globals")) shared = 1;
+    else if (!strcmp(a, "--privatize-libs")) { NEEDV(); privatize = v; }
     else if (!strcmp(a, "--json")) { NEEDV(); json = v; }
     else if (!strcmp(a, "--actions")) { NEEDV(); actions = v; }
     else if (!strcmp(a, "--trace-tit")) { NEEDV(); trace_tit = v; }
@@ -232,6 +240,7 @@ int cmd_run(int argc, char **argv) {
   if (threshold >= 0) o.cpu_threshold = threshold;
   if (stack) o.stack_size = stack;
   o.shared_globals = shared;
+  o.privatize_libs = privatize;
   if (speed_ref > 0) o.host_speed_ref = speed_ref;
   o.trace_tit = trace_tit;
   o.measure_tasks = measure_tasks;

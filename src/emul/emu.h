@@ -57,7 +57,9 @@ typedef struct emu_prog {
   void **handles;
   emu_main_fn *mains;       /* per rank (all equal with shared globals) */
 } emu_prog;
-int emu_prog_load(emu_prog *p, const char *path, int nranks, int shared_globals, psim_err *err);
+/* privatize_libs: --privatize-libs (a program built by MPICH's mpicc: emu_abi.c), or NULL */
+int emu_prog_load(emu_prog *p, const char *path, int nranks, int shared_globals,
+                  const char *privatize_libs, psim_err *err);
 void emu_prog_unload(emu_prog *p);
 
 /* ---- requests ---- */

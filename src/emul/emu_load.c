@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "emul/emu.h"
+#include "emul/emu_abi.h"
 
 static int read_all(const char *path, char **data, size_t *len, psim_err *err) {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -76,10 +77,14 @@ static int check_elf(const char *path, const char *d, size_t n, psim_err *err) {
       }
     }
   }
-  if (d[16] != 3 || pie)
+  if (d[16] != 3 || pie) {
+    /* a program built by MPICH's mpicc (emu_abi.c), or why not */
+    int abi = emu_abi_detect(path, d, n, err);
+    if (abi != 0) return abi;
     return psim_errf(err, 2, path, 0,
                      "is an executable, not a shared object: build it with psimcc, which "
                      "makes the shared object psim run loads once per rank");
+  }
   return 0;
 }
 
@@ -89,7 +94,7 @@ int emu_prog_check(const char *path, psim_err *err) {
   if (read_all(path, &data, &len, err) < 0) return -1;
   int rc = check_elf(path, data, len, err);
   free(data);
-  return rc;
+  return rc < 0 ? -1 : 0;
 }
 
 /* Writes rank's copy as DIR/rank-N.so, loads it and unlinks it at once (the mapping keeps the
@@ -118,23 +123,38 @@ static void *open_copy(const char *path, const char *dir, const char *data, size
   return h;
 }
 
-int emu_prog_load(emu_prog *p, const char *path, int nranks, int shared_globals, psim_err *err) {
+int emu_prog_load(emu_prog *p, const char *path, int nranks, int shared_globals,
+                  const char *privatize_libs, psim_err *err) {
   memset(p, 0, sizeof *p);
   char *data = NULL;
   size_t len = 0;
   if (read_all(path, &data, &len, err) < 0) return -1;
-  if (check_elf(path, data, len, err) < 0) { free(data); return -1; }
+  int abi = check_elf(path, data, len, err);
+  if (abi < 0) { free(data); return -1; }
+  if (!abi && privatize_libs)
+    { free(data); return psim_errf(err, 2, path, 0, "--privatize-libs is for programs built by MPICH's mpicc (psimcc programs: link the library's archive instead)"); }
   int ncopies = shared_globals ? 1 : nranks;
   char dir[4096] = "";
-  if (!shared_globals) {
+  emu_abi *ab = NULL;
+  if (!shared_globals || abi) {
     const char *tmp = getenv("TMPDIR");
     snprintf(dir, sizeof dir, "%s/psim-run-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(dir)) { free(data); return psim_errf(err, 2, dir, 0, "cannot create a directory for the rank copies: %s", strerror(errno)); }
   }
+  if (abi && emu_abi_open(&ab, path, data, len, privatize_libs, dir, err) < 0) { free(data); rmdir(dir); return -1; }
   p->handles = xcalloc((size_t)ncopies, sizeof *p->handles);
   p->mains = xcalloc((size_t)nranks, sizeof *p->mains);
   for (int i = 0; i < ncopies; i++) {
     void *h;
+    if (abi) {
+      emu_main_fn fn = NULL;
+      if (emu_abi_load_rank(ab, i, &h, &fn, err) < 0) { free(data); rmdir(dir); emu_abi_free(ab); emu_prog_unload(p); return -1; }
+      p->handles[i] = h;
+      p->nloaded = i + 1;
+      if (shared_globals) for (int r = 0; r < nranks; r++) p->mains[r] = fn;
+      else p->mains[i] = fn;
+      continue;
+    }
     if (shared_globals) {
       char *real = realpath(path, NULL);
       h = dlopen(real ? real : path, RTLD_NOW | RTLD_LOCAL);
@@ -159,6 +179,7 @@ int emu_prog_load(emu_prog *p, const char *path, int nranks, int shared_globals,
     else p->mains[i] = fn;
   }
   free(data);
+  emu_abi_free(ab);
   if (dir[0]) rmdir(dir);
   return 0;
 }

@@ -458,7 +458,7 @@ int emu_run(const emu_opts *o, replay_result *res, psim_err *err) {
     S->mono_cost = clock_cost(mono_now);
   }
   int rc = 0;
-  if (emu_prog_load(&S->prog, o->program, o->np, o->shared_globals, err) < 0) { free(S); return -1; }
+  if (emu_prog_load(&S->prog, o->program, o->np, o->shared_globals, o->privatize_libs, err) < 0) { free(S); return -1; }
   int nh = plat_nhosts(o->plat);
   S->rank_host = xmalloc((size_t)S->np * sizeof *S->rank_host);
   for (int i = 0; i < S->np; i++)

@@ -1,0 +1,273 @@
+/* The MPICH-ABI functions that scripts/gen_mpich_abi.py does not write: arrays of requests,
+ * statuses or datatypes (translated element by element), user reduction functions (a
+ * trampoline gives them MPICH's datatype handle), MPICH calls psim's mpi.h does not declare but
+ * that are pure conversions (MPI_Comm_c2f..., MPI_Type_match_size, MPI_Pcontrol), binding to
+ * psim (psim_abi_init), and exit()/_exit(), which end only the calling rank as psimcc's
+ * --wrap=exit does (abi_exit.c). */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "emul/abi/abi_ptrs.h"
+
+static void (*p_unsupported)(const char *name);
+
+static const abi_bind extra_binds[] = {
+  {"psim_abi_unsupported", &p_unsupported},
+  {"__wrap_exit", &abi_wrap_exit},
+  {"__wrap__exit", &abi_wrap__exit},
+  {NULL, NULL}};
+
+/* Called by psim run (emu_abi.c) with dlopen(NULL): the psim binary, whose dynamic symbols are
+ * psim's MPI functions. Returns how many of psim's functions were found. */
+int psim_abi_init(void *psim);
+int psim_abi_init(void *psim) {
+  int found = 0;
+  for (const abi_bind *t = abi_binds; t->name; t++) {
+    void *f = dlsym(psim, t->name);
+    memcpy(t->slot, &f, sizeof f);
+    found += f != NULL;
+  }
+  for (const abi_bind *t = extra_binds; t->name; t++) {
+    void *f = dlsym(psim, t->name);
+    memcpy(t->slot, &f, sizeof f);
+  }
+  return found;
+}
+
+void abi_missing(const char *name) {
+  if (p_unsupported) p_unsupported(name);
+  fprintf(stderr, "psim: %s: this libmpich.so.12 is psim's MPICH-ABI library: run the program "
+                  "with psim run --np N -- PROGRAM\n", name);
+  _exit(4);
+}
+
+#define NEED(f) do { if (!p_##f) abi_missing(#f); } while (0)
+
+static void *tmp_alloc(int n, size_t size) { return calloc(n > 0 ? (size_t)n : 1, size); }
+
+static int *reqs_in(int n, const int *reqs) {
+  int *p = tmp_alloc(n, sizeof *p);
+  for (int i = 0; i < n; i++) p[i] = abi_req_in(reqs[i]);
+  return p;
+}
+
+static void reqs_out(int n, int *reqs, const int *p) {
+  for (int i = 0; i < n; i++) reqs[i] = abi_req_out(p[i]);
+}
+
+static abi_pstatus *stats_alloc(int n, const abi_status *s) {
+  return abi_status_ignored(s) ? NULL : tmp_alloc(n, sizeof(abi_pstatus));
+}
+
+static void stats_out(int n, const abi_pstatus *p, abi_status *s) {
+  if (p) for (int i = 0; i < n; i++) abi_status_out(&p[i], &s[i]);
+}
+
+int MPI_Waitall(int count, int requests[], abi_status statuses[]) {
+  NEED(MPI_Waitall);
+  int *r = reqs_in(count, requests);
+  abi_pstatus *s = stats_alloc(count, statuses);
+  int rc = p_MPI_Waitall(count, r, s);
+  reqs_out(count, requests, r);
+  stats_out(count, s, statuses);
+  free(r);
+  free(s);
+  return abi_err_out(rc);
+}
+
+int MPI_Testall(int count, int requests[], int *flag, abi_status statuses[]) {
+  NEED(MPI_Testall);
+  int *r = reqs_in(count, requests);
+  abi_pstatus *s = stats_alloc(count, statuses);
+  int rc = p_MPI_Testall(count, r, flag, s);
+  reqs_out(count, requests, r);
+  if (*flag) stats_out(count, s, statuses);
+  free(r);
+  free(s);
+  return abi_err_out(rc);
+}
+
+int MPI_Waitany(int count, int requests[], int *index, abi_status *status) {
+  NEED(MPI_Waitany);
+  int *r = reqs_in(count, requests);
+  abi_pstatus st, *s = abi_status_ignored(status) ? NULL : &st;
+  int rc = p_MPI_Waitany(count, r, index, s);
+  reqs_out(count, requests, r);
+  if (s) abi_status_out(s, status);
+  free(r);
+  return abi_err_out(rc);
+}
+
+int MPI_Testany(int count, int requests[], int *index, int *flag, abi_status *status) {
+  NEED(MPI_Testany);
+  int *r = reqs_in(count, requests);
+  abi_pstatus st, *s = abi_status_ignored(status) ? NULL : &st;
+  int rc = p_MPI_Testany(count, r, index, flag, s);
+  reqs_out(count, requests, r);
+  if (s && *flag) abi_status_out(s, status);
+  free(r);
+  return abi_err_out(rc);
+}
+
+static int some(int (*f)(int, int *, int *, int *, abi_pstatus *), int incount, int requests[],
+                int *outcount, int indices[], abi_status statuses[]) {
+  int *r = reqs_in(incount, requests);
+  abi_pstatus *s = stats_alloc(incount, statuses);
+  int rc = f(incount, r, outcount, indices, s);
+  reqs_out(incount, requests, r);
+  if (*outcount > 0) stats_out(*outcount, s, statuses);
+  free(r);
+  free(s);
+  return abi_err_out(rc);
+}
+
+int MPI_Waitsome(int incount, int requests[], int *outcount, int indices[], abi_status statuses[]) {
+  NEED(MPI_Waitsome);
+  return some(p_MPI_Waitsome, incount, requests, outcount, indices, statuses);
+}
+
+int MPI_Testsome(int incount, int requests[], int *outcount, int indices[], abi_status statuses[]) {
+  NEED(MPI_Testsome);
+  return some(p_MPI_Testsome, incount, requests, outcount, indices, statuses);
+}
+
+int MPI_Startall(int count, int requests[]) {
+  NEED(MPI_Startall);
+  int *r = reqs_in(count, requests);
+  int rc = p_MPI_Startall(count, r);
+  reqs_out(count, requests, r);
+  free(r);
+  return abi_err_out(rc);
+}
+
+static int *dts_in(int n, const int *types) {
+  int *p = tmp_alloc(n, sizeof *p);
+  for (int i = 0; i < n && types; i++) p[i] = abi_dt_in(types[i]);
+  return p;
+}
+
+int MPI_Type_create_struct(int count, const int blocklengths[], const ptrdiff_t displs[],
+                           const int types[], int *newtype) {
+  NEED(MPI_Type_create_struct);
+  int *t = dts_in(count, types), nt = 0;
+  int rc = p_MPI_Type_create_struct(count, blocklengths, displs, t, &nt);
+  *newtype = abi_dt_out(nt);
+  free(t);
+  return abi_err_out(rc);
+}
+
+int MPI_Type_struct(int count, int blocklengths[], ptrdiff_t displs[], int types[], int *newtype) {
+  NEED(MPI_Type_struct);
+  int *t = dts_in(count, types), nt = 0;
+  int rc = p_MPI_Type_struct(count, blocklengths, displs, t, &nt);
+  *newtype = abi_dt_out(nt);
+  free(t);
+  return abi_err_out(rc);
+}
+
+/* The type arrays of the w collectives have one entry per rank of the (remote) group. */
+static int group_size(int comm) {
+  int inter = 0, n = 0;
+  NEED(MPI_Comm_test_inter);
+  p_MPI_Comm_test_inter(comm, &inter);
+  if (inter && p_MPI_Comm_remote_size) p_MPI_Comm_remote_size(comm, &n);
+  else if (p_MPI_Comm_size) p_MPI_Comm_size(comm, &n);
+  return n;
+}
+
+int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                  const int sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
+                  const int recvtypes[], int comm) {
+  NEED(MPI_Alltoallw);
+  int c = abi_comm_in(comm), n = group_size(c);
+  int *st = dts_in(n, sendbuf == (void *)-1 ? NULL : sendtypes), *rt = dts_in(n, recvtypes);
+  int rc = p_MPI_Alltoallw(sendbuf, sendcounts, sdispls, st, recvbuf, recvcounts, rdispls, rt, c);
+  free(st);
+  free(rt);
+  return abi_err_out(rc);
+}
+
+int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   const int sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
+                   const int recvtypes[], int comm, int *request) {
+  NEED(MPI_Ialltoallw);
+  int c = abi_comm_in(comm), n = group_size(c), r = 0;
+  int *st = dts_in(n, sendbuf == (void *)-1 ? NULL : sendtypes), *rt = dts_in(n, recvtypes);
+  int rc = p_MPI_Ialltoallw(sendbuf, sendcounts, sdispls, st, recvbuf, recvcounts, rdispls, rt, c, &r);
+  *request = abi_req_out(r);
+  free(st);
+  free(rt);
+  return abi_err_out(rc);
+}
+
+/* User reduction functions are called by psim with psim's datatype handle; a trampoline per
+ * distinct function hands them MPICH's. The slots are shared by all ranks (each rank's private
+ * copy of a library has its own function addresses) and never freed: 128 distinct functions. */
+typedef void user_fn(void *in, void *inout, int *len, int *datatype);
+static user_fn *user_fns[0200];
+static int nuser;
+#define TRAMP(i) \
+  static void tramp_##i(void *in, void *inout, int *len, int *dt) { \
+    int d = abi_dt_out(*dt); \
+    user_fns[0##i](in, inout, len, &d); \
+  }
+#define TRAMP8(i) TRAMP(i##0) TRAMP(i##1) TRAMP(i##2) TRAMP(i##3) TRAMP(i##4) TRAMP(i##5) TRAMP(i##6) TRAMP(i##7)
+#define TRAMP64(i) TRAMP8(i##0) TRAMP8(i##1) TRAMP8(i##2) TRAMP8(i##3) TRAMP8(i##4) TRAMP8(i##5) TRAMP8(i##6) TRAMP8(i##7)
+TRAMP64(0)
+TRAMP64(1)
+#define NAME(i) tramp_##i,
+#define NAME8(i) NAME(i##0) NAME(i##1) NAME(i##2) NAME(i##3) NAME(i##4) NAME(i##5) NAME(i##6) NAME(i##7)
+#define NAME64(i) NAME8(i##0) NAME8(i##1) NAME8(i##2) NAME8(i##3) NAME8(i##4) NAME8(i##5) NAME8(i##6) NAME8(i##7)
+static user_fn *const tramps[0200] = {NAME64(0) NAME64(1)};
+
+int MPI_Op_create(user_fn *fn, int commute, int *op) {
+  NEED(MPI_Op_create);
+  int i = 0;
+  while (i < nuser && user_fns[i] != fn) i++;
+  if (i == nuser) {
+    if (nuser == (int)(sizeof user_fns / sizeof *user_fns)) abi_missing("MPI_Op_create (more than 128 distinct user functions)");
+    user_fns[nuser++] = fn;
+  }
+  int o = 0;
+  int rc = p_MPI_Op_create(tramps[i], commute, &o);
+  *op = abi_op_out(o);
+  return abi_err_out(rc);
+}
+
+/* The callbacks get psim's window handle (docs/EMULATION.md). */
+int MPI_Win_create_keyval(abi_pwin_copy_fn *copy_fn, abi_pwin_delete_fn *delete_fn, int *keyval,
+                          void *extra_state) {
+  NEED(MPI_Win_create_keyval);
+  int k = 0;
+  int rc = p_MPI_Win_create_keyval(copy_fn, delete_fn, &k, extra_state);
+  *keyval = abi_keyval_out(k);
+  return abi_err_out(rc);
+}
+
+int MPI_Pcontrol(const int level, ...) { (void)level; return 0; }
+
+int MPI_Type_match_size(int typeclass, int size, int *datatype) {
+  *datatype = abi_match_size(typeclass, size);
+  return (unsigned)*datatype == 0x0c000000u ? 3 /* MPICH's MPI_ERR_TYPE */ : 0;
+}
+
+/* MPICH's Fortran handles are its C handles (MPI_Fint is int). */
+#define C2F(K) \
+  int MPI_##K##_c2f(int h); int MPI_##K##_c2f(int h) { return h; } \
+  int MPI_##K##_f2c(int h); int MPI_##K##_f2c(int h) { return h; }
+C2F(Comm) C2F(Type) C2F(Group) C2F(Op) C2F(Request) C2F(Info) C2F(Win) C2F(Errhandler)
+
+int MPI_Status_c2f(const abi_status *c, int *f);
+int MPI_Status_c2f(const abi_status *c, int *f) { memcpy(f, c, sizeof *c); return 0; }
+int MPI_Status_f2c(const int *f, abi_status *c);
+int MPI_Status_f2c(const int *f, abi_status *c) { memcpy(c, f, sizeof *c); return 0; }
+
+#define ALIAS(n) extern __typeof__(n) P##n __attribute__((alias(#n)));
+ALIAS(MPI_Waitall) ALIAS(MPI_Testall) ALIAS(MPI_Waitany) ALIAS(MPI_Testany) ALIAS(MPI_Waitsome)
+ALIAS(MPI_Testsome) ALIAS(MPI_Startall) ALIAS(MPI_Type_create_struct) ALIAS(MPI_Type_struct)
+ALIAS(MPI_Alltoallw) ALIAS(MPI_Ialltoallw) ALIAS(MPI_Op_create) ALIAS(MPI_Win_create_keyval)
+ALIAS(MPI_Pcontrol) ALIAS(MPI_Type_match_size) ALIAS(MPI_Comm_c2f) ALIAS(MPI_Comm_f2c)
+ALIAS(MPI_Type_c2f) ALIAS(MPI_Type_f2c)

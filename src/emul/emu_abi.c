@@ -1,0 +1,472 @@
+/* Loading a program built by a real MPICH mpicc (a PIE executable needing libmpich.so.12), one
+ * private copy per rank, as emu_load.c does for psimcc's shared objects.
+ *
+ * What it takes (docs/EMULATION.md, "Precompiled MPICH binaries"):
+ * - psim's MPICH-ABI library (build/lib/libmpich.so.12, src/emul/abi/) is loaded first, so the
+ *   program's NEEDED libmpich.so.12 is satisfied by it (the loader matches a NEEDED name against
+ *   the sonames already loaded before searching the disk), and bound to psim's MPI functions;
+ * - each rank's copy of the executable is patched before dlopen: DF_1_PIE cleared (glibc will
+ *   not dlopen an object marked PIE), copy relocations (stdout, stderr, environ... that the
+ *   executable keeps in its own .bss) turned into R_X86_64_NONE and done here after loading,
+ *   NEEDED names of privatized libraries renamed to that rank's copies;
+ * - it is loaded with RTLD_DEEPBIND: its own dependencies (psim's libmpich.so.12 first) come
+ *   before the global scope, where the psim binary exports psim's own MPI_* (another ABI);
+ * - main is not a dynamic symbol of an executable: found in .symtab, or, stripped, in what
+ *   _start passes to __libc_start_main;
+ * - --privatize-libs: each listed library is copied per rank with its SONAME renamed to a
+ *   same-length name unique to the rank (the first characters become "RANK@"), and the NEEDED
+ *   entries naming it (in the executable and in the other privatized libraries) renamed alike,
+ *   so that each rank's copies find each other by soname. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "emul/emu.h"
+#include "emul/emu_abi.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define ABI_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ABI_ASAN 1
+#endif
+#endif
+
+enum { PT_LOAD_ = 1, PT_DYNAMIC_ = 2, PT_TLS_ = 7 };
+enum { DT_NEEDED_ = 1, DT_STRTAB_ = 5, DT_SYMTAB_ = 6, DT_RELA_ = 7, DT_RELASZ_ = 8,
+       DT_STRSZ_ = 10, DT_SONAME_ = 14, DT_RPATH_ = 15, DT_RUNPATH_ = 29 };
+#define DT_FLAGS_1_ 0x6ffffffbLL
+#define DF_1_PIE_ 0x08000000ULL
+#define R_X86_64_COPY_ 5u
+
+/* What one ELF image says about itself (file offsets, all checked against its length). */
+typedef struct elf_info {
+  int pie, exec, tls;
+  uint64_t flags1_at;          /* file offset of DT_FLAGS_1's value, 0 if none */
+  uint64_t str_off, str_size;  /* .dynstr */
+  uint64_t sym_off;            /* .dynsym */
+  uint64_t rela_off, rela_size;
+  uint64_t soname;             /* offset in .dynstr, or UINT64_MAX */
+  uint64_t needed[64];
+  int nneeded;
+  uint64_t runpath;            /* offset in .dynstr, or UINT64_MAX */
+} elf_info;
+
+static uint64_t rd64(const char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+static uint32_t rd32(const char *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static uint16_t rd16(const char *p) { uint16_t v; memcpy(&v, p, 2); return v; }
+
+/* virtual address -> file offset through the PT_LOAD segments */
+static int vaddr_off(const char *d, size_t n, uint64_t va, uint64_t *off) {
+  uint64_t phoff = rd64(d + 32);
+  uint16_t phentsize = rd16(d + 54), phnum = rd16(d + 56);
+  for (uint16_t i = 0; i < phnum; i++) {
+    uint64_t at = phoff + (uint64_t)i * phentsize;
+    if (at + 56 > n) return -1;
+    const char *ph = d + at;
+    if (rd32(ph) != PT_LOAD_) continue;
+    uint64_t o = rd64(ph + 8), v = rd64(ph + 16), fsz = rd64(ph + 32);
+    if (va >= v && va < v + fsz) { *off = o + (va - v); return *off < n ? 0 : -1; }
+  }
+  return -1;
+}
+
+static int elf_parse(const char *path, const char *d, size_t n, elf_info *e, psim_err *err) {
+  memset(e, 0, sizeof *e);
+  e->soname = e->runpath = UINT64_MAX;
+  if (n < 64 || memcmp(d, "\177ELF", 4) || d[4] != 2 || d[5] != 1 || rd16(d + 18) != 62)
+    return psim_errf(err, 2, path, 0, "not an x86-64 ELF file");
+  e->exec = rd16(d + 16) == 2;
+  uint64_t phoff = rd64(d + 32);
+  uint16_t phentsize = rd16(d + 54), phnum = rd16(d + 56);
+  uint64_t dyn = 0, dynsz = 0, strtab = 0, symtab = 0, rela = 0;
+  for (uint16_t i = 0; i < phnum; i++) {
+    uint64_t at = phoff + (uint64_t)i * phentsize;
+    if (phentsize < 56 || at + 56 > n) return psim_errf(err, 2, path, 0, "truncated ELF program headers");
+    const char *ph = d + at;
+    if (rd32(ph) == PT_TLS_) e->tls = 1;
+    if (rd32(ph) == PT_DYNAMIC_) { dyn = rd64(ph + 8); dynsz = rd64(ph + 32); }
+  }
+  if (!dyn || dyn > n || dynsz > n - dyn) return 0;   /* static: no dynamic section */
+  for (uint64_t at = dyn; at + 16 <= dyn + dynsz; at += 16) {
+    int64_t tag = (int64_t)rd64(d + at);
+    uint64_t val = rd64(d + at + 8);
+    if (tag == 0) break;
+    if (tag == DT_NEEDED_ && e->nneeded < 64) e->needed[e->nneeded++] = val;
+    else if (tag == DT_STRTAB_) strtab = val;
+    else if (tag == DT_STRSZ_) e->str_size = val;
+    else if (tag == DT_SYMTAB_) symtab = val;
+    else if (tag == DT_RELA_) rela = val;
+    else if (tag == DT_RELASZ_) e->rela_size = val;
+    else if (tag == DT_SONAME_) e->soname = val;
+    else if (tag == DT_RUNPATH_ || tag == DT_RPATH_) e->runpath = val;
+    else if (tag == DT_FLAGS_1_) { e->flags1_at = at + 8; e->pie = (val & DF_1_PIE_) != 0; }
+  }
+  if (!strtab || vaddr_off(d, n, strtab, &e->str_off) < 0 || e->str_size > n - e->str_off)
+    return psim_errf(err, 2, path, 0, "bad ELF dynamic string table");
+  if (symtab && vaddr_off(d, n, symtab, &e->sym_off) < 0) return psim_errf(err, 2, path, 0, "bad ELF dynamic symbol table");
+  if (rela && (vaddr_off(d, n, rela, &e->rela_off) < 0 || e->rela_size > n - e->rela_off))
+    return psim_errf(err, 2, path, 0, "bad ELF relocation table");
+  return 0;
+}
+
+/* a string of .dynstr, or "" when out of range */
+static const char *dstr(const char *d, const elf_info *e, uint64_t off) {
+  if (off >= e->str_size || !memchr(d + e->str_off + off, 0, e->str_size - off)) return "";
+  return d + e->str_off + off;
+}
+
+static const char *needs(const char *d, const elf_info *e, const char *prefix) {
+  for (int i = 0; i < e->nneeded; i++) {
+    const char *s = dstr(d, e, e->needed[i]);
+    if (!strncmp(s, prefix, strlen(prefix))) return s;
+  }
+  return NULL;
+}
+
+int emu_abi_detect(const char *path, const char *d, size_t n, psim_err *err) {
+  elf_info e;
+  if (elf_parse(path, d, n, &e, err) < 0) return -1;
+  if (!e.exec && !e.pie) return 0;   /* a shared object: psimcc's */
+  const char *other = needs(d, &e, "libmpi.so");
+  if (other)
+    return psim_errf(err, 2, path, 0,
+                     "is linked against Open MPI (%s): psim run loads programs built by MPICH's "
+                     "mpicc (libmpich.so.12, e.g. Debian's /usr/bin/mpicc.mpich) or by psimcc", other);
+  if (!needs(d, &e, "libmpich.so.12"))
+    return psim_errf(err, 2, path, 0,
+                     "is an executable that does not use MPICH (no NEEDED libmpich.so.12): build it "
+                     "with psimcc, which makes the shared object psim run loads once per rank");
+  if (e.exec)
+    return psim_errf(err, 2, path, 0,
+                     "is a non-PIE executable (linked at fixed addresses, -no-pie): psim run can load "
+                     "one copy per rank only of position-independent executables (mpicc's default)");
+  if (e.tls)
+    return psim_errf(err, 2, path, 0,
+                     "has thread-local variables of its own (static TLS of an executable): not "
+                     "supported for mpicc binaries; build it with psimcc");
+#ifdef ABI_ASAN
+  return psim_errf(err, 2, path, 0,
+                   "is an MPICH binary: this psim is built with AddressSanitizer, which refuses the "
+                   "RTLD_DEEPBIND that loading it needs; use a build without PSIM_SANITIZE");
+#else
+  return 1;
+#endif
+}
+
+/* ---- the per-rank copies ---- */
+
+typedef struct abi_lib {
+  char *path, *soname;
+  char *data;
+  size_t len;
+  elf_info e;
+  int loaded;                  /* in the current rank */
+} abi_lib;
+
+typedef struct copy_reloc { uint64_t at, size; char *name; } copy_reloc;
+
+struct emu_abi {
+  const char *path;
+  char *data;                  /* the executable, patched once for what is the same in every rank */
+  size_t len;
+  elf_info e;
+  const char *dir;
+  VEC(copy_reloc) copies;
+  abi_lib *libs;
+  int nlibs;
+  uint64_t main_va;            /* 0: find it through _start */
+  uint64_t entry;
+};
+
+static void *stub;   /* psim's libmpich.so.12: loaded once per process, never closed */
+
+static int load_stub(psim_err *err) {
+  if (stub) return 0;
+  char exe[4096];
+  ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 64);
+  if (k <= 0) return psim_errf(err, 2, NULL, 0, "cannot find the psim binary (/proc/self/exe)");
+  exe[k] = 0;
+  char *slash = strrchr(exe, '/');
+  strcpy(slash ? slash + 1 : exe, "lib/libmpich.so.12");
+  const char *env = getenv("PSIM_MPICH_ABI_LIB");
+  const char *lib = env && *env ? env : exe;
+  void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+  if (!h) return psim_errf(err, 2, lib, 0, "cannot load psim's MPICH-ABI library: %s", dlerror());
+  int (*init)(void *);
+  void *f = dlsym(h, "psim_abi_init");
+  if (!f) return psim_errf(err, 2, lib, 0, "is not psim's MPICH-ABI library (no psim_abi_init)");
+  memcpy(&init, &f, sizeof init);
+  void *self = dlopen(NULL, RTLD_NOW);
+  if (init(self) <= 0) return psim_errf(err, 2, lib, 0, "found none of psim's MPI functions");
+  stub = h;
+  return 0;
+}
+
+static int read_file(const char *path, char **data, size_t *len, psim_err *err) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return psim_errf(err, 2, path, 0, "cannot open: %s", strerror(errno));
+  struct stat st;
+  if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode)) { fclose(f); return psim_errf(err, 2, path, 0, "not a regular file"); }
+  *len = (size_t)st.st_size;
+  *data = xmalloc(*len ? *len : 1);
+  size_t got = fread(*data, 1, *len, f);
+  fclose(f);
+  if (got != *len) { free(*data); return psim_errf(err, 2, path, 0, "read error"); }
+  return 0;
+}
+
+/* The directories the dynamic loader would search for a NEEDED name of the program: its
+ * RUNPATH ($ORIGIN expanded), LD_LIBRARY_PATH, then the system's (not /etc/ld.so.conf's extra
+ * directories: give a full path for a library there). */
+static char *find_lib(const char *name, const emu_abi *a) {
+  if (strchr(name, '/')) return realpath(name, NULL);
+  char origin[4096];
+  snprintf(origin, sizeof origin, "%s", a->path);
+  char *sl = strrchr(origin, '/');
+  if (sl) *sl = 0; else strcpy(origin, ".");
+  const char *rp = a->e.runpath != UINT64_MAX ? dstr(a->data, &a->e, a->e.runpath) : "";
+  const char *llp = getenv("LD_LIBRARY_PATH");
+  char *all = xmalloc(strlen(rp) + (llp ? strlen(llp) : 0) + 256);
+  sprintf(all, "%s:%s:/usr/local/lib:/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:/lib64:/usr/lib64:/lib:/usr/lib",
+          rp, llp ? llp : "");
+  char *res = NULL;
+  for (char *save = NULL, *dir = strtok_r(all, ":", &save); dir && !res; dir = strtok_r(NULL, ":", &save)) {
+    char p[8192];
+    if (!strncmp(dir, "$ORIGIN", 7)) snprintf(p, sizeof p, "%s%s/%s", origin, dir + 7, name);
+    else snprintf(p, sizeof p, "%s/%s", dir, name);
+    if (access(p, R_OK) == 0) res = realpath(p, NULL);
+  }
+  free(all);
+  return res;
+}
+
+static int parse_libs(emu_abi *a, const char *list, psim_err *err) {
+  char *copy = xstrdup(list);
+  int cap = 1;
+  for (const char *c = list; *c; c++) cap += *c == ',';
+  a->libs = xcalloc((size_t)cap, sizeof *a->libs);
+  int rc = 0;
+  for (char *save = NULL, *name = strtok_r(copy, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+    abi_lib *l = &a->libs[a->nlibs];
+    l->path = find_lib(name, a);
+    if (!l->path) {
+      rc = psim_errf(err, 2, NULL, 0, "--privatize-libs: cannot find %s (searched the program's RUNPATH, "
+                     "LD_LIBRARY_PATH, /usr/local/lib, /lib/x86_64-linux-gnu, /usr/lib/x86_64-linux-gnu, "
+                     "/lib64, /usr/lib64, /lib, /usr/lib): give its path", name);
+      break;
+    }
+    a->nlibs++;
+    if ((rc = read_file(l->path, &l->data, &l->len, err)) < 0) break;
+    if ((rc = elf_parse(l->path, l->data, l->len, &l->e, err)) < 0) break;
+    if (l->e.exec || l->e.pie || l->e.soname == UINT64_MAX) {
+      rc = psim_errf(err, 2, l->path, 0, "--privatize-libs: not a shared library with a SONAME");
+      break;
+    }
+    l->soname = xstrdup(dstr(l->data, &l->e, l->e.soname));
+    if (strlen(l->soname) < 8) {
+      rc = psim_errf(err, 2, l->path, 0, "--privatize-libs: its SONAME '%s' is too short to be renamed per rank", l->soname);
+      break;
+    }
+  }
+  free(copy);
+  return rc;
+}
+
+/* The same-length name of a privatized library in rank r: "r@" over its first characters. */
+static void tag_name(char *out, const char *soname, int rank) {
+  char t[32];
+  int k = snprintf(t, sizeof t, "%d@", rank);
+  strcpy(out, soname);
+  memcpy(out, t, (size_t)k);
+}
+
+/* In image d (parsed as e), renames the NEEDED entries naming privatized libraries to rank's
+ * copies. */
+static void rename_needed(char *d, const elf_info *e, const emu_abi *a, int rank) {
+  for (int i = 0; i < e->nneeded; i++) {
+    char *s = (char *)dstr(d, e, e->needed[i]);
+    for (int j = 0; j < a->nlibs; j++)
+      if (!strcmp(s, a->libs[j].soname)) { tag_name(s, a->libs[j].soname, rank); break; }
+  }
+}
+
+static int write_copy(const char *dir, const char *name, const char *d, size_t n, char *out, size_t outsz,
+                      psim_err *err) {
+  snprintf(out, outsz, "%s/%s", dir, name);
+  int fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700);
+  if (fd < 0) return psim_errf(err, 2, NULL, 0, "cannot create %s: %s", out, strerror(errno));
+  size_t off = 0;
+  while (off < n) {
+    ssize_t k = write(fd, d + off, n - off);
+    if (k <= 0) { close(fd); unlink(out); return psim_errf(err, 2, NULL, 0, "cannot write %s: %s", out, strerror(errno)); }
+    off += (size_t)k;
+  }
+  close(fd);
+  return 0;
+}
+
+/* main's address in the file, from .symtab (0 when stripped). */
+static uint64_t symtab_main(const char *d, size_t n) {
+  uint64_t shoff = rd64(d + 40);
+  uint16_t shentsize = rd16(d + 58), shnum = rd16(d + 60);
+  if (shentsize < 64) return 0;
+  for (uint16_t i = 0; i < shnum; i++) {
+    uint64_t at = shoff + (uint64_t)i * shentsize;
+    if (at + 64 > n) return 0;
+    const char *sh = d + at;
+    if (rd32(sh + 4) != 2) continue;   /* SHT_SYMTAB */
+    uint64_t off = rd64(sh + 24), size = rd64(sh + 32), link = rd32(sh + 40);
+    uint64_t lat = shoff + link * shentsize;
+    if (off > n || size > n - off || lat + 64 > n) return 0;
+    uint64_t soff = rd64(d + lat + 24), ssize = rd64(d + lat + 32);
+    if (soff > n || ssize > n - soff) return 0;
+    for (uint64_t s = off; s + 24 <= off + size; s += 24) {
+      uint32_t nm = rd32(d + s);
+      if (nm + 5 > ssize || memcmp(d + soff + nm, "main", 5)) continue;
+      if ((d[s + 4] & 0xf) == 2 && rd16(d + s + 6) != 0) return rd64(d + s + 8);   /* STT_FUNC, defined */
+    }
+  }
+  return 0;
+}
+
+int emu_abi_open(emu_abi **out, const char *path, const char *data, size_t len, const char *privatize,
+                 const char *dir, psim_err *err) {
+  *out = NULL;
+  if (load_stub(err) < 0) return -1;
+  emu_abi *a = xcalloc(1, sizeof *a);
+  a->path = path;
+  a->dir = dir;
+  a->len = len;
+  a->data = xmalloc(len);
+  memcpy(a->data, data, len);
+  if (elf_parse(path, a->data, len, &a->e, err) < 0) { emu_abi_free(a); return -1; }
+  a->entry = rd64(a->data + 24);
+  a->main_va = symtab_main(a->data, len);
+  /* what every rank's copy has: no DF_1_PIE, copy relocations done by hand */
+  if (a->e.flags1_at) {
+    uint64_t v = rd64(a->data + a->e.flags1_at) & ~DF_1_PIE_;
+    memcpy(a->data + a->e.flags1_at, &v, 8);
+  }
+  for (uint64_t r = a->e.rela_off; a->e.rela_off && r + 24 <= a->e.rela_off + a->e.rela_size; r += 24) {
+    uint64_t info = rd64(a->data + r + 8);
+    if ((uint32_t)info != R_X86_64_COPY_) continue;
+    uint64_t sym = a->e.sym_off + (info >> 32) * 24;
+    if (!a->e.sym_off || sym + 24 > len) continue;
+    copy_reloc c = {rd64(a->data + r), rd64(a->data + sym + 16), xstrdup(dstr(a->data, &a->e, rd32(a->data + sym)))};
+    VEC_PUSH(a->copies, c);
+    uint64_t none = info & ~(uint64_t)0xffffffffu;   /* R_X86_64_NONE, same symbol */
+    memcpy(a->data + r + 8, &none, 8);
+  }
+  if (privatize && *privatize && parse_libs(a, privatize, err) < 0) { emu_abi_free(a); return -1; }
+  *out = a;
+  return 0;
+}
+
+/* main through _start: glibc's x86-64 _start loads main's address into %rdi for
+ * __libc_start_main, either `lea main(%rip),%rdi` (48 8d 3d) or `mov main@GOTPCREL(%rip),%rdi`
+ * (48 8b 3d), within its first 64 bytes. */
+static void *start_main(uintptr_t base, uint64_t entry) {
+  const unsigned char *p = (const unsigned char *)(base + entry);
+  for (int i = 0; i < 64; i++) {
+    if (p[i] != 0x48 || p[i + 2] != 0x3d || (p[i + 1] != 0x8d && p[i + 1] != 0x8b)) continue;
+    int32_t rel;
+    memcpy(&rel, p + i + 3, 4);
+    const unsigned char *target = p + i + 7 + rel;
+    if (p[i + 1] == 0x8d) return (void *)target;
+    void *m;
+    memcpy(&m, target, sizeof m);
+    return m;
+  }
+  return NULL;
+}
+
+int emu_abi_load_rank(emu_abi *a, int rank, void **handle, emu_main_fn *main_fn, psim_err *err) {
+  char name[4400];
+  /* the privatized libraries, each after those it needs */
+  for (int j = 0; j < a->nlibs; j++) a->libs[j].loaded = 0;
+  for (int done = 0, pass = 0; done < a->nlibs; pass++) {
+    if (pass > a->nlibs) return psim_errf(err, 2, NULL, 0, "--privatize-libs: the libraries need each other in a cycle");
+    for (int j = 0; j < a->nlibs; j++) {
+      abi_lib *l = &a->libs[j];
+      if (l->loaded) continue;
+      int ready = 1;
+      for (int i = 0; i < l->e.nneeded && ready; i++)
+        for (int k = 0; k < a->nlibs; k++)
+          if (k != j && !a->libs[k].loaded && !strcmp(dstr(l->data, &l->e, l->e.needed[i]), a->libs[k].soname)) ready = 0;
+      if (!ready) continue;
+      char *d = xmalloc(l->len);
+      memcpy(d, l->data, l->len);
+      tag_name((char *)dstr(d, &l->e, l->e.soname), l->soname, rank);
+      rename_needed(d, &l->e, a, rank);
+      char file[64];
+      snprintf(file, sizeof file, "rank-%d-lib-%d.so", rank, j);
+      int w = write_copy(a->dir, file, d, l->len, name, sizeof name, err);
+      free(d);
+      if (w < 0) return -1;
+      void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+      unlink(name);
+      if (!h) return psim_errf(err, 2, l->path, 0, "cannot load rank %d's copy: %s", rank, dlerror());
+      l->loaded = 1;
+      done++;
+    }
+  }
+  char *d = xmalloc(a->len);
+  memcpy(d, a->data, a->len);
+  rename_needed(d, &a->e, a, rank);
+  char file[64];
+  snprintf(file, sizeof file, "rank-%d", rank);
+  int w = write_copy(a->dir, file, d, a->len, name, sizeof name, err);
+  free(d);
+  if (w < 0) return -1;
+  void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+  unlink(name);
+  if (!h) return psim_errf(err, 2, a->path, 0, "cannot load rank %d's copy: %s", rank, dlerror());
+  struct link_map *lm = NULL;
+  if (dlinfo(h, RTLD_DI_LINKMAP, &lm) < 0 || !lm) return psim_errf(err, 2, a->path, 0, "cannot find where rank %d's copy is loaded", rank);
+  uintptr_t base = (uintptr_t)lm->l_addr;
+  /* the copy relocations: the current value of the library's variable */
+  for (size_t i = 0; i < a->copies.len; i++) {
+    const copy_reloc *c = &a->copies.data[i];
+    void *src = dlsym(RTLD_DEFAULT, c->name);
+    if (!src) return psim_errf(err, 2, a->path, 0, "its variable %s (a copy relocation) is defined by no loaded library", c->name);
+    memcpy((void *)(base + c->at), src, c->size);
+  }
+  void *m = a->main_va ? (void *)(base + a->main_va) : start_main(base, a->entry);
+  if (!m) return psim_errf(err, 2, a->path, 0, "cannot find main (no symbol table, and _start is not glibc's)");
+  *handle = h;
+  memcpy(main_fn, &m, sizeof m);
+  return 0;
+}
+
+void emu_abi_free(emu_abi *a) {
+  if (!a) return;
+  for (size_t i = 0; i < a->copies.len; i++) free(a->copies.data[i].name);
+  VEC_FREE(a->copies);
+  for (int j = 0; j < a->nlibs; j++) {
+    free(a->libs[j].path);
+    free(a->libs[j].soname);
+    free(a->libs[j].data);
+  }
+  free(a->libs);
+  free(a->data);
+  free(a);
+}
+
+/* Called by psim's libmpich.so.12 for an MPICH function psim does not implement. */
+void psim_abi_unsupported(const char *name);
+void psim_abi_unsupported(const char *name) {
+  if (emu_current && emu_current->running) {
+    emu_current->running->call = name;
+    emu_fatal("psim does not implement this MPICH call (docs/MPI_SUBSET.md lists what psim run provides)");
+  }
+  fprintf(stderr, "psim: %s: psim does not implement this MPICH call\n", name);
+  exit(PSIM_EXIT_APP);
+}
