@@ -470,3 +470,14 @@ void psim_abi_unsupported(const char *name) {
   fprintf(stderr, "psim: %s: psim does not implement this MPICH call\n", name);
   exit(PSIM_EXIT_APP);
 }
+
+/* exit() and _exit() of a program loaded through psim's libmpich.so.12 (abi_exit.c): as
+ * psimcc's --wrap=exit (src/emul/rt/rt_exit.c), without the caller's name (the functions of an
+ * executable are not in its dynamic symbol table). */
+void psim_abi_exit(int status, int underscore) __attribute__((noreturn));
+void psim_abi_exit(int status, int underscore) {
+  if (emu_current && emu_current->running && !emu_current->running->depth)
+    emu_rank_called_exit(status, underscore ? "_exit" : "exit", NULL);
+  if (underscore) _exit(status);
+  exit(status);
+}

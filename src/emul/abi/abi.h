@@ -27,8 +27,9 @@ typedef struct abi_status {
   int MPI_ERROR;
 } abi_status;
 
-/* Room for psim's MPI_Status (abi_xlate.c checks the size). */
-typedef struct abi_pstatus { long long space[4]; } abi_pstatus;
+/* psim's MPI_Status, same size (arrays of statuses are passed to psim as they are):
+ * abi_xlate.c checks it against psim's mpi.h and reads it through psim's own type. */
+typedef struct abi_pstatus { int space[4]; long long bytes; } abi_pstatus;
 
 /* psim's callback types, with handles as ints. */
 typedef void abi_puser_fn(void *in, void *inout, int *len, int *datatype);
@@ -78,9 +79,8 @@ int abi_match_size(int typeclass, int size);
 /* Binding to psim: name -> address of the pointer to fill (abi_calls.c's table). */
 typedef struct abi_bind { const char *name; void *slot; } abi_bind;
 extern const abi_bind abi_binds[];
-/* psim's __wrap_exit and __wrap__exit (rt_exit.c), for abi_exit.c */
-extern void (*abi_wrap_exit)(int status);
-extern void (*abi_wrap__exit)(int status);
+/* psim's psim_abi_exit (emu_abi.c), for abi_exit.c */
+extern void (*abi_psim_exit)(int status, int underscore);
 /* Stops the run: the program called an MPI function psim does not implement. */
 void abi_missing(const char *name) __attribute__((noreturn));
 

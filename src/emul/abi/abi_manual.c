@@ -16,8 +16,7 @@ static void (*p_unsupported)(const char *name);
 
 static const abi_bind extra_binds[] = {
   {"psim_abi_unsupported", &p_unsupported},
-  {"__wrap_exit", &abi_wrap_exit},
-  {"__wrap__exit", &abi_wrap__exit},
+  {"psim_abi_exit", &abi_psim_exit},
   {NULL, NULL}};
 
 /* Called by psim run (emu_abi.c) with dlopen(NULL): the psim binary, whose dynamic symbols are

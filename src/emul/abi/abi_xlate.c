@@ -15,7 +15,8 @@
 
 #include "emul/abi/abi.h"
 
-_Static_assert(sizeof(MPI_Status) <= sizeof(abi_pstatus), "abi_pstatus must hold psim's MPI_Status");
+_Static_assert(sizeof(MPI_Status) == sizeof(abi_pstatus) && _Alignof(MPI_Status) == _Alignof(abi_pstatus),
+               "abi_pstatus must have the size of psim's MPI_Status (arrays of them go to psim)");
 
 #define USER_BITS 0x80000000u
 #define BUILTIN_BITS 0x40000000u

@@ -1,0 +1,140 @@
+#!/bin/sh
+# Programs built by MPICH's own mpicc (Debian's, MPICH ABI, NEEDED libmpich.so.12) under psim run,
+# unchanged (docs/EMULATION.md, "Precompiled MPICH binaries"): psim's libmpich.so.12 translates
+# MPICH's handles, constants and status to psim's runtime, each rank loads its own copy.
+# - tests/data/emul/abi_probe.c: one line per translation (globals per rank, wildcard status,
+#   MPI_PROC_NULL, Waitall's arrays, a vector type, a user op seeing MPI_INT, MAXLOC, IN_PLACE,
+#   communicator handles, attributes, error classes): the same lines as the psimcc build and as
+#   real MPICH (mpiexec, when it runs here) except the processor name;
+# - tests/data/emul/abi_pi.c: pi's digits and the simulated time equal the psimcc build's (both
+#   call the same runtime; --no-measure: only communication counts); stripped, it runs the same;
+# - MPICH's own examples/cpi.c, when the mpich source is cached (tests/mpich/run_mpich.sh);
+# - a ScaLAPACK pdgemm driver linked with Debian's libscalapack-mpich, 4 ranks,
+#   --privatize-libs libscalapack-mpich.so.2.2: the product equals a serial dgemm; without the
+#   option the ranks share BLACS's globals and the run fails;
+# - errors: an MPICH call psim lacks (MPI_Comm_spawn: exit 4, named), exit(3) from a rank,
+#   a binary linked against Open MPI (libmpi.so.40), a non-PIE executable, --privatize-libs
+#   misused, psim's libmpich.so.12 used outside psim run.
+# Skipped (77) when MPICH's mpicc is missing (scripts/deps.sh test installs mpich, libmpich-dev,
+# libscalapack-mpich-dev); the pdgemm part is skipped alone without libscalapack-mpich.
+# Not run under ASan (label noasan): loading the binaries needs RTLD_DEEPBIND, which ASan refuses.
+. "$(dirname "$0")/../lib/common.sh"
+fails=0
+D=$PSIM_TESTDATA/emul
+PSIMCC="$(dirname "$PSIM")/psimcc"
+MPICC=$(command -v mpicc.mpich || true)
+if [ -z "$MPICC" ] && command -v mpicc >/dev/null && mpicc -show 2>/dev/null | grep -q mpich; then MPICC=mpicc; fi
+[ -n "$MPICC" ] || { echo "SKIP: no MPICH mpicc (apt-get install mpich libmpich-dev)"; exit 77; }
+[ -f "$(dirname "$PSIM")/lib/libmpich.so.12" ] || { echo "FAIL: psim's lib/libmpich.so.12 is not built"; exit 1; }
+export OPENBLAS_NUM_THREADS=1
+
+# expect STATUS PATTERN CMD...: exit status and a line of stderr
+expect() {
+  want=$1 pat=$2; shift 2
+  "$@" > "$TMPD/out" 2> "$TMPD/err"; got=$?
+  [ "$got" = "$want" ] || bad "$*: exit $got, want $want: $(cat "$TMPD/err")"
+  grep -q -- "$pat" "$TMPD/err" || bad "$*: stderr lacks '$pat': $(cat "$TMPD/err")"
+}
+
+"$MPICC" -O2 -o "$TMPD/probe" "$D/abi_probe.c" || { echo "FAIL: mpicc abi_probe.c"; exit 1; }
+"$PSIMCC" -O2 -o "$TMPD/probe_psim" "$D/abi_probe.c" || { echo "FAIL: psimcc abi_probe.c"; exit 1; }
+readelf -d "$TMPD/probe" | grep -q 'NEEDED.*libmpich.so.12' || bad "mpicc's binary does not need libmpich.so.12"
+want="globals: 0 1 2 3
+status: source 1 tag 7 count 3 bytes 12 data 1 2 3
+proc_null: source is MPI_PROC_NULL 1, tag is MPI_ANY_TAG 1, count 0
+waitall: 102 from 2 tag 22, 103 from 3 tag 23, requests null 1
+vector: 1 5 9 13 (type size 32)
+reduce: user op 24 (saw MPI_INT 1, op null 1), maxloc 3 at 1, in place sum 6
+comms: split size 2 rank 0 unequal 1, dup congruent 1, freed null 1
+misc: tag_ub set 1 (>= 32767 1), MPI_ERR_TRUNCATE class ok 1, match_size real 8 -> size 8, processor node-0"
+out=$("$PSIM" run --np 4 -q --no-measure -- "$TMPD/probe") || bad "abi_probe (mpicc) failed"
+[ "$out" = "$want" ] || bad "abi_probe (mpicc) output:
+$out"
+out=$("$PSIM" run --np 4 -q --no-measure -- "$TMPD/probe_psim") || bad "abi_probe (psimcc) failed"
+[ "$out" = "$want" ] || bad "abi_probe (psimcc) output:
+$out"
+# real MPICH agrees, when mpiexec can start here (not required: no launcher in some containers)
+if command -v mpiexec.mpich >/dev/null; then
+  if real=$(timeout 60 mpiexec.mpich -n 4 "$TMPD/probe" 2>/dev/null); then
+    [ "$(echo "$real" | sed 's/processor .*/processor/')" = "$(echo "$want" | sed 's/processor .*/processor/')" ] ||
+      bad "real MPICH prints otherwise:
+$real"
+  fi
+fi
+
+# pi: digits, and the same simulated time as the psimcc build (on two network models)
+"$MPICC" -O2 -o "$TMPD/pi" "$D/abi_pi.c" -lm || { echo "FAIL: mpicc abi_pi.c"; exit 1; }
+"$PSIMCC" -O2 -o "$TMPD/pi_psim" "$D/abi_pi.c" -lm || { echo "FAIL: psimcc abi_pi.c"; exit 1; }
+cp "$TMPD/pi" "$TMPD/pi_stripped" && strip "$TMPD/pi_stripped"
+for net in "--platform flat:4,1e9,1e8,1e-5" "--network constant"; do
+  for b in pi pi_psim pi_stripped; do
+    # shellcheck disable=SC2086
+    "$PSIM" run --np 4 -q --no-measure $net --json "$TMPD/$b.json" -- "$TMPD/$b" 20000 > "$TMPD/$b.out" || bad "$b ($net) failed"
+  done
+  # the midpoint rule's error is (h^2/24)(f'(0) - f'(1)) = h^2/12 for f(x) = 4/(1+x^2)
+  # (f'(x) = -8x/(1+x^2)^2: f'(0) = 0, f'(1) = -2); h = 1/20000: pi + 2.0833e-10 = 3.14159265379813
+  grep -q '^pi 3.14159265379813[0-9]* error 2.083e-10 (n=20000, 4 ranks)$' "$TMPD/pi.out" || bad "pi ($net): $(cat "$TMPD/pi.out")"
+  t=$(json_get "$TMPD/pi.json" simulated_time)
+  for b in pi_psim pi_stripped; do
+    cmp -s "$TMPD/pi.out" "$TMPD/$b.out" || bad "$b ($net) prints otherwise: $(cat "$TMPD/$b.out")"
+    [ "$(json_get "$TMPD/$b.json" simulated_time)" = "$t" ] || bad "$b ($net): simulated time $(json_get "$TMPD/$b.json" simulated_time), mpicc's $t"
+  done
+  awk -v t="$t" 'BEGIN { exit !(t > 0) }' || bad "pi ($net): simulated time '$t'"
+done
+
+# MPICH's own cpi.c (from the cached mpich source that tests/mpich/run_mpich.sh fetches)
+tarball=${PSIM_MPICH_TARBALL:-${XDG_CACHE_HOME:-$HOME/.cache}/psim/mpich/mpich_4.0.2.orig.tar.xz}
+if [ -f "$tarball" ] && (cd "$TMPD" && tar xf "$tarball" --wildcards '*/examples/cpi.c' 2>/dev/null); then
+  cpi=$(ls "$TMPD"/*/examples/cpi.c)
+  "$MPICC" -O2 -o "$TMPD/cpi" "$cpi" && "$PSIMCC" -O2 -o "$TMPD/cpi_psim" "$cpi" || bad "cpi.c does not build"
+  "$PSIM" run --np 4 -q --no-measure --json "$TMPD/cpi.json" -- "$TMPD/cpi" > "$TMPD/cpi.out" || bad "cpi failed"
+  "$PSIM" run --np 4 -q --no-measure --json "$TMPD/cpi_psim.json" -- "$TMPD/cpi_psim" > "$TMPD/cpi_psim.out" || bad "cpi_psim failed"
+  grep -q "pi is approximately 3.14159265[0-9]*, Error is 0.00000000083" "$TMPD/cpi.out" || bad "cpi: $(cat "$TMPD/cpi.out")"
+  cmp -s "$TMPD/cpi.out" "$TMPD/cpi_psim.out" || bad "cpi: the two builds print otherwise"
+  [ "$(json_get "$TMPD/cpi.json" simulated_time)" = "$(json_get "$TMPD/cpi_psim.json" simulated_time)" ] || bad "cpi: simulated times differ"
+else
+  echo "note: no cached mpich source: MPICH's cpi.c not run (abi_pi.c is)"
+fi
+
+# ScaLAPACK's pdgemm from Debian's libscalapack-mpich, BLACS private per rank
+if [ -e /usr/lib/x86_64-linux-gnu/libscalapack-mpich.so.2.2 ] && "$MPICC" -O2 -o "$TMPD/pdgemm" "$D/abi_pdgemm.c" -lscalapack-mpich -lopenblas -lm 2> "$TMPD/cc.err"; then
+  for i in 1 2; do
+    "$PSIM" run --np 4 -q --no-measure --privatize-libs libscalapack-mpich.so.2.2 --json "$TMPD/pd$i.json" -- "$TMPD/pdgemm" 200 > "$TMPD/pd$i.out" || bad "pdgemm failed: $(cat "$TMPD/pd$i.out")"
+  done
+  [ "$(cat "$TMPD/pd1.out")" = "pdgemm n=200 nb=32 grid 2x2: relative error <= 1e-14, sum of C -1.5" ] || bad "pdgemm: $(cat "$TMPD/pd1.out")"
+  t1=$(json_get "$TMPD/pd1.json" simulated_time) t2=$(json_get "$TMPD/pd2.json" simulated_time)
+  [ "$t1" = "$t2" ] && awk -v t="$t1" 'BEGIN { exit !(t > 0) }' || bad "pdgemm: simulated times $t1 and $t2"
+  # the library by its path works too, and at 6 ranks (2x3 grid)
+  out=$("$PSIM" run --np 6 -q --no-measure --privatize-libs /usr/lib/x86_64-linux-gnu/libscalapack-mpich.so.2.2 -- "$TMPD/pdgemm" 150 16) || bad "pdgemm at 6 ranks failed"
+  # (sums as real MPICH's mpiexec prints them: -1.5 at 200/32 on 4 ranks, -0.75 here)
+  [ "$out" = "pdgemm n=150 nb=16 grid 2x3: relative error <= 1e-14, sum of C -0.8" ] || bad "pdgemm at 6 ranks: $out"
+  # shared BLACS state (no --privatize-libs): the ranks overwrite each other's grids
+  "$PSIM" run --np 4 -q --no-measure -- "$TMPD/pdgemm" 200 > /dev/null 2>&1
+  [ $? = 4 ] || bad "pdgemm without --privatize-libs should fail (shared BLACS globals)"
+else
+  echo "note: libscalapack-mpich missing (apt-get install libscalapack-mpich-dev): pdgemm not run"
+fi
+
+# errors
+"$MPICC" -o "$TMPD/spawn" "$D/abi_spawn.c" || bad "mpicc abi_spawn.c"
+expect 4 "MPI error in MPI_Comm_spawn: psim does not implement this MPICH call" "$PSIM" run --np 2 -q -- "$TMPD/spawn"
+grep -q "before spawn" "$TMPD/out" || bad "spawn: the program's output is lost"
+"$MPICC" -o "$TMPD/exit" "$D/exit.c" || bad "mpicc exit.c"
+expect 4 "rank 1 called exit(3) at simulated time [0-9.]*, before MPI_Finalize" "$PSIM" run --np 3 -q -- "$TMPD/exit" 3
+"$PSIM" run --np 3 -q -- "$TMPD/exit" 0 > "$TMPD/out" || bad "exit(0) on 3 ranks: rc $?"
+[ "$(grep -c 'exits 0 after MPI_Finalize' "$TMPD/out")" = 3 ] || bad "exit(0) on 3 ranks: $(cat "$TMPD/out")"
+printf 'int MPI_Init(int *a, char ***b) { (void)a; (void)b; return 0; }\n' > "$TMPD/fake.c"
+cc -shared -fPIC -o "$TMPD/libmpi.so.40" -Wl,-soname,libmpi.so.40 "$TMPD/fake.c"
+printf 'int MPI_Init(int *, char ***);\nint main(int c, char **v) { return MPI_Init(&c, &v); }\n' > "$TMPD/ompi.c"
+cc -o "$TMPD/ompi" "$TMPD/ompi.c" "$TMPD/libmpi.so.40"
+expect 2 "is linked against Open MPI (libmpi.so.40)" "$PSIM" run --np 2 --no-measure -- "$TMPD/ompi"
+"$MPICC" -no-pie -o "$TMPD/nopie" "$D/abi_pi.c" -lm 2>/dev/null &&
+  expect 2 "is a non-PIE executable" "$PSIM" run --np 2 --no-measure -- "$TMPD/nopie"
+expect 2 "cannot find libnothere.so" "$PSIM" run --np 2 --no-measure --privatize-libs libnothere.so -- "$TMPD/pi"
+expect 2 "is for programs built by MPICH's mpicc" "$PSIM" run --np 2 --no-measure --privatize-libs libm.so.6 -- "$TMPD/pi_psim"
+expect 2 "too short\|not a shared library" "$PSIM" run --np 2 --no-measure --privatize-libs "$TMPD/pi" -- "$TMPD/pi"
+# psim's libmpich.so.12 outside psim run: says so
+LD_LIBRARY_PATH="$(dirname "$PSIM")/lib" "$TMPD/pi" > /dev/null 2> "$TMPD/err"
+[ $? = 4 ] && grep -q "run the program with psim run" "$TMPD/err" || bad "direct run: $(cat "$TMPD/err")"
+"$PSIM" run --help | grep -q -- "--privatize-libs LIST" || bad "--privatize-libs not in psim run --help"
+finish $fails
