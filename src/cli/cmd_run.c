@@ -80,8 +80,10 @@ static const char *HELP =
     "  printf 'host node-* factor=2 send=0:20us,1MB:60us\\n' > /tmp/m\n"
     "  psim run --np 8 --network star --cfg star/bandwidth:11.85MBps --machine /tmp/m -- ./ring 1000\n"
     "  psim run --np 8 --report /tmp/ring.html --trace /tmp/ring.json -- ./ring 1000\n"
-    "  mpicc -O2 -o cpi cpi.c && psim run --np 4 -- ./cpi   (MPICH's mpicc: its binary as is)\n"
-    "  psim run --np 4 --privatize-libs libscalapack-mpich.so.2.2 -- ./pdgemm_driver 200\n"
+    "  mpicc.mpich -O2 -o /tmp/ring_mpich examples/ring.c     # MPICH's own mpicc\n"
+    "  psim run --np 8 -- /tmp/ring_mpich 1000\n"
+    "  mpicc.mpich -O2 -o /tmp/pdg examples/pdgemm_scalapack.c -lscalapack-mpich -lopenblas -lm\n"
+    "  psim run --np 4 --privatize-libs libscalapack-mpich.so.2.2 -- /tmp/pdg 200\n"
     "\n"
     "Exit status: 0 ok, 2 bad input, 3 deadlock (blocked ranks and their calls are listed),\n"
     "4 the application failed (a rank crashed, overflowed its stack, an MPI error, MPI_Abort).\n";

@@ -97,7 +97,7 @@ else
 fi
 
 # ScaLAPACK's pdgemm from Debian's libscalapack-mpich, BLACS private per rank
-if [ -e /usr/lib/x86_64-linux-gnu/libscalapack-mpich.so.2.2 ] && "$MPICC" -O2 -o "$TMPD/pdgemm" "$D/abi_pdgemm.c" -lscalapack-mpich -lopenblas -lm 2> "$TMPD/cc.err"; then
+if [ -e /usr/lib/x86_64-linux-gnu/libscalapack-mpich.so.2.2 ] && "$MPICC" -O2 -o "$TMPD/pdgemm" "$PSIM_SRC/examples/pdgemm_scalapack.c" -lscalapack-mpich -lopenblas -lm 2> "$TMPD/cc.err"; then
   for i in 1 2; do
     "$PSIM" run --np 4 -q --no-measure --privatize-libs libscalapack-mpich.so.2.2 --json "$TMPD/pd$i.json" -- "$TMPD/pdgemm" 200 > "$TMPD/pd$i.out" || bad "pdgemm failed: $(cat "$TMPD/pd$i.out")"
   done

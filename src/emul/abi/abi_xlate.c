@@ -9,7 +9,7 @@
  *
  * This is the only file of the library that includes psim's mpi.h (for psim's values). */
 #define PSIM_NO_LOCATION
-#include "mpi.h"
+#include "psim_mpi/mpi.h"
 
 #include <string.h>
 

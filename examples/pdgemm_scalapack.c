@@ -1,5 +1,5 @@
 /* C = A x B with ScaLAPACK's pdgemm on a 2 x (np/2) BLACS grid (block-cyclic, blocks of NB),
- * built by MPICH's mpicc against Debian's precompiled libscalapack-mpich (tests/cli/run_abi.sh).
+ * built by MPICH's mpicc against Debian's precompiled libscalapack-mpich (tests/cli/run_abi.sh, psim run --help).
  * Every rank checks its local entries of C against a serial dgemm of the whole matrices
  * (generated from the same formula), and rank 0 prints the largest relative error over all
  * ranks and the sum of C.
