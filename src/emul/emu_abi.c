@@ -271,6 +271,10 @@ static int parse_libs(emu_abi *a, const char *list, psim_err *err) {
       break;
     }
     l->soname = xstrdup(dstr(l->data, &l->e, l->e.soname));
+    if (!strncmp(l->soname, "libmpich", 8) || !strncmp(l->soname, "libmpi.", 7)) {
+      rc = psim_errf(err, 2, l->path, 0, "--privatize-libs: %s is the MPI library, which psim supplies", l->soname);
+      break;
+    }
     if (strlen(l->soname) < 8) {
       rc = psim_errf(err, 2, l->path, 0, "--privatize-libs: its SONAME '%s' is too short to be renamed per rank", l->soname);
       break;

@@ -132,6 +132,7 @@ expect 2 "is linked against Open MPI (libmpi.so.40)" "$PSIM" run --np 2 --no-mea
   expect 2 "is a non-PIE executable" "$PSIM" run --np 2 --no-measure -- "$TMPD/nopie"
 expect 2 "cannot find libnothere.so" "$PSIM" run --np 2 --no-measure --privatize-libs libnothere.so -- "$TMPD/pi"
 expect 2 "is for programs built by MPICH's mpicc" "$PSIM" run --np 2 --no-measure --privatize-libs libm.so.6 -- "$TMPD/pi_psim"
+expect 2 "is the MPI library, which psim supplies" "$PSIM" run --np 2 --no-measure --privatize-libs libmpich.so.12 -- "$TMPD/pi"
 expect 2 "too short\|not a shared library" "$PSIM" run --np 2 --no-measure --privatize-libs "$TMPD/pi" -- "$TMPD/pi"
 # psim's libmpich.so.12 outside psim run: says so
 LD_LIBRARY_PATH="$(dirname "$PSIM")/lib" "$TMPD/pi" > /dev/null 2> "$TMPD/err"
