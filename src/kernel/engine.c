@@ -306,8 +306,8 @@ uint64_t sim_run(sim *s, void (*run)(void *ctx, int id), void *ctx) {
     if (s->heap.len == s->ndaemon) break;   /* only daemons (or nothing) left */
     /* Every completion at the next date is processed before any rank runs again, as in
      * SimGrid; ranks woken by them then run in the order they were woken. */
-    s->now = s->heap.data[0].date;
     if (!lmm_selective(s->lmm)) {
+      s->now = s->heap.data[0].date;
       while (s->heap.len && s->heap.data[0].date <= s->now) {
         activity *a = s->heap.data[0].a;
         heap_remove(s, a);
@@ -322,6 +322,10 @@ uint64_t sim_run(sim *s, void (*run)(void *ctx, int id), void *ctx) {
      * and are reported (in heap order). The order decides what the selective update sees.
      * Events that these callbacks schedule for the same date wait for the next round, after
      * the ranks ran and the solver solved (SimGrid's next step of zero duration). */
+    /* SimGrid's clock moves by the delay to the next event, now += (date - now), which can
+     * land an ulp away from that date: sleeps and flows started then end at dates computed
+     * from this clock, which decides the order of near-equal ends (within the 1e-9 window). */
+    s->now += s->heap.data[0].date - s->now;
     s->batch.len = 0;
     int enables = 0;
     while (s->heap.len && s->heap.data[0].date - s->now < SG_TIMING_PRECISION) {
