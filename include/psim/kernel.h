@@ -93,9 +93,6 @@ lmm_system *sim_lmm(sim *s);
 
 /* A timer: done() is called at now + delay. */
 activity *sim_start_timer(sim *s, double delay, activity_done_fn done, void *data, int tag);
-/* A timer that is SimGrid's sleep_for (a rank's sleep, MPI overheads, test sleeps): as a timer,
- * but sleeps of one date and equal length end newest first, as in SimGrid's CPU model. */
-activity *sim_start_sleep(sim *s, double delay, activity_done_fn done, void *data, int tag);
 /* A timer that does not keep the simulation going: sim_run returns as soon as only daemon
  * timers remain (they stay queued, never called). For model changes at given dates (a
  * machine file's `at` lines), which must not lengthen a run that ends before them. */

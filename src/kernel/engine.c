@@ -23,7 +23,6 @@ struct sim {
   size_t rhead, rlen, rcap;
   psim_slab pool;         /* activity objects */
   VEC(activity *) batch;  /* the events of one date (selective update) */
-  VEC(activity *) sleeps; /* sleeps started since the last solve (sim_start_sleep) */
   size_t ndaemon;         /* daemons in the heap */
   int stopped;
 };
@@ -41,7 +40,6 @@ void sim_free(sim *s) {
   if (!s) return;
   VEC_FREE(s->heap);
   VEC_FREE(s->batch);
-  VEC_FREE(s->sleeps);
   psim_slab_destroy(&s->pool);
   free(s->ready);
   lmm_free(s->lmm);
@@ -151,30 +149,6 @@ activity *sim_start_timer(sim *s, double delay, activity_done_fn done, void *dat
   a->date = s->now + (delay > 0 ? delay : 0);
   schedule(s, a);
   return a;
-}
-
-/* A sleep of SimGrid's CPU model (sleep_for). SimGrid's CPU heap breaks ties between equal
- * dates by the order of the entries' last insertion, and a sleep is inserted at the first solve
- * after its start, when the model walks its modified set: sleep() puts each new sleep at the
- * FRONT of that set, so the sleeps started between two solves enter the heap newest first.
- * Sleeps of equal length started at one date therefore end newest first, and the ranks they
- * wake run in that order (this decides, e.g., SMPI's process-wide count of test sleeps).
- * sleeps_to_heap_order gives them their keys at the next solve. */
-activity *sim_start_sleep(sim *s, double delay, activity_done_fn done, void *data, int tag) {
-  activity *a = sim_start_timer(s, delay, done, data, tag);
-  if (delay > 0) VEC_PUSH(s->sleeps, a);
-  return a;
-}
-
-/* Newest first, after every entry already queued (a new key is the largest). A sleep is at
- * least one date step long, so none of them has ended since it started. */
-static void sleeps_to_heap_order(sim *s) {
-  for (size_t i = s->sleeps.len; i-- > 0;) {
-    activity *a = s->sleeps.data[i];
-    a->seq = s->seq++;
-    schedule(s, a);
-  }
-  s->sleeps.len = 0;
 }
 
 activity *sim_start_daemon(sim *s, double delay, activity_done_fn done, void *data, int tag) {
@@ -301,13 +275,12 @@ uint64_t sim_run(sim *s, void (*run)(void *ctx, int id), void *ctx) {
       run(ctx, id);
       if (s->stopped) return events;
     }
-    if (s->sleeps.len) sleeps_to_heap_order(s);
     lmm_solve(s->lmm, rate_changed, s);
     if (s->heap.len == s->ndaemon) break;   /* only daemons (or nothing) left */
     /* Every completion at the next date is processed before any rank runs again, as in
      * SimGrid; ranks woken by them then run in the order they were woken. */
+    s->now = s->heap.data[0].date;
     if (!lmm_selective(s->lmm)) {
-      s->now = s->heap.data[0].date;
       while (s->heap.len && s->heap.data[0].date <= s->now) {
         activity *a = s->heap.data[0].a;
         heap_remove(s, a);
@@ -322,10 +295,6 @@ uint64_t sim_run(sim *s, void (*run)(void *ctx, int id), void *ctx) {
      * and are reported (in heap order). The order decides what the selective update sees.
      * Events that these callbacks schedule for the same date wait for the next round, after
      * the ranks ran and the solver solved (SimGrid's next step of zero duration). */
-    /* SimGrid's clock moves by the delay to the next event, now += (date - now), which can
-     * land an ulp away from that date: sleeps and flows started then end at dates computed
-     * from this clock, which decides the order of near-equal ends (within the 1e-9 window). */
-    s->now += s->heap.data[0].date - s->now;
     s->batch.len = 0;
     int enables = 0;
     while (s->heap.len && s->heap.data[0].date - s->now < SG_TIMING_PRECISION) {

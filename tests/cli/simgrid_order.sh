@@ -11,59 +11,7 @@ fails=0
 # act LOG RANK N: the end date and duration of rank RANK's N-th logged action of kind $4
 act() { awk -v r="$2" -v n="$3" -v k="$4" '$2 == r && $3 == k && ++c == n { print $1, $NF }' "$1"; }
 
-# 1. Test sleeps of one date end newest first.
-# SMPI's test sleeps nsleeps x smpi/test (1e-4 s) before it looks at its request; nsleeps is one
-# counter for the whole process: reset to 1 by a test that succeeds, +1 by one that fails.
-# Ranks 0 and 2 post an irecv at 0, compute 0.01 s (1e7 flops at 1 Gf), then test at 0.01 with
-# nsleeps = 1: both sleep 1e-4 s and end at 0.0101. Rank 0's message (sent at 0, 100 bytes)
-# arrived at 0.00121, so its test succeeds; rank 2's comes at 1 s, so its tests fail.
-# SimGrid's CPU model puts each new sleep at the front of its modified set, so the sleeps
-# started between two solves enter its heap (FIFO among equal dates) newest first: rank 2's
-# (started after rank 0's, ranks run in rank order) ends first. Rank 2 fails (nsleeps 2) and
-# starts its 2nd test at once: 2e-4 s, ending at 0.0103; then rank 0 succeeds (nsleeps 1).
-# At 0.0103 rank 2 fails again (nsleeps 2): its 3rd test sleeps 2e-4 s, ends at 0.0105.
-# Oldest first (rank 0 then rank 2) would leave nsleeps 2 after 0.0101 and 3 after 0.0103:
-# a 3rd test of 3e-4 s ending at 0.0106.
-T="$TMPD/test_sleeps.txt"
-cat > "$T" <<'EOF'
-0 init
-1 init
-2 init
-3 init
-0 irecv 1 0 100
-0 compute 1e7
-0 test 1 0 0
-0 wait 1 0 0
-1 send 0 0 100
-2 irecv 3 0 100
-2 compute 1e7
-2 test 3 2 0
-2 test 3 2 0
-2 test 3 2 0
-2 wait 3 2 0
-3 compute 1e9
-3 send 2 0 100
-0 finalize
-1 finalize
-2 finalize
-3 finalize
-EOF
-log=$(tmpfile)
-if ! "$PSIM" replay --quiet --platform "$PLAT" --hostfile "$HOSTS" --np 4 --actions "$log" "$T"; then
-  bad "test sleeps: psim failed"
-else
-  # SimGrid 3.32: rank 2's tests end at 0.010100, 0.010300, 0.010500 (2e-4 s each for the last two)
-  set -- $(act "$log" 2 3 test)
-  if [ "${1:-}" = 0.010500 ] && [ "${2:-}" = 0.000200 ]; then
-    echo "ok   test sleeps of one date end newest first: rank 2's 3rd test ends at $1 after $2 s"
-  else
-    bad "test sleeps: rank 2's 3rd test ends at ${1:-?} after ${2:-?} s, SimGrid 0.010500 after 0.000200"
-  fi
-  set -- $(act "$log" 0 1 test)
-  [ "${1:-}" = 0.010100 ] || bad "test sleeps: rank 0's test ends at ${1:-?}, SimGrid 0.010100"
-fi
-
-# 2. A test's answer is a simcall: the rank yields after its sleep, before it updates the count.
+# 1. A test's answer is a simcall: the rank yields after its sleep, before it updates the count.
 # Rank 0 tests at 0.01 (nsleeps 1, sleep 1e-4 s to 0.0101; its message comes at 1 s: fails).
 # Rank 2 computes 10099999.5 flops (to 0.0100999995 s, within SimGrid's 1e-9 s of 0.0101, so
 # both end at one date, the computation first: its heap entry is older and its date smaller).
