@@ -334,6 +334,15 @@ static int exec_op(replay *R, rank *k, const rop *op) {
       double t = c->grow_injected ? R->test_count * c->test_sleep : c->test_sleep;
       if (sleep_then(R, k, t, 1, PH_MPI)) return 1;
     }
+    /* After its sleep, SMPI's test asks the kernel whether the request completed: a simcall,
+     * so the rank yields once before it sees the answer and updates the process-wide count
+     * of test sleeps; ranks ready at the same date run their own step first (a rank woken
+     * with it may start its test sleep from the count before this one's update). */
+    if (k->sub == 1 && !R->vp) {
+      k->sub = 2;
+      sim_make_ready(R->sim, k->id);
+      return 1;
+    }
     /* then goes back last in its key's queue: completed (as NULL) or not */
     q = k->cur;
     k->cur = NULL;
