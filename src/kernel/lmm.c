@@ -571,6 +571,9 @@ static int solve_incremental(lmm_system *s, void (*changed)(void *ctx, void *own
     }
     for (size_t i = 0; i < s->inc_chk.len; i++) {
       int v = s->inc_chk.data[i];
+      /* Already queued (so bad is set): its check could not change S, and the bottleneck
+       * it would record is reset when S is filled. */
+      if (s->vars.data[v].qmark == s->istamp) continue;
       if (!has_bottleneck(s, v)) { bad = 1; queue_var(s, v); }
     }
     if (!bad) break;
