@@ -47,7 +47,7 @@ same() {
 }
 for size in 64x100 512x10; do
   n=${size%x*} it=${size#*x}
-  [ -f "$S/st-$size/list" ] || "$NEW" gen stencil --ranks "$n" --iters "$it" -o "$S/st-$size" >/dev/null
+  [ -f "$S/st-$size/list" ] || "$NEW" gen stencil --ranks "$n" --iters "$it" -o "$S/st-$size" >/dev/null 2>&1 || exit 2
   for shape in flat backbone fattree torus dragonfly; do
     same "$shape-$size" --platform "$CL/$shape-$n.xml" --hostfile "$CL/hosts-$n" "$S/st-$size"
   done
@@ -55,7 +55,7 @@ done
 read -r first last <<< "${MIX:-3000 3014}"
 for ((seed = first; seed <= last; seed++)); do
   np=${nps[$(((seed / 5) % 5))]}
-  [ -f "$S/mix-$seed/list" ] || "$NEW" gen mix --ranks "$np" --rounds 30 --seed "$seed" -o "$S/mix-$seed" >/dev/null
+  [ -f "$S/mix-$seed/list" ] || "$NEW" gen mix --ranks "$np" --rounds 30 --seed "$seed" -o "$S/mix-$seed" >/dev/null 2>&1 || exit 2
   # shellcheck disable=SC2086
   same "mix-$seed" ${plats[$((seed % 5))]} --np "$np" "$S/mix-$seed"
 done
