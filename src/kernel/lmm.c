@@ -280,8 +280,8 @@ static void fatpipe_usage(lmm_system *s, lmm_cnst *k) {
  * decrease) and the free variables that have a bound, both kept in cs's and vs's order so that
  * the constraints saturate, and the remaining capacities are reduced, in the same order as a
  * scan of everything: the values are the same to the last bit. A repair's T holds many
- * constraints used by kept variables only, and a component's constraints saturate a few per
- * round, so this is most of the rounds' work (docs/performance.md, "Leaner rounds"). */
+ * constraints used by kept variables only: they drop out before the first round
+ * (docs/performance.md, "Leaner solver rounds"). */
 static void fill(lmm_system *s, const int *vs, size_t nvs, const int *cs, size_t ncs) {
   int nfree = 0;
   for (size_t i = 0; i < ncs; i++) {
