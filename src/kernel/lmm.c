@@ -440,7 +440,7 @@ static const lmm_cnst *cnst_info(lmm_system *s, int c) {
 }
 
 /* Is c a bottleneck for a variable at level lvl: saturated, nobody above lvl? */
-static int is_bottleneck(lmm_system *s, int c, double lvl) {
+static inline int is_bottleneck(lmm_system *s, int c, double lvl) {
   if (s->cnsts.data[c].fatpipe) return 0;   /* conservative: the variable gets re-solved */
   const lmm_cnst *k = cnst_info(s, c);
   return k->load >= k->capacity * (1 - INC_EPS) && lvl >= k->maxl * (1 - INC_EPS);
@@ -464,7 +464,7 @@ static int has_bottleneck(lmm_system *s, int v) {
 }
 
 /* Puts constraint c in T; 0 if that is beyond the repair (FATPIPE). */
-static int add_touched(lmm_system *s, int c) {
+static inline int add_touched(lmm_system *s, int c) {
   lmm_cnst *k = &s->cnsts.data[c];
   if (s->cmark.data[c] == s->stamp || lmmi_skip(s, k)) return 1;
   if (k->fatpipe) return 0;
@@ -474,7 +474,7 @@ static int add_touched(lmm_system *s, int c) {
 }
 
 /* Queues kept variable v for S (once per round). */
-static void queue_var(lmm_system *s, int v) {
+static inline void queue_var(lmm_system *s, int v) {
   lmm_var *x = &s->vars.data[v];
   if (x->mark == s->stamp || x->qmark == s->istamp) return;
   x->qmark = s->istamp;
