@@ -4,6 +4,7 @@
 #
 #   bench/cluster_speed.sh                 # 64 x 2000 and 512 x 200 on every shape (long)
 #   bench/cluster_speed.sh --quick         # 64 x 500 and 512 x 50, one repetition
+#   bench/cluster_speed.sh --platforms     # only write the platform files
 #   SHAPES="backbone torus" bench/cluster_speed.sh
 #
 # Shapes (10 Gbps / 1 us links, 1 Gf hosts, one host per rank; platform files in $OUT):
@@ -54,6 +55,12 @@ platform() { # shape n -> $OUT/shape-n.xml and $OUT/hosts-n
 </platform>
 XML
 }
+
+# --platforms: only write the platform files of every shape (for bench/same_results.sh)
+if [ "${1:-}" = "--platforms" ]; then
+  for n in 64 512; do for shape in flat backbone fattree torus dragonfly; do platform "$shape" "$n"; done; done
+  exit 0
+fi
 
 median() { sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 

@@ -50,6 +50,7 @@ void lmm_free(lmm_system *s) {
   VEC_FREE(s->dirty_cnsts); VEC_FREE(s->dirty_vars);
   VEC_FREE(s->comp_c); VEC_FREE(s->comp_v); VEC_FREE(s->stack);
   VEC_FREE(s->inc_v); VEC_FREE(s->inc_c); VEC_FREE(s->inc_add); VEC_FREE(s->inc_chk);
+  VEC_FREE(s->fill_c); VEC_FREE(s->fill_r); VEC_FREE(s->fill_b);
   lmms_free(s);
   free(s);
 }
@@ -272,7 +273,15 @@ static void fatpipe_usage(lmm_system *s, lmm_cnst *k) {
 /* Progressive filling of the variables vs (all marked with the current stamp) over the
  * constraints cs, whose `remaining` capacity the caller has set: the full capacity when vs is
  * a whole component, what the other (kept) variables leave when it is a repair set. Sets each
- * variable's newval and bneck (what stopped it: the constraint that saturated, or its bound). */
+ * variable's newval and bneck (what stopped it: the constraint that saturated, or its bound).
+ *
+ * Each round scans only the constraints that can still saturate (unfixed users, positive
+ * usage: once a constraint fails this it fails it for good, since nfree and a SHARED usage only
+ * decrease) and the free variables that have a bound, both kept in cs's and vs's order so that
+ * the constraints saturate, and the remaining capacities are reduced, in the same order as a
+ * scan of everything: the values are the same to the last bit. A repair's T holds many
+ * constraints used by kept variables only: they drop out before the first round
+ * (docs/performance.md, "Leaner solver rounds"). */
 static void fill(lmm_system *s, const int *vs, size_t nvs, const int *cs, size_t ncs) {
   int nfree = 0;
   for (size_t i = 0; i < ncs; i++) {
@@ -280,6 +289,7 @@ static void fill(lmm_system *s, const int *vs, size_t nvs, const int *cs, size_t
     k->usage = 0;
     k->nfree = 0;
   }
+  s->fill_b.len = 0;
   for (size_t i = 0; i < nvs; i++) {
     lmm_var *x = &s->vars.data[vs[i]];
     x->newval = 0;
@@ -302,29 +312,45 @@ static void fill(lmm_system *s, const int *vs, size_t nvs, const int *cs, size_t
     if (!constrained) {
       fix_var(s, x, x->bound > 0 ? x->bound : INFINITY, &nfree);
       x->bneck = BNECK_BOUND;
+    } else if (x->bound > 0) {
+      VEC_PUSH(s->fill_b, vs[i]);
     }
   }
   s->work += nvs;
+  /* The active constraints, and their remaining / usage of this round. */
+  s->fill_c.len = 0;
+  for (size_t i = 0; i < ncs; i++) {
+    const lmm_cnst *k = &s->cnsts.data[cs[i]];
+    if (k->nfree > 0 && k->usage > 0) VEC_PUSH(s->fill_c, cs[i]);
+  }
+  VEC_RESERVE(s->fill_r, s->fill_c.len);
   const double eps = 1e-12;
   while (nfree > 0) {
     s->rounds++;
+    int *act = s->fill_c.data;
+    double *ratio = s->fill_r.data;
+    size_t nact = s->fill_c.len;
     double min_usage = INFINITY, min_bound = INFINITY;
-    for (size_t i = 0; i < ncs; i++) {
-      lmm_cnst *k = &s->cnsts.data[cs[i]];
-      if (k->nfree > 0 && k->usage > 0) {
-        double r = k->remaining / k->usage;
-        if (r < min_usage) min_usage = r;
-      }
+    for (size_t i = 0; i < nact; i++) {
+      const lmm_cnst *k = &s->cnsts.data[act[i]];
+      double r = k->remaining / k->usage;
+      ratio[i] = r;
+      if (r < min_usage) min_usage = r;
     }
-    for (size_t i = 0; i < nvs; i++) {
-      lmm_var *x = &s->vars.data[vs[i]];
-      if (!x->fixed && x->bound > 0 && x->bound * x->penalty < min_bound) min_bound = x->bound * x->penalty;
+    size_t nb = 0;     /* drop the fixed variables from the bounded list */
+    for (size_t i = 0; i < s->fill_b.len; i++) {
+      int v = s->fill_b.data[i];
+      const lmm_var *x = &s->vars.data[v];
+      if (x->fixed) continue;
+      s->fill_b.data[nb++] = v;
+      if (x->bound * x->penalty < min_bound) min_bound = x->bound * x->penalty;
     }
+    s->fill_b.len = nb;
     if (min_bound == INFINITY && min_usage == INFINITY) break;
     if (min_bound < min_usage * (1 - eps)) {
-      for (size_t i = 0; i < nvs; i++) {
-        lmm_var *x = &s->vars.data[vs[i]];
-        if (!x->fixed && x->bound > 0 && x->bound * x->penalty <= min_bound * (1 + eps)) {
+      for (size_t i = 0; i < nb; i++) {
+        lmm_var *x = &s->vars.data[s->fill_b.data[i]];
+        if (!x->fixed && x->bound * x->penalty <= min_bound * (1 + eps)) {
           fix_var(s, x, x->bound, &nfree);
           x->bneck = BNECK_BOUND;
         }
@@ -333,11 +359,8 @@ static void fill(lmm_system *s, const int *vs, size_t nvs, const int *cs, size_t
       /* Saturate every constraint at the minimum level; fixing the variables of one leaves
        * the level of the others unchanged, so their order does not matter. */
       s->stack.len = 0;
-      for (size_t i = 0; i < ncs; i++) {
-        lmm_cnst *k = &s->cnsts.data[cs[i]];
-        if (k->nfree > 0 && k->usage > 0 && k->remaining / k->usage <= min_usage * (1 + eps))
-          VEC_PUSH(s->stack, cs[i]);
-      }
+      for (size_t i = 0; i < nact; i++)
+        if (ratio[i] <= min_usage * (1 + eps)) VEC_PUSH(s->stack, act[i]);
       for (size_t i = 0; i < s->stack.len; i++) {
         lmm_cnst *k = &s->cnsts.data[s->stack.data[i]];
         for (int j = 0; j < k->n; j++) {
@@ -351,10 +374,13 @@ static void fill(lmm_system *s, const int *vs, size_t nvs, const int *cs, size_t
         }
       }
     }
-    for (size_t i = 0; i < ncs; i++) {
-      lmm_cnst *k = &s->cnsts.data[cs[i]];
+    size_t n = 0;      /* drop the constraints that cannot saturate any more */
+    for (size_t i = 0; i < nact; i++) {
+      lmm_cnst *k = &s->cnsts.data[act[i]];
       if (k->fatpipe && k->nfree > 0) fatpipe_usage(s, k);
+      if (k->nfree > 0 && k->usage > 0) act[n++] = act[i];
     }
+    s->fill_c.len = n;
   }
 }
 
@@ -414,7 +440,7 @@ static const lmm_cnst *cnst_info(lmm_system *s, int c) {
 }
 
 /* Is c a bottleneck for a variable at level lvl: saturated, nobody above lvl? */
-static int is_bottleneck(lmm_system *s, int c, double lvl) {
+static inline int is_bottleneck(lmm_system *s, int c, double lvl) {
   if (s->cnsts.data[c].fatpipe) return 0;   /* conservative: the variable gets re-solved */
   const lmm_cnst *k = cnst_info(s, c);
   return k->load >= k->capacity * (1 - INC_EPS) && lvl >= k->maxl * (1 - INC_EPS);
@@ -438,7 +464,7 @@ static int has_bottleneck(lmm_system *s, int v) {
 }
 
 /* Puts constraint c in T; 0 if that is beyond the repair (FATPIPE). */
-static int add_touched(lmm_system *s, int c) {
+static inline int add_touched(lmm_system *s, int c) {
   lmm_cnst *k = &s->cnsts.data[c];
   if (s->cmark.data[c] == s->stamp || lmmi_skip(s, k)) return 1;
   if (k->fatpipe) return 0;
@@ -448,7 +474,7 @@ static int add_touched(lmm_system *s, int c) {
 }
 
 /* Queues kept variable v for S (once per round). */
-static void queue_var(lmm_system *s, int v) {
+static inline void queue_var(lmm_system *s, int v) {
   lmm_var *x = &s->vars.data[v];
   if (x->mark == s->stamp || x->qmark == s->istamp) return;
   x->qmark = s->istamp;
@@ -523,13 +549,18 @@ static int solve_incremental(lmm_system *s, void (*changed)(void *ctx, void *own
       int v = s->inc_v.data[i];
       if (has_bottleneck(s, v)) continue;
       bad = 1;
-      /* Kept variables above it on its constraints must come down. */
+      /* Kept variables above it on its constraints must come down. A constraint already
+       * scanned in this round for a level at or below lvl has queued all of them (in the same
+       * order as a new scan would: the others are queued already). */
       const lmm_var *x = &s->vars.data[v];
       double lvl = x->newval * x->penalty;
       for (int j = 0; j < x->nel; j++) {
         if (x->el[j].coeff <= 0) continue;
-        const lmm_cnst *k = &s->cnsts.data[x->el[j].cnst];
+        lmm_cnst *k = &s->cnsts.data[x->el[j].cnst];
         if (lmmi_skip(s, k)) continue;
+        if (k->qstamp == s->istamp && lvl >= k->qlvl) continue;
+        k->qstamp = s->istamp;
+        k->qlvl = lvl;
         for (int r = 0; r < k->n; r++) {
           const lmm_var *u = &s->vars.data[k->refs[r].var];
           if (u->mark != s->stamp && u->penalty > 0 && k->refs[r].coeff > 0 &&
@@ -540,6 +571,9 @@ static int solve_incremental(lmm_system *s, void (*changed)(void *ctx, void *own
     }
     for (size_t i = 0; i < s->inc_chk.len; i++) {
       int v = s->inc_chk.data[i];
+      /* Already queued (so bad is set): its check could not change S, and the bottleneck
+       * it would record is reset when S is filled. */
+      if (s->vars.data[v].qmark == s->istamp) continue;
       if (!has_bottleneck(s, v)) { bad = 1; queue_var(s, v); }
     }
     if (!bad) break;

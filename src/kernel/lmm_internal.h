@@ -23,6 +23,8 @@ typedef struct {
   /* scratch for the solve */
   double remaining, usage;
   int nfree;
+  unsigned qstamp;    /* solve_incremental: scanned for kept variables above qlvl this round */
+  double qlvl;
   unsigned mstamp;    /* selective update: == lmm_system.epoch while in the modified set M */
   /* Never binding (see lmm.c, "Constraints that cannot bind"): sum of coeff x bound over its
    * variables, how many of them are unbounded, and whether the exact solver may leave it out. */
@@ -66,6 +68,8 @@ struct lmm_system {
   unsigned stamp;
   VEC(int) comp_c, comp_v, stack;  /* scratch: one component's constraints and variables */
   VEC(int) inc_v, inc_c, inc_add, inc_chk;  /* solve_incremental: S, T, vars to add to S, to check */
+  VEC(int) fill_c, fill_b;  /* fill: constraints that can still saturate, free bounded vars */
+  VEC(double) fill_r;       /* fill: remaining / usage of fill_c's constraints this round */
   unsigned istamp;
   uint64_t work;
   uint64_t solves, rounds;  /* full component solves, filling rounds (both kinds) */

@@ -290,6 +290,47 @@ static void selective_order_matters(void **st) {
  *   - host 1's flow ends: bound 20 again: the two others must go back to 10 (they recorded
  *     the backbone as their bottleneck: it must be checked before it is left out);
  *   - a second flow from host 0: up link 0 shared, 5 and 5; host 2's flow 10. */
+/* A saturated shared link (a backbone) limiting most flows, re-solved by local repairs as
+ * flows end and start: every flow it limits is re-rated at each change, several re-solved
+ * flows fail on it at once (the repair scans it once per round), and a bound takes effect in
+ * the filling. Backbone B: capacity 12. Flows f1..f5 each have a private link of capacity 100
+ * (f5: 1) and use B; penalty 1, no bound. */
+static void saturated_backbone_repairs(void **st) {
+  (void)st;
+  lmm_system *s = lmm_new();
+  int b = lmm_cnst_new(s, 12, 0), f[8];
+  for (int i = 1; i <= 5; i++) {
+    f[i] = lmm_var_new(s, 1, -1, &tag[i]);
+    lmm_expand(s, lmm_cnst_new(s, i == 5 ? 1 : 100, 0), f[i], 1);
+    lmm_expand(s, b, f[i], 1);
+  }
+  lmm_solve(s, NULL, NULL);
+  /* f5 is held at 1 by its own link; f1..f4 share the other 11 of B: 11/4 each. */
+  assert_true(fabs(lmm_var_value(s, f[5]) - 1) < EPS);
+  for (int i = 1; i <= 4; i++) assert_true(fabs(lmm_var_value(s, f[i]) - 2.75) < EPS);
+  /* f1 ends: B is no longer saturated and f2..f4 lose their bottleneck: 11/3 each. */
+  lmm_var_free(s, f[1]);
+  lmm_solve(s, NULL, NULL);
+  for (int i = 2; i <= 4; i++) assert_true(fabs(lmm_var_value(s, f[i]) - 11.0 / 3) < EPS);
+  assert_true(fabs(lmm_var_value(s, f[5]) - 1) < EPS);
+  /* Two flows start on B at once: f6 with penalty 2, f7 with a bound of 2 (private links of
+   * 100). Both are first filled on what B has left (nothing) and fail there. f7 stops at its
+   * bound 2; f2..f4 at level l and f6 at l/2 share what remains of B after f5 and f7:
+   * 3l + l/2 = 12 - 1 - 2, l = 18/7, f6 = 9/7. */
+  f[6] = lmm_var_new(s, 2, -1, &tag[6]);
+  lmm_expand(s, lmm_cnst_new(s, 100, 0), f[6], 1);
+  lmm_expand(s, b, f[6], 1);
+  f[7] = lmm_var_new(s, 1, 2, &tag[7]);
+  lmm_expand(s, lmm_cnst_new(s, 100, 0), f[7], 1);
+  lmm_expand(s, b, f[7], 1);
+  lmm_solve(s, NULL, NULL);
+  for (int i = 2; i <= 4; i++) assert_true(fabs(lmm_var_value(s, f[i]) - 18.0 / 7) < EPS);
+  assert_true(fabs(lmm_var_value(s, f[6]) - 9.0 / 7) < EPS);
+  assert_true(fabs(lmm_var_value(s, f[7]) - 2) < EPS);
+  assert_true(fabs(lmm_var_value(s, f[5]) - 1) < EPS);
+  lmm_free(s);
+}
+
 static void backbone_bound(void **st) {
   (void)st;
   lmm_system *s = lmm_new();
@@ -332,7 +373,7 @@ int main(void) {
       cmocka_unit_test(expand_accumulates), cmocka_unit_test(penalty_zero_is_off),
       cmocka_unit_test(incremental_components), cmocka_unit_test(repair_matches_full_solve),
       cmocka_unit_test(selective_open_set),     cmocka_unit_test(selective_order_matters),
-      cmocka_unit_test(backbone_bound),
+      cmocka_unit_test(backbone_bound),     cmocka_unit_test(saturated_backbone_repairs),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
