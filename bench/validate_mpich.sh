@@ -5,12 +5,14 @@
 # predicted, error) of the medians over the repeats, the platform used, the machine's load
 # during the runs, and how long MPIRandomAccess takes for real and to simulate.
 #
-#   bench/validate_mpich.sh                  HPL N=4000 and 8000, 3 repeats (~10 min idle)
-#   bench/validate_mpich.sh -r 5 -n "3000 6000" -w /tmp/val
+#   bench/validate_mpich.sh                  HPL N=2000 and 4000, 3 repeats (~12 min)
+#   bench/validate_mpich.sh -r 5 -n "4000 8000" -w /tmp/val   (~45 min: see docs/VALIDATION.md)
 #
 # options: -r N     repeats of every run (default 3; medians are reported)
 #          -n "N.." HPL sizes, in one hpccinf.txt (the largest sizes the other HPCC tests)
 #          -w DIR   keep builds and outputs in DIR (the builds are reused when present)
+#          -s       emulation speed only: HPCC's MPIRandomAccess, real and simulated wall time
+#                   (each run is stopped at the end of that section; no table)
 #          -h       this help
 # What is compared:
 #   - bench/validate_net.c: ping-pong latency (8 B) and bandwidth (2 MB) between two ranks, ring
@@ -22,8 +24,8 @@
 # The platform: flat:2 (each host a SPLITDUPLEX link; a message crosses two of them), hosts at
 # the flop rate `psim calibrate` measures with --host-speed-ref the same (a CPU second measured
 # is a simulated second), link latency = half the real ping-pong one-way latency, link
-# bandwidth = 2 MB / (real one-way time - latency), SMPI's bandwidth and latency factors 1 (no
-# network card between two cores). So the ping-pong rows are the calibration (they check the
+# bandwidth = 2 MB / (real one-way time - latency), SMPI's bandwidth and latency factors 1 and
+# no cross-traffic (no network card nor TCP acknowledgements between two cores). So the ping-pong rows are the calibration (they check the
 # model reproduces what it was given); the others are predictions.
 # The real MPI is named explicitly (MPICC=mpicc.mpich, MPIEXEC=mpiexec.mpich): Debian's
 # `mpicc` alternative may point at Open MPI. BLAS threads are off (OPENBLAS_NUM_THREADS=1) in
@@ -39,15 +41,17 @@ PSIMCC="$(dirname "$PSIM")/psimcc"
 : "${PSIM_HPCC_DIR:=${XDG_CACHE_HOME:-$HOME/.cache}/psim/hpcc}"
 : "${PSIM_HPCC_SRC:=$PSIM_HPCC_DIR/src}"
 REPEATS=3
-SIZES="4000 8000"
+SIZES="2000 4000"
 W=
 NP=2
+SPEED_ONLY=
 usage() { sed -n '2,/^set -u/p' "$0" | sed -e '/^set -u/d' -e 's/^# \{0,1\}//'; }
-while getopts r:n:w:h o; do
+while getopts r:n:w:sh o; do
   case $o in
     r) REPEATS=$OPTARG ;;
     n) SIZES=$OPTARG ;;
     w) W=$OPTARG ;;
+    s) SPEED_ONLY=1 ;;
     h) usage; exit 0 ;;
     *) usage >&2; exit 2 ;;
   esac
@@ -75,6 +79,22 @@ rm -f "$W"/res/*
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 log() { echo "validate_mpich.sh: $*" >&2; }
 loadavg() { cut -d' ' -f1 /proc/loadavg; }
+# median of the values of KEY over the files res/KIND.* ("-" when none)
+median() { # KIND KEY
+  cat "$W"/res/"$1".* 2> /dev/null | awk -v k="$2" '$1 == k { v[n++] = $2 }
+    END { if (!n) { print "-"; exit }
+          for (i = 1; i < n; i++) for (j = i; j > 0 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+          if (n % 2) print v[(n - 1) / 2]; else print (v[n / 2 - 1] + v[n / 2]) / 2 }'
+}
+print_load() {
+  awk '{ v[n++] = $1 } END { for (i = 1; i < n; i++) for (j = i; j > 0 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+    printf "load average (1 min) sampled between runs: min %s, median %s, max %s (%d samples)\n", v[0], v[int(n / 2)], v[n - 1], n }' "$W/res/load"
+}
+print_ra() {
+  awk -v r="$(median real ra_wall_s)" -v p="$(median psim ra_wall_s)" -v s="$SIZES" 'BEGIN {
+    if (r == "-" || p == "-") print "MPIRandomAccess wall time: not measured";
+    else printf "MPIRandomAccess section wall time (HPL sizes %s, median): real %.2f s, psim run %.2f s: %.2fx (goal <= 5x)\n", s, r, p, p / r }'
+}
 echo "$(loadavg)" >> "$W/res/load"
 
 # ---- builds (each kind: the network program and HPCC) ----
@@ -105,8 +125,9 @@ sed -e "5s/^[0-9]*/$nsz/" -e "6s/^[0-9]* */$SIZES /" -e "11s/^[0-9]*/1/" -e "12s
 fails=0
 
 # Runs CMD... in DIR with a 20-minute limit; meanwhile notes the wall-clock dates at which
-# hpccoutf.txt (if any) shows MPIRandomAccess's section begin and end (polled every 0.05 s).
-# Writes DIR/wall (total) and DIR/ra_wall (the section), and samples the load average.
+# hpccoutf.txt (if any) shows MPIRandomAccess's section begin and end (polled every 0.05 s),
+# and with -s stops the run there. Writes DIR/wall (total) and DIR/ra_wall (the section), and
+# samples the load average.
 timed() { # DIR CMD...
   dir=$1; shift
   t0=$(date +%s.%N)
@@ -116,12 +137,17 @@ timed() { # DIR CMD...
   while kill -0 $pid 2> /dev/null; do
     if [ -z "$re" ] && [ -f "$dir/hpccoutf.txt" ]; then
       if [ -z "$rb" ] && grep -q '^Begin of MPIRandomAccess section' "$dir/hpccoutf.txt"; then rb=$(date +%s.%N); fi
-      if [ -n "$rb" ] && grep -q '^End of MPIRandomAccess section' "$dir/hpccoutf.txt"; then re=$(date +%s.%N); fi
+      if [ -n "$rb" ] && grep -q '^End of MPIRandomAccess section' "$dir/hpccoutf.txt"; then
+        re=$(date +%s.%N)
+        # timeout passes the signal on to mpiexec or psim
+        [ -n "$SPEED_ONLY" ] && kill $pid && wait $pid && break
+      fi
     fi
     sleep 0.05
   done
   wait $pid
   rc=$?
+  [ -n "$SPEED_ONLY" ] && [ -n "$re" ] && rc=0
   echo "$t0 $(date +%s.%N)" | awk '{ printf "%.2f\n", $2 - $1 }' > "$dir/wall"
   [ -n "$rb" ] && [ -n "$re" ] && echo "$rb $re" | awk '{ printf "%.2f\n", $2 - $1 }' > "$dir/ra_wall"
   echo "$(loadavg)" >> "$W/res/load"
@@ -132,6 +158,29 @@ timed() { # DIR CMD...
   fi
   return $rc
 }
+
+if [ -n "$SPEED_ONLY" ]; then
+  # the platform does not change how fast psim simulates RandomAccess's messages much
+  PSIM_ARGS="--platform flat:$NP --host-speed-ref 1e9"
+  echo "$(loadavg)" >> "$W/res/load"
+  i=1
+  while [ $i -le "$REPEATS" ]; do
+    for k in real psim; do
+      R=$W/$k/ra.$i
+      rm -rf "$R" && mkdir -p "$R" && cp "$W/hpccinf.txt" "$R/"
+      if [ $k = real ]; then timed "$R" "$MPIEXEC" -n $NP "$W/real/hpcc/hpcc"
+      # shellcheck disable=SC2086
+      else timed "$R" "$PSIM" run --np $NP $PSIM_ARGS -q -- "$W/psim/hpcc/hpcc"; fi
+      [ -f "$R/ra_wall" ] && echo "ra_wall_s $(cat "$R/ra_wall")" >> "$W/res/$k.$i"
+    done
+    log "MPIRandomAccess run $i: real $(cat "$W/real/ra.$i/ra_wall" 2> /dev/null) s, psim run $(cat "$W/psim/ra.$i/ra_wall" 2> /dev/null) s"
+    i=$((i + 1))
+  done
+  print_load
+  print_ra
+  [ $fails -eq 0 ]
+  exit
+fi
 
 # The network program: the real runs first, as they calibrate the platform.
 net_run() { # KIND I CMD...
@@ -146,13 +195,6 @@ while [ $i -le "$REPEATS" ]; do
   i=$((i + 1))
 done
 
-# median of the values of KEY over the files res/KIND.* ("-" when none)
-median() { # KIND KEY
-  cat "$W"/res/"$1".* 2> /dev/null | awk -v k="$2" '$1 == k { v[n++] = $2 }
-    END { if (!n) { print "-"; exit }
-          for (i = 1; i < n; i++) for (j = i; j > 0 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
-          if (n % 2) print v[(n - 1) / 2]; else print (v[n / 2 - 1] + v[n / 2]) / 2 }'
-}
 lat_us=$(median real net_pingpong_latency_us)
 bw_gbs=$(median real net_pingpong_bandwidth_GBs)
 # one-way time of 2 MB = 2 x link latency + 2e6 / link bandwidth; the latency is half the
@@ -162,7 +204,7 @@ link_bw=$(awk -v l="$lat_us" -v b="$bw_gbs" 'BEGIN { printf "%.6g", 2e6 / (2e6 /
 speed=$("$PSIM" calibrate 2> /dev/null | tail -n 1)
 case $speed in [0-9]*) ;; *) log "psim calibrate failed"; exit 1 ;; esac
 PLAT="flat:$NP,$speed,${link_bw}Bps,${link_lat}s"
-PSIM_ARGS="--platform $PLAT --host-speed-ref $speed --cfg smpi/bw-factor:0:1 --cfg smpi/lat-factor:0:1"
+PSIM_ARGS="--platform $PLAT --host-speed-ref $speed --cfg smpi/bw-factor:0:1 --cfg smpi/lat-factor:0:1 --cfg network/crosstraffic:0"
 
 i=1
 while [ $i -le "$REPEATS" ]; do
@@ -202,8 +244,8 @@ row() { # LABEL KEY [PRECISION]
     if (r == "-" || p == "-") { printf "| %s | %s | %s | - |\n", l, r, p; exit }
     printf "| %s | %.*g | %.*g | %+.1f %% |\n", l, d, r, d, p, (p - r) / r * 100 }'
 }
-echo "psim run vs MPICH $("$MPIEXEC" --version 2> /dev/null | sed -n 's/^Version: *//p' | head -n 1) at np=$NP, $(uname -n), $(date -u '+%Y-%m-%d %H:%M UTC'), medians of $REPEATS runs"
-echo "platform: $PLAT (psim calibrate: $speed flop/s = --host-speed-ref; smpi factors 1)"
+echo "psim run vs MPICH $("$MPIEXEC" --version 2> /dev/null | sed -n 's/^ *Version: *//p' | head -n 1) at np=$NP, $(uname -n), $(date -u '+%Y-%m-%d %H:%M UTC'), medians of $REPEATS runs"
+echo "platform: $PLAT (psim calibrate: $speed flop/s = --host-speed-ref; SMPI factors 1, no cross-traffic)"
 echo
 echo "| quantity | real MPICH | psim run | error |"
 echo "|---|---|---|---|"
@@ -218,10 +260,7 @@ row "PTRANS (GB/s)" PTRANS_GBs 4
 row "MPIFFT (Gflop/s)" MPIFFT_Gflops 4
 row "MPIRandomAccess (GUP/s)" MPIRandomAccess_GUPs 4
 echo
-awk '{ v[n++] = $1 } END { for (i = 1; i < n; i++) for (j = i; j > 0 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
-  printf "load average (1 min) sampled between runs: min %s, median %s, max %s (%d samples)\n", v[0], v[int(n / 2)], v[n - 1], n }' "$W/res/load"
+print_load
 echo "hpcc wall time (median): real $(median real wall_s) s, psim run $(median psim wall_s) s"
-rr=$(median real ra_wall_s); rp=$(median psim ra_wall_s)
-awk -v r="$rr" -v p="$rp" 'BEGIN { if (r == "-" || p == "-") print "MPIRandomAccess wall time: not measured";
-  else printf "MPIRandomAccess section wall time (median): real %.2f s, psim run %.2f s: %.2fx (goal <= 5x)\n", r, p, p / r }'
+print_ra
 [ $fails -eq 0 ]
