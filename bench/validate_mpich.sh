@@ -6,7 +6,8 @@
 # during the runs, and how long MPIRandomAccess takes for real and to simulate.
 #
 #   bench/validate_mpich.sh                  HPL N=2000 and 4000, 3 repeats (~12 min)
-#   bench/validate_mpich.sh -r 5 -n "4000 8000" -w /tmp/val   (~45 min: see docs/VALIDATION.md)
+#   bench/validate_mpich.sh -r 5 -n "4000 8000" -w /tmp/val   (the sizes: every HPCC test
+#                   grows with the largest N, RandomAccess 4x: well over the 15 min budget)
 #
 # options: -r N     repeats of every run (default 3; medians are reported)
 #          -n "N.." HPL sizes, in one hpccinf.txt (the largest sizes the other HPCC tests)
