@@ -131,6 +131,7 @@ struct emu_sim {
   double test_count;        /* SMPI's process-wide count of injected test sleeps */
   double iprobe_count;      /* same for iprobe */
   double cpu_cost, mono_cost;   /* what reading each clock costs (subtracted from bursts) */
+  double cpu_ref, mono_ref;     /* the last CPU clock reading, and CLOCK_MONOTONIC then (emu_mark) */
   int npolling;             /* ranks blocked in emu_poll_failed */
   uint64_t polls;           /* unsuccessful polls so far (to tell progress from spinning) */
   int failed, nfinished;
