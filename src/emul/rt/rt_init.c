@@ -52,7 +52,7 @@ void rt_world_free(void *p) {
     rt_comm *c = w->comms.data[i];
     if (!c) continue;
     while (c->slots) { rt_slot *s = c->slots; c->slots = s->next; free(s->data); free(s->len); free(s->results); free(s); }
-    free(c->world); free(c->local); free(c->cseq); free(c->rworld); free(c);
+    free(c->world); free(c->local); free(c->cseq); free(c->rworld); free(c->cart); free(c);
   }
   VEC_FREE(w->comms);
   for (size_t i = 0; i < w->groups.len; i++)
