@@ -53,6 +53,19 @@ for dir in "$@"; do
   else
     grep -v '^[[:space:]]*#' "$T/$dir/testlist" | grep -v '^[[:space:]]*$' > "$list"
   fi
+  # SimGrid's arguments are those of its own copy of a test (allred: "arg=100" where MPICH
+  # 4.0.2's allred wants "arg=-count=100"): the k-th line of a name and process count takes
+  # the arg= fields of the k-th such line of MPICH's testlist, when it has one
+  if [ -f "$T/$dir/testlist" ]; then
+    awk 'NR == FNR { if ($0 !~ /^[[:space:]]*#/ && NF >= 2) { k = $1 " " $2; m[k, ++nm[k]] = $0 } next }
+         { k = $1 " " $2; i = ++seen[k]
+           if (!((k, i) in m)) { print; next }
+           n = split(m[k, i], f, /[[:space:]]+/); args = ""
+           for (j = 3; j <= n; j++) if (f[j] ~ /^arg=/) args = args " " f[j]
+           line = $1 " " $2
+           for (j = 3; j <= NF; j++) if ($j !~ /^arg=/) line = line " " $j
+           print line args }' "$T/$dir/testlist" "$list" > "$list.tmp" && mv "$list.tmp" "$list"
+  fi
   # tests listed by SimGrid but gone from this mpich: not counted; DTPools tests (SimGrid
   # lists them without arguments) run as MPICH lists them: every variant configure generated
   # in testlist.dtp for that name and process count (type, counts, seed)

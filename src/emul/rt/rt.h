@@ -111,6 +111,12 @@ typedef struct rt_rank {
   void *bsend_buf;
   int bsend_size;
   size_t nshared;            /* psim_shared_malloc calls so far */
+  /* MPI_Wtime polled in a loop that takes no time (rt_init.c): the simulation's call count
+   * after its last MPI_Wtime and the time it returned, the streak, the clock's next step */
+  uint64_t wtime_mark;
+  double wtime_last;
+  int wtime_streak;
+  double wtime_step;
 } rt_rank;
 
 /* rt_init.c */
