@@ -230,8 +230,7 @@ int MPI_Comm_set_name(MPI_Comm comm, const char *name) {
 
 int MPI_Comm_get_name(MPI_Comm comm, char *name, int *resultlen) {
   rt_comm *c = rt_comm_get(comm);
-  if (comm == MPI_COMM_SELF) snprintf(name, MPI_MAX_OBJECT_NAME, "MPI_COMM_SELF");
-  else snprintf(name, MPI_MAX_OBJECT_NAME, "%s", c->name);
+  snprintf(name, MPI_MAX_OBJECT_NAME, "%s", c->name);
   *resultlen = (int)strlen(name);
   (void)handle_of;
   return MPI_SUCCESS;

@@ -28,6 +28,7 @@ rt_rank *rt_me(void) {
     rt_world *w = rt_w();
     rt_rank *r = xcalloc(1, sizeof *r);
     r->self = rt_comm_new(w, 1, &k->id);
+    snprintf(r->self->name, sizeof r->self->name, "MPI_COMM_SELF");   /* settable, as WORLD's */
     k->rt = r;
   }
   return k->rt;
