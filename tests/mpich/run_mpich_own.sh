@@ -25,7 +25,8 @@ SRC_ROOT=$(cd "$HERE/../.." && pwd)
 PSIMCC="$(dirname "$PSIM")/psimcc"
 : "${PSIM_SHARED:=$SRC_ROOT/../shared}"
 : "${PSIM_MPICH_DIR:=${XDG_CACHE_HOME:-$HOME/.cache}/psim/mpich}"
-: "${MPITEST_TIMEOUT:=120}"
+# 300 s: a 16-rank test takes over 120 s of wall time when the 2-core machine is loaded
+: "${MPITEST_TIMEOUT:=300}"
 # keep each built test: runtests would otherwise delete it after every run, and rebuild it
 # for each of a DTPools test's variants (24 for sendrecv1)
 : "${MPITEST_CLEANUP:=0}"
