@@ -47,11 +47,12 @@ typedef struct rt_comm {
   int inter, rsize;
   int *rworld;
   struct rt_comm *partner;
+  struct rt_cart *cart;      /* Cartesian topology (rt_topo.c), NULL if none; one block */
 } rt_comm;
 
 typedef struct rt_group { int size; int *world; int freed; } rt_group;
 
-enum { RQ_SEND, RQ_RECV };
+enum { RQ_SEND, RQ_RECV, RQ_GREQ };
 typedef struct rt_req {
   int used, kind, persistent, active, proc_null, flags;
   emu_req *er;
@@ -66,6 +67,14 @@ typedef struct rt_req {
   int traced;                /* recorded as isend/irecv, its wait not yet (--trace-tit) */
   long tid;                  /* its irecv line, filled when the source is known */
   int cancelled;             /* MPI_Cancel succeeded: completes with MPI_Test_cancelled true */
+  int pair;                  /* MPI_Isendrecv: the send (a hidden request) this receive waits for */
+  /* generalized request (rt_greq.c): the program's functions; done once it completes it */
+  MPI_Grequest_query_function *gquery;
+  MPI_Grequest_free_function *gfree;
+  MPI_Grequest_cancel_function *gcancel;
+  void *gextra;
+  int gdone;
+  int gorphan;               /* freed by MPI_Request_free before it completed */
 } rt_req;
 
 typedef struct rt_uop { MPI_User_function *fn; int commute; } rt_uop;
@@ -102,6 +111,12 @@ typedef struct rt_rank {
   void *bsend_buf;
   int bsend_size;
   size_t nshared;            /* psim_shared_malloc calls so far */
+  /* MPI_Wtime polled in a loop that takes no time (rt_init.c): the simulation's call count
+   * after its last MPI_Wtime and the time it returned, the streak, the clock's next step */
+  uint64_t wtime_mark;
+  double wtime_last;
+  int wtime_streak;
+  double wtime_step;
 } rt_rank;
 
 /* rt_init.c */
@@ -134,6 +149,9 @@ void rt_comms_init(rt_world *w, int np);
 rt_comm *rt_comm_get(MPI_Comm c);     /* fatal when invalid */
 rt_comm *rt_comm_new(rt_world *w, int size, const int *world);
 int rt_comm_rank(const rt_comm *c);
+/* MPI_Comm_split's collective (color MPI_UNDEFINED: no communicator), for rt_topo.c */
+MPI_Comm rt_comm_split(rt_comm *c, int color, int key);
+void rt_topo_copy(const rt_comm *from, rt_comm *to);   /* rt_topo.c: MPI_Comm_dup keeps it */
 const rt_group *rt_group_of(MPI_Group g);   /* fatal when invalid */
 MPI_Group rt_group_new(int size, const int *world);
 /* rt_inter.c */
@@ -159,6 +177,11 @@ void rt_coll_timing(rt_comm *c, coll_call *call);
 void rt_reqs_init(rt_world *w);
 /* A request that is already complete (non-blocking collectives, rt_nbc.c). */
 MPI_Request rt_req_completed(void);
+rt_req *rt_req_at(MPI_Request h);   /* fatal when invalid */
+void rt_req_release(MPI_Request h);
+/* rt_greq.c: a generalized request completes: query_fn fills st (may be NULL), free_fn runs. */
+void rt_greq_finish(rt_req *r, MPI_Status *st);
+void rt_greq_cancel(rt_req *r);
 
 void rt_world_free(void *p);
 

@@ -110,10 +110,13 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) {
   return MPI_SUCCESS;
 }
 
+MPI_Comm rt_comm_split(rt_comm *c, int color, int key) { return split(c, color, key, "MPI_Comm_split"); }
+
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
   emu_enter("MPI_Comm_dup");
   rt_comm *c = rt_comm_get(comm);
   *newcomm = split(c, 0, rt_comm_rank(c), "MPI_Comm_dup");
+  if (*newcomm != MPI_COMM_NULL) rt_topo_copy(c, rt_comm_get(*newcomm));
   emu_leave();
   return MPI_SUCCESS;
 }
@@ -227,8 +230,7 @@ int MPI_Comm_set_name(MPI_Comm comm, const char *name) {
 
 int MPI_Comm_get_name(MPI_Comm comm, char *name, int *resultlen) {
   rt_comm *c = rt_comm_get(comm);
-  if (comm == MPI_COMM_SELF) snprintf(name, MPI_MAX_OBJECT_NAME, "MPI_COMM_SELF");
-  else snprintf(name, MPI_MAX_OBJECT_NAME, "%s", c->name);
+  snprintf(name, MPI_MAX_OBJECT_NAME, "%s", c->name);
   *resultlen = (int)strlen(name);
   (void)handle_of;
   return MPI_SUCCESS;

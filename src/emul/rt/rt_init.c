@@ -28,6 +28,7 @@ rt_rank *rt_me(void) {
     rt_world *w = rt_w();
     rt_rank *r = xcalloc(1, sizeof *r);
     r->self = rt_comm_new(w, 1, &k->id);
+    snprintf(r->self->name, sizeof r->self->name, "MPI_COMM_SELF");   /* settable, as WORLD's */
     k->rt = r;
   }
   return k->rt;
@@ -52,7 +53,7 @@ void rt_world_free(void *p) {
     rt_comm *c = w->comms.data[i];
     if (!c) continue;
     while (c->slots) { rt_slot *s = c->slots; c->slots = s->next; free(s->data); free(s->len); free(s->results); free(s); }
-    free(c->world); free(c->local); free(c->cseq); free(c->rworld); free(c);
+    free(c->world); free(c->local); free(c->cseq); free(c->rworld); free(c->cart); free(c);
   }
   VEC_FREE(w->comms);
   for (size_t i = 0; i < w->groups.len; i++)
@@ -111,9 +112,34 @@ int MPI_Abort(MPI_Comm comm, int errorcode) {
   emu_abort(errorcode);
 }
 
+/* A loop that waits for the clock (`while (MPI_Wtime() - t0 < 2.0);`, as MPICH's bsendpending
+ * does) would never end when its own code takes no simulated time: under --no-measure, or
+ * when each pass is shorter than smpi/cpu-threshold (measured bursts below it are dropped).
+ * When MPI_Wtime has been the only MPI call of the whole simulation RT_WTIME_LOOP times in a
+ * row and the clock has not moved, the rank is taken to be waiting for time to pass: each
+ * further such call sleeps, 1 us the first time and twice as long each time after (a wait of
+ * T ends within 2T, after about log2(T / 1 us) sleeps). Any other MPI call, or the clock
+ * moving, ends the streak; a program whose loop takes time is never touched. */
+#define RT_WTIME_LOOP 1000
 double MPI_Wtime(void) {
   emu_enter("MPI_Wtime");
+  emu_sim *S = emu_current;
+  rt_rank *me = rt_me();
   double t = emu_now();
+  if (S->calls == me->wtime_mark + 1 && t == me->wtime_last) {
+    if (++me->wtime_streak >= RT_WTIME_LOOP) {
+      if (me->wtime_step <= 0) me->wtime_step = 1e-6;
+      if (emu_trace_on(emu_self())) emu_trace_sleep(emu_self(), me->wtime_step);
+      emu_sleep(me->wtime_step);
+      me->wtime_step *= 2;
+      t = emu_now();
+    }
+  } else {
+    me->wtime_streak = 0;
+    me->wtime_step = 0;
+  }
+  me->wtime_mark = S->calls;   /* after the sleep: other ranks' calls meanwhile do not count */
+  me->wtime_last = t;
   emu_leave();
   return t;
 }

@@ -96,16 +96,41 @@ static size_t base_size(int base) {
   }
 }
 
+/* A user operation sees its datatype's layout (holes, strides, lb), not packed bytes: both
+ * operands are unpacked into scratch buffers laid out as count elements of dt, the function
+ * runs on them, and the result is packed back. */
+static void user_noncontig(MPI_User_function *fn, const rt_dtype *t, MPI_Datatype dt,
+                           const void *in, void *inout, int count) {
+  ptrdiff_t ext = t->ub - t->lb;
+  ptrdiff_t lo = t->true_lb, hi = t->true_ub;
+  if (ext >= 0) hi += (ptrdiff_t)(count - 1) * ext;
+  else lo += (ptrdiff_t)(count - 1) * ext;
+  size_t span = hi > lo ? (size_t)(hi - lo) : 1;
+  size_t plen = t->size * (size_t)count;
+  char *ba = xcalloc(1, span), *bb = xcalloc(1, span);
+  rt_unpack(in, plen, ba - lo, count, dt);
+  rt_unpack(inout, plen, bb - lo, count, dt);
+  int len = count;
+  MPI_Datatype d = dt;
+  fn(ba - lo, bb - lo, &len, &d);
+  rt_pack(bb - lo, count, dt, inout);
+  free(ba);
+  free(bb);
+}
+
 void rt_reduce(MPI_Op op, MPI_Datatype dt, const void *in, void *inout, int count) {
   rt_dtype *t = rt_type(dt);
   rt_world *w = rt_w();
   if (op <= 0 || (size_t)op >= w->ops.len) emu_fatal("invalid operation %d (MPI_ERR_OP)", op);
   if (count <= 0) return;
   if (op >= PSIM_NUM_PREDEFINED_OPS) {
-    /* user operation: on the packed data, with the caller's datatype */
     int len = count;
     MPI_Datatype d = dt;
-    w->ops.data[op].fn((void *)in, inout, &len, &d);
+    if (t->contig) {   /* packed = the caller's layout */
+      w->ops.data[op].fn((void *)in, inout, &len, &d);
+      return;
+    }
+    user_noncontig(w->ops.data[op].fn, t, dt, in, inout, count);
     return;
   }
   if (op == MPI_REPLACE) { memcpy(inout, in, t->size * (size_t)count); return; }

@@ -46,6 +46,9 @@ static rt_req *req_get(MPI_Request h) {
   return w->reqs.data[h];
 }
 
+rt_req *rt_req_at(MPI_Request h) { return req_get(h); }
+void rt_req_release(MPI_Request h) { req_release(h); }
+
 static void check_peer(rt_comm *c, int peer, int any_ok) {
   if (peer == MPI_PROC_NULL || (any_ok && peer == MPI_ANY_SOURCE)) return;
   if (peer < 0 || peer >= c->size) emu_fatal("rank %d is out of range (communicator of size %d, MPI_ERR_RANK)", peer, c->size);
@@ -171,11 +174,41 @@ static void empty_status(MPI_Status *st) {
   st->psim_bytes = 0;
 }
 
-static int req_done(rt_req *r) { return r->proc_null || !r->active || (r->er && r->er->done); }
+static int req_done(rt_req *r) {
+  if (r->kind == RQ_GREQ) return r->gdone;
+  if (r->pair && !req_done(req_get(r->pair))) return 0;   /* MPI_Isendrecv: its send too */
+  return r->proc_null || !r->active || (r->er && r->er->done);
+}
+
+/* What an unfinished request waits for: its own message, then an MPI_Isendrecv's send. A
+ * generalized request only its own rank can complete (ranks have one thread): waiting for one
+ * it has not completed can never end. */
+static emu_req *req_waitable(rt_req *r) {
+  if (r->kind == RQ_GREQ) {
+    if (!r->gdone) emu_fatal("waiting for a generalized request that MPI_Grequest_complete has not completed (psim runs each rank as one thread: nothing else can complete it)");
+    return NULL;
+  }
+  if (r->er && !r->er->done) return r->er;
+  return r->pair ? req_get(r->pair)->er : NULL;
+}
 
 /* Finishes a completed request: unpacks, fills the status, frees or deactivates it. */
 static void req_complete(MPI_Request *h, MPI_Status *st) {
   rt_req *r = req_get(*h);
+  if (r->kind == RQ_GREQ) {
+    rt_greq_finish(r, st);
+    req_release(*h);
+    *h = MPI_REQUEST_NULL;
+    return;
+  }
+  if (r->pair) {   /* MPI_Isendrecv: its send completes with it (MPI_Waitany may get here first) */
+    MPI_Request p = r->pair;
+    rt_req *pr = req_get(p);
+    r->pair = 0;
+    if (!req_done(pr)) emu_wait(&pr->er, 1, 1);
+    req_complete(&p, NULL);
+    r = req_get(*h);
+  }
   if (r->proc_null || !r->active) {
     empty_status(st);
     if (r->proc_null && st) st->MPI_SOURCE = MPI_PROC_NULL;
@@ -340,7 +373,7 @@ static void wait_some(MPI_Request *reqs, int n, int need) {
     if (reqs[i] == MPI_REQUEST_NULL) continue;
     rt_req *r = req_get(reqs[i]);
     if (req_done(r)) { ers[i] = NULL; need--; continue; }
-    ers[i] = r->er;
+    ers[i] = req_waitable(r);
     m++;
   }
   if (need > 0 && m) emu_wait(ers, n, need);
@@ -405,7 +438,8 @@ int MPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *st) {
     /* only active requests count: wait_some skips inactive persistent ones as done */
     emu_req *inl[32], **ers = count > 32 ? xmalloc((size_t)count * sizeof *ers) : inl;
     for (int j = 0; j < count; j++)
-      ers[j] = reqs[j] != MPI_REQUEST_NULL && req_get(reqs[j])->active ? req_get(reqs[j])->er : NULL;
+      ers[j] = reqs[j] != MPI_REQUEST_NULL && req_get(reqs[j])->active && !req_done(req_get(reqs[j]))
+                   ? req_waitable(req_get(reqs[j])) : NULL;
     emu_wait(ers, count, 1);
     if (ers != inl) free(ers);
     i = first_done(count, reqs);
@@ -493,6 +527,13 @@ int MPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[], 
 
 int MPI_Request_free(MPI_Request *req) {
   rt_req *r = req_get(*req);
+  if (r->kind == RQ_GREQ) {   /* its free_fn runs once the program completes it */
+    if (r->gdone) { rt_greq_finish(r, NULL); req_release(*req); }
+    else r->gorphan = 1;
+    *req = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+  }
+  if (r->pair) { MPI_Request p = r->pair; r->pair = 0; MPI_Request_free(&p); }
   if (r->traced) trace_done(r, r->er && r->er->done ? r->er : NULL, 0);
   if (r->er) { emu_req_free(r->er); r->er = NULL; }
   req_release(*req);
@@ -523,6 +564,7 @@ int MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *st) {
 int MPI_Cancel(MPI_Request *req) {
   emu_enter("MPI_Cancel");
   rt_req *r = req_get(*req);
+  if (r->kind == RQ_GREQ) rt_greq_cancel(r);
   if (r->kind == RQ_RECV && r->active && !r->proc_null && emu_cancel_recv(r->er)) {
     r->cancelled = 1;
     if (r->traced) {   /* the irecv never happened: its reserved line becomes a no-op */
@@ -615,6 +657,48 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int se
   void *tmp = rt_pack_alloc(buf, count, dt, &len);
   MPI_Sendrecv(tmp, (int)len, MPI_BYTE, dest, sendtag, buf, count, dt, source, recvtag, comm, st);
   free(tmp);
+  emu_leave();
+  return MPI_SUCCESS;
+}
+
+/* MPI 4.0's non-blocking sendrecv: the send and the receive start as MPI_Sendrecv's do (same
+ * messages, same timing); the request is the receive's, which also waits for the send. */
+int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                  MPI_Comm comm, MPI_Request *req) {
+  emu_enter("MPI_Isendrecv");
+  rt_need_init();
+  MPI_Request s = req_make(RQ_SEND, (void *)sendbuf, sendcount, sendtype, dest, sendtag, comm, 0, 0);
+  req_start(rt_w()->reqs.data[s], 0);
+  MPI_Request h = req_make(RQ_RECV, recvbuf, recvcount, recvtype, source, recvtag, comm, 0, 0);
+  req_start(rt_w()->reqs.data[h], 0);
+  rt_w()->reqs.data[h]->pair = s;
+  *req = h;
+  emu_leave();
+  return MPI_SUCCESS;
+}
+
+/* The send goes from a packed copy of buf, owned by the send's request (its stage, freed
+ * with it), so the receive may overwrite buf before the send completes. */
+int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int sendtag, int source,
+                          int recvtag, MPI_Comm comm, MPI_Request *req) {
+  emu_enter("MPI_Isendrecv_replace");
+  rt_need_init();
+  RT_CHECK_COUNT(count);
+  rt_type(dt);
+  size_t len;
+  void *tmp = rt_pack_alloc(buf, count, dt, &len);
+  if (len > (size_t)0x7fffffff) emu_fatal("MPI_Isendrecv_replace of %zu bytes (MPI_ERR_COUNT)", len);
+  MPI_Request s = req_make(RQ_SEND, tmp, (int)len, MPI_BYTE, dest, sendtag, comm, 0, 0);
+  rt_req *sr = rt_w()->reqs.data[s];
+  sr->stage = tmp;
+  sr->stage_len = len;
+  sr->dt = MPI_BYTE;
+  req_start(sr, 0);
+  MPI_Request h = req_make(RQ_RECV, buf, count, dt, source, recvtag, comm, 0, 0);
+  req_start(rt_w()->reqs.data[h], 0);
+  rt_w()->reqs.data[h]->pair = s;
+  *req = h;
   emu_leave();
   return MPI_SUCCESS;
 }

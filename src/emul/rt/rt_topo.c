@@ -1,0 +1,224 @@
+/* Cartesian topologies (MPI_Cart_*, MPI_Dims_create, MPI_Topo_test) and MPI_Comm_split_type.
+ *
+ * A Cartesian communicator is a communicator made as MPI_Comm_split makes one (the same
+ * collective, so the same cost: an allgather of two ints), with the grid hung on it (one
+ * block shared by its members, freed with the communicator). Ranks are not reordered (MPI
+ * allows it, and the simulated placement is the one --np and the host file chose): rank r of
+ * the new communicator is rank r of the old one, and its coordinates are r in row-major order.
+ * The queries are local and cost nothing. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "emul/rt/rt.h"
+
+struct rt_cart {
+  int ndims;
+  int v[];   /* dims[ndims], then periods[ndims] */
+};
+
+static rt_comm *cart_of(MPI_Comm comm, const char *call) {
+  rt_comm *c = rt_comm_get(comm);
+  if (!c->cart) emu_fatal("%s on a communicator without a Cartesian topology (MPI_ERR_TOPOLOGY)", call);
+  return c;
+}
+
+static struct rt_cart *cart_new(int ndims, const int dims[], const int periods[]) {
+  struct rt_cart *t = xmalloc(sizeof *t + 2 * (size_t)(ndims ? ndims : 1) * sizeof(int));
+  t->ndims = ndims;
+  for (int i = 0; i < ndims; i++) {
+    t->v[i] = dims[i];
+    t->v[ndims + i] = periods[i] != 0;
+  }
+  return t;
+}
+
+/* MPI 7.5.2: the free dimensions (dims[i] == 0) get a balanced factorisation of what the
+ * fixed ones leave, in non-increasing order. Each prime factor, largest first, goes to the
+ * free dimension with the smallest product so far. */
+int MPI_Dims_create(int nnodes, int ndims, int dims[]) {
+  if (nnodes < 1 || ndims < 0) emu_fatal("MPI_Dims_create(%d, %d) (MPI_ERR_ARG)", nnodes, ndims);
+  int rest = nnodes, nfree = 0;
+  for (int i = 0; i < ndims; i++) {
+    if (dims[i] < 0) emu_fatal("MPI_Dims_create: dims[%d] = %d is negative (MPI_ERR_DIMS)", i, dims[i]);
+    if (dims[i] == 0) { nfree++; continue; }
+    if (rest % dims[i]) emu_fatal("MPI_Dims_create: %d nodes do not divide by the fixed dimensions (MPI_ERR_DIMS)", nnodes);
+    rest /= dims[i];
+  }
+  if (nfree == 0) {
+    if (rest != 1) emu_fatal("MPI_Dims_create: the fixed dimensions do not multiply to %d (MPI_ERR_DIMS)", nnodes);
+    return MPI_SUCCESS;
+  }
+  int *f = xmalloc((size_t)nfree * sizeof *f), nf = 0, primes[32], np = 0;
+  for (int i = 0; i < nfree; i++) f[i] = 1;
+  for (int p = 2; (long long)p * p <= rest; p++)
+    while (rest % p == 0) { primes[np++] = p; rest /= p; }
+  if (rest > 1) primes[np++] = rest;
+  for (int k = np - 1; k >= 0; k--) {   /* ascending factors: largest first from the end */
+    int best = 0;
+    for (int i = 1; i < nfree; i++) if (f[i] < f[best]) best = i;
+    f[best] *= primes[k];
+  }
+  /* non-increasing order */
+  for (int a = 1; a < nfree; a++) {
+    int x = f[a], b = a - 1;
+    while (b >= 0 && f[b] < x) { f[b + 1] = f[b]; b--; }
+    f[b + 1] = x;
+  }
+  for (int i = 0; i < ndims; i++) if (dims[i] == 0) dims[i] = f[nf++];
+  free(f);
+  return MPI_SUCCESS;
+}
+
+int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],
+                    int reorder, MPI_Comm *comm_cart) {
+  emu_enter("MPI_Cart_create");
+  rt_need_init();
+  (void)reorder;
+  rt_comm *c = rt_comm_get(comm_old);
+  rt_no_inter(c, "MPI_Cart_create");
+  if (ndims < 0) emu_fatal("MPI_Cart_create with %d dimensions (MPI_ERR_DIMS)", ndims);
+  long long n = 1;
+  for (int i = 0; i < ndims; i++) {
+    if (dims[i] <= 0) emu_fatal("MPI_Cart_create: dims[%d] = %d (MPI_ERR_DIMS)", i, dims[i]);
+    n *= dims[i];
+  }
+  if (n > c->size) emu_fatal("MPI_Cart_create: a grid of %lld ranks on a communicator of %d (MPI_ERR_TOPOLOGY)", n, c->size);
+  int me = rt_comm_rank(c);
+  *comm_cart = rt_comm_split(c, me < n ? 0 : MPI_UNDEFINED, me);
+  if (*comm_cart != MPI_COMM_NULL) {
+    rt_comm *nc = rt_comm_get(*comm_cart);
+    if (!nc->cart) nc->cart = cart_new(ndims, dims, periods);   /* the first member hangs it */
+  }
+  emu_leave();
+  return MPI_SUCCESS;
+}
+
+int MPI_Topo_test(MPI_Comm comm, int *status) {
+  *status = rt_comm_get(comm)->cart ? MPI_CART : MPI_UNDEFINED;
+  return MPI_SUCCESS;
+}
+
+int MPI_Cartdim_get(MPI_Comm comm, int *ndims) {
+  *ndims = cart_of(comm, "MPI_Cartdim_get")->cart->ndims;
+  return MPI_SUCCESS;
+}
+
+static void coords_of(const struct rt_cart *t, int rank, int maxdims, int coords[]) {
+  for (int i = t->ndims - 1; i >= 0; i--) {
+    if (i < maxdims) coords[i] = rank % t->v[i];
+    rank /= t->v[i];
+  }
+}
+
+int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) {
+  rt_comm *c = cart_of(comm, "MPI_Cart_coords");
+  if (rank < 0 || rank >= c->size) emu_fatal("MPI_Cart_coords of rank %d (communicator of size %d, MPI_ERR_RANK)", rank, c->size);
+  coords_of(c->cart, rank, maxdims, coords);
+  return MPI_SUCCESS;
+}
+
+int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]) {
+  rt_comm *c = cart_of(comm, "MPI_Cart_get");
+  const struct rt_cart *t = c->cart;
+  for (int i = 0; i < t->ndims && i < maxdims; i++) {
+    dims[i] = t->v[i];
+    periods[i] = t->v[t->ndims + i];
+  }
+  coords_of(t, rt_comm_rank(c), maxdims, coords);
+  return MPI_SUCCESS;
+}
+
+/* Out-of-range coordinates wrap in periodic dimensions and are an error in the others. */
+static int rank_of(const struct rt_cart *t, const int coords[], int *rank) {
+  int r = 0;
+  for (int i = 0; i < t->ndims; i++) {
+    int d = t->v[i], x = coords[i];
+    if (t->v[t->ndims + i]) x = ((x % d) + d) % d;
+    else if (x < 0 || x >= d) return 0;
+    r = r * d + x;
+  }
+  *rank = r;
+  return 1;
+}
+
+int MPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank) {
+  rt_comm *c = cart_of(comm, "MPI_Cart_rank");
+  if (!rank_of(c->cart, coords, rank)) emu_fatal("MPI_Cart_rank: coordinates outside a non-periodic dimension (MPI_ERR_ARG)");
+  return MPI_SUCCESS;
+}
+
+int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest) {
+  rt_comm *c = cart_of(comm, "MPI_Cart_shift");
+  const struct rt_cart *t = c->cart;
+  if (direction < 0 || direction >= t->ndims) emu_fatal("MPI_Cart_shift in direction %d of a %d-dimensional grid (MPI_ERR_ARG)", direction, t->ndims);
+  int co[64];
+  if (t->ndims > 64) emu_fatal("MPI_Cart_shift: more than 64 dimensions");
+  coords_of(t, rt_comm_rank(c), t->ndims, co);
+  int x = co[direction];
+  co[direction] = x + disp;
+  if (!rank_of(t, co, rank_dest)) *rank_dest = MPI_PROC_NULL;
+  co[direction] = x - disp;
+  if (!rank_of(t, co, rank_source)) *rank_source = MPI_PROC_NULL;
+  return MPI_SUCCESS;
+}
+
+/* The ranks that share the coordinates of the dimensions dropped form one sub-grid: a split
+ * with that position as the color and the rank as the key. */
+int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm) {
+  emu_enter("MPI_Cart_sub");
+  rt_comm *c = cart_of(comm, "MPI_Cart_sub");
+  const struct rt_cart *t = c->cart;
+  int co[64], color = 0, nd = 0, dims[64], periods[64];
+  if (t->ndims > 64) emu_fatal("MPI_Cart_sub: more than 64 dimensions");
+  int me = rt_comm_rank(c);
+  coords_of(t, me, t->ndims, co);
+  for (int i = 0; i < t->ndims; i++) {
+    if (remain_dims[i]) { dims[nd] = t->v[i]; periods[nd++] = t->v[t->ndims + i]; }
+    else color = color * t->v[i] + co[i];
+  }
+  *newcomm = rt_comm_split(c, color, me);
+  rt_comm *nc = rt_comm_get(*newcomm);
+  if (!nc->cart) {
+    if (nd == 0) { dims[0] = 1; periods[0] = 0; nd = 1; }   /* MPI: a 0-dimensional result is one rank */
+    nc->cart = cart_new(nd, dims, periods);
+  }
+  emu_leave();
+  return MPI_SUCCESS;
+}
+
+/* MPI_Comm_dup keeps the topology (rt_comm.c). */
+void rt_topo_copy(const rt_comm *from, rt_comm *to) {
+  if (!from->cart || to->cart) return;
+  to->cart = cart_new(from->cart->ndims, from->cart->v, from->cart->v + from->cart->ndims);
+}
+
+/* MPI_COMM_TYPE_SHARED groups the ranks that share memory: those on one simulated host.
+ * MPI_COMM_TYPE_HW_GUIDED does the same when the info names a resource type (every level of
+ * a simulated host is the host: psim models no sockets or caches) and gives MPI_COMM_NULL
+ * without one, as MPI requires; MPI_COMM_TYPE_HW_UNGUIDED gives MPI_COMM_NULL (no level
+ * below the host exists). Costs what MPI_Comm_split costs, except when no one gets a
+ * communicator (the outcome is known without exchanging anything). */
+int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm) {
+  emu_enter("MPI_Comm_split_type");
+  rt_need_init();
+  rt_comm *c = rt_comm_get(comm);
+  rt_no_inter(c, "MPI_Comm_split_type");
+  int color = MPI_UNDEFINED;
+  if (split_type == MPI_COMM_TYPE_SHARED) color = emu_self()->host;
+  else if (split_type == MPI_COMM_TYPE_HW_GUIDED) {
+    char v[MPI_MAX_INFO_VAL + 1];
+    int flag = 0;
+    if (info != MPI_INFO_NULL) MPI_Info_get(info, "mpi_hw_resource_type", MPI_MAX_INFO_VAL, v, &flag);
+    if (!flag) { *newcomm = MPI_COMM_NULL; emu_leave(); return MPI_SUCCESS; }
+    color = emu_self()->host;
+  } else if (split_type == MPI_COMM_TYPE_HW_UNGUIDED) {
+    *newcomm = MPI_COMM_NULL;
+    emu_leave();
+    return MPI_SUCCESS;
+  } else if (split_type != MPI_UNDEFINED) {
+    emu_fatal("MPI_Comm_split_type of unknown type %d (MPI_ERR_ARG)", split_type);
+  }
+  *newcomm = rt_comm_split(c, color, key);
+  emu_leave();
+  return MPI_SUCCESS;
+}
