@@ -25,7 +25,8 @@ HANDLES = {"MPI_Comm": "comm", "MPI_Datatype": "dt", "MPI_Op": "op", "MPI_Reques
 # written by hand in abi_manual.c (arrays of handles or statuses, callbacks, special values)
 MANUAL = {"MPI_Waitall", "MPI_Waitany", "MPI_Waitsome", "MPI_Testall", "MPI_Testany",
           "MPI_Testsome", "MPI_Startall", "MPI_Type_create_struct", "MPI_Type_struct",
-          "MPI_Alltoallw", "MPI_Ialltoallw", "MPI_Op_create", "MPI_Win_create_keyval"}
+          "MPI_Alltoallw", "MPI_Ialltoallw", "MPI_Op_create", "MPI_Win_create_keyval",
+          "MPI_Grequest_start"}
 # extra names abi_manual.c defines that psim's mpi.h does not declare
 MANUAL_ONLY = {"MPI_Pcontrol", "MPI_Type_match_size", "MPI_Comm_c2f", "MPI_Comm_f2c",
                "MPI_Type_c2f", "MPI_Type_f2c", "MPI_Group_c2f", "MPI_Group_f2c", "MPI_Op_c2f",
@@ -34,12 +35,17 @@ MANUAL_ONLY = {"MPI_Pcontrol", "MPI_Type_match_size", "MPI_Comm_c2f", "MPI_Comm_
                "MPI_Errhandler_f2c", "MPI_Status_c2f", "MPI_Status_f2c"}
 # handle pointers that are read before being written (the rest are outputs only)
 INOUT = re.compile(r"_free$|^MPI_(Type_commit|Wait|Test|Start|Cancel|Request_free)$")
+# statuses the call updates (read in before, written back after)
+STATUS_INOUT = re.compile(r"^MPI_Status_set_")
 RANKS = {"source", "dest", "root", "target_rank", "rank"}
 CALLBACKS = {"MPI_User_function": "abi_puser_fn",
              "MPI_Win_copy_attr_function": "abi_pwin_copy_fn",
              "MPI_Win_delete_attr_function": "abi_pwin_delete_fn",
              "MPI_Comm_copy_attr_function": "abi_pcomm_copy_fn",
-             "MPI_Comm_delete_attr_function": "abi_pcomm_delete_fn"}
+             "MPI_Comm_delete_attr_function": "abi_pcomm_delete_fn",
+             "MPI_Grequest_query_function": "abi_pgreq_query_fn",
+             "MPI_Grequest_free_function": "abi_pgreq_free_fn",
+             "MPI_Grequest_cancel_function": "abi_pgreq_cancel_fn"}
 
 
 def ctype(t, side):
@@ -122,6 +128,8 @@ def main():
                 else:
                     pre.append("abi_pstatus %s_b, *%s_p = abi_status_ignored(%s) ? NULL : &%s_b;"
                                % (pn, pn, pn, pn))
+                    if STATUS_INOUT.search(name):
+                        pre.append("if (%s_p) abi_status_in(%s, %s_p);" % (pn, pn, pn))
                     args.append("%s_p" % pn)
                     post.append("if (%s_p) abi_status_out(%s_p, %s);" % (pn, pn, pn))
             elif base in CALLBACKS:

@@ -37,6 +37,9 @@ typedef int abi_pwin_copy_fn(int, int, void *, void *, void *, int *);
 typedef int abi_pwin_delete_fn(int, int, void *, void *);
 typedef int abi_pcomm_copy_fn(int, int, void *, void *, void *, int *);
 typedef int abi_pcomm_delete_fn(int, int, void *, void *);
+typedef int abi_pgreq_query_fn(void *extra_state, abi_pstatus *status);
+typedef int abi_pgreq_free_fn(void *extra_state);
+typedef int abi_pgreq_cancel_fn(void *extra_state, int complete);
 
 /* MPICH's special pointers */
 #define ABI_STATUS_IGNORE ((abi_status *)1)

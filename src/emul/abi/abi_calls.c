@@ -417,6 +417,52 @@ int MPI_Get_elements(const abi_status *status, int dt, int *count) {
   return abi_err_out(rc);
 }
 
+int (*p_MPI_Isendrecv)(const void *sendbuf, int sendcount, int sendtype, int dest, int sendtag, void *recvbuf, int recvcount, int recvtype, int source, int recvtag, int comm, int *request);
+int MPI_Isendrecv(const void *sendbuf, int sendcount, int sendtype, int dest, int sendtag, void *recvbuf, int recvcount, int recvtype, int source, int recvtag, int comm, int *request) {
+  if (!p_MPI_Isendrecv) abi_missing("MPI_Isendrecv");
+  int request_p = 0;
+  int rc = p_MPI_Isendrecv(sendbuf, sendcount, abi_dt_in(sendtype), abi_rank_in(dest), sendtag, recvbuf, recvcount, abi_dt_in(recvtype), abi_rank_in(source), recvtag, abi_comm_in(comm), &request_p);
+  *request = abi_req_out(request_p);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Isendrecv_replace)(void *buf, int count, int dt, int dest, int sendtag, int source, int recvtag, int comm, int *request);
+int MPI_Isendrecv_replace(void *buf, int count, int dt, int dest, int sendtag, int source, int recvtag, int comm, int *request) {
+  if (!p_MPI_Isendrecv_replace) abi_missing("MPI_Isendrecv_replace");
+  int request_p = 0;
+  int rc = p_MPI_Isendrecv_replace(buf, count, abi_dt_in(dt), abi_rank_in(dest), sendtag, abi_rank_in(source), recvtag, abi_comm_in(comm), &request_p);
+  *request = abi_req_out(request_p);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Grequest_start)(abi_pgreq_query_fn *query_fn, abi_pgreq_free_fn *free_fn, abi_pgreq_cancel_fn *cancel_fn, void *extra_state, int *request);
+int (*p_MPI_Grequest_complete)(int request);
+int MPI_Grequest_complete(int request) {
+  if (!p_MPI_Grequest_complete) abi_missing("MPI_Grequest_complete");
+  int rc = p_MPI_Grequest_complete(abi_req_in(request));
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Status_set_cancelled)(abi_pstatus *status, int flag);
+int MPI_Status_set_cancelled(abi_status *status, int flag) {
+  if (!p_MPI_Status_set_cancelled) abi_missing("MPI_Status_set_cancelled");
+  abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
+  int rc = p_MPI_Status_set_cancelled(status_p, flag);
+  if (status_p) abi_status_out(status_p, status);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Status_set_elements)(abi_pstatus *status, int dt, int count);
+int MPI_Status_set_elements(abi_status *status, int dt, int count) {
+  if (!p_MPI_Status_set_elements) abi_missing("MPI_Status_set_elements");
+  abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
+  int rc = p_MPI_Status_set_elements(status_p, abi_dt_in(dt), count);
+  if (status_p) abi_status_out(status_p, status);
+  return abi_err_out(rc);
+}
+
 int (*p_MPI_Barrier)(int comm);
 int MPI_Barrier(int comm) {
   if (!p_MPI_Barrier) abi_missing("MPI_Barrier");
@@ -826,6 +872,82 @@ int MPI_Comm_remote_group(int comm, int *group) {
   int group_p = 0;
   int rc = p_MPI_Comm_remote_group(abi_comm_in(comm), &group_p);
   *group = abi_group_out(group_p);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Comm_split_type)(int comm, int split_type, int key, int info, int *newcomm);
+int MPI_Comm_split_type(int comm, int split_type, int key, int info, int *newcomm) {
+  if (!p_MPI_Comm_split_type) abi_missing("MPI_Comm_split_type");
+  int newcomm_p = 0;
+  int rc = p_MPI_Comm_split_type(abi_comm_in(comm), split_type, key, abi_info_in(info), &newcomm_p);
+  *newcomm = abi_comm_out(newcomm_p);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Dims_create)(int nnodes, int ndims, int dims[]);
+int MPI_Dims_create(int nnodes, int ndims, int dims[]) {
+  if (!p_MPI_Dims_create) abi_missing("MPI_Dims_create");
+  int rc = p_MPI_Dims_create(nnodes, ndims, dims);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Cart_create)(int comm_old, int ndims, const int dims[], const int periods[], int reorder, int *comm_cart);
+int MPI_Cart_create(int comm_old, int ndims, const int dims[], const int periods[], int reorder, int *comm_cart) {
+  if (!p_MPI_Cart_create) abi_missing("MPI_Cart_create");
+  int comm_cart_p = 0;
+  int rc = p_MPI_Cart_create(abi_comm_in(comm_old), ndims, dims, periods, reorder, &comm_cart_p);
+  *comm_cart = abi_comm_out(comm_cart_p);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Cartdim_get)(int comm, int *ndims);
+int MPI_Cartdim_get(int comm, int *ndims) {
+  if (!p_MPI_Cartdim_get) abi_missing("MPI_Cartdim_get");
+  int rc = p_MPI_Cartdim_get(abi_comm_in(comm), ndims);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Cart_get)(int comm, int maxdims, int dims[], int periods[], int coords[]);
+int MPI_Cart_get(int comm, int maxdims, int dims[], int periods[], int coords[]) {
+  if (!p_MPI_Cart_get) abi_missing("MPI_Cart_get");
+  int rc = p_MPI_Cart_get(abi_comm_in(comm), maxdims, dims, periods, coords);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Cart_rank)(int comm, const int coords[], int *rank);
+int MPI_Cart_rank(int comm, const int coords[], int *rank) {
+  if (!p_MPI_Cart_rank) abi_missing("MPI_Cart_rank");
+  int rc = p_MPI_Cart_rank(abi_comm_in(comm), coords, rank);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Cart_coords)(int comm, int rank, int maxdims, int coords[]);
+int MPI_Cart_coords(int comm, int rank, int maxdims, int coords[]) {
+  if (!p_MPI_Cart_coords) abi_missing("MPI_Cart_coords");
+  int rc = p_MPI_Cart_coords(abi_comm_in(comm), abi_rank_in(rank), maxdims, coords);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Cart_shift)(int comm, int direction, int disp, int *rank_source, int *rank_dest);
+int MPI_Cart_shift(int comm, int direction, int disp, int *rank_source, int *rank_dest) {
+  if (!p_MPI_Cart_shift) abi_missing("MPI_Cart_shift");
+  int rc = p_MPI_Cart_shift(abi_comm_in(comm), direction, disp, rank_source, rank_dest);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Cart_sub)(int comm, const int remain_dims[], int *newcomm);
+int MPI_Cart_sub(int comm, const int remain_dims[], int *newcomm) {
+  if (!p_MPI_Cart_sub) abi_missing("MPI_Cart_sub");
+  int newcomm_p = 0;
+  int rc = p_MPI_Cart_sub(abi_comm_in(comm), remain_dims, &newcomm_p);
+  *newcomm = abi_comm_out(newcomm_p);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Topo_test)(int comm, int *status);
+int MPI_Topo_test(int comm, int *status) {
+  if (!p_MPI_Topo_test) abi_missing("MPI_Topo_test");
+  int rc = p_MPI_Topo_test(abi_comm_in(comm), status);
   return abi_err_out(rc);
 }
 
@@ -1542,14 +1664,7 @@ int MPI_Bsend_c(void) { abi_missing("MPI_Bsend_c"); }
 int MPI_Bsend_init_c(void) { abi_missing("MPI_Bsend_init_c"); }
 int MPI_Buffer_attach_c(void) { abi_missing("MPI_Buffer_attach_c"); }
 int MPI_Buffer_detach_c(void) { abi_missing("MPI_Buffer_detach_c"); }
-int MPI_Cart_coords(void) { abi_missing("MPI_Cart_coords"); }
-int MPI_Cart_create(void) { abi_missing("MPI_Cart_create"); }
-int MPI_Cart_get(void) { abi_missing("MPI_Cart_get"); }
 int MPI_Cart_map(void) { abi_missing("MPI_Cart_map"); }
-int MPI_Cart_rank(void) { abi_missing("MPI_Cart_rank"); }
-int MPI_Cart_shift(void) { abi_missing("MPI_Cart_shift"); }
-int MPI_Cart_sub(void) { abi_missing("MPI_Cart_sub"); }
-int MPI_Cartdim_get(void) { abi_missing("MPI_Cartdim_get"); }
 int MPI_Close_port(void) { abi_missing("MPI_Close_port"); }
 int MPI_Comm_accept(void) { abi_missing("MPI_Comm_accept"); }
 int MPI_Comm_call_errhandler(void) { abi_missing("MPI_Comm_call_errhandler"); }
@@ -1567,8 +1682,6 @@ int MPI_Comm_join(void) { abi_missing("MPI_Comm_join"); }
 int MPI_Comm_set_attr(void) { abi_missing("MPI_Comm_set_attr"); }
 int MPI_Comm_spawn(void) { abi_missing("MPI_Comm_spawn"); }
 int MPI_Comm_spawn_multiple(void) { abi_missing("MPI_Comm_spawn_multiple"); }
-int MPI_Comm_split_type(void) { abi_missing("MPI_Comm_split_type"); }
-int MPI_Dims_create(void) { abi_missing("MPI_Dims_create"); }
 int MPI_Dist_graph_create(void) { abi_missing("MPI_Dist_graph_create"); }
 int MPI_Dist_graph_create_adjacent(void) { abi_missing("MPI_Dist_graph_create_adjacent"); }
 int MPI_Dist_graph_neighbors(void) { abi_missing("MPI_Dist_graph_neighbors"); }
@@ -1685,8 +1798,6 @@ int MPI_Graph_map(void) { abi_missing("MPI_Graph_map"); }
 int MPI_Graph_neighbors(void) { abi_missing("MPI_Graph_neighbors"); }
 int MPI_Graph_neighbors_count(void) { abi_missing("MPI_Graph_neighbors_count"); }
 int MPI_Graphdims_get(void) { abi_missing("MPI_Graphdims_get"); }
-int MPI_Grequest_complete(void) { abi_missing("MPI_Grequest_complete"); }
-int MPI_Grequest_start(void) { abi_missing("MPI_Grequest_start"); }
 int MPI_Group_from_session_pset(void) { abi_missing("MPI_Group_from_session_pset"); }
 int MPI_Iallgather_c(void) { abi_missing("MPI_Iallgather_c"); }
 int MPI_Iallgatherv_c(void) { abi_missing("MPI_Iallgatherv_c"); }
@@ -1724,9 +1835,7 @@ int MPI_Iscan_c(void) { abi_missing("MPI_Iscan_c"); }
 int MPI_Iscatter_c(void) { abi_missing("MPI_Iscatter_c"); }
 int MPI_Iscatterv_c(void) { abi_missing("MPI_Iscatterv_c"); }
 int MPI_Isend_c(void) { abi_missing("MPI_Isend_c"); }
-int MPI_Isendrecv(void) { abi_missing("MPI_Isendrecv"); }
 int MPI_Isendrecv_c(void) { abi_missing("MPI_Isendrecv_c"); }
-int MPI_Isendrecv_replace(void) { abi_missing("MPI_Isendrecv_replace"); }
 int MPI_Isendrecv_replace_c(void) { abi_missing("MPI_Isendrecv_replace_c"); }
 int MPI_Issend_c(void) { abi_missing("MPI_Issend_c"); }
 int MPI_Keyval_create(void) { abi_missing("MPI_Keyval_create"); }
@@ -1821,8 +1930,6 @@ int MPI_Session_init(void) { abi_missing("MPI_Session_init"); }
 int MPI_Session_set_errhandler(void) { abi_missing("MPI_Session_set_errhandler"); }
 int MPI_Ssend_c(void) { abi_missing("MPI_Ssend_c"); }
 int MPI_Ssend_init_c(void) { abi_missing("MPI_Ssend_init_c"); }
-int MPI_Status_set_cancelled(void) { abi_missing("MPI_Status_set_cancelled"); }
-int MPI_Status_set_elements(void) { abi_missing("MPI_Status_set_elements"); }
 int MPI_Status_set_elements_x(void) { abi_missing("MPI_Status_set_elements_x"); }
 int MPI_T_category_changed(void) { abi_missing("MPI_T_category_changed"); }
 int MPI_T_category_get_categories(void) { abi_missing("MPI_T_category_get_categories"); }
@@ -1875,7 +1982,6 @@ int MPI_T_pvar_write(void) { abi_missing("MPI_T_pvar_write"); }
 int MPI_T_source_get_info(void) { abi_missing("MPI_T_source_get_info"); }
 int MPI_T_source_get_num(void) { abi_missing("MPI_T_source_get_num"); }
 int MPI_T_source_get_timestamp(void) { abi_missing("MPI_T_source_get_timestamp"); }
-int MPI_Topo_test(void) { abi_missing("MPI_Topo_test"); }
 int MPI_Type_contiguous_c(void) { abi_missing("MPI_Type_contiguous_c"); }
 int MPI_Type_create_darray(void) { abi_missing("MPI_Type_create_darray"); }
 int MPI_Type_create_darray_c(void) { abi_missing("MPI_Type_create_darray_c"); }
@@ -2160,7 +2266,6 @@ extern __typeof__(MPI_Graph_neighbors) PMPI_Graph_neighbors __attribute__((alias
 extern __typeof__(MPI_Graph_neighbors_count) PMPI_Graph_neighbors_count __attribute__((alias("MPI_Graph_neighbors_count")));
 extern __typeof__(MPI_Graphdims_get) PMPI_Graphdims_get __attribute__((alias("MPI_Graphdims_get")));
 extern __typeof__(MPI_Grequest_complete) PMPI_Grequest_complete __attribute__((alias("MPI_Grequest_complete")));
-extern __typeof__(MPI_Grequest_start) PMPI_Grequest_start __attribute__((alias("MPI_Grequest_start")));
 extern __typeof__(MPI_Group_compare) PMPI_Group_compare __attribute__((alias("MPI_Group_compare")));
 extern __typeof__(MPI_Group_difference) PMPI_Group_difference __attribute__((alias("MPI_Group_difference")));
 extern __typeof__(MPI_Group_excl) PMPI_Group_excl __attribute__((alias("MPI_Group_excl")));
@@ -2587,6 +2692,12 @@ const abi_bind abi_binds[] = {
   {"MPI_Iprobe", &p_MPI_Iprobe},
   {"MPI_Get_count", &p_MPI_Get_count},
   {"MPI_Get_elements", &p_MPI_Get_elements},
+  {"MPI_Isendrecv", &p_MPI_Isendrecv},
+  {"MPI_Isendrecv_replace", &p_MPI_Isendrecv_replace},
+  {"MPI_Grequest_start", &p_MPI_Grequest_start},
+  {"MPI_Grequest_complete", &p_MPI_Grequest_complete},
+  {"MPI_Status_set_cancelled", &p_MPI_Status_set_cancelled},
+  {"MPI_Status_set_elements", &p_MPI_Status_set_elements},
   {"MPI_Barrier", &p_MPI_Barrier},
   {"MPI_Bcast", &p_MPI_Bcast},
   {"MPI_Reduce", &p_MPI_Reduce},
@@ -2641,6 +2752,16 @@ const abi_bind abi_binds[] = {
   {"MPI_Intercomm_merge", &p_MPI_Intercomm_merge},
   {"MPI_Comm_remote_size", &p_MPI_Comm_remote_size},
   {"MPI_Comm_remote_group", &p_MPI_Comm_remote_group},
+  {"MPI_Comm_split_type", &p_MPI_Comm_split_type},
+  {"MPI_Dims_create", &p_MPI_Dims_create},
+  {"MPI_Cart_create", &p_MPI_Cart_create},
+  {"MPI_Cartdim_get", &p_MPI_Cartdim_get},
+  {"MPI_Cart_get", &p_MPI_Cart_get},
+  {"MPI_Cart_rank", &p_MPI_Cart_rank},
+  {"MPI_Cart_coords", &p_MPI_Cart_coords},
+  {"MPI_Cart_shift", &p_MPI_Cart_shift},
+  {"MPI_Cart_sub", &p_MPI_Cart_sub},
+  {"MPI_Topo_test", &p_MPI_Topo_test},
   {"MPI_Group_size", &p_MPI_Group_size},
   {"MPI_Group_rank", &p_MPI_Group_rank},
   {"MPI_Group_incl", &p_MPI_Group_incl},

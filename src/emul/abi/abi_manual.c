@@ -246,6 +246,52 @@ int MPI_Win_create_keyval(abi_pwin_copy_fn *copy_fn, abi_pwin_delete_fn *delete_
   return abi_err_out(rc);
 }
 
+/* Generalized requests: the program's callbacks read and write MPICH's status and return
+ * MPICH's error codes, so psim gets trampolines, with the program's callbacks and extra_state
+ * in a record that the free trampoline releases (psim calls it once, when the request is
+ * freed). */
+typedef int greq_query_fn(void *extra_state, abi_status *status);
+typedef struct greq_rec {
+  greq_query_fn *query;
+  abi_pgreq_free_fn *free_fn;
+  abi_pgreq_cancel_fn *cancel;
+  void *extra;
+} greq_rec;
+
+static int greq_query(void *extra, abi_pstatus *p) {
+  greq_rec *g = extra;
+  abi_status s;
+  abi_status_out(p, &s);
+  int rc = g->query ? g->query(g->extra, &s) : 0;
+  abi_status_in(&s, p);
+  return abi_err_in(rc);
+}
+
+static int greq_free(void *extra) {
+  greq_rec *g = extra;
+  int rc = g->free_fn ? g->free_fn(g->extra) : 0;
+  free(g);
+  return abi_err_in(rc);
+}
+
+static int greq_cancel(void *extra, int complete) {
+  greq_rec *g = extra;
+  return abi_err_in(g->cancel ? g->cancel(g->extra, complete) : 0);
+}
+
+int MPI_Grequest_start(greq_query_fn *query_fn, abi_pgreq_free_fn *free_fn,
+                       abi_pgreq_cancel_fn *cancel_fn, void *extra_state, int *request) {
+  NEED(MPI_Grequest_start);
+  greq_rec *g = malloc(sizeof *g);
+  if (!g) return 16; /* MPICH's MPI_ERR_INTERN */
+  *g = (greq_rec){query_fn, free_fn, cancel_fn, extra_state};
+  int r = 0;
+  int rc = p_MPI_Grequest_start(greq_query, greq_free, greq_cancel, g, &r);
+  if (rc != 0) free(g);
+  *request = abi_req_out(r);
+  return abi_err_out(rc);
+}
+
 int MPI_Pcontrol(const int level, ...) { (void)level; return 0; }
 
 int MPI_Type_match_size(int typeclass, int size, int *datatype) {
@@ -268,5 +314,6 @@ int MPI_Status_f2c(const int *f, abi_status *c) { memcpy(c, f, sizeof *c); retur
 ALIAS(MPI_Waitall) ALIAS(MPI_Testall) ALIAS(MPI_Waitany) ALIAS(MPI_Testany) ALIAS(MPI_Waitsome)
 ALIAS(MPI_Testsome) ALIAS(MPI_Startall) ALIAS(MPI_Type_create_struct) ALIAS(MPI_Type_struct)
 ALIAS(MPI_Alltoallw) ALIAS(MPI_Ialltoallw) ALIAS(MPI_Op_create) ALIAS(MPI_Win_create_keyval)
+ALIAS(MPI_Grequest_start)
 ALIAS(MPI_Pcontrol) ALIAS(MPI_Type_match_size) ALIAS(MPI_Comm_c2f) ALIAS(MPI_Comm_f2c)
 ALIAS(MPI_Type_c2f) ALIAS(MPI_Type_f2c)
