@@ -53,20 +53,29 @@ static int check_elf(const char *path, const char *d, size_t n, psim_err *err) {
                      "not an ELF shared object: build the program with psimcc (e.g. "
                      "build/psimcc -O2 -o prog prog.c) and run it with psim run -- ./prog");
   int pie = 0;
-  if (d[4] == 2 && d[16] == 3) {
+  if (d[4] == 2) {
     uint64_t phoff;
     uint16_t phentsize, phnum;
     memcpy(&phoff, d + 32, 8);
     memcpy(&phentsize, d + 54, 2);
     memcpy(&phnum, d + 56, 2);
-    for (uint16_t i = 0; i < phnum && phoff + (uint64_t)(i + 1) * phentsize <= n; i++) {
+    /* a truncated file (an interrupted copy or build) would crash the loader: glibc maps
+     * PT_LOAD segments past the end of the file and faults (SIGBUS) when it touches them */
+    if (phentsize < 56 || phoff > n || (uint64_t)phnum * phentsize > n - phoff)
+      return psim_errf(err, 2, path, 0, "is truncated or corrupt: its program headers "
+                       "(%u of %u bytes at offset %llu) do not fit in its %zu bytes",
+                       (unsigned)phnum, (unsigned)phentsize, (unsigned long long)phoff, n);
+    for (uint16_t i = 0; i < phnum; i++) {
       const char *ph = d + phoff + (uint64_t)i * phentsize;
       uint32_t type;
       uint64_t off, size;
       memcpy(&type, ph, 4);
       memcpy(&off, ph + 8, 8);
       memcpy(&size, ph + 32, 8);
-      if (type != 2 || off > n || size > n - off) continue;   /* PT_DYNAMIC */
+      if (type == 1 && (off > n || size > n - off))   /* PT_LOAD */
+        return psim_errf(err, 2, path, 0, "is truncated: a loadable segment ends at byte "
+                         "%llu, but the file has %zu bytes", (unsigned long long)(off + size), n);
+      if (type != 2 || d[16] != 3 || off > n || size > n - off) continue;   /* PT_DYNAMIC */
       for (uint64_t e = off; e + 16 <= off + size; e += 16) {
         int64_t tag;
         uint64_t val;

@@ -30,6 +30,11 @@ grep -q "rank 1 calls exit(3)" "$TMPD/out" || { echo "FAIL: exit(3): the program
 [ "$(grep -c 'exits 0 after MPI_Finalize' "$TMPD/out")" = 3 ] || { echo "FAIL: exit(0) on 3 ranks:"; cat "$TMPD/out"; fails=$((fails + 1)); }
 expect 1 "undefined reference to 'MPI_File_seek_shared'" "$PSIMCC" -o "$TMPD/unsup" "$D/unsupported.c"
 [ -e "$TMPD/unsup" ] && { echo "FAIL: psimcc left its output"; fails=$((fails + 1)); }
+# a truncated program (an interrupted copy or build): the loader would map its segments past
+# the end of the file and die of SIGBUS; psim names the file instead (exit 2)
+head -c 5000 "$TMPD/deadlock" > "$TMPD/truncated" && chmod +x "$TMPD/truncated"
+expect 2 "truncated: a loadable segment ends at byte [0-9]*, but the file has 5000 bytes" "$PSIM" run --np 2 -q -- "$TMPD/truncated"
+head -c 100 "$TMPD/deadlock" > "$TMPD/truncated" && expect 2 "is truncated or corrupt: its program headers" "$PSIM" run --np 2 -q -- "$TMPD/truncated"
 # a program not built with psimcc
 printf 'int main(void) { return 0; }\n' > "$TMPD/plain.c" && cc -o "$TMPD/plain" "$TMPD/plain.c"
 expect 2 "build it with psimcc" "$PSIM" run --np 2 -q -- "$TMPD/plain"
