@@ -61,6 +61,7 @@ typedef struct emu_prog {
 int emu_prog_load(emu_prog *p, const char *path, int nranks, int shared_globals,
                   const char *privatize_libs, psim_err *err);
 void emu_prog_unload(emu_prog *p);
+int emu_read_file(const char *path, const char *what, char **data, size_t *len, psim_err *err);
 
 /* ---- requests ---- */
 typedef struct emu_req emu_req;

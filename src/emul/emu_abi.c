@@ -210,19 +210,6 @@ static int load_stub(psim_err *err) {
   return 0;
 }
 
-static int read_file(const char *path, char **data, size_t *len, psim_err *err) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return psim_errf(err, 2, path, 0, "cannot open: %s", strerror(errno));
-  struct stat st;
-  if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode)) { fclose(f); return psim_errf(err, 2, path, 0, "not a regular file"); }
-  *len = (size_t)st.st_size;
-  *data = xmalloc(*len ? *len : 1);
-  size_t got = fread(*data, 1, *len, f);
-  fclose(f);
-  if (got != *len) { free(*data); return psim_errf(err, 2, path, 0, "read error"); }
-  return 0;
-}
-
 /* The directories the dynamic loader would search for a NEEDED name of the program: its
  * RUNPATH ($ORIGIN expanded), LD_LIBRARY_PATH, then the system's (not /etc/ld.so.conf's extra
  * directories: give a full path for a library there). */
@@ -264,7 +251,7 @@ static int parse_libs(emu_abi *a, const char *list, psim_err *err) {
       break;
     }
     a->nlibs++;
-    if ((rc = read_file(l->path, &l->data, &l->len, err)) < 0) break;
+    if ((rc = emu_read_file(l->path, "the library", &l->data, &l->len, err)) < 0) break;
     if ((rc = elf_parse(l->path, l->data, l->len, &l->e, err)) < 0) break;
     if (l->e.exec || l->e.pie || l->e.soname == UINT64_MAX) {
       rc = psim_errf(err, 2, l->path, 0, "--privatize-libs: not a shared library with a SONAME");

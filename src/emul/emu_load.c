@@ -24,9 +24,11 @@
 #include "emul/emu.h"
 #include "emul/emu_abi.h"
 
-static int read_all(const char *path, char **data, size_t *len, psim_err *err) {
+/* Reads a whole regular file (the program, or a library to privatize: emu_abi.c); `what`
+ * names it in the error ("the program"). */
+int emu_read_file(const char *path, const char *what, char **data, size_t *len, psim_err *err) {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return psim_errf(err, 2, path, 0, "cannot open the program: %s", strerror(errno));
+  if (fd < 0) return psim_errf(err, 2, path, 0, "cannot open %s: %s", what, strerror(errno));
   struct stat st;
   if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
     close(fd);
@@ -100,7 +102,7 @@ static int check_elf(const char *path, const char *d, size_t n, psim_err *err) {
 int emu_prog_check(const char *path, psim_err *err) {
   char *data = NULL;
   size_t len = 0;
-  if (read_all(path, &data, &len, err) < 0) return -1;
+  if (emu_read_file(path, "the program", &data, &len, err) < 0) return -1;
   int rc = check_elf(path, data, len, err);
   free(data);
   return rc < 0 ? -1 : 0;
@@ -137,7 +139,7 @@ int emu_prog_load(emu_prog *p, const char *path, int nranks, int shared_globals,
   memset(p, 0, sizeof *p);
   char *data = NULL;
   size_t len = 0;
-  if (read_all(path, &data, &len, err) < 0) return -1;
+  if (emu_read_file(path, "the program", &data, &len, err) < 0) return -1;
   int abi = check_elf(path, data, len, err);
   if (abi < 0) { free(data); return -1; }
   if (!abi && privatize_libs)
