@@ -361,6 +361,7 @@ static void fill(lmm_system *s, const int *vs, size_t nvs, const int *cs, size_t
       s->stack.len = 0;
       for (size_t i = 0; i < nact; i++)
         if (ratio[i] <= min_usage * (1 + eps)) VEC_PUSH(s->stack, act[i]);
+      if (lmmg_last_round(s, min_usage, nfree, cs, ncs)) break;
       for (size_t i = 0; i < s->stack.len; i++) {
         lmm_cnst *k = &s->cnsts.data[s->stack.data[i]];
         for (int j = 0; j < k->n; j++) {
@@ -495,6 +496,7 @@ static int solve_incremental(lmm_system *s, void (*changed)(void *ctx, void *own
   }
   for (size_t i = 0; i < s->dirty_cnsts.len; i++)
     if (!add_touched(s, s->dirty_cnsts.data[i])) return 0;
+  lmmg_seed(s);     /* whole bottleneck groups of saturated constraints (lmm_group.c) */
   size_t expanded = 0;   /* S's first `expanded` variables have their constraints in T */
   for (;;) {
     if (s->inc_v.len > INC_MAX_VARS) return 0;

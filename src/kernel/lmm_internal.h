@@ -116,6 +116,13 @@ void lmmb_var_gone(lmm_system *s, int v);
  * around: the bound assumes a feasible solution, which SimGrid's restricted solves may not keep. */
 static inline int lmmi_skip(const lmm_system *s, const lmm_cnst *k) { return k->skip && s->skip_on; }
 
+/* lmm_group.c: puts the bottleneck groups of modified saturated constraints into the local
+ * repair's set S (solve_incremental, before its first round). */
+void lmmg_seed(lmm_system *s);
+/* lmm.c's fill: the last round of a fill whose free variables all use the one constraint that
+ * saturates (in s->stack), done without the capacity updates; 0 if that is not the case. */
+int lmmg_last_round(lmm_system *s, double level, int nfree, const int *cs, size_t ncs);
+
 /* lmm_selective.c */
 void lmms_init(lmm_system *s);
 void lmms_free(lmm_system *s);

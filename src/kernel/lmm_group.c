@@ -1,0 +1,86 @@
+/* Saturated shared constraints: the local repair takes a bottleneck group as a whole.
+ *
+ * Why: 512 cluster hosts can send 640 GB/s into a 125 GB/s backbone. The backbone saturates
+ * and ~900 flows have it as their bottleneck, all at one level. Every flow that starts or ends
+ * on it changes that level, so the local repair (lmm.c, solve_incremental) must re-solve the
+ * whole group. It found the group one flow at a time: a first round re-solved only the
+ * changed flows, then checked every group member against the backbone (each check failing,
+ * after looking for another bottleneck on each of the flow's links, whose loads it had to
+ * compute), and only the second round re-solved the group. The first round was pure overhead:
+ * 16 % of the instructions of the 512-rank backbone benchmark.
+ *
+ * Here, before the first round, each modified constraint c that is shared, saturated before
+ * the change, and the recorded bottleneck of at least LMMG_MIN variables, puts that group
+ * into the re-solved set S at once when the change moves c's level:
+ *   - a switched-on variable of S uses c (a new flow, or one whose weight changed): it needs a
+ *     share of c, the others must come down (round 1 would give it what is left, ~0, find it
+ *     without a bottleneck, and queue every member above it);
+ *   - or the variables kept on c no longer fill it (a flow left c): the members are no longer
+ *     bottlenecked and would all fail their check.
+ * Otherwise (a switched-off message expanded on c, say) nothing moves and the members would
+ * pass: they are not added.
+ *
+ * This only chooses S: the repair solves and checks S exactly as before, so the result is
+ * the max-min solution whatever this guesses (a member that did not need re-solving gets the
+ * same value, to rounding). What changes is the order in which variables join S, hence in
+ * which order some sums are formed: last-bit differences are possible (measured in
+ * docs/performance.md, "Saturated shared links"). */
+#include "lmm_internal.h"
+
+/* A group smaller than this is left to the check (round 1 is cheap for it). */
+#define LMMG_MIN 16
+/* As lmm.c's INC_EPS: the tolerance of "saturated" in the bottleneck check. */
+#define LMMG_EPS 1e-9
+
+void lmmg_seed(lmm_system *s) {
+  size_t nmod = s->inc_c.len;     /* T holds the modified constraints only, at this point */
+  for (size_t i = 0; i < nmod; i++) {
+    int c = s->inc_c.data[i];
+    const lmm_cnst *k = &s->cnsts.data[c];
+    if (k->n < LMMG_MIN || k->fatpipe) continue;
+    double kept = 0;
+    int members = 0, newcomer = 0;
+    for (int j = 0; j < k->n; j++) {
+      const lmm_var *x = &s->vars.data[k->refs[j].var];
+      double a = k->refs[j].coeff;
+      if (a <= 0 || x->penalty <= 0) continue;
+      if (x->mark == s->stamp) { newcomer = 1; continue; }
+      kept += a * x->value;
+      members += x->bneck == c;
+    }
+    if (members < LMMG_MIN) continue;
+    if (!newcomer && kept >= k->capacity * (1 - LMMG_EPS)) continue;   /* its level holds */
+    for (int j = 0; j < k->n; j++) {
+      int v = k->refs[j].var;
+      lmm_var *x = &s->vars.data[v];
+      if (x->bneck != c || x->mark == s->stamp || x->penalty <= 0 || k->refs[j].coeff <= 0) continue;
+      x->mark = s->stamp;
+      VEC_PUSH(s->inc_v, v);
+    }
+  }
+}
+
+/* fill's last round, when one constraint saturates and every free variable uses it (the
+ * saturated backbone: the whole set S is its group): the variables are fixed at its level as
+ * fill would, but without updating the remaining capacity and usage of each of their
+ * constraints, which no later round reads. The values and bottlenecks are fill's, bit for bit.
+ * Returns 0 (fill goes on as usual) unless that is the case. */
+int lmmg_last_round(lmm_system *s, double level, int nfree, const int *cs, size_t ncs) {
+  if (s->stack.len != 1) return 0;
+  int c = s->stack.data[0];
+  const lmm_cnst *k = &s->cnsts.data[c];
+  if (k->nfree != nfree) return 0;
+  for (int j = 0; j < k->n; j++) {
+    lmm_var *x = &s->vars.data[k->refs[j].var];
+    if (x->mark != s->stamp || x->fixed || k->refs[j].coeff <= 0) continue;
+    double v = level / x->penalty;
+    int capped = x->bound > 0 && v > x->bound;
+    x->fixed = 1;
+    x->newval = capped ? x->bound : v;
+    x->bneck = capped ? BNECK_BOUND : c;
+  }
+  /* As after a complete fill: no constraint has free variables (lmm_selective.c's sg_fill
+   * relies on it for the constraints it does not solve). */
+  for (size_t i = 0; i < ncs; i++) s->cnsts.data[cs[i]].nfree = 0;
+  return 1;
+}
