@@ -532,7 +532,9 @@ static int solve_incremental(lmm_system *s, void (*changed)(void *ctx, void *own
       k->info_stamp = s->istamp;
     }
     fill(s, s->inc_v.data, s->inc_v.len, s->inc_c.data, s->inc_c.len);
-    for (size_t i = 0; i < s->inc_v.len; i++) {     /* add S's share to T's load and level */
+    /* Add S's share to T's load and level (or let cnst_info sum them when read: lmm_group.c). */
+    size_t nshare = lmmg_lazy_loads(s) ? 0 : s->inc_v.len;
+    for (size_t i = 0; i < nshare; i++) {
       const lmm_var *x = &s->vars.data[s->inc_v.data[i]];
       if (x->penalty <= 0) continue;
       for (int j = 0; j < x->nel; j++) {
