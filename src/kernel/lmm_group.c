@@ -38,26 +38,29 @@ void lmmg_seed(lmm_system *s) {
     int c = s->inc_c.data[i];
     const lmm_cnst *k = &s->cnsts.data[c];
     if (k->n < LMMG_MIN || k->fatpipe) continue;
+    /* One pass: the members (in inc_add, unused before the repair's first check), what the
+     * variables kept on c use of it, and whether a switched-on variable of S uses it. */
     double kept = 0;
-    int members = 0, newcomer = 0;
+    int newcomer = 0;
+    s->inc_add.len = 0;
     for (int j = 0; j < k->n; j++) {
-      const lmm_var *x = &s->vars.data[k->refs[j].var];
+      int v = k->refs[j].var;
+      const lmm_var *x = &s->vars.data[v];
       double a = k->refs[j].coeff;
       if (a <= 0 || x->penalty <= 0) continue;
       if (x->mark == s->stamp) { newcomer = 1; continue; }
       kept += a * x->value;
-      members += x->bneck == c;
+      if (x->bneck == c) VEC_PUSH(s->inc_add, v);
     }
-    if (members < LMMG_MIN) continue;
+    if (s->inc_add.len < LMMG_MIN) continue;
     if (!newcomer && kept >= k->capacity * (1 - LMMG_EPS)) continue;   /* its level holds */
-    for (int j = 0; j < k->n; j++) {
-      int v = k->refs[j].var;
-      lmm_var *x = &s->vars.data[v];
-      if (x->bneck != c || x->mark == s->stamp || x->penalty <= 0 || k->refs[j].coeff <= 0) continue;
-      x->mark = s->stamp;
+    for (size_t j = 0; j < s->inc_add.len; j++) {
+      int v = s->inc_add.data[j];
+      s->vars.data[v].mark = s->stamp;
       VEC_PUSH(s->inc_v, v);
     }
   }
+  s->inc_add.len = 0;
 }
 
 /* fill's last round, when one constraint saturates and every free variable uses it (the
