@@ -421,10 +421,9 @@ static void solve_component(lmm_system *s) {
 
 static double tentative(const lmm_system *s, const lmm_var *x) { return x->mark == s->stamp ? x->newval : x->value; }
 
-/* Load and top level of constraint c in the tentative solution, cached per checking round. */
-static const lmm_cnst *cnst_info(lmm_system *s, int c) {
-  lmm_cnst *k = &s->cnsts.data[c];
-  if (k->info_stamp == s->istamp) return k;
+/* Load and top level of constraint k in the tentative solution (cached per checking round:
+ * cnst_info below). */
+static const lmm_cnst *cnst_info_sum(lmm_system *s, lmm_cnst *k) {
   k->info_stamp = s->istamp;
   double load = 0, maxl = 0;
   for (int i = 0; i < k->n; i++) {
@@ -438,6 +437,12 @@ static const lmm_cnst *cnst_info(lmm_system *s, int c) {
   k->load = load;
   k->maxl = maxl;
   return k;
+}
+
+/* The cached case inline: the check reads one constraint per variable, mostly cached. */
+static inline const lmm_cnst *cnst_info(lmm_system *s, int c) {
+  lmm_cnst *k = &s->cnsts.data[c];
+  return k->info_stamp == s->istamp ? k : cnst_info_sum(s, k);
 }
 
 /* Is c a bottleneck for a variable at level lvl: saturated, nobody above lvl? */
