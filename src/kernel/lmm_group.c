@@ -27,8 +27,9 @@
  * docs/performance.md, "Saturated shared links"). */
 #include "lmm_internal.h"
 
-/* A group smaller than this is left to the check (round 1 is cheap for it). */
-#define LMMG_MIN 16
+/* A group smaller than this is left to the check (round 1 is cheap for it). 8 and LMMG_LAZY's
+ * 16 below were chosen by instruction counts (docs/performance.md, "Saturated shared links"). */
+#define LMMG_MIN 8
 /* As lmm.c's INC_EPS: the tolerance of "saturated" in the bottleneck check. */
 #define LMMG_EPS 1e-9
 
@@ -97,7 +98,7 @@ int lmmg_last_round(lmm_system *s, double level, int nfree, const int *cs, size_
  * constraint's load over all its variables when it is first read. The sum is formed in another
  * order (one pass instead of the kept part plus S's shares): its last bits may differ, which
  * only the check's tolerance (1e-9) ever sees. */
-#define LMMG_LAZY 64
+#define LMMG_LAZY 16
 
 int lmmg_lazy_loads(lmm_system *s) {
   if (s->inc_v.len < LMMG_LAZY) return 0;

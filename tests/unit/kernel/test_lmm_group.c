@@ -18,7 +18,7 @@
 #include "psim/kernel.h"
 
 #define EPS 1e-12
-#define NM 17             /* members of C's group: more than lmm_group.c's LMMG_MIN (16) */
+#define NM 17             /* members of C's group: more than lmm_group.c's LMMG_MIN (8) */
 
 static int tag[NM + 8];
 
