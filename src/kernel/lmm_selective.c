@@ -84,6 +84,8 @@ void lmm_enables_done(lmm_system *s) {
   if (s->walks && !s->late.len && !s->nstale) s->walks = 0;
 }
 
+int lmm_touching(const lmm_system *s) { return s->selective && s->walks; }
+
 void lmm_touch_cnst(lmm_system *s, int c) {
   if (!s->selective || !s->walks || in_m(s, c)) return;
   join(s, c);
