@@ -196,7 +196,7 @@ static double now(void) {
 /* The BLAS is loaded here, only when kernels are measured, not linked into psim: OpenBLAS's
  * (pthread build) constructor starts a thread per core in every process that links it, and
  * the idle threads spin for about 0.1 s of CPU at each start (0.04 s user + 0.08 s system
- * measured on a 0.25 s replay; docs/performance.md, "The BLAS's idle threads"). One thread
+ * measured on a 0.25 s replay; docs/performance.md, "Speed at 64 ranks"). One thread
  * is asked for before loading: the kernels are measured on one core. PSIM_CBLAS_LIB is the
  * library pkg-config named at build time; its usual run-time names are the fallbacks. */
 static struct {
