@@ -50,6 +50,8 @@ void lmm_set_selective(lmm_system *s, int on);
 int lmm_selective(const lmm_system *s);
 /* a new variable (switched off or on) got an element on constraint c; */
 void lmm_touch_cnst(lmm_system *s, int c);
+/* Would lmm_touch_cnst do anything now? (A model may skip looking up a route's links.) */
+int lmm_touching(const lmm_system *s);
 /* variable v was switched on (its first constraint is touched). Freeing touches by itself. */
 void lmm_touch_var(lmm_system *s, int v);
 /* The engine, at the start of each epoch (after a solve, before the events of the next date):

@@ -13,7 +13,9 @@
 
 #ifdef PSIM_HAVE_CBLAS
 #include <cblas.h>
+#include <dlfcn.h>
 static int fc_bench_kernel(int kernel, const long *sz, int reps, double *best);
+static int blas_load(void);
 #endif
 
 static const char *HELP =
@@ -103,9 +105,7 @@ int cmd_calibrate_kernels(int argc, char **argv) {
   const long *mn = quick ? quick_mn : full_mn, *ks = quick ? quick_k : full_k;
   int nmn = quick ? 3 : 4, nk = quick ? 2 : 3;
   if (quick && reps > 3) reps = 3;
-#ifdef OPENBLAS_VERSION
-  openblas_set_num_threads(1);
-#endif
+  if (blas_load()) return 2;
   fc_kernels km;
   memset(&km, 0, sizeof km);
   VEC(double) xs[FC_NKERNELS] = {{0}}, ys[FC_NKERNELS] = {{0}};
@@ -193,14 +193,53 @@ static double now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* The BLAS is loaded here, only when kernels are measured, not linked into psim: OpenBLAS's
+ * (pthread build) constructor starts a thread per core in every process that links it, and
+ * the idle threads spin for about 0.1 s of CPU at each start (0.04 s user + 0.08 s system
+ * measured on a 0.25 s replay; docs/performance.md, "Speed at 64 ranks"). One thread
+ * is asked for before loading: the kernels are measured on one core. PSIM_CBLAS_LIB is the
+ * library pkg-config named at build time; its usual run-time names are the fallbacks. */
+static struct {
+  __typeof__(&cblas_dgemm) dgemm;
+  __typeof__(&cblas_dtrsm) dtrsm;
+  __typeof__(&cblas_daxpy) daxpy;
+} blas;
+
+static int blas_sym(void *h, const char *name, void *fp, size_t size) {
+  void *f = dlsym(h, name);
+  if (!f) {
+    fprintf(stderr, "psim calibrate: the BLAS library has no %s\n", name);
+    return -1;
+  }
+  memcpy(fp, &f, size);
+  return 0;
+}
+
+static int blas_load(void) {
+  static const char *names[] = {PSIM_CBLAS_LIB, "libopenblas.so.0", "libcblas.so.3"};
+  if (blas.dgemm) return 0;
+  setenv("OPENBLAS_NUM_THREADS", "1", 1);
+  void *h = NULL;
+  for (size_t i = 0; i < sizeof names / sizeof *names && !h; i++) h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    fprintf(stderr, "psim calibrate: cannot load the BLAS library %s: %s\n", PSIM_CBLAS_LIB, dlerror());
+    return -1;
+  }
+  if (blas_sym(h, "cblas_dgemm", &blas.dgemm, sizeof blas.dgemm) ||
+      blas_sym(h, "cblas_dtrsm", &blas.dtrsm, sizeof blas.dtrsm) ||
+      blas_sym(h, "cblas_daxpy", &blas.daxpy, sizeof blas.daxpy))
+    return -1;
+  return 0;
+}
+
 static void run_kernel(int kernel, const long *sz, double *a, double *b, double *c) {
   int m = (int)sz[0], n = (int)sz[1], k = (int)sz[2];
   if (kernel == FC_DGEMM)
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0, a, m, b, k, 1.0, c, m);
+    blas.dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0, a, m, b, k, 1.0, c, m);
   else if (kernel == FC_DTRSM)
-    cblas_dtrsm(CblasColMajor, CblasRight, CblasUpper, CblasNoTrans, CblasNonUnit, m, n, 1.0, a, n, c, m);
+    blas.dtrsm(CblasColMajor, CblasRight, CblasUpper, CblasNoTrans, CblasNonUnit, m, n, 1.0, a, n, c, m);
   else
-    cblas_daxpy(m * n, 1.0, a, 1, c, 1);
+    blas.daxpy(m * n, 1.0, a, 1, c, 1);
 }
 
 /* The fastest of reps repetitions (the least disturbed by other processes) of the time of

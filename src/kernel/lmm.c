@@ -239,15 +239,23 @@ static void collect(lmm_system *s, int start_is_var, int start) {
   }
 }
 
+/* Fixes x at value and takes its share off its constraints. Also adds the share to the load
+ * and top level of the constraints (the local repair's check reads them; a full solve does
+ * not): one pass over the elements instead of a second one after the fill. */
 static void fix_var(lmm_system *s, lmm_var *x, double value, int *nfree) {
   x->fixed = 1;
   x->newval = value;
   (*nfree)--;
+  double lvl = value * x->penalty;
   for (int i = 0; i < x->nel; i++) {
     lmm_elem *e = &x->el[i];
     if (e->coeff <= 0) continue;
     lmm_cnst *k = &s->cnsts.data[e->cnst];
     if (lmmi_skip(s, k)) continue;
+    if (s->add_loads) {
+      k->load += e->coeff * value;
+      if (lvl > k->maxl) k->maxl = lvl;
+    }
     k->nfree--;
     if (k->fatpipe) continue;             /* usage recomputed below */
     k->remaining -= e->coeff * value;
@@ -325,18 +333,26 @@ static void fill(lmm_system *s, const int *vs, size_t nvs, const int *cs, size_t
   }
   VEC_RESERVE(s->fill_r, s->fill_c.len);
   const double eps = 1e-12;
-  while (nfree > 0) {
+  for (int first = 1; nfree > 0; first = 0) {
     s->rounds++;
     int *act = s->fill_c.data;
     double *ratio = s->fill_r.data;
-    size_t nact = s->fill_c.len;
     double min_usage = INFINITY, min_bound = INFINITY;
-    for (size_t i = 0; i < nact; i++) {
-      const lmm_cnst *k = &s->cnsts.data[act[i]];
+    /* Drops the constraints that cannot saturate any more (after the first round: the last
+     * round fixed variables) and computes the others' ratio, in one pass. */
+    size_t nact = 0;
+    for (size_t i = 0; i < s->fill_c.len; i++) {
+      lmm_cnst *k = &s->cnsts.data[act[i]];
+      if (!first) {
+        if (k->fatpipe && k->nfree > 0) fatpipe_usage(s, k);
+        if (!(k->nfree > 0 && k->usage > 0)) continue;
+      }
+      act[nact] = act[i];
       double r = k->remaining / k->usage;
-      ratio[i] = r;
+      ratio[nact++] = r;
       if (r < min_usage) min_usage = r;
     }
+    s->fill_c.len = nact;
     size_t nb = 0;     /* drop the fixed variables from the bounded list */
     for (size_t i = 0; i < s->fill_b.len; i++) {
       int v = s->fill_b.data[i];
@@ -375,13 +391,6 @@ static void fill(lmm_system *s, const int *vs, size_t nvs, const int *cs, size_t
         }
       }
     }
-    size_t n = 0;      /* drop the constraints that cannot saturate any more */
-    for (size_t i = 0; i < nact; i++) {
-      lmm_cnst *k = &s->cnsts.data[act[i]];
-      if (k->fatpipe && k->nfree > 0) fatpipe_usage(s, k);
-      if (k->nfree > 0 && k->usage > 0) act[n++] = act[i];
-    }
-    s->fill_c.len = n;
   }
 }
 
@@ -423,7 +432,7 @@ static double tentative(const lmm_system *s, const lmm_var *x) { return x->mark 
 
 /* Load and top level of constraint k in the tentative solution (cached per checking round:
  * cnst_info below). */
-static const lmm_cnst *cnst_info_sum(lmm_system *s, lmm_cnst *k) {
+static __attribute__((noinline)) void cnst_info_compute(lmm_system *s, lmm_cnst *k) {
   k->info_stamp = s->istamp;
   double load = 0, maxl = 0;
   for (int i = 0; i < k->n; i++) {
@@ -436,13 +445,13 @@ static const lmm_cnst *cnst_info_sum(lmm_system *s, lmm_cnst *k) {
   }
   k->load = load;
   k->maxl = maxl;
-  return k;
 }
 
-/* The cached case inline: the check reads one constraint per variable, mostly cached. */
+/* Inlined: most calls find the values of this round (T's constraints, or one seen before). */
 static inline const lmm_cnst *cnst_info(lmm_system *s, int c) {
   lmm_cnst *k = &s->cnsts.data[c];
-  return k->info_stamp == s->istamp ? k : cnst_info_sum(s, k);
+  if (k->info_stamp != s->istamp) cnst_info_compute(s, k);
+  return k;
 }
 
 /* Is c a bottleneck for a variable at level lvl: saturated, nobody above lvl? */
@@ -536,20 +545,15 @@ static int solve_incremental(lmm_system *s, void (*changed)(void *ctx, void *own
       k->maxl = maxl;
       k->info_stamp = s->istamp;
     }
+    /* fill adds S's share to T's load and level as it fixes S's variables (fix_var,
+     * lmmg_last_round); those it leaves unfixed are at 0, which adds nothing. Large repairs
+     * leave the loads to cnst_info instead (lmm_group.c). */
+    s->add_loads = !lmmg_lazy(s);
     fill(s, s->inc_v.data, s->inc_v.len, s->inc_c.data, s->inc_c.len);
-    /* Add S's share to T's load and level (or let cnst_info sum them when read: lmm_group.c). */
-    size_t nshare = lmmg_lazy_loads(s) ? 0 : s->inc_v.len;
-    for (size_t i = 0; i < nshare; i++) {
-      const lmm_var *x = &s->vars.data[s->inc_v.data[i]];
-      if (x->penalty <= 0) continue;
-      for (int j = 0; j < x->nel; j++) {
-        if (x->el[j].coeff <= 0) continue;
-        lmm_cnst *k = &s->cnsts.data[x->el[j].cnst];
-        if (lmmi_skip(s, k)) continue;
-        k->load += x->el[j].coeff * x->newval;
-        if (x->newval * x->penalty > k->maxl) k->maxl = x->newval * x->penalty;
-      }
-    }
+    s->add_loads = 0;
+    /* Large repairs let cnst_info sum T's loads when the check reads them (lmm_group.c): the
+     * cached ones are dropped. */
+    lmmg_lazy_loads(s);
 
     /* Check the bottleneck condition where it may have been broken. */
     s->inc_add.len = 0;

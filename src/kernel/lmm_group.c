@@ -64,6 +64,19 @@ void lmmg_seed(lmm_system *s) {
   s->inc_add.len = 0;
 }
 
+/* What fix_var adds for a variable of S while a repair's check needs T's loads (add_loads). */
+static void lmmg_add_load(lmm_system *s, const lmm_var *x) {
+  double lvl = x->newval * x->penalty;
+  for (int i = 0; i < x->nel; i++) {
+    const lmm_elem *e = &x->el[i];
+    if (e->coeff <= 0) continue;
+    lmm_cnst *k = &s->cnsts.data[e->cnst];
+    if (lmmi_skip(s, k)) continue;
+    k->load += e->coeff * x->newval;
+    if (lvl > k->maxl) k->maxl = lvl;
+  }
+}
+
 /* fill's last round, when one constraint saturates and every free variable uses it (the
  * saturated backbone: the whole set S is its group): the variables are fixed at its level as
  * fill would, but without updating the remaining capacity and usage of each of their
@@ -82,6 +95,7 @@ int lmmg_last_round(lmm_system *s, double level, int nfree, const int *cs, size_
     x->fixed = 1;
     x->newval = capped ? x->bound : v;
     x->bneck = capped ? BNECK_BOUND : c;
+    if (s->add_loads) lmmg_add_load(s, x);
   }
   /* As after a complete fill: no constraint has free variables (lmm_selective.c's sg_fill
    * relies on it for the constraints it does not solve). */
@@ -100,8 +114,10 @@ int lmmg_last_round(lmm_system *s, double level, int nfree, const int *cs, size_
  * only the check's tolerance (1e-9) ever sees. */
 #define LMMG_LAZY 16
 
+int lmmg_lazy(const lmm_system *s) { return s->inc_v.len >= LMMG_LAZY; }
+
 int lmmg_lazy_loads(lmm_system *s) {
-  if (s->inc_v.len < LMMG_LAZY) return 0;
+  if (!lmmg_lazy(s)) return 0;
   s->istamp++;
   return 1;
 }

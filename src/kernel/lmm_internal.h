@@ -71,6 +71,7 @@ struct lmm_system {
   VEC(int) fill_c, fill_b;  /* fill: constraints that can still saturate, free bounded vars */
   VEC(double) fill_r;       /* fill: remaining / usage of fill_c's constraints this round */
   unsigned istamp;
+  int add_loads;            /* fill adds what it fixes to the loads (solve_incremental's check reads them) */
   uint64_t work;
   uint64_t solves, rounds;  /* full component solves, filling rounds (both kinds) */
   uint64_t inc_ok, inc_fail, inc_vars;   /* local repairs kept, their variables; given up */
@@ -124,6 +125,8 @@ void lmmg_seed(lmm_system *s);
 int lmmg_last_round(lmm_system *s, double level, int nfree, const int *cs, size_t ncs);
 /* solve_incremental, after a fill: 1 when the loads and levels of T are left to cnst_info. */
 int lmmg_lazy_loads(lmm_system *s);
+/* Will this repair (S = inc_v) leave T's loads to cnst_info? */
+int lmmg_lazy(const lmm_system *s);
 
 /* lmm_selective.c */
 void lmms_init(lmm_system *s);

@@ -84,6 +84,8 @@ void lmm_enables_done(lmm_system *s) {
   if (s->walks && !s->late.len && !s->nstale) s->walks = 0;
 }
 
+int lmm_touching(const lmm_system *s) { return s->selective && s->walks; }
+
 void lmm_touch_cnst(lmm_system *s, int c) {
   if (!s->selective || !s->walks || in_m(s, c)) return;
   join(s, c);
@@ -178,21 +180,30 @@ static void sg_fill(lmm_system *s, const int *vs, size_t nvs, const int *cs, siz
     }
     if (k->usage > 0) { k->nfree = 1; VEC_PUSH(s->inc_c, cs[i]); }   /* nfree: in the light list */
   }
-  while (s->inc_c.len) {
-    s->rounds++;
-    double min_usage = -1;
+  VEC_RESERVE(s->fill_r, s->inc_c.len);
+  for (;;) {
+    /* Drops the constraints the last round saturated (nfree 0) and computes the others'
+     * ratio once for the two scans below, in one pass (the same divisions as before). */
+    double *ratio = s->fill_r.data, min_usage = -1;
+    size_t n = 0;
     for (size_t i = 0; i < s->inc_c.len; i++) {
       const lmm_cnst *k = &s->cnsts.data[s->inc_c.data[i]];
+      if (!k->nfree) continue;
+      s->inc_c.data[n] = s->inc_c.data[i];
       double r = k->remaining / k->usage;
+      ratio[n++] = r;
       if (min_usage < 0 || r < min_usage) min_usage = r;
     }
+    s->inc_c.len = n;
+    if (!n) break;
+    s->rounds++;
     /* the variables of the saturated constraints, once each */
     s->istamp++;
     s->inc_add.len = 0;
     double min_bound = -1;
     for (size_t i = 0; i < s->inc_c.len; i++) {
+      if (ratio[i] != min_usage) continue;
       const lmm_cnst *k = &s->cnsts.data[s->inc_c.data[i]];
-      if (k->remaining / k->usage != min_usage) continue;
       for (int j = 0; j < k->n; j++) {
         int v = k->refs[j].var;
         lmm_var *x = &s->vars.data[v];
@@ -238,10 +249,6 @@ static void sg_fill(lmm_system *s, const int *vs, size_t nvs, const int *cs, siz
         if (!(k->usage > SG_PRECISION) || !(k->remaining > k->capacity * SG_PRECISION)) k->nfree = 0;
       }
     }
-    size_t n = 0;   /* drop the saturated constraints from the light list */
-    for (size_t i = 0; i < s->inc_c.len; i++)
-      if (s->cnsts.data[s->inc_c.data[i]].nfree) s->inc_c.data[n++] = s->inc_c.data[i];
-    s->inc_c.len = n;
   }
   for (size_t i = 0; i < ncs; i++) s->cnsts.data[cs[i]].nfree = 0;
   s->work += nvs;

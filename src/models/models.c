@@ -90,7 +90,7 @@ static int flow_var(models *m, activity *a, int src, int dst, double penalty, do
   lmm_system *l = sim_lmm(m->sim);
   int v = lmm_var_new(l, penalty, bound, a);
   flow_links(m, src, dst, expand_link, &v);
-  if (enabled_at_start) flow_links(m, src, dst, touch_link, NULL);
+  if (enabled_at_start) { if (lmm_touching(l)) flow_links(m, src, dst, touch_link, NULL); }
   else lmm_touch_var(l, v);
   return v;
 }
@@ -325,7 +325,7 @@ activity *models_transfer(models *m, int src, int dst, double bytes, activity_do
      * so latency-bound messages never enlarge the components the solver works on. */
     /* SimGrid creates the flow's variable now, switched off, on every link: the links are
      * touched for its selective update. */
-    flow_links(m, src, dst, touch_link, NULL);
+    if (lmm_touching(sim_lmm(m->sim))) flow_links(m, src, dst, touch_link, NULL);
     activity *a = sim_start_timer(m->sim, lat_time, lat_done, data, tag);
     a->then = done;
     a->next_work = size;

@@ -13,6 +13,11 @@ if [ $rc -eq 2 ] && grep -q "built without BLAS" "$TMPD/err"; then
   finish "$fails"
 fi
 [ $rc -eq 0 ] || { bad "calibrate --kernels exited $rc: $(cat "$TMPD/err")"; finish "$fails"; }
+# The BLAS is loaded by calibrate --kernels only (dlopen), never linked: a linked OpenBLAS
+# starts its thread pool in every psim process, whose idle threads cost CPU at each start.
+if command -v readelf >/dev/null; then
+  readelf -d "$PSIM" | grep NEEDED | grep -qi blas && bad "psim links a BLAS: $(readelf -d "$PSIM" | grep -i blas)"
+fi
 for k in dgemm dtrsm add; do
   grep -q "^# $k: [0-9]* points, fit rms relative error" "$TMPD/k.txt" || bad "no fit error comment for $k"
   grep -q "^$k .*rms error" "$TMPD/err" || bad "no fit error on stderr for $k"
