@@ -111,6 +111,9 @@ const net_config *models_config(const models *m);
 
 /* Starts a computation of `flops` on host h; done() when finished. */
 activity *models_exec(models *m, int host, double flops, activity_done_fn done, void *data, int tag);
+/* A sleep of `t` seconds on host's CPU (SimGrid's CpuCas01::sleep: it takes no CPU, but its
+ * model orders it among the host's activities; see sim_start_sleep). */
+activity *models_sleep(models *m, int host, double t, activity_done_fn done, void *data, int tag);
 /* Starts a message of `bytes` from host src to host dst; done() when the last byte arrives.
  * Returns NULL with err when the platform has no route between them. */
 activity *models_transfer(models *m, int src, int dst, double bytes, activity_done_fn done,

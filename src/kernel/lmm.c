@@ -126,6 +126,7 @@ int lmm_var_new(lmm_system *s, double penalty, double bound, void *owner) {
   x->bneck = BNECK_NONE;
   xc->alive = 1;
   xc->next_free = -1;
+  if (penalty > 0) lmmo_switched_on(s, v);   /* SimGrid's order (lmm_sgorder.c) */
   mark_var(s, v);
   return v;
 }
@@ -164,6 +165,7 @@ void lmm_expand(lmm_system *s, int c, int v, double coeff) {
 
 void lmm_var_set_penalty(lmm_system *s, int v, double penalty) {
   lmm_var *x = &s->vars.data[v];
+  if (x->penalty <= 0 && penalty > 0) lmmo_switched_on(s, v);
   x->penalty = penalty;
   mark_var(s, v);
   for (int i = 0; i < x->nel; i++) mark_cnst(s, x->el[i].cnst);

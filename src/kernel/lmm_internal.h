@@ -55,7 +55,14 @@ typedef struct {
   int next_free;
   unsigned visit;     /* selective update: reached by the walk of this epoch */
   int stale;          /* selective update: value from a solve that did not see all its constraints */
+  uint64_t ord;       /* SimGrid's order (lmm_sgorder.c): when it was last switched on */
+  uint64_t ostamp;    /* lmm_sgorder.c: listed by this solve's lmmo_collect */
 } lmm_var_cold;
+
+/* lmm_sgorder.c: one level of SimGrid's recursive walk (constraint c, its enabled variables
+ * o_vars[start .. start+n), at variable i, that variable's element j). */
+typedef struct { int c; size_t start, n, i; int j; } lmmo_frame;
+typedef struct { uint64_t ord; int var; } lmmo_ord;
 
 struct lmm_system {
   VEC(lmm_cnst) cnsts;
@@ -87,6 +94,13 @@ struct lmm_system {
   int stale_in_m;           /* the walks of this epoch met a stale variable */
   int sg_always;            /* PSIM_LMM_SG: always solve M as SimGrid does (a debugging aid) */
   uint64_t sel_fast, sel_restricted, sel_open;   /* solves: exact path, restricted, with open M */
+  /* SimGrid's order of M and of its actions (lmm_sgorder.c; on with the selective update) */
+  int order;
+  uint64_t ord_next, o_stamp;
+  VEC(lmmo_frame) o_frames;
+  VEC(int) o_vars;
+  VEC(lmmo_ord) o_sort;
+  VEC(void *) o_owners;     /* the actions of the last solve's M, in SimGrid's order */
 };
 
 /* Values of var.bneck besides a constraint index. */
@@ -121,5 +135,13 @@ void lmms_init(lmm_system *s);
 void lmms_free(lmm_system *s);
 void lmms_var_gone(lmm_system *s, int v);
 void lmms_solve(lmm_system *s, void (*changed)(void *ctx, void *owner, double value), void *ctx);
+
+/* lmm_sgorder.c */
+/* Touches constraint c (not in M) as SimGrid's recursive walk does, in its order. */
+void lmmo_walk(lmm_system *s, int c);
+/* Lists M's actions in SimGrid's order (o_owners), before M is forgotten. */
+void lmmo_collect(lmm_system *s);
+/* A variable is switched on: it goes to the front of its constraints' lists. */
+static inline void lmmo_switched_on(lmm_system *s, int v) { s->vcold[v].ord = ++s->ord_next; }
 
 #endif

@@ -223,7 +223,12 @@ activity *models_exec(models *m, int host, double flops, activity_done_fn done, 
   lmm_expand(l, m->host_cnst0 + host, v, 1.0);
   lmm_touch_cnst(l, m->host_cnst0 + host);
   a->var = v;
+  sim_cpu_work(m->sim, a, m->host_cnst0 + host);   /* SimGrid's order of one date's CPU ends */
   return a;
+}
+
+activity *models_sleep(models *m, int host, double t, activity_done_fn done, void *data, int tag) {
+  return sim_start_sleep(m->sim, t, host >= 0 ? m->host_cnst0 + host : -1, done, data, tag);
 }
 
 /* Looks the route src->dst up, computing and caching it on first use. */
