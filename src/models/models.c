@@ -86,12 +86,22 @@ static void touch_link(models *m, int link, double coeff, void *arg) {
  * bandwidth from its creation (no latency phase), and SimGrid's selective update is told of
  * each link as it is added; otherwise the flow was announced when its latency phase began
  * (flow_links with touch_link) and only its switching on is reported. */
+/* SimGrid touches each link as it expands the flow onto it (System::expand): the walk of one
+ * link sees the flow on the links before it only, which decides the order of its modified set. */
+static void expand_touch_link(models *m, int link, double coeff, void *arg) {
+  expand_link(m, link, coeff, arg);
+  touch_link(m, link, coeff, arg);
+}
+
 static int flow_var(models *m, activity *a, int src, int dst, double penalty, double bound, int enabled_at_start) {
   lmm_system *l = sim_lmm(m->sim);
   int v = lmm_var_new(l, penalty, bound, a);
-  flow_links(m, src, dst, expand_link, &v);
-  if (enabled_at_start) flow_links(m, src, dst, touch_link, NULL);
-  else lmm_touch_var(l, v);
+  if (enabled_at_start) {
+    flow_links(m, src, dst, expand_touch_link, &v);
+  } else {
+    flow_links(m, src, dst, expand_link, &v);
+    lmm_touch_var(l, v);
+  }
   return v;
 }
 
