@@ -59,10 +59,13 @@ typedef struct {
   uint64_t ostamp;    /* lmm_sgorder.c: listed by this solve's lmmo_collect */
 } lmm_var_cold;
 
-/* lmm_sgorder.c: one level of SimGrid's recursive walk (constraint c, its enabled variables
- * o_vars[start .. start+n), at variable i, that variable's element j). */
-typedef struct { int c; size_t start, n, i; int j; } lmmo_frame;
-typedef struct { uint64_t ord; int var; } lmmo_ord;
+/* lmm_sgorder.c: a constraint's switched-on variables in SimGrid's list order (lmmo_list: by
+ * increasing stamp, read from the end; entries whose variable went off or away are skipped,
+ * then dropped), and one level of SimGrid's recursive walk (constraint c, at list position
+ * pos, variable v, its element j). */
+typedef struct { int var, w; uint64_t ord; } lmmo_ent;   /* w: consumes (coefficient > 0) */
+typedef struct { lmmo_ent *e; size_t n, cap, dead; } lmmo_list;
+typedef struct { int c; size_t pos; int v, j; } lmmo_frame;
 
 struct lmm_system {
   VEC(lmm_cnst) cnsts;
@@ -98,8 +101,8 @@ struct lmm_system {
   int order;
   uint64_t ord_next, o_stamp;
   VEC(lmmo_frame) o_frames;
-  VEC(int) o_vars;
-  VEC(lmmo_ord) o_sort;
+  lmmo_list *o_lists;       /* per constraint */
+  size_t o_nlists;
   VEC(void *) o_owners;     /* the actions of the last solve's M, in SimGrid's order */
 };
 
@@ -141,7 +144,11 @@ void lmms_solve(lmm_system *s, void (*changed)(void *ctx, void *owner, double va
 void lmmo_walk(lmm_system *s, int c);
 /* Lists M's actions in SimGrid's order (o_owners), before M is forgotten. */
 void lmmo_collect(lmm_system *s);
-/* A variable is switched on: it goes to the front of its constraints' lists. */
-static inline void lmmo_switched_on(lmm_system *s, int v) { s->vcold[v].ord = ++s->ord_next; }
+/* Variable v is switched on (goes to the front of its constraints' lists), gets a new
+ * element on constraint c, goes off or away. */
+void lmmo_switched_on(lmm_system *s, int v);
+void lmmo_elem_added(lmm_system *s, int v, int c, double coeff);
+void lmmo_off(lmm_system *s, int v);
+void lmmo_free(lmm_system *s);
 
 #endif

@@ -69,8 +69,7 @@ void lmms_free(lmm_system *s) {
   VEC_FREE(s->late);
   VEC_FREE(s->walk);
   VEC_FREE(s->o_frames);
-  VEC_FREE(s->o_vars);
-  VEC_FREE(s->o_sort);
+  lmmo_free(s);
   VEC_FREE(s->o_owners);
 }
 
@@ -126,6 +125,7 @@ void lmms_var_gone(lmm_system *s, int v) {
    * reused by a new variable before the solve). */
   const lmm_var *x = &s->vars.data[v];
   if (x->nel > 0 && x->penalty > 0) lmm_touch_cnst(s, x->el[0].cnst);
+  if (s->order && x->penalty > 0) lmmo_off(s, v);   /* after the walk, which still sees v */
   if (xc->stale) { xc->stale = 0; s->nstale--; }
 }
 

@@ -8,9 +8,11 @@
  * From SimGrid 3.32's lmm::System (src/kernel/lmm/System.cpp), facts only:
  *   - a constraint's enabled elements form a list; an element goes to its FRONT when its
  *     variable is created switched on (expand) or switched on later (enable_var): the list is
- *     newest first. psim keeps constraints' variables in no particular order, so each variable
- *     carries the stamp of its switching on (lmm_var_cold.ord) and the list is the variables
- *     sorted by decreasing stamp;
+ *     newest first. psim's constraints keep their variables in no particular order, so each variable
+ *     carries the stamp of its switching on (lmm_var_cold.ord) and each constraint a list of
+ *     (variable, stamp) appended at each switching on: stamps only grow, so the list is
+ *     sorted and read from its end is SimGrid's list; an entry whose variable went off or
+ *     away (its stamp no longer matches) is skipped, and dropped once they are many;
  *   - touching a constraint c not in M appends c to M, then recursively, for each enabled
  *     variable of c in list order not yet visited in this epoch, for each of its constraints
  *     in the order they were added: a constraint not in M is appended and walked at once
@@ -23,50 +25,91 @@
 
 #include "lmm_internal.h"
 
-static int by_ord_desc(const void *a, const void *b) {
-  uint64_t x = ((const lmmo_ord *)a)->ord, y = ((const lmmo_ord *)b)->ord;
-  return x < y ? 1 : x > y ? -1 : 0;
+static lmmo_list *list_of(lmm_system *s, int c) {
+  if ((size_t)c >= s->o_nlists) {
+    size_t n = s->o_nlists ? s->o_nlists : 64;
+    while (n <= (size_t)c) n *= 2;
+    s->o_lists = xrealloc(s->o_lists, n * sizeof *s->o_lists);
+    for (size_t i = s->o_nlists; i < n; i++) s->o_lists[i] = (lmmo_list){NULL, 0, 0, 0};
+    s->o_nlists = n;
+  }
+  return &s->o_lists[c];
 }
 
-/* Appends constraint c's enabled variables (positive consumption only if `weighted`) to
- * s->o_vars, newest first; returns how many. */
-static size_t enabled_newest_first(lmm_system *s, int c, int weighted) {
-  const lmm_cnst *k = &s->cnsts.data[c];
-  s->o_sort.len = 0;
-  for (int i = 0; i < k->n; i++) {
-    int v = k->refs[i].var;
-    if (s->vars.data[v].penalty <= 0 || (weighted && !(k->refs[i].coeff > 0))) continue;
-    lmmo_ord e = {s->vcold[v].ord, v};
-    VEC_PUSH(s->o_sort, e);
+/* A variable off or away has stamp 0 (lmmo_off; a new slot starts at 0): stamps are unique. */
+static int live(const lmm_system *s, const lmmo_ent *e) { return s->vcold[e->var].ord == e->ord; }
+
+static void append(lmm_system *s, int c, int v, double coeff) {
+  lmmo_list *l = list_of(s, c);
+  if (l->n == l->cap) {
+    l->cap = l->cap ? 2 * l->cap : 8;
+    l->e = xrealloc(l->e, l->cap * sizeof *l->e);
   }
-  if (s->o_sort.len > 1) qsort(s->o_sort.data, s->o_sort.len, sizeof *s->o_sort.data, by_ord_desc);
-  for (size_t i = 0; i < s->o_sort.len; i++) VEC_PUSH(s->o_vars, s->o_sort.data[i].var);
-  return s->o_sort.len;
+  l->e[l->n++] = (lmmo_ent){v, coeff > 0, s->vcold[v].ord};
+}
+
+void lmmo_switched_on(lmm_system *s, int v) {
+  s->vcold[v].ord = ++s->ord_next;
+  const lmm_var *x = &s->vars.data[v];
+  for (int i = 0; i < x->nel; i++) append(s, x->el[i].cnst, v, x->el[i].coeff);
+}
+
+/* (A later lmm_expand of the same element only adds to its consumption: it stays positive.) */
+void lmmo_elem_added(lmm_system *s, int v, int c, double coeff) { append(s, c, v, coeff); }
+
+/* v goes off or away: its entries die (its stamp becomes 0); a list more than half dead is
+ * compacted. */
+void lmmo_off(lmm_system *s, int v) {
+  const lmm_var *x = &s->vars.data[v];
+  s->vcold[v].ord = 0;
+  for (int i = 0; i < x->nel; i++) {
+    lmmo_list *l = list_of(s, x->el[i].cnst);
+    if (++l->dead * 2 <= l->n || l->n < 16) continue;
+    size_t k = 0;
+    for (size_t j = 0; j < l->n; j++)
+      if (live(s, &l->e[j])) l->e[k++] = l->e[j];
+    l->n = k;
+    l->dead = 0;
+  }
+}
+
+void lmmo_free(lmm_system *s) {
+  for (size_t i = 0; i < s->o_nlists; i++) free(s->o_lists[i].e);
+  free(s->o_lists);
+  s->o_lists = NULL;
+  s->o_nlists = 0;
+  VEC_FREE(s->o_frames);
+}
+
+/* The next live variable of frame f's list, newest first; -1 at the end. */
+static int next_var(lmm_system *s, lmmo_frame *f) {
+  const lmmo_list *l = list_of(s, f->c);
+  while (f->pos > 0) {
+    const lmmo_ent *e = &l->e[--f->pos];
+    if (live(s, e)) return e->var;
+  }
+  return -1;
 }
 
 static void enter(lmm_system *s, int c) {
   s->cnsts.data[c].mstamp = s->epoch;
   VEC_PUSH(s->m_list, c);
-  size_t start = s->o_vars.len;
-  size_t n = enabled_newest_first(s, c, 0);
-  lmmo_frame f = {c, start, n, 0, 0};
+  lmmo_frame f = {c, list_of(s, c)->n, -1, 0};
+  f.v = next_var(s, &f);
   VEC_PUSH(s->o_frames, f);
 }
 
 void lmmo_walk(lmm_system *s, int c) {
-  s->o_vars.len = 0;
   s->o_frames.len = 0;
   enter(s, c);
   while (s->o_frames.len) {
     lmmo_frame *f = &s->o_frames.data[s->o_frames.len - 1];
-    if (f->i == f->n) {
-      s->o_vars.len = f->start;
+    if (f->v < 0) {
       s->o_frames.len--;
       continue;
     }
-    int v = s->o_vars.data[f->start + f->i];
-    const lmm_var *x = &s->vars.data[v];
-    lmm_var_cold *xc = &s->vcold[v];
+    const lmm_var *x = &s->vars.data[f->v];
+    lmm_var_cold *xc = &s->vcold[f->v];
     if (f->j < x->nel && xc->visit != s->epoch) {
       int c2 = x->el[f->j++].cnst;
       if (c2 != f->c && s->cnsts.data[c2].mstamp != s->epoch) enter(s, c2);   /* f may move */
@@ -74,8 +117,8 @@ void lmmo_walk(lmm_system *s, int c) {
     }
     xc->visit = s->epoch;
     if (xc->stale) s->stale_in_m = 1;
-    f->i++;
     f->j = 0;
+    f->v = next_var(s, f);
   }
 }
 
@@ -83,11 +126,12 @@ void lmmo_collect(lmm_system *s) {
   s->o_owners.len = 0;
   s->o_stamp++;
   for (size_t i = 0; i < s->m_list.len; i++) {
-    s->o_vars.len = 0;
-    size_t n = enabled_newest_first(s, s->m_list.data[i], 1);
-    for (size_t j = 0; j < n; j++) {
-      lmm_var_cold *xc = &s->vcold[s->o_vars.data[j]];
-      if (xc->ostamp == s->o_stamp || !xc->owner) continue;
+    const lmmo_list *l = list_of(s, s->m_list.data[i]);
+    for (size_t j = l->n; j-- > 0;) {
+      const lmmo_ent *e = &l->e[j];
+      if (!live(s, e)) continue;
+      lmm_var_cold *xc = &s->vcold[e->var];
+      if (xc->ostamp == s->o_stamp || !xc->owner || !e->w) continue;
       xc->ostamp = s->o_stamp;
       VEC_PUSH(s->o_owners, xc->owner);
     }
@@ -100,3 +144,4 @@ size_t lmm_modified(const lmm_system *s, void *const **owners) {
 }
 
 int lmm_ordered(const lmm_system *s) { return s->selective && s->order; }
+
