@@ -61,6 +61,8 @@ void lmm_enables_done(lmm_system *s);
  * of the variables of its modified set M, in the order SimGrid hands them back to their model
  * (which re-inserts them into its action heap in that order). */
 int lmm_ordered(const lmm_system *s);
+/* On by default with the selective update; set before any variable exists. */
+void lmm_set_sg_order(lmm_system *s, int on);
 size_t lmm_modified(const lmm_system *s, void *const **owners);
 /* Number of variables solved so far (a cost counter for benchmarks). */
 uint64_t lmm_work(const lmm_system *s);

@@ -191,8 +191,10 @@ static void rekey_work(sim *s, activity *a) {
     if (a->remaining < 1e-14) a->remaining = 0;   /* SimGrid's double_update: 1e-5 x 1e-9 */
   }
   a->updated = s->now;
-  if (a->rate > 0) a->date = a->remaining > 0 ? s->now + a->remaining / a->rate : s->now;
-  else a->date = INFINITY;
+  /* Nothing left: due now, whatever its rate (SimGrid never has a rate of 0 here; psim's
+   * activities of no work, an empty message, get their variable anyway). */
+  if (a->remaining <= 0) a->date = s->now;
+  else a->date = a->rate > 0 ? s->now + a->remaining / a->rate : INFINITY;
   a->seq = s->seq++;
   schedule(s, a);
 }
