@@ -55,7 +55,7 @@ void lmms_init(lmm_system *s) {
 
 void lmm_set_selective(lmm_system *s, int on) {
   if (on) lmms_init(s);
-  else s->selective = 0;
+  else s->selective = s->order = 0;
 }
 
 int lmm_selective(const lmm_system *s) { return s->selective; }
@@ -68,7 +68,6 @@ void lmms_free(lmm_system *s) {
   VEC_FREE(s->m_list);
   VEC_FREE(s->late);
   VEC_FREE(s->walk);
-  VEC_FREE(s->o_frames);
   lmmo_free(s);
   VEC_FREE(s->o_owners);
 }

@@ -82,10 +82,6 @@ static void touch_link(models *m, int link, double coeff, void *arg) {
   lmm_touch_cnst(sim_lmm(m->sim), m->link_cnst0 + link);
 }
 
-/* A solver variable for a flow src->dst over its links. `enabled_at_start`: the flow takes
- * bandwidth from its creation (no latency phase), and SimGrid's selective update is told of
- * each link as it is added; otherwise the flow was announced when its latency phase began
- * (flow_links with touch_link) and only its switching on is reported. */
 /* SimGrid touches each link as it expands the flow onto it (System::expand): the walk of one
  * link sees the flow on the links before it only, which decides the order of its modified set. */
 static void expand_touch_link(models *m, int link, double coeff, void *arg) {
@@ -93,6 +89,10 @@ static void expand_touch_link(models *m, int link, double coeff, void *arg) {
   touch_link(m, link, coeff, arg);
 }
 
+/* A solver variable for a flow src->dst over its links. `enabled_at_start`: the flow takes
+ * bandwidth from its creation (no latency phase), and SimGrid's selective update is told of
+ * each link as it is added; otherwise the flow was announced when its latency phase began
+ * (flow_links with touch_link) and only its switching on is reported. */
 static int flow_var(models *m, activity *a, int src, int dst, double penalty, double bound, int enabled_at_start) {
   lmm_system *l = sim_lmm(m->sim);
   int v = lmm_var_new(l, penalty, bound, a);
