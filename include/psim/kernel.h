@@ -59,6 +59,13 @@ void lmm_touch_var(lmm_system *s, int v);
 void lmm_walks(lmm_system *s, int enables);
 /* ... and once it has switched them on (before freeing the ended activities' variables). */
 void lmm_enables_done(lmm_system *s);
+/* SimGrid's order (lmm_sgorder.c, on with the selective update): after a solve, the owners
+ * of the variables of its modified set M, in the order SimGrid hands them back to their model
+ * (which re-inserts them into its action heap in that order). */
+int lmm_ordered(const lmm_system *s);
+/* On by default with the selective update; set before any variable exists. */
+void lmm_set_sg_order(lmm_system *s, int on);
+size_t lmm_modified(const lmm_system *s, void *const **owners);
 /* Number of variables solved so far (a cost counter for benchmarks). */
 uint64_t lmm_work(const lmm_system *s);
 
@@ -86,6 +93,7 @@ struct activity {
   int src, dst;         /* the model's (endpoints of a message) */
   void *model;          /* the model that started it */
   int daemon;           /* see sim_daemon */
+  int cpu;              /* an activity of SimGrid's CPU model: its host's constraint, else -1 */
 };
 
 sim *sim_new(void);
@@ -95,6 +103,11 @@ lmm_system *sim_lmm(sim *s);
 
 /* A timer: done() is called at now + delay. */
 activity *sim_start_timer(sim *s, double delay, activity_done_fn done, void *data, int tag);
+/* SimGrid's CPU model (its order of one date's events, engine.c): sim_start_sleep is a timer
+ * that is a sleep on the host whose CPU constraint is `cnst` (a rank's sleep, MPI overheads,
+ * test sleeps); sim_cpu_work declares work activity a a computation on constraint `cnst`. */
+activity *sim_start_sleep(sim *s, double delay, int cnst, activity_done_fn done, void *data, int tag);
+void sim_cpu_work(sim *s, activity *a, int cnst);
 /* A timer that does not keep the simulation going: sim_run returns as soon as only daemon
  * timers remain (they stay queued, never called). For model changes at given dates (a
  * machine file's `at` lines), which must not lengthen a run that ends before them. */

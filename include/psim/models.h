@@ -88,6 +88,7 @@ typedef struct net_config {
   double envelope;               /* bytes SMPI adds to every message (16) */
   double loopback_bw, loopback_lat;
   int optim_full;                /* network/optim:Full (exact max-min) instead of Lazy */
+  int tie_psim;                  /* network/tie-order:psim: ties in psim's order, not SimGrid's */
   double star_bw, star_lat;      /* star/bandwidth, star/latency: every port's (< 0: its link's) */
   double cpu_factor;             /* cpu/factor: multiplies every host's performance factor */
   const machine *machine;        /* --machine (borrowed), NULL when none */
@@ -111,6 +112,9 @@ const net_config *models_config(const models *m);
 
 /* Starts a computation of `flops` on host h; done() when finished. */
 activity *models_exec(models *m, int host, double flops, activity_done_fn done, void *data, int tag);
+/* A sleep of `t` seconds on host's CPU (SimGrid's CpuCas01::sleep: it takes no CPU, but its
+ * model orders it among the host's activities; see sim_start_sleep). */
+activity *models_sleep(models *m, int host, double t, activity_done_fn done, void *data, int tag);
 /* Starts a message of `bytes` from host src to host dst; done() when the last byte arrives.
  * Returns NULL with err when the platform has no route between them. */
 activity *models_transfer(models *m, int src, int dst, double bytes, activity_done_fn done,

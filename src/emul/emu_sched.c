@@ -483,6 +483,10 @@ int emu_run(const emu_opts *o, replay_result *res, psim_err *err) {
     S->rank_host[i] = o->hostfile ? o->hostfile[i % o->nhostfile] : i % nh;
   S->sim = sim_new();
   S->models = models_new(S->sim, o->plat, &o->net, err);
+  /* SimGrid's order of same-date events is the replay's (its ranks are SMPI actors); psim
+   * run's ranks are real programs scheduled by their own rules (emu_sched.c), whose ties keep
+   * psim's order of scheduling. */
+  if (S->models) lmm_set_sg_order(sim_lmm(S->sim), 0);
   if (!S->models) { rc = -1; goto out_sim; }
   S->world = mpi_world_new(S->sim, S->models, S->np, S->rank_host, on_done_cb, S);
   emu_observe_start(S);

@@ -23,6 +23,7 @@ struct sim {
   size_t rhead, rlen, rcap;
   psim_slab pool;         /* activity objects */
   VEC(activity *) batch;  /* the events of one date (selective update) */
+  VEC(activity *) sleeps; /* SimGrid's CPU sleeps started since the last solve (sim_start_sleep) */
   size_t ndaemon;         /* daemons in the heap */
   int stopped;
 };
@@ -40,6 +41,7 @@ void sim_free(sim *s) {
   if (!s) return;
   VEC_FREE(s->heap);
   VEC_FREE(s->batch);
+  VEC_FREE(s->sleeps);
   psim_slab_destroy(&s->pool);
   free(s->ready);
   lmm_free(s->lmm);
@@ -141,6 +143,7 @@ static activity *new_activity(sim *s, activity_done_fn done, void *data, int tag
   a->next_work = a->next_penalty = 0;
   a->next_var = -1;
   a->daemon = 0;
+  a->cpu = -1;
   return a;
 }
 
@@ -149,6 +152,66 @@ activity *sim_start_timer(sim *s, double delay, activity_done_fn done, void *dat
   a->date = s->now + (delay > 0 ? delay : 0);
   schedule(s, a);
   return a;
+}
+
+/* ---- SimGrid's order of one date's events ----
+ * SimGrid's models each keep their actions in a heap whose ties (equal dates) pop in the order
+ * of their last insertion or update (a stable boost pairing heap; an update counts as an
+ * insertion). After each solve a model re-inserts, with a freshly computed date, every action
+ * of its modified set, in that set's order: for the CPU model, the sleeps started since the
+ * last solve newest first (CpuCas01::sleep puts each at the FRONT of the set), then its
+ * computations in the order of the solver's modified constraints (lmm_modified); for the
+ * network model, its flows in that order. psim has one heap ordered by (date, seq): giving
+ * these activities new seq numbers in that order, and their dates by SimGrid's arithmetic,
+ * reproduces both heaps' orders. At a date, SimGrid's engine then reports the CPU model's
+ * ended actions before the network model's (its model order, EngineImpl::handle_ended_actions).
+ * Only under the selective update (SimGrid's SMPI mode), where the lmm keeps the order. */
+activity *sim_start_sleep(sim *s, double delay, int cnst, activity_done_fn done, void *data, int tag) {
+  activity *a = sim_start_timer(s, delay, done, data, tag);
+  if (delay > 0 && cnst >= 0 && lmm_ordered(s->lmm)) {
+    a->cpu = cnst;
+    VEC_PUSH(s->sleeps, a);
+    /* SimGrid creates a switched-on variable on the CPU before switching it off: the host
+     * joins the modified set. */
+    lmm_touch_cnst(s->lmm, cnst);
+  }
+  return a;
+}
+
+void sim_cpu_work(sim *s, activity *a, int cnst) {
+  if (lmm_ordered(s->lmm)) a->cpu = cnst;
+}
+
+/* SimGrid's Action::update_remains_lazy, then the completion date its model computes
+ * (Model::next_occurring_event_lazy), then a new place among equal dates. */
+static void rekey_work(sim *s, activity *a) {
+  if (a->var < 0) return;
+  if (a->remaining > 0) {
+    a->remaining -= a->rate * (s->now - a->updated);
+    if (a->remaining < 1e-14) a->remaining = 0;   /* SimGrid's double_update: 1e-5 x 1e-9 */
+  }
+  a->updated = s->now;
+  /* Nothing left: due now, whatever its rate (SimGrid never has a rate of 0 here; psim's
+   * activities of no work, an empty message, get their variable anyway). */
+  if (a->remaining <= 0) a->date = s->now;
+  else a->date = a->rate > 0 ? s->now + a->remaining / a->rate : INFINITY;
+  a->seq = s->seq++;
+  schedule(s, a);
+}
+
+static void sg_heap_order(sim *s) {
+  for (size_t i = s->sleeps.len; i-- > 0;) {
+    activity *a = s->sleeps.data[i];
+    a->seq = s->seq++;
+    if (a->heap >= 0) schedule(s, a);
+  }
+  s->sleeps.len = 0;
+  void *const *own;
+  size_t n = lmm_modified(s->lmm, &own);
+  for (size_t i = 0; i < n; i++)
+    if (((activity *)own[i])->cpu >= 0) rekey_work(s, own[i]);
+  for (size_t i = 0; i < n; i++)
+    if (((activity *)own[i])->cpu < 0) rekey_work(s, own[i]);
 }
 
 activity *sim_start_daemon(sim *s, double delay, activity_done_fn done, void *data, int tag) {
@@ -276,6 +339,7 @@ uint64_t sim_run(sim *s, void (*run)(void *ctx, int id), void *ctx) {
       if (s->stopped) return events;
     }
     lmm_solve(s->lmm, rate_changed, s);
+    if (lmm_ordered(s->lmm)) sg_heap_order(s);
     if (s->heap.len == s->ndaemon) break;   /* only daemons (or nothing) left */
     /* Every completion at the next date is processed before any rank runs again, as in
      * SimGrid; ranks woken by them then run in the order they were woken. */
@@ -314,13 +378,16 @@ uint64_t sim_run(sim *s, void (*run)(void *ctx, int id), void *ctx) {
       }
     }
     lmm_enables_done(s->lmm);
-    for (size_t i = 0; i < s->batch.len; i++) {
-      activity *a = s->batch.data[i];
-      if (!a) continue;
-      events++;
-      finish(s, a);
-      if (s->stopped) return events;
-    }
+    /* The CPU model's ended activities first, then the others' (see sim_start_sleep). */
+    for (int cpu = 1; cpu >= 0; cpu--)
+      for (size_t i = 0; i < s->batch.len; i++) {
+        activity *a = s->batch.data[i];
+        if (!a || (a->cpu >= 0) != cpu) continue;
+        s->batch.data[i] = NULL;
+        events++;
+        finish(s, a);
+        if (s->stopped) return events;
+      }
   }
   return events;
 }

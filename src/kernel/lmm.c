@@ -126,6 +126,7 @@ int lmm_var_new(lmm_system *s, double penalty, double bound, void *owner) {
   x->bneck = BNECK_NONE;
   xc->alive = 1;
   xc->next_free = -1;
+  if (s->order && penalty > 0) lmmo_switched_on(s, v);   /* SimGrid's order (lmm_sgorder.c) */
   mark_var(s, v);
   return v;
 }
@@ -159,12 +160,16 @@ void lmm_expand(lmm_system *s, int c, int v, double coeff) {
   k->refs[k->n] = (lmm_ref){v, x->nel, coeff};
   x->nel++; k->n++;
   lmmb_elem_changed(s, v, x->nel - 1, 0);
+  if (s->order && x->penalty > 0) lmmo_elem_added(s, v, c, coeff);   /* SimGrid's order */
   mark_cnst(s, c);
 }
 
 void lmm_var_set_penalty(lmm_system *s, int v, double penalty) {
   lmm_var *x = &s->vars.data[v];
+  if (s->order && x->penalty > 0 && penalty <= 0) lmmo_off(s, v);   /* SimGrid's order */
+  int on = x->penalty <= 0 && penalty > 0;
   x->penalty = penalty;
+  if (s->order && on) lmmo_switched_on(s, v);
   mark_var(s, v);
   for (int i = 0; i < x->nel; i++) mark_cnst(s, x->el[i].cnst);
 }

@@ -55,7 +55,17 @@ typedef struct {
   int next_free;
   unsigned visit;     /* selective update: reached by the walk of this epoch */
   int stale;          /* selective update: value from a solve that did not see all its constraints */
+  uint64_t ord;       /* SimGrid's order (lmm_sgorder.c): when it was last switched on */
+  uint64_t ostamp;    /* lmm_sgorder.c: listed by this solve's lmmo_collect */
 } lmm_var_cold;
+
+/* lmm_sgorder.c: a constraint's switched-on variables in SimGrid's list order (lmmo_list: by
+ * increasing stamp, read from the end; entries whose variable went off or away are skipped,
+ * then dropped), and one level of SimGrid's recursive walk (constraint c, at list position
+ * pos, variable v, its element j). */
+typedef struct { int var, w; uint64_t ord; } lmmo_ent;   /* w: consumes (coefficient > 0) */
+typedef struct { lmmo_ent *e; size_t n, cap, dead; } lmmo_list;
+typedef struct { int c; size_t pos; int v, j; } lmmo_frame;
 
 struct lmm_system {
   VEC(lmm_cnst) cnsts;
@@ -88,6 +98,13 @@ struct lmm_system {
   int stale_in_m;           /* the walks of this epoch met a stale variable */
   int sg_always;            /* PSIM_LMM_SG: always solve M as SimGrid does (a debugging aid) */
   uint64_t sel_fast, sel_restricted, sel_open;   /* solves: exact path, restricted, with open M */
+  /* SimGrid's order of M and of its actions (lmm_sgorder.c; on with the selective update) */
+  int order;
+  uint64_t ord_next, o_stamp;
+  VEC(lmmo_frame) o_frames;
+  lmmo_list *o_lists;       /* per constraint */
+  size_t o_nlists;
+  VEC(void *) o_owners;     /* the actions of the last solve's M, in SimGrid's order */
 };
 
 /* Values of var.bneck besides a constraint index. */
@@ -133,5 +150,17 @@ void lmms_init(lmm_system *s);
 void lmms_free(lmm_system *s);
 void lmms_var_gone(lmm_system *s, int v);
 void lmms_solve(lmm_system *s, void (*changed)(void *ctx, void *owner, double value), void *ctx);
+
+/* lmm_sgorder.c */
+/* Touches constraint c (not in M) as SimGrid's recursive walk does, in its order. */
+void lmmo_walk(lmm_system *s, int c);
+/* Lists M's actions in SimGrid's order (o_owners), before M is forgotten. */
+void lmmo_collect(lmm_system *s);
+/* Variable v is switched on (goes to the front of its constraints' lists), gets a new
+ * element on constraint c, goes off or away. */
+void lmmo_switched_on(lmm_system *s, int v);
+void lmmo_elem_added(lmm_system *s, int v, int c, double coeff);
+void lmmo_off(lmm_system *s, int v);
+void lmmo_free(lmm_system *s);
 
 #endif

@@ -45,13 +45,17 @@
 void lmms_init(lmm_system *s) {
   s->selective = 1;
   s->walks = 1;
+  /* SimGrid's order of M (lmm_sgorder.c); PSIM_SG_ORDER=0 leaves it out (a debugging aid:
+   * the order of same-date events is then psim's own). */
+  const char *o = getenv("PSIM_SG_ORDER");
+  s->order = !(o && *o == '0');
   s->epoch = 1;
   s->sg_always = getenv("PSIM_LMM_SG") != NULL;
 }
 
 void lmm_set_selective(lmm_system *s, int on) {
   if (on) lmms_init(s);
-  else s->selective = 0;
+  else s->selective = s->order = 0;
 }
 
 int lmm_selective(const lmm_system *s) { return s->selective; }
@@ -64,6 +68,8 @@ void lmms_free(lmm_system *s) {
   VEC_FREE(s->m_list);
   VEC_FREE(s->late);
   VEC_FREE(s->walk);
+  lmmo_free(s);
+  VEC_FREE(s->o_owners);
 }
 
 static int in_m(const lmm_system *s, int c) { return s->cnsts.data[c].mstamp == s->epoch; }
@@ -75,19 +81,20 @@ static void join(lmm_system *s, int c) {
 }
 
 void lmm_walks(lmm_system *s, int enables) {
-  s->walks = enables >= 2 || s->nstale > 0;
+  s->walks = enables >= 2 || s->nstale > 0 || s->order;   /* the order needs M at every solve */
 }
 
 void lmm_enables_done(lmm_system *s) {
   /* No flow switched on behind a wall and no stale value: the walks of the frees and the new
    * messages that follow could only confirm a closed M. */
-  if (s->walks && !s->late.len && !s->nstale) s->walks = 0;
+  if (s->walks && !s->late.len && !s->nstale && !s->order) s->walks = 0;
 }
 
 int lmm_touching(const lmm_system *s) { return s->selective && s->walks; }
 
 void lmm_touch_cnst(lmm_system *s, int c) {
   if (!s->selective || !s->walks || in_m(s, c)) return;
+  if (s->order) { lmmo_walk(s, c); return; }
   join(s, c);
   while (s->walk.len) {
     const lmm_cnst *k = &s->cnsts.data[s->walk.data[--s->walk.len]];
@@ -119,6 +126,7 @@ void lmms_var_gone(lmm_system *s, int v) {
    * reused by a new variable before the solve). */
   const lmm_var *x = &s->vars.data[v];
   if (x->nel > 0 && x->penalty > 0) lmm_touch_cnst(s, x->el[0].cnst);
+  if (s->order && x->penalty > 0) lmmo_off(s, v);   /* after the walk, which still sees v */
   if (xc->stale) { xc->stale = 0; s->nstale--; }
 }
 
@@ -309,6 +317,7 @@ void lmms_solve(lmm_system *s, void (*changed)(void *ctx, void *owner, double va
     if (s->m_list.len || s->late.len) next_epoch(s);   /* walks stopped in this epoch */
     return;
   }
+  s->o_owners.len = 0;
   if (!s->m_list.len && !s->dirty_vars.len && !s->dirty_cnsts.len) return;
   int open = m_is_open(s);
   int outside = 0;
@@ -321,5 +330,6 @@ void lmms_solve(lmm_system *s, void (*changed)(void *ctx, void *owner, double va
     s->sel_open += (uint64_t)open;
     solve_restricted(s, open, changed, ctx);
   }
+  if (s->order) lmmo_collect(s);
   next_epoch(s);
 }

@@ -82,6 +82,13 @@ static void touch_link(models *m, int link, double coeff, void *arg) {
   lmm_touch_cnst(sim_lmm(m->sim), m->link_cnst0 + link);
 }
 
+/* SimGrid touches each link as it expands the flow onto it (System::expand): the walk of one
+ * link sees the flow on the links before it only, which decides the order of its modified set. */
+static void expand_touch_link(models *m, int link, double coeff, void *arg) {
+  expand_link(m, link, coeff, arg);
+  touch_link(m, link, coeff, arg);
+}
+
 /* A solver variable for a flow src->dst over its links. `enabled_at_start`: the flow takes
  * bandwidth from its creation (no latency phase), and SimGrid's selective update is told of
  * each link as it is added; otherwise the flow was announced when its latency phase began
@@ -89,9 +96,12 @@ static void touch_link(models *m, int link, double coeff, void *arg) {
 static int flow_var(models *m, activity *a, int src, int dst, double penalty, double bound, int enabled_at_start) {
   lmm_system *l = sim_lmm(m->sim);
   int v = lmm_var_new(l, penalty, bound, a);
-  flow_links(m, src, dst, expand_link, &v);
-  if (enabled_at_start) { if (lmm_touching(l)) flow_links(m, src, dst, touch_link, NULL); }
-  else lmm_touch_var(l, v);
+  if (enabled_at_start && lmm_touching(l)) {
+    flow_links(m, src, dst, expand_touch_link, &v);
+  } else {
+    flow_links(m, src, dst, expand_link, &v);   /* no walk on: nothing to touch */
+    if (!enabled_at_start) lmm_touch_var(l, v);
+  }
   return v;
 }
 
@@ -103,6 +113,7 @@ models *models_new(sim *s, const platform *p, const net_config *cfg, psim_err *e
   m->nhosts = plat_nhosts(p);
   lmm_system *l = sim_lmm(s);
   lmm_set_selective(l, cfg->model == NET_SMPI && !cfg->optim_full);
+  if (cfg->tie_psim) lmm_set_sg_order(l, 0);
   m->host_cnst0 = -1;
   for (int h = 0; h < m->nhosts; h++) {
     const plat_host *ph = plat_host_at(p, h);
@@ -223,7 +234,12 @@ activity *models_exec(models *m, int host, double flops, activity_done_fn done, 
   lmm_expand(l, m->host_cnst0 + host, v, 1.0);
   lmm_touch_cnst(l, m->host_cnst0 + host);
   a->var = v;
+  sim_cpu_work(m->sim, a, m->host_cnst0 + host);   /* SimGrid's order of one date's CPU ends */
   return a;
+}
+
+activity *models_sleep(models *m, int host, double t, activity_done_fn done, void *data, int tag) {
+  return sim_start_sleep(m->sim, t, host >= 0 ? m->host_cnst0 + host : -1, done, data, tag);
 }
 
 /* Looks the route src->dst up, computing and caching it on first use. */

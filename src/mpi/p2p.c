@@ -134,7 +134,7 @@ static void finish_recv(mpi_world *w, mpi_req *recv, const mpi_req *send) {
   ovh += models_recv_delay(w->models, w->rank_host[recv->owner], send->bytes);   /* a machine file's */
   if (ovh > 0) {
     mpi_rank_busy(w, recv->owner, +1);
-    sim_start_timer(w->sim, ovh, recv_overhead_done, recv, 0);
+    models_sleep(w->models, w->rank_host[recv->owner], ovh, recv_overhead_done, recv, 0);
     return;
   }
   recv->busy = 0;

@@ -202,7 +202,7 @@ static void remove_keyed(rank *k, int i) {
 
 static int sleep_then(replay *R, rank *k, double t, int next_sub, int phase) {
   if (t <= 0) { k->sub = (uint8_t)next_sub; return 0; }
-  sim_start_timer(R->sim, t, activity_done, R, k->id);
+  models_sleep(R->models, k->host, t, activity_done, R, k->id);
   k->sub = (uint8_t)next_sub;
   replay_rank_block(R, k, phase);
   return 1;

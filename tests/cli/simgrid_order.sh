@@ -57,4 +57,113 @@ else
   [ "${1:-}" = 0.010100 ] || bad "test yield: rank 0's test ends at ${1:-?}, SimGrid 0.010100"
 fi
 
+# 2. Sleeps of one date end newest first. SimGrid's CPU model puts a new sleep at the FRONT of
+# its modified action set (CpuCas01::sleep) and re-inserts that set into its action heap, in
+# order, at the next solve; its heap (stable) pops equal dates in order of insertion.
+# Ranks 0 and 2 compute 1e7 flops (0.01 s) and test at 0.01: both test sleeps take 1e-4 s
+# (the process-wide count is 1) and end at 0.0101. Rank 0 ran first at 0.01 (its computation's
+# heap entry is older), so rank 2's sleep is the newer: SimGrid ends it first. Rank 2's test
+# fails (count 2), then rank 0's succeeds (its message came at once: count back to 1). Rank 2's
+# second test sleeps 1e-4 s (to 0.0102, then count 2) and its third 2e-4 s: ends at 0.010500.
+# Oldest first (psim before), rank 0 resets the count first and rank 2 leaves it at 2: its
+# second test sleeps 2e-4 s, its third 3e-4 s, ending at 0.010600.
+T="$TMPD/sleeps.txt"
+cat > "$T" <<'EOF'
+0 init
+1 init
+2 init
+3 init
+0 irecv 1 0 100
+0 compute 1e7
+0 test 1 0 0
+0 wait 1 0 0
+1 send 0 0 100
+2 irecv 3 0 100
+2 compute 1e7
+2 test 3 2 0
+2 test 3 2 0
+2 test 3 2 0
+2 wait 3 2 0
+3 compute 1e9
+3 send 2 0 100
+0 finalize
+1 finalize
+2 finalize
+3 finalize
+EOF
+log=$(tmpfile)
+if ! "$PSIM" replay --quiet --platform "$PLAT" --hostfile "$HOSTS" --np 4 --actions "$log" "$T"; then
+  bad "sleeps newest first: psim failed"
+else
+  # SimGrid 3.32: rank 2's tests end at 0.010100, 0.010300 (2e-4 s), 0.010500 (2e-4 s)
+  set -- $(act "$log" 2 3 test)
+  if [ "${1:-}" = 0.010500 ] && [ "${2:-}" = 0.000200 ]; then
+    echo "ok   sleeps of one date end newest first: rank 2's third test ends at $1 after $2 s"
+  else
+    bad "sleeps newest first: rank 2's third test ends at ${1:-?} after ${2:-?} s, SimGrid 0.010500 after 0.000200"
+  fi
+fi
+
+# 3. Messages that end at one date wake their receivers in the order of SimGrid's network heap:
+# after each solve every flow of the modified constraints is re-inserted, constraint by
+# constraint in the order they joined the modified set, each constraint's flows newest first.
+# Ranks 0, 1, 2 send 1000 bytes to 3, 4, 5 at 0 over identical routes: the three latencies end
+# together, the flows switch on in the order they were sent (0, 1, 2) and end together at
+# 0.001194. Flow 0's switching on brings its first link into the modified set first (flow 0
+# listed), then the backbone, whose switched-on flows are listed newest first: 2, then 1. So
+# the receivers wake in the order 3, 5, 4. Each then tests a message that comes at 1 s: three
+# test sleeps of 1e-4 s that end together, newest first (4, 5, 3), each failure raising the
+# process-wide count: the second tests sleep 2e-4 s (rank 4), 3e-4 s (rank 5), 4e-4 s (rank 3).
+# Waking 3, 4, 5 (psim before) gives 4e-4 s to rank 5 and 2e-4 s to rank 3.
+T="$TMPD/net.txt"
+{
+  for r in 0 1 2 3 4 5 6; do echo "$r init"; done
+  echo "0 send 3 0 1000"; echo "1 send 4 0 1000"; echo "2 send 5 0 1000"
+  for p in "3 0" "4 1" "5 2"; do
+    set -- $p
+    printf '%s irecv %s 0 1000\n%s irecv 6 1 100\n%s wait %s %s 0\n' "$1" "$2" "$1" "$1" "$2" "$1"
+    printf '%s test 6 %s 1\n%s test 6 %s 1\n%s wait 6 %s 1\n' "$1" "$1" "$1" "$1" "$1" "$1"
+  done
+  echo "6 compute 1e9"; echo "6 send 3 1 100"; echo "6 send 4 1 100"; echo "6 send 5 1 100"
+  for r in 0 1 2 3 4 5 6; do echo "$r finalize"; done
+} > "$T"
+log=$(tmpfile)
+if ! "$PSIM" replay --quiet --platform "$PLAT" --hostfile "$HOSTS" --np 7 --actions "$log" "$T"; then
+  bad "network order: psim failed"
+else
+  # SimGrid 3.32: the second tests end at 0.001494 (rank 4), 0.001594 (5), 0.001694 (3)
+  got="$(act "$log" 3 2 test) / $(act "$log" 4 2 test) / $(act "$log" 5 2 test)"
+  want="0.001694 0.000400 / 0.001494 0.000200 / 0.001594 0.000300"
+  if [ "$got" = "$want" ]; then
+    echo "ok   same-date message ends wake ranks 3, 5, 4: second tests $got"
+  else
+    bad "network order: ranks 3 / 4 / 5 second tests end $got, SimGrid $want"
+  fi
+fi
+
+# --cfg network/tie-order:psim (the fast mode) leaves SimGrid's order out: the receivers wake in
+# the order psim re-rated them, 3, 4, 5, whose test sleeps then end oldest first (3, 4, 5): the
+# second tests sleep 2e-4 (rank 3), 3e-4 (4), 4e-4 s (5).
+log=$(tmpfile)
+if ! "$PSIM" replay --quiet --platform "$PLAT" --hostfile "$HOSTS" --np 7 --actions "$log" \
+     --cfg network/tie-order:psim "$T"; then
+  bad "tie-order:psim: psim failed"
+else
+  got="$(act "$log" 3 2 test) / $(act "$log" 4 2 test) / $(act "$log" 5 2 test)"
+  want="0.001494 0.000200 / 0.001594 0.000300 / 0.001694 0.000400"
+  if [ "$got" = "$want" ]; then
+    echo "ok   --cfg network/tie-order:psim: psim's own order, second tests $got"
+  else
+    bad "tie-order:psim: ranks 3 / 4 / 5 second tests end $got, expected $want"
+  fi
+fi
+err=$(tmpfile)
+if "$PSIM" replay --quiet --platform "$PLAT" --hostfile "$HOSTS" --np 7 --cfg network/tie-order:bogus "$T" 2> "$err"; then
+  bad "tie-order:bogus accepted"
+elif grep -q "network/tie-order: expected simgrid or psim, got 'bogus'" "$err"; then
+  echo "ok   --cfg network/tie-order:bogus is refused"
+else
+  bad "tie-order:bogus: unclear error: $(cat "$err")"
+fi
+
 finish $fails
