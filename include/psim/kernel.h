@@ -59,11 +59,11 @@ void lmm_touch_var(lmm_system *s, int v);
 void lmm_walks(lmm_system *s, int enables);
 /* ... and once it has switched them on (before freeing the ended activities' variables). */
 void lmm_enables_done(lmm_system *s);
-/* SimGrid's order (lmm_sgorder.c, on with the selective update): after a solve, the owners
+/* SimGrid's order (lmm_sgorder.c, --cfg network/tie-order:simgrid): after a solve, the owners
  * of the variables of its modified set M, in the order SimGrid hands them back to their model
  * (which re-inserts them into its action heap in that order). */
 int lmm_ordered(const lmm_system *s);
-/* On by default with the selective update; set before any variable exists. */
+/* Off by default; only with the selective update; set before any variable exists. */
 void lmm_set_sg_order(lmm_system *s, int on);
 size_t lmm_modified(const lmm_system *s, void *const **owners);
 /* Number of variables solved so far (a cost counter for benchmarks). */

@@ -88,7 +88,7 @@ typedef struct net_config {
   double envelope;               /* bytes SMPI adds to every message (16) */
   double loopback_bw, loopback_lat;
   int optim_full;                /* network/optim:Full (exact max-min) instead of Lazy */
-  int tie_psim;                  /* network/tie-order:psim: ties in psim's order, not SimGrid's */
+  int tie_simgrid;               /* network/tie-order:simgrid: a date's events in SimGrid's heap order */
   double star_bw, star_lat;      /* star/bandwidth, star/latency: every port's (< 0: its link's) */
   double cpu_factor;             /* cpu/factor: multiplies every host's performance factor */
   const machine *machine;        /* --machine (borrowed), NULL when none */

@@ -486,7 +486,12 @@ int emu_run(const emu_opts *o, replay_result *res, psim_err *err) {
   /* SimGrid's order of same-date events is the replay's (its ranks are SMPI actors); psim
    * run's ranks are real programs scheduled by their own rules (emu_sched.c), whose ties keep
    * psim's order of scheduling. */
-  if (S->models) lmm_set_sg_order(sim_lmm(S->sim), 0);
+  if (S->models && o->net.tie_simgrid) {
+    psim_errf(err, 2, NULL, 0, "--cfg network/tie-order:simgrid is for trace replay (SMPI actors); "
+              "psim run's ranks are real programs and keep psim's order");
+    models_free(S->models);
+    S->models = NULL;
+  }
   if (!S->models) { rc = -1; goto out_sim; }
   S->world = mpi_world_new(S->sim, S->models, S->np, S->rank_host, on_done_cb, S);
   emu_observe_start(S);

@@ -45,10 +45,7 @@
 void lmms_init(lmm_system *s) {
   s->selective = 1;
   s->walks = 1;
-  /* SimGrid's order of M (lmm_sgorder.c); PSIM_SG_ORDER=0 leaves it out (a debugging aid:
-   * the order of same-date events is then psim's own). */
-  const char *o = getenv("PSIM_SG_ORDER");
-  s->order = !(o && *o == '0');
+  s->order = 0;   /* SimGrid's order of M (lmm_sgorder.c): lmm_set_sg_order */
   s->epoch = 1;
   s->sg_always = getenv("PSIM_LMM_SG") != NULL;
 }

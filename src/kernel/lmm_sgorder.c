@@ -145,5 +145,5 @@ size_t lmm_modified(const lmm_system *s, void *const **owners) {
 
 int lmm_ordered(const lmm_system *s) { return s->selective && s->order; }
 
-void lmm_set_sg_order(lmm_system *s, int on) { s->order = on; }
+void lmm_set_sg_order(lmm_system *s, int on) { s->order = on && s->selective; }
 

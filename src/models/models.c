@@ -113,7 +113,7 @@ models *models_new(sim *s, const platform *p, const net_config *cfg, psim_err *e
   m->nhosts = plat_nhosts(p);
   lmm_system *l = sim_lmm(s);
   lmm_set_selective(l, cfg->model == NET_SMPI && !cfg->optim_full);
-  if (cfg->tie_psim) lmm_set_sg_order(l, 0);
+  lmm_set_sg_order(l, cfg->tie_simgrid);   /* only under the selective update */
   m->host_cnst0 = -1;
   for (int h = 0; h < m->nhosts; h++) {
     const plat_host *ph = plat_host_at(p, h);

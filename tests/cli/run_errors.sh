@@ -43,4 +43,6 @@ expect 2 "no program given" "$PSIM" run --np 2
 expect 2 "cpu-threshold expects seconds, got ''" "$PSIM" run --np 2 --cpu-threshold "" -- "$TMPD/deadlock"
 expect 2 "unknown option '--bogus'" "$PSIM" run --np 2 --bogus -- "$TMPD/deadlock"
 expect 2 "nosuch: cannot open the program" "$PSIM" run --np 2 -- "$TMPD/nosuch"
+# SimGrid's order of ties is for SMPI actors (trace replay), not real programs
+expect 2 "network/tie-order:simgrid is for trace replay" "$PSIM" run --np 2 -q --cfg network/tie-order:simgrid -- "$TMPD/deadlock"
 finish $fails

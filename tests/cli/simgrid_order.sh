@@ -2,6 +2,8 @@
 # SimGrid 3.32's order of same-date events, one small hand-built trace per rule (issue 8).
 # Each expected value was computed by SimGrid 3.32 (../shared/tools/simgrid-oracle --actions on
 # the same trace and platform) and is written here as a constant; the comments derive it.
+# Rules 2 and 3 (the order of ties) are psim's with --cfg network/tie-order:simgrid; by default
+# psim keeps its own order of ties (checked last).
 set -u
 . "$(dirname "$0")/../lib/common.sh"
 X="$PSIM_SHARED/cases/simgrid/extra"
@@ -92,7 +94,8 @@ cat > "$T" <<'EOF'
 3 finalize
 EOF
 log=$(tmpfile)
-if ! "$PSIM" replay --quiet --platform "$PLAT" --hostfile "$HOSTS" --np 4 --actions "$log" "$T"; then
+if ! "$PSIM" replay --quiet --platform "$PLAT" --hostfile "$HOSTS" --np 4 --actions "$log" \
+     --cfg network/tie-order:simgrid "$T"; then
   bad "sleeps newest first: psim failed"
 else
   # SimGrid 3.32: rank 2's tests end at 0.010100, 0.010300 (2e-4 s), 0.010500 (2e-4 s)
@@ -128,7 +131,8 @@ T="$TMPD/net.txt"
   for r in 0 1 2 3 4 5 6; do echo "$r finalize"; done
 } > "$T"
 log=$(tmpfile)
-if ! "$PSIM" replay --quiet --platform "$PLAT" --hostfile "$HOSTS" --np 7 --actions "$log" "$T"; then
+if ! "$PSIM" replay --quiet --platform "$PLAT" --hostfile "$HOSTS" --np 7 --actions "$log" \
+     --cfg network/tie-order:simgrid "$T"; then
   bad "network order: psim failed"
 else
   # SimGrid 3.32: the second tests end at 0.001494 (rank 4), 0.001594 (5), 0.001694 (3)
@@ -141,18 +145,17 @@ else
   fi
 fi
 
-# --cfg network/tie-order:psim (the fast mode) leaves SimGrid's order out: the receivers wake in
-# the order psim re-rated them, 3, 4, 5, whose test sleeps then end oldest first (3, 4, 5): the
-# second tests sleep 2e-4 (rank 3), 3e-4 (4), 4e-4 s (5).
+# Without SimGrid's order (--cfg network/tie-order:psim, the default: the fast mode) the
+# receivers wake in the order psim re-rated them, 3, 4, 5, whose test sleeps then end oldest
+# first (3, 4, 5): the second tests sleep 2e-4 (rank 3), 3e-4 (4), 4e-4 s (5).
 log=$(tmpfile)
-if ! "$PSIM" replay --quiet --platform "$PLAT" --hostfile "$HOSTS" --np 7 --actions "$log" \
-     --cfg network/tie-order:psim "$T"; then
+if ! "$PSIM" replay --quiet --platform "$PLAT" --hostfile "$HOSTS" --np 7 --actions "$log" "$T"; then
   bad "tie-order:psim: psim failed"
 else
   got="$(act "$log" 3 2 test) / $(act "$log" 4 2 test) / $(act "$log" 5 2 test)"
   want="0.001494 0.000200 / 0.001594 0.000300 / 0.001694 0.000400"
   if [ "$got" = "$want" ]; then
-    echo "ok   --cfg network/tie-order:psim: psim's own order, second tests $got"
+    echo "ok   by default (network/tie-order:psim) psim's own order: second tests $got"
   else
     bad "tie-order:psim: ranks 3 / 4 / 5 second tests end $got, expected $want"
   fi
