@@ -184,19 +184,19 @@ void sim_cpu_work(sim *s, activity *a, int cnst) {
 
 /* SimGrid's Action::update_remains_lazy, then the completion date its model computes
  * (Model::next_occurring_event_lazy), then a new place among equal dates. */
+static void rated_reschedule(sim *s, activity *a, double left);
+
 static void rekey_work(sim *s, activity *a) {
   if (a->var < 0) return;
-  if (a->remaining > 0) {
-    a->remaining -= a->rate * (s->now - a->updated);
-    if (a->remaining < 1e-14) a->remaining = 0;   /* SimGrid's double_update: 1e-5 x 1e-9 */
+  double left = a->remaining;
+  if (left > 0) {
+    left -= a->rate * (s->now - a->updated);
+    if (left < 1e-14) left = 0;   /* SimGrid's double_update: 1e-5 x 1e-9 */
   }
-  a->updated = s->now;
   /* Nothing left: due now, whatever its rate (SimGrid never has a rate of 0 here; psim's
    * activities of no work, an empty message, get their variable anyway). */
-  if (a->remaining <= 0) a->date = s->now;
-  else a->date = a->rate > 0 ? s->now + a->remaining / a->rate : INFINITY;
   a->seq = s->seq++;
-  schedule(s, a);
+  rated_reschedule(s, a, left);
 }
 
 static void sg_heap_order(sim *s) {
@@ -282,13 +282,11 @@ static void rate_changed(void *ctx, void *owner, double value) {
   sim *s = ctx;
   activity *a = owner;
   if (a->var < 0) return; /* still in a timer phase (a message's latency): nothing to update */
-  if (a->rate > 0) a->remaining -= a->rate * (s->now - a->updated);
-  if (a->remaining < 0) a->remaining = 0;
-  a->updated = s->now;
+  double left = a->remaining;
+  if (a->rate > 0) left -= a->rate * (s->now - a->updated);
+  if (left < 0) left = 0;
   a->rate = value * a->scale;
-  if (a->remaining <= 0) a->date = s->now;
-  else a->date = a->rate > 0 ? s->now + a->remaining / a->rate : INFINITY;
-  schedule(s, a);
+  rated_reschedule(s, a, left);
 }
 
 void sim_daemon(sim *s, activity *a) {
@@ -378,8 +376,9 @@ uint64_t sim_run(sim *s, void (*run)(void *ctx, int id), void *ctx) {
       }
     }
     lmm_enables_done(s->lmm);
-    /* The CPU model's ended activities first, then the others' (see sim_start_sleep). */
-    for (int cpu = 1; cpu >= 0; cpu--)
+    /* Under SimGrid's order, the CPU model's ended activities first, then the others' (see
+     * sim_start_sleep); otherwise a->cpu is -1 throughout and one pass does. */
+    for (int cpu = lmm_ordered(s->lmm); cpu >= 0; cpu--)
       for (size_t i = 0; i < s->batch.len; i++) {
         activity *a = s->batch.data[i];
         if (!a || (a->cpu >= 0) != cpu) continue;

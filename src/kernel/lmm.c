@@ -553,12 +553,11 @@ static int solve_incremental(lmm_system *s, void (*changed)(void *ctx, void *own
     /* fill adds S's share to T's load and level as it fixes S's variables (fix_var,
      * lmmg_last_round); those it leaves unfixed are at 0, which adds nothing. Large repairs
      * leave the loads to cnst_info instead (lmm_group.c). */
-    s->add_loads = !lmmg_lazy(s);
+    int lazy = lmmg_lazy(s);
+    s->add_loads = !lazy;
     fill(s, s->inc_v.data, s->inc_v.len, s->inc_c.data, s->inc_c.len);
     s->add_loads = 0;
-    /* Large repairs let cnst_info sum T's loads when the check reads them (lmm_group.c): the
-     * cached ones are dropped. */
-    lmmg_lazy_loads(s);
+    if (lazy) s->istamp++;   /* the cached loads (the kept part only) are dropped */
 
     /* Check the bottleneck condition where it may have been broken. */
     s->inc_add.len = 0;

@@ -105,19 +105,13 @@ int lmmg_last_round(lmm_system *s, double level, int nfree, const int *cs, size_
 
 /* The repair's check reads the load and top level of a few constraints: for a group, the
  * saturated constraint (one sum over its variables) and the bottlenecks of the kept variables
- * checked. Adding S's share to every constraint of T after each fill, as solve_incremental
- * does, costs a pass over every element of S (~5 per flow, for ~900 flows on the backbone).
- * From LMMG_LAZY variables in S on, the cached loads are dropped instead (a new istamp: the
- * pass over T cached the kept variables' part under the old one) and cnst_info computes a
- * constraint's load over all its variables when it is first read. The sum is formed in another
- * order (one pass instead of the kept part plus S's shares): its last bits may differ, which
- * only the check's tolerance (1e-9) ever sees. */
+ * checked. Adding S's share to every constraint of T as fill fixes S (fix_var, add_loads)
+ * costs a pass over every element of S (~5 per flow, for ~900 flows on the backbone). From
+ * LMMG_LAZY variables in S on, solve_incremental skips it and drops the cached loads instead
+ * (a new istamp: the pass over T cached the kept variables' part under the old one), and
+ * cnst_info computes a constraint's load over all its variables when it is first read. The
+ * sum is formed in another order (one pass instead of the kept part plus S's shares): its
+ * last bits may differ, which only the check's tolerance (1e-9) ever sees. */
 #define LMMG_LAZY 16
 
 int lmmg_lazy(const lmm_system *s) { return s->inc_v.len >= LMMG_LAZY; }
-
-int lmmg_lazy_loads(lmm_system *s) {
-  if (!lmmg_lazy(s)) return 0;
-  s->istamp++;
-  return 1;
-}

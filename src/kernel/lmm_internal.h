@@ -140,8 +140,6 @@ void lmmg_seed(lmm_system *s);
 /* lmm.c's fill: the last round of a fill whose free variables all use the one constraint that
  * saturates (in s->stack), done without the capacity updates; 0 if that is not the case. */
 int lmmg_last_round(lmm_system *s, double level, int nfree, const int *cs, size_t ncs);
-/* solve_incremental, after a fill: 1 when the loads and levels of T are left to cnst_info. */
-int lmmg_lazy_loads(lmm_system *s);
 /* Will this repair (S = inc_v) leave T's loads to cnst_info? */
 int lmmg_lazy(const lmm_system *s);
 
