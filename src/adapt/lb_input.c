@@ -11,6 +11,7 @@ typedef struct vp_line { int id, pe; double load, bytes; long line; } vp_line;
 
 static int num(const char *path, long ln, const char *tok, double *x, psim_err *err) {
   char *end;
+  *x = 0;   /* callers read it only on success; set so -O3's flow analysis sees it set */
   if (!tok) return psim_errf(err, 2, path, ln, "missing number");
   *x = strtod(tok, &end);
   if (end == tok || *end) return psim_errf(err, 2, path, ln, "'%s' is not a number", tok);

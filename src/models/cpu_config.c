@@ -86,7 +86,7 @@ static int fields(const char *key, const char *v, int n, const char **start, con
 }
 
 int cpu_config_set(cpu_config *c, const char *key, const char *v, psim_err *err) {
-  long n;
+  long n = 0;   /* set by integer() on success; initialised for -O3's flow analysis */
   int r;
   if (!strcmp(key, "cpu/send-cost")) r = num(key, v, NULL, 0, 1, &c->send_cost, err);
   else if (!strcmp(key, "cpu/recv-cost")) r = num(key, v, NULL, 0, 1, &c->recv_cost, err);
@@ -104,8 +104,8 @@ int cpu_config_set(cpu_config *c, const char *key, const char *v, psim_err *err)
   } else if (!strcmp(key, "background/poisson")) {
     const char *st[4], *en[4];
     const char *what = "RATE,MEANCPU,NICE,SEED (arrivals per second per host, mean CPU seconds, nice, seed)";
-    double rate, mean;
-    long nice, seed;
+    double rate = 0, mean = 0;
+    long nice = 0, seed = 0;
     if (fields(key, v, 4, st, en, what, err) < 0) return -1;
     if (num(key, st[0], en[0], 1e-12, 1e9, &rate, err) < 0 || num(key, st[1], en[1], 1e-12, 1e12, &mean, err) < 0 ||
         integer(key, st[2], en[2], -20, 19, &nice, err) < 0 || integer(key, st[3], en[3], 0, 2147483647L, &seed, err) < 0)

@@ -87,9 +87,17 @@ static int mk_link(bld *b, const char *name, double bw, double lat, plat_sharing
 static void mk_pair(bld *b, const char *name, double bw, int keep_policy, int *up, int *down) {
   char nm[512];
   if (b->a->splitduplex) {
-    snprintf(nm, sizeof nm, "%s_UP", name);
+    size_t n = strlen(name);
+    if (n + sizeof "_DOWN" > sizeof nm) {   /* a name cut short could collide: refuse it */
+      if (!b->failed) snprintf(b->why, b->whylen, "cluster '%s': link name '%.40s...' is too long", b->a->id, name);
+      b->failed = 1;
+      *up = *down = -1;
+      return;
+    }
+    memcpy(nm, name, n);
+    memcpy(nm + n, "_UP", sizeof "_UP");
     *up = mk_link(b, nm, bw, b->a->lat, PLAT_SHARED);
-    snprintf(nm, sizeof nm, "%s_DOWN", name);
+    memcpy(nm + n, "_DOWN", sizeof "_DOWN");
     *down = mk_link(b, nm, bw, b->a->lat, PLAT_SHARED);
   } else {
     *up = *down = mk_link(b, name, bw, b->a->lat, keep_policy ? b->a->sharing : PLAT_SHARED);

@@ -151,7 +151,7 @@ int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int
   rt_comm *c = cart_of(comm, "MPI_Cart_shift");
   const struct rt_cart *t = c->cart;
   if (direction < 0 || direction >= t->ndims) emu_fatal("MPI_Cart_shift in direction %d of a %d-dimensional grid (MPI_ERR_ARG)", direction, t->ndims);
-  int co[64];
+  int co[64] = {0};   /* all set by coords_of; zeroed so -O3 sees co[direction] set */
   if (t->ndims > 64) emu_fatal("MPI_Cart_shift: more than 64 dimensions");
   coords_of(t, rt_comm_rank(c), t->ndims, co);
   int x = co[direction];

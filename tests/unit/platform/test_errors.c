@@ -110,6 +110,13 @@ static void test_clusters(void **s) {
                " topology=\"TORUS\"/>\n</platform>", 3, "needs a topo_parameters");
   expect_error(HEAD "<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"0-3\" speed=\"1Gf\" bw=\"1GBps\" lat=\"1us\"\n"
                " sharing_policy=\"LOOSE\"/>\n</platform>", 3, "unknown sharing policy");
+  /* a SPLITDUPLEX link name too long for its _UP/_DOWN suffix is refused, never cut short */
+  char xml[2048], id[601];
+  memset(id, 'x', 600);
+  id[600] = 0;
+  snprintf(xml, sizeof xml, HEAD "<cluster id=\"%s\" prefix=\"n\" suffix=\"\" radical=\"0-3\" speed=\"1Gf\"\n"
+           " bw=\"1GBps\" lat=\"1us\" sharing_policy=\"SPLITDUPLEX\"/>\n</platform>", id);
+  expect_error(xml, 3, "is too long");
 }
 
 static void test_no_route_at_query(void **s) {
