@@ -161,5 +161,16 @@ bad "--np not a number" "--np|x" -- $P --np x "$D/good.txt"
 # shellcheck disable=SC2086
 bad "unknown --network model" "--network|foo" -- $P --np 2 --network foo "$D/good.txt"
 
+# Two ranks on one host of a torus without a loopback: the route is empty and has no latency;
+# SimGrid stops ("no connecting path"), psim must not give the message infinite bandwidth.
+cat > "$D/torus.xml" <<'XML'
+<?xml version='1.0'?>
+<platform version="4.1">
+  <cluster id="t" topology="TORUS" topo_parameters="2,2" prefix="n" radical="0-3" suffix="" speed="1Gf" bw="1GBps" lat="1us"/>
+</platform>
+XML
+printf 'n0\nn0\n' > "$D/torus.hosts"
+bad "empty route (torus without loopback)" "no connecting path|'n0'|loopback" -- --platform "$D/torus.xml" --hostfile "$D/torus.hosts" --np 2 "$D/good.txt"
+
 echo "$checks checks"
 finish $fails
