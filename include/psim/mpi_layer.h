@@ -49,6 +49,9 @@ typedef void (*mpi_done_fn)(void *ctx, mpi_req *r);
  * their owners started waiting (SimGrid answers a communication's waiters in that order), which
  * decides the order in which the ranks run next. */
 void mpi_req_wait(mpi_req *r);
+/* The owner of r waits on it anew (SMPI's waitall is a loop of waitany: each waitany registers
+ * the rank again, behind those already waiting): r's place among its waiters is now. */
+void mpi_req_rewait(mpi_req *r);
 
 /* rank_host[r] = host of rank r (borrowed, must outlive the world). */
 mpi_world *mpi_world_new(sim *s, models *m, int nranks, const int *rank_host, mpi_done_fn on_done,

@@ -147,6 +147,11 @@ void mpi_req_wait(mpi_req *r) {
   if (!r->wseq) r->wseq = ++r->world->wseq;
 }
 
+void mpi_req_rewait(mpi_req *r) {
+  r->waited = 1;
+  r->wseq = ++r->world->wseq;
+}
+
 static void transfer_done(sim *s, activity *a) {
   mpi_req *send = a->data;
   mpi_world *w = send->world;

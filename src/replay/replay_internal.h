@@ -38,6 +38,7 @@ typedef struct rank {
   int id, host;
   uint8_t state, sub, has_action, at_end;
   uint8_t wait_comm;              /* VP mode: blocked in communication, without its PE */
+  uint8_t posted;                 /* the op just executed posted a send or a receive */
   uint8_t phase;                  /* PH_*: what the time since acct_mark is spent on */
   uint8_t in_ovh;                 /* sleeping a send overhead (counted as busy) */
   uint8_t inner;                  /* PH_COMPUTE inside an MPI call (a reduction's computation) */

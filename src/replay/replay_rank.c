@@ -143,6 +143,9 @@ void replay_rank_req_done(void *ctx, mpi_req *q) {
   }
   if (!q->waited) return;
   rank *k = &R->ranks[q->owner];
+  /* A rank already woken (a waitany answered by another request) is no longer waiting on q:
+   * its next wait counts afresh. */
+  if (k->state != RK_BLOCKED) return;
   if (--k->nwaiting == 0) wake(R, k);
 }
 
@@ -161,6 +164,23 @@ static int wait_reqs(rank *k, mpi_req **reqs, int n) {
   }
   if (!pending) return 0;
   k->nwaiting = pending;
+  return 1;
+}
+
+/* SMPI's waitall (Request::waitall) is a loop of waitany: each round registers the rank on
+ * every request not yet complete, in order and behind the ranks already waiting on them, and
+ * the first to complete wakes it; the rank then runs and waits again on the rest, now last in
+ * line. The order in which a message's two ends are answered (transfer_done) and so the order
+ * in which ranks run follow from it. Returns 1 when the rank must block (for one of them). */
+static int wait_any_round(rank *k, mpi_req **reqs, int n) {
+  int pending = 0;
+  for (int i = 0; i < n; i++) {
+    if (!reqs[i] || reqs[i]->done) continue;
+    mpi_req_rewait(reqs[i]);
+    pending++;
+  }
+  if (!pending) return 0;
+  k->nwaiting = 1;
   return 1;
 }
 
@@ -254,6 +274,7 @@ static int exec_op(replay *R, rank *k, const rop *op) {
         if (R->o->nobservers) notify_phase(R, k->id, REPLAY_PHASE_OVERHEAD, k->ovh_start, sim_now(R->sim));
       }
       q = mpi_isend(R->world, k->id, op->peer, op->tag, op->ctx, op->bytes, 0, R->err);
+      k->posted = 1;
       if (!q) { replay_rank_fail(R); return 1; }
       if (op->kind == R_ISEND) { push_preq(k, q); return 0; }
       if (op->kind == R_ISEND_KEEP) { push_keyed(k, k->id, op->peer, op->tag, q); return 0; }
@@ -269,6 +290,7 @@ static int exec_op(replay *R, rank *k, const rop *op) {
   case R_IRECV_KEEP:
     if (k->sub == 0) {
       q = mpi_irecv(R->world, k->id, op->peer, op->tag, op->ctx, op->bytes, R->err);
+      k->posted = 1;
       if (!q) { replay_rank_fail(R); return 1; }
       if (op->kind == R_IRECV) { push_preq(k, q); return 0; }
       if (op->kind == R_IRECV_KEEP) { push_keyed(k, op->peer, k->id, op->tag, q); return 0; }
@@ -279,10 +301,8 @@ static int exec_op(replay *R, rank *k, const rop *op) {
     release_reqs(R, k, &k->cur, 1);
     return 0;
   case R_WAITALL:
-    if (k->sub == 0) {
-      k->sub = 1;
-      if (wait_reqs(k, k->preqs + k->pwaited, k->npreqs - k->pwaited)) { block_comm(R, k); return 1; }
-    }
+    k->sub = 1;   /* woken with requests still pending: the next round */
+    if (wait_any_round(k, k->preqs + k->pwaited, k->npreqs - k->pwaited)) { block_comm(R, k); return 1; }
     release_reqs(R, k, k->preqs + k->pwaited, k->npreqs - k->pwaited);
     k->pwaited = k->npreqs;
     return 0;
@@ -358,15 +378,13 @@ static int exec_op(replay *R, rank *k, const rop *op) {
     return 0;
   }
   case R_WAITALL_KEEP: {
-    if (k->sub == 0) {
-      k->sub = 1;
-      int pending = 0;
-      for (int i = 0; i < k->npend; i++) {
-        mpi_req *p = k->pend[i].req;
-        if (p && !p->done) { mpi_req_wait(p); pending++; }
-      }
-      if (pending) { k->nwaiting = pending; block_comm(R, k); return 1; }
+    k->sub = 1;   /* as R_WAITALL: rounds of waitany */
+    int pending = 0;
+    for (int i = 0; i < k->npend; i++) {
+      mpi_req *p = k->pend[i].req;
+      if (p && !p->done) { mpi_req_rewait(p); pending++; }
     }
+    if (pending) { k->nwaiting = 1; block_comm(R, k); return 1; }
     for (int i = 0; i < k->npend; i++)
       if (k->pend[i].req) { count_done(k, k->pend[i].req); mpi_req_release(R->world, k->pend[i].req); }
     k->npend = 0;
@@ -543,11 +561,6 @@ static void progress(replay *R) {
           (unsigned long long)R->actions);
 }
 
-static int is_post(int kind) {
-  return kind == R_SEND || kind == R_ISEND || kind == R_ISEND_KEEP || kind == R_RECV || kind == R_IRECV ||
-         kind == R_IRECV_KEEP;
-}
-
 void replay_rank_run(void *ctx, int id) {
   replay *R = ctx;
   rank *k = &R->ranks[id];
@@ -557,12 +570,14 @@ void replay_rank_run(void *ctx, int id) {
   for (;;) {
     if (k->pc < k->nops) {
       const rop *op = &k->ops[k->pc];
+      k->posted = 0;
       if (exec_op(R, k, op)) return;
       k->pc++;
       k->sub = 0;
       /* Posting a send or a receive is a simcall in SimGrid: every ready rank makes one before
-       * any makes its next. Which messages start first decides ties later on. */
-      if (!R->vp && is_post(op->kind)) {
+       * any makes its next. Which messages start first decides ties later on. A blocking send
+       * or receive woken by its message goes on at once: its post was an earlier run's. */
+      if (!R->vp && k->posted) {
         sim_make_ready(R->sim, id);
         return;
       }

@@ -145,6 +145,40 @@ else
   fi
 fi
 
+# 4. A waitall is a loop of waitany (SMPI's Request::waitall), and a rank woken in a blocking
+# call goes on at once. Rank 0's sendRecv waits on its 1 MB send to rank 1 and its receive from
+# rank 2 at 0; rank 1 posts its receive at 0.001 and waits; rank 2's 10 bytes arrive at
+# 0.003209: rank 0 is answered and waits again on the send, now behind rank 1. The send ends
+# at 0.016491 and answers rank 1 first: SimGrid logs rank 1's recv, then rank 0's sendRecv.
+# Registering rank 0 once for the whole waitall (psim before), or making rank 1 yield after
+# its wake-up as if it posted again (psim before), logs rank 0 first. Both tie orders.
+W="$TMPD/waitall.txt"
+cat > "$W" <<'EOF'
+0 init
+1 init
+2 init
+0 sendRecv 1000000 1 10 2 6 6
+1 compute 1e6
+1 recv 0 0 1000000 6
+2 compute 2e6
+2 send 0 0 10 6
+0 finalize
+1 finalize
+2 finalize
+EOF
+for cfg in network/tie-order:psim network/tie-order:simgrid; do
+  log=$(tmpfile)
+  if ! "$PSIM" replay --quiet --platform "$PLAT" --hostfile "$HOSTS" --np 3 --actions "$log" --cfg "$cfg" "$W"; then
+    bad "waitall order ($cfg): psim failed"; continue
+  fi
+  got=$(awk '$1 == "0.016491" { printf "%s%s %s", sep, $2, $3; sep = ", " }' "$log")
+  if [ "$got" = "1 recv, 0 sendRecv" ]; then
+    echo "ok   a waitall waits again behind the others ($cfg): at 0.016491 $got"
+  else
+    bad "waitall order ($cfg): at 0.016491 psim logs '$got', SimGrid '1 recv, 0 sendRecv'"
+  fi
+done
+
 # Without SimGrid's order (--cfg network/tie-order:psim, the default: the fast mode) the
 # receivers wake in the order psim re-rated them, 3, 4, 5, whose test sleeps then end oldest
 # first (3, 4, 5): the second tests sleep 2e-4 (rank 3), 3e-4 (4), 4e-4 s (5).
