@@ -30,7 +30,8 @@ struct mpi_req {
   int src, dst, tag, ctx;
   double bytes;         /* send: its size; receive: the size asked (-1: any), then the size got */
   unsigned is_send : 1, done : 1, detached : 1, matched : 1, released : 1, busy : 1,
-      arrived : 1, waited : 1;
+      arrived : 1, waited : 1,
+      taken : 1;        /* the driver's wait returned it (SMPI's finish_wait) */
   double posted;        /* date posted */
   double xfer_start;    /* date the bytes started moving (-1 before) */
   double xfer_end;      /* date the last byte arrived (-1 before) */

@@ -31,6 +31,8 @@ static inline void coll_irecv(coll_prog *p, int peer, int tag, double b) { coll_
 static inline void coll_send(coll_prog *p, int peer, int tag, double b) { coll_emit(p, CO_SEND, peer, tag, b); }
 static inline void coll_recv(coll_prog *p, int peer, int tag, double b) { coll_emit(p, CO_RECV, peer, tag, b); }
 static inline void coll_waitall(coll_prog *p) { coll_emit(p, CO_WAITALL, -1, 0, 0); }
+/* waits for the request started by op number `op` of this program */
+static inline void coll_wait(coll_prog *p, int op) { coll_emit(p, CO_WAIT, op, 0, 0); }
 /* MPI_Sendrecv as SimGrid does it: isend, irecv, waitall; nothing at all when both peers are
  * the caller itself (SimGrid copies locally). */
 void coll_sendrecv(coll_prog *p, int me, int dst, double sbytes, int src, double rbytes, int tag);

@@ -85,7 +85,7 @@ static inline mpi_req *req_new(mpi_world *w, int owner, int src, int dst, int ta
   r->ctx = ctx;
   r->bytes = bytes;
   r->is_send = (unsigned)is_send & 1u;
-  r->done = r->detached = r->matched = r->released = r->arrived = r->waited = 0;
+  r->done = r->detached = r->matched = r->released = r->arrived = r->waited = r->taken = 0;
   r->busy = 1;
   r->posted = sim_now(w->sim);
   r->xfer_start = r->xfer_end = -1;

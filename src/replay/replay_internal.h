@@ -39,6 +39,7 @@ typedef struct rank {
   uint8_t state, sub, has_action, at_end;
   uint8_t wait_comm;              /* VP mode: blocked in communication, without its PE */
   uint8_t posted;                 /* the op just executed posted a send or a receive */
+  uint8_t yields;                 /* turns it still gives up before going on (SMPI simcalls) */
   uint8_t phase;                  /* PH_*: what the time since acct_mark is spent on */
   uint8_t in_ovh;                 /* sleeping a send overhead (counted as busy) */
   uint8_t inner;                  /* PH_COMPUTE inside an MPI call (a reduction's computation) */
@@ -62,6 +63,8 @@ typedef struct rank {
   int nwaiting;                   /* requests it is blocked on that are not done */
   keyed *pend;
   int npend, cappend;
+  mpi_req **wq;                   /* R_WAITALL_KEEP: pend's requests, in order */
+  int capwq;
   tit_action act;
   const char *last_file;          /* where its last action came from (for deadlock reports) */
   long last_line;

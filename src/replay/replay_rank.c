@@ -146,6 +146,7 @@ void replay_rank_req_done(void *ctx, mpi_req *q) {
   /* A rank already woken (a waitany answered by another request) is no longer waiting on q:
    * its next wait counts afresh. */
   if (k->state != RK_BLOCKED) return;
+  q->taken = 1;   /* the answer to the rank's wait */
   if (--k->nwaiting == 0) wake(R, k);
 }
 
@@ -167,21 +168,50 @@ static int wait_reqs(rank *k, mpi_req **reqs, int n) {
   return 1;
 }
 
-/* SMPI's waitall (Request::waitall) is a loop of waitany: each round registers the rank on
- * every request not yet complete, in order and behind the ranks already waiting on them, and
- * the first to complete wakes it; the rank then runs and waits again on the rest, now last in
- * line. The order in which a message's two ends are answered (transfer_done) and so the order
- * in which ranks run follow from it. Returns 1 when the rank must block (for one of them). */
-static int wait_any_round(rank *k, mpi_req **reqs, int n) {
-  int pending = 0;
-  for (int i = 0; i < n; i++) {
-    if (!reqs[i] || reqs[i]->done) continue;
-    mpi_req_rewait(reqs[i]);
-    pending++;
+/* A wait found its request complete: SMPI returns a detached send's at once (it has no
+ * communication to wait on), anything else through a simcall answered at once, which costs
+ * the rank its turn (replay_rank_run gives it up). */
+static void took_done(rank *k, mpi_req *q) {
+  q->taken = 1;
+  if (!(q->is_send && q->detached)) k->yields++;
+}
+
+/* Waits for one request (a blocking send or receive, wait): returns 1 when the rank must block. */
+static int wait_one(rank *k, mpi_req *q) {
+  if (!q || q->taken) return 0;
+  if (q->done) { took_done(k, q); return 0; }
+  return wait_reqs(k, &q, 1);
+}
+
+/* SMPI's waitall (Request::waitall) is a loop of waitany until every request is taken. Each
+ * waitany first returns a completed detached send, without a simcall; otherwise it registers
+ * the rank on every request not yet taken, in order and behind the ranks already waiting on
+ * them, and is answered by the first that is complete: at once (the rank then gives up its
+ * turn) or when one completes (it wakes the rank). The order in which a message's two ends are
+ * answered (transfer_done) and so the order in which ranks run follow from it. Returns 1 when
+ * the rank must stop: blocked, or yielding between two rounds. */
+static int waitall_round(replay *R, rank *k, mpi_req **reqs, int n) {
+  for (;;) {
+    int first_done = -1, pending = 0;
+    for (int i = 0; i < n; i++) {
+      mpi_req *q = reqs[i];
+      if (!q || q->taken) continue;
+      if (q->done && q->is_send && q->detached) { q->taken = 1; continue; }
+      if (q->done) { if (first_done < 0) first_done = i; }
+      else pending++;
+    }
+    if (first_done >= 0) {
+      reqs[first_done]->taken = 1;
+      if (R->vp) continue;   /* VPs take turns on their PE, not as SMPI's actors */
+      sim_make_ready(R->sim, k->id);
+      return 1;
+    }
+    if (!pending) return 0;
+    for (int i = 0; i < n; i++)
+      if (reqs[i] && !reqs[i]->taken) mpi_req_rewait(reqs[i]);
+    k->nwaiting = 1;
+    return 1;
   }
-  if (!pending) return 0;
-  k->nwaiting = 1;
-  return 1;
 }
 
 static void release_reqs(replay *R, rank *k, mpi_req **reqs, int n) {
@@ -280,7 +310,7 @@ static int exec_op(replay *R, rank *k, const rop *op) {
       if (op->kind == R_ISEND_KEEP) { push_keyed(k, k->id, op->peer, op->tag, q); return 0; }
       k->cur = q;
       k->sub = 2;
-      if (wait_reqs(k, &k->cur, 1)) { block_comm(R, k); return 1; }
+      if (wait_one(k, k->cur)) { block_comm(R, k); return 1; }
     }
     release_reqs(R, k, &k->cur, 1);
     return 0;
@@ -296,13 +326,15 @@ static int exec_op(replay *R, rank *k, const rop *op) {
       if (op->kind == R_IRECV_KEEP) { push_keyed(k, op->peer, k->id, op->tag, q); return 0; }
       k->cur = q;
       k->sub = 1;
-      if (wait_reqs(k, &k->cur, 1)) { block_comm(R, k); return 1; }
+      if (wait_one(k, k->cur)) { block_comm(R, k); return 1; }
     }
     release_reqs(R, k, &k->cur, 1);
     return 0;
   case R_WAITALL:
-    k->sub = 1;   /* woken with requests still pending: the next round */
-    if (wait_any_round(k, k->preqs + k->pwaited, k->npreqs - k->pwaited)) { block_comm(R, k); return 1; }
+    if (waitall_round(R, k, k->preqs + k->pwaited, k->npreqs - k->pwaited)) {
+      if (k->nwaiting) block_comm(R, k);
+      return 1;
+    }
     release_reqs(R, k, k->preqs + k->pwaited, k->npreqs - k->pwaited);
     k->pwaited = k->npreqs;
     return 0;
@@ -315,7 +347,7 @@ static int exec_op(replay *R, rank *k, const rop *op) {
     if (idx >= k->npreqs) return 0;
     if (k->sub == 0) {
       k->sub = 1;
-      if (wait_reqs(k, &k->preqs[idx], 1)) { block_comm(R, k); return 1; }
+      if (wait_one(k, k->preqs[idx])) { block_comm(R, k); return 1; }
     }
     release_reqs(R, k, &k->preqs[idx], 1);
     return 0;
@@ -336,7 +368,7 @@ static int exec_op(replay *R, rank *k, const rop *op) {
       k->cur = k->pend[i].req;
       remove_keyed(k, i);
       k->sub = 1;
-      if (wait_reqs(k, &k->cur, 1)) { block_comm(R, k); return 1; }
+      if (wait_one(k, k->cur)) { block_comm(R, k); return 1; }
     }
     release_reqs(R, k, &k->cur, 1);
     return 0;
@@ -378,13 +410,16 @@ static int exec_op(replay *R, rank *k, const rop *op) {
     return 0;
   }
   case R_WAITALL_KEEP: {
-    k->sub = 1;   /* as R_WAITALL: rounds of waitany */
-    int pending = 0;
-    for (int i = 0; i < k->npend; i++) {
-      mpi_req *p = k->pend[i].req;
-      if (p && !p->done) { mpi_req_rewait(p); pending++; }
+    /* as R_WAITALL: rounds of waitany over the requests in the order they were posted */
+    if (k->npend > k->capwq) {
+      k->capwq = k->npend;
+      k->wq = xrealloc(k->wq, (size_t)k->capwq * sizeof *k->wq);
     }
-    if (pending) { k->nwaiting = 1; block_comm(R, k); return 1; }
+    for (int i = 0; i < k->npend; i++) k->wq[i] = k->pend[i].req;
+    if (waitall_round(R, k, k->wq, k->npend)) {
+      if (k->nwaiting) block_comm(R, k);
+      return 1;
+    }
     for (int i = 0; i < k->npend; i++)
       if (k->pend[i].req) { count_done(k, k->pend[i].req); mpi_req_release(R->world, k->pend[i].req); }
     k->npend = 0;
@@ -566,18 +601,28 @@ void replay_rank_run(void *ctx, int id) {
   rank *k = &R->ranks[id];
   if (R->failed || k->state == RK_DONE) return;
   k->state = RK_READY;
+  if (k->yields && !R->vp) {   /* a turn still owed (see the run loop) */
+    k->yields--;
+    sim_make_ready(R->sim, id);
+    return;
+  }
   const double now = sim_now(R->sim);
   for (;;) {
     if (k->pc < k->nops) {
       const rop *op = &k->ops[k->pc];
       k->posted = 0;
+      k->nwaiting = 0;
       if (exec_op(R, k, op)) return;
       k->pc++;
       k->sub = 0;
       /* Posting a send or a receive is a simcall in SimGrid: every ready rank makes one before
        * any makes its next. Which messages start first decides ties later on. A blocking send
-       * or receive woken by its message goes on at once: its post was an earlier run's. */
-      if (!R->vp && k->posted) {
+       * or receive woken by its message goes on at once: its post was an earlier run's; a wait
+       * answered at once is one more simcall (took_done). */
+      int turns = k->posted + k->yields;
+      k->yields = 0;
+      if (!R->vp && turns) {
+        k->yields = (uint8_t)(turns - 1);
         sim_make_ready(R->sim, id);
         return;
       }
@@ -656,5 +701,6 @@ void replay_rank_free(rank *k) {
   if (k->ops != k->inline_ops) free(k->ops);
   free(k->preqs);
   free(k->pend);
+  free(k->wq);
   free(k->text);
 }

@@ -179,6 +179,32 @@ for cfg in network/tie-order:psim network/tie-order:simgrid; do
   fi
 done
 
+# 5. A wait that finds its request complete is still a simcall (answered at once: the rank
+# gives up its turn), except for a detached send's. In SMPI's scan each rank waits for its
+# requests one at a time, in order. Rank 0 computes 0.01 s, then its scan's five messages end
+# together at 0.012238 and wake ranks 5, 4, 3, 2, 1 (newest first, rule 3); rank r then finds
+# its r-1 other receives complete and gives up r-1 turns, so SimGrid ends the scans of ranks
+# 1, 2, 3, 4, 5 in that order. Without the turns, or with one waitall, psim ended 5 first.
+W="$TMPD/scan.txt"
+{
+  for r in 0 1 2 3 4 5; do echo "$r init"; done
+  echo "0 compute 1e7"
+  for r in 0 1 2 3 4 5; do echo "$r scan 10000 0"; done
+  for r in 0 1 2 3 4 5; do echo "$r finalize"; done
+} > "$W"
+for cfg in network/tie-order:psim network/tie-order:simgrid; do
+  log=$(tmpfile)
+  if ! "$PSIM" replay --quiet --platform "$PLAT" --hostfile "$HOSTS" --np 6 --actions "$log" --cfg "$cfg" "$W"; then
+    bad "scan order ($cfg): psim failed"; continue
+  fi
+  got=$(awk '$1 == "0.012238" { printf "%s%s", sep, $2; sep = " " }' "$log")
+  if [ "$got" = "1 2 3 4 5" ]; then
+    echo "ok   waits answered at once give up a turn ($cfg): scans end at 0.012238 in the order $got"
+  else
+    bad "scan order ($cfg): scans end at 0.012238 in the order '$got', SimGrid '1 2 3 4 5'"
+  fi
+done
+
 # Without SimGrid's order (--cfg network/tie-order:psim, the default: the fast mode) the
 # receivers wake in the order psim re-rated them, 3, 4, 5, whose test sleeps then end oldest
 # first (3, 4, 5): the second tests sleep 2e-4 (rank 3), 3e-4 (4), 4e-4 s (5).
