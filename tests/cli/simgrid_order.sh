@@ -13,6 +13,20 @@ fails=0
 # act LOG RANK N: the end date and duration of rank RANK's N-th logged action of kind $4
 act() { awk -v r="$2" -v n="$3" -v k="$4" '$2 == r && $3 == k && ++c == n { print $1, $NF }' "$1"; }
 
+# ends_in_order WHAT NP TRACE DATE WANT: in both orders of ties, the actions that end at DATE
+# are logged as WANT ("RANK ACTION, RANK ACTION, ..."), the order in which the ranks went on.
+ends_in_order() {
+  for cfg in network/tie-order:psim network/tie-order:simgrid; do
+    log=$(tmpfile)
+    if ! "$PSIM" replay --quiet --platform "$PLAT" --hostfile "$HOSTS" --np "$2" --actions "$log" --cfg "$cfg" "$3"; then
+      bad "$1 ($cfg): psim failed"; continue
+    fi
+    got=$(awk -v d="$4" '$1 == d { printf "%s%s %s", sep, $2, $3; sep = ", " }' "$log")
+    if [ "$got" = "$5" ]; then echo "ok   $1 ($cfg): at $4 $got"
+    else bad "$1 ($cfg): at $4 psim logs '$got', SimGrid '$5'"; fi
+  done
+}
+
 # 1. A test's answer is a simcall: the rank yields after its sleep, before it updates the count.
 # Rank 0 tests at 0.01 (nsleeps 1, sleep 1e-4 s to 0.0101; its message comes at 1 s: fails).
 # Rank 2 computes 10099999.5 flops (to 0.0100999995 s, within SimGrid's 1e-9 s of 0.0101, so
@@ -166,18 +180,7 @@ cat > "$W" <<'EOF'
 1 finalize
 2 finalize
 EOF
-for cfg in network/tie-order:psim network/tie-order:simgrid; do
-  log=$(tmpfile)
-  if ! "$PSIM" replay --quiet --platform "$PLAT" --hostfile "$HOSTS" --np 3 --actions "$log" --cfg "$cfg" "$W"; then
-    bad "waitall order ($cfg): psim failed"; continue
-  fi
-  got=$(awk '$1 == "0.016491" { printf "%s%s %s", sep, $2, $3; sep = ", " }' "$log")
-  if [ "$got" = "1 recv, 0 sendRecv" ]; then
-    echo "ok   a waitall waits again behind the others ($cfg): at 0.016491 $got"
-  else
-    bad "waitall order ($cfg): at 0.016491 psim logs '$got', SimGrid '1 recv, 0 sendRecv'"
-  fi
-done
+ends_in_order "a waitall waits again behind the others" 3 "$W" 0.016491 "1 recv, 0 sendRecv"
 
 # 5. A wait that finds its request complete is still a simcall (answered at once: the rank
 # gives up its turn), except for a detached send's. In SMPI's scan each rank waits for its
@@ -192,18 +195,7 @@ W="$TMPD/scan.txt"
   for r in 0 1 2 3 4 5; do echo "$r scan 10000 0"; done
   for r in 0 1 2 3 4 5; do echo "$r finalize"; done
 } > "$W"
-for cfg in network/tie-order:psim network/tie-order:simgrid; do
-  log=$(tmpfile)
-  if ! "$PSIM" replay --quiet --platform "$PLAT" --hostfile "$HOSTS" --np 6 --actions "$log" --cfg "$cfg" "$W"; then
-    bad "scan order ($cfg): psim failed"; continue
-  fi
-  got=$(awk '$1 == "0.012238" { printf "%s%s", sep, $2; sep = " " }' "$log")
-  if [ "$got" = "1 2 3 4 5" ]; then
-    echo "ok   waits answered at once give up a turn ($cfg): scans end at 0.012238 in the order $got"
-  else
-    bad "scan order ($cfg): scans end at 0.012238 in the order '$got', SimGrid '1 2 3 4 5'"
-  fi
-done
+ends_in_order "waits answered at once give up a turn" 6 "$W" 0.012238 "1 scan, 2 scan, 3 scan, 4 scan, 5 scan"
 
 # Without SimGrid's order (--cfg network/tie-order:psim, the default: the fast mode) the
 # receivers wake in the order psim re-rated them, 3, 4, 5, whose test sleeps then end oldest
