@@ -191,14 +191,20 @@ static int wait_one(rank *k, mpi_req *q) {
  * answered (transfer_done) and so the order in which ranks run follow from it. Returns 1 when
  * the rank must stop: blocked, or yielding between two rounds. */
 static int waitall_round(replay *R, rank *k, mpi_req **reqs, int n) {
+  /* One pass per round: it registers the rank on the pending requests as it goes, which is
+   * harmless when a complete one then answers at once (the rank does not block, and a rank
+   * that is not blocked is not woken: replay_rank_req_done). Requests before lo are all taken:
+   * a long waitall (a linear collective's root) does not scan them again. */
+  int lo = 0;
+  while (lo < n && (!reqs[lo] || reqs[lo]->taken)) lo++;
   for (;;) {
     int first_done = -1, pending = 0;
-    for (int i = 0; i < n; i++) {
+    for (int i = lo; i < n; i++) {
       mpi_req *q = reqs[i];
       if (!q || q->taken) continue;
-      if (q->done && q->is_send && q->detached) { q->taken = 1; continue; }
-      if (q->done) { if (first_done < 0) first_done = i; }
-      else pending++;
+      if (!q->done) { mpi_req_rewait(q); pending++; }
+      else if (q->is_send && q->detached) q->taken = 1;
+      else if (first_done < 0) first_done = i;
     }
     if (first_done >= 0) {
       reqs[first_done]->taken = 1;
@@ -207,8 +213,6 @@ static int waitall_round(replay *R, rank *k, mpi_req **reqs, int n) {
       return 1;
     }
     if (!pending) return 0;
-    for (int i = 0; i < n; i++)
-      if (reqs[i] && !reqs[i]->taken) mpi_req_rewait(reqs[i]);
     k->nwaiting = 1;
     return 1;
   }
