@@ -325,13 +325,14 @@ activity *models_transfer(models *m, int src, int dst, double bytes, activity_do
     return sim_start_timer(m->sim, t, done, data, tag);
   }
   /* SimGrid's network model refuses an empty route without latency (network_cm02.cpp: "no
-   * connecting path"): a TORUS, FAT_TREE or DRAGONFLY cluster without a loopback gives one
-   * between two ranks of one host. Simulating it would give the message infinite bandwidth. */
+   * connecting path"): a TORUS cluster without a loopback gives one between two ranks of one
+   * host (FAT_TREE and DRAGONFLY ones go through the host's switch). Simulating it would give
+   * the message infinite bandwidth. */
   if (r->len == 0 && r->latency <= 0) {
     psim_errf(err, PSIM_EXIT_INPUT, NULL, 0,
               "no connecting path from host '%s' to host '%s': the platform's route is empty "
-              "(a TORUS, FAT_TREE or DRAGONFLY cluster needs loopback_bw and loopback_lat for "
-              "ranks that share a host); SimGrid refuses it too",
+              "(a TORUS cluster needs loopback_bw and loopback_lat for ranks that share a "
+              "host); SimGrid refuses it too",
               plat_host_at(m->plat, src)->name, plat_host_at(m->plat, dst)->name);
     return NULL;
   }
