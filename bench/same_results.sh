@@ -2,7 +2,8 @@
 # Do two psim builds give byte-identical results? For speed work on the solver and the engine:
 # replays the benchmark stencil on the five cluster shapes of bench/cluster_speed.sh and random
 # `psim gen mix` traces on SimGrid's example platforms, with both builds, in the default mode
-# and with --cfg network/optim:Full, and compares the --json outputs byte for byte.
+# with --cfg network/optim:Full and with --cfg network/tie-order:simgrid, and compares the
+# --json outputs byte for byte.
 #
 #   bench/same_results.sh OLD_PSIM NEW_PSIM        # e.g. /tmp/psim-main build/psim
 #   MIX="3000 3014" bench/same_results.sh ...      # seeds of the mix traces (first last)
@@ -30,7 +31,7 @@ runs=0 diffs=0
 # same LABEL ARGS...: replays with both builds, compares
 same() {
   local label=$1; shift
-  for opt in "" "--cfg network/optim:Full"; do
+  for opt in "" "--cfg network/optim:Full" "--cfg network/tie-order:simgrid"; do
     # shellcheck disable=SC2086
     "$OLD" replay --quiet --json "$S/old.json" $opt "$@" >/dev/null 2>"$S/old.err"; local ro=$?
     # shellcheck disable=SC2086

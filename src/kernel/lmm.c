@@ -44,9 +44,10 @@ void lmm_free(lmm_system *s) {
             (unsigned long long)s->inc_ok, (unsigned long long)s->inc_vars, (unsigned long long)s->inc_fail);
   for (size_t i = 0; i < s->cnsts.len; i++) { free(s->cnsts.data[i].refs); free(s->cnsts.data[i].wit); }
   for (size_t i = 0; i < s->vars.len; i++) free(s->vars.data[i].el);
-  VEC_FREE(s->cnsts); VEC_FREE(s->cmark);
+  VEC_FREE(s->cnsts); VEC_FREE(s->cmark); VEC_FREE(s->mstamp);
   free(s->vars.data);
   free(s->vcold);
+  free(s->vwalk);
   VEC_FREE(s->dirty_cnsts); VEC_FREE(s->dirty_vars);
   VEC_FREE(s->comp_c); VEC_FREE(s->comp_v); VEC_FREE(s->stack);
   VEC_FREE(s->inc_v); VEC_FREE(s->inc_c); VEC_FREE(s->inc_add); VEC_FREE(s->inc_chk);
@@ -63,6 +64,7 @@ int lmm_cnst_new(lmm_system *s, double capacity, int fatpipe) {
   lmmb_refresh(&c);
   VEC_PUSH(s->cnsts, c);
   VEC_PUSH(s->cmark, 0u);
+  VEC_PUSH(s->mstamp, 0u);
   return (int)s->cnsts.len - 1;
 }
 
@@ -108,11 +110,13 @@ int lmm_var_new(lmm_system *s, double penalty, double bound, void *owner) {
       s->vars.data = n;
       s->vars.cap = ncap;
       s->vcold = xrealloc(s->vcold, ncap * sizeof *s->vcold);
+      s->vwalk = xrealloc(s->vwalk, ncap * sizeof *s->vwalk);
     }
     v = (int)s->vars.len++;
     memset(&s->vars.data[v], 0, sizeof s->vars.data[v]);
     memset(&s->vcold[v], 0, sizeof s->vcold[v]);
   }
+  s->vwalk[v] = (lmm_var_walk){0, 0, 0, 0};
   lmm_var *x = &s->vars.data[v];
   lmm_var_cold *xc = &s->vcold[v];
   lmm_elem *el = x->el;

@@ -25,7 +25,6 @@ typedef struct {
   int nfree;
   unsigned qstamp;    /* solve_incremental: scanned for kept variables above qlvl this round */
   double qlvl;
-  unsigned mstamp;    /* selective update: == lmm_system.epoch while in the modified set M */
   /* Never binding (see lmm.c, "Constraints that cannot bind"): sum of coeff x bound over its
    * variables, how many of them are unbounded, and whether the exact solver may leave it out. */
   double bsum;
@@ -53,11 +52,17 @@ typedef struct {
   int cap;            /* of el */
   int alive, dirty;
   int next_free;
-  unsigned visit;     /* selective update: reached by the walk of this epoch */
-  int stale;          /* selective update: value from a solve that did not see all its constraints */
+} lmm_var_cold;
+
+/* What SimGrid's modified-set walk (lmm_selective.c, lmm_sgorder.c) reads of a variable besides
+ * its hot line, in a dense array of its own: the walk visits every variable of the touched
+ * components, and a 64-byte lmm_var_cold line per variable cost it more than the visit. */
+typedef struct {
+  unsigned visit;     /* reached by the walk of this epoch */
+  int stale;          /* value from a solve that did not see all its constraints */
   uint64_t ord;       /* SimGrid's order (lmm_sgorder.c): when it was last switched on */
   uint64_t ostamp;    /* lmm_sgorder.c: listed by this solve's lmmo_collect */
-} lmm_var_cold;
+} lmm_var_walk;
 
 /* lmm_sgorder.c: a constraint's switched-on variables in SimGrid's list order (lmmo_list: by
  * increasing stamp, read from the end; entries whose variable went off or away are skipped,
@@ -65,13 +70,14 @@ typedef struct {
  * pos, variable v, its element j). */
 typedef struct { int var, w; uint64_t ord; } lmmo_ent;   /* w: consumes (coefficient > 0) */
 typedef struct { lmmo_ent *e; size_t n, cap, dead; } lmmo_list;
-typedef struct { int c; size_t pos; int v, j; } lmmo_frame;
+typedef struct { int c; size_t pos; int v, j; const lmmo_list *l; } lmmo_frame;
 
 struct lmm_system {
   VEC(lmm_cnst) cnsts;
   VEC(unsigned) cmark;      /* per constraint: component stamp; in solve_incremental: in T */
   struct { lmm_var *data; size_t len, cap; } vars;   /* 64-byte aligned */
   lmm_var_cold *vcold;      /* vars.cap entries */
+  lmm_var_walk *vwalk;      /* vars.cap entries */
   int free_var;             /* head of the free list of variable slots, -1 when empty */
   VEC(int) dirty_cnsts;
   VEC(int) dirty_vars;
@@ -91,6 +97,8 @@ struct lmm_system {
   int selective;
   int walks;                /* walk at each touch in this epoch (lmm_walks) */
   unsigned epoch;           /* one per solve */
+  VEC(unsigned) mstamp;     /* per constraint: == epoch while in the modified set M (dense: the
+                             * walk tests it for every constraint of every visited variable) */
   VEC(int) m_list;          /* the modified set M, in order of entry */
   VEC(int) late;            /* variables switched on while their first constraint was in M */
   VEC(int) walk;            /* scratch stack of the walk */

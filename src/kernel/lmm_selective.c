@@ -69,10 +69,10 @@ void lmms_free(lmm_system *s) {
   VEC_FREE(s->o_owners);
 }
 
-static int in_m(const lmm_system *s, int c) { return s->cnsts.data[c].mstamp == s->epoch; }
+static int in_m(const lmm_system *s, int c) { return s->mstamp.data[c] == s->epoch; }
 
 static void join(lmm_system *s, int c) {
-  s->cnsts.data[c].mstamp = s->epoch;
+  s->mstamp.data[c] = s->epoch;
   VEC_PUSH(s->m_list, c);
   VEC_PUSH(s->walk, c);
 }
@@ -98,7 +98,7 @@ void lmm_touch_cnst(lmm_system *s, int c) {
     for (int i = 0; i < k->n; i++) {
       int v = k->refs[i].var;
       const lmm_var *x = &s->vars.data[v];
-      lmm_var_cold *xc = &s->vcold[v];
+      lmm_var_walk *xc = &s->vwalk[v];
       if (x->penalty <= 0 || xc->visit == s->epoch) continue;
       xc->visit = s->epoch;
       if (xc->stale) s->stale_in_m = 1;
@@ -118,7 +118,7 @@ void lmm_touch_var(lmm_system *s, int v) {
 
 /* A variable is freed: SimGrid touches its first constraint while it is still there. */
 void lmms_var_gone(lmm_system *s, int v) {
-  lmm_var_cold *xc = &s->vcold[v];
+  lmm_var_walk *xc = &s->vwalk[v];
   /* Only the walk: a freed variable is no candidate for an open M (and its slot may be
    * reused by a new variable before the solve). */
   const lmm_var *x = &s->vars.data[v];
@@ -128,7 +128,7 @@ void lmms_var_gone(lmm_system *s, int v) {
 }
 
 static void set_stale(lmm_system *s, int v, int stale) {
-  lmm_var_cold *xc = &s->vcold[v];
+  lmm_var_walk *xc = &s->vwalk[v];
   if (xc->stale == stale) return;
   xc->stale = stale;
   if (stale) s->nstale++;
@@ -298,8 +298,8 @@ static void solve_restricted(lmm_system *s, int open, void (*changed)(void *ctx,
 /* Forgets M: every stamp of this epoch. */
 static void next_epoch(lmm_system *s) {
   if (++s->epoch == 0) {   /* wrapped: forget every stamp */
-    for (size_t i = 0; i < s->cnsts.len; i++) s->cnsts.data[i].mstamp = 0;
-    for (size_t i = 0; i < s->vars.len; i++) s->vcold[i].visit = 0;
+    for (size_t i = 0; i < s->cnsts.len; i++) s->mstamp.data[i] = 0;
+    for (size_t i = 0; i < s->vars.len; i++) s->vwalk[i].visit = 0;
     s->epoch = 1;
   }
   s->m_list.len = 0;

@@ -9,7 +9,7 @@
  *   - a constraint's enabled elements form a list; an element goes to its FRONT when its
  *     variable is created switched on (expand) or switched on later (enable_var): the list is
  *     newest first. psim's constraints keep their variables in no particular order, so each variable
- *     carries the stamp of its switching on (lmm_var_cold.ord) and each constraint a list of
+ *     carries the stamp of its switching on (lmm_var_walk.ord) and each constraint a list of
  *     (variable, stamp) appended at each switching on: stamps only grow, so the list is
  *     sorted and read from its end is SimGrid's list; an entry whose variable went off or
  *     away (its stamp no longer matches) is skipped, and dropped once they are many;
@@ -36,8 +36,14 @@ static lmmo_list *list_of(lmm_system *s, int c) {
   return &s->o_lists[c];
 }
 
+/* For reading: a constraint that never had a list has an empty one. */
+static const lmmo_list *list_at(const lmm_system *s, int c) {
+  static const lmmo_list empty = {NULL, 0, 0, 0};
+  return (size_t)c < s->o_nlists ? &s->o_lists[c] : &empty;
+}
+
 /* A variable off or away has stamp 0 (lmmo_off; a new slot starts at 0): stamps are unique. */
-static int live(const lmm_system *s, const lmmo_ent *e) { return s->vcold[e->var].ord == e->ord; }
+static int live(const lmm_system *s, const lmmo_ent *e) { return s->vwalk[e->var].ord == e->ord; }
 
 static void append(lmm_system *s, int c, int v, double coeff) {
   lmmo_list *l = list_of(s, c);
@@ -45,11 +51,11 @@ static void append(lmm_system *s, int c, int v, double coeff) {
     l->cap = l->cap ? 2 * l->cap : 8;
     l->e = xrealloc(l->e, l->cap * sizeof *l->e);
   }
-  l->e[l->n++] = (lmmo_ent){v, coeff > 0, s->vcold[v].ord};
+  l->e[l->n++] = (lmmo_ent){v, coeff > 0, s->vwalk[v].ord};
 }
 
 void lmmo_switched_on(lmm_system *s, int v) {
-  s->vcold[v].ord = ++s->ord_next;
+  s->vwalk[v].ord = ++s->ord_next;
   const lmm_var *x = &s->vars.data[v];
   for (int i = 0; i < x->nel; i++) append(s, x->el[i].cnst, v, x->el[i].coeff);
 }
@@ -61,10 +67,10 @@ void lmmo_elem_added(lmm_system *s, int v, int c, double coeff) { append(s, c, v
  * compacted. */
 void lmmo_off(lmm_system *s, int v) {
   const lmm_var *x = &s->vars.data[v];
-  s->vcold[v].ord = 0;
+  s->vwalk[v].ord = 0;
   for (int i = 0; i < x->nel; i++) {
     lmmo_list *l = list_of(s, x->el[i].cnst);
-    if (++l->dead * 2 <= l->n || l->n < 16) continue;
+    if (++l->dead * 2 <= l->n) continue;
     size_t k = 0;
     for (size_t j = 0; j < l->n; j++)
       if (live(s, &l->e[j])) l->e[k++] = l->e[j];
@@ -83,7 +89,7 @@ void lmmo_free(lmm_system *s) {
 
 /* The next live variable of frame f's list, newest first; -1 at the end. */
 static int next_var(lmm_system *s, lmmo_frame *f) {
-  const lmmo_list *l = list_of(s, f->c);
+  const lmmo_list *l = f->l;
   while (f->pos > 0) {
     const lmmo_ent *e = &l->e[--f->pos];
     if (live(s, e)) return e->var;
@@ -92,9 +98,10 @@ static int next_var(lmm_system *s, lmmo_frame *f) {
 }
 
 static void enter(lmm_system *s, int c) {
-  s->cnsts.data[c].mstamp = s->epoch;
+  s->mstamp.data[c] = s->epoch;
   VEC_PUSH(s->m_list, c);
-  lmmo_frame f = {c, list_of(s, c)->n, -1, 0};
+  const lmmo_list *l = list_at(s, c);   /* no list grows during a walk */
+  lmmo_frame f = {c, l->n, -1, 0, l};
   f.v = next_var(s, &f);
   VEC_PUSH(s->o_frames, f);
 }
@@ -109,10 +116,10 @@ void lmmo_walk(lmm_system *s, int c) {
       continue;
     }
     const lmm_var *x = &s->vars.data[f->v];
-    lmm_var_cold *xc = &s->vcold[f->v];
+    lmm_var_walk *xc = &s->vwalk[f->v];
     if (f->j < x->nel && xc->visit != s->epoch) {
       int c2 = x->el[f->j++].cnst;
-      if (c2 != f->c && s->cnsts.data[c2].mstamp != s->epoch) enter(s, c2);   /* f may move */
+      if (c2 != f->c && s->mstamp.data[c2] != s->epoch) enter(s, c2);   /* f may move */
       continue;
     }
     xc->visit = s->epoch;
@@ -126,14 +133,16 @@ void lmmo_collect(lmm_system *s) {
   s->o_owners.len = 0;
   s->o_stamp++;
   for (size_t i = 0; i < s->m_list.len; i++) {
-    const lmmo_list *l = list_of(s, s->m_list.data[i]);
+    const lmmo_list *l = list_at(s, s->m_list.data[i]);
     for (size_t j = l->n; j-- > 0;) {
       const lmmo_ent *e = &l->e[j];
       if (!live(s, e)) continue;
-      lmm_var_cold *xc = &s->vcold[e->var];
-      if (xc->ostamp == s->o_stamp || !xc->owner || !e->w) continue;
-      xc->ostamp = s->o_stamp;
-      VEC_PUSH(s->o_owners, xc->owner);
+      lmm_var_walk *xw = &s->vwalk[e->var];
+      if (xw->ostamp == s->o_stamp || !e->w) continue;
+      void *owner = s->vcold[e->var].owner;
+      if (!owner) continue;
+      xw->ostamp = s->o_stamp;
+      VEC_PUSH(s->o_owners, owner);
     }
   }
 }
