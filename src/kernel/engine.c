@@ -25,6 +25,7 @@ struct sim {
   VEC(activity *) batch;  /* the events of one date (selective update) */
   VEC(activity *) sleeps; /* SimGrid's CPU sleeps started since the last solve (sim_start_sleep) */
   size_t ndaemon;         /* daemons in the heap */
+  int bulk;               /* schedule() leaves the heap order to heapify() (sg_heap_order) */
   int stopped;
 };
 
@@ -103,6 +104,7 @@ static void heap_remove(sim *s, activity *a) {
   if (last.a == a) return;
   heap_ent old = s->heap.data[i];
   heap_put(s, i, last);
+  if (s->bulk) return;
   if (before(&last, &old)) sift_up(s, i);
   else sift_down(s, i);
 }
@@ -115,6 +117,7 @@ static void schedule(sim *s, activity *a) {
     int up = a->date < e->date;
     e->date = a->date;
     e->seq = a->seq;
+    if (s->bulk) return;
     if (up) sift_up(s, (size_t)a->heap);
     else sift_down(s, (size_t)a->heap);
     return;
@@ -123,7 +126,14 @@ static void schedule(sim *s, activity *a) {
   heap_ent e = {a->date, a->seq, a};
   s->ndaemon += (size_t)a->daemon;
   VEC_PUSH(s->heap, e);
-  sift_up(s, s->heap.len - 1);
+  e.a->heap = (int)s->heap.len - 1;
+  if (!s->bulk) sift_up(s, s->heap.len - 1);
+}
+
+/* Restores the heap order after bulk changes (Floyd's construction: linear in the heap size). */
+static void heapify(sim *s) {
+  for (size_t i = s->heap.len / 4 + 1; i-- > 0;)
+    if (i < s->heap.len) sift_down(s, i);
 }
 
 static activity *new_activity(sim *s, activity_done_fn done, void *data, int tag) {
@@ -208,10 +218,16 @@ static void sg_heap_order(sim *s) {
   s->sleeps.len = 0;
   void *const *own;
   size_t n = lmm_modified(s->lmm, &own);
+  /* When the modified set holds a good part of the heap (a whole cluster, often), the new
+   * keys are written in place and the heap rebuilt once: (date, seq) is a total order, so
+   * the heap's shape does not change what pops first. */
+  s->bulk = n >= 16 && 4 * n >= s->heap.len;
   for (size_t i = 0; i < n; i++)
     if (((activity *)own[i])->cpu >= 0) rekey_work(s, own[i]);
   for (size_t i = 0; i < n; i++)
     if (((activity *)own[i])->cpu < 0) rekey_work(s, own[i]);
+  if (s->bulk) heapify(s);
+  s->bulk = 0;
 }
 
 activity *sim_start_daemon(sim *s, double delay, activity_done_fn done, void *data, int tag) {

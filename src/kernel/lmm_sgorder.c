@@ -116,14 +116,25 @@ void lmmo_walk(lmm_system *s, int c) {
       continue;
     }
     const lmm_var *x = &s->vars.data[f->v];
-    lmm_var_walk *xc = &s->vwalk[f->v];
-    if (f->j < x->nel && xc->visit != s->epoch) {
-      int c2 = x->el[f->j++].cnst;
-      if (c2 != f->c && s->mstamp.data[c2] != s->epoch) enter(s, c2);   /* f may move */
-      continue;
+    lmm_var_walk *xw = &s->vwalk[f->v];
+    /* The variable's constraints from element j on, until one joins M (its frame goes on
+     * top: the walk resumes here afterwards, where the variable may have been visited by
+     * then, which ends its loop as in SimGrid's). */
+    if (xw->visit != s->epoch) {
+      int j = f->j, c0 = f->c, entered = 0;
+      while (j < x->nel) {
+        int c2 = x->el[j++].cnst;
+        if (c2 != c0 && s->mstamp.data[c2] != s->epoch) {
+          f->j = j;
+          enter(s, c2);   /* f may move */
+          entered = 1;
+          break;
+        }
+      }
+      if (entered) continue;
+      xw->visit = s->epoch;
+      if (xw->stale) s->stale_in_m = 1;
     }
-    xc->visit = s->epoch;
-    if (xc->stale) s->stale_in_m = 1;
     f->j = 0;
     f->v = next_var(s, f);
   }
