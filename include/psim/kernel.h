@@ -68,6 +68,8 @@ void lmm_set_sg_order(lmm_system *s, int on);
 size_t lmm_modified(const lmm_system *s, void *const **owners);
 /* Number of variables solved so far (a cost counter for benchmarks). */
 uint64_t lmm_work(const lmm_system *s);
+/* Open modified sets solved exactly with hidden elements (lmm_selective.c; for the tests). */
+uint64_t lmm_hidden_solves(const lmm_system *s);
 
 /* ---- Activities and the clock ---- */
 typedef struct sim sim;

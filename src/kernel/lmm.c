@@ -70,12 +70,12 @@ int lmm_cnst_new(lmm_system *s, double capacity, int fatpipe) {
 
 double lmm_cnst_capacity(const lmm_system *s, int c) { return s->cnsts.data[c].capacity; }
 
-static void mark_cnst(lmm_system *s, int c) {
+void lmmi_mark_cnst(lmm_system *s, int c) {
   lmm_cnst *k = &s->cnsts.data[c];
   if (!k->dirty) { k->dirty = 1; VEC_PUSH(s->dirty_cnsts, c); }
 }
 
-static void mark_var(lmm_system *s, int v) {
+void lmmi_mark_var(lmm_system *s, int v) {
   lmm_var_cold *x = &s->vcold[v];
   if (!x->dirty) { x->dirty = 1; VEC_PUSH(s->dirty_vars, v); }
 }
@@ -88,8 +88,8 @@ void lmm_cnst_set_capacity(lmm_system *s, int c, double capacity) {
   if (k->capacity == capacity) return;
   k->capacity = capacity;
   lmmb_refresh(k);   /* may become binding (a host is never another constraint's witness) */
-  mark_cnst(s, c);
-  for (int i = 0; i < k->n; i++) mark_var(s, k->refs[i].var);
+  lmmi_mark_cnst(s, c);
+  for (int i = 0; i < k->n; i++) lmmi_mark_var(s, k->refs[i].var);
   lmm_touch_cnst(s, c);
 }
 
@@ -116,7 +116,7 @@ int lmm_var_new(lmm_system *s, double penalty, double bound, void *owner) {
     memset(&s->vars.data[v], 0, sizeof s->vars.data[v]);
     memset(&s->vcold[v], 0, sizeof s->vcold[v]);
   }
-  s->vwalk[v] = (lmm_var_walk){0, 0, 0, 0};
+  s->vwalk[v] = (lmm_var_walk){0, 0, 0, 0, 0};
   lmm_var *x = &s->vars.data[v];
   lmm_var_cold *xc = &s->vcold[v];
   lmm_elem *el = x->el;
@@ -131,12 +131,12 @@ int lmm_var_new(lmm_system *s, double penalty, double bound, void *owner) {
   xc->alive = 1;
   xc->next_free = -1;
   if (s->order && penalty > 0) lmmo_switched_on(s, v);   /* SimGrid's order (lmm_sgorder.c) */
-  mark_var(s, v);
+  lmmi_mark_var(s, v);
   return v;
 }
 
 void lmm_expand(lmm_system *s, int c, int v, double coeff) {
-  mark_var(s, v);   /* a new consumption: its value must be recomputed */
+  lmmi_mark_var(s, v);   /* a new consumption: its value must be recomputed */
   lmm_var *x = &s->vars.data[v];
   for (int i = 0; i < x->nel; i++)
     if (x->el[i].cnst == c) {
@@ -147,7 +147,7 @@ void lmm_expand(lmm_system *s, int c, int v, double coeff) {
       else x->el[i].coeff += coeff;
       s->cnsts.data[c].refs[x->el[i].cpos].coeff = x->el[i].coeff;
       lmmb_elem_changed(s, v, i, old);
-      mark_cnst(s, c);
+      lmmi_mark_cnst(s, c);
       return;
     }
   lmm_var_cold *xc = &s->vcold[v];
@@ -165,17 +165,18 @@ void lmm_expand(lmm_system *s, int c, int v, double coeff) {
   x->nel++; k->n++;
   lmmb_elem_changed(s, v, x->nel - 1, 0);
   if (s->order && x->penalty > 0) lmmo_elem_added(s, v, c, coeff);   /* SimGrid's order */
-  mark_cnst(s, c);
+  lmmi_mark_cnst(s, c);
 }
 
 void lmm_var_set_penalty(lmm_system *s, int v, double penalty) {
+  if (s->selective && s->vwalk[v].hidden) lmms_unhide_var(s, v);
   lmm_var *x = &s->vars.data[v];
   if (s->order && x->penalty > 0 && penalty <= 0) lmmo_off(s, v);   /* SimGrid's order */
   int on = x->penalty <= 0 && penalty > 0;
   x->penalty = penalty;
   if (s->order && on) lmmo_switched_on(s, v);
-  mark_var(s, v);
-  for (int i = 0; i < x->nel; i++) mark_cnst(s, x->el[i].cnst);
+  lmmi_mark_var(s, v);
+  for (int i = 0; i < x->nel; i++) lmmi_mark_cnst(s, x->el[i].cnst);
 }
 
 void lmm_var_free(lmm_system *s, int v) {
@@ -190,7 +191,7 @@ void lmm_var_free(lmm_system *s, int v) {
       s->vars.data[k->refs[pos].var].el[k->refs[pos].epos].cpos = pos;
     }
     k->n--;
-    mark_cnst(s, x->el[i].cnst);
+    lmmi_mark_cnst(s, x->el[i].cnst);
   }
   x->nel = 0;
   lmm_var_cold *xc = &s->vcold[v];

@@ -62,7 +62,11 @@ typedef struct {
   int stale;          /* value from a solve that did not see all its constraints */
   uint64_t ord;       /* SimGrid's order (lmm_sgorder.c): when it was last switched on */
   uint64_t ostamp;    /* lmm_sgorder.c: listed by this solve's lmmo_collect */
+  int hidden;         /* elements left out of the solution (lmm_selective.c, "Open sets") */
 } lmm_var_walk;
+
+/* lmm_selective.c: an element of a variable left out of the solution, with its coefficient. */
+typedef struct { int var, el; double coeff; } lmm_hidden;
 
 /* lmm_sgorder.c: a constraint's switched-on variables in SimGrid's list order (lmmo_list: by
  * increasing stamp, read from the end; entries whose variable went off or away are skipped,
@@ -105,7 +109,11 @@ struct lmm_system {
   size_t nstale;            /* variables with stale set */
   int stale_in_m;           /* the walks of this epoch met a stale variable */
   int sg_always;            /* PSIM_LMM_SG: always solve M as SimGrid does (a debugging aid) */
+  int no_hide;              /* PSIM_LMM_NOHIDE: open sets by progressive filling (lmm_selective.c) */
   uint64_t sel_fast, sel_restricted, sel_open;   /* solves: exact path, restricted, with open M */
+  uint64_t sel_hidden;      /* open M solved by the exact path, with elements hidden */
+  VEC(lmm_hidden) hidden;   /* the elements left out of the current solution */
+  VEC(int) hide_c;          /* scratch of hide_open */
   /* SimGrid's order of M and of its actions (lmm_sgorder.c; on with the selective update) */
   int order;
   uint64_t ord_next, o_stamp;
@@ -121,6 +129,9 @@ enum { BNECK_BOUND = -1,    /* at its bound (or unconstrained) */
 
 
 /* lmm.c, for lmm_selective.c */
+/* Variable v / constraint c changed: the next solve re-solves from there. */
+void lmmi_mark_var(lmm_system *s, int v);
+void lmmi_mark_cnst(lmm_system *s, int c);
 /* Makes variable v's new value (newval) its value, and reports it when it changed. */
 static inline void lmmi_commit(lmm_system *s, int v, void (*changed)(void *ctx, void *owner, double value),
                                void *ctx) {
@@ -155,6 +166,8 @@ int lmmg_lazy(const lmm_system *s);
 void lmms_init(lmm_system *s);
 void lmms_free(lmm_system *s);
 void lmms_var_gone(lmm_system *s, int v);
+/* v's hidden elements (if any) come back, silently: its constraints are being modified. */
+void lmms_unhide_var(lmm_system *s, int v);
 void lmms_solve(lmm_system *s, void (*changed)(void *ctx, void *owner, double value), void *ctx);
 
 /* lmm_sgorder.c */

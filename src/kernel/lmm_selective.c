@@ -25,8 +25,9 @@
  * when M is closed (every variable using a constraint of M has all its constraints in M,
  * which makes M a union of connected components whose max-min solution SimGrid computes), no
  * variable in M holds a stale value (one computed from a non-closed M: SimGrid recomputes it
- * from scratch, the local repair would keep it), and every change lies in M. Otherwise M is
- * re-solved as SimGrid does.
+ * from scratch, the local repair would keep it), and every change lies in M; and also when M
+ * is open but nothing else is special, with the late variables' elements outside M hidden
+ * (see "Open sets solved exactly" below). Otherwise M is re-solved as SimGrid does.
  *
  * The walks cost a pass over the touched components at every event. They can only find
  * something when an epoch switches on two flows or more (the first switch-on of an epoch
@@ -48,6 +49,7 @@ void lmms_init(lmm_system *s) {
   s->order = 0;   /* SimGrid's order of M (lmm_sgorder.c): lmm_set_sg_order */
   s->epoch = 1;
   s->sg_always = getenv("PSIM_LMM_SG") != NULL;
+  s->no_hide = getenv("PSIM_LMM_NOHIDE") != NULL;
 }
 
 void lmm_set_selective(lmm_system *s, int on) {
@@ -57,14 +59,18 @@ void lmm_set_selective(lmm_system *s, int on) {
 
 int lmm_selective(const lmm_system *s) { return s->selective; }
 
+uint64_t lmm_hidden_solves(const lmm_system *s) { return s->sel_hidden; }
+
 void lmms_free(lmm_system *s) {
   if (s->selective && getenv("PSIM_LMM_STATS"))
-    fprintf(stderr, "lmm selective: %llu exact solves, %llu restricted (%llu with an open set)\n",
-            (unsigned long long)s->sel_fast, (unsigned long long)s->sel_restricted,
-            (unsigned long long)s->sel_open);
+    fprintf(stderr, "lmm selective: %llu exact solves (%llu of an open set), %llu restricted (%llu with an open set)\n",
+            (unsigned long long)s->sel_fast, (unsigned long long)s->sel_hidden,
+            (unsigned long long)s->sel_restricted, (unsigned long long)s->sel_open);
   VEC_FREE(s->m_list);
   VEC_FREE(s->late);
   VEC_FREE(s->walk);
+  VEC_FREE(s->hidden);
+  VEC_FREE(s->hide_c);
   lmmo_free(s);
   VEC_FREE(s->o_owners);
 }
@@ -78,13 +84,15 @@ static void join(lmm_system *s, int c) {
 }
 
 void lmm_walks(lmm_system *s, int enables) {
-  s->walks = enables >= 2 || s->nstale > 0 || s->order;   /* the order needs M at every solve */
+  /* The order needs M at every solve; hidden elements must be found when their variable is
+   * reached (unhide_visited). */
+  s->walks = enables >= 2 || s->nstale > 0 || s->hidden.len > 0 || s->order;
 }
 
 void lmm_enables_done(lmm_system *s) {
   /* No flow switched on behind a wall and no stale value: the walks of the frees and the new
    * messages that follow could only confirm a closed M. */
-  if (s->walks && !s->late.len && !s->nstale && !s->order) s->walks = 0;
+  if (s->walks && !s->late.len && !s->nstale && !s->hidden.len && !s->order) s->walks = 0;
 }
 
 int lmm_touching(const lmm_system *s) { return s->selective && s->walks; }
@@ -125,6 +133,7 @@ void lmms_var_gone(lmm_system *s, int v) {
   if (x->nel > 0 && x->penalty > 0) lmm_touch_cnst(s, x->el[0].cnst);
   if (s->order && x->penalty > 0) lmmo_off(s, v);   /* after the walk, which still sees v */
   if (xc->stale) { xc->stale = 0; s->nstale--; }
+  if (xc->hidden) lmms_unhide_var(s, v);   /* its slot may be reused */
 }
 
 static void set_stale(lmm_system *s, int v, int stale) {
@@ -295,6 +304,88 @@ static void solve_restricted(lmm_system *s, int open, void (*changed)(void *ctx,
   lmmi_clear_dirty(s);
 }
 
+/* ---- Open sets solved exactly ----
+ * An open M (a variable switched on behind a wall uses constraints outside M) is solved by
+ * SimGrid from scratch over M's constraints: the late variable competes on its constraints
+ * in M only, and the variables outside M keep their values. When nothing else is special
+ * (no stale value in M, no other change outside M), that is the max-min solution of the
+ * system in which the late variable's elements outside M are left out, "hidden": M is then a
+ * union of components (only the hidden elements tied it to the rest), its variables held the
+ * max-min values of the same system before the change, and the variables outside M keep
+ * theirs. So the exact solver (a local repair) computes it, with those elements' coefficients
+ * set to 0, instead of a progressive filling of all M. The elements stay hidden, and the
+ * values stay the max-min ones of the system without them, until SimGrid re-solves them: when
+ * a walk reaches their variable (all its constraints join M, and SimGrid's solve of M
+ * restores the variable's full consumption). Walks go on at every event while elements are
+ * hidden. A variable switched again, or freed, gets its elements back at once (its
+ * constraints are modified anyway). The load bounds of lmm_bound.c keep counting hidden
+ * elements: a bound that is too high is still a bound. */
+static void restore(lmm_system *s, const lmm_hidden *h) {
+  lmm_var *x = &s->vars.data[h->var];
+  lmm_elem *e = &x->el[h->el];
+  e->coeff = h->coeff;
+  s->cnsts.data[e->cnst].refs[e->cpos].coeff = h->coeff;
+  s->vwalk[h->var].hidden--;
+}
+
+void lmms_unhide_var(lmm_system *s, int v) {
+  size_t n = 0;
+  for (size_t i = 0; i < s->hidden.len; i++) {
+    const lmm_hidden *h = &s->hidden.data[i];
+    if (h->var == v) restore(s, h);
+    else s->hidden.data[n++] = *h;
+  }
+  s->hidden.len = n;
+}
+
+/* The elements of the variables a walk reached in this epoch come back, as changes. */
+static void unhide_visited(lmm_system *s) {
+  size_t n = 0;
+  for (size_t i = 0; i < s->hidden.len; i++) {
+    const lmm_hidden *h = &s->hidden.data[i];
+    if (s->vwalk[h->var].visit != s->epoch) { s->hidden.data[n++] = *h; continue; }
+    restore(s, h);
+    lmmi_mark_var(s, h->var);
+    lmmi_mark_cnst(s, s->vars.data[h->var].el[h->el].cnst);
+  }
+  s->hidden.len = n;
+}
+
+/* Hides the late variables' elements outside M, if every modified constraint outside M is
+ * one of theirs (and M holds no stale value); 0, changing nothing, otherwise. */
+static int hide_open(lmm_system *s) {
+  if (s->stale_in_m || s->sg_always) return 0;
+  s->hide_c.len = 0;   /* the constraints to hide, with repeats */
+  for (size_t i = 0; i < s->late.len; i++) {
+    int v = s->late.data[i];
+    const lmm_var *x = &s->vars.data[v];
+    if (!s->vcold[v].alive || x->penalty <= 0) continue;
+    for (int j = 0; j < x->nel; j++)
+      if (!in_m(s, x->el[j].cnst) && x->el[j].coeff > 0) VEC_PUSH(s->hide_c, x->el[j].cnst);
+  }
+  for (size_t i = 0; i < s->dirty_cnsts.len; i++) {
+    int c = s->dirty_cnsts.data[i];
+    if (in_m(s, c)) continue;
+    size_t j = 0;
+    while (j < s->hide_c.len && s->hide_c.data[j] != c) j++;
+    if (j == s->hide_c.len) return 0;
+  }
+  for (size_t i = 0; i < s->late.len; i++) {
+    int v = s->late.data[i];
+    lmm_var *x = &s->vars.data[v];
+    if (!s->vcold[v].alive || x->penalty <= 0) continue;
+    for (int j = 0; j < x->nel; j++) {
+      lmm_elem *e = &x->el[j];
+      if (in_m(s, e->cnst) || e->coeff <= 0) continue;
+      VEC_PUSH(s->hidden, ((lmm_hidden){v, j, e->coeff}));
+      s->vwalk[v].hidden++;
+      e->coeff = 0;
+      s->cnsts.data[e->cnst].refs[e->cpos].coeff = 0;
+    }
+  }
+  return 1;
+}
+
 /* Forgets M: every stamp of this epoch. */
 static void next_epoch(lmm_system *s) {
   if (++s->epoch == 0) {   /* wrapped: forget every stamp */
@@ -316,11 +407,16 @@ void lmms_solve(lmm_system *s, void (*changed)(void *ctx, void *owner, double va
   }
   s->o_owners.len = 0;
   if (!s->m_list.len && !s->dirty_vars.len && !s->dirty_cnsts.len) return;
+  if (s->hidden.len) unhide_visited(s);
   int open = m_is_open(s);
   int outside = 0;
   for (size_t i = 0; i < s->dirty_cnsts.len && !outside; i++) outside = !in_m(s, s->dirty_cnsts.data[i]);
   if (!open && !s->stale_in_m && !outside && !s->sg_always) {
     s->sel_fast++;
+    lmmi_solve_exact(s, changed, ctx);
+  } else if (open && !s->no_hide && hide_open(s)) {
+    s->sel_fast++;
+    s->sel_hidden++;
     lmmi_solve_exact(s, changed, ctx);
   } else {
     s->sel_restricted++;
