@@ -56,7 +56,8 @@ typedef struct {
 
 /* What SimGrid's modified-set walk (lmm_selective.c, lmm_sgorder.c) reads of a variable besides
  * its hot line, in a dense array of its own: the walk visits every variable of the touched
- * components, and a 64-byte lmm_var_cold line per variable cost it more than the visit. */
+ * components, and reading each one's lmm_var_cold record (then 56 bytes) cost it more than
+ * the visit itself. */
 typedef struct {
   unsigned visit;     /* reached by the walk of this epoch */
   int stale;          /* value from a solve that did not see all its constraints */
