@@ -132,8 +132,8 @@ static void schedule(sim *s, activity *a) {
 
 /* Restores the heap order after bulk changes (Floyd's construction: linear in the heap size). */
 static void heapify(sim *s) {
-  for (size_t i = s->heap.len / 4 + 1; i-- > 0;)
-    if (i < s->heap.len) sift_down(s, i);
+  if (s->heap.len < 2) return;
+  for (size_t i = (s->heap.len - 2) / 4 + 1; i-- > 0;) sift_down(s, i);   /* from the last parent */
 }
 
 static activity *new_activity(sim *s, activity_done_fn done, void *data, int tag) {

@@ -116,7 +116,7 @@ int lmm_var_new(lmm_system *s, double penalty, double bound, void *owner) {
     memset(&s->vars.data[v], 0, sizeof s->vars.data[v]);
     memset(&s->vcold[v], 0, sizeof s->vcold[v]);
   }
-  s->vwalk[v] = (lmm_var_walk){0, 0, 0, 0, 0};
+  s->vwalk[v] = (lmm_var_walk){0};
   lmm_var *x = &s->vars.data[v];
   lmm_var_cold *xc = &s->vcold[v];
   lmm_elem *el = x->el;

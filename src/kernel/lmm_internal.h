@@ -114,7 +114,6 @@ struct lmm_system {
   uint64_t sel_fast, sel_restricted, sel_open;   /* solves: exact path, restricted, with open M */
   uint64_t sel_hidden;      /* open M solved by the exact path, with elements hidden */
   VEC(lmm_hidden) hidden;   /* the elements left out of the current solution */
-  VEC(int) hide_c;          /* scratch of hide_open */
   /* SimGrid's order of M and of its actions (lmm_sgorder.c; on with the selective update) */
   int order;
   uint64_t ord_next, o_stamp;

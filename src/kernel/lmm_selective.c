@@ -70,7 +70,6 @@ void lmms_free(lmm_system *s) {
   VEC_FREE(s->late);
   VEC_FREE(s->walk);
   VEC_FREE(s->hidden);
-  VEC_FREE(s->hide_c);
   lmmo_free(s);
   VEC_FREE(s->o_owners);
 }
@@ -352,36 +351,31 @@ static void unhide_visited(lmm_system *s) {
 }
 
 /* Hides the late variables' elements outside M, if every modified constraint outside M is
- * one of theirs (and M holds no stale value); 0, changing nothing, otherwise. */
+ * one of theirs (and M holds no stale value); 0, changing nothing, otherwise. The candidates
+ * are listed at the end of `hidden` first, and dropped again when the set does not qualify. */
 static int hide_open(lmm_system *s) {
   if (s->stale_in_m || s->sg_always) return 0;
-  s->hide_c.len = 0;   /* the constraints to hide, with repeats */
+  size_t base = s->hidden.len;
   for (size_t i = 0; i < s->late.len; i++) {
     int v = s->late.data[i];
     const lmm_var *x = &s->vars.data[v];
     if (!s->vcold[v].alive || x->penalty <= 0) continue;
     for (int j = 0; j < x->nel; j++)
-      if (!in_m(s, x->el[j].cnst) && x->el[j].coeff > 0) VEC_PUSH(s->hide_c, x->el[j].cnst);
+      if (!in_m(s, x->el[j].cnst) && x->el[j].coeff > 0) VEC_PUSH(s->hidden, ((lmm_hidden){v, j, x->el[j].coeff}));
   }
   for (size_t i = 0; i < s->dirty_cnsts.len; i++) {
     int c = s->dirty_cnsts.data[i];
     if (in_m(s, c)) continue;
-    size_t j = 0;
-    while (j < s->hide_c.len && s->hide_c.data[j] != c) j++;
-    if (j == s->hide_c.len) return 0;
+    size_t j = base;
+    while (j < s->hidden.len && s->vars.data[s->hidden.data[j].var].el[s->hidden.data[j].el].cnst != c) j++;
+    if (j == s->hidden.len) { s->hidden.len = base; return 0; }
   }
-  for (size_t i = 0; i < s->late.len; i++) {
-    int v = s->late.data[i];
-    lmm_var *x = &s->vars.data[v];
-    if (!s->vcold[v].alive || x->penalty <= 0) continue;
-    for (int j = 0; j < x->nel; j++) {
-      lmm_elem *e = &x->el[j];
-      if (in_m(s, e->cnst) || e->coeff <= 0) continue;
-      VEC_PUSH(s->hidden, ((lmm_hidden){v, j, e->coeff}));
-      s->vwalk[v].hidden++;
-      e->coeff = 0;
-      s->cnsts.data[e->cnst].refs[e->cpos].coeff = 0;
-    }
+  for (size_t i = base; i < s->hidden.len; i++) {
+    const lmm_hidden *h = &s->hidden.data[i];
+    lmm_elem *e = &s->vars.data[h->var].el[h->el];
+    s->vwalk[h->var].hidden++;
+    e->coeff = 0;
+    s->cnsts.data[e->cnst].refs[e->cpos].coeff = 0;
   }
   return 1;
 }
