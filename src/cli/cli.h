@@ -49,5 +49,10 @@ int cli_write_error(const char *path, int e);
 int cli_is_one_of(const char *s, const char *const *names);
 /* Parses a non-negative integer option value; -1 on error (printed). */
 long cli_int(const char *cmd, const char *opt, const char *v);
+/* Parses a finite non-negative number into *x; -1 on error (printed), 0 otherwise. */
+int cli_num(const char *cmd, const char *opt, const char *v, double *x);
+/* Parses AxB (two positive integers up to 2^20, nothing after) into *a and *b; -1 on error
+ * (printed), 0 otherwise. */
+int cli_dims(const char *cmd, const char *opt, const char *v, int *a, int *b);
 
 #endif

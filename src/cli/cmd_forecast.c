@@ -274,7 +274,7 @@ int cmd_forecast(int argc, char **argv) {
   if (o.eager) {
     char *e;
     net.eager_bytes = strtod(o.eager, &e);
-    if (*e || !(net.eager_bytes >= 0)) return cli_usage("forecast", "--eager expects bytes, got '%s'", o.eager);
+    if (*e || !(net.eager_bytes >= 0) || !isfinite(net.eager_bytes)) return cli_usage("forecast", "--eager expects bytes, got '%s'", o.eager);
   }
   double memory = 0;
   if (o.mem) {

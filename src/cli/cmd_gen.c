@@ -58,7 +58,11 @@ static int gen_mix_main(int argc, char **argv) {
     long x;
     if (!strcmp(a, "-o")) dir = v;
     else if (!strcmp(a, "--collectives")) o.collectives = v;
-    else if (!strcmp(a, "--ranks")) { if ((x = cli_int("gen", a, v)) < 1) return 2; o.ranks = (int)x; }
+    else if (!strcmp(a, "--ranks")) {
+      if ((x = cli_int("gen", a, v)) < 0) return 2;
+      if (x < 1) return cli_usage("gen", "--ranks must be at least 1");
+      o.ranks = (int)x;
+    }
     else if (!strcmp(a, "--rounds")) { if ((x = cli_int("gen", a, v)) < 0) return 2; o.rounds = (int)x; }
     else { if ((x = cli_int("gen", a, v)) < 0) return 2; o.seed = (uint64_t)x; }   /* --seed */
   }
@@ -94,13 +98,13 @@ int cmd_gen(int argc, char **argv) {
     if (!cli_is_one_of(a, with_value)) return unknown("stencil", a);
     if (!v) return cli_usage("gen", "%s needs a value", a);
     i++;
-    char *end;
     if (!strcmp(a, "-o")) dir = v;
     else if (!strcmp(a, "--ranks")) {
       if (grid_set) return cli_usage("gen", "--ranks and --grid both set the process grid: give one");
       grid_set = 1;
       long n = cli_int("gen", a, v);
-      if (n < 1) return 2;
+      if (n < 0) return 2;
+      if (n < 1) return cli_usage("gen", "--ranks must be at least 1");
       int px = 1;
       for (int d = 1; (long)d * d <= n; d++) if (n % d == 0) px = d;
       o.px = (int)(n / px);
@@ -108,15 +112,14 @@ int cmd_gen(int argc, char **argv) {
     } else if (!strcmp(a, "--grid")) {
       if (grid_set) return cli_usage("gen", "--ranks and --grid both set the process grid: give one");
       grid_set = 1;
-      if (sscanf(v, "%dx%d", &o.px, &o.py) != 2 || o.px < 1 || o.py < 1)
-        return cli_usage("gen", "--grid expects PxQ (e.g. 8x8), got '%s'", v);
+      if (cli_dims("gen", a, v, &o.px, &o.py)) return 2;
     } else if (!strcmp(a, "--iters")) {
       long n = cli_int("gen", a, v);
       if (n < 0) return 2;
       o.iters = (int)n;
     } else if (!strcmp(a, "--halo") || !strcmp(a, "--flops") || !strcmp(a, "--allreduce")) {
-      double x = strtod(v, &end);
-      if (end == v || *end || x < 0) return cli_usage("gen", "%s expects a non-negative number, got '%s'", a, v);
+      double x;
+      if (cli_num("gen", a, v, &x)) return 2;
       if (!strcmp(a, "--halo")) o.halo_bytes = x;
       else if (!strcmp(a, "--flops")) o.flops = x;
       else o.allreduce_bytes = x;

@@ -1,4 +1,5 @@
 /* psim gen stencil2d: the Ondes3D-like workload of psim lb. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,20 +42,6 @@ static const char *HELP =
     "  psim gen stencil2d --grid 16x16 --iters 500 -o /tmp/o3d\n"
     "  psim lb /tmp/o3d --pes 16 --balancer greedy --period 20\n";
 
-static int dims(const char *opt, const char *v, int *a, int *b) {
-  char *end;
-  long x = strtol(v, &end, 10);
-  if (end == v || (*end != 'x' && *end != 'X')) goto bad;
-  const char *p = end + 1;
-  long y = strtol(p, &end, 10);
-  if (end == p || *end || x < 1 || y < 1 || x > 1 << 20 || y > 1 << 20) goto bad;
-  *a = (int)x;
-  *b = (int)y;
-  return 0;
-bad:
-  return cli_usage("gen", "%s expects AxB with positive integers (e.g. 16x16), got '%s'", opt, v);
-}
-
 int cmd_gen_stencil2d(int argc, char **argv) {
   gen_stencil2d_opts o;
   gen_stencil2d_defaults(&o);
@@ -72,10 +59,10 @@ int cmd_gen_stencil2d(int argc, char **argv) {
     i++;
     char *end;
     double x = strtod(v, &end);
-    int num_ok = end != v && !*end && x >= 0;
+    int num_ok = end != v && !*end && x >= 0 && isfinite(x);
     if (!strcmp(a, "-o")) dir = v;
-    else if (!strcmp(a, "--grid")) { if (dims(a, v, &o.px, &o.py)) return 2; }
-    else if (!strcmp(a, "--domain")) { if (dims(a, v, &o.nx, &o.ny)) return 2; }
+    else if (!strcmp(a, "--grid")) { if (cli_dims("gen", a, v, &o.px, &o.py)) return 2; }
+    else if (!strcmp(a, "--domain")) { if (cli_dims("gen", a, v, &o.nx, &o.ny)) return 2; }
     else if (!strcmp(a, "--profile")) o.profile = v;
     else if (!strcmp(a, "--source")) {
       if (sscanf(v, "%lf,%lf", &o.src_x, &o.src_y) != 2 || o.src_x < 0 || o.src_y < 0)

@@ -72,13 +72,6 @@ static int split_list(char *s, const char **out, int cap) {
   return n;
 }
 
-static int parse_double(const char *opt, const char *v, double *x) {
-  char *end;
-  *x = strtod(v, &end);
-  if (end == v || *end || *x < 0) return cli_usage("lb", "%s expects a non-negative number, got '%s'", opt, v);
-  return 0;
-}
-
 /* FILE.csv -> FILE-greedy-20.csv */
 static void suffixed(char *buf, size_t n, const char *path, const char *bal, int period) {
   const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
@@ -136,10 +129,10 @@ int cmd_lb(int argc, char **argv) {
     else if (!strcmp(a, "--report")) report = v;
     else if (!strcmp(a, "--initial")) initial = v;
     else if (!strcmp(a, "--seed")) { if ((seed = cli_int("lb", a, v)) < 0) goto out; }
-    else if (!strcmp(a, "--vp-memory")) { if (parse_double(a, v, &vp_memory)) goto out; }
-    else if (!strcmp(a, "--lb-cost")) { if (parse_double(a, v, &lb_cost)) goto out; }
-    else if (!strcmp(a, "--alpha")) { if (parse_double(a, v, &alpha)) goto out; }
-    else if (!strcmp(a, "--beta")) { if (parse_double(a, v, &beta)) goto out; }
+    else if (!strcmp(a, "--vp-memory")) { if (cli_num("lb", a, v, &vp_memory)) goto out; }
+    else if (!strcmp(a, "--lb-cost")) { if (cli_num("lb", a, v, &lb_cost)) goto out; }
+    else if (!strcmp(a, "--alpha")) { if (cli_num("lb", a, v, &alpha)) goto out; }
+    else if (!strcmp(a, "--beta")) { if (cli_num("lb", a, v, &beta)) goto out; }
   }
   if (npes < 1) { rc = cli_usage("lb", "--pes N (at least 1) is required"); goto out; }
   if (!balancers) { rc = cli_usage("lb", "--balancer is required (one of: %s)", lb_kind_list()); goto out; }

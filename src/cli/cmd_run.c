@@ -1,4 +1,5 @@
 /* psim run: execution-driven simulation of a program built with psimcc. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,7 +157,7 @@ int cmd_run(int argc, char **argv) {
       NEEDV();
       char *end;
       threshold = strtod(v, &end);
-      if (end == v || *end || !(threshold >= 0)) { rc = cli_usage("run", "--cpu-threshold expects seconds, got '%s'", v); goto out; }
+      if (end == v || *end || !(threshold >= 0) || !isfinite(threshold)) { rc = cli_usage("run", "--cpu-threshold expects seconds, got '%s'", v); goto out; }
     }
     else if (!strcmp(a, "--no-measure")) measure = 0;
     else if (!strcmp(a, "--network")) { NEEDV(); network = v; }

@@ -1,5 +1,6 @@
 /* psim: predicts how an MPI application performs on a cluster you do not have. */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,6 +141,35 @@ long cli_int(const char *cmd, const char *opt, const char *v) {
     return -1;
   }
   return x;
+}
+
+int cli_num(const char *cmd, const char *opt, const char *v, double *x) {
+  char *end;
+  double d = v ? strtod(v, &end) : -1;
+  if (!v || end == v || *end || !(d >= 0) || !isfinite(d)) {
+    cli_usage(cmd, "%s expects a non-negative number, got '%s'", opt, v ? v : "");
+    return -1;
+  }
+  *x = d;
+  return 0;
+}
+
+int cli_dims(const char *cmd, const char *opt, const char *v, int *a, int *b) {
+  char *end;
+  long x = strtol(v, &end, 10), y = 0;
+  int ok = end != v && (*end == 'x' || *end == 'X');
+  if (ok) {
+    const char *p = end + 1;
+    y = strtol(p, &end, 10);
+    ok = end != p && !*end && x >= 1 && y >= 1 && x <= 1 << 20 && y <= 1 << 20;
+  }
+  if (!ok) {
+    cli_usage(cmd, "%s expects AxB with positive integers (e.g. 8x8), got '%s'", opt, v);
+    return -1;
+  }
+  *a = (int)x;
+  *b = (int)y;
+  return 0;
 }
 
 static int run_command(int argc, char **argv) {

@@ -231,6 +231,13 @@ void replay_vp_final_checks(replay *R) {
       else if (other < 0) other = v;
     }
     const rank *w = &R->ranks[waiting];
+    if (other < 0) {   /* all there: the step started but never ended */
+      psim_errf(R->err, 2, w->act.file, w->act.line,
+                "balancing step %d never ended: every VP waits at it, and its cost or its "
+                "migrations never complete", R->nsteps + 1);
+      replay_rank_fail(R);
+      return;
+    }
     psim_errf(R->err, 2, w->act.file, w->act.line,
               "migrate on only some VPs: %d VPs wait at balancing step %d (VP %d at its migrate "
               "number %d) but VP %d never reaches it (it has %d migrates so far)",

@@ -76,7 +76,19 @@ rejects "--route needs two hosts" platform "$SG/small_platform.xml" --route Trem
 rejects "unknown host 'Nowhere'" platform "$SG/small_platform.xml" --route Tremblay Nowhere
 rejects "unexpected argument 'x.txt'" demo x.txt
 rejects "--seconds expects a positive number" calibrate --seconds abc
-for d in g2 g3 g4 g5; do
+# values out of range get a message too (gen --ranks 0 used to exit 2 without a word), and
+# infinities or NaN are no numbers (lb --lb-cost inf used to blame "VP -1" for a deadlock)
+rejects "--ranks must be at least 1" gen stencil --ranks 0 -o "$TMPD/g6"
+rejects "--ranks must be at least 1" gen mix --ranks 0 -o "$TMPD/g7"
+rejects "--grid expects AxB" gen stencil --grid 3x3x -o "$TMPD/g8"
+rejects "--grid expects AxB" gen stencil --grid 0x3 -o "$TMPD/g9"
+rejects "--halo expects a non-negative number" gen stencil --halo inf -o "$TMPD/g10"
+rejects "--cell-flops expects a non-negative number" gen stencil2d --cell-flops nan -o "$TMPD/g11"
+rejects "--lb-cost expects a non-negative number, got 'inf'" lb "$TMPD/lb.txt" --pes 2 --balancer greedy --lb-cost inf
+rejects "--alpha expects a non-negative number, got 'nan'" lb "$TMPD/lb.txt" --pes 2 --balancer greedy --alpha nan
+rejects "--eager expects bytes" forecast pdgemm --m 64 --n 64 --k 64 --nb 8 --procs 4 --kernel-rate 1e9 --latency 1e-6 --bandwidth 1e9 --eager inf
+rejects "--cpu-threshold expects seconds" run --cpu-threshold inf -- /bin/true
+for d in g2 g3 g4 g5 g6 g7 g8 g9 g10 g11; do
   [ -e "$TMPD/$d" ] && { echo "FAIL a rejected gen wrote $d"; fails=$((fails + 1)); }
 done
 
