@@ -115,6 +115,12 @@ activity *models_exec(models *m, int host, double flops, activity_done_fn done, 
 /* A sleep of `t` seconds on host's CPU (SimGrid's CpuCas01::sleep: it takes no CPU, but its
  * model orders it among the host's activities; see sim_start_sleep). */
 activity *models_sleep(models *m, int host, double t, activity_done_fn done, void *data, int tag);
+/* A rank on host h blocks in a single wait on a communication still under way. SimGrid's
+ * CommImpl::wait_for then creates a sleep of infinite duration on h's CPU (to be told of host
+ * failures); creating it touches h's CPU in the modified set, so the computations running on
+ * h are re-keyed at the next solve, behind those of hosts not touched (their place among equal
+ * end dates). Nothing else: the sleep never ends and takes no CPU. */
+void models_wait_blocked(models *m, int host);
 /* Starts a message of `bytes` from host src to host dst; done() when the last byte arrives.
  * Returns NULL with err when the platform has no route between them. */
 activity *models_transfer(models *m, int src, int dst, double bytes, activity_done_fn done,

@@ -242,6 +242,10 @@ activity *models_sleep(models *m, int host, double t, activity_done_fn done, voi
   return sim_start_sleep(m->sim, t, host >= 0 ? m->host_cnst0 + host : -1, done, data, tag);
 }
 
+void models_wait_blocked(models *m, int host) {
+  if (host >= 0) lmm_touch_cnst(sim_lmm(m->sim), m->host_cnst0 + host);
+}
+
 /* Looks the route src->dst up, computing and caching it on first use. */
 static const route_entry *route_get(models *m, int src, int dst, psim_err *err) {
   uint64_t key = (uint64_t)src * (uint64_t)m->nhosts + (uint64_t)dst + 1;

@@ -113,6 +113,13 @@ static void block_comm(replay *R, rank *k) {
   if (R->vp) { k->wait_comm = 1; replay_vp_release(R, k); }
 }
 
+/* Blocked in a single wait (MPI_Wait, a blocking send or receive, a scan's waits): SimGrid
+ * touches the host's CPU as it does so (models_wait_blocked). Waitall and waitany do not. */
+static void block_wait_one(replay *R, rank *k) {
+  models_wait_blocked(R->models, k->host);
+  block_comm(R, k);
+}
+
 static void wake(replay *R, rank *k) {
   if (k->state != RK_BLOCKED) return;
   if (R->vp && k->wait_comm) { k->wait_comm = 0; replay_vp_acquire(R, k); return; }
@@ -314,7 +321,7 @@ static int exec_op(replay *R, rank *k, const rop *op) {
       if (op->kind == R_ISEND_KEEP) { push_keyed(k, k->id, op->peer, op->tag, q); return 0; }
       k->cur = q;
       k->sub = 2;
-      if (wait_one(k, k->cur)) { block_comm(R, k); return 1; }
+      if (wait_one(k, k->cur)) { block_wait_one(R, k); return 1; }
     }
     release_reqs(R, k, &k->cur, 1);
     return 0;
@@ -330,7 +337,7 @@ static int exec_op(replay *R, rank *k, const rop *op) {
       if (op->kind == R_IRECV_KEEP) { push_keyed(k, op->peer, k->id, op->tag, q); return 0; }
       k->cur = q;
       k->sub = 1;
-      if (wait_one(k, k->cur)) { block_comm(R, k); return 1; }
+      if (wait_one(k, k->cur)) { block_wait_one(R, k); return 1; }
     }
     release_reqs(R, k, &k->cur, 1);
     return 0;
@@ -351,7 +358,7 @@ static int exec_op(replay *R, rank *k, const rop *op) {
     if (idx >= k->npreqs) return 0;
     if (k->sub == 0) {
       k->sub = 1;
-      if (wait_one(k, k->preqs[idx])) { block_comm(R, k); return 1; }
+      if (wait_one(k, k->preqs[idx])) { block_wait_one(R, k); return 1; }
     }
     release_reqs(R, k, &k->preqs[idx], 1);
     return 0;
@@ -372,7 +379,7 @@ static int exec_op(replay *R, rank *k, const rop *op) {
       k->cur = k->pend[i].req;
       remove_keyed(k, i);
       k->sub = 1;
-      if (wait_one(k, k->cur)) { block_comm(R, k); return 1; }
+      if (wait_one(k, k->cur)) { block_wait_one(R, k); return 1; }
     }
     release_reqs(R, k, &k->cur, 1);
     return 0;
