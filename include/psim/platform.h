@@ -73,6 +73,8 @@ int plat_route(const platform *p, int src, int dst, int *buf, int cap, psim_err 
 /* Properties of <config> (in document order), e.g. "smpi/os" -> "0:1e-6:1e-10". */
 int plat_nconfig(const platform *p);
 void plat_config_at(const platform *p, int i, const char **key, const char **value);
+/* The line of the file where property i is written (for errors about its value). */
+long plat_config_line(const platform *p, int i);
 
 /* A hostfile: one host name per line, `name:N` = N consecutive entries. Returns the number of
  * entries and an array of host indices (caller frees), or -1 with err naming file and line. */

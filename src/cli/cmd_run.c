@@ -215,7 +215,10 @@ int cmd_run(int argc, char **argv) {
     psim_err e2;
     psim_err_clear(&e2);
     if (emu_opts_cfg(&o, k, v, &e2) < 0 && strncmp(e2.msg, "unknown configuration key", 25)) {
-      rc = cli_fail(&e2);
+      /* name the platform file and the line, as replay does */
+      psim_err_clear(&err);
+      psim_errf(&err, 2, plat_name(plat), plat_config_line(plat, i), "<config>: %.1500s", e2.msg);
+      rc = cli_fail(&err);
       goto done;
     }
   }

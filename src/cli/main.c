@@ -1,5 +1,6 @@
 /* psim: predicts how an MPI application performs on a cluster you do not have. */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -135,9 +136,15 @@ int cli_is_one_of(const char *s, const char *const *names) {
 
 long cli_int(const char *cmd, const char *opt, const char *v) {
   char *end;
+  errno = 0;
   long x = v ? strtol(v, &end, 10) : -1;
   if (!v || !*v || *end || x < 0) {
     cli_usage(cmd, "%s expects a non-negative integer, got '%s'", opt, v ? v : "");
+    return -1;
+  }
+  /* Callers keep the value in an int: --np 99999999999 used to wrap to 1215752191. */
+  if (errno == ERANGE || x > INT_MAX) {
+    cli_usage(cmd, "%s expects an integer up to %d, got '%s'", opt, INT_MAX, v);
     return -1;
   }
   return x;

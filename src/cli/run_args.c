@@ -101,12 +101,12 @@ int cli_run_setup(cli_run *r, const char *cmd) {
     psim_err e2;
     psim_err_clear(&e2);
     if (replay_opts_cfg(o, k, v, &e2) < 0) {
+      long line = plat_config_line(r->plat, i);
       if (!strncmp(e2.msg, "unknown configuration key", 25))
-        fprintf(stderr, "psim: %s: ignoring <config> property '%s' (not used by psim)\n", plat_name(r->plat), k);
+        fprintf(stderr, "psim: %s:%ld: ignoring <config> property '%s' (not used by psim)\n", plat_name(r->plat), line, k);
       else {
-        snprintf(err.file, sizeof err.file, "%s", plat_name(r->plat));
-        err.code = 2;
-        snprintf(err.msg, sizeof err.msg, "<config>: %.1500s", e2.msg);
+        psim_err_clear(&err);
+        psim_errf(&err, 2, plat_name(r->plat), line, "<config>: %.1500s", e2.msg);
         return cli_fail(&err);
       }
     }

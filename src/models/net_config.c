@@ -35,6 +35,11 @@ int step_fn_parse(step_fn *f, const char *str, int overhead, psim_err *err) {
         return psim_errf(err, 2, NULL, 0,
                          "cannot parse '%s': expected %s separated by ';'", str,
                          overhead ? "sections size:constant:per_byte" : "sections size:factor");
+      /* Sizes, factors, seconds and seconds per byte: a negative or non-finite one parses but
+       * gives negative or NaN times that the simulation would take silently. */
+      if (!isfinite(x) || x < 0)
+        return psim_errf(err, 2, NULL, 0, "'%s': expected finite non-negative numbers, got '%.*s'", str,
+                         (int)(end - p), p);
       if (nv < 3) v[nv] = x;
       nv++;
       p = end;
@@ -111,12 +116,17 @@ int net_model_parse(const char *v, net_model_kind *k) {
 
 
 
-static int parse_num(const char *key, const char *v, double *out, psim_err *err) {
+/* A finite number >= lo (> lo when strict): sizes, times, bandwidths and weights, for which a
+ * negative, infinite or NaN value would not fail but silently change (or stall) the run. */
+static int parse_num(const char *key, const char *v, double lo, int strict, double *out, psim_err *err) {
   char *end;
   double x = strtod(v, &end);
   while (*end == ' ') end++;
   if (end == v || *end || isnan(x))
     return psim_errf(err, 2, NULL, 0, "--cfg %s: '%s' is not a number", key, v);
+  if (!isfinite(x) || x < lo || (strict && x == lo))
+    return psim_errf(err, 2, NULL, 0, "--cfg %s: expected a finite number %s %g, got '%s'", key, strict ? ">" : ">=",
+                     lo, v);
   *out = x;
   return 0;
 }
@@ -139,10 +149,7 @@ static int star_cpu_set(net_config *c, const char *key, const char *v, psim_err 
     if (psim_unit_time(v, &c->star_lat, &warned, why, sizeof why) < 0 || !(c->star_lat >= 0))
       return psim_errf(err, 2, NULL, 0, "--cfg star/latency: expected a time (e.g. 1350us), got '%s'", v);
   } else if (!strcmp(key, "cpu/factor")) {
-    double x;
-    if (parse_num(key, v, &x, err) < 0) return -1;
-    if (!(x > 0) || isinf(x)) return psim_errf(err, 2, NULL, 0, "--cfg cpu/factor: expected a positive number, got '%s'", v);
-    c->cpu_factor = x;
+    if (parse_num(key, v, 0, 1, &c->cpu_factor, err) < 0) return -1;
   } else return 0;
   return 1;
 }
@@ -167,21 +174,28 @@ int net_config_set(net_config *c, const char *key, const char *v, psim_err *err)
   } else if ((r = star_cpu_set(c, key, v, err)) != 0) return r;
   else if (!strcmp(key, "network/crosstraffic")) r = parse_bool(key, v, &c->crosstraffic, err);
   else if (!strcmp(key, "network/TCP-gamma") || !strcmp(key, "network/TCP_gamma"))
-    r = parse_num(key, v, &c->tcp_gamma, err);
-  else if (!strcmp(key, "network/weight-S")) r = parse_num(key, v, &c->weight_s, err);
-  else if (!strcmp(key, "smpi/bw-factor") || !strcmp(key, "network/bandwidth-factor"))
-    r = parse_steps(key, &c->bw_factor, v, 0, err);
+    r = parse_num(key, v, 0, 0, &c->tcp_gamma, err);   /* 0: no window limit */
+  else if (!strcmp(key, "network/weight-S")) r = parse_num(key, v, 0, 0, &c->weight_s, err);
+  else if (!strcmp(key, "smpi/bw-factor") || !strcmp(key, "network/bandwidth-factor")) {
+    step_fn f;
+    if ((r = parse_steps(key, &f, v, 0, err)) < 0) return -1;
+    /* a zero factor leaves messages of that size no bandwidth: they would never arrive */
+    for (int i = 0; i < f.n; i++)
+      if (!(f.a[i] > 0))
+        return psim_errf(err, 2, NULL, 0, "--cfg %s: '%s': expected factors above zero, got %g", key, v, f.a[i]);
+    c->bw_factor = f;
+  }
   else if (!strcmp(key, "smpi/lat-factor") || !strcmp(key, "network/latency-factor"))
     r = parse_steps(key, &c->lat_factor, v, 0, err);
   else if (!strcmp(key, "smpi/os")) r = parse_steps(key, &c->os, v, 1, err);
   else if (!strcmp(key, "smpi/or")) r = parse_steps(key, &c->or_, v, 1, err);
   else if (!strcmp(key, "smpi/ois")) r = parse_steps(key, &c->ois, v, 1, err);
-  else if (!strcmp(key, "smpi/async-small-thresh")) r = parse_num(key, v, &c->async_small_thresh, err);
-  else if (!strcmp(key, "smpi/send-is-detached-thresh")) r = parse_num(key, v, &c->detached_thresh, err);
-  else if (!strcmp(key, "smpi/test")) r = parse_num(key, v, &c->test_sleep, err);
+  else if (!strcmp(key, "smpi/async-small-thresh")) r = parse_num(key, v, 0, 0, &c->async_small_thresh, err);
+  else if (!strcmp(key, "smpi/send-is-detached-thresh")) r = parse_num(key, v, 0, 0, &c->detached_thresh, err);
+  else if (!strcmp(key, "smpi/test")) r = parse_num(key, v, 0, 0, &c->test_sleep, err);
   else if (!strcmp(key, "smpi/grow-injected-times")) r = parse_bool(key, v, &c->grow_injected, err);
-  else if (!strcmp(key, "network/loopback-bw")) r = parse_num(key, v, &c->loopback_bw, err);
-  else if (!strcmp(key, "network/loopback-lat")) r = parse_num(key, v, &c->loopback_lat, err);
+  else if (!strcmp(key, "network/loopback-bw")) r = parse_num(key, v, 0, 1, &c->loopback_bw, err);
+  else if (!strcmp(key, "network/loopback-lat")) r = parse_num(key, v, 0, 0, &c->loopback_lat, err);
   else if (!strcmp(key, "network/optim") || !strcmp(key, "network/optimization")) {
     /* Lazy: SimGrid's selective update (its results, quirks included); Full: the exact
      * max-min sharing after every event. (TI is a trace-integration variant of Lazy.) */

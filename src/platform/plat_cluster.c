@@ -25,10 +25,8 @@ void plat_cluster_free(plat_cluster *c) {
   free(c);
 }
 
-typedef VEC(long) long_vec;
-
-/* "0-99,200" -> list of integers. */
-static int parse_radical(const char *s, long_vec *out, char *why, size_t whylen) {
+/* "0-99,200" -> list of integers (clusters and cabinets). */
+int plat_parse_radical(const char *s, plat_long_vec *out, char *why, size_t whylen) {
   const char *q = s;
   while (*q) {
     char *end;
@@ -379,8 +377,8 @@ static int build_dragonfly(bld *b, plat_cluster *c, int n) {
 }
 
 int plat_cluster_build(platform *p, int parent, const plat_cluster_args *a, char *why, size_t whylen) {
-  long_vec rad = {0};
-  if (parse_radical(a->radical, &rad, why, whylen) < 0) { VEC_FREE(rad); return -1; }
+  plat_long_vec rad = {0};
+  if (plat_parse_radical(a->radical, &rad, why, whylen) < 0) { VEC_FREE(rad); return -1; }
   const char *topo = a->topology ? a->topology : "FLAT";
   plat_zone_kind kind;
   if (strcmp(topo, "FLAT") == 0) kind = PLAT_Z_STAR;

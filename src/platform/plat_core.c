@@ -2,8 +2,19 @@
 #include "platform/plat_internal.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+int plat_quantity(plat_unit_fn fn, const char *v, int positive, double *out, int *warned, char *why,
+                  size_t whylen) {
+  if (fn(v, out, warned, why, whylen) < 0) return -1;
+  const char *kind = fn == psim_unit_speed ? "speed" : fn == psim_unit_bandwidth ? "bandwidth" : "time";
+  if (positive ? *out > 0 : *out >= 0) return 0;
+  snprintf(why, whylen, "'%s' is not a %s %s: expected a value %s", v, positive ? "positive" : "non-negative", kind,
+           positive ? "above zero" : "of zero or more");
+  return -1;
+}
 
 /* ---- map ---- */
 static uint64_t plat_hash(const char *s) {
@@ -158,6 +169,7 @@ void plat_free(platform *p) {
   VEC_FREE(p->route_links);
   VEC_FREE(p->config_keys);
   VEC_FREE(p->config_vals);
+  VEC_FREE(p->config_lines);
   plat_map_free(&p->host_map);
   plat_map_free(&p->link_map);
   plat_map_free(&p->np_map);
@@ -182,3 +194,4 @@ void plat_config_at(const platform *p, int i, const char **key, const char **val
   *key = p->config_keys.data[i];
   *value = p->config_vals.data[i];
 }
+long plat_config_line(const platform *p, int i) { return p->config_lines.data[i]; }

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define MAX_ENTRIES 100000000L
+
 int plat_hostfile_load(const platform *p, const char *path, int **hosts, psim_err *err) {
   *hosts = NULL;
   if (err) psim_err_clear(err);
@@ -31,7 +33,7 @@ int plat_hostfile_load(const platform *p, const char *path, int **hosts, psim_er
       char *end;
       errno = 0;
       count = strtol(colon + 1, &end, 10);
-      if (end == colon + 1 || *end || errno || count < 1 || count > 100000000) {
+      if (end == colon + 1 || *end || errno || count < 1 || count > MAX_ENTRIES) {
         rc = psim_errf(err, PSIM_EXIT_INPUT, path, ln, "bad entry '%s': expected 'host' or 'host:N' with N >= 1", s);
         break;
       }
@@ -41,6 +43,13 @@ int plat_hostfile_load(const platform *p, const char *path, int **hosts, psim_er
     if (h < 0) {
       rc = psim_errf(err, PSIM_EXIT_INPUT, path, ln, "unknown host '%s' (expected a host of platform %s)", s,
                      plat_name(p));
+      break;
+    }
+    /* The same bound for the whole file as for one line: the count is returned as an int
+     * (22 lines of host:100000000 wrapped it negative) and every entry takes memory. */
+    if (count > MAX_ENTRIES - (long)v.len) {
+      rc = psim_errf(err, PSIM_EXIT_INPUT, path, ln, "too many entries: expected at most %ld in the whole hostfile",
+                     MAX_ENTRIES);
       break;
     }
     for (long i = 0; i < count; i++) VEC_PUSH(v, h);

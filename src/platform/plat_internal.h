@@ -95,6 +95,7 @@ struct platform {
   VEC(char *) strings;             /* every owned string */
   VEC(const char *) config_keys;
   VEC(const char *) config_vals;
+  VEC(long) config_lines;
   plat_map host_map, link_map, np_map;
   int loopback;                    /* the shared __loopback__ link, -1 until needed */
 };
@@ -109,6 +110,13 @@ int plat_add_host(platform *p, const char *name, double speed, int cores, int zo
 int plat_add_route(platform *p, const int *links, int n, int reversed, int gw_src, int gw_dst);
 int plat_loopback_link(platform *p);
 void plat_zone_free(plat_zone *z);
+/* A resource's value in SimGrid units: parse (one of psim_unit_speed, _bandwidth, _time),
+ * then refuse a negative value, and zero too when `positive` (speeds and bandwidths: SimGrid
+ * aborts on them, and a resource without capacity would stall the run into a "deadlock").
+ * 0, or -1 with why filled. */
+typedef int (*plat_unit_fn)(const char *, double *, int *, char *, size_t);
+int plat_quantity(plat_unit_fn fn, const char *v, int positive, double *out, int *warned, char *why,
+                  size_t whylen);
 
 /* plat_route.c */
 int plat_zone_seal(platform *p, int zone, psim_err *err, const char *file);
@@ -121,6 +129,10 @@ typedef struct plat_cluster_args {
   plat_sharing sharing, bb_sharing;
   int splitduplex;
 } plat_cluster_args;
+/* A radical, "0-99,200": the numbers in *out (appended), or -1 with why filled. Ranges are
+ * bounded (at most 1e8 numbers each, and in increasing order). */
+typedef VEC(long) plat_long_vec;
+int plat_parse_radical(const char *s, plat_long_vec *out, char *why, size_t whylen);
 /* Creates the cluster zone under `parent`; returns the zone index or -1 with why filled. */
 int plat_cluster_build(platform *p, int parent, const plat_cluster_args *a, char *why, size_t whylen);
 /* Local route in a TORUS/FATTREE/DRAGONFLY zone between vertices s and d. */

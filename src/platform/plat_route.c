@@ -209,7 +209,9 @@ int plat_zone_seal(platform *p, int zi, psim_err *err, const char *file) {
 static int global_route(const platform *p, int src, int dst, rctx *c, psim_err *err, int depth);
 
 static int no_route(const platform *p, int s, int d, psim_err *err) {
-  return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "no route from '%s' to '%s' in the platform",
+  /* found when a message needs it, long after loading: the file is all we can still name */
+  return psim_errf(err, PSIM_EXIT_INPUT, p->name, 0,
+                   "no route from '%s' to '%s' in the platform: expected a <route> (or <zoneRoute>) joining them",
                    p->nps.data[s].name, p->nps.data[d].name);
 }
 

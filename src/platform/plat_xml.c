@@ -4,6 +4,7 @@
  * zone's routing tables are computed when it closes. Any problem stops the parser and is
  * reported with the file, the line and what was expected; everything built so far is freed. */
 #include "platform/plat_internal.h"
+#include "psim/models.h"
 
 #include <expat.h>
 #include <stdarg.h>
@@ -72,12 +73,15 @@ static const char *need(xstate *s, const char *el, const char **atts, const char
   return v;
 }
 
-typedef int (*unit_fn)(const char *, double *, int *, char *, size_t);
+/* Units and signs: `positive` for speeds and bandwidths of resources that must carry work,
+ * else the value may be zero (latencies; optional cluster values, where zero means absent). */
+enum { NONNEG = 0, POSITIVE = 1 };
 
-static int unit(xstate *s, unit_fn fn, const char *el, const char *name, const char *v, double *out) {
+static int unit(xstate *s, plat_unit_fn fn, const char *el, const char *name, const char *v, int positive,
+                double *out) {
   char why[512];
   int warned = 0;
-  if (fn(v, out, &warned, why, sizeof why) < 0) {
+  if (plat_quantity(fn, v, positive, out, &warned, why, sizeof why) < 0) {
     fail(s, "<%s %s=\"%s\">: %s", el, name, v, why);
     return -1;
   }
@@ -158,7 +162,7 @@ static void el_host(xstate *s, const char *el, const char **atts) {
   if (z < 0 || !id || !sp) return;
   if (s->p->zones.data[z]->cl) { fail(s, "<%s id=\"%s\">: hosts cannot be added to a cluster", el, id); return; }
   double speed;
-  if (unit(s, psim_unit_speed, el, "speed", sp, &speed) < 0) return;
+  if (unit(s, psim_unit_speed, el, "speed", sp, POSITIVE, &speed) < 0) return;
   int cores = 1;
   if (core) {
     char *end;
@@ -182,11 +186,23 @@ static void el_prop(xstate *s, const char *el, const char **atts) {
   if (strcmp(parent, "config") == 0) {
     VEC_PUSH(s->p->config_keys, plat_strdup(s->p, id));
     VEC_PUSH(s->p->config_vals, plat_strdup(s->p, value));
+    VEC_PUSH(s->p->config_lines, line_of(s));
   } else if (strcmp(parent, "host") == 0 && s->cur_host >= 0) {
     plat_host *h = &s->p->hosts.data[s->cur_host];
-    if (strcmp(id, "smpi/os") == 0) h->prop_os = plat_strdup(s->p, value);
-    else if (strcmp(id, "smpi/or") == 0) h->prop_or = plat_strdup(s->p, value);
-    else if (strcmp(id, "smpi/ois") == 0) h->prop_ois = plat_strdup(s->p, value);
+    const char **slot = strcmp(id, "smpi/os") == 0    ? &h->prop_os
+                        : strcmp(id, "smpi/or") == 0  ? &h->prop_or
+                        : strcmp(id, "smpi/ois") == 0 ? &h->prop_ois
+                                                      : NULL;
+    if (!slot) return;
+    /* Checked here, where the file and the line are known (the model reads it much later). */
+    step_fn f;
+    psim_err perr;
+    psim_err_clear(&perr);
+    if (step_fn_parse(&f, value, 1, &perr) < 0) {
+      fail(s, "<%s id=\"%s\" value=\"%s\"> of host '%s': %s", el, id, value, h->name, perr.msg);
+      return;
+    }
+    *slot = plat_strdup(s->p, value);
   }
   /* other properties (zone, link, cluster) do not influence the model */
 }
@@ -218,8 +234,8 @@ static void el_link(xstate *s, const char *el, const char **atts) {
   double b, l = 0;
   int split;
   plat_sharing sh;
-  if (unit(s, psim_unit_bandwidth, el, "bandwidth", bw, &b) < 0) return;
-  if (lat && unit(s, psim_unit_time, el, "latency", lat, &l) < 0) return;
+  if (unit(s, psim_unit_bandwidth, el, "bandwidth", bw, POSITIVE, &b) < 0) return;
+  if (lat && unit(s, psim_unit_time, el, "latency", lat, NONNEG, &l) < 0) return;
   if (parse_sharing(s, el, "sharing_policy", attr(atts, "sharing_policy"), &split, &sh) < 0) return;
   new_xlink(s, el, id, b, l, split, sh);
   s->resources_seen = 1;
@@ -231,7 +247,7 @@ static void el_backbone(xstate *s, const char *el, const char **atts) {
   if (z < 0 || !id || !bw || !lat) return;
   if (s->p->zones.data[z]->kind != PLAT_Z_STAR) { fail(s, "<%s> is only allowed in a zone with routing=\"Cluster\"", el); return; }
   double b, l;
-  if (unit(s, psim_unit_bandwidth, el, "bandwidth", bw, &b) < 0 || unit(s, psim_unit_time, el, "latency", lat, &l) < 0)
+  if (unit(s, psim_unit_bandwidth, el, "bandwidth", bw, POSITIVE, &b) < 0 || unit(s, psim_unit_time, el, "latency", lat, NONNEG, &l) < 0)
     return;
   if (new_xlink(s, el, id, b, l, 0, PLAT_SHARED) < 0) return;
   s->p->zones.data[z]->backbone = s->xlinks.data[s->xlinks.len - 1].up;
@@ -367,15 +383,15 @@ static void el_cluster(xstate *s, const char *el, const char **atts) {
     if (*end || c <= 0 || c > 1000000) { fail(s, "<%s core=\"%s\">: expected a positive integer", el, core); return; }
     a.cores = (int)c;
   }
-  if (unit(s, psim_unit_speed, el, "speed", sp, &a.speed) < 0 || unit(s, psim_unit_bandwidth, el, "bw", bw, &a.bw) < 0 ||
-      unit(s, psim_unit_time, el, "lat", lat, &a.lat) < 0)
+  if (unit(s, psim_unit_speed, el, "speed", sp, POSITIVE, &a.speed) < 0 || unit(s, psim_unit_bandwidth, el, "bw", bw, POSITIVE, &a.bw) < 0 ||
+      unit(s, psim_unit_time, el, "lat", lat, NONNEG, &a.lat) < 0)
     return;
   const char *v;
-  if ((v = attr(atts, "bb_bw")) && unit(s, psim_unit_bandwidth, el, "bb_bw", v, &a.bb_bw) < 0) return;
-  if ((v = attr(atts, "bb_lat")) && unit(s, psim_unit_time, el, "bb_lat", v, &a.bb_lat) < 0) return;
-  if ((v = attr(atts, "limiter_link")) && unit(s, psim_unit_bandwidth, el, "limiter_link", v, &a.limiter) < 0) return;
-  if ((v = attr(atts, "loopback_bw")) && unit(s, psim_unit_bandwidth, el, "loopback_bw", v, &a.loopback_bw) < 0) return;
-  if ((v = attr(atts, "loopback_lat")) && unit(s, psim_unit_time, el, "loopback_lat", v, &a.loopback_lat) < 0) return;
+  if ((v = attr(atts, "bb_bw")) && unit(s, psim_unit_bandwidth, el, "bb_bw", v, NONNEG, &a.bb_bw) < 0) return;
+  if ((v = attr(atts, "bb_lat")) && unit(s, psim_unit_time, el, "bb_lat", v, NONNEG, &a.bb_lat) < 0) return;
+  if ((v = attr(atts, "limiter_link")) && unit(s, psim_unit_bandwidth, el, "limiter_link", v, NONNEG, &a.limiter) < 0) return;
+  if ((v = attr(atts, "loopback_bw")) && unit(s, psim_unit_bandwidth, el, "loopback_bw", v, NONNEG, &a.loopback_bw) < 0) return;
+  if ((v = attr(atts, "loopback_lat")) && unit(s, psim_unit_time, el, "loopback_lat", v, NONNEG, &a.loopback_lat) < 0) return;
   a.has_bb = a.bb_bw > 0 || a.bb_lat > 0;
   a.has_limiter = a.limiter > 0;
   a.has_loopback = a.loopback_bw > 0 || a.loopback_lat > 0;
@@ -402,32 +418,30 @@ static void el_cabinet(xstate *s, const char *el, const char **atts) {
   plat_zone *zz = s->p->zones.data[z];
   if (zz->kind != PLAT_Z_STAR) { fail(s, "<%s> is only allowed in a zone with routing=\"Cluster\"", el); return; }
   double speed, b, l;
-  if (unit(s, psim_unit_speed, el, "speed", sp, &speed) < 0 || unit(s, psim_unit_bandwidth, el, "bw", bw, &b) < 0 ||
-      unit(s, psim_unit_time, el, "lat", lat, &l) < 0)
+  if (unit(s, psim_unit_speed, el, "speed", sp, POSITIVE, &speed) < 0 || unit(s, psim_unit_bandwidth, el, "bw", bw, POSITIVE, &b) < 0 ||
+      unit(s, psim_unit_time, el, "lat", lat, NONNEG, &l) < 0)
     return;
-  const char *q = radical;
   (void)id;
-  while (*q) {
-    char *end;
-    long a = strtol(q, &end, 10), e;
-    if (end == q) break;
-    q = end;
-    e = a;
-    if (*q == '-') { e = strtol(q + 1, &end, 10); if (end == q + 1) break; q = end; }
-    for (long i = a; i <= e && !s->failed; i++) {
-      char nm[600], ln[700];
-      snprintf(nm, sizeof nm, "%s%ld%s", prefix, i, suffix);
-      if (plat_add_host(s->p, nm, speed, 1, z) < 0) { fail(s, "<%s>: host '%s' already exists", el, nm); return; }
-      star_vertex(s, z);
-      snprintf(ln, sizeof ln, "link_%s", nm);
-      if (new_xlink(s, el, ln, b, l, 1, PLAT_SHARED) < 0) return;
-      zz->star.data[zz->star.len - 1].up = s->xlinks.data[s->xlinks.len - 1].up;
-      zz->star.data[zz->star.len - 1].down = s->xlinks.data[s->xlinks.len - 1].down;
-    }
-    if (*q == ',') q++;
-    else if (*q) break;
+  /* the cluster's parser: a reversed range ("5-1") used to give no host at all, and a huge one
+   * (0-99999999999) to run until memory ran out */
+  plat_long_vec rad = {0};
+  char why[512];
+  if (plat_parse_radical(radical, &rad, why, sizeof why) < 0) {
+    fail(s, "<%s radical=\"%s\">: %s", el, radical, why);
+    VEC_FREE(rad);
+    return;
   }
-  if (*q && !s->failed) fail(s, "<%s radical=\"%s\">: expected comma-separated numbers or ranges", el, radical);
+  for (size_t k = 0; k < rad.len && !s->failed; k++) {
+    char nm[600], ln[700];
+    snprintf(nm, sizeof nm, "%s%ld%s", prefix, rad.data[k], suffix);
+    if (plat_add_host(s->p, nm, speed, 1, z) < 0) { fail(s, "<%s>: host '%s' already exists", el, nm); break; }
+    star_vertex(s, z);
+    snprintf(ln, sizeof ln, "link_%s", nm);
+    if (new_xlink(s, el, ln, b, l, 1, PLAT_SHARED) < 0) break;
+    zz->star.data[zz->star.len - 1].up = s->xlinks.data[s->xlinks.len - 1].up;
+    zz->star.data[zz->star.len - 1].down = s->xlinks.data[s->xlinks.len - 1].down;
+  }
+  VEC_FREE(rad);
 }
 
 static void XMLCALL on_start(void *ud, const XML_Char *el, const XML_Char **atts) {

@@ -140,6 +140,17 @@ int tit_parse_action(const char *p, const char *e, int nranks, tit_rank_state *r
                      const char *file, long line, psim_err *err);
 void tit_rank_state_free(tit_rank_state *rs);
 
+/* A field for an error message: its first TIT_SHOW_MAX bytes, with control bytes, bytes
+ * beyond ASCII and the backslash written \xNN (a NUL would cut the message short and make it
+ * lie about the field; raw binary garbles the terminal). buf holds TIT_SHOW_BUF bytes; returns
+ * buf. */
+#define TIT_SHOW_MAX 64
+#define TIT_SHOW_BUF (4 * TIT_SHOW_MAX + 1)
+const char *tit_show(const char *s, const char *se, char *buf);
+/* Whether [s, se) holds a control byte other than a tab: not text (a binary file, or a
+ * compression psim does not read). */
+int tit_is_binary(const char *s, const char *se);
+
 /* Parses a rank field [p, e): decimal digits with an optional '-'. Returns 0 or -1. */
 int tit_parse_rank(const char *p, const char *e, long *out);
 

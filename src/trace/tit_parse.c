@@ -215,12 +215,35 @@ static inline int parse_number(const char *s, const char *se, double *v) {
   return 0;
 }
 
+const char *tit_show(const char *s, const char *se, char *buf) {
+  static const char hex[] = "0123456789abcdef";
+  char *o = buf;
+  for (const char *p = s; p < se && p - s < TIT_SHOW_MAX; p++) {
+    unsigned char c = (unsigned char)*p;
+    if (c >= 0x20 && c < 0x7f && c != '\\') {
+      *o++ = (char)c;
+    } else {
+      *o++ = '\\';
+      *o++ = 'x';
+      *o++ = hex[c >> 4];
+      *o++ = hex[c & 15];
+    }
+  }
+  *o = 0;
+  return buf;
+}
+
+int tit_is_binary(const char *s, const char *se) {
+  for (const char *p = s; p < se; p++)
+    if ((unsigned char)*p < 0x20 && *p != '\t') return 1;
+  return 0;
+}
+
 __attribute__((noinline, cold)) static int bad_number(tok *t, const char *what, const char *s, const char *se, const char *expected) {
-  int n = (int)(se - s);
-  if (n > 64) n = 64;
+  char shown[TIT_SHOW_BUF];
   return psim_errf(t->err, PSIM_EXIT_INPUT, t->file, t->line,
-                   "%s: argument %s: expected %s, got '%.*s'; usage: <rank> %s",
-                   actions[t->act].name, what, expected, n, s, actions[t->act].usage);
+                   "%s: argument %s: expected %s, got '%s'; usage: <rank> %s",
+                   actions[t->act].name, what, expected, tit_show(s, se, shown), actions[t->act].usage);
 }
 
 /* Plain decimal digits at the start of the rest of the line, read in the same pass that finds
@@ -332,13 +355,28 @@ static inline int opt_int(tok *t, const char *what, long lo, long hi, int is_ran
 static int dt_field(tok *t, const char *what, const char *s, const char *se, int *size) {
   double v;
   if (parse_number(s, se, &v) < 0 || v != trunc(v) || tit_datatype_size((int)(v < 0 || v > 99 ? -1 : v)) < 0) {
-    int n = (int)(se - s);
-    if (n > 64) n = 64;
+    char shown[TIT_SHOW_BUF];
     return psim_errf(t->err, PSIM_EXIT_INPUT, t->file, t->line,
-                     "%s: argument %s: unknown datatype code '%.*s', expected 0..59; usage: <rank> %s",
-                     actions[t->act].name, what, n, s, actions[t->act].usage);
+                     "%s: argument %s: unknown datatype code '%s', expected 0..59; usage: <rank> %s",
+                     actions[t->act].name, what, tit_show(s, se, shown), actions[t->act].usage);
   }
   *size = tit_datatype_size((int)v);
+  return 0;
+}
+
+/* count elements of dt bytes into *bytes. A count that parses may still overflow once
+ * multiplied (1e308 doubles): an infinite message would be simulated as if it were finite. */
+__attribute__((noinline, cold)) static int too_many_bytes(tok *t, const char *what, double count, int dt) {
+  return psim_errf(t->err, PSIM_EXIT_INPUT, t->file, t->line,
+                   "%s: argument %s: %g elements of %d bytes (its datatype) overflow the byte count; "
+                   "expected fewer elements; usage: <rank> %s",
+                   actions[t->act].name, what, count, dt, actions[t->act].usage);
+}
+
+static inline int bytes_of(tok *t, const char *what, double count, int dt, double *bytes) {
+  double b = count * dt;
+  if (__builtin_expect(isinf(b), 0)) return too_many_bytes(t, what, count, dt);
+  *bytes = b;
   return 0;
 }
 
@@ -367,8 +405,18 @@ static int counts_arg(tok *t, const char *prefix, int n, double *dst) {
   return 0;
 }
 
-static void scale(double *v, int n, int size) {
-  for (int i = 0; i < n; i++) v[i] *= size;
+/* v-collective counts into bytes (bytes_of for each, named prefix_i). */
+static int scale(tok *t, const char *prefix, double *v, int n, int size) {
+  for (int i = 0; i < n; i++) {
+    double b = v[i] * size;
+    if (__builtin_expect(isinf(b), 0)) {
+      char what[48];
+      snprintf(what, sizeof what, "%s_%d", prefix, i);
+      return too_many_bytes(t, what, v[i], size);
+    }
+    v[i] = b;
+  }
+  return 0;
 }
 
 static double *counts_storage(tit_rank_state *rs, int nranks) {
@@ -419,10 +467,9 @@ int tit_parse_action(const char *p, const char *e, int nranks, tit_rank_state *r
     return psim_errf(err, PSIM_EXIT_INPUT, file, line, "missing action name after the rank");
   int i = lookup(s, (size_t)(se - s));
   if (i < 0) {
-    int n = (int)(se - s);
-    if (n > 64) n = 64;
+    char shown[TIT_SHOW_BUF];
     return psim_errf(err, PSIM_EXIT_INPUT, file, line,
-                     "action %.*s is unknown; expected one of " ACTION_LIST, n, s);
+                     "action %s is unknown; expected one of " ACTION_LIST, tit_show(s, se, shown));
   }
   t.act = i;
   tit_kind k = actions[i].kind;
@@ -449,9 +496,12 @@ int tit_parse_action(const char *p, const char *e, int nranks, tit_rank_state *r
       int exact = recv ? num_arg(&t, "count", &v) : amount_arg(&t, "count", &v, 1);
       if (exact < 0) return -1;
       if (opt_dt(&t, "dt", &dt) < 0) return -1;
-      /* plain digits: a non-negative integer already */
-      a->bytes = exact ? v * dt : v < 0 ? -1 : trunc(v) * dt;
-      return 0;
+      /* plain digits: a non-negative integer already; a negative receive count: probe */
+      if (!exact && v < 0) {
+        a->bytes = -1;
+        return 0;
+      }
+      return bytes_of(&t, "count", exact ? v : trunc(v), dt, &a->bytes);
     }
     case TIT_SENDRECV:
       dt2 = dt;
@@ -460,9 +510,8 @@ int tit_parse_action(const char *p, const char *e, int nranks, tit_rank_state *r
       if (amount_arg(&t, "recvcount", &v2, 1) < 0) return -1;
       if (int_arg(&t, "src", 0, maxr, 1, &a->peer2) < 0) return -1;
       if (opt_dt(&t, "sdt", &dt) < 0 || opt_dt(&t, "rdt", &dt2) < 0) return -1;
-      a->bytes = v * dt;
-      a->bytes2 = v2 * dt2;
-      return 0;
+      if (bytes_of(&t, "sendcount", v, dt, &a->bytes) < 0) return -1;
+      return bytes_of(&t, "recvcount", v2, dt2, &a->bytes2);
     case TIT_WAIT: case TIT_TEST:
       /* Keys of pending requests, not checked against the communicator (SimGrid treats an
        * unknown key as an already completed request). */
@@ -473,24 +522,21 @@ int tit_parse_action(const char *p, const char *e, int nranks, tit_rank_state *r
       if (amount_arg(&t, "count", &v, 1) < 0) return -1;
       if (opt_int(&t, "root", 0, maxr, 1, &a->root) < 0) return -1;
       if (opt_dt(&t, "dt", &dt) < 0) return -1;
-      a->bytes = v * dt;
       a->dtsize = dt;   /* the (send) element size collectives decide on */
-      return 0;
+      return bytes_of(&t, "count", v, dt, &a->bytes);
     case TIT_REDUCE:
       if (amount_arg(&t, "count", &v, 1) < 0) return -1;
       if (amount_arg(&t, "flops", &a->amount, 0) < 0) return -1;
       if (opt_int(&t, "root", 0, maxr, 1, &a->root) < 0) return -1;
       if (opt_dt(&t, "dt", &dt) < 0) return -1;
-      a->bytes = v * dt;
       a->dtsize = dt;   /* the (send) element size collectives decide on */
-      return 0;
+      return bytes_of(&t, "count", v, dt, &a->bytes);
     case TIT_ALLREDUCE: case TIT_SCAN: case TIT_EXSCAN:
       if (amount_arg(&t, "count", &v, 1) < 0) return -1;
       if (amount_arg(&t, "flops", &a->amount, 0) < 0) return -1;
       if (opt_dt(&t, "dt", &dt) < 0) return -1;
-      a->bytes = v * dt;
       a->dtsize = dt;   /* the (send) element size collectives decide on */
-      return 0;
+      return bytes_of(&t, "count", v, dt, &a->bytes);
     case TIT_ALLTOALL: case TIT_ALLGATHER: case TIT_GATHER: case TIT_SCATTER:
       dt2 = dt;
       if (amount_arg(&t, "sendcount", &v, 1) < 0) return -1;
@@ -498,10 +544,9 @@ int tit_parse_action(const char *p, const char *e, int nranks, tit_rank_state *r
       if ((k == TIT_GATHER || k == TIT_SCATTER) && opt_int(&t, "root", 0, maxr, 1, &a->root) < 0)
         return -1;
       if (opt_dt(&t, "sdt", &dt) < 0 || opt_dt(&t, "rdt", &dt2) < 0) return -1;
-      a->bytes = v * dt;
-      a->bytes2 = v2 * dt2;
       a->dtsize = dt;   /* the (send) element size collectives decide on */
-      return 0;
+      if (bytes_of(&t, "sendcount", v, dt, &a->bytes) < 0) return -1;
+      return bytes_of(&t, "recvcount", v2, dt2, &a->bytes2);
     case TIT_ALLTOALLV: {
       double *c = counts_storage(rs, nranks), *c2 = c + nranks;
       dt2 = dt;
@@ -512,10 +557,9 @@ int tit_parse_action(const char *p, const char *e, int nranks, tit_rank_state *r
       /* SimGrid reads the datatypes only when both are given. */
       if (count_fields(&t) >= 2 && (opt_dt(&t, "sdt", &dt) < 0 || opt_dt(&t, "rdt", &dt2) < 0))
         return -1;
-      scale(c, nranks, dt);
-      scale(c2, nranks, dt2);
-      a->bytes = v * dt;
-      a->bytes2 = v2 * dt2;
+      if (scale(&t, "sc", c, nranks, dt) < 0 || scale(&t, "rc", c2, nranks, dt2) < 0) return -1;
+      if (bytes_of(&t, "sendbufsize", v, dt, &a->bytes) < 0 || bytes_of(&t, "recvbufsize", v2, dt2, &a->bytes2) < 0)
+        return -1;
       a->counts = c;
       a->counts2 = c2;
       a->ncounts = nranks;
@@ -539,8 +583,7 @@ int tit_parse_action(const char *p, const char *e, int nranks, tit_rank_state *r
           dt2 = dt;
         }
       }
-      scale(c2, nranks, dt2);
-      a->bytes = v * dt;
+      if (scale(&t, "rc", c2, nranks, dt2) < 0 || bytes_of(&t, "sendcount", v, dt, &a->bytes) < 0) return -1;
       a->counts2 = c2;
       a->ncounts = nranks;
       a->dtsize = dt;   /* the (send) element size collectives decide on */
@@ -553,9 +596,8 @@ int tit_parse_action(const char *p, const char *e, int nranks, tit_rank_state *r
       if (amount_arg(&t, "recvcount", &v2, 1) < 0) return -1;
       if (opt_int(&t, "root", 0, maxr, 1, &a->root) < 0) return -1;
       if (opt_dt(&t, "sdt", &dt) < 0 || opt_dt(&t, "rdt", &dt2) < 0) return -1;
-      scale(c, nranks, dt);
+      if (scale(&t, "sc", c, nranks, dt) < 0 || bytes_of(&t, "recvcount", v2, dt2, &a->bytes2) < 0) return -1;
       a->counts = c;
-      a->bytes2 = v2 * dt2;
       a->ncounts = nranks;
       a->dtsize = dt;   /* the (send) element size collectives decide on */
       return 0;
@@ -565,7 +607,7 @@ int tit_parse_action(const char *p, const char *e, int nranks, tit_rank_state *r
       if (counts_arg(&t, "rc", nranks, c2) < 0) return -1;
       if (amount_arg(&t, "flops", &a->amount, 0) < 0) return -1;
       if (opt_dt(&t, "dt", &dt) < 0) return -1;
-      scale(c2, nranks, dt);
+      if (scale(&t, "rc", c2, nranks, dt) < 0) return -1;
       a->counts2 = c2;
       a->ncounts = nranks;
       a->dtsize = dt;   /* the (send) element size collectives decide on */

@@ -74,10 +74,12 @@ static const char *field_end(const char *p, const char *e) {
 
 static int bad_rank_field(psim_err *err, const char *file, long line, const char *p,
                           const char *e) {
-  int n = (int)(e - p);
-  if (n > 64) n = 64;
+  char shown[TIT_SHOW_BUF];
   return psim_errf(err, PSIM_EXIT_INPUT, file, line,
-                   "expected a rank number as the first field, got '%.*s'", n, p);
+                   "expected a rank number as the first field, got '%s'%s", tit_show(p, e, shown),
+                   tit_is_binary(p, e) ? " (binary data: expected a text trace, plain or compressed "
+                                         "with gzip or zstd)"
+                                       : "");
 }
 
 static int rank_out_of_range(psim_err *err, const char *file, long line, long r, int nranks) {

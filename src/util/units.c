@@ -5,6 +5,7 @@
  * look both up in small tables, rather than listing every combination. */
 #include "psim/util.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +70,12 @@ static int parse_with(const char *s, double *out, int *warned, char *why, size_t
     return 0;
   }
   if (!match(suffix, &mult)) goto bad_unit;
+  /* A finite number may still overflow with its prefix (1e300YBps): an infinite bandwidth
+   * or speed would silently remove the resource from the model. */
+  if (!isfinite(v * mult)) {
+    if (why) snprintf(why, whylen, "'%s' is too large: expected a %s below %g in the base unit", s, kind, DBL_MAX);
+    return -1;
+  }
   *out = v * mult;
   return 0;
 bad_unit:

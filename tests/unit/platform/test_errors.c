@@ -61,6 +61,17 @@ static void test_values(void **s) {
                "</zone></platform>", 4, "unknown sharing policy");
   expect_error(HEAD "<zone id=\"z\" routing=\"Full\">\n<host id=\"a\" speed=\"1Gf\" core=\"0\"/>\n</zone></platform>", 4,
                "positive integer");
+  /* SimGrid aborts on these; psim used to simulate them into a deadlock or a shorter run */
+  expect_error(HEAD "<zone id=\"z\" routing=\"Full\">\n<host id=\"a\" speed=\"0f\"/>\n</zone></platform>", 4,
+               "not a positive speed");
+  expect_error(HEAD "<zone id=\"z\" routing=\"Full\">\n<link id=\"l\" bandwidth=\"-1GBps\"/>\n</zone></platform>", 4,
+               "not a positive bandwidth");
+  expect_error(HEAD "<zone id=\"z\" routing=\"Full\">\n<link id=\"l\" bandwidth=\"1GBps\" latency=\"-2us\"/>\n"
+               "</zone></platform>", 4, "not a non-negative time");
+  expect_error(HEAD "<zone id=\"z\" routing=\"Full\">\n<link id=\"l\" bandwidth=\"1e300YBps\"/>\n</zone></platform>", 4,
+               "too large");
+  expect_error(HEAD "<zone id=\"z\" routing=\"Full\">\n<host id=\"a\" speed=\"1Gf\">\n"
+               "<prop id=\"smpi/os\" value=\"0:-1:0\"/>\n</host>\n</zone></platform>", 5, "non-negative");
 }
 
 static void test_duplicates(void **s) {
