@@ -176,7 +176,16 @@ int net_config_set(net_config *c, const char *key, const char *v, psim_err *err)
   else if (!strcmp(key, "network/TCP-gamma") || !strcmp(key, "network/TCP_gamma"))
     r = parse_num(key, v, 0, 0, &c->tcp_gamma, err);   /* 0: no window limit */
   else if (!strcmp(key, "network/weight-S")) r = parse_num(key, v, 0, 0, &c->weight_s, err);
-  else if (!strcmp(key, "smpi/bw-factor") || !strcmp(key, "network/bandwidth-factor")) {
+  else if (!strcmp(key, "network/bandwidth-factor") || !strcmp(key, "network/latency-factor")) {
+    /* SimGrid's factors of its CM02 model: one number each. Its SMPI model, psim's, reads
+     * smpi/bw-factor and smpi/lat-factor instead and leaves these without effect: so does
+     * psim, saying so. */
+    double x;
+    if (parse_num(key, v, 0, 1, &x, err) < 0) return -1;
+    fprintf(stderr, "psim: warning: --cfg %s has no effect on the SMPI network model (none in SimGrid "
+                    "3.32 either): use smpi/%s-factor:SIZE:FACTOR;...\n", key, key[8] == 'b' ? "bw" : "lat");
+  }
+  else if (!strcmp(key, "smpi/bw-factor")) {
     step_fn f;
     if ((r = parse_steps(key, &f, v, 0, err)) < 0) return -1;
     /* a zero factor leaves messages of that size no bandwidth: they would never arrive */
@@ -185,7 +194,7 @@ int net_config_set(net_config *c, const char *key, const char *v, psim_err *err)
         return psim_errf(err, 2, NULL, 0, "--cfg %s: '%s': expected factors above zero, got %g", key, v, f.a[i]);
     c->bw_factor = f;
   }
-  else if (!strcmp(key, "smpi/lat-factor") || !strcmp(key, "network/latency-factor"))
+  else if (!strcmp(key, "smpi/lat-factor"))
     r = parse_steps(key, &c->lat_factor, v, 0, err);
   else if (!strcmp(key, "smpi/os")) r = parse_steps(key, &c->os, v, 1, err);
   else if (!strcmp(key, "smpi/or")) r = parse_steps(key, &c->or_, v, 1, err);

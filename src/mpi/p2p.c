@@ -24,7 +24,10 @@ struct mpi_world {
    * last change of that count, and the time it was above zero before that date */
   int *busy_n;
   double *busy_since, *busy_acc;
+  int or_at_wait;       /* mpi_world_or_at_wait */
 };
+
+void mpi_world_or_at_wait(mpi_world *w, int on) { w->or_at_wait = on; }
 
 void mpi_rank_busy(mpi_world *w, int r, int delta) {
   if (delta > 0) {
@@ -88,6 +91,7 @@ static inline mpi_req *req_new(mpi_world *w, int owner, int src, int dst, int ta
   r->done = r->detached = r->matched = r->released = r->arrived = r->waited = r->taken = 0;
   r->busy = 1;
   r->posted = sim_now(w->sim);
+  r->or_due = 0;
   r->xfer_start = r->xfer_end = -1;
   r->peer = r->next = r->oprev = r->onext = NULL;
   r->seq = 0;
@@ -131,6 +135,10 @@ static void finish_recv(mpi_world *w, mpi_req *recv, const mpi_req *send) {
   recv->xfer_end = send->xfer_end;
   recv->peer = NULL;
   double ovh = send->detached ? models_overhead(w->models, w->rank_host[recv->owner], OVH_RECV, send->bytes) : 0;
+  if (w->or_at_wait) {
+    recv->or_due = ovh;   /* the owner pays it when its wait takes the request */
+    ovh = 0;
+  }
   ovh += models_recv_delay(w->models, w->rank_host[recv->owner], send->bytes);   /* a machine file's */
   if (ovh > 0) {
     mpi_rank_busy(w, recv->owner, +1);

@@ -41,9 +41,10 @@ typedef struct rank {
   uint8_t posted;                 /* the op just executed posted a send or a receive */
   uint8_t yields;                 /* turns it still gives up before going on (SMPI simcalls) */
   uint8_t phase;                  /* PH_*: what the time since acct_mark is spent on */
-  uint8_t in_ovh;                 /* sleeping a send overhead (counted as busy) */
+  uint8_t in_ovh;                 /* sleeping an overhead, smpi/os or smpi/or (counted as busy) */
   uint8_t inner;                  /* PH_COMPUTE inside an MPI call (a reduction's computation) */
-  double ovh_start;               /* when the send overhead began */
+  double ovh_start;               /* when the overhead began */
+  double or_due;                  /* smpi/or of the messages its waits took, still to pay */
   int migrates;                   /* VP mode: migrate points reached */
   int qnext;                      /* VP mode: next VP in its PE's ready queue */
   double iter_mark;               /* VP mode: st.compute at its previous migrate */

@@ -140,6 +140,15 @@ static void compute_done(sim *s, activity *a) {
   activity_done(s, a);
 }
 
+/* The rank's wait (or test) returns q. SMPI's finish_wait then sleeps smpi/or when q received
+ * a detached message: the rank pays it before going on (replay_rank_run), one message after
+ * the other (mpi_world_or_at_wait). */
+static void take(rank *k, mpi_req *q) {
+  q->taken = 1;
+  k->or_due += q->or_due;
+  q->or_due = 0;
+}
+
 void replay_rank_req_done(void *ctx, mpi_req *q) {
   replay *R = ctx;
   if (R->o->nobservers && !q->is_send && q->xfer_end >= 0) {
@@ -153,7 +162,7 @@ void replay_rank_req_done(void *ctx, mpi_req *q) {
   /* A rank already woken (a waitany answered by another request) is no longer waiting on q:
    * its next wait counts afresh. */
   if (k->state != RK_BLOCKED) return;
-  q->taken = 1;   /* the answer to the rank's wait */
+  take(k, q);   /* the answer to the rank's wait */
   if (--k->nwaiting == 0) wake(R, k);
 }
 
@@ -179,7 +188,7 @@ static int wait_reqs(rank *k, mpi_req **reqs, int n) {
  * communication to wait on), anything else through a simcall answered at once, which costs
  * the rank its turn (replay_rank_run gives it up). */
 static void took_done(rank *k, mpi_req *q) {
-  q->taken = 1;
+  take(k, q);
   if (!(q->is_send && q->detached)) k->yields++;
 }
 
@@ -214,7 +223,7 @@ static int waitall_round(replay *R, rank *k, mpi_req **reqs, int n) {
       else if (first_done < 0) first_done = i;
     }
     if (first_done >= 0) {
-      reqs[first_done]->taken = 1;
+      take(k, reqs[first_done]);
       if (R->vp) continue;   /* VPs take turns on their PE, not as SMPI's actors */
       sim_make_ready(R->sim, k->id);
       return 1;
@@ -269,13 +278,20 @@ static int sleep_then(replay *R, rank *k, double t, int next_sub, int phase) {
   return 1;
 }
 
-/* smpi/os, smpi/ois: the rank is busy with its message while it pays them. */
+/* smpi/os, smpi/ois, smpi/or: the rank is busy with its message while it pays them; the
+ * overhead ends when the rank runs again (end_overhead). */
 static int overhead_then(replay *R, rank *k, double t, int next_sub) {
   if (t <= 0) { k->sub = (uint8_t)next_sub; return 0; }
   mpi_rank_busy(R->world, k->id, +1);
   k->in_ovh = 1;
   k->ovh_start = sim_now(R->sim);
   return sleep_then(R, k, t, next_sub, PH_MPI);
+}
+
+static void end_overhead(replay *R, rank *k) {
+  mpi_rank_busy(R->world, k->id, -1);
+  k->in_ovh = 0;
+  if (R->o->nobservers) notify_phase(R, k->id, REPLAY_PHASE_OVERHEAD, k->ovh_start, sim_now(R->sim));
 }
 
 /* Executes (or resumes) operation op of rank k. Returns 1 if the rank blocked. */
@@ -309,11 +325,6 @@ static int exec_op(replay *R, rank *k, const rop *op) {
       if (overhead_then(R, k, ovh, 1)) return 1;
     }
     if (k->sub == 1) {
-      if (k->in_ovh) {
-        mpi_rank_busy(R->world, k->id, -1);
-        k->in_ovh = 0;
-        if (R->o->nobservers) notify_phase(R, k->id, REPLAY_PHASE_OVERHEAD, k->ovh_start, sim_now(R->sim));
-      }
       q = mpi_isend(R->world, k->id, op->peer, op->tag, op->ctx, op->bytes, 0, R->err);
       k->posted = 1;
       if (!q) { replay_rank_fail(R); return 1; }
@@ -410,6 +421,7 @@ static int exec_op(replay *R, rank *k, const rop *op) {
     q = k->cur;
     k->cur = NULL;
     if (q->done) {
+      take(k, q);
       count_done(k, q);
       mpi_req_release(R->world, q);
       push_keyed(k, op->peer, op->peer2, op->tag, NULL);   /* a later wait on it returns at once */
@@ -619,6 +631,12 @@ void replay_rank_run(void *ctx, int id) {
   }
   const double now = sim_now(R->sim);
   for (;;) {
+    if (k->in_ovh) end_overhead(R, k);
+    if (k->or_due > 0) {   /* before its next operation, or the end of its action */
+      double t = k->or_due;
+      k->or_due = 0;
+      if (overhead_then(R, k, t, k->sub)) return;
+    }
     if (k->pc < k->nops) {
       const rop *op = &k->ops[k->pc];
       k->posted = 0;

@@ -205,8 +205,8 @@ if run "gamma defaults" --platform "$M/gamma.xml" --hostfile "$M/gamma.hosts" --
 fi
 
 # ---- (g) overheads: os/or/ois = "threshold:constant:per_byte;..." evaluated on S bytes.
-#      A detached send sleeps os(S) before the message leaves; the receiver pays or(S) once it
-#      arrives; an isend sleeps ois(S). Rendez-vous sends (S >= 65536) pay no os/or.
+#      A detached send sleeps os(S) before the message leaves; the receiver pays or(S) when its
+#      wait returns the message; an isend sleeps ois(S). Rendez-vous sends (S >= 65536) pay no os/or.
 OVH="--cfg smpi/os:0:1e-4:0;10000:2e-4:1e-9 --cfg smpi/or:0:3e-4:2e-9 --cfg smpi/ois:0:5e-5:4e-9"
 xfer() { calc "$LINK9; P = $1 + 16" "latf(P) * L + P * 1.05 / (bwf(P) * B)"; }
 for S in 20000 100; do
@@ -225,11 +225,38 @@ if run "ois" --platform "$SG/small_platform.xml" --hostfile "$SG/hostfile" --np 
   expect "ois + transfer + or for the receiver" "$(finish_of 1)" \
     "$(calc "S = 20000; x = $(xfer 20000)" "5e-5 + 4e-9 * S + x + 3e-4 + 2e-9 * S")"
 fi
+# or is paid by the receiving rank when its wait returns the message (SMPI's finish_wait), one
+# message after the other: three detached messages that arrived during a 1 s sleep cost
+# 3 x or(100) after it (SimGrid 3.32: waitall 0.000901 s, end 1.000901; psim paid them at
+# arrival, during the sleep, and ended at 1 s)
+trace "$T3" "0 init" "1 init" "0 send 1 0 100" "0 send 1 1 100" "0 send 1 2 100" \
+  "1 irecv 0 0 100" "1 irecv 0 1 100" "1 irecv 0 2 100" "1 sleep 1" "1 waitall"
+# shellcheck disable=SC2086
+if run "or at the wait" --platform "$SG/small_platform.xml" --hostfile "$SG/hostfile" --np 2 $OVH "$T3"; then
+  expect "3 x or(100) after the sleep, one after the other" "$(finish_of 1)" "$(calc "S = 100" "1 + 3 * (3e-4 + 2e-9 * S)")"
+fi
 trace "$T3" "0 init" "1 init" "0 send 1 0 1000000" "1 recv 0 0 1000000"
 # shellcheck disable=SC2086
 if run "rendez-vous overheads" --platform "$SG/small_platform.xml" --hostfile "$SG/hostfile" --np 2 $OVH "$T3"; then
   expect "rendez-vous 1e6 B: no os" "$(finish_of 0)" "$(xfer 1000000)"
   expect "rendez-vous 1e6 B: no or" "$(finish_of 1)" "$(xfer 1000000)"
+fi
+
+# ---- (h) network/bandwidth-factor and network/latency-factor are SimGrid's CM02 factors: its
+#      SMPI model ignores them (SimGrid 3.32 gives the same time with or without them); psim
+#      accepts one number each, warns, and changes nothing (it used to refuse 0.5 as "expected
+#      size:factor" and took a size:factor list as smpi/bw-factor)
+trace "$T3" "0 init" "1 init" "0 send 1 0 100" "1 recv 0 0 100"
+if run "plain" --platform "$SG/small_platform.xml" --hostfile "$SG/hostfile" --np 2 "$T3"; then
+  plain=$(finish_of 1)
+  if run "CM02 factors" --platform "$SG/small_platform.xml" --hostfile "$SG/hostfile" --np 2 \
+       --cfg network/bandwidth-factor:0.5 --cfg network/latency-factor:2 "$T3"; then
+    expect "network/bandwidth-factor:0.5, network/latency-factor:2: no effect" "$(finish_of 1)" "$plain"
+    checks=$((checks + 1))
+    if grep -q "network/bandwidth-factor has no effect" "$TMPD/out" && grep -q "network/latency-factor has no effect" "$TMPD/out"; then
+      echo "ok   both say they have no effect"
+    else echo "FAIL no warning for network/bandwidth-factor or latency-factor"; fails=$((fails + 1)); fi
+  fi
 fi
 
 echo "$checks checks"
