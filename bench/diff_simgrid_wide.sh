@@ -10,7 +10,8 @@
 # Results are cached in $BENCH_OUT/diff-wide (SimGrid's time per trace), so a second run only
 # replays with psim. Extra psim options: PSIM_OPTS (e.g. "--cfg network/optim:Full").
 # CFG_SWEEP=1: each trace also gets one non-default SimGrid property (seed s takes the
-# (s % 13)-th of the list below), given to both SimGrid and psim; cached apart.
+# (s % 13)-th of the list below, or of CFGS, a space-separated list), given to both SimGrid and
+# psim; cached apart (per property).
 set -u
 cd "$(dirname "$0")/.."
 PSIM=${PSIM:-$PWD/build/psim}
@@ -27,12 +28,17 @@ cfgs=("smpi/bw-factor:65472:0.940694;15424:0.697866;9376:0.58729;5776:1.08739;34
       "smpi/os:0:1e-6:1e-9" "smpi/or:0:2e-6:1e-9" "smpi/ois:0:1e-6:0" "network/latency-factor:2"
       "network/bandwidth-factor:0.5" "smpi/async-small-thresh:65536" "smpi/send-is-detached-thresh:1000"
       "network/crosstraffic:0" "smpi/test:1e-5" "network/TCP-gamma:65536" "network/weight-S:0")
+# shellcheck disable=SC2206
+[ -n "${CFGS:-}" ] && cfgs=($CFGS)
 ok=0 bad=0 failed=0
 for ((seed = first; seed < first + count; seed++)); do
   read -r pl hf <<< "${plats[$((seed % 5))]}"
   np=${nps[$(((seed / 5) % 5))]}
   cfg=() tag=""
-  if [ "${CFG_SWEEP:-0}" = 1 ]; then cfg=(--cfg "${cfgs[$((seed % ${#cfgs[@]}))]}"); tag="-cfg"; fi
+  if [ "${CFG_SWEEP:-0}" = 1 ]; then
+    cfg=(--cfg "${cfgs[$((seed % ${#cfgs[@]}))]}")
+    tag="-$(printf '%s' "${cfg[1]}" | cksum | cut -d' ' -f1)"
+  fi
   d=$OUT/r$rounds-s$seed; mkdir -p "$d"
   if [ ! -s "$d/trace.txt" ]; then
     "$PSIM" gen mix --ranks "$np" --rounds "$rounds" --seed "$seed" -o "$d/g" >/dev/null || exit 1
