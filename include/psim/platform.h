@@ -21,7 +21,7 @@ typedef struct plat_link {
 
 typedef struct plat_host {
   const char *name;
-  double speed;       /* flop/s per core (first pstate) */
+  double speed;       /* flop/s per core (of its power state: pstate, 0 by default) */
   int cores;
   /* Per-host overrides of smpi/os, smpi/or, smpi/ois (NULL when absent). */
   const char *prop_os, *prop_or, *prop_ois;

@@ -156,13 +156,38 @@ static void el_zone(xstate *s, const char *el, const char **atts) {
   s->resources_seen = 1;
 }
 
+/* speed="s0,s1,...": the host runs at its power state `pstate` (0 when absent), as SimGrid's. */
+static int host_speed(xstate *s, const char *el, const char *sp, const char *pstate, double *speed) {
+  long k = 0;
+  if (pstate) {
+    char *end;
+    k = strtol(pstate, &end, 10);
+    if (end == pstate || *end || k < 0) {
+      fail(s, "<%s pstate=\"%s\">: expected a power state number (0, 1, ...)", el, pstate);
+      return -1;
+    }
+  }
+  const char *p = sp;
+  for (long i = 0; i < k && p; i++) {
+    p = strchr(p, ',');
+    if (p) p++;
+  }
+  if (!p) {
+    fail(s, "<%s pstate=\"%s\">: speed=\"%s\" has no power state %ld (expected one speed per state, "
+            "separated by commas)", el, pstate, sp, k);
+    return -1;
+  }
+  while (*p == ' ') p++;
+  return unit(s, psim_unit_speed, el, "speed", p, POSITIVE, speed);   /* reads up to the next comma */
+}
+
 static void el_host(xstate *s, const char *el, const char **atts) {
   int z = in_zone(s, el);
   const char *id = need(s, el, atts, "id"), *sp = need(s, el, atts, "speed"), *core = attr(atts, "core");
   if (z < 0 || !id || !sp) return;
   if (s->p->zones.data[z]->cl) { fail(s, "<%s id=\"%s\">: hosts cannot be added to a cluster", el, id); return; }
   double speed;
-  if (unit(s, psim_unit_speed, el, "speed", sp, POSITIVE, &speed) < 0) return;
+  if (host_speed(s, el, sp, attr(atts, "pstate"), &speed) < 0) return;
   int cores = 1;
   if (core) {
     char *end;
@@ -457,6 +482,16 @@ static void XMLCALL on_start(void *ud, const XML_Char *el, const XML_Char **atts
     return;
   }
   if (!parent) { fail(s, "unexpected <%s>: expected <platform>", el); return; }
+  /* Time-varying speeds, bandwidths, latencies and failures (SimGrid's profiles): psim would
+   * simulate the resource as constant, so it says so instead. */
+  static const char *const profiles[] = {"speed_file", "bandwidth_file", "latency_file", "state_file",
+                                         "availability_file", NULL};
+  for (const char *const *a = profiles; *a; a++)
+    if (attr(atts, *a)) {
+      fail(s, "<%s %s=\"%s\">: time-varying profiles are not modelled (psim would take the resource as "
+              "constant): expected a platform without %s", el, *a, attr(atts, *a), *a);
+      return;
+    }
   if (strcmp(el, "config") == 0) {
     if (s->resources_seen) fail(s, "<config> must come before every zone, host and link");
   } else if (strcmp(el, "prop") == 0) el_prop(s, el, atts);

@@ -143,6 +143,29 @@ static void test_no_route_at_query(void **s) {
   plat_free(p);
 }
 
+/* A host runs at its power state (pstate, the first by default): psim took the first always.
+ * Time-varying profiles are refused: psim took the resource as constant. */
+static void test_pstates_profiles(void **s) {
+  (void)s;
+  const char *xml = HEAD "<zone id=\"z\" routing=\"Full\">\n<host id=\"a\" speed=\"100Mf, 50Mf,20Mf\" pstate=\"1\"/>"
+                         "<host id=\"b\" speed=\"100Mf,50Mf\"/>\n</zone></platform>";
+  psim_err err;
+  platform *p = plat_load_xml_mem("ok.xml", xml, strlen(xml), NULL, &err);
+  assert_non_null(p);
+  assert_true(plat_host_at(p, 0)->speed == 50e6);
+  assert_true(plat_host_at(p, 1)->speed == 100e6);
+  plat_free(p);
+  expect_error(HEAD "<zone id=\"z\" routing=\"Full\">\n<host id=\"a\" speed=\"100Mf,50Mf\" pstate=\"2\"/>\n</zone></platform>",
+               4, "has no power state 2");
+  expect_error(HEAD "<zone id=\"z\" routing=\"Full\">\n<host id=\"a\" speed=\"1Gf\" pstate=\"x\"/>\n</zone></platform>",
+               4, "expected a power state number");
+  expect_error(HEAD "<zone id=\"z\" routing=\"Full\">\n<host id=\"a\" speed=\"1Gf\" speed_file=\"a.profile\"/>\n</zone></platform>",
+               4, "time-varying profiles are not modelled");
+  expect_error(HEAD "<zone id=\"z\" routing=\"Full\">\n<host id=\"a\" speed=\"1Gf\"/>\n"
+                    "<link id=\"l\" bandwidth=\"1GBps\" latency=\"1us\" state_file=\"l.profile\"/>\n</zone></platform>",
+               5, "<link state_file=\"l.profile\">");
+}
+
 static void test_missing_file(void **s) {
   (void)s;
   psim_err err;
@@ -156,6 +179,7 @@ int main(void) {
     cmocka_unit_test(test_malformed), cmocka_unit_test(test_structure), cmocka_unit_test(test_values),
     cmocka_unit_test(test_duplicates), cmocka_unit_test(test_routes), cmocka_unit_test(test_clusters),
     cmocka_unit_test(test_no_route_at_query), cmocka_unit_test(test_missing_file),
+    cmocka_unit_test(test_pstates_profiles),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
