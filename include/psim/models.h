@@ -16,13 +16,6 @@
 #include "psim/kernel.h"
 #include "psim/platform.h"
 
-/* A step function of message size: value of the largest threshold below the size. */
-typedef struct step_fn {
-  int n;
-  double thr[32], a[32], b[32];   /* value = a + b * size */
-  double below;                   /* value at or below the smallest threshold, when fixed */
-  int below_first;                /* 1: below the smallest threshold use the first section */
-} step_fn;
 
 typedef enum { NET_SMPI, NET_CONSTANT, NET_STAR } net_model_kind;
 
@@ -100,9 +93,6 @@ void net_config_init(net_config *c);
 /* Applies one property. Returns 1 if the key is a model property it handled, 0 if the key is
  * not a model property (the caller may handle it), -1 with err on a bad value. */
 int net_config_set(net_config *c, const char *key, const char *value, psim_err *err);
-/* Parses "t0:v0;t1:v1;..." (factors) or "t:a:b;..." (overheads). */
-int step_fn_parse(step_fn *f, const char *s, int overhead, psim_err *err);
-double step_fn_eval(const step_fn *f, double size);
 
 typedef struct models models;
 

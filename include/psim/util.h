@@ -83,4 +83,16 @@ int psim_unit_bandwidth(const char *s, double *out, int *warned, char *why, size
 int psim_unit_time(const char *s, double *out, int *warned, char *why, size_t whylen);
 int psim_unit_size(const char *s, double *out, int *warned, char *why, size_t whylen);
 
+/* A step function of message size (SimGrid's smpi/bw-factor, smpi/lat-factor, smpi/os|or|ois):
+ * the value of the section with the largest threshold below the size (src/util/steps.c). */
+typedef struct step_fn {
+  int n;
+  double thr[32], a[32], b[32];   /* value = a + b * size */
+  double below;                   /* value at or below the smallest threshold, when fixed */
+  int below_first;                /* 1: below the smallest threshold use the first section */
+} step_fn;
+/* Parses "t0:v0;t1:v1;..." (factors) or "t:a:b;..." (overheads). */
+int step_fn_parse(step_fn *f, const char *s, int overhead, psim_err *err);
+double step_fn_eval(const step_fn *f, double size);
+
 #endif

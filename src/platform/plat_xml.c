@@ -4,7 +4,6 @@
  * zone's routing tables are computed when it closes. Any problem stops the parser and is
  * reported with the file, the line and what was expected; everything built so far is freed. */
 #include "platform/plat_internal.h"
-#include "psim/models.h"
 
 #include <expat.h>
 #include <stdarg.h>
