@@ -146,5 +146,8 @@ void sim_make_ready(sim *s, int id);
 uint64_t sim_run(sim *s, void (*run)(void *ctx, int id), void *ctx);
 /* Makes sim_run return after the current callback (a driver hit an error). */
 void sim_stop(sim *s);
+/* Non-zero when sim_run stopped because an activity's end date overflowed a double (a finite
+ * delay or volume too large to be dated): the driver reports it as an input error. */
+int sim_overflowed(const sim *s);
 
 #endif

@@ -42,6 +42,9 @@ void obs_write_summary_cpu(FILE *f, const replay_result *r);
 /* Sums of the ranks' times (finish = the sum of their finish dates). */
 typedef struct obs_time_totals { double finish, compute, comm, wait, pe_wait, lb, move; } obs_time_totals;
 void obs_totals(const replay_result *r, obs_time_totals *t);
+/* The same as shares of np x simulated time (0.25 = 25 %), safe from overflow when the times
+ * are huge. Returns 0 (and nothing meaningful) when the simulated time is 0. */
+int obs_shares(const replay_result *r, obs_time_totals *t);
 /* The human summary (a table of ranks; condensed when there are many). */
 void obs_write_summary(FILE *f, const replay_result *r, const run_meta *m);
 /* Dynamic efficiency and host events (obs_dyn.c; r->dyn): the members ",\n  \"iterations\": [...]"

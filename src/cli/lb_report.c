@@ -15,13 +15,11 @@ void lb_report_one(FILE *f, const lb_run *r) {
   fprintf(f, "%d balancing steps, %d VPs migrated, %.0f bytes moved\n", a->lb_steps, a->migrations,
           a->bytes_migrated);
   obs_time_totals t;
-  obs_totals(&a->run, &t);
-  double tot = a->run.simulated_time * a->nvp;
-  if (tot > 0)
+  if (obs_shares(&a->run, &t))
     fprintf(f, "time of all VPs: %.1f%% computing, %.1f%% communicating, %.1f%% waiting for "
                "messages, %.1f%% waiting for a PE, %.1f%% at balancing steps, %.1f%% idle after "
-               "finishing\n", 100 * t.compute / tot, 100 * t.comm / tot, 100 * t.wait / tot,
-            100 * t.pe_wait / tot, 100 * t.lb / tot, 100 * (tot - t.finish) / tot);
+               "finishing\n", 100 * t.compute, 100 * t.comm, 100 * t.wait,
+            100 * t.pe_wait, 100 * t.lb, 100 * (1 - t.finish));
   if (!a->steps.len) {
     if (a->run.dyn.niters || a->run.dyn.nevents) fputc('\n', f);
     obs_write_summary_dyn(f, &a->run);
@@ -56,11 +54,10 @@ static void mean_imbalance(const adapt_result *a, double *before, double *after)
 /* The VPs' time in percent of nvp x makespan: comm, waiting for messages, waiting for a PE. */
 static void vp_split(const adapt_result *a, double *comm, double *wait, double *pe) {
   obs_time_totals t;
-  obs_totals(&a->run, &t);
-  double tot = a->run.simulated_time * a->nvp;
-  *comm = tot > 0 ? 100 * t.comm / tot : 0;
-  *wait = tot > 0 ? 100 * t.wait / tot : 0;
-  *pe = tot > 0 ? 100 * t.pe_wait / tot : 0;
+  int ok = obs_shares(&a->run, &t);
+  *comm = ok ? 100 * t.comm : 0;
+  *wait = ok ? 100 * t.wait : 0;
+  *pe = ok ? 100 * t.pe_wait : 0;
 }
 
 void lb_report_table(FILE *f, const lb_run *runs, int n) {

@@ -1,6 +1,7 @@
 /* The execution-driven driver: ranks as fibers served by the kernel's ready queue, the CPU
  * time they use between MPI calls turned into simulated computations, and the run itself
  * (see include/psim/emul.h and src/emul/emu.h). */
+#include <float.h>
 #include <dlfcn.h>
 #include <math.h>
 #include <signal.h>
@@ -524,7 +525,7 @@ int emu_run(const emu_opts *o, replay_result *res, psim_err *err) {
    * 1024 updates, polling once per update, before it sends). */
   enum { EMU_IDLE_ROUNDS = 1 << 16 };
   int idle = 0;
-  while (S->npolling && !S->failed) {
+  while (S->npolling && !S->failed && !sim_overflowed(S->sim)) {
     uint64_t calls = S->calls, polls = S->polls;
     double now = sim_now(S->sim);
     wake_pollers(S);
@@ -552,6 +553,12 @@ int emu_run(const emu_opts *o, replay_result *res, psim_err *err) {
     for (int i = 0; i < S->np && !*o->status; i++) *o->status = S->ranks[i].exit_code;
   }
   if (S->failed) {
+    rc = -1;
+  } else if (sim_overflowed(S->sim)) {
+    /* a date past the largest double would read as "never", then as a deadlock */
+    psim_errf(err, PSIM_EXIT_APP, NULL, 0,
+              "simulated time overflows at %.6g s: a computation, sleep or message in progress "
+              "would end after the largest date a double holds (%.3g s)", sim_now(S->sim), DBL_MAX);
     rc = -1;
   } else if (S->nfinished < S->np) {
     deadlock_report(S, res);

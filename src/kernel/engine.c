@@ -27,9 +27,21 @@ struct sim {
   size_t ndaemon;         /* daemons in the heap */
   int bulk;               /* schedule() leaves the heap order to heapify() (sg_heap_order) */
   int stopped;
+  int overflow;           /* a finite delay or work ended past the largest double: run stopped */
 };
 
 void sim_stop(sim *s) { s->stopped = 1; }
+
+int sim_overflowed(const sim *s) { return s->overflow; }
+
+/* A date computed from a finite delay (or finite work at a positive rate) that comes out
+ * infinite has overflowed: INFINITY means "never" to the heap, so the activity would silently
+ * never end and the run would look like a deadlock. Stop instead; the caller reports it. */
+static void date_overflow(sim *s, activity *a) {
+  if (a->date != INFINITY) return;
+  s->overflow = 1;
+  s->stopped = 1;
+}
 
 sim *sim_new(void) {
   sim *s = xcalloc(1, sizeof *s);
@@ -160,6 +172,7 @@ static activity *new_activity(sim *s, activity_done_fn done, void *data, int tag
 activity *sim_start_timer(sim *s, double delay, activity_done_fn done, void *data, int tag) {
   activity *a = new_activity(s, done, data, tag);
   a->date = s->now + (delay > 0 ? delay : 0);
+  if (isfinite(delay)) date_overflow(s, a);
   schedule(s, a);
   return a;
 }
@@ -271,7 +284,10 @@ static void rated_reschedule(sim *s, activity *a, double left) {
   a->remaining = left;
   a->updated = s->now;
   if (left <= 0) a->date = s->now;
-  else a->date = a->rate > 0 ? s->now + left / a->rate : INFINITY;
+  else if (a->rate > 0) {
+    a->date = s->now + left / a->rate;
+    if (isfinite(left)) date_overflow(s, a);
+  } else a->date = INFINITY;
   schedule(s, a);
 }
 

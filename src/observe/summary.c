@@ -90,6 +90,27 @@ void obs_totals(const replay_result *r, obs_time_totals *t) {
   }
 }
 
+int obs_shares(const replay_result *r, obs_time_totals *t) {
+  obs_totals(r, t);
+  double T = r->simulated_time, tot = T * r->np;
+  if (!(tot > 0)) return 0;
+  if (isfinite(tot) && isfinite(t->finish)) {
+    t->compute /= tot; t->comm /= tot; t->wait /= tot; t->pe_wait /= tot;
+    t->lb /= tot; t->move /= tot; t->finish /= tot;
+    return 1;
+  }
+  /* huge times (a sleep of 1e300 s): the sums overflow, the shares of each rank do not */
+  memset(t, 0, sizeof *t);
+  for (int i = 0; i < r->np; i++) {
+    const rank_stats *s = &r->ranks[i];
+    t->compute += s->compute / T / r->np; t->comm += s->comm / T / r->np;
+    t->wait += s->wait / T / r->np; t->pe_wait += s->pe_wait / T / r->np;
+    t->lb += s->lb / T / r->np; t->move += s->move / T / r->np;
+    t->finish += s->finish / T / r->np;
+  }
+  return 1;
+}
+
 void obs_write_json_ranks(FILE *f, const replay_result *r, const run_meta *m) {
   fputs("\"ranks\": [\n", f);
   for (int i = 0; i < r->np; i++) {
@@ -176,16 +197,13 @@ void obs_write_summary(FILE *f, const replay_result *r, const run_meta *m) {
   fprintf(f, "actions: %llu   messages: %llu (%s)\n", (unsigned long long)r->actions,
           (unsigned long long)r->messages, b);
   obs_time_totals t;
-  obs_totals(r, &t);
-  double tot = r->simulated_time * r->np;
-  if (tot > 0) {
+  if (obs_shares(r, &t)) {
     fprintf(f, "time of all ranks: %.1f%% computing, %.1f%% communicating, %.1f%% waiting, ",
-            100 * t.compute / tot, 100 * t.comm / tot, 100 * t.wait / tot);
+            100 * t.compute, 100 * t.comm, 100 * t.wait);
     if (vp_mode(m))
-      fprintf(f, "%.1f%% waiting for a PE, %.1f%% at balancing steps, ", 100 * t.pe_wait / tot,
-              100 * t.lb / tot);
-    if (r->dyn.nevents) fprintf(f, "%.1f%% moving to another host, ", 100 * t.move / tot);
-    fprintf(f, "%.1f%% %s\n", 100 * (tot - t.finish) / tot,
+      fprintf(f, "%.1f%% waiting for a PE, %.1f%% at balancing steps, ", 100 * t.pe_wait, 100 * t.lb);
+    if (r->dyn.nevents) fprintf(f, "%.1f%% moving to another host, ", 100 * t.move);
+    fprintf(f, "%.1f%% %s\n", 100 * (1 - t.finish),
             r->deadlock ? "after finishing or blocking for good" : "idle after finishing");
   }
   fprintf(f, "\n%6s  %-14s %12s %12s %12s %12s %9s %10s %9s %10s\n", "rank", "host", "finish(s)",

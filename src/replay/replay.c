@@ -1,6 +1,7 @@
 /* Trace replay driver (see include/psim/replay.h): options, one run from set-up to results,
  * the deadlock report. Rank stepping is in replay_rank.c, VPs on PEs (psim lb) in
  * replay_vp.c. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,7 +54,10 @@ static const char *pe_name(void *ctx, int u) {
   return buf;
 }
 
-static void deadlock_report(replay *R, replay_result *res) {
+/* One line per rank that has not finished: where it stands in its trace and what its
+ * blocked operation waits for. `verb` says how the rank is held ("blocked in", "in"). Returns
+ * the lines (malloc'd) and the number of such ranks in *n. */
+static char *unfinished_ranks(replay *R, const char *verb, int *n_out) {
   size_t cap = 4096, len = 0;
   char *buf = xmalloc(cap);
   buf[0] = 0;
@@ -92,23 +96,51 @@ static void deadlock_report(replay *R, replay_result *res) {
                i, plat_host_at(R->o->plat, k->host)->name, k->last_file ? k->last_file : "?", k->last_line,
                what[0] ? what : "?");
     else
-      snprintf(line, sizeof line, "  rank %d (host %s): blocked in '%d %.*s' at %s:%ld: %s\n", i,
-               plat_host_at(R->o->plat, k->host)->name, i, tl, t, k->act.file ? k->act.file : "?",
+      snprintf(line, sizeof line, "  rank %d (host %s): %s '%d %.*s' at %s:%ld: %s\n", i,
+               plat_host_at(R->o->plat, k->host)->name, verb, i, tl, t, k->act.file ? k->act.file : "?",
                k->act.line, what[0] ? what : "waiting");
     size_t ll = strlen(line);
     if (len + ll + 1 > cap) { cap = 2 * (len + ll + 1); buf = xrealloc(buf, cap); }
     memcpy(buf + len, line, ll + 1);
     len += ll;
   }
+  *n_out = nblocked;
+  return buf;
+}
+
+static char *with_head(const char *head, char *lines) {
+  size_t hl = strlen(head), len = strlen(lines);
+  char *full = xmalloc(hl + len + 1);
+  memcpy(full, head, hl);
+  memcpy(full + hl, lines, len + 1);
+  free(lines);
+  return full;
+}
+
+static void deadlock_report(replay *R, replay_result *res) {
+  int nblocked;
+  char *lines = unfinished_ranks(R, "blocked in", &nblocked);
   char head[256];
   snprintf(head, sizeof head, "deadlock at simulated time %.6f: %d of %d ranks cannot finish\n",
            sim_now(R->sim), nblocked, R->np);
-  size_t hl = strlen(head);
-  char *full = xmalloc(hl + len + 1);
-  memcpy(full, head, hl);
-  memcpy(full + hl, buf, len + 1);
-  free(buf);
-  res->deadlock = full;
+  res->deadlock = with_head(head, lines);
+}
+
+/* An action whose end date overflows a double (sleep 1e308 twice, say) would otherwise never
+ * end and look like a deadlock: an input error, reported with the actions in progress. */
+static void overflow_report(replay *R, psim_err *err) {
+  int n;
+  char *lines = unfinished_ranks(R, "in", &n);
+  char head[512];
+  snprintf(head, sizeof head,
+           "simulated time overflows at %.6g s: an action in progress would end after the largest "
+           "date a double holds (%.3g s); check the volumes of the actions of the %d unfinished rank%s:\n",
+           sim_now(R->sim), DBL_MAX, n, n == 1 ? "" : "s");
+  char *full = with_head(head, lines);
+  size_t fl = strlen(full);
+  if (fl && full[fl - 1] == '\n') full[fl - 1] = 0;
+  psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "%s", full);
+  free(full);
 }
 
 int replay_run(tit_source *src, const replay_opts *o, replay_result *res, psim_err *err) {
@@ -157,6 +189,7 @@ int replay_run(tit_source *src, const replay_opts *o, replay_result *res, psim_e
     if (o->observers[i].end) o->observers[i].end(o->observers[i].ctx, sim_now(R.sim));
   if (o->progress) fprintf(stderr, "\r\033[K");
   int rc = 0;
+  if (!R.failed && sim_overflowed(R.sim)) { overflow_report(&R, err); R.failed = 1; }
   if (!R.failed && R.vp) replay_vp_final_checks(&R);
   if (R.failed) {
     rc = -1;

@@ -249,5 +249,22 @@ XML
 printf 'n0\nn0\n' > "$D/torus.hosts"
 bad "empty route (torus without loopback)" "no connecting path|'n0'|loopback" -- --platform "$D/torus.xml" --hostfile "$D/torus.hosts" --np 2 "$D/good.txt"
 
+# A date past the largest double (two sleeps of 1e308 s) would read as "never" and then as a
+# deadlock at 1e308 s with exit 3: an input error naming the action in progress.
+w "$D/overflow.txt" "0 init" "0 sleep 1e308" "0 sleep 1e308" "0 finalize"
+bad "date overflows a double" "overflows at 1e+308 s|largest date|'0 sleep 1e308' at $D/overflow.txt:3" -- "$D/overflow.txt"
+w "$D/overflow2.txt" "0 init" "0 recv 1 0 100" "0 finalize" "1 init" "1 sleep 1e308" "1 sleep 1e308" "1 send 0 0 100" "1 finalize"
+# shellcheck disable=SC2086
+bad "date overflows a double (2 ranks)" "overflows at|2 unfinished ranks|'0 recv 1 0 100' at $D/overflow2.txt:2|'1 sleep 1e308' at $D/overflow2.txt:6" -- --np 2 "$D/overflow2.txt"
+# Huge but finite times: np x makespan overflows, the shares of the summary must not (-nan% before)
+checks=$((checks + 1))
+w "$D/huge.txt" "0 init" "0 sleep 1e308" "0 finalize" "1 init" "1 sleep 1e308" "1 finalize"
+if "$PSIM" replay "$D/huge.txt" 2>&1 | grep -q '^time of all ranks: 100.0% computing, 0.0% communicating, 0.0% waiting, 0.0% idle'; then
+  echo "ok   huge times: shares of the summary"
+else
+  echo "FAIL huge times: shares of the summary"; "$PSIM" replay "$D/huge.txt" 2>&1 | grep 'time of all' | sed 's/^/     | /'
+  fails=$((fails + 1))
+fi
+
 echo "$checks checks"
 finish $fails
