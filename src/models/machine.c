@@ -138,7 +138,9 @@ static int parse_settings(mrule *r, char **tok, int ntok, const char *path, long
       char *end;
       double x = strtod(v, &end);
       if (end == v || *end || !(x > 0) || x > 1e300)
-        return psim_errf(err, 2, path, line, "factor: expected a positive number, got '%s'", v);
+        return psim_errf(err, 2, path, line, "factor: expected a positive number up to 1e300, got '%s'", v);
+      if (r->set & SET_FACTOR)
+        return psim_errf(err, 2, path, line, "factor given twice on one line (say it once)");
       r->factor = x;
       r->set |= SET_FACTOR;
       continue;
@@ -150,6 +152,8 @@ static int parse_settings(mrule *r, char **tok, int ntok, const char *path, long
       return psim_errf(err, 2, path, line, r->pair ? "unknown key '%s' for a pair (expected transmit)"
                                                    : "unknown key '%s' for a host (expected factor, send, recv or pack)",
                        key);
+    if (r->set & (1 << k))   /* which one would win is not obvious: refuse */
+      return psim_errf(err, 2, path, line, "%s given twice on one line (say it once)", key);
     if (parse_points(&r->fn[k], key, v, path, line, err) < 0) return -1;
     r->set |= 1 << k;
   }

@@ -158,7 +158,8 @@ for line in "hots node-0 factor=1" "host" "host node-0" "host node-0 factor=-1" 
     "host node-0 speed=2" "host node-0 factor" "host node-0 send=0:20us,1MB" "host node-0 send=1MB:20us,0:30us" \
     "host node-0 send=0:fast" "host node-0 pack=fast" "host node-0 pack=10us,20us" "host node-0 recv=x:20us" "host node-0 pack=" "pair node-0 transmit=0:1ms" \
     "pair node-0 node-1 factor=2" "pair node-0 node-1 send=0:1ms" "at host node-0 factor=2" "at -1s host node-0 factor=2" \
-    "at 1s" "at 1s node-0 factor=2"; do
+    "at 1s" "at 1s node-0 factor=2" "host node-0 factor=2 factor=3" "host node-0 send=0:1us send=0:2us" \
+    "pair node-0 node-1 transmit=0:1ms transmit=0:2ms" "host node-0 factor=1e308"; do
   machine "# a machine" "host node-* factor=1 send=0:1us" "$line"
   "$PSIM" replay --quiet --platform flat:2 --machine "$M" "$TB" > "$TMPD/err" 2>&1
   rc=$?
