@@ -32,8 +32,8 @@ struct mpi_req {
   unsigned is_send : 1, done : 1, detached : 1, matched : 1, released : 1, busy : 1,
       arrived : 1, waited : 1,
       taken : 1;        /* the driver's wait returned it (SMPI's finish_wait) */
-  double or_due;        /* smpi/or still to pay by its owner when it takes the request
-                           (mpi_world_or_at_wait), 0 otherwise */
+  double or_due;        /* smpi/or still to pay by its owner when its wait or test returns
+                           the request (SMPI's Request::finish_wait), 0 otherwise */
   double posted;        /* date posted */
   double xfer_start;    /* date the bytes started moving (-1 before) */
   double xfer_end;      /* date the last byte arrived (-1 before) */
@@ -66,12 +66,6 @@ void mpi_world_free(mpi_world *w);
 typedef void (*mpi_transfer_fn)(void *ctx, const mpi_req *send, const mpi_req *recv);
 void mpi_world_observe(mpi_world *w, mpi_transfer_fn fn, void *ctx);
 
-/* Where the receive overhead of a detached message (smpi/or) is paid. Off (psim run): the
- * receive completes after it, counted from the message's arrival. On (psim replay, as SMPI's
- * Request::finish_wait): the receive completes at the arrival with the overhead in or_due,
- * which its owner pays as a sleep of its own when its wait or test returns the request; so a
- * rank that takes several such messages pays one after the other, and a late wait pays late. */
-void mpi_world_or_at_wait(mpi_world *w, int on);
 
 /* Posts a send / receive; the request may already be done on return (on_done was called). */
 mpi_req *mpi_isend(mpi_world *w, int src, int dst, int tag, int ctx, double bytes, int flags,

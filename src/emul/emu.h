@@ -203,6 +203,8 @@ emu_req *emu_irecv(int src, int tag, int ctx, void *buf, size_t cap);
 int emu_cancel_recv(emu_req *r);
 /* Blocks until `need` of reqs[0..n) are done (need >= n: all of them); NULL entries ignored. */
 void emu_wait(emu_req **reqs, int n, int need);
+/* The rank's wait or test returns r (done): pays the smpi/or its message still owes. */
+void emu_req_take(emu_req *r);
 /* An unsuccessful test: by default the rank waits for news (emu_poll_wait); with
  * --cfg smpi/test or smpi/iprobe, SMPI's injected sleep (success resets the growing count). */
 void emu_test_sleep(int success);

@@ -85,6 +85,22 @@ static void sleep_overhead(emu_sim *S, double t, int busy) {
   k->call_busy_compute = bc;
 }
 
+/* The rank's wait or test returns r: SMPI's finish_wait then sleeps smpi/or when r received a
+ * detached message, in the receiving rank, one message after the other (as psim replay does:
+ * mpi_req.or_due). */
+void emu_req_take(emu_req *r) {
+  if (!r || !r->q || !r->done || !(r->q->or_due > 0)) return;
+  double t = r->q->or_due;
+  r->q->or_due = 0;
+  sleep_overhead(emu_current, t, 1);
+}
+
+/* A collective's own wait takes its request, then frees it. */
+static void take_free(emu_req *r) {
+  emu_req_take(r);
+  emu_req_free(r);
+}
+
 emu_req *emu_isend(int dst, int tag, int ctx, const void *data, size_t len, int owned, int flags,
                    int blocking) {
   emu_sim *S = emu_current;
@@ -259,23 +275,23 @@ void emu_run_prog(const coll_prog *p, const int *world_of, int ctx) {
     case CO_SEND:
       r = emu_isend(world_of[op->peer], op->tag, ctx, NULL, (size_t)op->bytes, 0, 0, 1);
       emu_wait(&r, 1, 1);
-      emu_req_free(r);
+      take_free(r);
       break;
     case CO_RECV:
       r = emu_irecv(world_of[op->peer], op->tag, ctx, NULL, 0);
       emu_wait(&r, 1, 1);
-      emu_req_free(r);
+      take_free(r);
       break;
     case CO_WAITALL:
       emu_wait(reqs + waited, nreqs - waited, nreqs - waited);
-      for (int j = waited; j < nreqs; j++) { emu_req_free(reqs[j]); reqs[j] = NULL; }
+      for (int j = waited; j < nreqs; j++) { take_free(reqs[j]); reqs[j] = NULL; }
       waited = nreqs;
       break;
     case CO_WAIT: {
       int j = op->peer >= 0 && op->peer < i ? opidx[op->peer] : -1;
       if (j >= 0 && reqs[j]) {
         emu_wait(&reqs[j], 1, 1);
-        emu_req_free(reqs[j]);
+        take_free(reqs[j]);
         reqs[j] = NULL;
       }
       break;
@@ -287,7 +303,7 @@ void emu_run_prog(const coll_prog *p, const int *world_of, int ctx) {
   }
   /* a program always ends with its waits; anything left is released */
   for (int j = 0; j < nreqs; j++)
-    if (reqs[j]) { emu_wait(&reqs[j], 1, 1); emu_req_free(reqs[j]); }
+    if (reqs[j]) { emu_wait(&reqs[j], 1, 1); take_free(reqs[j]); }
   if (reqs != inline_reqs) free(reqs);
   free(opidx);
 }

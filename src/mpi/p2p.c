@@ -24,10 +24,7 @@ struct mpi_world {
    * last change of that count, and the time it was above zero before that date */
   int *busy_n;
   double *busy_since, *busy_acc;
-  int or_at_wait;       /* mpi_world_or_at_wait */
 };
-
-void mpi_world_or_at_wait(mpi_world *w, int on) { w->or_at_wait = on; }
 
 void mpi_rank_busy(mpi_world *w, int r, int delta) {
   if (delta > 0) {
@@ -125,8 +122,8 @@ static void recv_overhead_done(sim *s, activity *a) {
   maybe_free(recv->world, recv);
 }
 
-/* The receive of a message whose bytes have all arrived completes: at once, or after smpi/or
- * when the send was detached (SMPI charges the copy out of the detached buffer). */
+/* The receive of a message whose bytes have all arrived completes: at once, or after a machine
+ * file's receive delay; smpi/or (SMPI's copy out of the detached buffer) is left due. */
 static void finish_recv(mpi_world *w, mpi_req *recv, const mpi_req *send) {
   recv->bytes = send->bytes;
   recv->src = send->src;
@@ -134,12 +131,11 @@ static void finish_recv(mpi_world *w, mpi_req *recv, const mpi_req *send) {
   recv->xfer_start = send->xfer_start;
   recv->xfer_end = send->xfer_end;
   recv->peer = NULL;
-  double ovh = send->detached ? models_overhead(w->models, w->rank_host[recv->owner], OVH_RECV, send->bytes) : 0;
-  if (w->or_at_wait) {
-    recv->or_due = ovh;   /* the owner pays it when its wait takes the request */
-    ovh = 0;
-  }
-  ovh += models_recv_delay(w->models, w->rank_host[recv->owner], send->bytes);   /* a machine file's */
+  /* smpi/or of a detached message: not here but in the receiver's wait or test that returns
+   * the request (SMPI's Request::finish_wait), as a sleep of its own, one message after the
+   * other; the drivers pay or_due (replay_rank.c take, emu_p2p.c emu_req_take) */
+  recv->or_due = send->detached ? models_overhead(w->models, w->rank_host[recv->owner], OVH_RECV, send->bytes) : 0;
+  double ovh = models_recv_delay(w->models, w->rank_host[recv->owner], send->bytes);   /* a machine file's */
   if (ovh > 0) {
     mpi_rank_busy(w, recv->owner, +1);
     models_sleep(w->models, w->rank_host[recv->owner], ovh, recv_overhead_done, recv, 0);

@@ -173,7 +173,6 @@ int replay_run(tit_source *src, const replay_opts *o, replay_result *res, psim_e
     return -1;
   }
   R.world = mpi_world_new(R.sim, R.models, R.np, R.rank_host, replay_rank_req_done, &R);
-  mpi_world_or_at_wait(R.world, 1);   /* smpi/or paid by the rank whose wait takes the message */
   R.ranks = xcalloc((size_t)R.np, sizeof *R.ranks);
   for (int i = 0; i < R.np; i++) {
     rank *k = &R.ranks[i];

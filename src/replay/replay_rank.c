@@ -142,7 +142,7 @@ static void compute_done(sim *s, activity *a) {
 
 /* The rank's wait (or test) returns q. SMPI's finish_wait then sleeps smpi/or when q received
  * a detached message: the rank pays it before going on (replay_rank_run), one message after
- * the other (mpi_world_or_at_wait). */
+ * the other (psim run does the same: emu_req_take). */
 static void take(rank *k, mpi_req *q) {
   q->taken = 1;
   k->or_due += q->or_due;

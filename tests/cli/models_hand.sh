@@ -235,6 +235,15 @@ trace "$T3" "0 init" "1 init" "0 send 1 0 100" "0 send 1 1 100" "0 send 1 2 100"
 if run "or at the wait" --platform "$SG/small_platform.xml" --hostfile "$SG/hostfile" --np 2 $OVH "$T3"; then
   expect "3 x or(100) after the sleep, one after the other" "$(finish_of 1)" "$(calc "S = 100" "1 + 3 * (3e-4 + 2e-9 * S)")"
 fi
+# the same under psim run (tests/data/emul/or_wait.c: MPI_Send x 3, MPI_Irecv x 3, psim_sleep(1),
+# MPI_Waitall): or is paid by the Waitall too (psim run paid it at arrival and ended at 1 s)
+if "$(dirname "$PSIM")/psimcc" -o "$TMPD/or_wait" "$PSIM_TESTDATA/emul/or_wait.c"; then
+  # shellcheck disable=SC2086
+  if "$PSIM" run --np 2 --no-measure -q --json "$J" --platform "$SG/small_platform.xml" --hostfile "$SG/hostfile" \
+      $OVH -- "$TMPD/or_wait" >"$TMPD/out" 2>&1; then
+    expect "psim run: 3 x or(100) after the sleep" "$(finish_of 1)" "$(calc "S = 100" "1 + 3 * (3e-4 + 2e-9 * S)")"
+  else echo "FAIL psim run or_wait:"; cat "$TMPD/out"; fails=$((fails + 1)); fi
+else echo "FAIL psimcc or_wait"; fails=$((fails + 1)); fi
 trace "$T3" "0 init" "1 init" "0 send 1 0 1000000" "1 recv 0 0 1000000"
 # shellcheck disable=SC2086
 if run "rendez-vous overheads" --platform "$SG/small_platform.xml" --hostfile "$SG/hostfile" --np 2 $OVH "$T3"; then

@@ -231,6 +231,7 @@ static void req_complete(MPI_Request *h, MPI_Status *st) {
       }
     } else empty_status(st);
     trace_done(r, e, 1);
+    emu_req_take(e);   /* smpi/or, paid as the wait or test returns it */
     emu_req_free(e);
     r->er = NULL;
   }
