@@ -196,7 +196,20 @@ static void compute_done(sim *s, activity *a) {
   activity_done(s, a);
 }
 
+/* A program's own volume (psim_compute, psim_sleep, a declared cost): NaN used to hang the
+ * run, infinity to end as a deadlock, a negative one to be taken as 0. The run stops with the
+ * rank, the call and its source line. */
+__attribute__((noreturn)) static void fail_rank(emu_sim *S, emu_rank *k);
+static void check_volume(emu_sim *S, emu_rank *k, double v, const char *unit) {
+  if (isfinite(v) && v >= 0) return;
+  psim_errf(S->err, PSIM_EXIT_APP, k->file ? k->file : NULL, k->file ? k->line : 0,
+            "rank %d: %s(%g): expected a finite number of %s, 0 or more (at simulated time %.6f)",
+            k->id, k->call ? k->call : "psim_compute", v, unit, sim_now(S->sim));
+  fail_rank(S, k);
+}
+
 static void compute_now(emu_sim *S, emu_rank *k, double flops) {
+  check_volume(S, k, flops, "flops");
   if (flops <= 0) return;
   double t0 = sim_now(S->sim), b0 = mpi_rank_busy_time(S->world, k->id);
   if (S->tit) emu_trace_compute(k, flops);
@@ -220,6 +233,7 @@ void emu_compute(double flops) {
 void emu_sleep(double seconds) {
   emu_sim *S = emu_current;
   emu_rank *k = S->running;
+  check_volume(S, k, seconds, "seconds");
   if (seconds <= 0) return;
   k->poll_streak = 0;
   double t0 = sim_now(S->sim), b0 = mpi_rank_busy_time(S->world, k->id);
