@@ -145,6 +145,7 @@ void plat_zone_free(plat_zone *z) {
   free(z->name);
   VEC_FREE(z->verts);
   VEC_FREE(z->decls);
+  VEC_FREE(z->bypass);
   VEC_FREE(z->star);
   free(z->table);
   free(z->pred);

@@ -44,6 +44,10 @@ typedef struct plat_zroute { int off, len, gw_src, gw_dst; } plat_zroute;
 /* A declared route between two vertices of a zone (before the zone is sealed). */
 typedef struct plat_decl { int src, dst, route; long line; } plat_decl;
 
+/* A bypass route of a zone (<bypassRoute>, <bypassZoneRoute>): one way, from netpoint src to
+ * netpoint dst (hosts or routers of the zone; or zones, with the route's gateways). */
+typedef struct plat_bypass { int src, dst, route; } plat_bypass;
+
 /* Star zones (routing="Cluster", FLAT clusters): per-vertex links towards the centre. */
 typedef struct plat_star_vert { int lim, up, down, loop, bb; } plat_star_vert;
 
@@ -72,6 +76,7 @@ typedef struct plat_zone {
   int parent, np, recursive, sealed;
   VEC(int) verts;                  /* global netpoint ids, index = local id */
   VEC(plat_decl) decls;
+  VEC(plat_bypass) bypass;         /* consulted first when the zone is the common ancestor */
   int n;                           /* table dimension (vertices at seal time) */
   int *table;                      /* FULL: route id [s*n+d]; FLOYD: edge route id */
   int *pred;                       /* FLOYD: predecessor [s*n+d]; DIJKSTRA: [gs*ng+gv] */

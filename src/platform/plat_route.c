@@ -295,6 +295,25 @@ static int local_route(const platform *p, const plat_zone *z, int s, int d, rctx
     }
     int mark = c->n;
     if (dijkstra_emit(p, z, gs, gd, c) < 0) { c->n = mark; return no_route(p, sn, dn, err); }
+    if (z->recursive) {
+      /* between zones, as SimGrid's DijkstraZone: the first hop's gw_src, the last hop's
+       * gw_dst; the zone a path crosses must be entered and left by the same gateway (SimGrid
+       * 3.32 cannot route inside it: it stops on a null gateway) */
+      int v = gd, r = z->pred_route[(size_t)gs * z->ng + gd];
+      *gwd = p->routes.data[r].gw_dst;
+      for (;;) {
+        *gws = p->routes.data[r].gw_src;
+        v = z->pred[(size_t)gs * z->ng + v];
+        if (v == gs) break;
+        int rp = z->pred_route[(size_t)gs * z->ng + v];
+        if (p->routes.data[rp].gw_dst != *gws)
+          return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "the route from '%s' to '%s' enters a zone by '%s' and "
+                           "leaves it by '%s': SimGrid's Dijkstra routing needs one gateway there",
+                           p->nps.data[sn].name, p->nps.data[dn].name, p->nps.data[p->routes.data[rp].gw_dst].name,
+                           p->nps.data[*gws].name);
+        r = rp;
+      }
+    }
     return 0;
   }
   case PLAT_Z_STAR: star_route(z, s, d, c); return 0;
@@ -319,6 +338,70 @@ static int vertex_in(const platform *p, int np, int common) {
   return p->nps.data[p->zones.data[z]->np].local;
 }
 
+static int find_bypass(const plat_zone *z, int src, int dst) {
+  for (size_t i = 0; i < z->bypass.len; i++)
+    if (z->bypass.data[i].src == src && z->bypass.data[i].dst == dst) return z->bypass.data[i].route;
+  return -1;
+}
+
+/* SimGrid's NetZoneImpl::get_bypass_route, on `common`, the deepest zone holding src and dst:
+ * when both are directly in it, the bypass declared from src to dst; otherwise one declared
+ * between the zones on their ways up to `common` (path_s[i] towards path_d[j], the pairs
+ * nearest to the ends first: for each m, (i, m) then (m, i) for i < m, then (m, m)), followed
+ * by the routes from src to its gateway and from the other gateway to dst. Returns 1 when a
+ * bypass was emitted, 0 when there is none, -1 on error. */
+static int bypass_route(const platform *p, int common, int src, int dst, rctx *c, psim_err *err, int depth) {
+  const plat_zone *z = p->zones.data[common];
+  int zs = p->nps.data[src].zone, zd = p->nps.data[dst].zone;
+  if (zs == common && zd == common) {
+    int r = find_bypass(z, src, dst);
+    if (r < 0) return 0;
+    put_route(p, c, r, 0);
+    return 1;
+  }
+  enum { MAXD = 64 };
+  int ps[MAXD], pd[MAXD], ns = 0, nd = 0;
+  for (int q = zs; q >= 0; q = p->zones.data[q]->parent) {
+    if (ns == MAXD) return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "zones nested deeper than %d", MAXD);
+    ps[ns++] = q;
+  }
+  for (int q = zd; q >= 0; q = p->zones.data[q]->parent) {
+    if (nd == MAXD) return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "zones nested deeper than %d", MAXD);
+    pd[nd++] = q;
+  }
+  while (ns > 1 && nd > 1 && ps[ns - 1] == pd[nd - 1]) { ns--; nd--; }
+  int r = -1, ks = -1, kd = -1, top = ns > nd ? ns : nd;
+#define TRY(i, j)                                                                  \
+  if (r < 0 && (i) < ns && (j) < nd) {                                             \
+    ks = p->zones.data[ps[i]]->np, kd = p->zones.data[pd[j]]->np;                  \
+    r = find_bypass(z, ks, kd);                                                    \
+  }
+  for (int m = 0; m < top && r < 0; m++) {
+    for (int i = 0; i < m && r < 0; i++) {
+      TRY(i, m)
+      TRY(m, i)
+    }
+    TRY(m, m)
+  }
+#undef TRY
+  if (r < 0) return 0;
+  const plat_zroute *zr = &p->routes.data[r];
+  if (src != ks) {
+    if (zr->gw_src < 0)
+      return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "the bypass route from '%s' to '%s' needs gateways "
+                       "(expected a <bypassZoneRoute> with gw_src and gw_dst)", p->nps.data[ks].name, p->nps.data[kd].name);
+    if (global_route(p, src, zr->gw_src, c, err, depth + 1) < 0) return -1;
+  }
+  put_route(p, c, r, 0);
+  if (dst != kd) {
+    if (zr->gw_dst < 0)
+      return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "the bypass route from '%s' to '%s' needs gateways "
+                       "(expected a <bypassZoneRoute> with gw_src and gw_dst)", p->nps.data[ks].name, p->nps.data[kd].name);
+    if (global_route(p, zr->gw_dst, dst, c, err, depth + 1) < 0) return -1;
+  }
+  return 1;
+}
+
 static int global_route(const platform *p, int src, int dst, rctx *c, psim_err *err, int depth) {
   if (depth > 64) return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "routing loop between '%s' and '%s'",
                                    p->nps.data[src].name, p->nps.data[dst].name);
@@ -328,6 +411,10 @@ static int global_route(const platform *p, int src, int dst, rctx *c, psim_err *
   while (dd > ds) { zd = p->zones.data[zd]->parent; dd--; }
   while (zs != zd) { zs = p->zones.data[zs]->parent; zd = p->zones.data[zd]->parent; }
   const plat_zone *common = p->zones.data[zs];
+  if (common->bypass.len) {
+    int b = bypass_route(p, zs, src, dst, c, err, depth);
+    if (b != 0) return b < 0 ? -1 : 0;
+  }
   int vs = vertex_in(p, src, zs), vd = vertex_in(p, dst, zs);
   int s_direct = p->nps.data[src].zone == zs, d_direct = p->nps.data[dst].zone == zs;
   int gws, gwd;

@@ -30,7 +30,7 @@ typedef struct xstate {
   int resources_seen;
   int cur_host;                   /* host whose <prop> children we accept, -1 */
   /* route being read */
-  int in_route, r_src, r_dst, r_gws, r_gwd, r_sym;
+  int in_route, r_src, r_dst, r_gws, r_gwd, r_sym, r_bypass;
   long r_line;
   VEC(xctn) ctns;
 } xstate;
@@ -307,13 +307,57 @@ static int np_named(xstate *s, const char *el, const char *what, const char *nam
   int z = cur_zone(s);
   if (np < 0 || (want_zone >= 0 && (s->p->nps.data[np].kind == PLAT_NP_ZONE) != want_zone) ||
       (want_zone >= 0 && s->p->nps.data[np].zone != z)) {
-    fail(s, "<%s %s=\"%s\">: unknown %s (expected %s declared before in zone '%s')", el, what, name,
-         want_zone == 1 ? "zone" : want_zone == 0 ? "host or router" : "gateway",
-         want_zone == 1 ? "a child zone" : want_zone == 0 ? "a host or router" : "a host or router",
-         z >= 0 ? s->p->zones.data[z]->name : "");
+    if (want_zone == -2)   /* a bypass names any node of the platform */
+      fail(s, "<%s %s=\"%s\">: unknown node (expected a host, router or zone declared before)", el, what, name);
+    else
+      fail(s, "<%s %s=\"%s\">: unknown %s (expected %s declared before in zone '%s')", el, what, name,
+           want_zone == 1 ? "zone" : want_zone == 0 ? "host or router" : "gateway",
+           want_zone == 1 ? "a child zone" : want_zone == 0 ? "a host or router" : "a host or router",
+           z >= 0 ? s->p->zones.data[z]->name : "");
     return -1;
   }
   return np;
+}
+
+/* <bypassRoute> and <bypassZoneRoute> (SimGrid's NetZoneImpl::add_bypass_route): one way, no
+ * symmetrical attribute, at least one link, one per (src, dst) in a zone; SimGrid's DTD takes
+ * the first in a zone of hosts only, the second in a zone of zones only. Their names may be
+ * any node; the route is looked up when the zone is the common ancestor (plat_route.c). */
+static void el_bypass(xstate *s, const char *el, const char **atts, int zone_route) {
+  int z = in_zone(s, el);
+  const char *src = need(s, el, atts, "src"), *dst = need(s, el, atts, "dst");
+  if (z < 0 || !src || !dst) return;
+  const plat_zone *zz = s->p->zones.data[z];
+  if (zz->cl) { fail(s, "<%s> cannot be in a cluster", el); return; }
+  if (zz->recursive != zone_route) {
+    fail(s, "<%s> in zone '%s': expected %s", el, zz->name,
+         zone_route ? "a zone of zones (use <bypassRoute> between hosts)"
+                    : "a zone of hosts and routers (use <bypassZoneRoute> between zones)");
+    return;
+  }
+  if (attr(atts, "symmetrical")) {
+    fail(s, "<%s symmetrical=...>: a bypass route is one way (declare the other direction too)", el);
+    return;
+  }
+  s->r_gws = s->r_gwd = -1;
+  if ((s->r_src = np_named(s, el, "src", src, -2)) < 0 || (s->r_dst = np_named(s, el, "dst", dst, -2)) < 0) return;
+  if (zone_route) {
+    const char *gs = need(s, el, atts, "gw_src"), *gd = need(s, el, atts, "gw_dst");
+    if (!gs || !gd || (s->r_gws = np_named(s, el, "gw_src", gs, -2)) < 0 ||
+        (s->r_gwd = np_named(s, el, "gw_dst", gd, -2)) < 0)
+      return;
+  }
+  for (size_t i = 0; i < zz->bypass.len; i++)
+    if (zz->bypass.data[i].src == s->r_src && zz->bypass.data[i].dst == s->r_dst) {
+      fail(s, "<%s src=\"%s\" dst=\"%s\">: a bypass route between them already exists in zone '%s'", el, src,
+           dst, zz->name);
+      return;
+    }
+  s->r_sym = 0;
+  s->r_bypass = 1;
+  s->in_route = 1;
+  s->r_line = line_of(s);
+  s->ctns.len = 0;
 }
 
 static void el_route(xstate *s, const char *el, const char **atts, int zone_route) {
@@ -321,6 +365,7 @@ static void el_route(xstate *s, const char *el, const char **atts, int zone_rout
   const char *src = need(s, el, atts, "src"), *dst = need(s, el, atts, "dst");
   if (z < 0 || !src || !dst) return;
   s->r_gws = s->r_gwd = -1;
+  s->r_bypass = 0;
   if (zone_route) {
     const char *gs = need(s, el, atts, "gw_src"), *gd = need(s, el, atts, "gw_dst");
     if (!gs || !gd) return;
@@ -339,7 +384,7 @@ static void el_route(xstate *s, const char *el, const char **atts, int zone_rout
 static void el_link_ctn(xstate *s, const char *el, const char **atts) {
   const char *id = need(s, el, atts, "id"), *dir = attr(atts, "direction");
   if (!id) return;
-  if (!s->in_route) { fail(s, "<%s> must be inside a <route> or <zoneRoute>", el); return; }
+  if (!s->in_route) { fail(s, "<%s> must be inside a <route>, <zoneRoute> or bypass route", el); return; }
   xctn c = {plat_map_get(&s->xlink_map, id), 0};
   if (!dir || strcmp(dir, "NONE") == 0) c.dir = 0;
   else if (strcmp(dir, "UP") == 0) c.dir = 1;
@@ -371,6 +416,14 @@ static void end_route(xstate *s) {
     bw[i] = up ? x->down : x->up;   /* the way back crosses the other half */
   }
   plat_zone *zz = s->p->zones.data[z];
+  if (s->r_bypass) {
+    if (n == 0) fail(s, "bypass route from '%s' to '%s' without links: expected at least one <link_ctn>",
+                     s->p->nps.data[s->r_src].name, s->p->nps.data[s->r_dst].name);
+    else VEC_PUSH(zz->bypass, ((plat_bypass){s->r_src, s->r_dst, plat_add_route(s->p, fw, n, 0, s->r_gws, s->r_gwd)}));
+    free(fw);
+    free(bw);
+    return;
+  }
   plat_decl d = {s->p->nps.data[s->r_src].local, s->p->nps.data[s->r_dst].local,
                  plat_add_route(s->p, fw, n, 0, s->r_gws, s->r_gwd), s->r_line};
   VEC_PUSH(zz->decls, d);
@@ -502,12 +555,14 @@ static void XMLCALL on_start(void *ud, const XML_Char *el, const XML_Char **atts
   else if (strcmp(el, "router") == 0) el_router(s, el, atts);
   else if (strcmp(el, "route") == 0) el_route(s, el, atts, 0);
   else if (strcmp(el, "zoneRoute") == 0 || strcmp(el, "ASroute") == 0) el_route(s, el, atts, 1);
+  else if (strcmp(el, "bypassRoute") == 0) el_bypass(s, el, atts, 0);
+  else if (strcmp(el, "bypassZoneRoute") == 0 || strcmp(el, "bypassASroute") == 0) el_bypass(s, el, atts, 1);
   else if (strcmp(el, "link_ctn") == 0) el_link_ctn(s, el, atts);
   else if (strcmp(el, "cluster") == 0) el_cluster(s, el, atts);
   else if (strcmp(el, "cabinet") == 0) el_cabinet(s, el, atts);
   else
     fail(s, "unknown element <%s> (expected platform, config, prop, zone, host, link, router, route, zoneRoute, "
-         "link_ctn, cluster, cabinet, backbone or host_link)", el);
+         "bypassRoute, bypassZoneRoute, link_ctn, cluster, cabinet, backbone or host_link)", el);
 }
 
 static void XMLCALL on_end(void *ud, const XML_Char *el) {
@@ -518,7 +573,8 @@ static void XMLCALL on_end(void *ud, const XML_Char *el) {
     int z = cur_zone(s);
     s->zstack.len--;
     if (plat_zone_seal(s->p, z, s->err, s->file) < 0) { s->failed = 1; XML_StopParser(s->xp, XML_FALSE); }
-  } else if (strcmp(el, "route") == 0 || strcmp(el, "zoneRoute") == 0 || strcmp(el, "ASroute") == 0) {
+  } else if (strcmp(el, "route") == 0 || strcmp(el, "zoneRoute") == 0 || strcmp(el, "ASroute") == 0 ||
+             strcmp(el, "bypassRoute") == 0 || strcmp(el, "bypassZoneRoute") == 0 || strcmp(el, "bypassASroute") == 0) {
     end_route(s);
   } else if (strcmp(el, "host") == 0) {
     s->cur_host = -1;

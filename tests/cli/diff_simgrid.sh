@@ -50,6 +50,9 @@ for s in 41 42; do run mix-fattree "$X/platforms/cluster_fat_tree.xml" "$X/hostf
 for s in 51 52; do run mix-torus "$X/platforms/cluster_torus.xml" "$X/hostfiles/cluster_torus" 12 "$s" 30; done
 run mix-backbone "$X/platforms/cluster_backbone.xml" "$X/hostfiles/cluster_backbone" 8 61 30
 run mix-dragonfly "$X/platforms/cluster_dragonfly.xml" "$X/hostfiles/cluster_dragonfly" 8 71 30
+# bypass routes (one way, zone keys, gateways) and a Dijkstra zone of zones
+for s in 81 82; do run mix-bypass "$PSIM_TESTDATA/platforms/bypass.xml" "$PSIM_TESTDATA/platforms/bypass.hosts" 6 "$s" 30; done
+run mix-dijkstra-zones "$PSIM_TESTDATA/platforms/dijkstra_zones.xml" "$PSIM_TESTDATA/platforms/dijkstra_zones.hosts" 8 83 30
 echo "$total comparisons"
 [ "$total" -ge 40 ] || { echo "too few comparisons ran ($total)"; fails=$((fails + 1)); }
 finish $fails

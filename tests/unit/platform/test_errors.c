@@ -166,6 +166,28 @@ static void test_pstates_profiles(void **s) {
                5, "<link state_file=\"l.profile\">");
 }
 
+/* Bypass routes: one way, at least one link, one per pair, in the zone kind SimGrid's DTD wants. */
+static void test_bypass(void **s) {
+  (void)s;
+#define ZH "<zone id=\"z\" routing=\"Full\">\n<host id=\"a\" speed=\"1Gf\"/><host id=\"b\" speed=\"1Gf\"/>\n" \
+           "<link id=\"l\" bandwidth=\"1GBps\" latency=\"1us\"/>\n"
+  expect_error(HEAD ZH "<bypassRoute src=\"a\" dst=\"b\">\n</bypassRoute>\n</zone></platform>", 7,
+               "bypass route from 'a' to 'b' without links");
+  expect_error(HEAD ZH "<bypassRoute src=\"a\" dst=\"b\"><link_ctn id=\"l\"/></bypassRoute>\n"
+                       "<bypassRoute src=\"a\" dst=\"b\"><link_ctn id=\"l\"/></bypassRoute>\n</zone></platform>",
+               7, "already exists in zone 'z'");
+  expect_error(HEAD ZH "<bypassRoute src=\"a\" dst=\"c\"><link_ctn id=\"l\"/></bypassRoute>\n</zone></platform>", 6,
+               "<bypassRoute dst=\"c\">: unknown node");
+  expect_error(HEAD ZH "<bypassRoute src=\"a\" dst=\"b\" symmetrical=\"YES\"><link_ctn id=\"l\"/></bypassRoute>\n"
+                       "</zone></platform>", 6, "a bypass route is one way");
+  expect_error(HEAD ZH "<bypassZoneRoute src=\"a\" dst=\"b\" gw_src=\"a\" gw_dst=\"b\"><link_ctn id=\"l\"/>"
+                       "</bypassZoneRoute>\n</zone></platform>", 6, "expected a zone of zones");
+  expect_error(HEAD "<zone id=\"r\" routing=\"Full\">\n<zone id=\"z\" routing=\"Full\"><host id=\"a\" speed=\"1Gf\"/>"
+                    "</zone>\n<link id=\"l\" bandwidth=\"1GBps\"/>\n<bypassRoute src=\"a\" dst=\"a\">"
+                    "<link_ctn id=\"l\"/></bypassRoute>\n</zone></platform>", 6, "expected a zone of hosts and routers");
+#undef ZH
+}
+
 static void test_missing_file(void **s) {
   (void)s;
   psim_err err;
@@ -176,6 +198,7 @@ static void test_missing_file(void **s) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_bypass),
     cmocka_unit_test(test_malformed), cmocka_unit_test(test_structure), cmocka_unit_test(test_values),
     cmocka_unit_test(test_duplicates), cmocka_unit_test(test_routes), cmocka_unit_test(test_clusters),
     cmocka_unit_test(test_no_route_at_query), cmocka_unit_test(test_missing_file),

@@ -121,7 +121,7 @@ static void test_dragonfly_simgrid(void **s) {
 static void test_fixtures_simgrid(void **s) {
   (void)s;
   static const char *names[] = {"dijkstra", "dragonfly_plain", "fattree3", "fattree_limiter", "flat_limiter",
-                                "multizone", "torus_limiter"};
+                                "multizone", "torus_limiter", "bypass", "dijkstra_zones"};
   for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
     char xml[256], exp[256];
     snprintf(xml, sizeof xml, "platforms/%s.xml", names[i]);
