@@ -1,7 +1,8 @@
 // Writes what SimGrid itself computes for a platform file, in the format of
 // tests/data/platforms/expected/ (see its README): LINK name bandwidth latency sharing (0 =
-// FATPIPE, 1 = SHARED), HOST name speed cores, and ROUTE src dst links... for every ordered
-// pair of hosts (s4u's Host::route_to after Engine::seal_platform). Needs libsimgrid-dev:
+// FATPIPE, 1 = SHARED), HOST name speed cores, and ROUTE src dst links... then LATENCY src dst
+// seconds for every ordered pair of hosts (s4u's Host::route_to after Engine::seal_platform;
+// the latency includes what is not a link's, such as a Vivaldi zone's). Needs libsimgrid-dev:
 //
 //   g++ -O1 -o /tmp/simgrid_routes scripts/simgrid_routes.cpp -lsimgrid
 //   /tmp/simgrid_routes PLATFORM.xml 2>/dev/null | grep -v '^LINK __loopback__' > expected/NAME.txt
@@ -36,7 +37,7 @@ int main(int argc, char** argv)
       std::printf("ROUTE %s %s", a->get_cname(), b->get_cname());
       for (const auto* l : route)
         std::printf(" %s", l->get_cname());
-      std::printf("\n");
+      std::printf("\nLATENCY %s %s %.17g\n", a->get_cname(), b->get_cname(), latency);
     }
   return 0;
 }

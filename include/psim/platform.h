@@ -69,6 +69,9 @@ int plat_link_find(const platform *p, const char *name);   /* -1 when absent */
  * Returns the route's length (which may exceed cap: call again with a larger buffer), or -1
  * with err filled when no route exists. The platform is not modified: safe from any thread. */
 int plat_route(const platform *p, int src, int dst, int *buf, int cap, psim_err *err);
+/* The same, and in *extra the latency the route has beyond its links' (SimGrid's Vivaldi
+ * zones: the distance between coordinates, in seconds; 0 elsewhere). */
+int plat_route_lat(const platform *p, int src, int dst, int *buf, int cap, double *extra, psim_err *err);
 
 /* Properties of <config> (in document order), e.g. "smpi/os" -> "0:1e-6:1e-10". */
 int plat_nconfig(const platform *p);

@@ -205,7 +205,8 @@ static int net_from_platform(const fopts *o, fc_net *net, double *speed, char *d
     }
   }
   int route[1024];
-  int len = plat_route(pl, a, b, route, 1024, &err);
+  double extra;   /* a Vivaldi zone's latency */
+  int len = plat_route_lat(pl, a, b, route, 1024, &extra, &err);
   if (len < 0 || len > 1024) {
     plat_free(pl);
     if (len < 0) return cli_fail(&err);
@@ -217,6 +218,7 @@ static int net_from_platform(const fopts *o, fc_net *net, double *speed, char *d
     lat += l->latency;
     if (l->bandwidth < bw) bw = l->bandwidth;
   }
+  lat += extra;
   if (len == 0 || !(bw > 0) || !isfinite(bw)) {
     plat_free(pl);
     return cli_usage("forecast", "hosts %s and %s have no link between them (same host?): choose two with --hosts",

@@ -30,7 +30,8 @@ static int show_route(platform *p, const char *from, const char *to) {
   psim_err err;
   psim_err_clear(&err);
   int buf[256];
-  int n = plat_route(p, a, b, buf, 256, &err);
+  double extra;
+  int n = plat_route_lat(p, a, b, buf, 256, &extra, &err);
   if (n < 0) return cli_fail(&err);
   double lat = 0, bw = 1e300;
   for (int i = 0; i < n && i < 256; i++) {
@@ -39,6 +40,8 @@ static int show_route(platform *p, const char *from, const char *to) {
     lat += l->latency;
     if (l->bandwidth < bw) bw = l->bandwidth;
   }
+  if (extra > 0) printf("(Vivaldi coordinates)  %.6g s\n", extra);
+  lat += extra;
   printf("route %s -> %s: %d links, latency %.9g s, bottleneck %.6g Bps\n", from, to, n, lat, bw);
   return 0;
 }

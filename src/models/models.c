@@ -255,12 +255,13 @@ static const route_entry *route_get(models *m, int src, int dst, psim_err *err) 
     if (m->routes[i].key == key) return &m->routes[i];
     i = (i + 1) & mask;
   }
-  int n = plat_route(m->plat, src, dst, m->buf, m->bufcap, err);
+  double extra;   /* a Vivaldi zone's latency, beyond the links' */
+  int n = plat_route_lat(m->plat, src, dst, m->buf, m->bufcap, &extra, err);
   if (n < 0) return NULL;
   if (n > m->bufcap) {
     m->bufcap = n;
     m->buf = xrealloc(m->buf, (size_t)n * sizeof *m->buf);
-    n = plat_route(m->plat, src, dst, m->buf, m->bufcap, err);
+    n = plat_route_lat(m->plat, src, dst, m->buf, m->bufcap, &extra, err);
   }
   if (m->nroutes * 2 >= m->route_cap) {
     /* Grow up to a bound; beyond it, start afresh (routes are cheap to recompute). */
@@ -297,6 +298,7 @@ static const route_entry *route_get(models *m, int src, int dst, psim_err *err) 
     if (pl->bandwidth < e->min_bw) e->min_bw = pl->bandwidth;
     VEC_PUSH(m->route_links, m->buf[k]);
   }
+  e->latency += extra;
   m->nroutes++;
   return e;
 }

@@ -104,7 +104,7 @@ int plat_add_zone(platform *p, const char *name, plat_zone_kind kind, int parent
 int plat_add_np(platform *p, const char *name, plat_np_kind kind, int zone, int ref) {
   const char *nm = plat_strdup(p, name);
   if (plat_map_get(&p->np_map, nm) >= 0) return -1;
-  plat_np np = {nm, kind, zone, -1, ref};
+  plat_np np = {nm, kind, zone, -1, ref, 0, {0, 0, 0}};
   if (zone >= 0) {
     plat_zone *z = p->zones.data[zone];
     np.local = (int)z->verts.len;

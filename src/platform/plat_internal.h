@@ -31,6 +31,8 @@ typedef struct plat_np {
   int zone;           /* englobing zone (-1 for the root zone's own netpoint) */
   int local;          /* vertex number in that zone */
   int ref;            /* host index (HOST) or zone index (ZONE) */
+  int has_coord;      /* Vivaldi coordinates given (coordinates="x y h") */
+  double coord[3];
 } plat_np;
 
 typedef enum {
@@ -86,6 +88,7 @@ typedef struct plat_zone {
   int backbone;                    /* STAR: -1 when none */
   plat_cluster *cl;                /* TORUS, FATTREE, DRAGONFLY */
   int gateway;                     /* cluster router netpoint, -1 */
+  int vivaldi;                     /* STAR zone with SimGrid's Vivaldi latencies (plat_route.c) */
 } plat_zone;
 
 struct platform {

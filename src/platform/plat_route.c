@@ -7,10 +7,12 @@
 #include "platform/plat_internal.h"
 
 #include <limits.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct rctx { int *buf; int cap; int n; } rctx;
+typedef struct rctx { int *buf; int cap; int n; double extra; } rctx;
 
 static void put(rctx *c, int link) {
   if (c->n < c->cap) c->buf[c->n] = link;
@@ -232,6 +234,31 @@ static void star_route(const plat_zone *z, int s, int d, rctx *c) {
   }
 }
 
+/* SimGrid's VivaldiZone: a star route, plus (sqrt(dx^2 + dy^2) + |h_s| + |h_d|) / 1000 s of
+ * latency from the two vertices' coordinates; between child zones, the gateways are the
+ * routers named router_ZONE. */
+static int vivaldi_route(const platform *p, const plat_zone *z, int s, int d, rctx *c, int *gws, int *gwd,
+                         psim_err *err) {
+  const plat_np *a = &p->nps.data[z->verts.data[s]], *b = &p->nps.data[z->verts.data[d]];
+  if (a->kind == PLAT_NP_ZONE) {
+    char nm[600];
+    snprintf(nm, sizeof nm, "router_%s", a->name);
+    *gws = plat_map_get(&p->np_map, nm);
+    snprintf(nm, sizeof nm, "router_%s", b->name);
+    *gwd = plat_map_get(&p->np_map, nm);
+  }
+  star_route(z, s, d, c);
+  const plat_np *miss = !a->has_coord ? a : !b->has_coord ? b : NULL;
+  if (miss)
+    return psim_errf(err, PSIM_EXIT_INPUT, p->name, 0, "%s '%s' of Vivaldi zone '%s' has no coordinates "
+                     "(expected coordinates=\"x y height\"; SimGrid stops there too)",
+                     miss->kind == PLAT_NP_ZONE ? "zone" : miss->kind == PLAT_NP_HOST ? "host" : "router", miss->name,
+                     z->name);
+  double dx = a->coord[0] - b->coord[0], dy = a->coord[1] - b->coord[1];
+  c->extra += (sqrt(dx * dx + dy * dy) + fabs(a->coord[2]) + fabs(b->coord[2])) / 1000.0;
+  return 0;
+}
+
 static int floyd_emit(const platform *p, const plat_zone *z, int s, int d, rctx *c, int *prev_gw, int *first,
                       psim_err *err, int depth) {
   int n = z->n, pr = z->pred[(size_t)s * n + d];
@@ -316,7 +343,10 @@ static int local_route(const platform *p, const plat_zone *z, int s, int d, rctx
     }
     return 0;
   }
-  case PLAT_Z_STAR: star_route(z, s, d, c); return 0;
+  case PLAT_Z_STAR:
+    if (z->vivaldi) return vivaldi_route(p, z, s, d, c, gws, gwd, err);
+    star_route(z, s, d, c);
+    return 0;
   case PLAT_Z_TORUS: case PLAT_Z_FATTREE: case PLAT_Z_DRAGONFLY:
     plat_cluster_route(p, z, s, d, c->buf, c->cap, &c->n);
     return 0;
@@ -421,7 +451,7 @@ static int global_route(const platform *p, int src, int dst, rctx *c, psim_err *
   if (s_direct && d_direct) return local_route(p, common, vs, vd, c, &gws, &gwd, err, depth);
   /* The gateways are only known from the middle part, which comes second in the route: ask for
    * it once without output (no allocation), then emit the three parts in order. */
-  rctx mid = {NULL, 0, 0};
+  rctx mid = {NULL, 0, 0, 0};
   if (local_route(p, common, vs, vd, &mid, &gws, &gwd, err, depth) < 0) return -1;
   if (!s_direct && gws < 0) gws = -2;
   if (!d_direct && gwd < 0) gwd = -2;
@@ -437,12 +467,18 @@ static int global_route(const platform *p, int src, int dst, rctx *c, psim_err *
   return 0;
 }
 
-int plat_route(const platform *p, int src, int dst, int *buf, int cap, psim_err *err) {
+int plat_route_lat(const platform *p, int src, int dst, int *buf, int cap, double *extra, psim_err *err) {
   if (err && err->code) psim_err_clear(err); /* psim_errf keeps the first error: start afresh */
+  if (extra) *extra = 0;
   if (src < 0 || dst < 0 || (size_t)src >= p->hosts.len || (size_t)dst >= p->hosts.len)
     return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "plat_route: host index out of range (%d, %d; %zu hosts)",
                      src, dst, p->hosts.len);
-  rctx c = {buf, buf ? cap : 0, 0};
+  rctx c = {buf, buf ? cap : 0, 0, 0};
   if (global_route(p, p->host_np.data[src], p->host_np.data[dst], &c, err, 0) < 0) return -1;
+  if (extra) *extra = c.extra;
   return c.n;
+}
+
+int plat_route(const platform *p, int src, int dst, int *buf, int cap, psim_err *err) {
+  return plat_route_lat(p, src, dst, buf, cap, NULL, err);
 }

@@ -6,6 +6,7 @@
 #include "platform/plat_internal.h"
 
 #include <expat.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,10 +138,10 @@ static void el_zone(xstate *s, const char *el, const char **atts) {
   else if (strcmp(routing, "Floyd") == 0) k = PLAT_Z_FLOYD;
   else if (strcmp(routing, "Dijkstra") == 0 || strcmp(routing, "DijkstraCache") == 0) k = PLAT_Z_DIJKSTRA;
   else if (strcmp(routing, "None") == 0) k = PLAT_Z_NONE;
-  else if (strcmp(routing, "Cluster") == 0) k = PLAT_Z_STAR;
+  else if (strcmp(routing, "Cluster") == 0 || strcmp(routing, "Vivaldi") == 0) k = PLAT_Z_STAR;
   else {
     fail(s, "<%s id=\"%s\" routing=\"%s\">: unknown routing (expected Full, Floyd, Dijkstra, DijkstraCache, "
-         "Cluster or None)", el, id, routing);
+         "Cluster, Vivaldi or None)", el, id, routing);
     return;
   }
   int parent = cur_zone(s);
@@ -149,6 +150,7 @@ static void el_zone(xstate *s, const char *el, const char **atts) {
   int np = plat_add_np(s->p, id, PLAT_NP_ZONE, parent, zi);
   if (np < 0) { fail(s, "<%s id=\"%s\">: the id is already used (expected unique names)", el, id); return; }
   s->p->zones.data[zi]->np = np;
+  s->p->zones.data[zi]->vivaldi = strcmp(routing, "Vivaldi") == 0;
   if (parent >= 0) star_vertex(s, parent);
   else s->root_zone = zi;
   VEC_PUSH(s->zstack, zi);
@@ -180,6 +182,27 @@ static int host_speed(xstate *s, const char *el, const char *sp, const char *pst
   return unit(s, psim_unit_speed, el, "speed", p, POSITIVE, speed);   /* reads up to the next comma */
 }
 
+/* coordinates="x y h" (SimGrid's Vivaldi: three numbers separated by single spaces; the
+ * latency between two netpoints of a Vivaldi zone grows by (sqrt(dx^2 + dy^2) + |h1| + |h2|) ms). */
+static int coordinates(xstate *s, const char *el, int np, const char *v) {
+  if (!v || !*v) return 0;
+  double c[3];
+  const char *q = v;
+  for (int i = 0; i < 3; i++) {
+    char *end;
+    c[i] = strtod(q, &end);
+    if (end == q || !isfinite(c[i]) || (i < 2 ? *end != ' ' : *end != 0)) {
+      fail(s, "<%s coordinates=\"%s\">: expected three numbers separated by spaces (x y height)", el, v);
+      return -1;
+    }
+    q = end + 1;
+  }
+  plat_np *n = &s->p->nps.data[np];
+  n->has_coord = 1;
+  memcpy(n->coord, c, sizeof c);
+  return 0;
+}
+
 static void el_host(xstate *s, const char *el, const char **atts) {
   int z = in_zone(s, el);
   const char *id = need(s, el, atts, "id"), *sp = need(s, el, atts, "speed"), *core = attr(atts, "core");
@@ -194,10 +217,12 @@ static void el_host(xstate *s, const char *el, const char **atts) {
     if (*end || c <= 0 || c > 1000000) { fail(s, "<%s core=\"%s\">: expected a positive integer", el, core); return; }
     cores = (int)c;
   }
-  if (plat_add_host(s->p, id, speed, cores, z) < 0) {
+  int np = plat_add_host(s->p, id, speed, cores, z);
+  if (np < 0) {
     fail(s, "<%s id=\"%s\">: the id is already used (expected unique names)", el, id);
     return;
   }
+  if (coordinates(s, el, np, attr(atts, "coordinates")) < 0) return;
   star_vertex(s, z);
   s->cur_host = (int)s->p->hosts.len - 1;
   s->resources_seen = 1;
@@ -270,6 +295,10 @@ static void el_backbone(xstate *s, const char *el, const char **atts) {
   const char *id = need(s, el, atts, "id"), *bw = need(s, el, atts, "bandwidth"), *lat = need(s, el, atts, "latency");
   if (z < 0 || !id || !bw || !lat) return;
   if (s->p->zones.data[z]->kind != PLAT_Z_STAR) { fail(s, "<%s> is only allowed in a zone with routing=\"Cluster\"", el); return; }
+  if (s->p->zones.data[z]->vivaldi) {
+    warn(s, "<backbone> in a Vivaldi zone is ignored, as SimGrid 3.32 does");
+    return;
+  }
   double b, l;
   if (unit(s, psim_unit_bandwidth, el, "bandwidth", bw, POSITIVE, &b) < 0 || unit(s, psim_unit_time, el, "latency", lat, NONNEG, &l) < 0)
     return;
@@ -285,6 +314,10 @@ static void el_host_link(xstate *s, const char *el, const char **atts) {
   int np = plat_map_get(&s->p->np_map, id);
   int lu = plat_link_find(s->p, up), ld = plat_link_find(s->p, down);
   if (zz->kind != PLAT_Z_STAR) { fail(s, "<%s> is only allowed in a zone with routing=\"Cluster\"", el); return; }
+  if (zz->vivaldi) {   /* SimGrid 3.32 reads host links of Cluster zones only (sg_platf_new_zone_seal) */
+    warn(s, "<host_link> in a Vivaldi zone is ignored, as SimGrid 3.32 does (use <peer> for a host's links)");
+    return;
+  }
   if (np < 0 || s->p->nps.data[np].zone != z) { fail(s, "<%s id=\"%s\">: unknown host (expected a host of zone '%s')", el, id, zz->name); return; }
   if (lu < 0 || ld < 0) { fail(s, "<%s id=\"%s\">: unknown link '%s' (expected a declared link)", el, id, lu < 0 ? up : down); return; }
   zz->star.data[s->p->nps.data[np].local].up = lu;
@@ -295,11 +328,56 @@ static void el_router(xstate *s, const char *el, const char **atts) {
   int z = in_zone(s, el);
   const char *id = need(s, el, atts, "id");
   if (z < 0 || !id) return;
-  if (plat_add_np(s->p, id, PLAT_NP_ROUTER, z, -1) < 0) {
+  int np = plat_add_np(s->p, id, PLAT_NP_ROUTER, z, -1);
+  if (np < 0) {
     fail(s, "<%s id=\"%s\">: the id is already used (expected unique names)", el, id);
     return;
   }
+  if (coordinates(s, el, np, attr(atts, "coordinates")) < 0) return;
   star_vertex(s, z);
+}
+
+/* <disk> of a host: storage for SimGrid's I/O activities. Traces and MPI programs do no I/O
+ * through the simulator, so a disk changes nothing; its bandwidths are still checked. */
+static void el_disk(xstate *s, const char *el, const char **atts) {
+  const char *parent = s->estack.len >= 2 ? s->estack.data[s->estack.len - 2] : "";
+  if (strcmp(parent, "host") != 0) { fail(s, "<%s> must be inside a <host>", el); return; }
+  const char *rb = need(s, el, atts, "read_bw"), *wb = need(s, el, atts, "write_bw");
+  double b;
+  if (!rb || !wb || unit(s, psim_unit_bandwidth, el, "read_bw", rb, POSITIVE, &b) < 0) return;
+  unit(s, psim_unit_bandwidth, el, "write_bw", wb, POSITIVE, &b);
+}
+
+/* <peer> (Vivaldi zones only, as SimGrid's sg_platf_new_peer): a host of one core with its
+ * coordinates and two private links, link_ID_UP (bw_out) and link_ID_DOWN (bw_in), of no
+ * latency: SimGrid 3.32 ignores the lat attribute. */
+static void el_peer(xstate *s, const char *el, const char **atts) {
+  int z = in_zone(s, el);
+  const char *id = need(s, el, atts, "id"), *sp = need(s, el, atts, "speed");
+  const char *bi = need(s, el, atts, "bw_in"), *bo = need(s, el, atts, "bw_out"), *lat = attr(atts, "lat");
+  if (z < 0 || !id || !sp || !bi || !bo) return;
+  plat_zone *zz = s->p->zones.data[z];
+  if (!zz->vivaldi) { fail(s, "<%s> is only allowed in a zone with routing=\"Vivaldi\"", el); return; }
+  double speed, bin, bout, l = 0;
+  if (host_speed(s, el, sp, NULL, &speed) < 0 || unit(s, psim_unit_bandwidth, el, "bw_in", bi, POSITIVE, &bin) < 0 ||
+      unit(s, psim_unit_bandwidth, el, "bw_out", bo, POSITIVE, &bout) < 0 ||
+      (lat && unit(s, psim_unit_time, el, "lat", lat, NONNEG, &l) < 0))
+    return;
+  if (l > 0) warn(s, "<peer lat=...> is ignored, as SimGrid 3.32 does (its links have no latency)");
+  int np = plat_add_host(s->p, id, speed, 1, z);
+  if (np < 0) { fail(s, "<%s id=\"%s\">: the id is already used (expected unique names)", el, id); return; }
+  if (coordinates(s, el, np, attr(atts, "coordinates")) < 0) return;
+  star_vertex(s, z);
+  char nm[600];
+  snprintf(nm, sizeof nm, "link_%s_UP", id);
+  int lu = plat_add_link(s->p, nm, bout, 0, PLAT_SHARED);
+  snprintf(nm, sizeof nm, "link_%s_DOWN", id);
+  int ld = lu < 0 ? -1 : plat_add_link(s->p, nm, bin, 0, PLAT_SHARED);
+  if (lu < 0 || ld < 0) { fail(s, "<%s id=\"%s\">: its link name %s is already used", el, id, nm); return; }
+  zz = s->p->zones.data[z];
+  zz->star.data[s->p->nps.data[np].local].up = lu;
+  zz->star.data[s->p->nps.data[np].local].down = ld;
+  s->resources_seen = 1;
 }
 
 static int np_named(xstate *s, const char *el, const char *what, const char *name, int want_zone) {
@@ -494,6 +572,10 @@ static void el_cabinet(xstate *s, const char *el, const char **atts) {
   if (z < 0 || s->failed) return;
   plat_zone *zz = s->p->zones.data[z];
   if (zz->kind != PLAT_Z_STAR) { fail(s, "<%s> is only allowed in a zone with routing=\"Cluster\"", el); return; }
+  if (zz->vivaldi) {   /* SimGrid 3.32 builds the cabinets of Cluster zones only */
+    warn(s, "<cabinet> in a Vivaldi zone is ignored (no host is created), as SimGrid 3.32 does");
+    return;
+  }
   double speed, b, l;
   if (unit(s, psim_unit_speed, el, "speed", sp, POSITIVE, &speed) < 0 || unit(s, psim_unit_bandwidth, el, "bw", bw, POSITIVE, &b) < 0 ||
       unit(s, psim_unit_time, el, "lat", lat, NONNEG, &l) < 0)
@@ -553,6 +635,8 @@ static void XMLCALL on_start(void *ud, const XML_Char *el, const XML_Char **atts
   else if (strcmp(el, "backbone") == 0) el_backbone(s, el, atts);
   else if (strcmp(el, "host_link") == 0) el_host_link(s, el, atts);
   else if (strcmp(el, "router") == 0) el_router(s, el, atts);
+  else if (strcmp(el, "peer") == 0) el_peer(s, el, atts);
+  else if (strcmp(el, "disk") == 0) el_disk(s, el, atts);
   else if (strcmp(el, "route") == 0) el_route(s, el, atts, 0);
   else if (strcmp(el, "zoneRoute") == 0 || strcmp(el, "ASroute") == 0) el_route(s, el, atts, 1);
   else if (strcmp(el, "bypassRoute") == 0) el_bypass(s, el, atts, 0);
@@ -562,7 +646,7 @@ static void XMLCALL on_start(void *ud, const XML_Char *el, const XML_Char **atts
   else if (strcmp(el, "cabinet") == 0) el_cabinet(s, el, atts);
   else
     fail(s, "unknown element <%s> (expected platform, config, prop, zone, host, link, router, route, zoneRoute, "
-         "bypassRoute, bypassZoneRoute, link_ctn, cluster, cabinet, backbone or host_link)", el);
+         "bypassRoute, bypassZoneRoute, link_ctn, cluster, cabinet, backbone, host_link, peer or disk)", el);
 }
 
 static void XMLCALL on_end(void *ud, const XML_Char *el) {

@@ -53,6 +53,9 @@ run mix-dragonfly "$X/platforms/cluster_dragonfly.xml" "$X/hostfiles/cluster_dra
 # bypass routes (one way, zone keys, gateways) and a Dijkstra zone of zones
 for s in 81 82; do run mix-bypass "$PSIM_TESTDATA/platforms/bypass.xml" "$PSIM_TESTDATA/platforms/bypass.hosts" 6 "$s" 30; done
 run mix-dijkstra-zones "$PSIM_TESTDATA/platforms/dijkstra_zones.xml" "$PSIM_TESTDATA/platforms/dijkstra_zones.hosts" 8 83 30
+# Vivaldi zones: hosts without links (latency from coordinates only), peers with their links
+run mix-vivaldi "$PSIM_TESTDATA/platforms/vivaldi.xml" "$PSIM_TESTDATA/platforms/vivaldi.hosts" 8 84 20
+run mix-vivaldi-peers "$PSIM_TESTDATA/platforms/vivaldi_peers.xml" "$PSIM_TESTDATA/platforms/vivaldi_peers.hosts" 6 85 20
 echo "$total comparisons"
 [ "$total" -ge 40 ] || { echo "too few comparisons ran ($total)"; fails=$((fails + 1)); }
 finish $fails

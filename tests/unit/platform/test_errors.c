@@ -188,6 +188,48 @@ static void test_bypass(void **s) {
 #undef ZH
 }
 
+/* Vivaldi zones: coordinates are three numbers; peers only in Vivaldi zones; a zone between
+ * Vivaldi vertices needs coordinates (SimGrid stops there too). */
+static void test_vivaldi(void **s) {
+  (void)s;
+  expect_error(HEAD "<zone id=\"v\" routing=\"Vivaldi\">\n<host id=\"a\" speed=\"1Gf\" coordinates=\"1 2\"/>\n"
+                    "</zone></platform>", 4, "expected three numbers separated by spaces");
+  expect_error(HEAD "<zone id=\"v\" routing=\"Vivaldi\">\n<router id=\"r\" coordinates=\"1 2 x\"/>\n"
+                    "</zone></platform>", 4, "<router coordinates=\"1 2 x\">");
+  expect_error(HEAD "<zone id=\"v\" routing=\"Full\">\n<peer id=\"p\" speed=\"1Gf\" bw_in=\"1GBps\" bw_out=\"1GBps\"/>\n"
+                    "</zone></platform>", 4, "only allowed in a zone with routing=\"Vivaldi\"");
+  expect_error(HEAD "<zone id=\"v\" routing=\"Vivaldi\">\n<peer id=\"p\" speed=\"1Gf\" bw_in=\"0\" bw_out=\"1GBps\"/>\n"
+                    "</zone></platform>", 4, "bw_in");
+  const char *xml = HEAD "<zone id=\"v\" routing=\"Vivaldi\">\n<host id=\"a\" speed=\"1Gf\" coordinates=\"3 4 1\"/>"
+                         "<host id=\"b\" speed=\"1Gf\"/><host id=\"c\" speed=\"1Gf\" coordinates=\"0 0 0.5\"/>\n</zone></platform>";
+  psim_err err;
+  platform *p = plat_load_xml_mem("v.xml", xml, strlen(xml), NULL, &err);
+  assert_non_null(p);
+  double extra;
+  assert_int_equal(plat_route_lat(p, 0, 2, NULL, 0, &extra, &err), 0);
+  assert_float_equal(extra, (5 + 1 + 0.5) / 1000.0, 1e-15);   /* sqrt(3^2 + 4^2) + |1| + |0.5| ms */
+  assert_int_equal(plat_route_lat(p, 0, 1, NULL, 0, &extra, &err), -1);
+  assert_non_null(strstr(err.msg, "host 'b' of Vivaldi zone 'v' has no coordinates"));
+  plat_free(p);
+}
+
+/* Disks: accepted inside a host (no I/O goes through the simulator), checked. */
+static void test_disks(void **s) {
+  (void)s;
+  const char *xml = HEAD "<zone id=\"z\" routing=\"Full\">\n<host id=\"a\" speed=\"1Gf\"><prop id=\"ram\" value=\"1B\"/>"
+                         "<disk id=\"d\" read_bw=\"100MBps\" write_bw=\"40MBps\"><prop id=\"size\" value=\"1GiB\"/></disk>"
+                         "</host>\n</zone></platform>";
+  psim_err err;
+  platform *p = plat_load_xml_mem("d.xml", xml, strlen(xml), NULL, &err);
+  assert_non_null(p);
+  assert_int_equal(plat_nhosts(p), 1);
+  plat_free(p);
+  expect_error(HEAD "<zone id=\"z\" routing=\"Full\">\n<disk read_bw=\"1MBps\" write_bw=\"1MBps\"/>\n</zone></platform>", 4,
+               "<disk> must be inside a <host>");
+  expect_error(HEAD "<zone id=\"z\" routing=\"Full\">\n<host id=\"a\" speed=\"1Gf\"><disk read_bw=\"fast\" write_bw=\"1MBps\"/>"
+                    "</host>\n</zone></platform>", 4, "read_bw");
+}
+
 static void test_missing_file(void **s) {
   (void)s;
   psim_err err;
@@ -199,6 +241,8 @@ static void test_missing_file(void **s) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bypass),
+      cmocka_unit_test(test_vivaldi),
+      cmocka_unit_test(test_disks),
     cmocka_unit_test(test_malformed), cmocka_unit_test(test_structure), cmocka_unit_test(test_values),
     cmocka_unit_test(test_duplicates), cmocka_unit_test(test_routes), cmocka_unit_test(test_clusters),
     cmocka_unit_test(test_no_route_at_query), cmocka_unit_test(test_missing_file),

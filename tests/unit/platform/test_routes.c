@@ -82,6 +82,17 @@ static void check_against(const char *xml_env, const char *xml_dflt, const char 
       if (strcmp(got, rest ? rest : "") != 0)
         fail_msg("%s: route %s -> %s\n  simgrid: %s\n  psim:    %s", expected, a, b, rest ? rest : "", got);
       nroutes++;
+    } else if (strcmp(kind, "LATENCY") == 0) {   /* links' latencies and any other (Vivaldi) */
+      char *a = strtok_r(NULL, " ", &save), *b = strtok_r(NULL, " ", &save);
+      double want = atof(strtok_r(NULL, " ", &save)), extra;
+      int buf[512];
+      psim_err err;
+      int len = plat_route_lat(p, plat_host_find(p, a), plat_host_find(p, b), buf, 512, &extra, &err);
+      assert_true(len >= 0 && len <= 512);
+      double lat = 0;
+      for (int i = 0; i < len; i++) lat += plat_link_at(p, buf[i])->latency;
+      lat += extra;
+      if (fabs(lat - want) > 1e-15 * want) fail_msg("%s: latency %s -> %s: simgrid %.17g, psim %.17g", expected, a, b, want, lat);
     }
   }
   fclose(f);
@@ -121,7 +132,7 @@ static void test_dragonfly_simgrid(void **s) {
 static void test_fixtures_simgrid(void **s) {
   (void)s;
   static const char *names[] = {"dijkstra", "dragonfly_plain", "fattree3", "fattree_limiter", "flat_limiter",
-                                "multizone", "torus_limiter", "bypass", "dijkstra_zones"};
+                                "multizone", "torus_limiter", "bypass", "dijkstra_zones", "vivaldi", "vivaldi_peers"};
   for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
     char xml[256], exp[256];
     snprintf(xml, sizeof xml, "platforms/%s.xml", names[i]);
