@@ -13,7 +13,7 @@ expect() { # expect RC PATTERN command...
     echo "FAIL: $* (rc $rc, want $want; '$pat' expected in:)"; cat "$TMPD/err"; fails=$((fails + 1))
   fi
 }
-for p in deadlock crash overflow mpierr exit datemax badvol; do
+for p in deadlock crash overflow mpierr exit datemax badvol alias; do
   "$PSIMCC" -g -o "$TMPD/$p" "$D/$p.c" || { echo "FAIL: psimcc $p"; exit 1; }
 done
 expect 3 "rank 1 (host node-1): blocked in MPI_Recv(peer 0, tag 7) at .*deadlock.c:7" "$PSIM" run --np 2 -q -- "$TMPD/deadlock"
@@ -22,6 +22,11 @@ expect 4 "rank 1 crashed with signal 11" "$PSIM" run --np 2 -q -- "$TMPD/crash"
 expect 4 "rank 0 overflowed its stack of 256 KiB" "$PSIM" run --np 2 -q --stack-size 256K -- "$TMPD/overflow"
 expect 4 "stack-size" "$PSIM" run --np 2 -q --stack-size 256K -- "$TMPD/overflow"
 expect 4 "simulated time overflows at 1e+308 s" "$PSIM" run --np 2 -q -- "$TMPD/datemax"
+for coll in allreduce:MPI_Allreduce allgather:MPI_Allgather gather:MPI_Gather; do
+  expect 4 "MPI error in ${coll#*:}: the send and receive buffers are the same (MPI_ERR_BUFFER)" \
+    "$PSIM" run --np 2 -q -- "$TMPD/alias" "${coll%%:*}"
+done
+"$PSIM" run --np 2 -q -- "$TMPD/alias" inplace > "$TMPD/out" 2>&1 || { echo "FAIL: MPI_IN_PLACE refused:"; cat "$TMPD/out"; fails=$((fails + 1)); }
 for call in sleep:seconds compute:flops; do
   for v in nan inf -inf -1; do
     expect 4 "rank [0-9]*: psim_${call%%:*}($v): expected a finite number of ${call#*:}, 0 or more" \

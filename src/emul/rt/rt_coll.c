@@ -281,12 +281,21 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm) {
   return MPI_SUCCESS;
 }
 
+/* MPI forbids a collective's send and receive buffers to be the same (MPI_IN_PLACE says so);
+ * MPICH stops with MPI_ERR_BUFFER. psim's copies would hide the mistake until the program
+ * meets a real MPI: it stops as MPICH does. */
+static void check_alias(const void *sbuf, const void *rbuf, int nonempty) {
+  if (nonempty && sbuf && sbuf != MPI_IN_PLACE && sbuf == rbuf)
+    emu_fatal("the send and receive buffers are the same (MPI_ERR_BUFFER): pass MPI_IN_PLACE as the send buffer");
+}
+
 static void reduce_common(const char *name, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
                           MPI_Op op, int root, MPI_Comm comm) {
   rt_comm *c = coll_begin(name, comm);
   int all = root < 0;
   if (!all) check_root(c, root);
   int me = rt_comm_rank(c);
+  check_alias(sbuf, rbuf, count > 0 && (all || me == root));
   rt_slot *s = rt_slot_enter(c);
   deposit(s, me, sbuf == MPI_IN_PLACE ? rbuf : sbuf, count, dt);
   coll_call x = mkcall(all ? COLL_ALLREDUCE : COLL_REDUCE, c, all ? 0 : root,
@@ -314,6 +323,7 @@ static void scan_common(const char *name, int ex, const void *sbuf, void *rbuf, 
                         MPI_Datatype dt, MPI_Op op, MPI_Comm comm) {
   rt_comm *c = coll_begin(name, comm);
   int me = rt_comm_rank(c);
+  check_alias(sbuf, rbuf, count > 0);
   rt_slot *s = rt_slot_enter(c);
   deposit(s, me, sbuf == MPI_IN_PLACE ? rbuf : sbuf, count, dt);
   coll_call x = mkcall(ex ? COLL_EXSCAN : COLL_SCAN, c, 0, (double)rt_pack_size(dt, count), 0, dt);
@@ -343,6 +353,7 @@ int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Da
   rt_comm *c = coll_begin("MPI_Reduce_scatter", comm);
   int me = rt_comm_rank(c), n = c->size, total = 0, before = 0;
   for (int i = 0; i < n; i++) { if (i < me) before += rcounts[i]; total += rcounts[i]; }
+  check_alias(sbuf, rbuf, total > 0);
   rt_slot *s = rt_slot_enter(c);
   deposit(s, me, sbuf == MPI_IN_PLACE ? rbuf : sbuf, total, dt);
   double *cnt = xmalloc((size_t)n * sizeof *cnt);
@@ -376,6 +387,7 @@ static void gather_common(const char *name, const void *sbuf, int scount, MPI_Da
   rt_comm *c = coll_begin(name, comm);
   check_root(c, root);
   int me = rt_comm_rank(c), n = c->size;
+  check_alias(sbuf, rbuf, me == root && scount > 0);
   rt_slot *s = rt_slot_enter(c);
   int inplace = sbuf == MPI_IN_PLACE && me == root;
   if (!inplace) deposit(s, me, sbuf, scount, stype);
@@ -434,6 +446,7 @@ static void scatter_common(const char *name, const void *sbuf, int scount, const
   rt_comm *c = coll_begin(name, comm);
   check_root(c, root);
   int me = rt_comm_rank(c), n = c->size;
+  check_alias(sbuf, rbuf == MPI_IN_PLACE ? NULL : rbuf, me == root && rcount > 0);
   rt_slot *s = rt_slot_enter(c);
   int inplace = rbuf == MPI_IN_PLACE && me == root;
   double *cnt = NULL;
@@ -489,6 +502,7 @@ static void allgather_common(const char *name, const void *sbuf, int scount, MPI
                              MPI_Datatype rtype, MPI_Comm comm) {
   rt_comm *c = coll_begin(name, comm);
   int me = rt_comm_rank(c), n = c->size;
+  check_alias(sbuf, rbuf, scount > 0);
   ptrdiff_t ext = rt_extent(rtype);
   rt_slot *s = rt_slot_enter(c);
   if (sbuf == MPI_IN_PLACE) {
@@ -543,6 +557,7 @@ static void alltoall_common(const char *name, const void *sbuf, int scount, cons
                             const int *rcounts, const int *rdispls, MPI_Datatype rtype, MPI_Comm comm) {
   rt_comm *c = coll_begin(name, comm);
   int me = rt_comm_rank(c), n = c->size;
+  check_alias(sbuf, rbuf, 1);
   void *tmp = NULL;
   if (sbuf == MPI_IN_PLACE) {
     /* the receive buffer is also the send buffer: pack it before anything is overwritten */
