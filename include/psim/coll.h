@@ -63,6 +63,9 @@ typedef struct coll_call {
    * SimGrid decides on element counts rather than bytes (reduce_scatter's mpich choice,
    * allreduce lr's "count < size" fallback). */
   int dtsize;
+  /* The reduction's operator is commutative (psim run with a real MPI_Op). A replayed trace has
+   * no operator: SimGrid's replay passes MPI_OP_NULL, which takes the non-commutative branches. */
+  int commutative;
 } coll_call;
 
 /* Which algorithm runs each collective. coll_selector_init sets SimGrid 3.32's defaults. */

@@ -205,6 +205,8 @@ int emu_cancel_recv(emu_req *r);
 void emu_wait(emu_req **reqs, int n, int need);
 /* The rank's wait or test returns r (done): pays the smpi/or its message still owes. */
 void emu_req_take(emu_req *r);
+/* Waits for every request of reqs[0..n) (NULL ones skipped), taking each as it completes. */
+void emu_waitall_take(emu_req **reqs, int n);
 /* An unsuccessful test: by default the rank waits for news (emu_poll_wait); with
  * --cfg smpi/test or smpi/iprobe, SMPI's injected sleep (success resets the growing count). */
 void emu_test_sleep(int success);

@@ -95,6 +95,22 @@ void emu_req_take(emu_req *r) {
   sleep_overhead(emu_current, t, 1);
 }
 
+/* SMPI's waitall is a loop of waitany: each request is taken (its smpi/or paid) as soon as it
+ * is complete, in order, while the others go on arriving; waiting for all of them and then
+ * paying every or one after the other would end later. */
+void emu_waitall_take(emu_req **reqs, int n) {
+  for (;;) {
+    int ndone = 0, pending = 0;
+    for (int i = 0; i < n; i++) {
+      if (!reqs[i]) continue;
+      if (reqs[i]->done) { ndone++; emu_req_take(reqs[i]); }
+      else pending++;
+    }
+    if (!pending) return;
+    emu_wait(reqs, n, ndone + 1);
+  }
+}
+
 /* A collective's own wait takes its request, then frees it. */
 static void take_free(emu_req *r) {
   emu_req_take(r);
@@ -107,10 +123,11 @@ emu_req *emu_isend(int dst, int tag, int ctx, const void *data, size_t len, int 
   emu_rank *k = S->running;
   const net_config *c = &S->o->net;
   double bytes = (double)len;
-  /* SMPI charges os before a (detached) blocking send, ois before an isend */
+  /* SMPI charges os before a detached blocking send and any synchronous one, ois before an
+   * isend (Request::start) */
   double ovh = 0;
   if (!blocking) ovh = models_overhead(S->models, k->host, OVH_ISEND, bytes);
-  else if (bytes < c->detached_thresh) ovh = models_overhead(S->models, k->host, OVH_SEND, bytes);
+  else if (bytes < c->detached_thresh || (flags & MPI_F_SSEND)) ovh = models_overhead(S->models, k->host, OVH_SEND, bytes);
   ovh += models_send_delay(S->models, k->host, bytes);   /* a machine file's, on every send */
   sleep_overhead(S, ovh, 1);
   emu_req *r = emu_req_new();
@@ -283,8 +300,8 @@ void emu_run_prog(const coll_prog *p, const int *world_of, int ctx) {
       take_free(r);
       break;
     case CO_WAITALL:
-      emu_wait(reqs + waited, nreqs - waited, nreqs - waited);
-      for (int j = waited; j < nreqs; j++) { take_free(reqs[j]); reqs[j] = NULL; }
+      emu_waitall_take(reqs + waited, nreqs - waited);
+      for (int j = waited; j < nreqs; j++) { emu_req_free(reqs[j]); reqs[j] = NULL; }
       waited = nreqs;
       break;
     case CO_WAIT: {

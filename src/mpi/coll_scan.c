@@ -4,8 +4,9 @@
  * branch: Request::wait on each). A rank waits for the first request that is not complete and
  * then finds the later ones complete: each of those waits is a simcall answered at once, a
  * turn given up, so the ranks that a late rank's messages release together go on in the order
- * of how many messages each still had to collect. Tags: SimGrid uses -888 for both; psim gives
- * exscan its own. */
+ * of how many messages each still had to collect. With a commutative operator (a real program
+ * under psim run), SMPI waits with Request::waitany instead, taking each request as it
+ * completes: a waitall's semantics. Tags: SimGrid uses -888 for both; psim gives exscan its own. */
 #include "mpi/coll_internal.h"
 
 static void linear_scan(const coll_call *c, coll_prog *out, int tag) {
@@ -14,7 +15,8 @@ static void linear_scan(const coll_call *c, coll_prog *out, int tag) {
   int first = out->n;
   for (int i = 0; i < r; i++) coll_irecv(out, i, tag, c->bytes);
   for (int i = r + 1; i < n; i++) coll_isend(out, i, tag, c->bytes);
-  for (int i = 0; i < n - 1; i++) coll_wait(out, first + i);
+  if (c->commutative) coll_waitall(out);
+  else for (int i = 0; i < n - 1; i++) coll_wait(out, first + i);
 }
 
 COLL_ALGO(coll_scan_default) {

@@ -207,7 +207,10 @@ mpi_req *mpi_isend(mpi_world *w, int src, int dst, int tag, int ctx, double byte
   mpi_req *s = req_new(w, src, src, dst, tag, ctx, bytes < 0 ? 0 : bytes, 1);
   const net_config *c = models_config(w->models);
   s->detached = (flags & MPI_F_BUFFERED) || (!(flags & MPI_F_SSEND) && s->bytes < c->detached_thresh);
-  int eager = s->bytes < c->async_small_thresh;
+  /* smpi/async-small-thresh: a small message flows at once, before its receive is posted;
+   * not a synchronous send, which SMPI posts to the rendez-vous mailbox when no receive is
+   * there yet (Request::start), so that it waits for the receiver */
+  int eager = !(flags & MPI_F_SSEND) && s->bytes < c->async_small_thresh;
   if (eager && start_transfer(w, s, err) < 0) return NULL;
   mpi_req *r = match_take_recv(w->q, s);
   if (r) {

@@ -327,6 +327,8 @@ static void scan_common(const char *name, int ex, const void *sbuf, void *rbuf, 
   rt_slot *s = rt_slot_enter(c);
   deposit(s, me, sbuf == MPI_IN_PLACE ? rbuf : sbuf, count, dt);
   coll_call x = mkcall(ex ? COLL_EXSCAN : COLL_SCAN, c, 0, (double)rt_pack_size(dt, count), 0, dt);
+  rt_world *w = rt_w();   /* predefined operators are commutative; a user's says so itself */
+  x.commutative = op > 0 && (size_t)op < w->ops.len ? w->ops.data[op].commute : 1;
   rt_coll_timing(c, &x);
   int upto = ex ? me - 1 : me;
   if (upto >= 0) {

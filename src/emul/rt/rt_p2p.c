@@ -392,10 +392,27 @@ int MPI_Wait(MPI_Request *req, MPI_Status *st) {
   return MPI_SUCCESS;
 }
 
+/* SMPI's waitall is a loop of waitany: each request is finished, and its smpi/or paid, as soon
+ * as it completes, while the others go on (emu_waitall_take). */
+static void waitall_taking(MPI_Request *reqs, int n) {
+  for (;;) {
+    int ndone = 0, pending = 0;
+    for (int i = 0; i < n; i++) {
+      if (reqs[i] == MPI_REQUEST_NULL) continue;
+      rt_req *r = req_get(reqs[i]);
+      if (!req_done(r)) { pending++; continue; }
+      ndone++;
+      if (r->er) emu_req_take(r->er);
+    }
+    if (!pending) return;
+    wait_some(reqs, n, ndone + 1);
+  }
+}
+
 int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status sts[]) {
   emu_enter("MPI_Waitall");
   set_call("MPI_Waitall", -99, -99, NULL);
-  wait_some(reqs, count, count);
+  waitall_taking(reqs, count);
   /* replay's waitall waits for every request the rank has pending: record it only when
    * this call completes all of them, else one wait per request (the same end time) */
   emu_rank *k = emu_self();
