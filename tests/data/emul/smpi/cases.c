@@ -4,12 +4,7 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
-#ifdef PSIM_MPI
-#define WORK(f) psim_compute(f)
-#else
-#include <smpi/smpi.h>
-#define WORK(f) smpi_execute_flops(f)
-#endif
+#include "work.h"
 int main(int argc, char **argv) {
   int r, n;
   static double buf[4096];

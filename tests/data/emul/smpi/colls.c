@@ -1,16 +1,11 @@
-/* The same C program under SMPI (smpicc, smpirun) and psim run (psimcc), for
+/* The same C program under SMPI (smpicc, smpirun) and psim run (psimcc; work.h), for
  * tests/cli/diff_smpi_run.sh: alltoall, gather, scatter, reduce, allgather, scan, reduce_scatter_block, sendrecv, ssend; unequal computations.
  * Computation is declared (psim_compute / smpi_execute_flops), so both simulate the same work;
  * each rank prints MPI_Wtime once, at the end (SMPI adds smpi/wtime, 10 ns, after each read). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
-#ifdef PSIM_MPI
-#define WORK(f) psim_compute(f)
-#else
-#include <smpi/smpi.h>
-#define WORK(f) smpi_execute_flops(f)
-#endif
+#include "work.h"
 int main(int argc, char **argv) {
   int r, n;
   MPI_Init(&argc, &argv);
