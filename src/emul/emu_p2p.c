@@ -253,6 +253,14 @@ const mpi_req *emu_iprobe(int src, int tag, int ctx) {
 const mpi_req *emu_probe(int src, int tag, int ctx) {
   emu_sim *S = emu_current;
   emu_rank *k = S->running;
+  if (S->o->inject_polls && S->o->iprobe_sleep > 0) {
+    /* SMPI's MPI_Probe is a loop of its iprobe (Request::probe): the message is seen at the
+     * end of the injected sleep that follows its arrival, not at the arrival */
+    for (;;) {
+      const mpi_req *s = emu_iprobe(src, tag, ctx);
+      if (s) return s;
+    }
+  }
   for (;;) {
     const mpi_req *s = mpi_iprobe(S->world, k->id, src, tag, ctx);
     if (s) return s;
