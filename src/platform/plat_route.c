@@ -8,7 +8,6 @@
 
 #include <limits.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -235,18 +234,11 @@ static void star_route(const plat_zone *z, int s, int d, rctx *c) {
 }
 
 /* SimGrid's VivaldiZone: a star route, plus (sqrt(dx^2 + dy^2) + |h_s| + |h_d|) / 1000 s of
- * latency from the two vertices' coordinates; between child zones, the gateways are the
- * routers named router_ZONE. */
-static int vivaldi_route(const platform *p, const plat_zone *z, int s, int d, rctx *c, int *gws, int *gwd,
-                         psim_err *err) {
+ * latency from the two vertices' coordinates. A child zone has none (the format gives zones no
+ * coordinates), so a route between two child zones stops here, as SimGrid 3.32 does (it would
+ * take the routers named router_ZONE as gateways, then fail on the zone's coordinates). */
+static int vivaldi_route(const platform *p, const plat_zone *z, int s, int d, rctx *c, psim_err *err) {
   const plat_np *a = &p->nps.data[z->verts.data[s]], *b = &p->nps.data[z->verts.data[d]];
-  if (a->kind == PLAT_NP_ZONE) {
-    char nm[600];
-    snprintf(nm, sizeof nm, "router_%s", a->name);
-    *gws = plat_map_get(&p->np_map, nm);
-    snprintf(nm, sizeof nm, "router_%s", b->name);
-    *gwd = plat_map_get(&p->np_map, nm);
-  }
   star_route(z, s, d, c);
   const plat_np *miss = !a->has_coord ? a : !b->has_coord ? b : NULL;
   if (miss)
@@ -333,18 +325,19 @@ static int local_route(const platform *p, const plat_zone *z, int s, int d, rctx
         v = z->pred[(size_t)gs * z->ng + v];
         if (v == gs) break;
         int rp = z->pred_route[(size_t)gs * z->ng + v];
-        if (p->routes.data[rp].gw_dst != *gws)
+        int in = p->routes.data[rp].gw_dst;
+        if (in != *gws)
           return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "the route from '%s' to '%s' enters a zone by '%s' and "
                            "leaves it by '%s': SimGrid's Dijkstra routing needs one gateway there",
-                           p->nps.data[sn].name, p->nps.data[dn].name, p->nps.data[p->routes.data[rp].gw_dst].name,
-                           p->nps.data[*gws].name);
+                           p->nps.data[sn].name, p->nps.data[dn].name, in >= 0 ? p->nps.data[in].name : "(none)",
+                           *gws >= 0 ? p->nps.data[*gws].name : "(none)");
         r = rp;
       }
     }
     return 0;
   }
   case PLAT_Z_STAR:
-    if (z->vivaldi) return vivaldi_route(p, z, s, d, c, gws, gwd, err);
+    if (z->vivaldi) return vivaldi_route(p, z, s, d, c, err);
     star_route(z, s, d, c);
     return 0;
   case PLAT_Z_TORUS: case PLAT_Z_FATTREE: case PLAT_Z_DRAGONFLY:

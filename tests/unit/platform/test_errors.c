@@ -188,6 +188,29 @@ static void test_bypass(void **s) {
 #undef ZH
 }
 
+/* A Dijkstra zone of zones whose path enters a middle zone by one gateway and leaves it by
+ * another: SimGrid 3.32 stops on a null gateway; psim says which. */
+static void test_dijkstra_gateways(void **s) {
+  (void)s;
+#define Z(id, h, r) "<zone id=\"" id "\" routing=\"Full\"><host id=\"" h "\" speed=\"1Gf\"/><router id=\"" r "\"/>" \
+                    "<link id=\"l" h "\" bandwidth=\"1GBps\"/><route src=\"" h "\" dst=\"" r "\"><link_ctn id=\"l" h "\"/></route></zone>\n"
+  const char *xml = HEAD "<zone id=\"root\" routing=\"Dijkstra\">\n" Z("za", "a", "ra") Z("zb", "b", "rb")
+      "<zone id=\"zc\" routing=\"Full\"><host id=\"c\" speed=\"1Gf\"/><router id=\"rc\"/></zone>\n"
+      "<link id=\"ab\" bandwidth=\"1GBps\"/><link id=\"bc\" bandwidth=\"1GBps\"/>\n"
+      "<zoneRoute src=\"za\" dst=\"zb\" gw_src=\"ra\" gw_dst=\"rb\"><link_ctn id=\"ab\"/></zoneRoute>\n"
+      "<zoneRoute src=\"zb\" dst=\"zc\" gw_src=\"b\" gw_dst=\"rc\"><link_ctn id=\"bc\"/></zoneRoute>\n"
+      "</zone></platform>";
+#undef Z
+  psim_err err;
+  platform *p = plat_load_xml_mem("g.xml", xml, strlen(xml), NULL, &err);
+  assert_non_null(p);
+  int buf[16];
+  assert_int_equal(plat_route(p, plat_host_find(p, "a"), plat_host_find(p, "c"), buf, 16, &err), -1);
+  assert_non_null(strstr(err.msg, "the route from 'za' to 'zc' enters a zone by 'rb' and leaves it by 'b'"));
+  assert_true(plat_route(p, plat_host_find(p, "a"), plat_host_find(p, "b"), buf, 16, &err) > 0);
+  plat_free(p);
+}
+
 /* Vivaldi zones: coordinates are three numbers; peers only in Vivaldi zones; a zone between
  * Vivaldi vertices needs coordinates (SimGrid stops there too). */
 static void test_vivaldi(void **s) {
@@ -242,6 +265,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bypass),
       cmocka_unit_test(test_vivaldi),
+      cmocka_unit_test(test_dijkstra_gateways),
       cmocka_unit_test(test_disks),
     cmocka_unit_test(test_malformed), cmocka_unit_test(test_structure), cmocka_unit_test(test_values),
     cmocka_unit_test(test_duplicates), cmocka_unit_test(test_routes), cmocka_unit_test(test_clusters),
