@@ -73,5 +73,24 @@ run long-torus "$X/platforms/cluster_torus.xml" "$X/hostfiles/cluster_torus" 128
 # node-13 are re-keyed behind those of node-14 and node-15, which end at the same date, and the
 # order decides SMPI's process-wide count of test sleeps (psim 0.318774 without the rule)
 run long-fattree "$X/platforms/cluster_fat_tree.xml" "$X/hostfiles/cluster_fat_tree" 64 5012 40 network/tie-order:simgrid
+
+# 3. recorded: SimGrid's time for a generated trace (psim gen mix is deterministic), printed by
+# ../shared/tools/simgrid-oracle --np NP --platform P --hostfile H TRACE (one shared file, the
+# ranks' files in order): NAME PLATFORM HOSTFILE NP SEED ROUNDS SIMGRID_TIME [CFG]
+recorded() {
+  name=$1 plat=$2 hosts=$3 np=$4 seed=$5 rounds=$6 want=$7 cfg=${8:+--cfg $8}
+  d="$TMPD/rec-$name-$np-$seed"
+  "$PSIM" gen mix --ranks "$np" --rounds "$rounds" --seed "$seed" -o "$d" || { bad "$name: gen"; return; }
+  i=0; : > "$d/all.txt"
+  while [ $i -lt "$np" ]; do cat "$d/rank-$i.txt" >> "$d/all.txt"; i=$((i + 1)); done
+  got=$("$PSIM" replay --quiet --json - $cfg --platform "$plat" --hostfile "$hosts" --np "$np" "$d/all.txt" | grep -o '"simulated_time": [-0-9.eE+]*' | sed 's/.*: //')
+  total=$((total + 1))
+  if same6 "$got" "$want"; then echo "ok   $name np=$np seed=$seed${cfg:+ $cfg}: $got (SimGrid $want, recorded)"
+  else bad "$name np=$np seed=$seed${cfg:+ $cfg}: psim $got, SimGrid $want (recorded; psim gen mix --ranks $np --rounds $rounds --seed $seed)"; fi
+}
+# An open modified set of 2,700 flows (6 ranks per host): under SimGrid's order of ties it must
+# be filled as SimGrid fills it; solved by the local repair with hidden elements, the last bits
+# moved dates that SimGrid sees as ties and the run ended at 0.563785 (lmm_selective.c)
+recorded open-fattree "$X/platforms/cluster_fat_tree.xml" "$X/hostfiles/cluster_fat_tree" 96 14017 40 0.563661 network/tie-order:simgrid
 echo "$total comparisons"
 finish $fails
