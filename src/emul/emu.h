@@ -130,6 +130,7 @@ struct emu_sim {
   emu_req *free_reqs;
   VEC(emu_req *) all_reqs;
   double test_count;        /* SMPI's process-wide count of injected test sleeps */
+  double testany_count;     /* same for MPI_Testany (SMPI keeps one of its own) */
   double iprobe_count;      /* same for iprobe */
   double cpu_cost, mono_cost;   /* what reading each clock costs (subtracted from bursts) */
   double cpu_ref, mono_ref;     /* the last CPU clock reading, and CLOCK_MONOTONIC then (emu_mark) */
@@ -207,9 +208,19 @@ void emu_wait(emu_req **reqs, int n, int need);
 void emu_req_take(emu_req *r);
 /* Waits for every request of reqs[0..n) (NULL ones skipped), taking each as it completes. */
 void emu_waitall_take(emu_req **reqs, int n);
-/* An unsuccessful test: by default the rank waits for news (emu_poll_wait); with
- * --cfg smpi/test or smpi/iprobe, SMPI's injected sleep (success resets the growing count). */
+/* An unsuccessful test, by default (no --cfg smpi/test nor smpi/iprobe): the rank waits for
+ * news (emu_poll_failed). */
 void emu_test_sleep(int success);
+/* With --cfg smpi/test or smpi/iprobe (emu_polls_injected), each test is SMPI's: emu_test_begin
+ * sleeps the injected time (count x smpi/test) and yields (SMPI's simcall: the other ranks
+ * ready at this date run first), then the caller looks at the request and reports with
+ * emu_test_end (success resets the count, failure grows it). any: MPI_Testany's count, which
+ * SMPI keeps apart (Request::testany) and grows whatever smpi/grow-injected-times says. */
+int emu_polls_injected(void);
+void emu_test_begin(int any);
+void emu_test_end(int any, int success);
+/* The running rank lets every other rank ready at this date run, then goes on. */
+void emu_yield(void);
 /* The running rank polled in vain (MPI_Test*, MPI_Iprobe). The first such poll since the rank
  * last did anything else (another MPI call, a computation) returns at once: the rank may have
  * work of its own between polls. A second one in a row is spinning: the rank waits until

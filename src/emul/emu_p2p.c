@@ -218,18 +218,28 @@ void emu_wait(emu_req **reqs, int n, int need) {
 }
 
 void emu_test_sleep(int success) {
+  if (!success) emu_poll_failed();
+}
+
+int emu_polls_injected(void) { return emu_current->o->inject_polls; }
+
+/* SMPI's Request::test and Request::testany: the sleep comes first, then the simcall that
+ * looks at the request (the rank yields), and only its answer moves the process-wide count
+ * (as psim replay's `test`, replay_rank.c). */
+void emu_test_begin(int any) {
   emu_sim *S = emu_current;
-  if (!S->o->inject_polls) {   /* psim run's default: an unsuccessful test waits for news */
-    if (!success) emu_poll_failed();
-    return;
-  }
-  const net_config *c = &S->o->net;
-  double t = c->grow_injected ? S->test_count * c->test_sleep : c->test_sleep;
-  if (success) S->test_count = 1;
-  else S->test_count += 1;
+  double t = (any ? S->testany_count : S->test_count) * S->o->net.test_sleep;
   /* recorded as a sleep: the trace has no `test` (its completion is recorded as a wait) */
   if (S->tit) emu_trace_sleep(S->running, t);
   sleep_overhead(S, t, 0);
+  emu_yield();
+}
+
+void emu_test_end(int any, int success) {
+  emu_sim *S = emu_current;
+  double *n = any ? &S->testany_count : &S->test_count;
+  if (success) *n = 1;
+  else if (any || S->o->net.grow_injected) *n += 1;
 }
 
 const mpi_req *emu_iprobe(int src, int tag, int ctx) {

@@ -151,6 +151,13 @@ void emu_block(void) {
   emu_fiber_leave(&S->host, &k->fib, 0);
 }
 
+void emu_yield(void) {
+  emu_sim *S = emu_current;
+  emu_rank *k = S->running;
+  sim_make_ready(S->sim, k->id);   /* behind the ranks already ready */
+  emu_fiber_leave(&S->host, &k->fib, 0);
+}
+
 /* ---- polling ---- */
 int emu_poll_failed(void) {
   emu_sim *S = emu_current;
@@ -485,6 +492,7 @@ int emu_run(const emu_opts *o, replay_result *res, psim_err *err) {
   S->np = o->np;
   S->err = err;
   S->test_count = 1;
+  S->testany_count = 1;
   S->iprobe_count = 1;
   if (o->measure) {
     S->cpu_cost = clock_cost(emu_cpu_now);

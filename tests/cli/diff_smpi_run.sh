@@ -8,9 +8,15 @@
 # whole waitall instead of as each request completes (SMPI's waitall is a loop of waitany),
 # scan waiting in order where SMPI's waitany serves a commutative operator, a small MPI_Ssend
 # not waiting for its receiver under smpi/async-small-thresh, a large one without smpi/os, and
-# MPI_Probe returning at the arrival where SMPI's loop of injected iprobes ends later.
+# MPI_Probe returning at the arrival where SMPI's loop of injected iprobes ends later; then
+# (vcolls.c) MPI_Testall, Testsome and Testany sleeping once per call where SMPI tests (and
+# sleeps for) each request, Testany's count of its own, the count moved on what a test saw
+# before its sleep.
 # Not compared (different in psim run, docs/EMULATION.md): MPI_Comm_split and MPI_Comm_dup
-# (SMPI: a gather then one message per member; dup costs nothing), non-blocking collectives.
+# (SMPI: a gather then one message per member; dup costs nothing), non-blocking collectives;
+# nor where the order of same-date events decides (psim run has no SimGrid order): test loops
+# of ranks that poll at the same dates (SMPI's count of test sleeps is process-wide), an
+# ANY_SOURCE receive whose senders post at one date.
 # Not listed: colls.c on the fat tree at 16 ranks, where psim run's order of same-date events
 # (it has no SimGrid order, unlike replay) gives 0.066252 s against SMPI's 0.066249.
 set -u
@@ -21,7 +27,7 @@ fi
 PSIMCC="$(dirname "$PSIM")/psimcc"
 C="$PSIM_SHARED/cases/simgrid"; X="$C/extra"
 fails=0 total=0
-for p in ring colls cases; do
+for p in ring colls cases vcolls; do
   smpicc -O1 -o "$TMPD/${p}_sg" "$PSIM_TESTDATA/emul/smpi/$p.c" 2>"$TMPD/cc.err" || { echo "FAIL smpicc $p"; cat "$TMPD/cc.err"; exit 1; }
   "$PSIMCC" -O1 -o "$TMPD/${p}_ps" "$PSIM_TESTDATA/emul/smpi/$p.c" || { echo "FAIL psimcc $p"; exit 1; }
 done
@@ -30,7 +36,7 @@ done
 run() {
   prog=$1 name=$2 plat=$3 hosts=$4 np=$5 cfg=${6:-} arg=${7:-}
   sgc="" psc=""
-  for c in $cfg; do sgc="$sgc --cfg=$c"; psc="$psc --cfg $c"; done
+  for kv in $cfg; do sgc="$sgc --cfg=$kv"; psc="$psc --cfg $kv"; done
   # shellcheck disable=SC2086
   smpirun -np "$np" -platform "$plat" -hostfile "$hosts" --cfg=smpi/simulate-computation:no \
     $sgc "$TMPD/${prog}_sg" $arg 2>"$TMPD/sg.err" | sort -k2n > "$TMPD/sg.txt"
@@ -70,5 +76,27 @@ for c in waitany waitsome testloop probe persistent vector bsend sendrecvrepl; d
   run cases small "$SP" "$SH" 5 "smpi/test:1e-4 smpi/iprobe:1e-4" $c
   run cases small "$SP" "$SH" 5 "smpi/test:1e-4 smpi/iprobe:1e-4 smpi/or:0:3e-4:2e-9" $c
 done
+# vcolls.c: the collectives with per-rank counts and exscan, at 4, 7 and 16 ranks on the three
+# platforms; MPI_Issend completed by an MPI_Testall loop with SMPI's polling sleeps (SMPI's
+# testall tests each request in turn, each test a sleep of its own: psim slept once per call,
+# 0.187248 s against 0.177748 s at 7 ranks); ANY_SOURCE receives; the whole program.
+V=gatherv,scatterv,allgatherv,alltoallv,reduce_scatter,exscan
+for np in 4 7 16; do
+  run vcolls small "$SP" "$SH" $np "" $V
+  run vcolls fattree "$X/platforms/cluster_fat_tree.xml" "$X/hostfiles/cluster_fat_tree" $np "" $V
+  run vcolls dragonfly "$X/platforms/cluster_dragonfly.xml" "$X/hostfiles/cluster_dragonfly" $np "" $V
+done
+for np in 4 7; do run vcolls small "$SP" "$SH" $np smpi/test:1e-4 issend; done
+# MPI_Testany (SMPI: one sleep per call, on a count of its own) and MPI_Testsome (a test per
+# request): psim slept once per call on the shared count, 0.231716 and 0.229877 s against
+# SMPI's 0.226177 s at 7 ranks
+for c in testany testsome; do
+  for np in 7 16; do run vcolls small "$SP" "$SH" $np smpi/test:1e-4 $c; done
+  run vcolls fattree "$X/platforms/cluster_fat_tree.xml" "$X/hostfiles/cluster_fat_tree" 7 smpi/test:1e-4 $c
+done
+run vcolls small "$SP" "$SH" 7 smpi/test:1e-4
+run vcolls small "$SP" "$SH" 7 "smpi/test:1e-4 smpi/or:0:3e-4:2e-9" $V,issend
+run vcolls small "$SP" "$SH" 7 "smpi/test:1e-4 smpi/grow-injected-times:no" issend
+run vcolls small "$SP" "$SH" 7 "" anysource
 echo "$total comparisons"
 finish $fails

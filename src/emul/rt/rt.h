@@ -67,6 +67,9 @@ typedef struct rt_req {
   int traced;                /* recorded as isend/irecv, its wait not yet (--trace-tit) */
   long tid;                  /* its irecv line, filled when the source is known */
   int cancelled;             /* MPI_Cancel succeeded: completes with MPI_Test_cancelled true */
+  int smpi_taken;            /* with injected polls: an MPI_Testall or MPI_Testsome found it
+                              * complete, where SMPI sets the handle to MPI_REQUEST_NULL at
+                              * once (MPI keeps it until all are complete: psim does too) */
   int pair;                  /* MPI_Isendrecv: the send (a hidden request) this receive waits for */
   /* generalized request (rt_greq.c): the program's functions; done once it completes it */
   MPI_Grequest_query_function *gquery;

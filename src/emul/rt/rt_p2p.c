@@ -236,6 +236,7 @@ static void req_complete(MPI_Request *h, MPI_Status *st) {
     r->er = NULL;
   }
   r->active = 0;
+  r->smpi_taken = 0;
   if (!r->persistent) {
     req_release(*h);
     *h = MPI_REQUEST_NULL;
@@ -488,24 +489,54 @@ int MPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int indices[], 
 int MPI_Test(MPI_Request *req, int *flag, MPI_Status *st) {
   emu_enter("MPI_Test");
   if (*req == MPI_REQUEST_NULL) { *flag = 1; empty_status(st); emu_leave(); return MPI_SUCCESS; }
-  rt_req *r = req_get(*req);
-  emu_test_sleep(req_done(r));
-  r = req_get(*req);
-  *flag = req_done(r);
+  if (emu_polls_injected()) {
+    emu_test_begin(0);
+    *flag = req_done(req_get(*req));
+    emu_test_end(0, *flag);
+  } else {
+    emu_test_sleep(req_done(req_get(*req)));
+    *flag = req_done(req_get(*req));
+  }
   if (*flag) req_complete(req, st);
   emu_leave();
   return MPI_SUCCESS;
 }
 
+/* With injected polls, SMPI's MPI_Testall and MPI_Testsome test each request in turn
+ * (Request::test: a sleep, a yield, a look) and set those found complete to
+ * MPI_REQUEST_NULL, paying their smpi/or then; a later call tests only the others. psim keeps
+ * the handles (MPI_Testall must not complete any unless all are) and marks them. Returns
+ * whether every active request is complete. */
+static int smpi_test_each(int count, MPI_Request reqs[]) {
+  int all = 1;
+  for (int i = 0; i < count; i++) {
+    if (reqs[i] == MPI_REQUEST_NULL) continue;
+    rt_req *r = req_get(reqs[i]);
+    if (!r->active || r->smpi_taken) continue;
+    emu_test_begin(0);
+    r = req_get(reqs[i]);
+    int done = req_done(r);
+    emu_test_end(0, done);
+    if (!done) { all = 0; continue; }
+    r->smpi_taken = 1;
+    if (r->er) emu_req_take(r->er);
+  }
+  return all;
+}
+
 int MPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status sts[]) {
   emu_enter("MPI_Testall");
   int all = 1;
-  for (int i = 0; i < count; i++)
-    if (reqs[i] != MPI_REQUEST_NULL && !req_done(req_get(reqs[i]))) all = 0;
-  emu_test_sleep(all);
-  all = 1;
-  for (int i = 0; i < count; i++)
-    if (reqs[i] != MPI_REQUEST_NULL && !req_done(req_get(reqs[i]))) all = 0;
+  if (emu_polls_injected()) {
+    all = smpi_test_each(count, reqs);
+  } else {
+    for (int i = 0; i < count; i++)
+      if (reqs[i] != MPI_REQUEST_NULL && !req_done(req_get(reqs[i]))) all = 0;
+    emu_test_sleep(all);
+    all = 1;
+    for (int i = 0; i < count; i++)
+      if (reqs[i] != MPI_REQUEST_NULL && !req_done(req_get(reqs[i]))) all = 0;
+  }
   *flag = all;
   if (all)
     for (int i = 0; i < count; i++) {
@@ -520,8 +551,15 @@ int MPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status
   emu_enter("MPI_Testany");
   *index = MPI_UNDEFINED;
   if (!any_active(count, reqs)) { *flag = 1; empty_status(st); emu_leave(); return MPI_SUCCESS; }
-  emu_test_sleep(first_done(count, reqs) >= 0);
-  int i = first_done(count, reqs);
+  int i;
+  if (emu_polls_injected()) {   /* SMPI's Request::testany: one sleep for the whole set */
+    emu_test_begin(1);
+    i = first_done(count, reqs);
+    emu_test_end(1, i >= 0);
+  } else {
+    emu_test_sleep(first_done(count, reqs) >= 0);
+    i = first_done(count, reqs);
+  }
   *flag = i >= 0;
   if (i >= 0) { *index = i; req_complete(&reqs[i], st); }
   emu_leave();
@@ -532,6 +570,20 @@ int MPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[], 
   emu_enter("MPI_Testsome");
   *outcount = 0;
   if (!any_active(incount, reqs)) { *outcount = MPI_UNDEFINED; emu_leave(); return MPI_SUCCESS; }
+  if (emu_polls_injected()) {   /* SMPI: each request tested in turn, taken when complete */
+    for (int j = 0; j < incount; j++) {
+      if (reqs[j] == MPI_REQUEST_NULL || !req_get(reqs[j])->active) continue;
+      emu_test_begin(0);
+      int done = req_done(req_get(reqs[j]));
+      emu_test_end(0, done);
+      if (!done) continue;
+      indices[*outcount] = j;
+      req_complete(&reqs[j], sts ? &sts[*outcount] : NULL);
+      (*outcount)++;
+    }
+    emu_leave();
+    return MPI_SUCCESS;
+  }
   emu_test_sleep(first_done(incount, reqs) >= 0);
   int i;
   while ((i = first_done(incount, reqs)) >= 0) {
