@@ -221,6 +221,10 @@ void emu_test_begin(int any);
 void emu_test_end(int any, int success);
 /* The running rank lets every other rank ready at this date run, then goes on. */
 void emu_yield(void);
+/* The running rank's MPI call keeps its host's CPU busy for `seconds` of its speed (SMPI's
+ * injected iprobe time is a computation, shared with the host's other work); time of the
+ * call, not computation. */
+void emu_cpu_overhead(double seconds);
 /* The running rank polled in vain (MPI_Test*, MPI_Iprobe). The first such poll since the rank
  * last did anything else (another MPI call, a computation) returns at once: the rank may have
  * work of its own between polls. A second one in a row is spinning: the rank waits until

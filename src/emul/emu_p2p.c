@@ -249,14 +249,16 @@ const mpi_req *emu_iprobe(int src, int tag, int ctx) {
     if (s || !emu_poll_failed()) return s;
     return mpi_iprobe(S->world, S->running->id, src, tag, ctx);
   }
-  /* with --cfg smpi/iprobe, as SMPI: a sleep before probing, longer after each unsuccessful
-   * probe, so that a polling loop lets simulated time advance */
-  double t = S->iprobe_count * S->o->iprobe_sleep;
-  if (S->tit) emu_trace_sleep(S->running, t);   /* replay has no probes: the time they cost */
-  sleep_overhead(S, t, 0);
+  /* with --cfg smpi/iprobe, as SMPI's Request::iprobe: before probing, a computation of
+   * count x smpi/iprobe seconds of the host's speed (so it shares the CPU with the host's other
+   * ranks; the trace records it as that compute, replay having no probes), longer after each
+   * unsuccessful probe, so that a polling loop lets simulated time advance; then the probe, a
+   * simcall (the rank yields), and the count moves on its answer */
+  emu_cpu_overhead(S->iprobe_count * S->o->iprobe_sleep);
+  emu_yield();
   const mpi_req *s = mpi_iprobe(S->world, S->running->id, src, tag, ctx);
   if (s) S->iprobe_count = 1;
-  else S->iprobe_count += 1;
+  else if (S->o->net.grow_injected) S->iprobe_count += 1;
   return s;
 }
 
