@@ -294,6 +294,20 @@ static void end_overhead(replay *R, rank *k) {
   if (R->o->nobservers) notify_phase(R, k->id, REPLAY_PHASE_OVERHEAD, k->ovh_start, sim_now(R->sim));
 }
 
+/* The simcalls of a post (turns of the rank: see replay_rank_run). One, SMPI's isend or irecv;
+ * under smpi/async-small-thresh, SMPI's Request::start also takes the receiver's mailbox mutex
+ * and probes its mailboxes: lock, the probes, the post, unlock. A receive smaller than the
+ * threshold probes the small mailbox, then, when no matching small message waits there, the
+ * large one; a larger receive probes the small one only. A send smaller than the threshold
+ * probes the large mailbox; a larger one goes to it without a probe. `waiting`: a matching
+ * small message was there before the receive. */
+static int post_turns(const net_config *c, int is_send, double bytes, int waiting) {
+  if (c->async_small_thresh <= 0) return 1;
+  int small = bytes < c->async_small_thresh;
+  if (is_send) return small ? 4 : 3;
+  return small && !waiting ? 5 : 4;
+}
+
 /* Executes (or resumes) operation op of rank k. Returns 1 if the rank blocked. */
 static int exec_op(replay *R, rank *k, const rop *op) {
   const net_config *c = &R->o->net;
@@ -326,7 +340,7 @@ static int exec_op(replay *R, rank *k, const rop *op) {
     }
     if (k->sub == 1) {
       q = mpi_isend(R->world, k->id, op->peer, op->tag, op->ctx, op->bytes, 0, R->err);
-      k->posted = 1;
+      k->posted = post_turns(c, 1, op->bytes, 0);
       if (!q) { replay_rank_fail(R); return 1; }
       if (op->kind == R_ISEND) { push_preq(k, q); return 0; }
       if (op->kind == R_ISEND_KEEP) { push_keyed(k, k->id, op->peer, op->tag, q); return 0; }
@@ -341,8 +355,13 @@ static int exec_op(replay *R, rank *k, const rop *op) {
   case R_IRECV:
   case R_IRECV_KEEP:
     if (k->sub == 0) {
+      int waiting = 0;
+      if (c->async_small_thresh > 0) {
+        const mpi_req *w = mpi_iprobe(R->world, k->id, op->peer, op->tag, op->ctx);
+        waiting = w && w->bytes < c->async_small_thresh;
+      }
       q = mpi_irecv(R->world, k->id, op->peer, op->tag, op->ctx, op->bytes, R->err);
-      k->posted = 1;
+      k->posted = post_turns(c, 0, op->bytes, waiting);
       if (!q) { replay_rank_fail(R); return 1; }
       if (op->kind == R_IRECV) { push_preq(k, q); return 0; }
       if (op->kind == R_IRECV_KEEP) { push_keyed(k, op->peer, k->id, op->tag, q); return 0; }
