@@ -174,6 +174,7 @@ int replay_run(tit_source *src, const replay_opts *o, replay_result *res, psim_e
   }
   R.world = mpi_world_new(R.sim, R.models, R.np, R.rank_host, replay_rank_req_done, &R);
   R.ranks = xcalloc((size_t)R.np, sizeof *R.ranks);
+  replay_mtx_init(&R);
   for (int i = 0; i < R.np; i++) {
     rank *k = &R.ranks[i];
     replay_rank_init(&R, k, i);
@@ -227,6 +228,7 @@ int replay_run(tit_source *src, const replay_opts *o, replay_result *res, psim_e
   sim_free(R.sim);
   free(R.rank_host);
   replay_vp_free(&R);
+  replay_mtx_free(&R);
   return rc;
 }
 

@@ -104,6 +104,11 @@ typedef struct replay {
   /* dynamic efficiency and --host-events (replay_dyn.c) */
   dyn_track *dyn;
   int *maps;                      /* dyn_events_maps of o->host_events (plain replay) */
+  /* SMPI's mailbox mutexes under smpi/async-small-thresh (replay_mutex.c; NULL otherwise):
+   * per receiving rank its owner and FIFO of queued ranks (linked through mtx_next); per rank
+   * the mutex it holds and the turns left before it unlocks */
+  int *mtx_owner, *mtx_head, *mtx_tail, *mtx_next, *mtx_held;
+  uint8_t *mtx_left;
 } replay;
 
 /* ---- replay_rank.c ---- */
@@ -122,6 +127,17 @@ void replay_rank_block(replay *R, rank *k, int phase);
 /* Plain replay with --host-events: applies the events due for rank k (at an action boundary)
  * and starts its move when its host changes. Returns 1 when the rank blocked for it. */
 int replay_rank_move(replay *R, rank *k);
+
+/* ---- replay_mutex.c ---- */
+void replay_mtx_init(replay *R);
+void replay_mtx_free(replay *R);
+/* Rank k posts to receiver p: 1 when it holds p's mailbox mutex, 0 when it queued for it
+ * (blocked; woken holding it). Always 1 without the mutexes. */
+int replay_mtx_take(replay *R, rank *k, int p);
+/* k's post is `turns` simcalls: it unlocks (and the next queued rank runs) after them. */
+void replay_mtx_hold(replay *R, rank *k, int turns);
+/* The engine ran id np + k: a turn of k's unlock countdown. */
+void replay_mtx_token(replay *R, int k);
 
 /* ---- replay_vp.c ---- */
 void replay_vp_init(replay *R);

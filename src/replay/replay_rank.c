@@ -339,8 +339,10 @@ static int exec_op(replay *R, rank *k, const rop *op) {
       if (overhead_then(R, k, ovh, 1)) return 1;
     }
     if (k->sub == 1) {
+      if (!replay_mtx_take(R, k, op->peer)) return 1;
       q = mpi_isend(R->world, k->id, op->peer, op->tag, op->ctx, op->bytes, 0, R->err);
       k->posted = post_turns(c, 1, op->bytes, 0);
+      replay_mtx_hold(R, k, k->posted);
       if (!q) { replay_rank_fail(R); return 1; }
       if (op->kind == R_ISEND) { push_preq(k, q); return 0; }
       if (op->kind == R_ISEND_KEEP) { push_keyed(k, k->id, op->peer, op->tag, q); return 0; }
@@ -355,6 +357,7 @@ static int exec_op(replay *R, rank *k, const rop *op) {
   case R_IRECV:
   case R_IRECV_KEEP:
     if (k->sub == 0) {
+      if (!replay_mtx_take(R, k, k->id)) return 1;
       int waiting = 0;
       if (c->async_small_thresh > 0) {
         const mpi_req *w = mpi_iprobe(R->world, k->id, op->peer, op->tag, op->ctx);
@@ -362,6 +365,7 @@ static int exec_op(replay *R, rank *k, const rop *op) {
       }
       q = mpi_irecv(R->world, k->id, op->peer, op->tag, op->ctx, op->bytes, R->err);
       k->posted = post_turns(c, 0, op->bytes, waiting);
+      replay_mtx_hold(R, k, k->posted);
       if (!q) { replay_rank_fail(R); return 1; }
       if (op->kind == R_IRECV) { push_preq(k, q); return 0; }
       if (op->kind == R_IRECV_KEEP) { push_keyed(k, op->peer, k->id, op->tag, q); return 0; }
@@ -640,6 +644,7 @@ static void progress(replay *R) {
 
 void replay_rank_run(void *ctx, int id) {
   replay *R = ctx;
+  if (id >= R->np) { replay_mtx_token(R, id - R->np); return; }
   rank *k = &R->ranks[id];
   if (R->failed || k->state == RK_DONE) return;
   k->state = RK_READY;

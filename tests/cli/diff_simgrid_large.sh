@@ -97,5 +97,9 @@ recorded open-fattree "$X/platforms/cluster_fat_tree.xml" "$X/hostfiles/cluster_
 # probes of its two mailboxes), not 1: ranks 119 and 38 then start their test sleeps in
 # SimGrid's order, and the process-wide count of test sleeps follows (0.838092 with one turn)
 recorded async-torus "$X/platforms/cluster_torus.xml" "$X/hostfiles/cluster_torus" 128 16023 40 0.838083 "network/tie-order:simgrid smpi/async-small-thresh:65536"
+# ... and those simcalls happen inside the receiver's mailbox mutex: two ranks posting to one
+# receiver at one date take turns (replay_mutex.c; without it 30.155407 and 0.512539)
+recorded async-small "$SP" "$SH" 96 18015 30 30.147931 "network/tie-order:simgrid smpi/async-small-thresh:65536"
+recorded async-fattree "$X/platforms/cluster_fat_tree.xml" "$X/hostfiles/cluster_fat_tree" 128 18022 30 0.511871 "network/tie-order:simgrid smpi/async-small-thresh:8192"
 echo "$total comparisons"
 finish $fails
