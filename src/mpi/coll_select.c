@@ -222,6 +222,19 @@ static int check_call(const coll_call *c, psim_err *err) {
   return 0;
 }
 
+/* The pairwise algorithms exist for a power-of-two number of ranks only: SimGrid 3.32 stops
+ * the simulation on any other ("... pair algorithm can't be used with non power of two number
+ * of processes!"); psim runs the ring exchange there, MPICH's pairwise algorithm for that case
+ * (coll_alltoall.c, coll_allgather.c), and says so once per collective and process. */
+static void warn_pair(coll_kind k, const char *algo, int size) {
+  static int warned[COLL_NKINDS];
+  if (strcmp(algo, "pair") != 0 || coll_is_pof2(size) || warned[k]) return;
+  if (k != COLL_ALLTOALL && k != COLL_ALLTOALLV && k != COLL_ALLGATHER) return;
+  warned[k] = 1;
+  fprintf(stderr, "psim: warning: smpi/%s:pair needs a power-of-two number of ranks (SimGrid 3.32 "
+          "stops on %d); psim runs the ring exchange there, as MPICH does\n", coll_kind_name(k), size);
+}
+
 int coll_build(const coll_selector *s, const coll_call *c, coll_prog *out, psim_err *err) {
   unsigned k = (unsigned)c->kind;
   if (k >= COLL_NKINDS)
@@ -231,5 +244,6 @@ int coll_build(const coll_selector *s, const coll_call *c, coll_prog *out, psim_
   const coll_algo *a = coll_algos((coll_kind)k, &na);
   int i = s ? s->algo[k] : 0;
   if (i < 0 || i >= na) i = 0;
+  warn_pair((coll_kind)k, a[i].name, c->size);
   return a[i].fn(s, c, out, err);
 }
