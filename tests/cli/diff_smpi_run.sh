@@ -99,6 +99,20 @@ run vcolls small "$SP" "$SH" 7 smpi/test:1e-4
 run vcolls small "$SP" "$SH" 7 "smpi/test:1e-4 smpi/or:0:3e-4:2e-9" $V,issend
 run vcolls small "$SP" "$SH" 7 "smpi/test:1e-4 smpi/grow-injected-times:no" issend
 run vcolls small "$SP" "$SH" 7 "" anysource
+# every selectable collective algorithm under psim run (replay's are checked against recorded
+# SimGrid times in coll_vs_simgrid.sh), on colls.c; the pairwise ones on 8 ranks (SimGrid stops
+# on 7), v-collectives' on vcolls.c
+for cfg in smpi/barrier:ompi_recursivedoubling smpi/barrier:ompi_bruck smpi/barrier:ompi_tree \
+    smpi/barrier:ompi_doublering smpi/bcast:flattree smpi/bcast:scatter_rdb_allgather smpi/reduce:binomial \
+    smpi/reduce:flat_tree smpi/allreduce:lr smpi/allreduce:rdb smpi/allreduce:rab_rdb smpi/allreduce:redbcast \
+    smpi/alltoall:basic_linear smpi/alltoall:bruck smpi/alltoall:ring smpi/gather:ompi_basic_linear \
+    smpi/gather:ompi_binomial smpi/allgather:ring smpi/allgather:rdb smpi/allgather:bruck \
+    smpi/scatter:ompi_basic_linear smpi/scatter:ompi_binomial smpi/reduce_scatter:mpich_pair \
+    smpi/reduce_scatter:mpich_rdb; do
+  run colls small "$SP" "$SH" 7 "$cfg"
+done
+for cfg in smpi/alltoall:pair smpi/allgather:pair; do run colls small "$SP" "$SH" 8 "$cfg"; done
+for cfg in smpi/allgatherv:ring smpi/alltoallv:ring smpi/alltoallv:pair; do run vcolls small "$SP" "$SH" 8 "$cfg" $V; done
 # p2p.c: point to point at the sizes where SMPI's model changes (factor breakpoints, detached
 # and eager thresholds) with every send mode, MPI_Waitany over mixed requests, a cancelled
 # receive; an MPI_Iprobe loop with SMPI's injected probe time (a computation on the host's CPU,
