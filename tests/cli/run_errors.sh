@@ -22,7 +22,7 @@ expect 4 "rank 1 crashed with signal 11" "$PSIM" run --np 2 -q -- "$TMPD/crash"
 expect 4 "rank 0 overflowed its stack of 256 KiB" "$PSIM" run --np 2 -q --stack-size 256K -- "$TMPD/overflow"
 expect 4 "stack-size" "$PSIM" run --np 2 -q --stack-size 256K -- "$TMPD/overflow"
 expect 4 "simulated time overflows at 1e+308 s" "$PSIM" run --np 2 -q -- "$TMPD/datemax"
-for coll in allreduce:MPI_Allreduce allgather:MPI_Allgather gather:MPI_Gather; do
+for coll in allreduce:MPI_Allreduce allgather:MPI_Allgather gather:MPI_Gather gatherlate:MPI_Gather; do
   expect 4 "MPI error in ${coll#*:}: the send and receive buffers are the same (MPI_ERR_BUFFER)" \
     "$PSIM" run --np 2 -q -- "$TMPD/alias" "${coll%%:*}"
 done

@@ -174,6 +174,8 @@ struct rt_slot {
 };
 rt_slot *rt_slot_enter(rt_comm *c);
 void rt_slot_leave(rt_comm *c, rt_slot *s);
+/* Frees slot s of a communicator of `size` members, with what was deposited in it. */
+void rt_slot_free(rt_slot *s, int size);
 void rt_coll_timing(rt_comm *c, coll_call *call);
 
 /* rt_p2p.c */

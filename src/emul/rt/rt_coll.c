@@ -26,18 +26,22 @@ rt_slot *rt_slot_enter(rt_comm *c) {
   return s;
 }
 
-void rt_slot_leave(rt_comm *c, rt_slot *s) {
-  if (++s->left < c->size) return;
-  for (rt_slot **pp = &c->slots; *pp; pp = &(*pp)->next)
-    if (*pp == s) { *pp = s->next; break; }
-  for (int i = 0; i < c->size; i++) free(s->data[i]);
+void rt_slot_free(rt_slot *s, int size) {
+  for (int i = 0; i < size; i++) free(s->data[i]);
   if (s->owned_results)
-    for (int i = 0; i < c->size; i++) free(s->results[i]);
+    for (int i = 0; i < size; i++) free(s->results[i]);
   free(s->data);
   free(s->len);
   free(s->res);
   free(s->results);
   free(s);
+}
+
+void rt_slot_leave(rt_comm *c, rt_slot *s) {
+  if (++s->left < c->size) return;
+  for (rt_slot **pp = &c->slots; *pp; pp = &(*pp)->next)
+    if (*pp == s) { *pp = s->next; break; }
+  rt_slot_free(s, c->size);
 }
 
 /* ---- recording collectives (--trace-tit; see src/emul/emu_trace.c) ---- */

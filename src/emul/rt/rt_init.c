@@ -52,7 +52,8 @@ void rt_world_free(void *p) {
   for (size_t i = 0; i < w->comms.len; i++) {
     rt_comm *c = w->comms.data[i];
     if (!c) continue;
-    while (c->slots) { rt_slot *s = c->slots; c->slots = s->next; free(s->data); free(s->len); free(s->results); free(s); }
+    /* a run stopped inside a collective leaves its slots, with the contributions deposited */
+    while (c->slots) { rt_slot *s = c->slots; c->slots = s->next; rt_slot_free(s, c->size); }
     free(c->world); free(c->local); free(c->cseq); free(c->rworld); free(c->cart); free(c);
   }
   VEC_FREE(w->comms);

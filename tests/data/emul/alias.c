@@ -1,5 +1,5 @@
 /* A collective given the same buffer to send and to receive (argv[1]: allreduce, allgather,
- * gather): erroneous in MPI (MPI_IN_PLACE says so), stopped by MPICH with MPI_ERR_BUFFER;
+ * gather, gatherlate): erroneous in MPI (MPI_IN_PLACE says so), stopped by MPICH with MPI_ERR_BUFFER;
  * psim run must stop too, naming the call (exit 4). "inplace" is the correct form: it runs. */
 #include <mpi.h>
 #include <string.h>
@@ -12,6 +12,12 @@ int main(int argc, char **argv) {
   if (!strcmp(c, "allreduce")) MPI_Allreduce(buf, buf, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (!strcmp(c, "allgather")) MPI_Allgather(buf, 1, MPI_INT, buf, 1, MPI_INT, MPI_COMM_WORLD);
   if (!strcmp(c, "gather")) MPI_Gather(buf, 1, MPI_INT, buf, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  /* the root comes late: rank 1's contribution is already deposited when the run stops (it
+   * leaked, which the sanitizer build reported) */
+  if (!strcmp(c, "gatherlate")) {
+    if (rank == 0) psim_sleep(1.0);
+    MPI_Gather(buf, 1, MPI_INT, buf, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  }
   if (!strcmp(c, "inplace")) MPI_Allreduce(MPI_IN_PLACE, buf, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   MPI_Finalize();
   return 0;
