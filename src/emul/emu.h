@@ -208,9 +208,9 @@ void emu_wait(emu_req **reqs, int n, int need);
 void emu_req_take(emu_req *r);
 /* Waits for every request of reqs[0..n) (NULL ones skipped), taking each as it completes. */
 void emu_waitall_take(emu_req **reqs, int n);
-/* An unsuccessful test, by default (no --cfg smpi/test nor smpi/iprobe): the rank waits for
- * news (emu_poll_failed). */
-void emu_test_sleep(int success);
+/* A test, by default (no --cfg smpi/test nor smpi/iprobe): an unsuccessful one makes the rank
+ * wait for news (emu_poll_failed). */
+void emu_test_poll(int success);
 /* With --cfg smpi/test or smpi/iprobe (emu_polls_injected), each test is SMPI's: emu_test_begin
  * sleeps the injected time (count x smpi/test) and yields (SMPI's simcall: the other ranks
  * ready at this date run first), then the caller looks at the request and reports with
@@ -225,6 +225,10 @@ void emu_yield(void);
  * injected iprobe time is a computation, shared with the host's other work); time of the
  * call, not computation. */
 void emu_cpu_overhead(double seconds);
+/* The running rank k's time since t0 (a sleep or a computation of its own MPI call: smpi/os,
+ * or, the injected polling time) is the call's, not the program's computation; busy_compute:
+ * k->call_busy_compute at t0. */
+void emu_call_time_since(emu_rank *k, double t0, double busy_compute);
 /* The running rank polled in vain (MPI_Test*, MPI_Iprobe). The first such poll since the rank
  * last did anything else (another MPI call, a computation) returns at once: the rank may have
  * work of its own between polls. A second one in a row is spinning: the rank waits until

@@ -79,10 +79,7 @@ static void sleep_overhead(emu_sim *S, double t, int busy) {
   if (busy) mpi_rank_busy(S->world, k->id, +1);
   emu_sleep(t);
   if (busy) mpi_rank_busy(S->world, k->id, -1);
-  /* part of the MPI call, not computation */
-  k->st.compute -= sim_now(S->sim) - t0;
-  k->call_compute -= sim_now(S->sim) - t0;
-  k->call_busy_compute = bc;
+  emu_call_time_since(k, t0, bc);
 }
 
 /* The rank's wait or test returns r: SMPI's finish_wait then sleeps smpi/or when r received a
@@ -217,7 +214,7 @@ void emu_wait(emu_req **reqs, int n, int need) {
   for (int i = 0; i < n; i++) if (reqs[i]) reqs[i]->waited = 0;
 }
 
-void emu_test_sleep(int success) {
+void emu_test_poll(int success) {
   if (!success) emu_poll_failed();
 }
 

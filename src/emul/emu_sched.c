@@ -232,16 +232,20 @@ static void compute_now(emu_sim *S, emu_rank *k, double flops) {
   emu_observe_action(S, k->id, NULL, TIT_COMPUTE, t0, sim_now(S->sim));
 }
 
+void emu_call_time_since(emu_rank *k, double t0, double busy_compute) {
+  double d = sim_now(emu_current->sim) - t0;
+  k->st.compute -= d;
+  k->call_compute -= d;
+  k->call_busy_compute = busy_compute;
+}
+
 void emu_cpu_overhead(double seconds) {
   emu_sim *S = emu_current;
   emu_rank *k = S->running;
   if (!(seconds > 0)) return;
   double t0 = sim_now(S->sim), bc = k->call_busy_compute;
   compute_now(S, k, seconds * plat_host_at(S->o->plat, k->host)->speed);
-  /* part of the MPI call, not the program's computation (as emu_p2p.c's sleep_overhead) */
-  k->st.compute -= sim_now(S->sim) - t0;
-  k->call_compute -= sim_now(S->sim) - t0;
-  k->call_busy_compute = bc;
+  emu_call_time_since(k, t0, bc);
 }
 
 void emu_compute(double flops) {

@@ -121,6 +121,8 @@ void replay_rank_req_done(void *ctx, mpi_req *q);
 void replay_rank_fail(replay *R);
 /* Accounts rank k's time from its acct_mark to now to its current phase, then enters phase. */
 void replay_rank_account(replay *R, rank *k, int phase);
+/* Rank k, blocked, can go on: it runs in its turn. */
+void replay_rank_wake(replay *R, rank *k);
 /* Blocks rank k (not at the end of a trace) for reason phase (PH_*). */
 void replay_rank_block(replay *R, rank *k, int phase);
 

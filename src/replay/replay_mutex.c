@@ -44,9 +44,7 @@ static void release(replay *R, int k) {
   R->mtx_head[p] = R->mtx_next[w];
   if (R->mtx_head[p] < 0) R->mtx_tail[p] = -1;
   R->mtx_held[w] = p;
-  rank *kw = &R->ranks[w];
-  kw->state = RK_READY;
-  sim_make_ready(R->sim, w);
+  replay_rank_wake(R, &R->ranks[w]);
 }
 
 int replay_mtx_take(replay *R, rank *k, int p) {

@@ -127,6 +127,8 @@ static void wake(replay *R, rank *k) {
   sim_make_ready(R->sim, k->id);
 }
 
+void replay_rank_wake(replay *R, rank *k) { wake(R, k); }
+
 static void activity_done(sim *s, activity *a) {
   (void)s;
   replay *R = a->data;

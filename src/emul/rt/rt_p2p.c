@@ -494,7 +494,7 @@ int MPI_Test(MPI_Request *req, int *flag, MPI_Status *st) {
     *flag = req_done(req_get(*req));
     emu_test_end(0, *flag);
   } else {
-    emu_test_sleep(req_done(req_get(*req)));
+    emu_test_poll(req_done(req_get(*req)));
     *flag = req_done(req_get(*req));
   }
   if (*flag) req_complete(req, st);
@@ -532,7 +532,7 @@ int MPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status sts[]) {
   } else {
     for (int i = 0; i < count; i++)
       if (reqs[i] != MPI_REQUEST_NULL && !req_done(req_get(reqs[i]))) all = 0;
-    emu_test_sleep(all);
+    emu_test_poll(all);
     all = 1;
     for (int i = 0; i < count; i++)
       if (reqs[i] != MPI_REQUEST_NULL && !req_done(req_get(reqs[i]))) all = 0;
@@ -557,7 +557,7 @@ int MPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status
     i = first_done(count, reqs);
     emu_test_end(1, i >= 0);
   } else {
-    emu_test_sleep(first_done(count, reqs) >= 0);
+    emu_test_poll(first_done(count, reqs) >= 0);
     i = first_done(count, reqs);
   }
   *flag = i >= 0;
@@ -584,7 +584,7 @@ int MPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[], 
     emu_leave();
     return MPI_SUCCESS;
   }
-  emu_test_sleep(first_done(incount, reqs) >= 0);
+  emu_test_poll(first_done(incount, reqs) >= 0);
   int i;
   while ((i = first_done(incount, reqs)) >= 0) {
     indices[*outcount] = i;
