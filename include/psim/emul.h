@@ -29,6 +29,7 @@ typedef struct emu_opts {
   double cpu_threshold;       /* measured bursts shorter than this (s) are not simulated */
   int measure;                /* 0: only declared costs count (psim_compute...) */
   double iprobe_sleep;        /* smpi/iprobe: simulated time an unsuccessful iprobe costs */
+  double wtime;               /* smpi/wtime: simulated time a read of MPI_Wtime costs */
   int inject_polls;           /* 1: SMPI's injected sleeps in test/iprobe (set by --cfg
                                  smpi/test, smpi/iprobe, smpi/grow-injected-times); 0 (the
                                  default): a rank polling in vain waits for the next event */

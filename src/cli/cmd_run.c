@@ -43,7 +43,8 @@ static const char *HELP =
     "                      (docs/models.md); --cfg cpu/factor:X multiplies every factor\n"
     "  --cfg KEY:VALUE     model property as in psim replay; smpi/test:S, smpi/iprobe:S\n"
     "                      inject SMPI's sleeps into unsuccessful polls (default: none, a\n"
-    "                      rank polling in vain waits for the next event)\n"
+    "                      rank polling in vain waits for the next event); smpi/wtime:S\n"
+    "                      what a read of MPI_Wtime costs (default 1e-8, as in SMPI)\n"
     CLI_CPU_HELP
     "  --stack-size SIZE   stack of each rank (default 8M; K, M, G suffixes)\n"
     "  --shared-globals    load the program once: all ranks share its global variables\n"

@@ -91,6 +91,7 @@ typedef struct emu_rank {
   uint8_t poll_failed;      /* the current MPI call is a poll that failed */
   int poll_streak;          /* failed polls since the rank last did something else */
   int depth;                /* nesting of MPI calls (only the outermost accounts CPU time) */
+  uint64_t calls;           /* its outermost MPI calls so far */
   int nwait;                /* completions still needed to unblock */
   emu_fiber fib;
   double cpu_mark;          /* thread CPU time when user code resumed */
@@ -140,6 +141,7 @@ struct emu_sim {
   int exit_status;          /* PSIM_EXIT_APP etc. when a rank failed */
   psim_err *err;
   uint64_t calls;
+  int wtime_warned;         /* the warning of MPI_Wtime's long streaks was given (rt_init.c) */
   void *rt;                 /* the MPI runtime's shared state (communicators, types...) */
   void (*rt_free)(void *rt);
   struct emu_tracer *tit;   /* recording (--trace-tit), or NULL */

@@ -29,6 +29,7 @@ void emu_opts_init(emu_opts *o, const platform *p, int np) {
   o->measure = 1;
   o->cpu_threshold = 1e-6;   /* smpi/cpu-threshold's default */
   o->iprobe_sleep = 1e-4;    /* smpi/iprobe's default */
+  o->wtime = 1e-8;           /* smpi/wtime's default */
   o->stack_size = (size_t)8 << 20;
   o->rank_memory = 1e6;
 }
@@ -46,6 +47,7 @@ int emu_opts_cfg(emu_opts *o, const char *key, const char *value, psim_err *err)
   if (!strcmp(key, "smpi/test") || !strcmp(key, "smpi/iprobe") || !strcmp(key, "smpi/grow-injected-times"))
     o->inject_polls = 1;
   if (!strcmp(key, "smpi/iprobe")) return parse_double(key, value, &o->iprobe_sleep, err);
+  if (!strcmp(key, "smpi/wtime")) return parse_double(key, value, &o->wtime, err);
   if (!strcmp(key, "smpi/cpu-threshold")) return parse_double(key, value, &o->cpu_threshold, err);
   if (!strcmp(key, "smpi/host-speed")) {
     int w = 0;
@@ -277,6 +279,7 @@ void emu_enter(const char *name) {
   k->call = name;
   k->call_compute = 0;
   S->calls++;
+  k->calls++;
   if (S->o->measure) {
     double burst = emu_burst(k);
     if (burst >= S->o->cpu_threshold) compute_now(S, k, burst * S->o->host_speed_ref);

@@ -9,7 +9,7 @@ PSIMCC="$(dirname "$PSIM")/psimcc"
 fails=0
 "$PSIMCC" -O1 -o "$TMPD/cancel" "$PSIM_TESTDATA/emul/cancel.c" || { echo "FAIL: psimcc"; exit 1; }
 out=$("$PSIM" run --np 2 -q --no-measure --trace-tit "$TMPD/tit" -- "$TMPD/cancel") || bad "run failed"
-want="unmatched: cancelled=1 null=1 got=-1 dt=0
+want="unmatched: cancelled=1 null=1 got=-1 dt=1e-08
 wildcard: done=1 cancelled=1
 persistent: first cancelled=1, second cancelled=0 got=42
 matched: cancelled=0 got=43 source=1

@@ -13,7 +13,8 @@ for p in ring pi jacobi master_worker globals; do
 done
 out=$(tmpfile) js=$(tmpfile) js2=$(tmpfile)
 
-# ring: the token is right; the time equals the replay of the same sends and receives
+# ring: the token is right; the time equals the replay of the same sends and receives, and of
+# rank 0's read of MPI_Wtime at the end (smpi/wtime: 10 ns, as in SMPI)
 "$PSIM" run --np 4 --no-measure --json "$js" -q -- "$TMPD/ring" 3 > "$out"; check test $? -eq 0
 has "$out" "token 18 (ok)"
 tr=$(tmpfile)
@@ -23,6 +24,7 @@ for r in 0 1 2 3; do
     if [ $r = 0 ]; then echo "$r send 1 0 8"; echo "$r recv 3 0 8"
     else echo "$r recv $((r - 1)) 0 8"; echo "$r send $(((r + 1) % 4)) 0 8"; fi
   done
+  [ $r = 0 ] && echo "$r sleep 1e-8"
   echo "$r finalize"
 done > "$tr"
 "$PSIM" replay --np 4 --json "$js2" -q "$tr"

@@ -4,7 +4,8 @@
 # complete=0; the wait calls query_fn (MPI_Status_set_elements: 3 ints, MPI_Get_count 3) then
 # free_fn, once each (also with MPI_STATUS_IGNORE), and frees the handle; MPI_Request_free
 # before completion defers free_fn (not query_fn) to MPI_Grequest_complete. They cost no
-# simulated time (time=0 under --no-measure). Waiting for one never completed stops the run
+# simulated time (time=1e-08 under --no-measure: only the first MPI_Wtime's own cost, smpi/wtime).
+# Waiting for one never completed stops the run
 # (exit 4) naming MPI_Wait and the line instead of hanging: a rank is one thread in psim.
 . "$(dirname "$0")/../lib/common.sh"
 PSIMCC="$(dirname "$PSIM")/psimcc"

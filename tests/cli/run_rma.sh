@@ -5,7 +5,7 @@
 #   Fetch_and_op + Compare_and_swap, PSCW with a vector target type, Get_accumulate(NO_OP),
 #   Accumulate(REPLACE), the window attributes and group, on 1 to 7 ranks;
 # - the time: tests/data/emul/rma_time.c, hand-derived (docs/EMULATION.md, "One-sided
-#   communication"): on flat:2,1Gf,1GBps,10us with --network constant a transfer of S bytes
+#   communication"; with smpi/wtime:0, so that the reads of MPI_Wtime cost nothing): on flat:2,1Gf,1GBps,10us with --network constant a transfer of S bytes
 #   takes the route's two latencies plus S / bandwidth: t(S) = 2 x 10us + S / 1e9 B/s, so
 #     lock (request + grant, 0 bytes each)            = 2 t(0)          = 40 us
 #     put returns at once; unlock = put's t(S) + release t(0) = 20 + 1000 + 20 = 1040 us
@@ -27,7 +27,7 @@ b=$("$PSIM" run --np 4 --no-measure -- "$TMPD/rma" 2>&1 | grep -v wall)
 [ "$a" = "$b" ] || bad "two runs differ"
 
 "$PSIMCC" -O1 -o "$TMPD/rmat" "$PSIM_TESTDATA/emul/rma_time.c" || { echo "FAIL: psimcc rma_time.c"; exit 1; }
-"$PSIM" run --np 2 -q --no-measure --network constant --platform flat:2,1Gf,1GBps,10us -- "$TMPD/rmat" 1000000 > "$TMPD/c" || bad "constant run: rc $?"
+"$PSIM" run --np 2 -q --no-measure --cfg smpi/wtime:0 --network constant --platform flat:2,1Gf,1GBps,10us -- "$TMPD/rmat" 1000000 > "$TMPD/c" || bad "constant run: rc $?"
 v() { sed -n "s/^$1 //p" "$2"; }
 L=1e-5 B=1e9 S=1000000
 t0=$(awk -v L=$L 'BEGIN { printf "%.17g", 2 * L }')
@@ -39,7 +39,7 @@ expect "unlock after a put" "$(v unlock "$TMPD/c")" "$(awk -v a="$t0" -v b="$tS"
 expect "get + flush" "$(v get+flush "$TMPD/c")" "$(awk -v a="$t0" -v b="$tS" 'BEGIN { printf "%.17g", a + b }')"
 expect "unlock after a flush" "$(v unlock2 "$TMPD/c")" "$t0"
 [ "$(v data "$TMPD/c")" = ok ] || bad "rma_time data"
-"$PSIM" run --np 2 -q --no-measure --platform flat:2,1Gf,1GBps,10us -- "$TMPD/rmat" 1000000 > "$TMPD/s" || bad "smpi run: rc $?"
+"$PSIM" run --np 2 -q --no-measure --cfg smpi/wtime:0 --platform flat:2,1Gf,1GBps,10us -- "$TMPD/rmat" 1000000 > "$TMPD/s" || bad "smpi run: rc $?"
 expect "smpi: lock = 2 x release" "$(v lock "$TMPD/s")" "$(awk -v a="$(v unlock2 "$TMPD/s")" 'BEGIN { printf "%.17g", 2 * a }')"
 expect "smpi: get + flush = put + release" "$(v get+flush "$TMPD/s")" "$(v unlock "$TMPD/s")"
 awk -v a="$(v unlock "$TMPD/s")" -v b="$(v unlock "$TMPD/c")" 'BEGIN { exit !(a > b) }' || bad "smpi unlock not slower than constant (factors)"

@@ -1,24 +1,37 @@
 #!/bin/sh
-# A loop waiting for MPI_Wtime to move (tests/data/emul/wtime_loop.c, as MPICH's
-# bsendpending: `while (MPI_Wtime() - t0 < 2.0);`) ends under --no-measure, where the loop's
-# own code takes no simulated time (rule in src/emul/rt/rt_init.c, docs/EMULATION.md).
-# By hand: call 1 returns t0 = 0; calls 2..1000 return 0 without sleeping (streak 1..999);
-# from call 1001 each call sleeps 1 us, 2 us, 4 us, ...: after 21 sleeps the clock is at
-# (2^21 - 1) us = 2.097151 s >= 2 (after 20 it is 1.048575 s), so the loop makes 1021 calls
-# and ends at 2.097151 s, at any np. Two calls around nothing else (a timing pair) see no
-# injected time (pair 0). With measurement on, the loop ends too (its passes are shorter
-# than smpi/cpu-threshold, whose bursts are dropped), between 2 and 2 x 2.1 s.
+# Reading MPI_Wtime costs smpi/wtime (10 ns) of simulated time, as in SMPI (rule in
+# src/emul/rt/rt_init.c, docs/EMULATION.md), and a long wait for the clock is sped up.
+# tests/data/emul/wtime_loop.c waits as MPICH's bsendpending does (`while (MPI_Wtime() - t0 <
+# 2.0);`), under --no-measure, where the loop's own code takes no simulated time.
+# By hand: read 1 returns t0 = 0; each read injects 1e-8 s until the streak's reads have
+# injected 1e-3 s (about 1e5 reads); from then on each injects the injected total / 1024, a
+# growth of 1/1024 per read up to the cap of 1e-5 s, reached at 1.024e-2 s after
+# 1024 ln(10.24) = 2,381 reads; then 1e-5 s per read: (2 - 1.024e-2) / 1e-5 = 198,976 reads.
+# In all about 301,360 reads (301,361 with the rounding of the 1e-8 sums), ending within 1e-5 s
+# after 2 s: 2.00000704 s, at any np. Two reads around nothing else (a timing pair) are 10 ns
+# apart. psim says once that it sped the wait up. With measurement on, the loop ends too
+# (its passes are shorter than smpi/cpu-threshold; the machine's noise may push a few over
+# it, which the streak tolerates), within 2e-5 s of 2 s. STREAM's checktick (short waits that
+# keep SMPI's time exactly) is compared with SMPI in diff_smpi_run.sh (smpi/wtime.c). Before,
+# psim injected nothing and doubled a sleep after 1000 reads without end: HPCC's StarSTREAM
+# made the simulated time 2^41 us.
 . "$(dirname "$0")/../lib/common.sh"
 PSIMCC="$(dirname "$PSIM")/psimcc"
 fails=0
 "$PSIMCC" -O1 -o "$TMPD/wl" "$PSIM_TESTDATA/emul/wtime_loop.c" || { echo "FAIL: psimcc"; exit 1; }
-want="start 0 calls 1021 end 2.097151
-pair 0"
+want="start 0 calls 301361 end 2.00000704
+pair 9.99999994e-09"
 for np in 1 3; do
-  out=$(timeout 60 "$PSIM" run --np $np -q --no-measure -- "$TMPD/wl" 2>&1)
+  out=$(timeout 120 "$PSIM" run --np $np -q --no-measure -- "$TMPD/wl" 2>"$TMPD/err")
   [ "$out" = "$want" ] || bad "np $np: $out"
+  [ "$(grep -c 'has read MPI_Wtime 100000 times in a row' "$TMPD/err")" = 1 ] || bad "np $np: no single warning: $(cat "$TMPD/err")"
 done
-out=$(timeout 120 "$PSIM" run --np 2 -q -- "$TMPD/wl" 2>&1 | head -n 1)
+# smpi/wtime:0 (no injected time): after 1000 reads in which the clock did not move, 10 ns
+# per read, then as above: about 1000 reads more, ending close to 2 s
+out=$(timeout 120 "$PSIM" run --np 1 -q --no-measure --cfg smpi/wtime:0 -- "$TMPD/wl" 2>/dev/null | head -n 1)
+end=$(echo "$out" | sed -n 's/.* end //p'); calls=$(echo "$out" | sed -n 's/.* calls \([0-9]*\) .*/\1/p')
+awk -v e="$end" -v c="$calls" 'BEGIN { exit !(e != "" && e >= 2 && e <= 2.00001 && c > 301361 && c < 303000) }' || bad "wtime 0: $out"
+out=$(timeout 120 "$PSIM" run --np 2 -q -- "$TMPD/wl" 2>&1 | grep '^start')
 end=$(echo "$out" | sed -n 's/.* end //p')
-awk -v e="$end" 'BEGIN { exit !(e != "" && e >= 2 && e <= 4.2) }' || bad "measured: $out"
+awk -v e="$end" 'BEGIN { exit !(e != "" && e >= 2 && e <= 2.00002) }' || bad "measured: $out"
 finish $fails

@@ -114,12 +114,13 @@ typedef struct rt_rank {
   void *bsend_buf;
   int bsend_size;
   size_t nshared;            /* psim_shared_malloc calls so far */
-  /* MPI_Wtime polled in a loop that takes no time (rt_init.c): the simulation's call count
-   * after its last MPI_Wtime and the time it returned, the streak, the clock's next step */
+  /* MPI_Wtime's streak of reads (rt_init.c): this rank's call count at its last read, the
+   * clock after that read's sleep, the reads in the streak, those after which the clock had
+   * moved (a measured burst), and the time the streak's own reads injected */
   uint64_t wtime_mark;
   double wtime_last;
-  int wtime_streak;
-  double wtime_step;
+  long wtime_streak, wtime_moved;
+  double wtime_slept;
 } rt_rank;
 
 /* rt_init.c */

@@ -113,34 +113,61 @@ int MPI_Abort(MPI_Comm comm, int errorcode) {
   emu_abort(errorcode);
 }
 
-/* A loop that waits for the clock (`while (MPI_Wtime() - t0 < 2.0);`, as MPICH's bsendpending
- * does) would never end when its own code takes no simulated time: under --no-measure, or
- * when each pass is shorter than smpi/cpu-threshold (measured bursts below it are dropped).
- * When MPI_Wtime has been the only MPI call of the whole simulation RT_WTIME_LOOP times in a
- * row and the clock has not moved, the rank is taken to be waiting for time to pass: each
- * further such call sleeps, 1 us the first time and twice as long each time after (a wait of
- * T ends within 2T, after about log2(T / 1 us) sleeps). Any other MPI call, or the clock
- * moving, ends the streak; a program whose loop takes time is never touched. */
-#define RT_WTIME_LOOP 1000
+/* Reading the clock costs time, as in SMPI (smpi_mpi_wtime): after the read, the rank sleeps
+ * smpi/wtime (10 ns by default, --cfg smpi/wtime:S). That is what lets a loop waiting for the
+ * clock end (STREAM's checktick, `while (MPI_Wtime() - t0 < 2.0);` in MPICH's bsendpending)
+ * when its own code takes no simulated time (under --no-measure, or passes shorter than
+ * smpi/cpu-threshold, whose measured bursts are dropped), and it gives such loops SMPI's times.
+ *
+ * A long wait would take one sleep per 10 ns: 2e8 reads for MPICH's 2 s. So psim follows a
+ * "streak" of reads per rank: its MPI calls since its last MPI_Wtime were none but this one,
+ * and the clock did not move since that read's sleep, except after at most one read in
+ * RT_WTIME_NOISE (measured bursts of a spinning loop that the machine's noise pushed over
+ * smpi/cpu-threshold). A streak whose reads have injected RT_WTIME_FAST (1 ms: 1e5 reads)
+ * is taken to be a wait for the clock: each read then injects the streak's injected time /
+ * RT_WTIME_RATIO, at most RT_WTIME_MAX, so that a wait of 2 s ends after about 3e5 reads, at
+ * most RT_WTIME_MAX late. This departs from SMPI, which psim says once per run: a loop that
+ * reads the clock that often for another purpose (timing MPI_Wtime itself) comes out longer
+ * than SMPI's. Short waits (checktick's 20 waits of 1 us, about 2,000 reads) keep SMPI's time
+ * exactly. With smpi/wtime 0 (SMPI's loop would never end), a streak of RT_WTIME_IDLE reads
+ * in which the clock did not move goes on at 10 ns per read. */
+#define RT_WTIME_NOISE 64
+#define RT_WTIME_FAST 1e-3
+#define RT_WTIME_RATIO 1024
+#define RT_WTIME_MAX 1e-5
+#define RT_WTIME_IDLE 1000
 double MPI_Wtime(void) {
   emu_enter("MPI_Wtime");
   emu_sim *S = emu_current;
+  emu_rank *k = emu_self();
   rt_rank *me = rt_me();
   double t = emu_now();
-  if (S->calls == me->wtime_mark + 1 && t == me->wtime_last) {
-    if (++me->wtime_streak >= RT_WTIME_LOOP) {
-      if (me->wtime_step <= 0) me->wtime_step = 1e-6;
-      if (emu_trace_on(emu_self())) emu_trace_sleep(emu_self(), me->wtime_step);
-      emu_sleep(me->wtime_step);
-      me->wtime_step *= 2;
-      t = emu_now();
-    }
+  int moved = t != me->wtime_last;
+  if (k->calls == me->wtime_mark + 1 && (!moved || (me->wtime_moved + 1) * RT_WTIME_NOISE <= me->wtime_streak)) {
+    me->wtime_streak++;
+    me->wtime_moved += moved;
   } else {
-    me->wtime_streak = 0;
-    me->wtime_step = 0;
+    me->wtime_streak = me->wtime_moved = 0;
+    me->wtime_slept = 0;
   }
-  me->wtime_mark = S->calls;   /* after the sleep: other ranks' calls meanwhile do not count */
-  me->wtime_last = t;
+  double step = S->o->wtime;
+  if (step <= 0 && me->wtime_streak >= RT_WTIME_IDLE) step = 1e-8;
+  if (me->wtime_slept >= RT_WTIME_FAST && me->wtime_slept / RT_WTIME_RATIO > step) {
+    if (!S->wtime_warned++)
+      fprintf(stderr, "psim: warning: rank %d has read MPI_Wtime %ld times in a row with nothing else between (a loop waiting "
+               "for the clock?): its reads now cost up to %g s each instead of smpi/wtime, so that the "
+               "wait ends sooner; a loop reading the clock this often for another purpose is timed "
+               "longer than SMPI would\n", k->id, me->wtime_streak, RT_WTIME_MAX);
+    step = me->wtime_slept / RT_WTIME_RATIO;
+    if (step > RT_WTIME_MAX) step = RT_WTIME_MAX;
+  }
+  if (step > 0) {
+    if (emu_trace_on(k)) emu_trace_sleep(k, step);
+    emu_sleep(step);
+    me->wtime_slept += step;
+  }
+  me->wtime_mark = k->calls;
+  me->wtime_last = emu_now();
   emu_leave();
   return t;
 }
