@@ -325,8 +325,12 @@ static inline int int_field(tok *t, const char *what, const char *s, const char 
     if (is_rank)
       return psim_errf(t->err, PSIM_EXIT_INPUT, t->file, t->line,
                        "%s: argument %s: rank %.0f out of range, expected 0..%ld "
-                       "(communicator of %ld ranks)",
-                       actions[t->act].name, what, v, hi, hi + 1);
+                       "(communicator of %ld ranks)%s",
+                       actions[t->act].name, what, v, hi, hi + 1,
+                       /* SMPI's tracer writes MPI_ANY_SOURCE as its value, -333 (smpi.h);
+                        * SimGrid's replay cannot replay it either (it aborts) */
+                       v == -333 ? "; -333 is how SMPI's tracer writes MPI_ANY_SOURCE, which "
+                                   "trace replay does not support (nor does SimGrid's)" : "");
     return bad_number(t, what, s, se, "an integer in range");
   }
   *out = (int)v;
