@@ -161,6 +161,7 @@ double MPI_Wtime(void) {
     step = me->wtime_slept / RT_WTIME_RATIO;
     if (step > RT_WTIME_MAX) step = RT_WTIME_MAX;
   }
+  if (!k->initialized || k->finalized) step = 0;   /* SMPI injects nothing outside MPI_Init..Finalize */
   if (step > 0) {
     if (emu_trace_on(k)) emu_trace_sleep(k, step);
     emu_sleep(step);

@@ -21,9 +21,12 @@ int main(int argc, char **argv) {
   MPI_Barrier(MPI_COMM_WORLD);
   double a = MPI_Wtime(), b = MPI_Wtime();
   double t = MPI_Wtime();
-  /* the date at the end holds the 20 waits and the pair (stderr: what they measured) */
-  printf("rank %d wtime %.9f\n", r, t);
-  fprintf(stderr, "rank %d tick %.9f pair %.9f\n", r, found[19] - found[0], b - a);
   MPI_Finalize();
+  /* After MPI_Finalize reading the clock costs nothing (SMPI injects only between MPI_Init
+   * and MPI_Finalize): a cost here would show 1000 times over in the date printed. */
+  double z1 = MPI_Wtime(), z2 = MPI_Wtime();
+  /* the date at the end holds the 20 waits and the pair (stderr: what they measured) */
+  printf("rank %d wtime %.9f\n", r, t + 1000 * (z2 - z1));
+  fprintf(stderr, "rank %d tick %.9f pair %.9f\n", r, found[19] - found[0], b - a);
   return 0;
 }
