@@ -128,6 +128,10 @@ for np in 4 7; do run p2p small "$SP" "$SH" $np "smpi/iprobe:1e-4 smpi/test:1e-4
 for np in 4 7 16; do
   run p2p fattree "$X/platforms/cluster_fat_tree.xml" "$X/hostfiles/cluster_fat_tree" $np "smpi/iprobe:1e-4 smpi/test:1e-4" iprobe
 done
+# MPI_Request_get_status: SMPI's (Request::get_status) is an iprobe for the request's source
+# and tag, with its injected time; psim took none (MPICH's pt2pt/rqstatus ended 1e-4 s early)
+for np in 2 5; do run p2p small "$SP" "$SH" $np "smpi/iprobe:1e-4 smpi/test:1e-4" getstatus; done
+run p2p fattree "$X/platforms/cluster_fat_tree.xml" "$X/hostfiles/cluster_fat_tree" 4 "smpi/iprobe:1e-4 smpi/test:1e-4" getstatus
 # libc.c: sleep, usleep and nanosleep, which SMPI simulates (smpi_sleep...) and psim run did
 # not (a real sleep costs no CPU: MPICH's pt2pt/eagerdt, whose receiver sleeps 2 s, ended at
 # 0.1099 s against SMPI's 2.1099; here 0.041001 s against 1.415999 at 4 ranks)
