@@ -37,7 +37,7 @@ while [ $# -gt 0 ]; do
     -p) plats=$2; shift 2 ;;
     -o) only=" $2 "; shift 2 ;;
     -w) W=$2; shift 2 ;;
-    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "diff_smpi_mpich.sh: unknown argument '$1'" >&2; exit 1 ;;
   esac
 done
@@ -224,7 +224,15 @@ for plat in $plats; do
         { n++; d = $3 - $6; if (d < 0) d = -d; if (d > 1e-6 * $3 + 1e-12 && !bad) bad = "rank " $2 ": SMPI " $3 ", psim " $6 }
         END { if (n != np) print "got " n " of " np " ranks"; else if (bad) print bad }')
       if [ -z "$res2" ]; then why="communicators of the harness (MPI_Comm_dup/split): MPI_COMM_WORLD alone agrees"
-      else res="$res; on MPI_COMM_WORLD alone $res2"; fi
+      else
+        case $name/$plat in
+          # 0.0642220 s against 0.0641873 on MPI_COMM_WORLD alone at 10 ranks: an exscan loop
+          # recorded by psim run (--trace-tit) and replayed with --cfg network/tie-order:simgrid
+          # gives SMPI's time to the last digit (psim run has its own order of same-date events)
+          exscan/fattree) why="communicators of the harness, and on MPI_COMM_WORLD alone the order of same-date events: psim run has psim's, SMPI SimGrid's" ;;
+          *) res="$res; on MPI_COMM_WORLD alone $res2" ;;
+        esac
+      fi
     fi
     if [ -n "$why" ]; then echo "differs: documented ($why) $what: $res"
     else echo "differs $what: $res"; fi

@@ -12,7 +12,10 @@
 # (vcolls.c) MPI_Testall, Testsome and Testany sleeping once per call where SMPI tests (and
 # sleeps for) each request, Testany's count of its own, the count moved on what a test saw
 # before its sleep; then (p2p.c) SMPI's injected iprobe time as a sleep where it is a
-# computation sharing the host's CPU, and without the probe's yield.
+# computation sharing the host's CPU, and without the probe's yield; then, from MPICH's programs
+# (bench/diff_smpi_mpich.sh), sleep() taking no simulated time (libc.c), SimGrid's default
+# reduce and allreduce deciding on the operator and the datatype (ops.c), and
+# MPI_Request_get_status, an iprobe in SMPI (p2p.c getstatus).
 # Not compared (different in psim run, docs/EMULATION.md): MPI_Comm_split and MPI_Comm_dup
 # (SMPI: a gather then one message per member; dup costs nothing), non-blocking collectives;
 # nor where the order of same-date events decides (psim run has no SimGrid order): test loops
