@@ -66,6 +66,12 @@ typedef struct coll_call {
   /* The reduction's operator is commutative (psim run with a real MPI_Op). A replayed trace has
    * no operator: SimGrid's replay passes MPI_OP_NULL, which takes the non-commutative branches. */
   int commutative;
+  /* SimGrid's default selector decides on the operator and datatype of a reduction
+   * (reduce__default: a real operator, MPI_OP_NULL aside, that is not commutative, or a derived
+   * datatype, takes reduce__ompi_basic_linear). has_op: the call has a real operator (psim run;
+   * a replayed trace has none: MPI_OP_NULL); derived: its datatype is one the program built
+   * (SimGrid's DT_FLAG_DERIVED), not a predefined one. */
+  int has_op, derived;
 } coll_call;
 
 /* Which algorithm runs each collective. coll_selector_init sets SimGrid 3.32's defaults. */

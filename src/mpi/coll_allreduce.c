@@ -13,8 +13,10 @@ static coll_call sub(const coll_call *c, coll_kind k, int root) {
 
 /* SimGrid 3.32's default (allreduce__default for non-derived types): reduce__default to root
  * 0, then bcast__default (binomial tree) from 0; each keeps its own tag. expected/allreduce.log
- * shows exactly this: rank 0 finishes first, the others one binomial step later. */
+ * shows exactly this: rank 0 finishes first, the others one binomial step later. For a derived
+ * datatype (psim run only) it is Open MPI's decision instead (coll_allreduce_ompi.c). */
 COLL_ALGO(coll_allreduce_default) {
+  if (c->has_op && c->derived) return coll_allreduce_ompi(sel, c, out, err);
   coll_call s = sub(c, COLL_REDUCE, 0);
   if (coll_reduce_default(sel, &s, out, err)) return -1;
   s = sub(c, COLL_BCAST, 0);
@@ -38,13 +40,14 @@ COLL_ALGO(coll_allreduce_redbcast) {
 /* Logical ring (SimGrid's lr, by Patarasuk & Yuan): the buffer is cut into n blocks of
  * floor(count/n) elements; n-1 sendrecv steps of ring reduce-scatter then n-1 of ring
  * allgather, each to the right neighbour and from the left one. Fewer elements than ranks:
- * the default allreduce instead (as SimGrid); a remainder of count % n elements is reduced
- * afterwards by the default allreduce. */
+ * redbcast instead (as SimGrid; with the default reduce and bcast, the default allreduce of a
+ * predefined datatype); a remainder of count % n elements is reduced afterwards by the
+ * default allreduce. */
 COLL_ALGO(coll_allreduce_lr) {
   int n = c->size, r = c->rank;
   double dts = coll_dtsize(c);
   double count = (double)(long long)(c->bytes / dts);
-  if (count < n) return coll_allreduce_default(sel, c, out, err);
+  if (count < n) return coll_allreduce_redbcast(sel, c, out, err);
   double per = (double)(long long)(count / n);
   double rem = count - per * n;
   double blk = per * dts;

@@ -94,6 +94,8 @@ COLL_ALGO(coll_allreduce_lr);
 COLL_ALGO(coll_allreduce_rdb);
 COLL_ALGO(coll_allreduce_rab_rdb);
 COLL_ALGO(coll_allreduce_redbcast);
+/* coll_allreduce_ompi.c: Open MPI's decision (SimGrid's allreduce__ompi) */
+COLL_ALGO(coll_allreduce_ompi);
 /* coll_alltoall.c */
 COLL_ALGO(coll_alltoall_default);
 COLL_ALGO(coll_alltoall_basic_linear);

@@ -6,8 +6,10 @@
  * (src/smpi/colls/smpi_default_selector.cpp, which psim reproduces message by message):
  *   barrier        ompi_basic_linear
  *   bcast          binomial_tree
- *   reduce         linear non-blocking (colls::ireduce + wait; replay passes MPI_OP_NULL)
- *   allreduce      reduce default to 0, then bcast binomial_tree from 0
+ *   reduce         linear non-blocking (colls::ireduce + wait; replay passes MPI_OP_NULL);
+ *                  ompi_basic_linear for a non-commutative operator or a derived datatype
+ *   allreduce      reduce default to 0, then bcast binomial_tree from 0; Open MPI's
+ *                  decision (allreduce__ompi) for a derived datatype
  *   alltoall       alltoall__ompi (Open MPI 4 decision table: basic_linear / pair / bruck)
  *   alltoallv, gather, allgather, allgatherv, scatter, gatherv, scatterv
  *                  linear non-blocking (colls::i<coll> + wait)
@@ -59,6 +61,7 @@ static const coll_algo reduce_algos[] = {
   {"default", coll_reduce_default},
   {"binomial", coll_reduce_binomial},
   {"flat_tree", coll_reduce_flat_tree},
+  {"ompi_basic_linear", coll_reduce_flat_tree},   /* the same messages (coll_reduce.c) */
 };
 static const coll_algo allreduce_algos[] = {
   {"default", coll_allreduce_default},
@@ -66,6 +69,7 @@ static const coll_algo allreduce_algos[] = {
   {"rdb", coll_allreduce_rdb},
   {"rab_rdb", coll_allreduce_rab_rdb},
   {"redbcast", coll_allreduce_redbcast},
+  {"ompi", coll_allreduce_ompi},
 };
 static const coll_algo alltoall_algos[] = {
   {"default", coll_alltoall_default},

@@ -12,7 +12,10 @@
 # (vcolls.c) MPI_Testall, Testsome and Testany sleeping once per call where SMPI tests (and
 # sleeps for) each request, Testany's count of its own, the count moved on what a test saw
 # before its sleep; then (p2p.c) SMPI's injected iprobe time as a sleep where it is a
-# computation sharing the host's CPU, and without the probe's yield.
+# computation sharing the host's CPU, and without the probe's yield; then, from MPICH's programs
+# (bench/diff_smpi_mpich.sh), sleep() taking no simulated time (libc.c), SimGrid's default
+# reduce and allreduce deciding on the operator and the datatype (ops.c), and
+# MPI_Request_get_status, an iprobe in SMPI (p2p.c getstatus).
 # Not compared (different in psim run, docs/EMULATION.md): MPI_Comm_split and MPI_Comm_dup
 # (SMPI: a gather then one message per member; dup costs nothing), non-blocking collectives;
 # nor where the order of same-date events decides (psim run has no SimGrid order): test loops
@@ -28,7 +31,7 @@ fi
 PSIMCC="$(dirname "$PSIM")/psimcc"
 C="$PSIM_SHARED/cases/simgrid"; X="$C/extra"
 fails=0 total=0
-for p in ring colls cases vcolls p2p wtime; do
+for p in ring colls cases vcolls p2p wtime libc ops; do
   smpicc -O1 -o "$TMPD/${p}_sg" "$PSIM_TESTDATA/emul/smpi/$p.c" 2>"$TMPD/cc.err" || { echo "FAIL smpicc $p"; cat "$TMPD/cc.err"; exit 1; }
   "$PSIMCC" -O1 -o "$TMPD/${p}_ps" "$PSIM_TESTDATA/emul/smpi/$p.c" || { echo "FAIL psimcc $p"; exit 1; }
 done
@@ -134,5 +137,24 @@ done
 for np in 3 7; do run wtime small "$SP" "$SH" $np; done
 run wtime dragonfly "$X/platforms/cluster_dragonfly.xml" "$X/hostfiles/cluster_dragonfly" 16
 run wtime small "$SP" "$SH" 3 smpi/wtime:2e-8
+# MPI_Request_get_status: SMPI's (Request::get_status) is an iprobe for the request's source
+# and tag, with its injected time; psim took none (MPICH's pt2pt/rqstatus ended 1e-4 s early)
+for np in 2 5; do run p2p small "$SP" "$SH" $np "smpi/iprobe:1e-4 smpi/test:1e-4" getstatus; done
+run p2p fattree "$X/platforms/cluster_fat_tree.xml" "$X/hostfiles/cluster_fat_tree" 4 "smpi/iprobe:1e-4 smpi/test:1e-4" getstatus
+# libc.c: sleep, usleep and nanosleep, which SMPI simulates (smpi_sleep...) and psim run did
+# not (a real sleep costs no CPU: MPICH's pt2pt/eagerdt, whose receiver sleeps 2 s, ended at
+# 0.1099 s against SMPI's 2.1099; here 0.041001 s against 1.415999 at 4 ranks)
+for np in 2 4; do run libc small "$SP" "$SH" $np "" sleep; done
+run libc fattree "$X/platforms/cluster_fat_tree.xml" "$X/hostfiles/cluster_fat_tree" 4 "" sleep
+# ops.c: SimGrid's default reduce (and the allreduce and regular reduce_scatter made of it)
+# takes reduce__ompi_basic_linear for a non-commutative operator or a derived datatype; psim
+# ran the commutative default (MPICH's coll10, redscat2, uoplong ended early)
+for c in noncomm derived comm; do
+  for np in 4 7; do run ops small "$SP" "$SH" $np "" $c; done
+  run ops fattree "$X/platforms/cluster_fat_tree.xml" "$X/hostfiles/cluster_fat_tree" 8 "" $c
+done
+# and its allreduce of a derived datatype is Open MPI's decision (allreduce__ompi)
+for np in 3 4 7 10; do run ops small "$SP" "$SH" $np "" derivedall; done
+run ops fattree "$X/platforms/cluster_fat_tree.xml" "$X/hostfiles/cluster_fat_tree" 16 "" derivedall
 echo "$total comparisons"
 finish $fails

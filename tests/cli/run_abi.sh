@@ -90,6 +90,15 @@ want=$(cat "$PSIM_TESTDATA/emul/greq.expected")
 [ "$out" = "$want" ] || bad "greq (mpicc) output:
 $out"
 
+# sleep, usleep and nanosleep are simulated time in an mpicc binary too (abi_sleep.c): the
+# times of the psimcc build (which tests/cli/diff_smpi_run.sh checks against SMPI's)
+"$MPICC" -O1 -o "$TMPD/libc" "$PSIM_TESTDATA/emul/smpi/libc.c" 2>/dev/null || bad "mpicc libc.c"
+"$PSIMCC" -O1 -o "$TMPD/libc_psim" "$PSIM_TESTDATA/emul/smpi/libc.c" || bad "psimcc libc.c"
+a=$("$PSIM" run --np 4 -q --no-measure --platform flat:4 -- "$TMPD/libc" sleep | sort)
+b=$("$PSIM" run --np 4 -q --no-measure --platform flat:4 -- "$TMPD/libc_psim" sleep | sort)
+[ -n "$a" ] && [ "$a" = "$b" ] || bad "libc sleep: mpicc's build gives '$a', psimcc's '$b'"
+case "$a" in "rank 0 wtime 1.3"*) ;; *) bad "libc sleep (mpicc): the sleeps are not simulated: $a" ;; esac
+
 # MPICH's own cpi.c (from the cached mpich source that tests/mpich/run_mpich.sh fetches)
 tarball=${PSIM_MPICH_TARBALL:-${XDG_CACHE_HOME:-$HOME/.cache}/psim/mpich/mpich_4.0.2.orig.tar.xz}
 if [ -f "$tarball" ] && (cd "$TMPD" && tar xf "$tarball" --wildcards '*/examples/cpi.c' 2>/dev/null); then

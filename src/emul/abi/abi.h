@@ -84,6 +84,12 @@ typedef struct abi_bind { const char *name; void *slot; } abi_bind;
 extern const abi_bind abi_binds[];
 /* psim's psim_abi_exit (emu_abi.c), for abi_exit.c */
 extern void (*abi_psim_exit)(int status, int underscore);
+/* psim's __wrap_sleep, __wrap_usleep, __wrap_nanosleep (abi_sleep.c; struct timespec's
+ * pointer is opaque here) */
+extern unsigned int (*abi_psim_sleep)(unsigned int seconds);
+extern int (*abi_psim_usleep)(unsigned int usec);
+struct timespec;
+extern int (*abi_psim_nanosleep)(const struct timespec *req, struct timespec *rem);
 /* Stops the run: the program called an MPI function psim does not implement. */
 void abi_missing(const char *name) __attribute__((noreturn));
 

@@ -3,7 +3,8 @@
  * trampoline gives them MPICH's datatype handle), MPICH calls psim's mpi.h does not declare but
  * that are pure conversions (MPI_Comm_c2f..., MPI_Type_match_size, MPI_Pcontrol), binding to
  * psim (psim_abi_init), and exit()/_exit(), which end only the calling rank as psimcc's
- * --wrap=exit does (abi_exit.c). */
+ * --wrap=exit does (abi_exit.c), and sleep()/usleep()/nanosleep(), simulated time as psimcc's
+ * --wrap=sleep... makes them (abi_sleep.c). */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,9 @@ static void (*p_unsupported)(const char *name);
 static const abi_bind extra_binds[] = {
   {"psim_abi_unsupported", &p_unsupported},
   {"psim_abi_exit", &abi_psim_exit},
+  {"__wrap_sleep", &abi_psim_sleep},
+  {"__wrap_usleep", &abi_psim_usleep},
+  {"__wrap_nanosleep", &abi_psim_nanosleep},
   {NULL, NULL}};
 
 /* Called by psim run (emu_abi.c) with dlopen(NULL): the psim binary, whose dynamic symbols are

@@ -186,6 +186,24 @@ static void trace_program(emu_rank *k, const coll_prog *p, const int *world_of) 
   free(open);
 }
 
+/* The reduction's operator and datatype, on which SimGrid's default selector decides
+ * (coll_call.has_op, commutative, derived): predefined operators are commutative, a user's
+ * says so itself; a datatype is derived when the program built it. */
+static void set_op(coll_call *x, MPI_Op op, MPI_Datatype dt) {
+  rt_world *w = rt_w();
+  x->has_op = 1;
+  x->commutative = op > 0 && (size_t)op < w->ops.len ? w->ops.data[op].commute : 1;
+  x->derived = dt >= PSIM_NUM_PREDEFINED_TYPES;
+}
+
+/* A collective whose algorithm depends on its operator or datatype (set_op) cannot be recorded
+ * as its action: replay has no operator (SimGrid's MPI_OP_NULL) and would time the default
+ * branch; its messages are recorded instead. */
+static int op_decides(const coll_call *x) {
+  int red = x->kind == COLL_REDUCE || x->kind == COLL_ALLREDUCE || x->kind == COLL_REDUCESCATTER;
+  return red && x->has_op && (x->derived || !x->commutative);
+}
+
 static int world_shaped(const rt_comm *c) {
   if (c->size != emu_current->np) return 0;
   for (int i = 0; i < c->size; i++) if (c->world[i] != i) return 0;
@@ -200,7 +218,7 @@ void rt_coll_timing(rt_comm *c, coll_call *call) {
   emu_rank *k = emu_self();
   int rec = emu_trace_on(k);
   if (rec) {
-    if (world_shaped(c)) trace_action(k, call);
+    if (world_shaped(c) && !op_decides(call)) trace_action(k, call);
     else trace_program(k, &p, c->world);
     k->trace_off++;   /* the program's own operations are not recorded again */
   }
@@ -304,6 +322,7 @@ static void reduce_common(const char *name, const void *sbuf, void *rbuf, int co
   deposit(s, me, sbuf == MPI_IN_PLACE ? rbuf : sbuf, count, dt);
   coll_call x = mkcall(all ? COLL_ALLREDUCE : COLL_REDUCE, c, all ? 0 : root,
                        (double)rt_pack_size(dt, count), 0, dt);
+  set_op(&x, op, dt);
   rt_coll_timing(c, &x);
   if (all || me == root) {
     if (!s->res) s->res = reduce_upto(s, c->size - 1, count, dt, op);
@@ -331,8 +350,7 @@ static void scan_common(const char *name, int ex, const void *sbuf, void *rbuf, 
   rt_slot *s = rt_slot_enter(c);
   deposit(s, me, sbuf == MPI_IN_PLACE ? rbuf : sbuf, count, dt);
   coll_call x = mkcall(ex ? COLL_EXSCAN : COLL_SCAN, c, 0, (double)rt_pack_size(dt, count), 0, dt);
-  rt_world *w = rt_w();   /* predefined operators are commutative; a user's says so itself */
-  x.commutative = op > 0 && (size_t)op < w->ops.len ? w->ops.data[op].commute : 1;
+  set_op(&x, op, dt);
   rt_coll_timing(c, &x);
   int upto = ex ? me - 1 : me;
   if (upto >= 0) {
@@ -365,6 +383,7 @@ int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Da
   double *cnt = xmalloc((size_t)n * sizeof *cnt);
   for (int i = 0; i < n; i++) cnt[i] = (double)rt_pack_size(dt, rcounts[i]);
   coll_call x = mkcall(COLL_REDUCESCATTER, c, 0, 0, 0, dt);
+  set_op(&x, op, dt);
   x.counts2 = cnt;
   rt_coll_timing(c, &x);
   free(cnt);

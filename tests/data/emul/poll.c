@@ -1,6 +1,7 @@
 /* Polling (issue 9): rank 1 computes 1 s (declared: 1e9 flops) then sends to rank 0, which
- * polls for the message with MPI_Test (mode "test"), MPI_Iprobe ("iprobe"), MPI_Test between
- * chunks of its own work of 1 ms ("work"), or a message nobody sends ("never", a deadlock).
+ * polls for the message with MPI_Test (mode "test"), MPI_Iprobe ("iprobe"),
+ * MPI_Request_get_status then MPI_Wait ("getstatus"), MPI_Test between chunks of its own work
+ * of 1 ms ("work"), or a message nobody sends ("never", a deadlock).
  * Rank 0 prints how many times it polled. */
 #include <mpi.h>
 #include <stdio.h>
@@ -25,9 +26,11 @@ int main(int argc, char **argv) {
       MPI_Irecv(&x, 1, MPI_INT, 1, 7, MPI_COMM_WORLD, &rq);
       while (!flag) {
         if (!strcmp(mode, "work")) psim_compute(1e6);
-        MPI_Test(&rq, &flag, MPI_STATUS_IGNORE);
+        if (!strcmp(mode, "getstatus")) MPI_Request_get_status(rq, &flag, MPI_STATUS_IGNORE);
+        else MPI_Test(&rq, &flag, MPI_STATUS_IGNORE);
         polls++;
       }
+      if (!strcmp(mode, "getstatus")) MPI_Wait(&rq, MPI_STATUS_IGNORE);
     }
     printf("rank 0 got %d after %ld polls at %.6f\n", x, polls, MPI_Wtime());
   }

@@ -2,8 +2,9 @@
  * tests/cli/diff_smpi_run.sh: point to point at the sizes where SMPI's model changes (the
  * factors' breakpoints, the detached and eager thresholds, 0 and 1 byte, 1 MB) with send, isend,
  * ssend, rsend, ibsend and sendrecv; an MPI_Iprobe loop with MPI_ANY_SOURCE and MPI_ANY_TAG;
- * MPI_Waitany over mixed sends and receives; a cancelled receive.
- * argv[1], when given, keeps one part: sizes, iprobe, waitany, cancel.
+ * MPI_Waitany over mixed sends and receives; a cancelled receive; MPI_Request_get_status on
+ * receives and a send, before and after the message arrived (as MPICH's pt2pt/rqstatus).
+ * argv[1], when given, keeps one part: sizes, iprobe, waitany, cancel, getstatus.
  * Computation is declared (psim_compute / smpi_execute_flops), so both simulate the same work;
  * each rank prints MPI_Wtime once, at the end. */
 #include <mpi.h>
@@ -94,6 +95,27 @@ int main(int argc, char **argv) {
       int idx;
       MPI_Waitany(4, q, &idx, MPI_STATUS_IGNORE);
       WORK(5e4 * (idx + 1));
+    }
+  }
+  if (on("getstatus") && paired) {
+    /* SMPI's get_status probes for a message of the request's source and tag (Request::iprobe,
+     * with its injected time) and answers flag 1 whatever it saw; the program does not look */
+    MPI_Request q[2];
+    int flag;
+    if (r % 2 == 0) {
+      WORK(1e5);
+      MPI_Send(a, 8, MPI_BYTE, peer, 700, MPI_COMM_WORLD);
+      MPI_Isend(a, 8, MPI_BYTE, peer, 701, MPI_COMM_WORLD, &q[0]);
+      MPI_Request_get_status(q[0], &flag, MPI_STATUS_IGNORE);
+      MPI_Wait(&q[0], MPI_STATUS_IGNORE);
+    } else {
+      MPI_Irecv(b, 8, MPI_BYTE, peer, 700, MPI_COMM_WORLD, &q[0]);
+      MPI_Irecv(b + 8, 8, MPI_BYTE, peer, 701, MPI_COMM_WORLD, &q[1]);
+      MPI_Request_get_status(q[1], &flag, MPI_STATUS_IGNORE);   /* nothing arrived yet */
+      WORK(3e5);
+      MPI_Request_get_status(q[0], &flag, MPI_STATUS_IGNORE);   /* arrived */
+      WORK(1e5);
+      MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
     }
   }
   if (on("cancel")) {
