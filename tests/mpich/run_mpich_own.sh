@@ -37,7 +37,9 @@ tarball=$(ls "$PSIM_MPICH_DIR"/mpich_*.orig.tar.* 2>/dev/null | head -n 1)
 [ -n "$tarball" ] || { echo "run_mpich_own.sh: no mpich tarball in $PSIM_MPICH_DIR (run tests/mpich/run_mpich.sh once)" >&2; exit 77; }
 O=$PSIM_MPICH_DIR/own
 T=$O/test/mpi
-if [ ! -f "$T/runtests" ] || [ -n "${PSIM_MPICH_RECONFIGURE:-}" ]; then
+# $O/configured is written once configure has succeeded: a configure stopped half way (it
+# writes runtests before libtool) is done again rather than taken for a configured tree
+if [ ! -f "$O/configured" ] || [ -n "${PSIM_MPICH_RECONFIGURE:-}" ]; then
   rm -rf "$O" && mkdir -p "$O" || exit 1
   top=$(tar tf "$tarball" | head -n 1 | cut -d/ -f1)
   (cd "$O" && tar xf "$tarball" "$top/test/mpi" && mv "$top/test" . && rmdir "$top") || exit 1
@@ -46,6 +48,7 @@ if [ ! -f "$T/runtests" ] || [ -n "${PSIM_MPICH_RECONFIGURE:-}" ]; then
   (cd "$T" && ./configure CC="$PSIMCC" MPICC="$PSIMCC" MPIEXEC="$HERE/psim-mpiexec" \
      --disable-fortran --disable-cxx --disable-spawn --disable-romio --disable-ft-tests \
      --enable-threads=single > "$O/configure.log" 2>&1) || { tail -n 20 "$O/configure.log" >&2; exit 1; }
+  : > "$O/configured"
 fi
 (cd "$T" && make -C util > "$O/util.log" 2>&1 && make -C dtpools > "$O/dtpools.log" 2>&1) ||
   { echo "run_mpich_own.sh: building util/ or dtpools/ failed (see $O)" >&2; exit 1; }
