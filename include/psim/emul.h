@@ -30,6 +30,9 @@ typedef struct emu_opts {
   int measure;                /* 0: only declared costs count (psim_compute...) */
   double iprobe_sleep;        /* smpi/iprobe: simulated time an unsuccessful iprobe costs */
   double wtime;               /* smpi/wtime: simulated time a read of MPI_Wtime costs */
+  int singleton;              /* --singleton: the run looks like the program alone (no notes of
+                                 psim's own on stderr, e.g. for test harnesses that compare the
+                                 output) */
   int inject_polls;           /* 1: SMPI's injected sleeps in test/iprobe (set by --cfg
                                  smpi/test, smpi/iprobe, smpi/grow-injected-times); 0 (the
                                  default): a rank polling in vain waits for the next event */

@@ -69,7 +69,8 @@ static const char *HELP =
     CLI_DYN_HOST_HELP
     "  --quiet             no summary\n"
     "  --singleton         run as the program itself would (what ./prog does for a program\n"
-    "                      built with psimcc): no summary, and psim exits with the status\n"
+    "                      built with psimcc): no summary nor notes of psim's own, and psim\n"
+    "                      exits with the status\n"
     "                      the program returned or passed to exit (the first non-zero rank's)\n"
     "\n"
     "example:\n"
@@ -244,6 +245,7 @@ int cmd_run(int argc, char **argv) {
     o.net.machine = mach;
   }
   if (!measure) o.measure = 0;
+  o.singleton = singleton;
   if (threshold >= 0) o.cpu_threshold = threshold;
   if (stack) o.stack_size = stack;
   o.shared_globals = shared;

@@ -26,6 +26,10 @@ for np in 1 3; do
   [ "$out" = "$want" ] || bad "np $np: $out"
   [ "$(grep -c 'has read MPI_Wtime 100000 times in a row' "$TMPD/err")" = 1 ] || bad "np $np: no single warning: $(cat "$TMPD/err")"
 done
+# --singleton (as MPICH's harness runs a test through tests/mpich/psim-mpiexec, and compares
+# the output with " No Errors"): the same run, and nothing of psim's own on stderr
+out=$(timeout 120 "$PSIM" run --np 1 --no-measure --singleton -- "$TMPD/wl" 2>"$TMPD/err")
+[ "$out" = "$want" ] && [ ! -s "$TMPD/err" ] || bad "singleton: $out / $(cat "$TMPD/err")"
 # smpi/wtime:0 (no injected time): after 1000 reads in which the clock did not move, 10 ns
 # per read, then as above: about 1000 reads more, ending close to 2 s
 out=$(timeout 120 "$PSIM" run --np 1 -q --no-measure --cfg smpi/wtime:0 -- "$TMPD/wl" 2>/dev/null | head -n 1)

@@ -153,7 +153,7 @@ double MPI_Wtime(void) {
   double step = S->o->wtime;
   if (step <= 0 && me->wtime_streak >= RT_WTIME_IDLE) step = 1e-8;
   if (me->wtime_slept >= RT_WTIME_FAST && me->wtime_slept / RT_WTIME_RATIO > step) {
-    if (!S->wtime_warned++)
+    if (!S->wtime_warned++ && !S->o->singleton)
       fprintf(stderr, "psim: warning: rank %d has read MPI_Wtime %ld times in a row with nothing else between (a loop waiting "
                "for the clock?): its reads now cost up to %g s each instead of smpi/wtime, so that the "
                "wait ends sooner; a loop reading the clock this often for another purpose is timed "
