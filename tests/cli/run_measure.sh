@@ -25,4 +25,14 @@ run spin --host-speed-ref 1e9 -- "$TMPD/spin" 0.05 0 || bad "run spin: rc $?"
 c0=$(grep -o '"compute_time": [-0-9.eE+]*' "$TMPD/spin.json" | head -n 1 | sed 's/.*: //')
 echo "rank 0 spinning 0.05 s of CPU: compute $c0 s"
 awk -v c="$c0" 'BEGIN { exit !(c != "" && c + 0 >= 0.05 && c + 0 <= 0.06) }' || bad "spin of 0.05 s measured as $c0 s"
+# sleep() uses no CPU but is simulated time (rt_sleep.c), measured or not: a rank's sleep(1)
+# before MPI_Init and another inside make 2 s; a thread of the program's own sleeps for real
+"$PSIMCC" -o "$TMPD/sleep_thread" "$PSIM_TESTDATA/emul/sleep_thread.c" -lpthread || bad "psimcc sleep_thread.c"
+for m in --no-measure "--host-speed-ref 1e9"; do
+  # shellcheck disable=SC2086
+  out=$(timeout 60 "$PSIM" run --np 2 -q $m -- "$TMPD/sleep_thread") || bad "sleep_thread $m: rc $?"
+  t=$(echo "$out" | sed -n 's/^rank 0 at //p')
+  echo "sleep_thread $m: rank 0 at $t s"
+  close_to "$t" 2 1e-3 || bad "sleep_thread $m: rank 0 at '$t' s, want 2 (two simulated sleeps of 1 s)"
+done
 finish $fails

@@ -24,8 +24,15 @@ unsigned int __wrap_sleep(unsigned int seconds);
 int __wrap_usleep(useconds_t usec);
 int __wrap_nanosleep(const struct timespec *req, struct timespec *rem);
 
-/* user code of a rank is running (not psim's, not before or after the simulation) */
-static int in_rank(void) { return emu_current && emu_current->running && !emu_current->running->depth; }
+/* User code of a rank is running (not psim's, not before or after the simulation), on the
+ * rank's own stack: a thread of the program's own calling sleep meanwhile (emu_current is
+ * process-wide) sleeps for real, as it would outside psim. */
+static int in_rank(void) {
+  const emu_rank *k = emu_current ? emu_current->running : NULL;
+  if (!k || k->depth) return 0;
+  const char *fp = __builtin_frame_address(0);
+  return fp >= k->fib.map && fp < k->fib.map + k->fib.map_len;
+}
 
 unsigned int __wrap_sleep(unsigned int seconds) {
   if (!in_rank()) return sleep(seconds);
