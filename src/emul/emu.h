@@ -216,7 +216,9 @@ void emu_test_poll(int success);
 /* With --cfg smpi/test or smpi/iprobe (emu_polls_injected), each test is SMPI's: emu_test_begin
  * sleeps the injected time (count x smpi/test) and yields (SMPI's simcall: the other ranks
  * ready at this date run first), then the caller looks at the request and reports with
- * emu_test_end (success resets the count, failure grows it). any: MPI_Testany's count, which
+ * emu_test_end (success resets the count, failure grows it; a success is reported after the
+ * request is completed, its smpi/or paid, as SMPI's finish_wait comes before the reset). any:
+ * MPI_Testany's count, which
  * SMPI keeps apart (Request::testany) and grows whatever smpi/grow-injected-times says. */
 int emu_polls_injected(void);
 void emu_test_begin(int any);

@@ -492,12 +492,14 @@ int MPI_Test(MPI_Request *req, int *flag, MPI_Status *st) {
   if (emu_polls_injected()) {
     emu_test_begin(0);
     *flag = req_done(req_get(*req));
+    /* SMPI's finish_wait (its smpi/or sleep) comes before the count is reset */
+    if (*flag) req_complete(req, st);
     emu_test_end(0, *flag);
   } else {
     emu_test_poll(req_done(req_get(*req)));
     *flag = req_done(req_get(*req));
+    if (*flag) req_complete(req, st);
   }
-  if (*flag) req_complete(req, st);
   emu_leave();
   return MPI_SUCCESS;
 }
@@ -516,10 +518,12 @@ static int smpi_test_each(int count, MPI_Request reqs[]) {
     emu_test_begin(0);
     r = req_get(reqs[i]);
     int done = req_done(r);
+    if (done) {   /* smpi/or is paid before the count is reset (MPI_Test) */
+      r->smpi_taken = 1;
+      if (r->er) emu_req_take(r->er);
+    }
     emu_test_end(0, done);
-    if (!done) { all = 0; continue; }
-    r->smpi_taken = 1;
-    if (r->er) emu_req_take(r->er);
+    if (!done) all = 0;
   }
   return all;
 }
@@ -555,13 +559,14 @@ int MPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status
   if (emu_polls_injected()) {   /* SMPI's Request::testany: one sleep for the whole set */
     emu_test_begin(1);
     i = first_done(count, reqs);
+    if (i >= 0) { *index = i; req_complete(&reqs[i], st); }   /* smpi/or first (MPI_Test) */
     emu_test_end(1, i >= 0);
   } else {
     emu_test_poll(first_done(count, reqs) >= 0);
     i = first_done(count, reqs);
+    if (i >= 0) { *index = i; req_complete(&reqs[i], st); }
   }
   *flag = i >= 0;
-  if (i >= 0) { *index = i; req_complete(&reqs[i], st); }
   emu_leave();
   return MPI_SUCCESS;
 }
@@ -575,11 +580,12 @@ int MPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[], 
       if (reqs[j] == MPI_REQUEST_NULL || !req_get(reqs[j])->active) continue;
       emu_test_begin(0);
       int done = req_done(req_get(reqs[j]));
+      if (done) {   /* smpi/or is paid before the count is reset (MPI_Test) */
+        indices[*outcount] = j;
+        req_complete(&reqs[j], sts ? &sts[*outcount] : NULL);
+        (*outcount)++;
+      }
       emu_test_end(0, done);
-      if (!done) continue;
-      indices[*outcount] = j;
-      req_complete(&reqs[j], sts ? &sts[*outcount] : NULL);
-      (*outcount)++;
     }
     emu_leave();
     return MPI_SUCCESS;
