@@ -84,20 +84,8 @@ EOF
 if [ ! -f "$W/mtest.c" ]; then
   # DIFF_WORLD_ONLY=1 in the environment: MTestGetComm offers MPI_COMM_WORLD only (the variant
   # that checks a difference comes from the communicators the harness creates)
-  sed -e 's/^int MTestGetIntercomm(MPI_Comm \* comm, int \*isLeftGroup, int min_size)$/int psim_mpich_MTestGetIntercomm(MPI_Comm * comm, int *isLeftGroup, int min_size)/' \
-    -e 's/^\( *\)switch (intraCommIdx) {$/\1switch (intraCommIdx > 0 \&\& getenv("DIFF_WORLD_ONLY") ? -1 : intraCommIdx) {/' \
-    "$T/util/mtest.c" > "$W/mtest.c"
-  grep -q DIFF_WORLD_ONLY "$W/mtest.c" || { echo "diff_smpi_mpich.sh: unexpected util/mtest.c" >&2; exit 1; }
-  cat >> "$W/mtest.c" <<'EOF2'
-int MTestGetIntercomm(MPI_Comm *comm, int *isLeftGroup, int min_size)
-{
-    (void) min_size;
-    *comm = MPI_COMM_NULL;
-    *isLeftGroup = 0;
-    return 0;
-}
-EOF2
-  cp "$T/util/mtest_common.c" "$T/util/mtest_single.c" "$W/"
+  sh "$SRC_ROOT/tests/mpich/mtest_adapt.sh" "$T/util" "$W" \
+    's/^\( *\)switch (intraCommIdx) {$/\1switch (intraCommIdx > 0 \&\& getenv("DIFF_WORLD_ONLY") ? -1 : intraCommIdx) {/' || exit 1
 fi
 # SMPI 3.32 has no MPI_Intercomm_create either (it aborts): its harness makes the "dup of
 # WORLD created by MPI_Intercomm_merge" as psim's does (tests/mpich/psim_mtest_shim.h), a split

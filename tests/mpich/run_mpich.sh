@@ -77,22 +77,8 @@ T=$PSIM_MPICH_SRC/test/mpi
 W=$(mktemp -d "${TMPDIR:-/tmp}/psim-mpich.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 CFLAGS="-O1 -w -I$HERE -I$T/include"
-# psim has no inter-communicators: the harness offers none (MTestGetIntercomm says "no more"
-# at once, as SimGrid's copy of mtest.c does), so tests looping over MTestGetComm run on
-# intra-communicators only instead of aborting
-sed 's/^int MTestGetIntercomm(MPI_Comm \* comm, int \*isLeftGroup, int min_size)$/int psim_mpich_MTestGetIntercomm(MPI_Comm * comm, int *isLeftGroup, int min_size)/' \
-  "$T/util/mtest.c" > "$W/mtest.c"
-grep -q psim_mpich_MTestGetIntercomm "$W/mtest.c" || { echo "run_mpich.sh: unexpected util/mtest.c" >&2; exit 1; }
-cat >> "$W/mtest.c" <<'EOF2'
-int MTestGetIntercomm(MPI_Comm *comm, int *isLeftGroup, int min_size)
-{
-    (void) min_size;
-    *comm = MPI_COMM_NULL;
-    *isLeftGroup = 0;
-    return 0;
-}
-EOF2
-cp "$T/util/mtest_common.c" "$T/util/mtest_single.c" "$W/"
+# the harness without inter-communicators (psim has none): tests/mpich/mtest_adapt.sh
+sh "$HERE/mtest_adapt.sh" "$T/util" "$W" || exit 1
 for f in mtest mtest_common mtest_single; do
   "$PSIMCC" $CFLAGS -DPSIM_MTEST_HARNESS -c "$W/$f.c" -o "$W/$f.o" ||
     { echo "run_mpich.sh: cannot build util/$f.c" >&2; exit 1; }
