@@ -16,11 +16,12 @@
 # that psim refuses is listed as "refused" with psim's reason; one on which SMPI fails as
 # "SMPI-FAILED".
 set -u
+[ -n "${1:-}" ] && { dir=$(cd "$1" && pwd) || exit 2; }   # before the cd below: DIR may be relative
 cd "$(dirname "$0")/.."
 PSIM=${PSIM:-$PWD/build/psim}
 PSIMCC="$(dirname "$PSIM")/psimcc"
 OUT=${BENCH_OUT:-$PWD/bench/out}/diff-smpi-examples
-dir=${1:?usage: bench/diff_smpi_examples.sh DIR [NPS [PROGRAMS]]}
+dir=${dir:?usage: bench/diff_smpi_examples.sh DIR [NPS [PROGRAMS]]}
 nps=${2:-"4 16"} progs=${3:-"ring colls p2p"}
 command -v smpicc >/dev/null && command -v smpirun >/dev/null || { echo "needs SimGrid's smpicc and smpirun (scripts/deps.sh test)" >&2; exit 2; }
 mkdir -p "$OUT"
@@ -42,8 +43,10 @@ for pl in "$dir"/*.xml; do
     for p in $progs; do
       arg=""; [ "$p" = p2p ] && arg=sizes
       # shellcheck disable=SC2086
-      timeout 300 smpirun -np "$np" -platform "$pl" -hostfile "$OUT/hosts" --cfg=smpi/simulate-computation:no \
-        "$OUT/${p}_sg" $arg 2> "$OUT/sg.err" > "$OUT/sg.raw"
+      # in $OUT: a platform's <config> may turn SimGrid's tracing on (config_tracing.xml writes
+      # trace-masterworker.trace where smpirun runs)
+      (cd "$OUT" && timeout 300 smpirun -np "$np" -platform "$pl" -hostfile "$OUT/hosts" --cfg=smpi/simulate-computation:no \
+        "$OUT/${p}_sg" $arg 2> "$OUT/sg.err" > "$OUT/sg.raw")
       sgrc=$?
       sort -k2n "$OUT/sg.raw" > "$OUT/sg.txt"
       # shellcheck disable=SC2086
