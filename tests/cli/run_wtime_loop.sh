@@ -35,6 +35,13 @@ out=$(timeout 120 "$PSIM" run --np 1 --no-measure --singleton -- "$TMPD/wl" 2>"$
 out=$(timeout 120 "$PSIM" run --np 1 -q --no-measure --cfg smpi/wtime:0 -- "$TMPD/wl" 2>/dev/null | head -n 1)
 end=$(echo "$out" | sed -n 's/.* end //p'); calls=$(echo "$out" | sed -n 's/.* calls \([0-9]*\) .*/\1/p')
 awk -v e="$end" -v c="$calls" 'BEGIN { exit !(e != "" && e >= 2 && e <= 2.00001 && c > 301361 && c < 303000) }' || bad "wtime 0: $out"
+# smpi/wtime above the speed-up's cap (2e-5 s > 1e-5): every read costs 2e-5 s, never less, and
+# nothing is sped up (no warning): 2 / 2e-5 = 1e5 reads, ending at 2 s (2.00002: the 1e5 sums of
+# 2e-5 fall just short of 2)
+out=$(timeout 120 "$PSIM" run --np 1 -q --no-measure --cfg smpi/wtime:2e-5 -- "$TMPD/wl" 2>"$TMPD/err" | head -n 1)
+end=$(echo "$out" | sed -n 's/.* end //p'); calls=$(echo "$out" | sed -n 's/.* calls \([0-9]*\) .*/\1/p')
+awk -v e="$end" -v c="$calls" 'BEGIN { exit !(e >= 2 && e <= 2.00003 && c >= 100001 && c <= 100003) }' || bad "wtime 2e-5: $out"
+[ ! -s "$TMPD/err" ] || bad "wtime 2e-5: a warning: $(cat "$TMPD/err")"
 out=$(timeout 120 "$PSIM" run --np 2 -q -- "$TMPD/wl" 2>&1 | grep '^start')
 end=$(echo "$out" | sed -n 's/.* end //p')
 awk -v e="$end" 'BEGIN { exit !(e != "" && e >= 2 && e <= 2.00002) }' || bad "measured: $out"

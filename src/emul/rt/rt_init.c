@@ -152,14 +152,16 @@ double MPI_Wtime(void) {
   }
   double step = S->o->wtime;
   if (step <= 0 && me->wtime_streak >= RT_WTIME_IDLE) step = 1e-8;
-  if (me->wtime_slept >= RT_WTIME_FAST && me->wtime_slept / RT_WTIME_RATIO > step) {
+  /* never below smpi/wtime: the cap bounds the speed-up, not what a read costs */
+  double fast = me->wtime_slept >= RT_WTIME_FAST ? me->wtime_slept / RT_WTIME_RATIO : 0;
+  if (fast > RT_WTIME_MAX) fast = RT_WTIME_MAX;
+  if (fast > step) {
     if (!S->wtime_warned++ && !S->o->singleton)
       fprintf(stderr, "psim: warning: rank %d has read MPI_Wtime %ld times in a row with nothing else between (a loop waiting "
                "for the clock?): its reads now cost up to %g s each instead of smpi/wtime, so that the "
                "wait ends sooner; a loop reading the clock this often for another purpose is timed "
                "longer than SMPI would\n", k->id, me->wtime_streak, RT_WTIME_MAX);
-    step = me->wtime_slept / RT_WTIME_RATIO;
-    if (step > RT_WTIME_MAX) step = RT_WTIME_MAX;
+    step = fast;
   }
   if (!k->initialized || k->finalized) step = 0;   /* SMPI injects nothing outside MPI_Init..Finalize */
   if (step > 0) {
