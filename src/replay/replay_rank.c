@@ -581,7 +581,8 @@ static int translate(replay *R, rank *k) {
     replay_rank_fail(R);
     return -1;
   }
-  coll_call call = {(coll_kind)ck, k->id, R->np, a->root, a->bytes, a->bytes2, a->counts, a->counts2, a->dtsize, 0, 0, 0};
+  coll_call call = {.kind = (coll_kind)ck, .rank = k->id, .size = R->np, .root = a->root, .bytes = a->bytes,
+                    .bytes2 = a->bytes2, .counts = a->counts, .counts2 = a->counts2, .dtsize = a->dtsize};
   if (call.root < 0 || call.root >= R->np) {
     if (check_peer(R, k, call.root, "root") < 0) return -1;
   }

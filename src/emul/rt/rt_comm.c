@@ -65,7 +65,7 @@ static MPI_Comm split(rt_comm *c, int color, int key, const char *call) {
   ck[1] = key;
   s->data[me] = ck;
   s->len[me] = 2 * sizeof(int);
-  coll_call call_ = {COLL_ALLGATHER, me, n, 0, 2 * sizeof(int), 2 * sizeof(int), NULL, NULL, 4, 1, 0, 0};
+  coll_call call_ = {.kind = COLL_ALLGATHER, .rank = me, .size = n, .bytes = 2 * sizeof(int), .bytes2 = 2 * sizeof(int), .dtsize = 4, .commutative = 1};
   (void)call;
   rt_coll_timing(c, &call_);
   if (!s->results) {
@@ -187,7 +187,7 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *new
     w->pending_groups.data[i] = w->pending_groups.data[w->pending_groups.len - 1];
     w->pending_groups.len--;
   }
-  coll_call x = {COLL_ALLGATHER, pos, g->size, 0, 2 * sizeof(int), 2 * sizeof(int), NULL, NULL, 4, 1, 0, 0};
+  coll_call x = {.kind = COLL_ALLGATHER, .rank = pos, .size = g->size, .bytes = 2 * sizeof(int), .bytes2 = 2 * sizeof(int), .dtsize = 4, .commutative = 1};
   rt_coll_timing(nc, &x);
   *newcomm = nc->handle;
   emu_leave();

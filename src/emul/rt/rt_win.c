@@ -383,7 +383,7 @@ static MPI_Win create(void *base, MPI_Aint size, int disp, MPI_Comm comm, int fl
   s->data[me] = wi;
   s->len[me] = sizeof *wi;
   /* MPICH exchanges every rank's base, size and displacement unit: an allgather */
-  coll_call x = {COLL_ALLGATHER, me, n, 0, 3 * 8.0, 3 * 8.0, NULL, NULL, 8, 1, 0, 0};
+  coll_call x = {.kind = COLL_ALLGATHER, .rank = me, .size = n, .bytes = 3 * 8.0, .bytes2 = 3 * 8.0, .dtsize = 8, .commutative = 1};
   rt_coll_timing(c, &x);
   if (!s->res) {
     rt_win *win = win_new(c);
@@ -439,7 +439,7 @@ int MPI_Win_free(MPI_Win *h) {
     if (win->held[me * win->n + t]) emu_fatal("MPI_Win_free while holding a lock on rank %d (MPI_ERR_RMA_SYNC)", t);
   /* collective: every rank's operations have arrived before any memory goes away */
   wait_until(win, me, all_arrived, 0);
-  coll_call x = {COLL_BARRIER, me, win->n, 0, 0, 0, NULL, NULL, 0, 1, 0, 0};
+  coll_call x = {.kind = COLL_BARRIER, .rank = me, .size = win->n, .commutative = 1};
   rt_coll_timing(win->comm, &x);
   if (win->own_mem[me]) __wrap_free(win->base[me]);
   win->base[me] = NULL;
@@ -464,7 +464,7 @@ int MPI_Win_fence(int assert, MPI_Win h) {
   rt_win *win = win_get(h);
   int me = me_in(win);
   wait_until(win, me, all_arrived, 0);
-  coll_call x = {COLL_BARRIER, me, win->n, 0, 0, 0, NULL, NULL, 0, 1, 0, 0};
+  coll_call x = {.kind = COLL_BARRIER, .rank = me, .size = win->n, .commutative = 1};
   rt_coll_timing(win->comm, &x);
   win->fence_open[me] = !(assert & MPI_MODE_NOSUCCEED);
   emu_leave();
