@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -131,36 +132,6 @@ static const char *needs(const char *d, const elf_info *e, const char *prefix) {
   return NULL;
 }
 
-int emu_abi_detect(const char *path, const char *d, size_t n, psim_err *err) {
-  elf_info e;
-  if (elf_parse(path, d, n, &e, err) < 0) return -1;
-  if (!e.exec && !e.pie) return 0;   /* a shared object: psimcc's */
-  const char *other = needs(d, &e, "libmpi.so");
-  if (other)
-    return psim_errf(err, 2, path, 0,
-                     "is linked against Open MPI (%s): psim run loads programs built by MPICH's "
-                     "mpicc (libmpich.so.12, e.g. Debian's /usr/bin/mpicc.mpich) or by psimcc", other);
-  if (!needs(d, &e, "libmpich.so.12"))
-    return psim_errf(err, 2, path, 0,
-                     "is an executable that does not use MPICH (no NEEDED libmpich.so.12): build it "
-                     "with psimcc, which makes the shared object psim run loads once per rank");
-  if (e.exec)
-    return psim_errf(err, 2, path, 0,
-                     "is a non-PIE executable (linked at fixed addresses, -no-pie): psim run can load "
-                     "one copy per rank only of position-independent executables (mpicc's default)");
-  if (e.tls)
-    return psim_errf(err, 2, path, 0,
-                     "has thread-local variables of its own (static TLS of an executable): not "
-                     "supported for mpicc binaries; build it with psimcc");
-#ifdef ABI_ASAN
-  return psim_errf(err, 2, path, 0,
-                   "is an MPICH binary: this psim is built with AddressSanitizer, which refuses the "
-                   "RTLD_DEEPBIND that loading it needs; use a build without PSIM_SANITIZE");
-#else
-  return 1;
-#endif
-}
-
 /* ---- the per-rank copies ---- */
 
 typedef struct abi_lib {
@@ -210,16 +181,15 @@ static int load_stub(psim_err *err) {
   return 0;
 }
 
-/* The directories the dynamic loader would search for a NEEDED name of the program: its
- * RUNPATH ($ORIGIN expanded), LD_LIBRARY_PATH, then the system's (not /etc/ld.so.conf's extra
- * directories: give a full path for a library there). */
-static char *find_lib(const char *name, const emu_abi *a) {
+/* The directories the dynamic loader would search for a NEEDED name of the program at
+ * exe_path: its RUNPATH (runpath, $ORIGIN expanded), LD_LIBRARY_PATH, then the system's (not
+ * /etc/ld.so.conf's extra directories: give a full path for a library there). */
+static char *search_lib(const char *name, const char *exe_path, const char *rp) {
   if (strchr(name, '/')) return realpath(name, NULL);
   char origin[4096];
-  snprintf(origin, sizeof origin, "%s", a->path);
+  snprintf(origin, sizeof origin, "%s", exe_path);
   char *sl = strrchr(origin, '/');
   if (sl) *sl = 0; else strcpy(origin, ".");
-  const char *rp = a->e.runpath != UINT64_MAX ? dstr(a->data, &a->e, a->e.runpath) : "";
   const char *llp = getenv("LD_LIBRARY_PATH");
   char *all = xmalloc(strlen(rp) + (llp ? strlen(llp) : 0) + 256);
   sprintf(all, "%s:%s:/usr/local/lib:/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:/lib64:/usr/lib64:/lib:/usr/lib",
@@ -235,39 +205,190 @@ static char *find_lib(const char *name, const emu_abi *a) {
   return res;
 }
 
-static int parse_libs(emu_abi *a, const char *list, psim_err *err) {
-  char *copy = xstrdup(list);
-  int cap = 1;
-  for (const char *c = list; *c; c++) cap += *c == ',';
-  a->libs = xcalloc((size_t)cap, sizeof *a->libs);
+static char *find_lib(const char *name, const emu_abi *a) {
+  return search_lib(name, a->path, a->e.runpath != UINT64_MAX ? dstr(a->data, &a->e, a->e.runpath) : "");
+}
+
+/* ---- Libraries that call MPI ----
+ * A program may call MPI only through a library it needs: Debian's ScaLAPACK testers (xdlu...)
+ * need libscalapack-mpich.so.2.2, which needs libmpich.so.12. psim's libmpich.so.12, loaded
+ * first, satisfies that NEEDED too. Such a library keeps the state of its MPI use in globals
+ * (BLACS: its grids and communicators), which must be each rank's own: emu_abi_open privatizes
+ * every library that needs libmpich.so.12, as --privatize-libs would (shared, the ranks
+ * overwrote each other's BLACS grids and the run deadlocked). The walk follows the NEEDED entries breadth first, as the
+ * loader searches them (each library's own RUNPATH is not read: the program's and the system's
+ * directories are), over at most MAX_WALK libraries. */
+#define MAX_WALK 128
+
+typedef struct { char *path; int mpich; } walk_lib;   /* mpich: it NEEDs libmpich.so.12 itself */
+
+/* Parses the file at path (mapped read-only) and calls back with its image; 0 if unreadable. */
+static int with_image(const char *path, int (*fn)(void *ctx, const char *d, size_t n, const elf_info *e),
+                      void *ctx) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  struct stat st;
   int rc = 0;
-  for (char *save = NULL, *name = strtok_r(copy, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
-    abi_lib *l = &a->libs[a->nlibs];
-    l->path = find_lib(name, a);
-    if (!l->path) {
-      rc = psim_errf(err, 2, NULL, 0, "--privatize-libs: cannot find %s (searched the program's RUNPATH, "
-                     "LD_LIBRARY_PATH, /usr/local/lib, /lib/x86_64-linux-gnu, /usr/lib/x86_64-linux-gnu, "
-                     "/lib64, /usr/lib64, /lib, /usr/lib): give its path", name);
-      break;
-    }
-    a->nlibs++;
-    if ((rc = emu_read_file(l->path, "the library", &l->data, &l->len, err)) < 0) break;
-    if ((rc = elf_parse(l->path, l->data, l->len, &l->e, err)) < 0) break;
-    if (l->e.exec || l->e.pie || l->e.soname == UINT64_MAX) {
-      rc = psim_errf(err, 2, l->path, 0, "--privatize-libs: not a shared library with a SONAME");
-      break;
-    }
-    l->soname = xstrdup(dstr(l->data, &l->e, l->e.soname));
-    if (!strncmp(l->soname, "libmpich", 8) || !strncmp(l->soname, "libmpi.", 7)) {
-      rc = psim_errf(err, 2, l->path, 0, "--privatize-libs: %s is the MPI library, which psim supplies", l->soname);
-      break;
-    }
-    if (strlen(l->soname) < 8) {
-      rc = psim_errf(err, 2, l->path, 0, "--privatize-libs: its SONAME '%s' is too short to be renamed per rank", l->soname);
-      break;
+  if (fstat(fd, &st) == 0 && st.st_size > 64) {
+    size_t n = (size_t)st.st_size;
+    char *d = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (d != MAP_FAILED) {
+      elf_info e;
+      psim_err quiet = {0};
+      if (elf_parse(path, d, n, &e, &quiet) == 0) rc = fn(ctx, d, n, &e);
+      psim_err_clear(&quiet);
+      munmap(d, n);
     }
   }
+  close(fd);
+  return rc;
+}
+
+typedef struct {
+  const char *exe_path, *runpath;
+  VEC(walk_lib) libs;
+  const char *other;           /* a NEEDED libmpi.so.* (Open MPI) met on the way */
+  char other_buf[256];
+} lib_walk;
+
+static void walk_add(lib_walk *w, const char *name) {
+  if (w->libs.len >= MAX_WALK) return;
+  char *p = search_lib(name, w->exe_path, w->runpath);
+  if (!p) return;
+  for (size_t i = 0; i < w->libs.len; i++)
+    if (!strcmp(w->libs.data[i].path, p)) { free(p); return; }
+  walk_lib l = {p, 0};
+  VEC_PUSH(w->libs, l);
+}
+
+/* Adds the NEEDED of one image to the walk; returns 1 if it needs libmpich.so.12 itself. */
+static int walk_needed(void *ctx, const char *d, size_t n, const elf_info *e) {
+  (void)n;
+  lib_walk *w = ctx;
+  int mpich = 0;
+  for (int i = 0; i < e->nneeded; i++) {
+    const char *s = dstr(d, e, e->needed[i]);
+    if (!strncmp(s, "libmpich.so.12", 14)) { mpich = 1; continue; }
+    if (!strncmp(s, "libmpi.so", 9) && !w->other) {
+      snprintf(w->other_buf, sizeof w->other_buf, "%s", s);
+      w->other = w->other_buf;
+    }
+    walk_add(w, s);
+  }
+  return mpich;
+}
+
+/* The libraries of the program (image d) that need libmpich.so.12, by path, in walk order
+ * (freed by walk_free). */
+static void walk_program(lib_walk *w, const char *path, const char *d, const elf_info *e) {
+  memset(w, 0, sizeof *w);
+  w->exe_path = path;
+  w->runpath = e->runpath != UINT64_MAX ? dstr(d, e, e->runpath) : "";
+  walk_needed(w, d, 0, e);
+  for (size_t i = 0; i < w->libs.len; i++) {
+    char *lib = w->libs.data[i].path;
+    int mpich = with_image(lib, walk_needed, w);   /* may grow (move) w->libs */
+    w->libs.data[i].mpich = mpich;
+  }
+}
+
+static void walk_free(lib_walk *w) {
+  for (size_t i = 0; i < w->libs.len; i++) free(w->libs.data[i].path);
+  VEC_FREE(w->libs);
+}
+
+int emu_abi_detect(const char *path, const char *d, size_t n, psim_err *err) {
+  elf_info e;
+  if (elf_parse(path, d, n, &e, err) < 0) return -1;
+  if (!e.exec && !e.pie) return 0;   /* a shared object: psimcc's */
+  const char *other = needs(d, &e, "libmpi.so");
+  if (other)
+    return psim_errf(err, 2, path, 0,
+                     "is linked against Open MPI (%s): psim run loads programs built by MPICH's "
+                     "mpicc (libmpich.so.12, e.g. Debian's /usr/bin/mpicc.mpich) or by psimcc", other);
+  if (!needs(d, &e, "libmpich.so.12")) {
+    /* through a library it needs? */
+    lib_walk w;
+    walk_program(&w, path, d, &e);
+    size_t users = 0;
+    for (size_t i = 0; i < w.libs.len; i++) users += (size_t)w.libs.data[i].mpich;
+    int rc = 0;
+    if (!users && w.other)
+      rc = psim_errf(err, 2, path, 0,
+                     "needs Open MPI through its libraries (%s): psim run loads programs built by "
+                     "MPICH's mpicc (libmpich.so.12, e.g. Debian's /usr/bin/mpicc.mpich) or by psimcc",
+                     w.other);
+    else if (!users)
+      rc = psim_errf(err, 2, path, 0,
+                     "is an executable that does not use MPICH (neither it nor the %zu libraries it "
+                     "needs NEED libmpich.so.12): build it with psimcc, which makes the shared object "
+                     "psim run loads once per rank", w.libs.len);
+    walk_free(&w);
+    if (rc < 0) return rc;
+  }
+  if (e.exec)
+    return psim_errf(err, 2, path, 0,
+                     "is a non-PIE executable (linked at fixed addresses, -no-pie): psim run can load "
+                     "one copy per rank only of position-independent executables (mpicc's default)");
+  if (e.tls)
+    return psim_errf(err, 2, path, 0,
+                     "has thread-local variables of its own (static TLS of an executable): not "
+                     "supported for mpicc binaries; build it with psimcc");
+#ifdef ABI_ASAN
+  return psim_errf(err, 2, path, 0,
+                   "is an MPICH binary: this psim is built with AddressSanitizer, which refuses the "
+                   "RTLD_DEEPBIND that loading it needs; use a build without PSIM_SANITIZE");
+#else
+  return 1;
+#endif
+}
+
+/* Reads library `name` (a name searched as the loader would, or a path) to be copied per
+ * rank. why: "--privatize-libs" (the user's list) or NULL (a library calling MPI, found by
+ * lib_walk: already listed is fine). */
+static int add_lib(emu_abi *a, const char *name, const char *why, psim_err *err) {
+  char *path = find_lib(name, a);
+  if (!path)
+    return psim_errf(err, 2, NULL, 0, "--privatize-libs: cannot find %s (searched the program's RUNPATH, "
+                     "LD_LIBRARY_PATH, /usr/local/lib, /lib/x86_64-linux-gnu, /usr/lib/x86_64-linux-gnu, "
+                     "/lib64, /usr/lib64, /lib, /usr/lib): give its path", name);
+  for (int j = 0; j < a->nlibs; j++)
+    if (!strcmp(a->libs[j].path, path)) { free(path); return 0; }
+  const char *what = why ? why : "it calls MPI, so each rank needs its own copy (as --privatize-libs makes)";
+  a->libs = xrealloc(a->libs, (size_t)(a->nlibs + 1) * sizeof *a->libs);
+  abi_lib *l = &a->libs[a->nlibs++];
+  memset(l, 0, sizeof *l);
+  l->path = path;
+  if (emu_read_file(l->path, "the library", &l->data, &l->len, err) < 0) return -1;
+  if (elf_parse(l->path, l->data, l->len, &l->e, err) < 0) return -1;
+  if (l->e.exec || l->e.pie || l->e.soname == UINT64_MAX)
+    return psim_errf(err, 2, l->path, 0, "%s: not a shared library with a SONAME", what);
+  l->soname = xstrdup(dstr(l->data, &l->e, l->e.soname));
+  if (!strncmp(l->soname, "libmpich", 8) || !strncmp(l->soname, "libmpi.", 7))
+    return psim_errf(err, 2, l->path, 0, "%s: %s is the MPI library, which psim supplies", what, l->soname);
+  if (strlen(l->soname) < 8)
+    return psim_errf(err, 2, l->path, 0, "%s: its SONAME '%s' is too short to be renamed per rank", what, l->soname);
+  return 0;
+}
+
+static int parse_libs(emu_abi *a, const char *list, psim_err *err) {
+  char *copy = xstrdup(list);
+  int rc = 0;
+  for (char *save = NULL, *name = strtok_r(copy, ",", &save); name && rc == 0; name = strtok_r(NULL, ",", &save))
+    rc = add_lib(a, name, "--privatize-libs", err);
   free(copy);
+  return rc;
+}
+
+/* The libraries that call MPI (lib_walk), each rank's own, whether the program calls MPI
+ * itself too (an mpicc-linked ScaLAPACK driver) or only through them (the testers). */
+static int add_mpi_libs(emu_abi *a, psim_err *err) {
+  lib_walk w;
+  walk_program(&w, a->path, a->data, &a->e);
+  int rc = 0;
+  for (size_t i = 0; i < w.libs.len && rc == 0; i++)
+    if (w.libs.data[i].mpich) rc = add_lib(a, w.libs.data[i].path, NULL, err);
+  walk_free(&w);
   return rc;
 }
 
@@ -357,6 +478,7 @@ int emu_abi_open(emu_abi **out, const char *path, const char *data, size_t len, 
     memcpy(a->data + r + 8, &none, 8);
   }
   if (privatize && *privatize && parse_libs(a, privatize, err) < 0) { emu_abi_free(a); return -1; }
+  if (add_mpi_libs(a, err) < 0) { emu_abi_free(a); return -1; }
   *out = a;
   return 0;
 }

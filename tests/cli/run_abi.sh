@@ -11,7 +11,9 @@
 # - MPICH's own examples/cpi.c, when the mpich source is cached (tests/mpich/run_mpich.sh);
 # - a ScaLAPACK pdgemm driver linked with Debian's libscalapack-mpich, 4 ranks,
 #   --privatize-libs libscalapack-mpich.so.2.2: the product equals a serial dgemm; without the
-#   option the ranks share BLACS's globals and the run fails;
+#   option too (a library that needs libmpich.so.12 is privatized unasked);
+# - a program that calls MPI only through its library (tests/data/emul/abi_libmain.c and
+#   abi_libuser.c, as ScaLAPACK's precompiled testers): runs, the library private per rank;
 # - errors: an MPICH call psim lacks (MPI_Comm_spawn: exit 4, named), exit(3) from a rank,
 #   a binary linked against Open MPI (libmpi.so.40), a non-PIE executable, --privatize-libs
 #   misused, psim's libmpich.so.12 used outside psim run.
@@ -125,12 +127,34 @@ if [ -e /usr/lib/x86_64-linux-gnu/libscalapack-mpich.so.2.2 ] && "$MPICC" -O2 -o
   out=$("$PSIM" run --np 6 -q --no-measure --privatize-libs /usr/lib/x86_64-linux-gnu/libscalapack-mpich.so.2.2 -- "$TMPD/pdgemm" 150 16) || bad "pdgemm at 6 ranks failed"
   # (sums as real MPICH's mpiexec prints them: -1.5 at 200/32 on 4 ranks, -0.75 here)
   [ "$out" = "pdgemm n=150 nb=16 grid 2x3: relative error <= 1e-14, sum of C -0.8" ] || bad "pdgemm at 6 ranks: $out"
-  # shared BLACS state (no --privatize-libs): the ranks overwrite each other's grids
-  "$PSIM" run --np 4 -q --no-measure -- "$TMPD/pdgemm" 200 > /dev/null 2>&1
-  [ $? = 4 ] || bad "pdgemm without --privatize-libs should fail (shared BLACS globals)"
+  # without --privatize-libs: libscalapack-mpich needs libmpich.so.12, so it is privatized
+  # unasked (shared, the ranks overwrote each other's BLACS grids and the run failed)
+  out=$("$PSIM" run --np 4 -q --no-measure -- "$TMPD/pdgemm" 200) || bad "pdgemm without --privatize-libs failed"
+  [ "$out" = "$(cat "$TMPD/pd1.out")" ] || bad "pdgemm without --privatize-libs: $out"
 else
   echo "note: libscalapack-mpich missing (apt-get install libscalapack-mpich-dev): pdgemm not run"
 fi
+
+# a program that calls MPI only through a library (as ScaLAPACK's testers): found through the
+# library's NEEDED libmpich.so.12, and the library (globals: its rank) is each rank's own,
+# found by the program's RUNPATH ($ORIGIN); listed in --privatize-libs too, it is one copy
+mkdir -p "$TMPD/lu"
+"$MPICC" -shared -fPIC -o "$TMPD/lu/libpsimlu.so.1" -Wl,-soname,libpsimlu.so.1 "$D/abi_libuser.c" || bad "mpicc abi_libuser.c"
+ln -sf libpsimlu.so.1 "$TMPD/lu/libpsimlu.so"
+cc -o "$TMPD/lu/main" "$D/abi_libmain.c" -L"$TMPD/lu" -lpsimlu -Wl,-rpath,'$ORIGIN' || bad "cc abi_libmain.c"
+readelf -d "$TMPD/lu/main" | grep -q 'NEEDED.*libmpich' && bad "abi_libmain needs libmpich itself: not the case tested"
+want="rank 0 got 3
+rank 1 got 0
+rank 2 got 1
+rank 3 got 2"
+for opt in "" "--privatize-libs libpsimlu.so.1"; do
+  # shellcheck disable=SC2086
+  out=$("$PSIM" run --np 4 -q --no-measure $opt -- "$TMPD/lu/main" | sort) || bad "abi_libmain ($opt) failed"
+  [ "$out" = "$want" ] || bad "abi_libmain ($opt): $out"
+done
+# a program using no MPI at all, directly or through its libraries, is still refused
+cc -o "$TMPD/nompi" "$D/abi_libmain.c" -Wl,--unresolved-symbols=ignore-all 2>/dev/null &&
+  expect 2 "does not use MPICH (neither it nor the [0-9]* libraries it needs" "$PSIM" run --np 2 --no-measure -- "$TMPD/nompi"
 
 # errors
 "$MPICC" -o "$TMPD/spawn" "$D/abi_spawn.c" || bad "mpicc abi_spawn.c"

@@ -4,7 +4,10 @@
 # - ./prog started directly is a 1-rank psim run (MPI singleton), with PSIM_NP / PSIM_RUN_ARGS
 #   as launcher settings, and exits with the program's own status;
 # - an autoconf configure (AC_PROG_CC's "can run C programs", AC_CHECK_SIZEOF, AC_RUN_IFELSE)
-#   and CMake (CC=psimcc, FindMPI, try_run) work with CC=psimcc.
+#   and CMake (CC=psimcc, FindMPI, try_run) work with CC=psimcc;
+# - output a program writes after main (atexit handlers, destructors: libgfortran flushes its
+#   units there) reaches stdout, a file or a pipe (psim closed stdout first: a ScaLAPACK
+#   tester's last lines were lost).
 . "$(dirname "$0")/../lib/common.sh"
 PSIMCC="$(dirname "$PSIM")/psimcc"
 fails=0
@@ -98,4 +101,19 @@ CM
 else
   bad "cmake is not installed: the CMake check cannot run"
 fi
+# output after main (tests/data/emul/exit_output.c), to a file and to a pipe
+"$PSIMCC" -O1 -o eo "$PSIM_TESTDATA/emul/exit_output.c" || bad "psimcc exit_output.c"
+want="atexit of rank 0
+destructor of rank 0
+destructor of rank 1
+destructor of rank 2
+main of rank 0
+main of rank 1
+main of rank 2"
+"$PSIM" run --np 3 -q --no-measure -- ./eo > eo.out || bad "exit_output: rc $?"
+[ "$(sort eo.out)" = "$want" ] || bad "exit_output to a file: $(cat eo.out)"
+out=$("$PSIM" run --np 3 -q --no-measure -- ./eo | sort)
+[ "$out" = "$want" ] || bad "exit_output to a pipe: $out"
+"$PSIM" run --np 3 -q --no-measure -- ./eo > /dev/full 2> eo.err
+[ $? = 2 ] && grep -q "cannot write standard output" eo.err || bad "exit_output to /dev/full: $(cat eo.err)"
 finish $fails
