@@ -41,8 +41,13 @@
 #endif
 
 enum { PT_LOAD_ = 1, PT_DYNAMIC_ = 2, PT_TLS_ = 7 };
-enum { DT_NEEDED_ = 1, DT_STRTAB_ = 5, DT_SYMTAB_ = 6, DT_RELA_ = 7, DT_RELASZ_ = 8,
-       DT_STRSZ_ = 10, DT_SONAME_ = 14, DT_RPATH_ = 15, DT_RUNPATH_ = 29 };
+enum { DT_NEEDED_ = 1, DT_PLTRELSZ_ = 2, DT_STRTAB_ = 5, DT_SYMTAB_ = 6, DT_RELA_ = 7,
+       DT_RELASZ_ = 8, DT_STRSZ_ = 10, DT_SONAME_ = 14, DT_RPATH_ = 15, DT_JMPREL_ = 23,
+       DT_RUNPATH_ = 29 };
+#define PT_GNU_RELRO_ 0x6474e552u
+#define R_X86_64_64_ 1u
+#define R_X86_64_GLOB_DAT_ 6u
+#define R_X86_64_JUMP_SLOT_ 7u
 #define DT_FLAGS_1_ 0x6ffffffbLL
 #define DF_1_PIE_ 0x08000000ULL
 #define R_X86_64_COPY_ 5u
@@ -54,6 +59,8 @@ typedef struct elf_info {
   uint64_t str_off, str_size;  /* .dynstr */
   uint64_t sym_off;            /* .dynsym */
   uint64_t rela_off, rela_size;
+  uint64_t jmprel_off, jmprel_size;  /* the PLT's relocations (DT_JMPREL) */
+  uint64_t relro_va, relro_size;     /* PT_GNU_RELRO: read-only once relocated */
   uint64_t soname;             /* offset in .dynstr, or UINT64_MAX */
   uint64_t needed[64];
   int nneeded;
@@ -87,13 +94,14 @@ static int elf_parse(const char *path, const char *d, size_t n, elf_info *e, psi
   e->exec = rd16(d + 16) == 2;
   uint64_t phoff = rd64(d + 32);
   uint16_t phentsize = rd16(d + 54), phnum = rd16(d + 56);
-  uint64_t dyn = 0, dynsz = 0, strtab = 0, symtab = 0, rela = 0;
+  uint64_t dyn = 0, dynsz = 0, strtab = 0, symtab = 0, rela = 0, jmprel = 0;
   for (uint16_t i = 0; i < phnum; i++) {
     uint64_t at = phoff + (uint64_t)i * phentsize;
     if (phentsize < 56 || at + 56 > n) return psim_errf(err, 2, path, 0, "truncated ELF program headers");
     const char *ph = d + at;
     if (rd32(ph) == PT_TLS_) e->tls = 1;
     if (rd32(ph) == PT_DYNAMIC_) { dyn = rd64(ph + 8); dynsz = rd64(ph + 32); }
+    if (rd32(ph) == PT_GNU_RELRO_) { e->relro_va = rd64(ph + 16); e->relro_size = rd64(ph + 40); }
   }
   if (!dyn || dyn > n || dynsz > n - dyn) return 0;   /* static: no dynamic section */
   for (uint64_t at = dyn; at + 16 <= dyn + dynsz; at += 16) {
@@ -106,6 +114,8 @@ static int elf_parse(const char *path, const char *d, size_t n, elf_info *e, psi
     else if (tag == DT_SYMTAB_) symtab = val;
     else if (tag == DT_RELA_) rela = val;
     else if (tag == DT_RELASZ_) e->rela_size = val;
+    else if (tag == DT_JMPREL_) jmprel = val;
+    else if (tag == DT_PLTRELSZ_) e->jmprel_size = val;
     else if (tag == DT_SONAME_) e->soname = val;
     else if (tag == DT_RUNPATH_ || tag == DT_RPATH_) e->runpath = val;
     else if (tag == DT_FLAGS_1_) { e->flags1_at = at + 8; e->pie = (val & DF_1_PIE_) != 0; }
@@ -115,6 +125,8 @@ static int elf_parse(const char *path, const char *d, size_t n, elf_info *e, psi
   if (symtab && vaddr_off(d, n, symtab, &e->sym_off) < 0) return psim_errf(err, 2, path, 0, "bad ELF dynamic symbol table");
   if (rela && (vaddr_off(d, n, rela, &e->rela_off) < 0 || e->rela_size > n - e->rela_off))
     return psim_errf(err, 2, path, 0, "bad ELF relocation table");
+  if (jmprel && (vaddr_off(d, n, jmprel, &e->jmprel_off) < 0 || e->jmprel_size > n - e->jmprel_off))
+    return psim_errf(err, 2, path, 0, "bad ELF PLT relocation table");
   return 0;
 }
 
@@ -134,12 +146,18 @@ static const char *needs(const char *d, const elf_info *e, const char *prefix) {
 
 /* ---- the per-rank copies ---- */
 
+/* A relocation of a privatized library naming a symbol the executable defines: set to the
+ * executable's definition once both are loaded (see interpose below). */
+typedef struct interp_reloc { uint64_t at; uint32_t type; int64_t addend; uint64_t exe_va; } interp_reloc;
+
 typedef struct abi_lib {
   char *path, *soname;
   char *data;
   size_t len;
   elf_info e;
+  VEC(interp_reloc) interp;
   int loaded;                  /* in the current rank */
+  void *handle;                /* the current rank's copy */
 } abi_lib;
 
 typedef struct copy_reloc { uint64_t at, size; char *name; } copy_reloc;
@@ -449,6 +467,99 @@ static uint64_t symtab_main(const char *d, size_t n) {
   return 0;
 }
 
+/* ---- The executable's symbols come first ----
+ * In a process started normally, the executable is first in the global lookup scope: a symbol
+ * it defines is the one every library's reference binds to (interposition). ScaLAPACK's TRD
+ * tester defines its own pjlaenv_ (the block sizes it tests); libscalapack's calls must reach
+ * it. Here each rank's privatized library copy is loaded before the executable, with
+ * RTLD_DEEPBIND, so its references bind to its own definitions: PSSYTTRD got the library's
+ * block size while the tester sized the workspace for its own, and 24 of 134 tests failed.
+ * So, once the rank's executable is loaded, each privatized library's relocations naming a
+ * symbol the executable defines (GOT entries, PLT slots, absolute pointers) are set to the
+ * executable's definition, as the loader would have. (Libraries loaded once for all ranks
+ * keep their own: they cannot point at one rank's executable.) */
+
+typedef struct { const char *name; uint64_t va; } exe_sym;
+
+static int exe_sym_cmp(const void *x, const void *y) {
+  return strcmp(((const exe_sym *)x)->name, ((const exe_sym *)y)->name);
+}
+
+/* The executable's defined dynamic symbols (functions and objects), sorted by name. */
+static exe_sym *exe_symbols(const emu_abi *a, size_t *count) {
+  *count = 0;
+  const char *d = a->data;
+  size_t n = a->len;
+  uint64_t shoff = rd64(d + 40);
+  uint16_t shentsize = rd16(d + 58), shnum = rd16(d + 60);
+  if (shentsize < 64 || !a->e.sym_off) return NULL;
+  uint64_t nsym = 0;
+  for (uint16_t i = 0; i < shnum; i++) {
+    uint64_t at = shoff + (uint64_t)i * shentsize;
+    if (at + 64 > n) return NULL;
+    if (rd32(d + at + 4) == 11) nsym = rd64(d + at + 32) / 24;   /* SHT_DYNSYM */
+  }
+  if (!nsym || a->e.sym_off + nsym * 24 > n) return NULL;
+  exe_sym *v = xmalloc(nsym * sizeof *v);
+  for (uint64_t k = 1; k < nsym; k++) {
+    const char *sym = d + a->e.sym_off + k * 24;
+    int type = sym[4] & 0xf, bind = (unsigned char)sym[4] >> 4;
+    if (rd16(sym + 6) == 0 || (type != 1 && type != 2) || (bind != 1 && bind != 2)) continue;
+    v[*count] = (exe_sym){dstr(d, &a->e, rd32(sym)), rd64(sym + 8)};
+    if (*v[*count].name) (*count)++;
+  }
+  qsort(v, *count, sizeof *v, exe_sym_cmp);
+  return v;
+}
+
+static void find_interposed(emu_abi *a) {
+  size_t nsyms;
+  exe_sym *syms = exe_symbols(a, &nsyms);
+  for (int j = 0; j < a->nlibs && nsyms; j++) {
+    abi_lib *l = &a->libs[j];
+    const uint64_t tables[2][2] = {{l->e.rela_off, l->e.rela_size}, {l->e.jmprel_off, l->e.jmprel_size}};
+    for (int t = 0; t < 2; t++)
+      for (uint64_t r = tables[t][0]; tables[t][0] && r + 24 <= tables[t][0] + tables[t][1]; r += 24) {
+        uint64_t info = rd64(l->data + r + 8), k = info >> 32;
+        uint32_t type = (uint32_t)info;
+        if (!k || (type != R_X86_64_64_ && type != R_X86_64_GLOB_DAT_ && type != R_X86_64_JUMP_SLOT_)) continue;
+        uint64_t sym = l->e.sym_off + k * 24;
+        if (!l->e.sym_off || sym + 24 > l->len) continue;
+        exe_sym key = {dstr(l->data, &l->e, rd32(l->data + sym)), 0};
+        const exe_sym *hit = bsearch(&key, syms, nsyms, sizeof *syms, exe_sym_cmp);
+        if (!hit) continue;
+        interp_reloc ir = {rd64(l->data + r), type, (int64_t)rd64(l->data + r + 16), hit->va};
+        VEC_PUSH(l->interp, ir);
+      }
+  }
+  free(syms);
+}
+
+/* Points rank's copy of library l at the executable (loaded at exe_base) as find_interposed
+ * listed; the pages of PT_GNU_RELRO are made writable for it, then read-only again. */
+static int interpose(abi_lib *l, uintptr_t exe_base, psim_err *err) {
+  if (!l->interp.len) return 0;
+  struct link_map *lm = NULL;
+  if (dlinfo(l->handle, RTLD_DI_LINKMAP, &lm) < 0 || !lm)
+    return psim_errf(err, 2, l->path, 0, "cannot find where a rank's copy is loaded");
+  uintptr_t base = (uintptr_t)lm->l_addr;
+  long pg = sysconf(_SC_PAGESIZE);
+  uintptr_t r0 = 0, r1 = 0;
+  if (l->e.relro_size) {
+    r0 = (base + l->e.relro_va) & ~(uintptr_t)(pg - 1);
+    r1 = base + l->e.relro_va + l->e.relro_size;
+    if (mprotect((void *)r0, r1 - r0, PROT_READ | PROT_WRITE) != 0)
+      return psim_errf(err, 2, l->path, 0, "cannot make a rank's copy writable: %s", strerror(errno));
+  }
+  for (size_t i = 0; i < l->interp.len; i++) {
+    const interp_reloc *ir = &l->interp.data[i];
+    uint64_t v = exe_base + ir->exe_va + (ir->type == R_X86_64_64_ ? (uint64_t)ir->addend : 0);
+    memcpy((void *)(base + ir->at), &v, sizeof v);
+  }
+  if (l->e.relro_size) mprotect((void *)r0, r1 - r0, PROT_READ);
+  return 0;
+}
+
 int emu_abi_open(emu_abi **out, const char *path, const char *data, size_t len, const char *privatize,
                  const char *dir, psim_err *err) {
   *out = NULL;
@@ -479,6 +590,7 @@ int emu_abi_open(emu_abi **out, const char *path, const char *data, size_t len, 
   }
   if (privatize && *privatize && parse_libs(a, privatize, err) < 0) { emu_abi_free(a); return -1; }
   if (add_mpi_libs(a, err) < 0) { emu_abi_free(a); return -1; }
+  find_interposed(a);
   *out = a;
   return 0;
 }
@@ -527,6 +639,7 @@ int emu_abi_load_rank(emu_abi *a, int rank, void **handle, emu_main_fn *main_fn,
       void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
       unlink(name);
       if (!h) return psim_errf(err, 2, l->path, 0, "cannot load rank %d's copy: %s", rank, dlerror());
+      l->handle = h;
       l->loaded = 1;
       done++;
     }
@@ -545,10 +658,14 @@ int emu_abi_load_rank(emu_abi *a, int rank, void **handle, emu_main_fn *main_fn,
   struct link_map *lm = NULL;
   if (dlinfo(h, RTLD_DI_LINKMAP, &lm) < 0 || !lm) return psim_errf(err, 2, a->path, 0, "cannot find where rank %d's copy is loaded", rank);
   uintptr_t base = (uintptr_t)lm->l_addr;
+  for (int j = 0; j < a->nlibs; j++)
+    if (interpose(&a->libs[j], base, err) < 0) return -1;
   /* the copy relocations: the current value of the library's variable */
   for (size_t i = 0; i < a->copies.len; i++) {
     const copy_reloc *c = &a->copies.data[i];
-    void *src = dlsym(RTLD_DEFAULT, c->name);
+    void *src = NULL;   /* a privatized library's (this rank's copy), or a shared one's */
+    for (int j = 0; j < a->nlibs && !src; j++) src = dlsym(a->libs[j].handle, c->name);
+    if (!src) src = dlsym(RTLD_DEFAULT, c->name);
     if (!src) return psim_errf(err, 2, a->path, 0, "its variable %s (a copy relocation) is defined by no loaded library", c->name);
     memcpy((void *)(base + c->at), src, c->size);
   }
@@ -564,6 +681,7 @@ void emu_abi_free(emu_abi *a) {
   for (size_t i = 0; i < a->copies.len; i++) free(a->copies.data[i].name);
   VEC_FREE(a->copies);
   for (int j = 0; j < a->nlibs; j++) {
+    VEC_FREE(a->libs[j].interp);
     free(a->libs[j].path);
     free(a->libs[j].soname);
     free(a->libs[j].data);

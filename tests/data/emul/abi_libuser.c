@@ -1,8 +1,13 @@
 /* A shared library that calls MPI and keeps its state in globals, as ScaLAPACK's BLACS does
- * (its grids): each rank needs its own copy. abi_libmain.c calls MPI only through it. */
+ * (its grids): each rank needs its own copy. abi_libmain.c calls MPI only through it, and
+ * overrides two of its symbols, as ScaLAPACK's testers do (pjlaenv_): the program's
+ * definitions are the ones the library must use, as in a process started normally. */
 #include <mpi.h>
 
 static int me = -1, np = 0;
+
+int lu_block = 1;                      /* the program writes it (a copy relocation there) */
+int lu_tune(void) { return 1; }        /* the program defines its own */
 
 void lu_init(int *argc, char ***argv) {
   MPI_Init(argc, argv);
@@ -19,5 +24,8 @@ int lu_ring(void) {
 }
 
 int lu_rank(void) { return me; }
+
+/* What the library sees of the program's overrides. */
+int lu_seen(void) { return 100 * lu_tune() + lu_block; }
 
 void lu_end(void) { MPI_Finalize(); }
