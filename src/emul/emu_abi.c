@@ -382,7 +382,7 @@ static int add_lib(emu_abi *a, const char *name, const char *why, psim_err *err)
   if (l->e.exec || l->e.pie || l->e.soname == UINT64_MAX)
     return psim_errf(err, 2, l->path, 0, "%s: not a shared library with a SONAME", what);
   l->soname = xstrdup(dstr(l->data, &l->e, l->e.soname));
-  if (!strncmp(l->soname, "libmpich", 8) || !strncmp(l->soname, "libmpi.", 7))
+  if (!strncmp(l->soname, "libmpich.", 9) || !strncmp(l->soname, "libmpi.", 7))
     return psim_errf(err, 2, l->path, 0, "%s: %s is the MPI library, which psim supplies", what, l->soname);
   if (strlen(l->soname) < 8)
     return psim_errf(err, 2, l->path, 0, "%s: its SONAME '%s' is too short to be renamed per rank", what, l->soname);
@@ -481,6 +481,20 @@ static uint64_t symtab_main(const char *d, size_t n) {
 
 typedef struct { const char *name; uint64_t va; } exe_sym;
 
+/* Per-rank variables: psim's libmpich.so.12 defines MPI_F_STATUS_IGNORE and friends once for
+ * all ranks, but MPICH's Fortran bindings (a privatized library) store there addresses of their
+ * own, each rank's (src/emul/abi/abi_fortran.c). Each library copy's references to them go to
+ * storage of its rank instead, as if they were defined by the rank's executable. */
+static const char *const rank_vars[] = {"MPI_F_STATUS_IGNORE", "MPI_F_STATUSES_IGNORE",
+                                        "MPI_F08_STATUS_IGNORE", "MPI_F08_STATUSES_IGNORE"};
+enum { NRANK_VARS = sizeof rank_vars / sizeof *rank_vars };
+#define RANK_VAR (UINT64_MAX - NRANK_VARS)   /* interp_reloc.exe_va of rank_vars[k]: RANK_VAR + k */
+
+/* Storage of the per-rank variables: one block per rank, allocated as a rank is loaded and
+ * kept for the life of the process (the ranks' library copies point into it). */
+static void **rank_var_blocks;
+static size_t nrank_var_blocks;
+
 static int exe_sym_cmp(const void *x, const void *y) {
   return strcmp(((const exe_sym *)x)->name, ((const exe_sym *)y)->name);
 }
@@ -515,7 +529,7 @@ static exe_sym *exe_symbols(const emu_abi *a, size_t *count) {
 static void find_interposed(emu_abi *a) {
   size_t nsyms;
   exe_sym *syms = exe_symbols(a, &nsyms);
-  for (int j = 0; j < a->nlibs && nsyms; j++) {
+  for (int j = 0; j < a->nlibs; j++) {
     abi_lib *l = &a->libs[j];
     const uint64_t tables[2][2] = {{l->e.rela_off, l->e.rela_size}, {l->e.jmprel_off, l->e.jmprel_size}};
     for (int t = 0; t < 2; t++)
@@ -526,9 +540,12 @@ static void find_interposed(emu_abi *a) {
         uint64_t sym = l->e.sym_off + k * 24;
         if (!l->e.sym_off || sym + 24 > l->len) continue;
         exe_sym key = {dstr(l->data, &l->e, rd32(l->data + sym)), 0};
-        const exe_sym *hit = bsearch(&key, syms, nsyms, sizeof *syms, exe_sym_cmp);
+        const exe_sym *hit = nsyms ? bsearch(&key, syms, nsyms, sizeof *syms, exe_sym_cmp) : NULL;
+        uint64_t va = hit ? hit->va : 0;
+        for (int v = 0; v < NRANK_VARS && !hit; v++)
+          if (!strcmp(key.name, rank_vars[v])) { va = RANK_VAR + (uint64_t)v; hit = &key; }
         if (!hit) continue;
-        interp_reloc ir = {rd64(l->data + r), type, (int64_t)rd64(l->data + r + 16), hit->va};
+        interp_reloc ir = {rd64(l->data + r), type, (int64_t)rd64(l->data + r + 16), va};
         VEC_PUSH(l->interp, ir);
       }
   }
@@ -537,7 +554,7 @@ static void find_interposed(emu_abi *a) {
 
 /* Points rank's copy of library l at the executable (loaded at exe_base) as find_interposed
  * listed; the pages of PT_GNU_RELRO are made writable for it, then read-only again. */
-static int interpose(abi_lib *l, uintptr_t exe_base, psim_err *err) {
+static int interpose(abi_lib *l, uintptr_t exe_base, void **rank_block, psim_err *err) {
   if (!l->interp.len) return 0;
   struct link_map *lm = NULL;
   if (dlinfo(l->handle, RTLD_DI_LINKMAP, &lm) < 0 || !lm)
@@ -553,7 +570,9 @@ static int interpose(abi_lib *l, uintptr_t exe_base, psim_err *err) {
   }
   for (size_t i = 0; i < l->interp.len; i++) {
     const interp_reloc *ir = &l->interp.data[i];
-    uint64_t v = exe_base + ir->exe_va + (ir->type == R_X86_64_64_ ? (uint64_t)ir->addend : 0);
+    uint64_t v = ir->exe_va >= RANK_VAR ? (uint64_t)(uintptr_t)&rank_block[ir->exe_va - RANK_VAR]
+                                        : exe_base + ir->exe_va;
+    if (ir->type == R_X86_64_64_) v += (uint64_t)ir->addend;
     memcpy((void *)(base + ir->at), &v, sizeof v);
   }
   if (l->e.relro_size) mprotect((void *)r0, r1 - r0, PROT_READ);
@@ -658,8 +677,11 @@ int emu_abi_load_rank(emu_abi *a, int rank, void **handle, emu_main_fn *main_fn,
   struct link_map *lm = NULL;
   if (dlinfo(h, RTLD_DI_LINKMAP, &lm) < 0 || !lm) return psim_errf(err, 2, a->path, 0, "cannot find where rank %d's copy is loaded", rank);
   uintptr_t base = (uintptr_t)lm->l_addr;
+  void **block = xcalloc(NRANK_VARS, sizeof *block);
+  rank_var_blocks = xrealloc(rank_var_blocks, (nrank_var_blocks + 1) * sizeof *rank_var_blocks);
+  rank_var_blocks[nrank_var_blocks++] = block;
   for (int j = 0; j < a->nlibs; j++)
-    if (interpose(&a->libs[j], base, err) < 0) return -1;
+    if (interpose(&a->libs[j], base, block, err) < 0) return -1;
   /* the copy relocations: the current value of the library's variable */
   for (size_t i = 0; i < a->copies.len; i++) {
     const copy_reloc *c = &a->copies.data[i];

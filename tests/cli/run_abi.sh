@@ -15,6 +15,8 @@
 # - a program that calls MPI only through its library (tests/data/emul/abi_libmain.c and
 #   abi_libuser.c, as ScaLAPACK's precompiled testers): runs, the library private per rank,
 #   and the program's definitions of the library's symbols come first, as natively;
+# - a Fortran program (tests/data/emul/abi_fortran.f90, mpifort): MPICH's own Fortran bindings
+#   run over psim's libmpich.so.12, each rank's status-ignore sentinels its own;
 # - errors: an MPICH call psim lacks (MPI_Comm_spawn: exit 4, named), exit(3) from a rank,
 #   a binary linked against Open MPI (libmpi.so.40), a non-PIE executable, --privatize-libs
 #   misused, psim's libmpich.so.12 used outside psim run.
@@ -156,6 +158,25 @@ for opt in "" "--privatize-libs libpsimlu.so.1"; do
   out=$("$PSIM" run --np 4 -q --no-measure $opt -- "$TMPD/lu/main" | sort) || bad "abi_libmain ($opt) failed"
   [ "$out" = "$want" ] || bad "abi_libmain ($opt): $out"
 done
+# Fortran (mpif.h, MPICH's mpifort): MPICH's own libmpichfort.so.12 over psim's libmpich.so.12,
+# one copy per rank; each rank's MPI_STATUS_IGNORE and MPI_STATUSES_IGNORE are recognized (with
+# one MPI_F_STATUS_IGNORE for all ranks, the statuses of ranks 0-2 were written into them: tag
+# fields 7 + 9 = 16); as real MPICH prints at 3 ranks
+MPIFORT=$(command -v mpifort.mpich || command -v mpif90.mpich || true)
+if [ -n "$MPIFORT" ] && "$MPIFORT" -O1 -o "$TMPD/fortran" "$D/abi_fortran.f90" 2> "$TMPD/fc.err"; then
+  out=$("$PSIM" run --np 4 -q --no-measure -- "$TMPD/fortran" | sort) || bad "abi_fortran failed"
+  want="rank 0 got 3 from 3 tag 5 sum 6 y 103 x 103 ignored tags 0 time moved T tag_ub T
+rank 1 got 0 from 0 tag 5 sum 6 y 100 x 100 ignored tags 0 time moved T tag_ub T
+rank 2 got 1 from 1 tag 5 sum 6 y 101 x 101 ignored tags 0 time moved T tag_ub T
+rank 3 got 2 from 2 tag 5 sum 6 y 102 x 102 ignored tags 0 time moved T tag_ub T"
+  [ "$out" = "$want" ] || bad "abi_fortran: $out"
+  if command -v mpiexec.mpich >/dev/null && real=$(timeout 60 mpiexec.mpich -n 4 "$TMPD/fortran" 2>/dev/null | sort); then
+    [ "$real" = "$want" ] || bad "abi_fortran: real MPICH prints $real"
+  fi
+else
+  echo "note: no MPICH mpifort (gfortran): the Fortran program not run"
+fi
+
 # a program using no MPI at all, directly or through its libraries, is still refused
 cc -o "$TMPD/nompi" "$D/abi_libmain.c" -Wl,--unresolved-symbols=ignore-all 2>/dev/null &&
   expect 2 "does not use MPICH (neither it nor the [0-9]* libraries it needs" "$PSIM" run --np 2 --no-measure -- "$TMPD/nompi"
