@@ -37,6 +37,8 @@ typedef struct emu_opts {
                                  smpi/test, smpi/iprobe, smpi/grow-injected-times); 0 (the
                                  default): a rank polling in vain waits for the next event */
   size_t stack_size;          /* per rank, bytes */
+  double compute_limit;       /* wall seconds a rank may run its own code without calling MPI
+                                 before the run stops (emu_watch.c); 0: no limit */
   int shared_globals;         /* 1: one copy of the program's globals for all ranks */
   const char *program;        /* the shared object built by psimcc, or a PIE built by MPICH's mpicc */
   const char *privatize_libs; /* --privatize-libs: comma-separated libraries copied per rank, or NULL */

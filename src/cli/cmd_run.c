@@ -47,6 +47,9 @@ static const char *HELP =
     "                      what a read of MPI_Wtime costs (default 1e-8, as in SMPI)\n"
     CLI_CPU_HELP
     "  --stack-size SIZE   stack of each rank (default 8M; K, M, G suffixes)\n"
+    "  --compute-limit S   stop the run when a rank runs its own code S seconds (wall time)\n"
+    "                      without calling MPI: ranks take turns on one core, so one that\n"
+    "                      never calls MPI again would hang the run (default 300; 0: none)\n"
     "  --shared-globals    load the program once: all ranks share its global variables\n"
     "                      (default: one private copy of the program per rank)\n"
     "  --privatize-libs LIST  comma-separated shared libraries that get a private copy per\n"
@@ -124,7 +127,7 @@ int cmd_run(int argc, char **argv) {
   machine *mach = NULL;
   long np = 1;
   int quiet = 0, shared = 0, measure = 1, prog_at = -1, singleton = 0, status = 0;
-  double speed_ref = 0, threshold = -1;
+  double speed_ref = 0, threshold = -1, compute_limit = -1;
   size_t stack = 0;
   VEC(char *) cfgs = {0};
   cli_dyn dyn;
@@ -156,6 +159,12 @@ int cmd_run(int argc, char **argv) {
         rc = cli_usage("run", "--host-speed-ref expects a speed in flop/s (e.g. 2e9 or 2Gf), got '%s'", v);
         goto out;
       }
+    }
+    else if (!strcmp(a, "--compute-limit")) {
+      NEEDV();
+      char *end;
+      compute_limit = strtod(v, &end);
+      if (end == v || *end || !(compute_limit >= 0) || !isfinite(compute_limit)) { rc = cli_usage("run", "--compute-limit expects seconds (0: no limit), got '%s'", v); goto out; }
     }
     else if (!strcmp(a, "--cpu-threshold")) {
       NEEDV();
@@ -249,6 +258,7 @@ int cmd_run(int argc, char **argv) {
   if (!measure) o.measure = 0;
   o.singleton = singleton;
   if (threshold >= 0) o.cpu_threshold = threshold;
+  if (compute_limit >= 0) o.compute_limit = compute_limit;
   if (stack) o.stack_size = stack;
   o.shared_globals = shared;
   o.privatize_libs = privatize;

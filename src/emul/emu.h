@@ -13,6 +13,7 @@
 #define PSIM_EMU_H
 
 #include <stddef.h>
+#include <pthread.h>
 #include <stdint.h>
 
 #include "psim/coll.h"
@@ -148,9 +149,32 @@ struct emu_sim {
   struct emu_tasks *tasks;  /* PSIM_TASK costs (--measure-tasks / --task-costs), or NULL */
   dyn_track *dyn;           /* dynamic efficiency (emu_dyn.c) */
   int *maps;                /* --host-events: dyn_events_maps, or NULL */
+  struct {                  /* the watchdog (emu_watch.c) */
+    uint64_t beat;          /* moved at each MPI call's entry and exit (atomic, relaxed) */
+    int in_user;            /* a rank runs its own code */
+    int rank;               /* which, since simulated time sim_time */
+    double sim_time;
+    int running;
+    pthread_t thread;
+  } watch;
 };
 
 extern emu_sim *emu_current;
+
+/* ---- the watchdog (emu_watch.c): a rank that never calls MPI again (--compute-limit) ---- */
+void emu_watch_start(emu_sim *S);
+void emu_watch_stop(emu_sim *S);
+/* A rank enters an MPI call (leaves its own code), or returns to its own code. */
+static inline void emu_watch_enter(emu_sim *S) {
+  __atomic_store_n(&S->watch.in_user, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&S->watch.beat, S->watch.beat + 1, __ATOMIC_RELAXED);
+}
+static inline void emu_watch_leave(emu_sim *S, int rank, double now) {
+  __atomic_store_n(&S->watch.rank, rank, __ATOMIC_RELAXED);
+  __atomic_store(&S->watch.sim_time, &now, __ATOMIC_RELAXED);
+  __atomic_store_n(&S->watch.beat, S->watch.beat + 1, __ATOMIC_RELAXED);
+  __atomic_store_n(&S->watch.in_user, 1, __ATOMIC_RELAXED);
+}
 
 static inline emu_rank *emu_self(void) { return emu_current->running; }
 

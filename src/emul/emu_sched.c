@@ -31,6 +31,7 @@ void emu_opts_init(emu_opts *o, const platform *p, int np) {
   o->iprobe_sleep = 1e-4;    /* smpi/iprobe's default */
   o->wtime = 1e-8;           /* smpi/wtime's default */
   o->stack_size = (size_t)8 << 20;
+  o->compute_limit = 300;
   o->rank_memory = 1e6;
 }
 
@@ -276,6 +277,7 @@ void emu_enter(const char *name) {
   emu_sim *S = emu_current;
   emu_rank *k = S->running;
   if (k->depth++ > 0) return;
+  emu_watch_enter(S);
   k->call = name;
   k->call_compute = 0;
   S->calls++;
@@ -320,12 +322,14 @@ void emu_leave(void) {
   k->call = NULL;
   if (!k->poll_failed) k->poll_streak = 0;
   k->poll_failed = 0;
+  emu_watch_leave(S, k->id, now);
   if (S->o->measure) emu_mark(k);
 }
 
 /* ---- ending a rank, failures ---- */
 __attribute__((noreturn)) static void finish_rank(emu_sim *S, emu_rank *k) {
   k->state = EK_DONE;
+  emu_watch_enter(S);
   k->st.finish = sim_now(S->sim);
   S->nfinished++;
   emu_fiber_leave(&S->host, &k->fib, 1);
@@ -415,6 +419,7 @@ static void rank_main(void *arg) {
   emu_rank *k = arg;
   emu_sim *S = emu_current;
   emu_fiber_started(&S->host, &k->fib);
+  emu_watch_leave(S, k->id, sim_now(S->sim));
   if (S->o->measure) emu_mark(k);
   int rc = S->prog.mains[k->id](k->argc, k->argv);
   emu_rank_exit(rc);
@@ -557,6 +562,7 @@ int emu_run(const emu_opts *o, replay_result *res, psim_err *err) {
   if (models_cpu_start(S->models, S->rank_host, S->np, err) < 0) { rc = -1; goto out_ranks; }
   emu_current = S;
   emu_signals_install();
+  emu_watch_start(S);
   res->events = sim_run(S->sim, rank_run, S);
   /* Nothing left to happen while ranks poll: let them look again (a rank that polls between
    * pieces of its own work goes on), unless EMU_IDLE_ROUNDS rounds in a row were spent polling
@@ -577,6 +583,7 @@ int emu_run(const emu_opts *o, replay_result *res, psim_err *err) {
       idle = 0;
     }
   }
+  emu_watch_stop(S);
   res->cpu = models_cpu_report(S->models);
   emu_signals_restore();
   emu_current = NULL;

@@ -1,0 +1,88 @@
+/* The watchdog: a rank that computes forever.
+ *
+ * Under psim run the ranks take turns on one core, each running until its next MPI call. A rank
+ * that never calls MPI again keeps every other rank from running: the run hangs where real MPI,
+ * running the ranks at once, would not. ScaLAPACK's BLACS tester does this on purpose: after a
+ * barrier, rank 2 calls BLACS_ABORT while the others spin in a loop "that should be killed by
+ * BLACS_ABORT"; here rank 0 leaves the barrier first and spins, and rank 2 never runs. psim
+ * cannot take the core back from it (switching ranks inside a signal handler could leave
+ * malloc's lock held by the rank switched out), so it stops the run and says why.
+ *
+ * A thread looks twice a second at a heartbeat that the ranks' MPI calls move (emu_watch_enter,
+ * emu_watch_leave: plain stores, nothing on the hot path that locks or calls the kernel); when
+ * a rank has stayed in its own code for --compute-limit seconds of wall time, it prints which
+ * rank and since when, and ends the process (exit 4, as a failed application). */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "emul/emu.h"
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
+static int stopping;
+
+static double mono(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void report(emu_sim *S, double idle) {
+  int rank = __atomic_load_n(&S->watch.rank, __ATOMIC_RELAXED);
+  double t;
+  __atomic_load(&S->watch.sim_time, &t, __ATOMIC_RELAXED);
+  char msg[1024];
+  int n = snprintf(msg, sizeof msg,
+                   "psim: rank %d has run its own code for %.0f s (wall time) without calling MPI, "
+                   "since simulated time %.6f: under psim run the ranks take turns on one core, so "
+                   "a rank that never calls MPI again keeps the others from running (a loop that "
+                   "waits for another rank, e.g. for its MPI_Abort, never ends here). The run "
+                   "stops; --compute-limit SECONDS sets this limit (0: none)\n",
+                   rank, idle, t);
+  if (n > 0) (void)!write(2, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
+  _exit(PSIM_EXIT_APP);
+}
+
+static void *watch(void *arg) {
+  emu_sim *S = arg;
+  uint64_t last = ~(uint64_t)0;
+  double since = mono();
+  pthread_mutex_lock(&lock);
+  while (!stopping) {
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += 500000000L;
+    if (until.tv_nsec >= 1000000000L) { until.tv_sec++; until.tv_nsec -= 1000000000L; }
+    int rc = pthread_cond_timedwait(&wake, &lock, &until);
+    if (stopping) break;
+    if (rc != 0 && rc != ETIMEDOUT) continue;
+    uint64_t beat = __atomic_load_n(&S->watch.beat, __ATOMIC_RELAXED);
+    int in_user = __atomic_load_n(&S->watch.in_user, __ATOMIC_RELAXED);
+    double now = mono();
+    if (beat != last || !in_user) { last = beat; since = now; continue; }
+    if (now - since >= S->o->compute_limit) report(S, now - since);
+  }
+  pthread_mutex_unlock(&lock);
+  return NULL;
+}
+
+void emu_watch_start(emu_sim *S) {
+  S->watch.running = 0;
+  if (!(S->o->compute_limit > 0)) return;
+  stopping = 0;
+  S->watch.running = pthread_create(&S->watch.thread, NULL, watch, S) == 0;
+}
+
+void emu_watch_stop(emu_sim *S) {
+  if (!S->watch.running) return;
+  pthread_mutex_lock(&lock);
+  stopping = 1;
+  pthread_cond_signal(&wake);
+  pthread_mutex_unlock(&lock);
+  pthread_join(S->watch.thread, NULL);
+  S->watch.running = 0;
+}
