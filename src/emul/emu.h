@@ -155,6 +155,7 @@ struct emu_sim {
     int rank;               /* which, since simulated time sim_time */
     double sim_time;
     int running;
+    int fired;              /* it ends the process (emu_sched.c's exit hook lets it) */
     pthread_t thread;
   } watch;
 };

@@ -382,7 +382,7 @@ void emu_rank_called_exit(int status, const char *fn, const void *caller) {
 static void exit_hook(int status, void *arg) {
   (void)arg;
   emu_sim *S = emu_current;
-  if (!S || !S->running) return;
+  if (!S || !S->running || __atomic_load_n(&S->watch.fired, __ATOMIC_SEQ_CST)) return;
   char buf[256];
   int n = snprintf(buf, sizeof buf, "psim: rank %d called exit(%d) from a library (not relinked "
                    "by psimcc): the simulation cannot go on\n", S->running->id, status);

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -44,7 +45,14 @@ static void report(emu_sim *S, double idle) {
                    "stops; --compute-limit SECONDS sets this limit (0: none)\n",
                    rank, idle, t);
   if (n > 0) (void)!write(2, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
-  _exit(PSIM_EXIT_APP);
+  /* exit, not _exit: what the ranks wrote and their libraries buffer (libgfortran's units:
+   * the BLACS tester's whole report) is flushed by its destructors, as when real MPI_Abort
+   * ends the processes. The rank spins in its own code, holding none of their locks as a rule;
+   * if one is held after all, the alarm ends the process. emu_sched.c's exit hook lets this
+   * exit through (watch.fired). */
+  __atomic_store_n(&S->watch.fired, 1, __ATOMIC_SEQ_CST);
+  alarm(10);
+  exit(PSIM_EXIT_APP);
 }
 
 static void *watch(void *arg) {

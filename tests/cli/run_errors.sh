@@ -14,7 +14,7 @@ expect() { # expect RC PATTERN command...
     echo "FAIL: $* (rc $rc, want $want; '$pat' expected in:)"; cat "$TMPD/err"; fails=$((fails + 1))
   fi
 }
-for p in deadlock crash overflow mpierr exit datemax badvol alias spin; do
+for p in deadlock crash overflow mpierr exit datemax badvol alias spin_forever; do
   "$PSIMCC" -g -o "$TMPD/$p" "$D/$p.c" || { echo "FAIL: psimcc $p"; exit 1; }
 done
 expect 3 "rank 1 (host node-1): blocked in MPI_Recv(peer 0, tag 7) at .*deadlock.c:7" "$PSIM" run --np 2 -q -- "$TMPD/deadlock"
@@ -23,12 +23,12 @@ expect 4 "rank 1 crashed with signal 11" "$PSIM" run --np 2 -q -- "$TMPD/crash"
 expect 4 "rank 0 overflowed its stack of 256 KiB" "$PSIM" run --np 2 -q --stack-size 256K -- "$TMPD/overflow"
 expect 4 "stack-size" "$PSIM" run --np 2 -q --stack-size 256K -- "$TMPD/overflow"
 expect 4 "simulated time overflows at 1e+308 s" "$PSIM" run --np 2 -q -- "$TMPD/datemax"
-# a rank that never calls MPI again (spin.c): stopped after --compute-limit seconds of wall time,
+# a rank that never calls MPI again (spin_forever.c): stopped after --compute-limit seconds of wall time,
 # naming it; a rank computing 1.5 s without MPI under a limit of 3 s runs to its end
 expect 4 "rank 0 has run its own code for [0-9]* s (wall time) without calling MPI, since simulated time 0.0000" \
-  "$PSIM" run --np 4 -q --compute-limit 1 -- "$TMPD/spin"
-"$PSIM" run --np 4 -q --compute-limit 3 -- "$TMPD/spin" work > "$TMPD/out" 2>&1 || { echo "FAIL: spin work stopped:"; cat "$TMPD/out"; fails=$((fails + 1)); }
-expect 2 "compute-limit expects seconds" "$PSIM" run --np 2 --compute-limit -1 -- "$TMPD/spin"
+  "$PSIM" run --np 4 -q --compute-limit 1 -- "$TMPD/spin_forever"
+"$PSIM" run --np 4 -q --compute-limit 3 -- "$TMPD/spin_forever" work > "$TMPD/out" 2>&1 || { echo "FAIL: spin_forever work stopped:"; cat "$TMPD/out"; fails=$((fails + 1)); }
+expect 2 "compute-limit expects seconds" "$PSIM" run --np 2 --compute-limit -1 -- "$TMPD/spin_forever"
 for coll in allreduce:MPI_Allreduce allgather:MPI_Allgather gather:MPI_Gather gatherlate:MPI_Gather; do
   expect 4 "MPI error in ${coll#*:}: the send and receive buffers are the same (MPI_ERR_BUFFER)" \
     "$PSIM" run --np 2 -q -- "$TMPD/alias" "${coll%%:*}"
