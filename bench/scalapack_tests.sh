@@ -13,8 +13,9 @@
 #   - BLACS testers (xCbtest, xFbtest): as their runtest.cmake, the output must reach
 #     "DONE BLACS_GRIDEXIT"; they end by testing BLACS_ABORT, rank 2 aborting while the others
 #     spin in a loop that only the abort ends, so psim stops them with --compute-limit (exit 4).
-# Prints per tester: verdict, tests passed / failed (as the tester counts them), the simulated
-# time and the wall time of the simulation. Exit status 1 when a tester fails.
+# Prints per tester: verdict (ok, FAIL, or as-mpich: the failures real MPICH gives, see
+# native_failures), tests passed / failed (as the tester counts them), the simulated time and
+# the wall time of the simulation. Exit status 1 when a tester fails.
 #
 #   bench/scalapack_tests.sh                 every tester (about 10 minutes)
 #   bench/scalapack_tests.sh xdlu xdqr       these only
@@ -57,8 +58,13 @@ list() {
   echo "xFbtest BLACS 4"
 }
 
+# Tests that fail under real MPICH too (mpiexec.mpich -n 4 on this machine, 2026-11-27): the same
+# count here is MPICH's result, reported "as-mpich". cpb1tst: PSCASUM, 6 of 16 (24.775406 where
+# the tester expects 24.773506, ...); psim run's output is line for line real MPICH's.
+native_failures() { case $1 in cpb1tst) echo 6 ;; *) echo 0 ;; esac; }
+
 export OPENBLAS_NUM_THREADS=1
-printf "%-10s %-7s %8s %8s %14s %10s\n" tester verdict passed failed "simulated (s)" "wall (s)"
+printf "%-10s %-8s %8s %8s %14s %10s\n" tester verdict passed failed "simulated (s)" "wall (s)"
 res=$(mktemp)
 trap 'rm -f "$res"' EXIT
 list | while read -r name sub np; do
@@ -100,9 +106,11 @@ list | while read -r name sub np; do
                      $1 == "FAILED" { s++ } END { print s + 0 }' "$out")
        grep -q 'DONE BLACS_GRIDEXIT' "$out" && [ "$failed" = 0 ] && v=ok || v=FAIL ;;
   esac
-  printf "%-10s %-7s %8s %8s %14s %10.1f\n" "$name" "$v" "$passed" "$failed" "${sim:--}" "$(echo "$e - $s" | bc)"
+  nf=$(native_failures "$name")
+  [ "$v" = FAIL ] && [ "$nf" != 0 ] && [ "$failed" = "$nf" ] && grep -q -i 'End of Tests' "$out" && v=as-mpich
+  printf "%-10s %-8s %8s %8s %14s %10.1f\n" "$name" "$v" "$passed" "$failed" "${sim:--}" "$(echo "$e - $s" | bc)"
   echo "$v" >> "$res"
-  [ $v = ok ] || echo "  (exit $rc; $dir/$name.out, $dir/$name.err)"
+  [ $v = FAIL ] && echo "  (exit $rc; $dir/$name.out, $dir/$name.err)"
 done
-echo "$(grep -c ok "$res") of $(wc -l < "$res") testers pass"
+echo "$(grep -c '^ok' "$res") of $(wc -l < "$res") testers pass, $(grep -c as-mpich "$res") fail as under real MPICH"
 ! grep -q FAIL "$res"

@@ -162,6 +162,9 @@ struct emu_sim {
 
 extern emu_sim *emu_current;
 
+/* Takes the crash signals back from libgfortran's handlers (emu_signal.c; MPI_Init calls it). */
+void emu_signals_reclaim(void);
+
 /* ---- the watchdog (emu_watch.c): a rank that never calls MPI again (--compute-limit) ---- */
 void emu_watch_start(emu_sim *S);
 void emu_watch_stop(emu_sim *S);

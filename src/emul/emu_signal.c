@@ -2,6 +2,7 @@
  * MPI call it made; a fault on a stack guard page is reported as a stack overflow with advice.
  * The handler runs on an alternate stack (the faulting stack may be exhausted) and ends the
  * process: the simulation cannot continue once a rank's state is undefined. */
+#include <dlfcn.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,4 +70,26 @@ void emu_signals_restore(void) {
   sigaltstack(&saved_alt, NULL);
   free(alt_stack);
   alt_stack = NULL;
+}
+
+/* libgfortran installs its own handlers for these signals when a Fortran main program starts
+ * (_gfortran_set_options, before MPI_INIT): a crashing rank then printed libgfortran's
+ * backtrace and ended the process with status 139, without psim's report. MPI_Init takes them
+ * back from libgfortran; a handler the program installs itself is left alone. */
+void emu_signals_reclaim(void) {
+  if (!alt_stack) return;
+  for (int i = 0; i < NSIGS; i++) {
+    struct sigaction cur;
+    if (sigaction(sigs[i], NULL, &cur) != 0) continue;
+    void *h = cur.sa_flags & SA_SIGINFO ? (void *)cur.sa_sigaction : (void *)cur.sa_handler;
+    if (!h || h == (void *)on_fault || h == (void *)SIG_DFL || h == (void *)SIG_IGN) continue;
+    Dl_info di;
+    if (!dladdr(h, &di) || !di.dli_fname || !strstr(di.dli_fname, "libgfortran")) continue;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_fault;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    sigaction(sigs[i], &sa, NULL);
+  }
 }

@@ -173,6 +173,9 @@ rank 3 got 2 from 2 tag 5 sum 6 y 102 x 102 ignored tags 0 time moved T tag_ub T
   if command -v mpiexec.mpich >/dev/null && real=$(timeout 60 mpiexec.mpich -n 4 "$TMPD/fortran" 2>/dev/null | sort); then
     [ "$real" = "$want" ] || bad "abi_fortran: real MPICH prints $real"
   fi
+  # a crashing Fortran rank is psim's report, not libgfortran's backtrace handler (exit 139)
+  "$MPIFORT" -O0 -o "$TMPD/fcrash" "$D/abi_fortran_crash.f90" || bad "mpifort abi_fortran_crash.f90"
+  expect 4 "rank 1 crashed with signal 11 (Segmentation fault)" "$PSIM" run --np 2 -q -- "$TMPD/fcrash"
 else
   echo "note: no MPICH mpifort (gfortran): the Fortran program not run"
 fi

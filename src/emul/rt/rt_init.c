@@ -81,6 +81,7 @@ int MPI_Init(int *argc, char ***argv) {
   if (k->initialized) emu_fatal("MPI_Init called twice");
   rt_me();
   k->initialized = 1;
+  emu_signals_reclaim();
   emu_leave();
   return MPI_SUCCESS;
 }
