@@ -583,6 +583,11 @@ int emu_abi_open(emu_abi **out, const char *path, const char *data, size_t len, 
                  const char *dir, psim_err *err) {
   *out = NULL;
   if (load_stub(err) < 0) return -1;
+  /* A Fortran program's units are buffered by libgfortran and flushed at process exit, after
+   * psim's report: its output came after the report. Unbuffered (read by libgfortran as it
+   * loads, with the program), it comes in order, as a C program's does. The user's setting
+   * stands. */
+  setenv("GFORTRAN_UNBUFFERED_PRECONNECTED", "y", 0);
   emu_abi *a = xcalloc(1, sizeof *a);
   a->path = path;
   a->dir = dir;

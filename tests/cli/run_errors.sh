@@ -34,6 +34,10 @@ for coll in allreduce:MPI_Allreduce allgather:MPI_Allgather gather:MPI_Gather ga
     "$PSIM" run --np 2 -q -- "$TMPD/alias" "${coll%%:*}"
 done
 "$PSIM" run --np 2 -q -- "$TMPD/alias" inplace > "$TMPD/out" 2>&1 || { echo "FAIL: MPI_IN_PLACE refused:"; cat "$TMPD/out"; fails=$((fails + 1)); }
+for coll in reduce_np:MPI_Reduce gather_np:MPI_Gather scatter_np:MPI_Scatter; do
+  expect 4 "MPI error in ${coll#*:}: rank 1 passed MPI_IN_PLACE, which only the root (rank 0) may (MPI_ERR_BUFFER)" \
+    "$PSIM" run --np 2 -q -- "$TMPD/alias" "${coll%%:*}"
+done
 for call in sleep:seconds compute:flops; do
   for v in nan inf -inf -1; do
     expect 4 "rank [0-9]*: psim_${call%%:*}($v): expected a finite number of ${call#*:}, 0 or more" \

@@ -311,6 +311,15 @@ static void check_alias(const void *sbuf, const void *rbuf, int nonempty) {
     emu_fatal("the send and receive buffers are the same (MPI_ERR_BUFFER): pass MPI_IN_PLACE as the send buffer");
 }
 
+/* MPI_IN_PLACE is the root's alone in a rooted collective (reduce and gather: its send buffer;
+ * scatter: its receive buffer). Another rank's would be read or written at the sentinel's
+ * address: MPICH stops with MPI_ERR_BUFFER (Debian's build crashed); psim read it as the
+ * receive buffer and went on. */
+static void check_inplace_root(const void *buf, int me, int root, int nonempty) {
+  if (nonempty && buf == MPI_IN_PLACE && me != root)
+    emu_fatal("rank %d passed MPI_IN_PLACE, which only the root (rank %d) may (MPI_ERR_BUFFER)", me, root);
+}
+
 static void reduce_common(const char *name, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
                           MPI_Op op, int root, MPI_Comm comm) {
   rt_comm *c = coll_begin(name, comm);
@@ -318,6 +327,7 @@ static void reduce_common(const char *name, const void *sbuf, void *rbuf, int co
   if (!all) check_root(c, root);
   int me = rt_comm_rank(c);
   check_alias(sbuf, rbuf, count > 0 && (all || me == root));
+  if (!all) check_inplace_root(sbuf, me, root, count > 0);
   rt_slot *s = rt_slot_enter(c);
   deposit(s, me, sbuf == MPI_IN_PLACE ? rbuf : sbuf, count, dt);
   coll_call x = mkcall(all ? COLL_ALLREDUCE : COLL_REDUCE, c, all ? 0 : root,
@@ -413,6 +423,7 @@ static void gather_common(const char *name, const void *sbuf, int scount, MPI_Da
   check_root(c, root);
   int me = rt_comm_rank(c), n = c->size;
   check_alias(sbuf, rbuf, me == root && scount > 0);
+  check_inplace_root(sbuf, me, root, scount > 0);
   rt_slot *s = rt_slot_enter(c);
   int inplace = sbuf == MPI_IN_PLACE && me == root;
   if (!inplace) deposit(s, me, sbuf, scount, stype);
@@ -472,6 +483,7 @@ static void scatter_common(const char *name, const void *sbuf, int scount, const
   check_root(c, root);
   int me = rt_comm_rank(c), n = c->size;
   check_alias(sbuf, rbuf == MPI_IN_PLACE ? NULL : rbuf, me == root && rcount > 0);
+  check_inplace_root(rbuf, me, root, rcount > 0);
   rt_slot *s = rt_slot_enter(c);
   int inplace = rbuf == MPI_IN_PLACE && me == root;
   double *cnt = NULL;

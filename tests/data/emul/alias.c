@@ -1,6 +1,8 @@
 /* A collective given the same buffer to send and to receive (argv[1]: allreduce, allgather,
  * gather, gatherlate): erroneous in MPI (MPI_IN_PLACE says so), stopped by MPICH with MPI_ERR_BUFFER;
- * psim run must stop too, naming the call (exit 4). "inplace" is the correct form: it runs. */
+ * psim run must stop too, naming the call (exit 4). "inplace" is the correct form: it runs.
+ * MPI_IN_PLACE at a rank other than the root (reduce_np, gather_np: as the send buffer;
+ * scatter_np: as the receive buffer) is erroneous too (MPICH: MPI_ERR_BUFFER). */
 #include <mpi.h>
 #include <string.h>
 
@@ -19,6 +21,10 @@ int main(int argc, char **argv) {
     MPI_Gather(buf, 1, MPI_INT, buf, 1, MPI_INT, 0, MPI_COMM_WORLD);
   }
   if (!strcmp(c, "inplace")) MPI_Allreduce(MPI_IN_PLACE, buf, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (!strcmp(c, "reduce_np")) MPI_Reduce(MPI_IN_PLACE, buf, 2, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+  if (!strcmp(c, "gather_np")) MPI_Gather(MPI_IN_PLACE, 1, MPI_INT, buf, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (!strcmp(c, "scatter_np"))
+    MPI_Scatter(buf, 1, MPI_INT, rank ? MPI_IN_PLACE : buf + 4, 1, MPI_INT, 0, MPI_COMM_WORLD);
   MPI_Finalize();
   return 0;
 }
