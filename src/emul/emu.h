@@ -86,6 +86,10 @@ struct emu_req {
 typedef enum { EK_NEW, EK_READY, EK_BLOCKED, EK_DONE } emu_rank_state;
 
 typedef struct emu_rank {
+  /* Heap blocks the rank holds while it is blocked inside a call (a collective's program and
+   * its request arrays, emu_hold): freed by the run's teardown if the run stops while the
+   * rank is blocked there (another rank's error), else by their owner, which releases them. */
+  void *held[4];
   int id, host;
   uint8_t state, finalized, initialized, probing;
   uint8_t polling;          /* blocked after unsuccessful tests/iprobes (emu_poll_failed) */
@@ -155,12 +159,21 @@ struct emu_sim {
     int rank;               /* which, since simulated time sim_time */
     double sim_time;
     int running;
-    int fired;              /* it ends the process (emu_sched.c's exit hook lets it) */
     pthread_t thread;
   } watch;
 };
 
 extern emu_sim *emu_current;
+
+/* Rank k holds p (not NULL) across a blocking call / gives it back (see emu_rank.held). */
+static inline void emu_hold(emu_rank *k, void *p) {
+  for (int i = 0; i < 4; i++)
+    if (!k->held[i]) { k->held[i] = p; return; }
+}
+static inline void emu_release(emu_rank *k, void *p) {
+  for (int i = 0; i < 4; i++)
+    if (k->held[i] == p) { k->held[i] = NULL; return; }
+}
 
 /* Takes the crash signals back from libgfortran's handlers (emu_signal.c; MPI_Init calls it). */
 void emu_signals_reclaim(void);

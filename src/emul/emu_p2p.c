@@ -288,11 +288,14 @@ void emu_run_prog(const coll_prog *p, const int *world_of, int ctx) {
   emu_req **reqs = inline_reqs;
   int *opidx = NULL;
   int nreqs = 0, cap = 16, waited = 0;
+  emu_rank *k = emu_self();
   if (p->n > 16) {
     cap = p->n;
     reqs = xmalloc((size_t)cap * sizeof *reqs);
+    emu_hold(k, reqs);
   }
   opidx = xmalloc((size_t)(p->n + 1) * sizeof *opidx);
+  emu_hold(k, opidx);
   for (int i = 0; i < p->n; i++) {
     const coll_op *op = &p->ops[i];
     emu_req *r;
@@ -338,6 +341,7 @@ void emu_run_prog(const coll_prog *p, const int *world_of, int ctx) {
   /* a program always ends with its waits; anything left is released */
   for (int j = 0; j < nreqs; j++)
     if (reqs[j]) { emu_wait(&reqs[j], 1, 1); take_free(reqs[j]); }
-  if (reqs != inline_reqs) free(reqs);
+  if (reqs != inline_reqs) { emu_release(k, reqs); free(reqs); }
+  emu_release(k, opidx);
   free(opidx);
 }

@@ -382,7 +382,7 @@ void emu_rank_called_exit(int status, const char *fn, const void *caller) {
 static void exit_hook(int status, void *arg) {
   (void)arg;
   emu_sim *S = emu_current;
-  if (!S || !S->running || __atomic_load_n(&S->watch.fired, __ATOMIC_SEQ_CST)) return;
+  if (!S || !S->running) return;
   char buf[256];
   int n = snprintf(buf, sizeof buf, "psim: rank %d called exit(%d) from a library (not relinked "
                    "by psimcc): the simulation cannot go on\n", S->running->id, status);
@@ -648,6 +648,7 @@ out_ranks:
   emu_dyn_finish(S, res);
   for (int i = 0; i < S->np; i++) {
     emu_rank *k = &S->ranks[i];
+    for (int j = 0; j < 4; j++) free(k->held[j]);   /* blocked in a call when the run stopped */
     emu_fiber_free(&k->fib);
     if (k->argv) for (int j = 0; j < k->argc; j++) free(k->argv[j]);
     free(k->argv);

@@ -222,7 +222,9 @@ void rt_coll_timing(rt_comm *c, coll_call *call) {
     else trace_program(k, &p, c->world);
     k->trace_off++;   /* the program's own operations are not recorded again */
   }
+  emu_hold(k, p.ops);
   emu_run_prog(&p, c->world, 2 * c->id + 1);
+  emu_release(k, p.ops);
   if (rec) k->trace_off--;
   coll_prog_free(&p);
 }
