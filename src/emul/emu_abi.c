@@ -31,6 +31,7 @@
 
 #include "emul/emu.h"
 #include "emul/emu_abi.h"
+#include "emul/emu_elf.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define ABI_ASAN 1
@@ -39,110 +40,6 @@
 #define ABI_ASAN 1
 #endif
 #endif
-
-enum { PT_LOAD_ = 1, PT_DYNAMIC_ = 2, PT_TLS_ = 7 };
-enum { DT_NEEDED_ = 1, DT_PLTRELSZ_ = 2, DT_STRTAB_ = 5, DT_SYMTAB_ = 6, DT_RELA_ = 7,
-       DT_RELASZ_ = 8, DT_STRSZ_ = 10, DT_SONAME_ = 14, DT_RPATH_ = 15, DT_JMPREL_ = 23,
-       DT_RUNPATH_ = 29 };
-#define PT_GNU_RELRO_ 0x6474e552u
-#define R_X86_64_64_ 1u
-#define R_X86_64_GLOB_DAT_ 6u
-#define R_X86_64_JUMP_SLOT_ 7u
-#define DT_FLAGS_1_ 0x6ffffffbLL
-#define DF_1_PIE_ 0x08000000ULL
-#define R_X86_64_COPY_ 5u
-
-/* What one ELF image says about itself (file offsets, all checked against its length). */
-typedef struct elf_info {
-  int pie, exec, tls;
-  uint64_t flags1_at;          /* file offset of DT_FLAGS_1's value, 0 if none */
-  uint64_t str_off, str_size;  /* .dynstr */
-  uint64_t sym_off;            /* .dynsym */
-  uint64_t rela_off, rela_size;
-  uint64_t jmprel_off, jmprel_size;  /* the PLT's relocations (DT_JMPREL) */
-  uint64_t relro_va, relro_size;     /* PT_GNU_RELRO: read-only once relocated */
-  uint64_t soname;             /* offset in .dynstr, or UINT64_MAX */
-  uint64_t needed[64];
-  int nneeded;
-  uint64_t runpath;            /* offset in .dynstr, or UINT64_MAX */
-} elf_info;
-
-static uint64_t rd64(const char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
-static uint32_t rd32(const char *p) { uint32_t v; memcpy(&v, p, 4); return v; }
-static uint16_t rd16(const char *p) { uint16_t v; memcpy(&v, p, 2); return v; }
-
-/* virtual address -> file offset through the PT_LOAD segments */
-static int vaddr_off(const char *d, size_t n, uint64_t va, uint64_t *off) {
-  uint64_t phoff = rd64(d + 32);
-  uint16_t phentsize = rd16(d + 54), phnum = rd16(d + 56);
-  for (uint16_t i = 0; i < phnum; i++) {
-    uint64_t at = phoff + (uint64_t)i * phentsize;
-    if (at + 56 > n) return -1;
-    const char *ph = d + at;
-    if (rd32(ph) != PT_LOAD_) continue;
-    uint64_t o = rd64(ph + 8), v = rd64(ph + 16), fsz = rd64(ph + 32);
-    if (va >= v && va < v + fsz) { *off = o + (va - v); return *off < n ? 0 : -1; }
-  }
-  return -1;
-}
-
-static int elf_parse(const char *path, const char *d, size_t n, elf_info *e, psim_err *err) {
-  memset(e, 0, sizeof *e);
-  e->soname = e->runpath = UINT64_MAX;
-  if (n < 64 || memcmp(d, "\177ELF", 4) || d[4] != 2 || d[5] != 1 || rd16(d + 18) != 62)
-    return psim_errf(err, 2, path, 0, "not an x86-64 ELF file");
-  e->exec = rd16(d + 16) == 2;
-  uint64_t phoff = rd64(d + 32);
-  uint16_t phentsize = rd16(d + 54), phnum = rd16(d + 56);
-  uint64_t dyn = 0, dynsz = 0, strtab = 0, symtab = 0, rela = 0, jmprel = 0;
-  for (uint16_t i = 0; i < phnum; i++) {
-    uint64_t at = phoff + (uint64_t)i * phentsize;
-    if (phentsize < 56 || at + 56 > n) return psim_errf(err, 2, path, 0, "truncated ELF program headers");
-    const char *ph = d + at;
-    if (rd32(ph) == PT_TLS_) e->tls = 1;
-    if (rd32(ph) == PT_DYNAMIC_) { dyn = rd64(ph + 8); dynsz = rd64(ph + 32); }
-    if (rd32(ph) == PT_GNU_RELRO_) { e->relro_va = rd64(ph + 16); e->relro_size = rd64(ph + 40); }
-  }
-  if (!dyn || dyn > n || dynsz > n - dyn) return 0;   /* static: no dynamic section */
-  for (uint64_t at = dyn; at + 16 <= dyn + dynsz; at += 16) {
-    int64_t tag = (int64_t)rd64(d + at);
-    uint64_t val = rd64(d + at + 8);
-    if (tag == 0) break;
-    if (tag == DT_NEEDED_ && e->nneeded < 64) e->needed[e->nneeded++] = val;
-    else if (tag == DT_STRTAB_) strtab = val;
-    else if (tag == DT_STRSZ_) e->str_size = val;
-    else if (tag == DT_SYMTAB_) symtab = val;
-    else if (tag == DT_RELA_) rela = val;
-    else if (tag == DT_RELASZ_) e->rela_size = val;
-    else if (tag == DT_JMPREL_) jmprel = val;
-    else if (tag == DT_PLTRELSZ_) e->jmprel_size = val;
-    else if (tag == DT_SONAME_) e->soname = val;
-    else if (tag == DT_RUNPATH_ || tag == DT_RPATH_) e->runpath = val;
-    else if (tag == DT_FLAGS_1_) { e->flags1_at = at + 8; e->pie = (val & DF_1_PIE_) != 0; }
-  }
-  if (!strtab || vaddr_off(d, n, strtab, &e->str_off) < 0 || e->str_size > n - e->str_off)
-    return psim_errf(err, 2, path, 0, "bad ELF dynamic string table");
-  if (symtab && vaddr_off(d, n, symtab, &e->sym_off) < 0) return psim_errf(err, 2, path, 0, "bad ELF dynamic symbol table");
-  if (rela && (vaddr_off(d, n, rela, &e->rela_off) < 0 || e->rela_size > n - e->rela_off))
-    return psim_errf(err, 2, path, 0, "bad ELF relocation table");
-  if (jmprel && (vaddr_off(d, n, jmprel, &e->jmprel_off) < 0 || e->jmprel_size > n - e->jmprel_off))
-    return psim_errf(err, 2, path, 0, "bad ELF PLT relocation table");
-  return 0;
-}
-
-/* a string of .dynstr, or "" when out of range */
-static const char *dstr(const char *d, const elf_info *e, uint64_t off) {
-  if (off >= e->str_size || !memchr(d + e->str_off + off, 0, e->str_size - off)) return "";
-  return d + e->str_off + off;
-}
-
-static const char *needs(const char *d, const elf_info *e, const char *prefix) {
-  for (int i = 0; i < e->nneeded; i++) {
-    const char *s = dstr(d, e, e->needed[i]);
-    if (!strncmp(s, prefix, strlen(prefix))) return s;
-  }
-  return NULL;
-}
 
 /* ---- the per-rank copies ---- */
 
@@ -199,135 +96,23 @@ static int load_stub(psim_err *err) {
   return 0;
 }
 
-/* The directories the dynamic loader would search for a NEEDED name of the program at
- * exe_path: its RUNPATH (runpath, $ORIGIN expanded), LD_LIBRARY_PATH, then the system's (not
- * /etc/ld.so.conf's extra directories: give a full path for a library there). */
-static char *search_lib(const char *name, const char *exe_path, const char *rp) {
-  if (strchr(name, '/')) return realpath(name, NULL);
-  char origin[4096];
-  snprintf(origin, sizeof origin, "%s", exe_path);
-  char *sl = strrchr(origin, '/');
-  if (sl) *sl = 0; else strcpy(origin, ".");
-  const char *llp = getenv("LD_LIBRARY_PATH");
-  char *all = xmalloc(strlen(rp) + (llp ? strlen(llp) : 0) + 256);
-  sprintf(all, "%s:%s:/usr/local/lib:/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:/lib64:/usr/lib64:/lib:/usr/lib",
-          rp, llp ? llp : "");
-  char *res = NULL;
-  for (char *save = NULL, *dir = strtok_r(all, ":", &save); dir && !res; dir = strtok_r(NULL, ":", &save)) {
-    char p[8192];
-    if (!strncmp(dir, "$ORIGIN", 7)) snprintf(p, sizeof p, "%s%s/%s", origin, dir + 7, name);
-    else snprintf(p, sizeof p, "%s/%s", dir, name);
-    if (access(p, R_OK) == 0) res = realpath(p, NULL);
-  }
-  free(all);
-  return res;
-}
-
 static char *find_lib(const char *name, const emu_abi *a) {
-  return search_lib(name, a->path, a->e.runpath != UINT64_MAX ? dstr(a->data, &a->e, a->e.runpath) : "");
-}
-
-/* ---- Libraries that call MPI ----
- * A program may call MPI only through a library it needs: Debian's ScaLAPACK testers (xdlu...)
- * need libscalapack-mpich.so.2.2, which needs libmpich.so.12. psim's libmpich.so.12, loaded
- * first, satisfies that NEEDED too. Such a library keeps the state of its MPI use in globals
- * (BLACS: its grids and communicators), which must be each rank's own: emu_abi_open privatizes
- * every library that needs libmpich.so.12, as --privatize-libs would (shared, the ranks
- * overwrote each other's BLACS grids and the run deadlocked). The walk follows the NEEDED entries breadth first, as the
- * loader searches them (each library's own RUNPATH is not read: the program's and the system's
- * directories are), over at most MAX_WALK libraries. */
-#define MAX_WALK 128
-
-typedef struct { char *path; int mpich; } walk_lib;   /* mpich: it NEEDs libmpich.so.12 itself */
-
-/* Parses the file at path (mapped read-only) and calls back with its image; 0 if unreadable. */
-static int with_image(const char *path, int (*fn)(void *ctx, const char *d, size_t n, const elf_info *e),
-                      void *ctx) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  struct stat st;
-  int rc = 0;
-  if (fstat(fd, &st) == 0 && st.st_size > 64) {
-    size_t n = (size_t)st.st_size;
-    char *d = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (d != MAP_FAILED) {
-      elf_info e;
-      psim_err quiet = {0};
-      if (elf_parse(path, d, n, &e, &quiet) == 0) rc = fn(ctx, d, n, &e);
-      psim_err_clear(&quiet);
-      munmap(d, n);
-    }
-  }
-  close(fd);
-  return rc;
-}
-
-typedef struct {
-  const char *exe_path, *runpath;
-  VEC(walk_lib) libs;
-  const char *other;           /* a NEEDED libmpi.so.* (Open MPI) met on the way */
-  char other_buf[256];
-} lib_walk;
-
-static void walk_add(lib_walk *w, const char *name) {
-  if (w->libs.len >= MAX_WALK) return;
-  char *p = search_lib(name, w->exe_path, w->runpath);
-  if (!p) return;
-  for (size_t i = 0; i < w->libs.len; i++)
-    if (!strcmp(w->libs.data[i].path, p)) { free(p); return; }
-  walk_lib l = {p, 0};
-  VEC_PUSH(w->libs, l);
-}
-
-/* Adds the NEEDED of one image to the walk; returns 1 if it needs libmpich.so.12 itself. */
-static int walk_needed(void *ctx, const char *d, size_t n, const elf_info *e) {
-  (void)n;
-  lib_walk *w = ctx;
-  int mpich = 0;
-  for (int i = 0; i < e->nneeded; i++) {
-    const char *s = dstr(d, e, e->needed[i]);
-    if (!strncmp(s, "libmpich.so.12", 14)) { mpich = 1; continue; }
-    if (!strncmp(s, "libmpi.so", 9) && !w->other) {
-      snprintf(w->other_buf, sizeof w->other_buf, "%s", s);
-      w->other = w->other_buf;
-    }
-    walk_add(w, s);
-  }
-  return mpich;
-}
-
-/* The libraries of the program (image d) that need libmpich.so.12, by path, in walk order
- * (freed by walk_free). */
-static void walk_program(lib_walk *w, const char *path, const char *d, const elf_info *e) {
-  memset(w, 0, sizeof *w);
-  w->exe_path = path;
-  w->runpath = e->runpath != UINT64_MAX ? dstr(d, e, e->runpath) : "";
-  walk_needed(w, d, 0, e);
-  for (size_t i = 0; i < w->libs.len; i++) {
-    char *lib = w->libs.data[i].path;
-    int mpich = with_image(lib, walk_needed, w);   /* may grow (move) w->libs */
-    w->libs.data[i].mpich = mpich;
-  }
-}
-
-static void walk_free(lib_walk *w) {
-  for (size_t i = 0; i < w->libs.len; i++) free(w->libs.data[i].path);
-  VEC_FREE(w->libs);
+  return elf_search_lib(name, a->path, a->e.runpath != UINT64_MAX ? elf_str(a->data, &a->e, a->e.runpath) : "");
 }
 
 int emu_abi_detect(const char *path, const char *d, size_t n, psim_err *err) {
   elf_info e;
   if (elf_parse(path, d, n, &e, err) < 0) return -1;
   if (!e.exec && !e.pie) return 0;   /* a shared object: psimcc's */
-  const char *other = needs(d, &e, "libmpi.so");
+  const char *other = elf_needs(d, &e, "libmpi.so");
   if (other)
     return psim_errf(err, 2, path, 0,
                      "is linked against Open MPI (%s): psim run loads programs built by MPICH's "
                      "mpicc (libmpich.so.12, e.g. Debian's /usr/bin/mpicc.mpich) or by psimcc", other);
-  if (!needs(d, &e, "libmpich.so.12")) {
+  if (!elf_needs(d, &e, "libmpich.so.12")) {
     /* through a library it needs? */
-    lib_walk w;
-    walk_program(&w, path, d, &e);
+    elf_walk w;
+    elf_walk_program(&w, path, d, &e);
     size_t users = 0;
     for (size_t i = 0; i < w.libs.len; i++) users += (size_t)w.libs.data[i].mpich;
     int rc = 0;
@@ -341,7 +126,7 @@ int emu_abi_detect(const char *path, const char *d, size_t n, psim_err *err) {
                      "is an executable that does not use MPICH (neither it nor the %zu libraries it "
                      "needs NEED libmpich.so.12): build it with psimcc, which makes the shared object "
                      "psim run loads once per rank", w.libs.len);
-    walk_free(&w);
+    elf_walk_free(&w);
     if (rc < 0) return rc;
   }
   if (e.exec)
@@ -363,7 +148,7 @@ int emu_abi_detect(const char *path, const char *d, size_t n, psim_err *err) {
 
 /* Reads library `name` (a name searched as the loader would, or a path) to be copied per
  * rank. why: "--privatize-libs" (the user's list) or NULL (a library calling MPI, found by
- * lib_walk: already listed is fine). */
+ * elf_walk: already listed is fine). */
 static int add_lib(emu_abi *a, const char *name, const char *why, psim_err *err) {
   char *path = find_lib(name, a);
   if (!path)
@@ -381,7 +166,7 @@ static int add_lib(emu_abi *a, const char *name, const char *why, psim_err *err)
   if (elf_parse(l->path, l->data, l->len, &l->e, err) < 0) return -1;
   if (l->e.exec || l->e.pie || l->e.soname == UINT64_MAX)
     return psim_errf(err, 2, l->path, 0, "%s: not a shared library with a SONAME", what);
-  l->soname = xstrdup(dstr(l->data, &l->e, l->e.soname));
+  l->soname = xstrdup(elf_str(l->data, &l->e, l->e.soname));
   if (!strncmp(l->soname, "libmpich.", 9) || !strncmp(l->soname, "libmpi.", 7))
     return psim_errf(err, 2, l->path, 0, "%s: %s is the MPI library, which psim supplies", what, l->soname);
   if (strlen(l->soname) < 8)
@@ -398,15 +183,15 @@ static int parse_libs(emu_abi *a, const char *list, psim_err *err) {
   return rc;
 }
 
-/* The libraries that call MPI (lib_walk), each rank's own, whether the program calls MPI
+/* The libraries that call MPI (elf_walk), each rank's own, whether the program calls MPI
  * itself too (an mpicc-linked ScaLAPACK driver) or only through them (the testers). */
 static int add_mpi_libs(emu_abi *a, psim_err *err) {
-  lib_walk w;
-  walk_program(&w, a->path, a->data, &a->e);
+  elf_walk w;
+  elf_walk_program(&w, a->path, a->data, &a->e);
   int rc = 0;
   for (size_t i = 0; i < w.libs.len && rc == 0; i++)
     if (w.libs.data[i].mpich) rc = add_lib(a, w.libs.data[i].path, NULL, err);
-  walk_free(&w);
+  elf_walk_free(&w);
   return rc;
 }
 
@@ -422,7 +207,7 @@ static void tag_name(char *out, const char *soname, int rank) {
  * copies. */
 static void rename_needed(char *d, const elf_info *e, const emu_abi *a, int rank) {
   for (int i = 0; i < e->nneeded; i++) {
-    char *s = (char *)dstr(d, e, e->needed[i]);
+    char *s = (char *)elf_str(d, e, e->needed[i]);
     for (int j = 0; j < a->nlibs; j++)
       if (!strcmp(s, a->libs[j].soname)) { tag_name(s, a->libs[j].soname, rank); break; }
   }
@@ -443,30 +228,6 @@ static int write_copy(const char *dir, const char *name, const char *d, size_t n
   return 0;
 }
 
-/* main's address in the file, from .symtab (0 when stripped). */
-static uint64_t symtab_main(const char *d, size_t n) {
-  uint64_t shoff = rd64(d + 40);
-  uint16_t shentsize = rd16(d + 58), shnum = rd16(d + 60);
-  if (shentsize < 64) return 0;
-  for (uint16_t i = 0; i < shnum; i++) {
-    uint64_t at = shoff + (uint64_t)i * shentsize;
-    if (at + 64 > n) return 0;
-    const char *sh = d + at;
-    if (rd32(sh + 4) != 2) continue;   /* SHT_SYMTAB */
-    uint64_t off = rd64(sh + 24), size = rd64(sh + 32), link = rd32(sh + 40);
-    uint64_t lat = shoff + link * shentsize;
-    if (off > n || size > n - off || lat + 64 > n) return 0;
-    uint64_t soff = rd64(d + lat + 24), ssize = rd64(d + lat + 32);
-    if (soff > n || ssize > n - soff) return 0;
-    for (uint64_t s = off; s + 24 <= off + size; s += 24) {
-      uint32_t nm = rd32(d + s);
-      if (nm + 5 > ssize || memcmp(d + soff + nm, "main", 5)) continue;
-      if ((d[s + 4] & 0xf) == 2 && rd16(d + s + 6) != 0) return rd64(d + s + 8);   /* STT_FUNC, defined */
-    }
-  }
-  return 0;
-}
-
 /* ---- The executable's symbols come first ----
  * In a process started normally, the executable is first in the global lookup scope: a symbol
  * it defines is the one every library's reference binds to (interposition). ScaLAPACK's TRD
@@ -479,7 +240,6 @@ static uint64_t symtab_main(const char *d, size_t n) {
  * executable's definition, as the loader would have. (Libraries loaded once for all ranks
  * keep their own: they cannot point at one rank's executable.) */
 
-typedef struct { const char *name; uint64_t va; } exe_sym;
 
 /* Per-rank variables: psim's libmpich.so.12 defines MPI_F_STATUS_IGNORE and friends once for
  * all ranks, but MPICH's Fortran bindings (a privatized library) store there addresses of their
@@ -495,40 +255,9 @@ enum { NRANK_VARS = sizeof rank_vars / sizeof *rank_vars };
 static void **rank_var_blocks;
 static size_t nrank_var_blocks;
 
-static int exe_sym_cmp(const void *x, const void *y) {
-  return strcmp(((const exe_sym *)x)->name, ((const exe_sym *)y)->name);
-}
-
-/* The executable's defined dynamic symbols (functions and objects), sorted by name. */
-static exe_sym *exe_symbols(const emu_abi *a, size_t *count) {
-  *count = 0;
-  const char *d = a->data;
-  size_t n = a->len;
-  uint64_t shoff = rd64(d + 40);
-  uint16_t shentsize = rd16(d + 58), shnum = rd16(d + 60);
-  if (shentsize < 64 || !a->e.sym_off) return NULL;
-  uint64_t nsym = 0;
-  for (uint16_t i = 0; i < shnum; i++) {
-    uint64_t at = shoff + (uint64_t)i * shentsize;
-    if (at + 64 > n) return NULL;
-    if (rd32(d + at + 4) == 11) nsym = rd64(d + at + 32) / 24;   /* SHT_DYNSYM */
-  }
-  if (!nsym || a->e.sym_off + nsym * 24 > n) return NULL;
-  exe_sym *v = xmalloc(nsym * sizeof *v);
-  for (uint64_t k = 1; k < nsym; k++) {
-    const char *sym = d + a->e.sym_off + k * 24;
-    int type = sym[4] & 0xf, bind = (unsigned char)sym[4] >> 4;
-    if (rd16(sym + 6) == 0 || (type != 1 && type != 2) || (bind != 1 && bind != 2)) continue;
-    v[*count] = (exe_sym){dstr(d, &a->e, rd32(sym)), rd64(sym + 8)};
-    if (*v[*count].name) (*count)++;
-  }
-  qsort(v, *count, sizeof *v, exe_sym_cmp);
-  return v;
-}
-
 static void find_interposed(emu_abi *a) {
   size_t nsyms;
-  exe_sym *syms = exe_symbols(a, &nsyms);
+  elf_sym *syms = elf_defined_symbols(a->data, a->len, &a->e, &nsyms);
   for (int j = 0; j < a->nlibs; j++) {
     abi_lib *l = &a->libs[j];
     const uint64_t tables[2][2] = {{l->e.rela_off, l->e.rela_size}, {l->e.jmprel_off, l->e.jmprel_size}};
@@ -539,8 +268,8 @@ static void find_interposed(emu_abi *a) {
         if (!k || (type != R_X86_64_64_ && type != R_X86_64_GLOB_DAT_ && type != R_X86_64_JUMP_SLOT_)) continue;
         uint64_t sym = l->e.sym_off + k * 24;
         if (!l->e.sym_off || sym + 24 > l->len) continue;
-        exe_sym key = {dstr(l->data, &l->e, rd32(l->data + sym)), 0};
-        const exe_sym *hit = nsyms ? bsearch(&key, syms, nsyms, sizeof *syms, exe_sym_cmp) : NULL;
+        elf_sym key = {elf_str(l->data, &l->e, rd32(l->data + sym)), 0};
+        const elf_sym *hit = nsyms ? bsearch(&key, syms, nsyms, sizeof *syms, elf_sym_cmp) : NULL;
         uint64_t va = hit ? hit->va : 0;
         for (int v = 0; v < NRANK_VARS && !hit; v++)
           if (!strcmp(key.name, rank_vars[v])) { va = RANK_VAR + (uint64_t)v; hit = &key; }
@@ -596,7 +325,7 @@ int emu_abi_open(emu_abi **out, const char *path, const char *data, size_t len, 
   memcpy(a->data, data, len);
   if (elf_parse(path, a->data, len, &a->e, err) < 0) { emu_abi_free(a); return -1; }
   a->entry = rd64(a->data + 24);
-  a->main_va = symtab_main(a->data, len);
+  a->main_va = elf_symtab_main(a->data, len);
   /* what every rank's copy has: no DF_1_PIE, copy relocations done by hand */
   if (a->e.flags1_at) {
     uint64_t v = rd64(a->data + a->e.flags1_at) & ~DF_1_PIE_;
@@ -607,7 +336,7 @@ int emu_abi_open(emu_abi **out, const char *path, const char *data, size_t len, 
     if ((uint32_t)info != R_X86_64_COPY_) continue;
     uint64_t sym = a->e.sym_off + (info >> 32) * 24;
     if (!a->e.sym_off || sym + 24 > len) continue;
-    copy_reloc c = {rd64(a->data + r), rd64(a->data + sym + 16), xstrdup(dstr(a->data, &a->e, rd32(a->data + sym)))};
+    copy_reloc c = {rd64(a->data + r), rd64(a->data + sym + 16), xstrdup(elf_str(a->data, &a->e, rd32(a->data + sym)))};
     VEC_PUSH(a->copies, c);
     uint64_t none = info & ~(uint64_t)0xffffffffu;   /* R_X86_64_NONE, same symbol */
     memcpy(a->data + r + 8, &none, 8);
@@ -649,11 +378,11 @@ int emu_abi_load_rank(emu_abi *a, int rank, void **handle, emu_main_fn *main_fn,
       int ready = 1;
       for (int i = 0; i < l->e.nneeded && ready; i++)
         for (int k = 0; k < a->nlibs; k++)
-          if (k != j && !a->libs[k].loaded && !strcmp(dstr(l->data, &l->e, l->e.needed[i]), a->libs[k].soname)) ready = 0;
+          if (k != j && !a->libs[k].loaded && !strcmp(elf_str(l->data, &l->e, l->e.needed[i]), a->libs[k].soname)) ready = 0;
       if (!ready) continue;
       char *d = xmalloc(l->len);
       memcpy(d, l->data, l->len);
-      tag_name((char *)dstr(d, &l->e, l->e.soname), l->soname, rank);
+      tag_name((char *)elf_str(d, &l->e, l->e.soname), l->soname, rank);
       rename_needed(d, &l->e, a, rank);
       char file[64];
       snprintf(file, sizeof file, "rank-%d-lib-%d.so", rank, j);
