@@ -16,7 +16,8 @@
 #   abi_libuser.c, as ScaLAPACK's precompiled testers): runs, the library private per rank,
 #   and the program's definitions of the library's symbols come first, as natively;
 # - a Fortran program (tests/data/emul/abi_fortran.f90, mpifort): MPICH's own Fortran bindings
-#   run over psim's libmpich.so.12, each rank's status-ignore sentinels its own;
+#   run over psim's libmpich.so.12, each rank's status-ignore sentinels its own; ranks MPI
+#   gives back in MPICH's values (abi_fortran_ranks.f90);
 # - errors: an MPICH call psim lacks (MPI_Comm_spawn: exit 4, named), exit(3) from a rank,
 #   a binary linked against Open MPI (libmpi.so.40), a non-PIE executable, --privatize-libs
 #   misused, psim's libmpich.so.12 used outside psim run.
@@ -173,6 +174,15 @@ rank 3 got 2 from 2 tag 5 sum 6 y 102 x 102 ignored tags 0 time moved T tag_ub T
   if command -v mpiexec.mpich >/dev/null && real=$(timeout 60 mpiexec.mpich -n 4 "$TMPD/fortran" 2>/dev/null | sort); then
     [ "$real" = "$want" ] || bad "abi_fortran: real MPICH prints $real"
   fi
+  # ranks MPI gives back are MPICH's (MPI_PROC_NULL -1, psim's -2): MPI_CART_SHIFT at the ends
+  # of a line, MPI_GROUP_TRANSLATE_RANKS of MPI_PROC_NULL, the MPI_HOST and MPI_IO attributes
+  # (found by MPICH's f77/topo/cartcrf and f77/attr/baseattr2f); all T, as real MPICH prints
+  "$MPIFORT" -O1 -o "$TMPD/franks" "$D/abi_fortran_ranks.f90" || bad "mpifort abi_fortran_ranks.f90"
+  out=$("$PSIM" run --np 3 -q --no-measure -- "$TMPD/franks" | sort) || bad "abi_fortran_ranks failed"
+  want="rank 0 shift T translate T host T io T
+rank 1 shift T translate T host T io T
+rank 2 shift T translate T host T io T"
+  [ "$out" = "$want" ] || bad "abi_fortran_ranks: $out"
   # a crashing Fortran rank is psim's report, not libgfortran's backtrace handler (exit 139)
   "$MPIFORT" -O0 -o "$TMPD/fcrash" "$D/abi_fortran_crash.f90" || bad "mpifort abi_fortran_crash.f90"
   expect 4 "rank 1 crashed with signal 11 (Segmentation fault)" "$PSIM" run --np 2 -q -- "$TMPD/fcrash"

@@ -144,19 +144,7 @@ int MPI_Errhandler_free(int *errhandler) {
 }
 
 int (*p_MPI_Comm_get_attr)(int comm, int keyval, void *attribute_val, int *flag);
-int MPI_Comm_get_attr(int comm, int keyval, void *attribute_val, int *flag) {
-  if (!p_MPI_Comm_get_attr) abi_missing("MPI_Comm_get_attr");
-  int rc = p_MPI_Comm_get_attr(abi_comm_in(comm), abi_keyval_in(keyval), attribute_val, flag);
-  return abi_err_out(rc);
-}
-
 int (*p_MPI_Attr_get)(int comm, int keyval, void *attribute_val, int *flag);
-int MPI_Attr_get(int comm, int keyval, void *attribute_val, int *flag) {
-  if (!p_MPI_Attr_get) abi_missing("MPI_Attr_get");
-  int rc = p_MPI_Attr_get(abi_comm_in(comm), abi_keyval_in(keyval), attribute_val, flag);
-  return abi_err_out(rc);
-}
-
 int (*p_MPI_Send)(const void *buf, int count, int dt, int dest, int tag, int comm);
 int MPI_Send(const void *buf, int count, int dt, int dest, int tag, int comm) {
   if (!p_MPI_Send) abi_missing("MPI_Send");
@@ -931,7 +919,11 @@ int MPI_Cart_coords(int comm, int rank, int maxdims, int coords[]) {
 int (*p_MPI_Cart_shift)(int comm, int direction, int disp, int *rank_source, int *rank_dest);
 int MPI_Cart_shift(int comm, int direction, int disp, int *rank_source, int *rank_dest) {
   if (!p_MPI_Cart_shift) abi_missing("MPI_Cart_shift");
-  int rc = p_MPI_Cart_shift(abi_comm_in(comm), direction, disp, rank_source, rank_dest);
+  int rank_source_p = 0;
+  int rank_dest_p = 0;
+  int rc = p_MPI_Cart_shift(abi_comm_in(comm), direction, disp, &rank_source_p, &rank_dest_p);
+  *rank_source = abi_rank_out(rank_source_p);
+  *rank_dest = abi_rank_out(rank_dest_p);
   return abi_err_out(rc);
 }
 
@@ -1029,12 +1021,6 @@ int MPI_Group_difference(int g1, int g2, int *newgroup) {
 }
 
 int (*p_MPI_Group_translate_ranks)(int g1, int n, const int ranks1[], int g2, int ranks2[]);
-int MPI_Group_translate_ranks(int g1, int n, const int ranks1[], int g2, int ranks2[]) {
-  if (!p_MPI_Group_translate_ranks) abi_missing("MPI_Group_translate_ranks");
-  int rc = p_MPI_Group_translate_ranks(abi_group_in(g1), n, ranks1, abi_group_in(g2), ranks2);
-  return abi_err_out(rc);
-}
-
 int (*p_MPI_Group_compare)(int g1, int g2, int *result);
 int MPI_Group_compare(int g1, int g2, int *result) {
   if (!p_MPI_Group_compare) abi_missing("MPI_Group_compare");
@@ -2065,7 +2051,6 @@ extern __typeof__(MPI_Alltoallw_c) PMPI_Alltoallw_c __attribute__((alias("MPI_Al
 extern __typeof__(MPI_Alltoallw_init) PMPI_Alltoallw_init __attribute__((alias("MPI_Alltoallw_init")));
 extern __typeof__(MPI_Alltoallw_init_c) PMPI_Alltoallw_init_c __attribute__((alias("MPI_Alltoallw_init_c")));
 extern __typeof__(MPI_Attr_delete) PMPI_Attr_delete __attribute__((alias("MPI_Attr_delete")));
-extern __typeof__(MPI_Attr_get) PMPI_Attr_get __attribute__((alias("MPI_Attr_get")));
 extern __typeof__(MPI_Attr_put) PMPI_Attr_put __attribute__((alias("MPI_Attr_put")));
 extern __typeof__(MPI_Barrier) PMPI_Barrier __attribute__((alias("MPI_Barrier")));
 extern __typeof__(MPI_Barrier_init) PMPI_Barrier_init __attribute__((alias("MPI_Barrier_init")));
@@ -2106,7 +2091,6 @@ extern __typeof__(MPI_Comm_dup) PMPI_Comm_dup __attribute__((alias("MPI_Comm_dup
 extern __typeof__(MPI_Comm_dup_with_info) PMPI_Comm_dup_with_info __attribute__((alias("MPI_Comm_dup_with_info")));
 extern __typeof__(MPI_Comm_free) PMPI_Comm_free __attribute__((alias("MPI_Comm_free")));
 extern __typeof__(MPI_Comm_free_keyval) PMPI_Comm_free_keyval __attribute__((alias("MPI_Comm_free_keyval")));
-extern __typeof__(MPI_Comm_get_attr) PMPI_Comm_get_attr __attribute__((alias("MPI_Comm_get_attr")));
 extern __typeof__(MPI_Comm_get_errhandler) PMPI_Comm_get_errhandler __attribute__((alias("MPI_Comm_get_errhandler")));
 extern __typeof__(MPI_Comm_get_info) PMPI_Comm_get_info __attribute__((alias("MPI_Comm_get_info")));
 extern __typeof__(MPI_Comm_get_name) PMPI_Comm_get_name __attribute__((alias("MPI_Comm_get_name")));
@@ -2277,7 +2261,6 @@ extern __typeof__(MPI_Group_range_excl) PMPI_Group_range_excl __attribute__((ali
 extern __typeof__(MPI_Group_range_incl) PMPI_Group_range_incl __attribute__((alias("MPI_Group_range_incl")));
 extern __typeof__(MPI_Group_rank) PMPI_Group_rank __attribute__((alias("MPI_Group_rank")));
 extern __typeof__(MPI_Group_size) PMPI_Group_size __attribute__((alias("MPI_Group_size")));
-extern __typeof__(MPI_Group_translate_ranks) PMPI_Group_translate_ranks __attribute__((alias("MPI_Group_translate_ranks")));
 extern __typeof__(MPI_Group_union) PMPI_Group_union __attribute__((alias("MPI_Group_union")));
 extern __typeof__(MPI_Iallgather) PMPI_Iallgather __attribute__((alias("MPI_Iallgather")));
 extern __typeof__(MPI_Iallgather_c) PMPI_Iallgather_c __attribute__((alias("MPI_Iallgather_c")));

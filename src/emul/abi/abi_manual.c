@@ -1,5 +1,6 @@
 /* The MPICH-ABI functions that scripts/gen_mpich_abi.py does not write: arrays of requests,
- * statuses or datatypes (translated element by element), user reduction functions (a
+ * statuses, datatypes or ranks (translated element by element), the predefined attributes whose
+ * value is a rank (MPI_HOST, MPI_IO), user reduction functions (a
  * trampoline gives them MPICH's datatype handle), MPICH calls psim's mpi.h does not declare but
  * that are pure conversions (MPI_Comm_c2f..., MPI_Type_match_size, MPI_Pcontrol), binding to
  * psim (psim_abi_init), and exit()/_exit(), which end only the calling rank as psimcc's
@@ -296,6 +297,44 @@ int MPI_Grequest_start(greq_query_fn *query_fn, abi_pgreq_free_fn *free_fn,
   return abi_err_out(rc);
 }
 
+/* Ranks in arrays: MPI_PROC_NULL (MPICH's -1, psim's -2) may be asked for, and is given back. */
+int MPI_Group_translate_ranks(int g1, int n, const int ranks1[], int g2, int ranks2[]) {
+  NEED(MPI_Group_translate_ranks);
+  int *r = tmp_alloc(n, sizeof *r);
+  for (int i = 0; i < n; i++) r[i] = abi_rank_in(ranks1[i]);
+  int rc = p_MPI_Group_translate_ranks(abi_group_in(g1), n, r, abi_group_in(g2), ranks2);
+  for (int i = 0; rc == 0 && i < n; i++) ranks2[i] = abi_rank_out(ranks2[i]);
+  free(r);
+  return abi_err_out(rc);
+}
+
+/* MPI_HOST and MPI_IO are ranks (MPI_PROC_NULL: no host process; MPI_ANY_SOURCE: every rank
+ * can do I/O), which psim's attribute points at in psim's values: the program gets a pointer
+ * to MPICH's. The keyvals have the same values in both. */
+#define KEY_HOST 0x64400003
+#define KEY_IO 0x64400005
+static int rank_attr(int rc, int keyval, void *attribute_val, const int *flag) {
+  static const int proc_null = -1, any_source = -2;   /* MPICH's */
+  if (rc != 0 || !*flag || (keyval != KEY_HOST && keyval != KEY_IO)) return abi_err_out(rc);
+  const int **p = attribute_val;
+  int v = abi_rank_out(**p);
+  if (v == proc_null) *p = &proc_null;
+  else if (v == any_source) *p = &any_source;
+  return abi_err_out(rc);
+}
+
+int MPI_Comm_get_attr(int comm, int keyval, void *attribute_val, int *flag) {
+  NEED(MPI_Comm_get_attr);
+  int rc = p_MPI_Comm_get_attr(abi_comm_in(comm), abi_keyval_in(keyval), attribute_val, flag);
+  return rank_attr(rc, keyval, attribute_val, flag);
+}
+
+int MPI_Attr_get(int comm, int keyval, void *attribute_val, int *flag) {
+  NEED(MPI_Attr_get);
+  int rc = p_MPI_Attr_get(abi_comm_in(comm), abi_keyval_in(keyval), attribute_val, flag);
+  return rank_attr(rc, keyval, attribute_val, flag);
+}
+
 int MPI_Pcontrol(const int level, ...) { (void)level; return 0; }
 
 int MPI_Type_match_size(int typeclass, int size, int *datatype) {
@@ -318,6 +357,7 @@ int MPI_Status_f2c(const int *f, abi_status *c) { memcpy(c, f, sizeof *c); retur
 ALIAS(MPI_Waitall) ALIAS(MPI_Testall) ALIAS(MPI_Waitany) ALIAS(MPI_Testany) ALIAS(MPI_Waitsome)
 ALIAS(MPI_Testsome) ALIAS(MPI_Startall) ALIAS(MPI_Type_create_struct) ALIAS(MPI_Type_struct)
 ALIAS(MPI_Alltoallw) ALIAS(MPI_Ialltoallw) ALIAS(MPI_Op_create) ALIAS(MPI_Win_create_keyval)
-ALIAS(MPI_Grequest_start)
+ALIAS(MPI_Grequest_start) ALIAS(MPI_Group_translate_ranks) ALIAS(MPI_Comm_get_attr)
+ALIAS(MPI_Attr_get)
 ALIAS(MPI_Pcontrol) ALIAS(MPI_Type_match_size) ALIAS(MPI_Comm_c2f) ALIAS(MPI_Comm_f2c)
 ALIAS(MPI_Type_c2f) ALIAS(MPI_Type_f2c)
