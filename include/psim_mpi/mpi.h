@@ -79,15 +79,16 @@ enum {
   /* pair types for MINLOC/MAXLOC */
   MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT, MPI_2INT, MPI_SHORT_INT, MPI_LONG_DOUBLE_INT,
   MPI_UB, MPI_LB, MPI_C_LONG_DOUBLE_COMPLEX,
+  /* Fortran's: C's layouts (INTEGER and LOGICAL an int, REAL a float, CHARACTER a char), but
+   * types of their own, as MPI defines them: a user operation is given the one it was called
+   * with, and MPI_Type_get_name says its Fortran name. The pairs of MINLOC/MAXLOC hold the
+   * value and its index in the same type. */
+  MPI_INTEGER, MPI_REAL, MPI_DOUBLE_PRECISION, MPI_COMPLEX, MPI_DOUBLE_COMPLEX, MPI_LOGICAL,
+  MPI_CHARACTER, MPI_2INTEGER, MPI_2REAL, MPI_2DOUBLE_PRECISION,
   PSIM_NUM_PREDEFINED_TYPES
 };
 #define MPI_LONG_LONG MPI_LONG_LONG_INT
 #define MPI_C_COMPLEX MPI_C_FLOAT_COMPLEX
-#define MPI_COMPLEX MPI_C_FLOAT_COMPLEX
-#define MPI_DOUBLE_COMPLEX MPI_C_DOUBLE_COMPLEX
-#define MPI_INTEGER MPI_INT
-#define MPI_REAL MPI_FLOAT
-#define MPI_DOUBLE_PRECISION MPI_DOUBLE
 
 enum {
   MPI_MAX = 1, MPI_MIN, MPI_SUM, MPI_PROD, MPI_LAND, MPI_BAND, MPI_LOR, MPI_BOR, MPI_LXOR,

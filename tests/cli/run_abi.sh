@@ -17,7 +17,8 @@
 #   and the program's definitions of the library's symbols come first, as natively;
 # - a Fortran program (tests/data/emul/abi_fortran.f90, mpifort): MPICH's own Fortran bindings
 #   run over psim's libmpich.so.12, each rank's status-ignore sentinels its own; ranks MPI
-#   gives back in MPICH's values (abi_fortran_ranks.f90);
+#   gives back in MPICH's values (abi_fortran_ranks.f90); Fortran's datatypes its own
+#   (abi_fortran_types.f90);
 # - errors: an MPICH call psim lacks (MPI_Comm_spawn: exit 4, named), exit(3) from a rank,
 #   a binary linked against Open MPI (libmpi.so.40), a non-PIE executable, --privatize-libs
 #   misused, psim's libmpich.so.12 used outside psim run.
@@ -183,6 +184,15 @@ rank 3 got 2 from 2 tag 5 sum 6 y 102 x 102 ignored tags 0 time moved T tag_ub T
 rank 1 shift T translate T host T io T
 rank 2 shift T translate T host T io T"
   [ "$out" = "$want" ] || bad "abi_fortran_ranks: $out"
+  # Fortran's datatypes are their own (a user operation given MPI_INTEGER, not MPI_INT; names),
+  # and MINLOC/MAXLOC take MPI_2REAL, MPI_2DOUBLE_PRECISION, MPI_2INTEGER (found by MPICH's
+  # f77/coll/uallreducef and f77/datatype/typenamef); all T, as real MPICH prints
+  "$MPIFORT" -O1 -w -o "$TMPD/ftypes" "$D/abi_fortran_types.f90" || bad "mpifort abi_fortran_types.f90"
+  out=$("$PSIM" run --np 3 -q --no-measure -- "$TMPD/ftypes" | sort) || bad "abi_fortran_types failed"
+  want="rank 0 uop T names T pairs T complex+logical T
+rank 1 uop T names T pairs T complex+logical T
+rank 2 uop T names T pairs T complex+logical T"
+  [ "$out" = "$want" ] || bad "abi_fortran_types: $out"
   # a crashing Fortran rank is psim's report, not libgfortran's backtrace handler (exit 139)
   "$MPIFORT" -O0 -o "$TMPD/fcrash" "$D/abi_fortran_crash.f90" || bad "mpifort abi_fortran_crash.f90"
   expect 4 "rank 1 crashed with signal 11 (Segmentation fault)" "$PSIM" run --np 2 -q -- "$TMPD/fcrash"

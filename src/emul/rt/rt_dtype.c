@@ -67,10 +67,12 @@ static rt_dtype *prim(int code, size_t size, size_t align_extent) {
   return t;
 }
 
+/* A MINLOC/MAXLOC pair: the value, and at ioff its index (an int, but Fortran's pairs'
+ * index has the value's type: extent - ioff bytes). */
 static rt_dtype *pair(int code, size_t vsize, size_t ioff, size_t extent) {
   rt_dtype *t = new_type();
   add_run(t, 0, vsize);
-  add_run(t, (ptrdiff_t)ioff, sizeof(int));
+  add_run(t, (ptrdiff_t)ioff, code == MPI_2REAL || code == MPI_2DOUBLE_PRECISION ? vsize : sizeof(int));
   t->lb = 0;
   t->ub = (ptrdiff_t)extent;
   t->base = code;
@@ -92,6 +94,9 @@ void rt_dtypes_init(rt_world *w) {
     {MPI_OFFSET, sizeof(MPI_Offset)}, {MPI_COUNT, sizeof(MPI_Count)}, {MPI_PACKED, 1},
     {MPI_C_FLOAT_COMPLEX, sizeof(float complex)}, {MPI_C_DOUBLE_COMPLEX, sizeof(double complex)},
     {MPI_C_LONG_DOUBLE_COMPLEX, sizeof(long double complex)},
+    {MPI_INTEGER, sizeof(int)}, {MPI_REAL, sizeof(float)}, {MPI_DOUBLE_PRECISION, sizeof(double)},
+    {MPI_COMPLEX, sizeof(float complex)}, {MPI_DOUBLE_COMPLEX, sizeof(double complex)},
+    {MPI_LOGICAL, sizeof(int)}, {MPI_CHARACTER, 1},
   };
   for (int i = 0; i < PSIM_NUM_PREDEFINED_TYPES; i++) VEC_PUSH(w->types, NULL);
   for (size_t i = 0; i < sizeof sz / sizeof *sz; i++)
@@ -101,6 +106,9 @@ void rt_dtypes_init(rt_world *w) {
   w->types.data[MPI_LONG_INT] = pair(MPI_LONG_INT, sizeof(long), offsetof(p_long_int, i), sizeof(p_long_int));
   w->types.data[MPI_2INT] = pair(MPI_2INT, sizeof(int), offsetof(p_2int, i), sizeof(p_2int));
   w->types.data[MPI_SHORT_INT] = pair(MPI_SHORT_INT, sizeof(short), offsetof(p_short_int, i), sizeof(p_short_int));
+  w->types.data[MPI_2INTEGER] = pair(MPI_2INTEGER, sizeof(int), sizeof(int), 2 * sizeof(int));
+  w->types.data[MPI_2REAL] = pair(MPI_2REAL, sizeof(float), sizeof(float), 2 * sizeof(float));
+  w->types.data[MPI_2DOUBLE_PRECISION] = pair(MPI_2DOUBLE_PRECISION, sizeof(double), sizeof(double), 2 * sizeof(double));
   w->types.data[MPI_LONG_DOUBLE_INT] = pair(MPI_LONG_DOUBLE_INT, sizeof(long double), offsetof(p_ldouble_int, i), sizeof(p_ldouble_int));
   rt_dtype *lb = new_type(), *ub = new_type();
   lb->predefined = ub->predefined = lb->committed = ub->committed = 1;
