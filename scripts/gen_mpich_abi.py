@@ -22,12 +22,13 @@ MPICH = sys.argv[1] if len(sys.argv) > 1 else "/usr/lib/x86_64-linux-gnu/libmpic
 
 HANDLES = {"MPI_Comm": "comm", "MPI_Datatype": "dt", "MPI_Op": "op", "MPI_Request": "req",
            "MPI_Group": "group", "MPI_Info": "info", "MPI_Win": "win", "MPI_Errhandler": "errh"}
-# written by hand in abi_manual.c (arrays of handles or statuses, callbacks, special values)
+# written by hand in abi_manual.c and abi_attr.c (arrays of handles or statuses, callbacks, special values)
 MANUAL = {"MPI_Waitall", "MPI_Waitany", "MPI_Waitsome", "MPI_Testall", "MPI_Testany",
           "MPI_Testsome", "MPI_Startall", "MPI_Type_create_struct", "MPI_Type_struct",
           "MPI_Alltoallw", "MPI_Ialltoallw", "MPI_Op_create", "MPI_Win_create_keyval",
           "MPI_Grequest_start", "MPI_Group_translate_ranks", "MPI_Comm_get_attr",
-          "MPI_Attr_get"}
+          "MPI_Attr_get", "MPI_Comm_create_keyval", "MPI_Keyval_create",
+          "MPI_Type_create_keyval"}
 # extra names abi_manual.c defines that psim's mpi.h does not declare
 MANUAL_ONLY = {"MPI_Pcontrol", "MPI_Type_match_size", "MPI_Comm_c2f", "MPI_Comm_f2c",
                "MPI_Type_c2f", "MPI_Type_f2c", "MPI_Group_c2f", "MPI_Group_f2c", "MPI_Op_c2f",
@@ -46,6 +47,10 @@ CALLBACKS = {"MPI_User_function": "abi_puser_fn",
              "MPI_Win_delete_attr_function": "abi_pwin_delete_fn",
              "MPI_Comm_copy_attr_function": "abi_pcomm_copy_fn",
              "MPI_Comm_delete_attr_function": "abi_pcomm_delete_fn",
+             "MPI_Type_copy_attr_function": "abi_pcomm_copy_fn",
+             "MPI_Type_delete_attr_function": "abi_pcomm_delete_fn",
+             "MPI_Copy_function": "abi_pcomm_copy_fn",
+             "MPI_Delete_function": "abi_pcomm_delete_fn",
              "MPI_Grequest_query_function": "abi_pgreq_query_fn",
              "MPI_Grequest_free_function": "abi_pgreq_free_fn",
              "MPI_Grequest_cancel_function": "abi_pgreq_cancel_fn"}

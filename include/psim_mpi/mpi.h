@@ -133,6 +133,16 @@ typedef int MPI_Comm_delete_attr_function(MPI_Comm, int, void *, void *);
 #define MPI_COMM_NULL_COPY_FN ((MPI_Comm_copy_attr_function *)0)
 #define MPI_COMM_NULL_DELETE_FN ((MPI_Comm_delete_attr_function *)0)
 #define MPI_COMM_DUP_FN ((MPI_Comm_copy_attr_function *)1)
+typedef int MPI_Type_copy_attr_function(MPI_Datatype, int, void *, void *, void *, int *);
+typedef int MPI_Type_delete_attr_function(MPI_Datatype, int, void *, void *);
+#define MPI_TYPE_NULL_COPY_FN ((MPI_Type_copy_attr_function *)0)
+#define MPI_TYPE_NULL_DELETE_FN ((MPI_Type_delete_attr_function *)0)
+#define MPI_TYPE_DUP_FN ((MPI_Type_copy_attr_function *)1)
+typedef MPI_Comm_copy_attr_function MPI_Copy_function;       /* MPI-1's names */
+typedef MPI_Comm_delete_attr_function MPI_Delete_function;
+#define MPI_NULL_COPY_FN ((MPI_Copy_function *)0)
+#define MPI_NULL_DELETE_FN ((MPI_Delete_function *)0)
+#define MPI_DUP_FN ((MPI_Copy_function *)1)
 
 /* ---- environment ---- */
 int MPI_Init(int *argc, char ***argv);
@@ -156,6 +166,25 @@ int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler);
 int MPI_Errhandler_free(MPI_Errhandler *errhandler);
 int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
 int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
+/* attributes of communicators and datatypes (src/emul/rt/rt_attr.c) */
+int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
+                           MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *keyval,
+                           void *extra_state);
+int MPI_Comm_free_keyval(int *keyval);
+int MPI_Comm_set_attr(MPI_Comm comm, int keyval, void *attribute_val);
+int MPI_Comm_delete_attr(MPI_Comm comm, int keyval);
+int MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
+                      void *extra_state);
+int MPI_Keyval_free(int *keyval);
+int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val);
+int MPI_Attr_delete(MPI_Comm comm, int keyval);
+int MPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
+                           MPI_Type_delete_attr_function *type_delete_attr_fn, int *keyval,
+                           void *extra_state);
+int MPI_Type_free_keyval(int *keyval);
+int MPI_Type_set_attr(MPI_Datatype dt, int keyval, void *attribute_val);
+int MPI_Type_get_attr(MPI_Datatype dt, int keyval, void *attribute_val, int *flag);
+int MPI_Type_delete_attr(MPI_Datatype dt, int keyval);
 
 /* ---- point to point ---- */
 int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm);

@@ -18,7 +18,8 @@
 # - a Fortran program (tests/data/emul/abi_fortran.f90, mpifort): MPICH's own Fortran bindings
 #   run over psim's libmpich.so.12, each rank's status-ignore sentinels its own; ranks MPI
 #   gives back in MPICH's values (abi_fortran_ranks.f90); Fortran's datatypes its own
-#   (abi_fortran_types.f90);
+#   (abi_fortran_types.f90); attributes with Fortran callbacks (abi_fortran_attr.f90);
+# - attributes with C callbacks (tests/data/emul/abi_attr.c, mpicc and psimcc);
 # - errors: an MPICH call psim lacks (MPI_Comm_spawn: exit 4, named), exit(3) from a rank,
 #   a binary linked against Open MPI (libmpi.so.40), a non-PIE executable, --privatize-libs
 #   misused, psim's libmpich.so.12 used outside psim run.
@@ -68,6 +69,20 @@ if command -v mpiexec.mpich >/dev/null; then
 $real"
   fi
 fi
+
+# attributes on communicators and datatypes with copy and delete callbacks (MPICH's
+# MPI_COMM_DUP_FN is the library's MPIR_Dup_fn; the callbacks get MPICH's handles); the same
+# lines from the mpicc binary, the psimcc build and real MPICH
+"$MPICC" -O1 -o "$TMPD/attr" "$D/abi_attr.c" || bad "mpicc abi_attr.c"
+"$PSIMCC" -O1 -o "$TMPD/attr_psim" "$D/abi_attr.c" || bad "psimcc abi_attr.c"
+want="rank 0: MPI_COMM_SELF's attribute deleted at MPI_Finalize (self 1), 203 deletes before
+rank 0: dup 1 predefined 1 type 1 deletes 203
+rank 1: MPI_COMM_SELF's attribute deleted at MPI_Finalize (self 1), 203 deletes before
+rank 1: dup 1 predefined 1 type 1 deletes 203"
+for b in attr attr_psim; do
+  out=$("$PSIM" run --np 2 -q --no-measure -- "$TMPD/$b" | sort) || bad "abi_attr ($b) failed"
+  [ "$out" = "$want" ] || bad "abi_attr ($b): $out"
+done
 
 # pi: digits, and the same simulated time as the psimcc build (on two network models)
 "$MPICC" -O2 -o "$TMPD/pi" "$D/abi_pi.c" -lm || { echo "FAIL: mpicc abi_pi.c"; exit 1; }
@@ -193,6 +208,13 @@ rank 2 shift T translate T host T io T"
 rank 1 uop T names T pairs T complex+logical T
 rank 2 uop T names T pairs T complex+logical T"
   [ "$out" = "$want" ] || bad "abi_fortran_types: $out"
+  # attributes from Fortran: MPICH's bindings call the program's callbacks through the proxies
+  # they register (MPII_Keyval_set_proxy); found by MPICH's f77/attr tests; as real MPICH prints
+  "$MPIFORT" -O1 -w -o "$TMPD/fattr" "$D/abi_fortran_attr.f90" || bad "mpifort abi_fortran_attr.f90"
+  out=$("$PSIM" run --np 2 -q --no-measure -- "$TMPD/fattr" | sort) || bad "abi_fortran_attr failed"
+  want="rank 0 dup T predefined T type T mpi1 T deletes 2 lastcode T
+rank 1 dup T predefined T type T mpi1 T deletes 2 lastcode T"
+  [ "$out" = "$want" ] || bad "abi_fortran_attr: $out"
   # a crashing Fortran rank is psim's report, not libgfortran's backtrace handler (exit 139)
   "$MPIFORT" -O0 -o "$TMPD/fcrash" "$D/abi_fortran_crash.f90" || bad "mpifort abi_fortran_crash.f90"
   expect 4 "rank 1 crashed with signal 11 (Segmentation fault)" "$PSIM" run --np 2 -q -- "$TMPD/fcrash"

@@ -145,6 +145,85 @@ int MPI_Errhandler_free(int *errhandler) {
 
 int (*p_MPI_Comm_get_attr)(int comm, int keyval, void *attribute_val, int *flag);
 int (*p_MPI_Attr_get)(int comm, int keyval, void *attribute_val, int *flag);
+int (*p_MPI_Comm_create_keyval)(abi_pcomm_copy_fn *comm_copy_attr_fn, abi_pcomm_delete_fn *comm_delete_attr_fn, int *keyval, void *extra_state);
+int (*p_MPI_Comm_free_keyval)(int *keyval);
+int MPI_Comm_free_keyval(int *keyval) {
+  if (!p_MPI_Comm_free_keyval) abi_missing("MPI_Comm_free_keyval");
+  int keyval_p = abi_keyval_in(*keyval);
+  int rc = p_MPI_Comm_free_keyval(&keyval_p);
+  *keyval = abi_keyval_out(keyval_p);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Comm_set_attr)(int comm, int keyval, void *attribute_val);
+int MPI_Comm_set_attr(int comm, int keyval, void *attribute_val) {
+  if (!p_MPI_Comm_set_attr) abi_missing("MPI_Comm_set_attr");
+  int rc = p_MPI_Comm_set_attr(abi_comm_in(comm), abi_keyval_in(keyval), attribute_val);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Comm_delete_attr)(int comm, int keyval);
+int MPI_Comm_delete_attr(int comm, int keyval) {
+  if (!p_MPI_Comm_delete_attr) abi_missing("MPI_Comm_delete_attr");
+  int rc = p_MPI_Comm_delete_attr(abi_comm_in(comm), abi_keyval_in(keyval));
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Keyval_create)(abi_pcomm_copy_fn *copy_fn, abi_pcomm_delete_fn *delete_fn, int *keyval, void *extra_state);
+int (*p_MPI_Keyval_free)(int *keyval);
+int MPI_Keyval_free(int *keyval) {
+  if (!p_MPI_Keyval_free) abi_missing("MPI_Keyval_free");
+  int keyval_p = abi_keyval_in(*keyval);
+  int rc = p_MPI_Keyval_free(&keyval_p);
+  *keyval = abi_keyval_out(keyval_p);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Attr_put)(int comm, int keyval, void *attribute_val);
+int MPI_Attr_put(int comm, int keyval, void *attribute_val) {
+  if (!p_MPI_Attr_put) abi_missing("MPI_Attr_put");
+  int rc = p_MPI_Attr_put(abi_comm_in(comm), abi_keyval_in(keyval), attribute_val);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Attr_delete)(int comm, int keyval);
+int MPI_Attr_delete(int comm, int keyval) {
+  if (!p_MPI_Attr_delete) abi_missing("MPI_Attr_delete");
+  int rc = p_MPI_Attr_delete(abi_comm_in(comm), abi_keyval_in(keyval));
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Type_create_keyval)(abi_pcomm_copy_fn *type_copy_attr_fn, abi_pcomm_delete_fn *type_delete_attr_fn, int *keyval, void *extra_state);
+int (*p_MPI_Type_free_keyval)(int *keyval);
+int MPI_Type_free_keyval(int *keyval) {
+  if (!p_MPI_Type_free_keyval) abi_missing("MPI_Type_free_keyval");
+  int keyval_p = abi_keyval_in(*keyval);
+  int rc = p_MPI_Type_free_keyval(&keyval_p);
+  *keyval = abi_keyval_out(keyval_p);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Type_set_attr)(int dt, int keyval, void *attribute_val);
+int MPI_Type_set_attr(int dt, int keyval, void *attribute_val) {
+  if (!p_MPI_Type_set_attr) abi_missing("MPI_Type_set_attr");
+  int rc = p_MPI_Type_set_attr(abi_dt_in(dt), abi_keyval_in(keyval), attribute_val);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Type_get_attr)(int dt, int keyval, void *attribute_val, int *flag);
+int MPI_Type_get_attr(int dt, int keyval, void *attribute_val, int *flag) {
+  if (!p_MPI_Type_get_attr) abi_missing("MPI_Type_get_attr");
+  int rc = p_MPI_Type_get_attr(abi_dt_in(dt), abi_keyval_in(keyval), attribute_val, flag);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Type_delete_attr)(int dt, int keyval);
+int MPI_Type_delete_attr(int dt, int keyval) {
+  if (!p_MPI_Type_delete_attr) abi_missing("MPI_Type_delete_attr");
+  int rc = p_MPI_Type_delete_attr(abi_dt_in(dt), abi_keyval_in(keyval));
+  return abi_err_out(rc);
+}
+
 int (*p_MPI_Send)(const void *buf, int count, int dt, int dest, int tag, int comm);
 int MPI_Send(const void *buf, int count, int dt, int dest, int tag, int comm) {
   if (!p_MPI_Send) abi_missing("MPI_Send");
@@ -1640,8 +1719,6 @@ int MPI_Alltoallv_init_c(void) { abi_missing("MPI_Alltoallv_init_c"); }
 int MPI_Alltoallw_c(void) { abi_missing("MPI_Alltoallw_c"); }
 int MPI_Alltoallw_init(void) { abi_missing("MPI_Alltoallw_init"); }
 int MPI_Alltoallw_init_c(void) { abi_missing("MPI_Alltoallw_init_c"); }
-int MPI_Attr_delete(void) { abi_missing("MPI_Attr_delete"); }
-int MPI_Attr_put(void) { abi_missing("MPI_Attr_put"); }
 int MPI_Barrier_init(void) { abi_missing("MPI_Barrier_init"); }
 int MPI_Bcast_c(void) { abi_missing("MPI_Bcast_c"); }
 int MPI_Bcast_init(void) { abi_missing("MPI_Bcast_init"); }
@@ -1657,15 +1734,11 @@ int MPI_Comm_call_errhandler(void) { abi_missing("MPI_Comm_call_errhandler"); }
 int MPI_Comm_connect(void) { abi_missing("MPI_Comm_connect"); }
 int MPI_Comm_create_errhandler(void) { abi_missing("MPI_Comm_create_errhandler"); }
 int MPI_Comm_create_from_group(void) { abi_missing("MPI_Comm_create_from_group"); }
-int MPI_Comm_create_keyval(void) { abi_missing("MPI_Comm_create_keyval"); }
-int MPI_Comm_delete_attr(void) { abi_missing("MPI_Comm_delete_attr"); }
 int MPI_Comm_disconnect(void) { abi_missing("MPI_Comm_disconnect"); }
-int MPI_Comm_free_keyval(void) { abi_missing("MPI_Comm_free_keyval"); }
 int MPI_Comm_get_parent(void) { abi_missing("MPI_Comm_get_parent"); }
 int MPI_Comm_idup(void) { abi_missing("MPI_Comm_idup"); }
 int MPI_Comm_idup_with_info(void) { abi_missing("MPI_Comm_idup_with_info"); }
 int MPI_Comm_join(void) { abi_missing("MPI_Comm_join"); }
-int MPI_Comm_set_attr(void) { abi_missing("MPI_Comm_set_attr"); }
 int MPI_Comm_spawn(void) { abi_missing("MPI_Comm_spawn"); }
 int MPI_Comm_spawn_multiple(void) { abi_missing("MPI_Comm_spawn_multiple"); }
 int MPI_Dist_graph_create(void) { abi_missing("MPI_Dist_graph_create"); }
@@ -1824,8 +1897,6 @@ int MPI_Isend_c(void) { abi_missing("MPI_Isend_c"); }
 int MPI_Isendrecv_c(void) { abi_missing("MPI_Isendrecv_c"); }
 int MPI_Isendrecv_replace_c(void) { abi_missing("MPI_Isendrecv_replace_c"); }
 int MPI_Issend_c(void) { abi_missing("MPI_Issend_c"); }
-int MPI_Keyval_create(void) { abi_missing("MPI_Keyval_create"); }
-int MPI_Keyval_free(void) { abi_missing("MPI_Keyval_free"); }
 int MPI_Lookup_name(void) { abi_missing("MPI_Lookup_name"); }
 int MPI_Mprobe(void) { abi_missing("MPI_Mprobe"); }
 int MPI_Mrecv(void) { abi_missing("MPI_Mrecv"); }
@@ -1978,13 +2049,9 @@ int MPI_Type_create_hindexed_block_c(void) { abi_missing("MPI_Type_create_hindex
 int MPI_Type_create_hindexed_c(void) { abi_missing("MPI_Type_create_hindexed_c"); }
 int MPI_Type_create_hvector_c(void) { abi_missing("MPI_Type_create_hvector_c"); }
 int MPI_Type_create_indexed_block_c(void) { abi_missing("MPI_Type_create_indexed_block_c"); }
-int MPI_Type_create_keyval(void) { abi_missing("MPI_Type_create_keyval"); }
 int MPI_Type_create_resized_c(void) { abi_missing("MPI_Type_create_resized_c"); }
 int MPI_Type_create_struct_c(void) { abi_missing("MPI_Type_create_struct_c"); }
 int MPI_Type_create_subarray_c(void) { abi_missing("MPI_Type_create_subarray_c"); }
-int MPI_Type_delete_attr(void) { abi_missing("MPI_Type_delete_attr"); }
-int MPI_Type_free_keyval(void) { abi_missing("MPI_Type_free_keyval"); }
-int MPI_Type_get_attr(void) { abi_missing("MPI_Type_get_attr"); }
 int MPI_Type_get_contents(void) { abi_missing("MPI_Type_get_contents"); }
 int MPI_Type_get_contents_c(void) { abi_missing("MPI_Type_get_contents_c"); }
 int MPI_Type_get_envelope_c(void) { abi_missing("MPI_Type_get_envelope_c"); }
@@ -1993,7 +2060,6 @@ int MPI_Type_get_extent_x(void) { abi_missing("MPI_Type_get_extent_x"); }
 int MPI_Type_get_true_extent_c(void) { abi_missing("MPI_Type_get_true_extent_c"); }
 int MPI_Type_get_true_extent_x(void) { abi_missing("MPI_Type_get_true_extent_x"); }
 int MPI_Type_indexed_c(void) { abi_missing("MPI_Type_indexed_c"); }
-int MPI_Type_set_attr(void) { abi_missing("MPI_Type_set_attr"); }
 int MPI_Type_size_c(void) { abi_missing("MPI_Type_size_c"); }
 int MPI_Type_size_x(void) { abi_missing("MPI_Type_size_x"); }
 int MPI_Type_vector_c(void) { abi_missing("MPI_Type_vector_c"); }
@@ -2084,7 +2150,6 @@ extern __typeof__(MPI_Comm_create) PMPI_Comm_create __attribute__((alias("MPI_Co
 extern __typeof__(MPI_Comm_create_errhandler) PMPI_Comm_create_errhandler __attribute__((alias("MPI_Comm_create_errhandler")));
 extern __typeof__(MPI_Comm_create_from_group) PMPI_Comm_create_from_group __attribute__((alias("MPI_Comm_create_from_group")));
 extern __typeof__(MPI_Comm_create_group) PMPI_Comm_create_group __attribute__((alias("MPI_Comm_create_group")));
-extern __typeof__(MPI_Comm_create_keyval) PMPI_Comm_create_keyval __attribute__((alias("MPI_Comm_create_keyval")));
 extern __typeof__(MPI_Comm_delete_attr) PMPI_Comm_delete_attr __attribute__((alias("MPI_Comm_delete_attr")));
 extern __typeof__(MPI_Comm_disconnect) PMPI_Comm_disconnect __attribute__((alias("MPI_Comm_disconnect")));
 extern __typeof__(MPI_Comm_dup) PMPI_Comm_dup __attribute__((alias("MPI_Comm_dup")));
@@ -2340,7 +2405,6 @@ extern __typeof__(MPI_Isendrecv_replace) PMPI_Isendrecv_replace __attribute__((a
 extern __typeof__(MPI_Isendrecv_replace_c) PMPI_Isendrecv_replace_c __attribute__((alias("MPI_Isendrecv_replace_c")));
 extern __typeof__(MPI_Issend) PMPI_Issend __attribute__((alias("MPI_Issend")));
 extern __typeof__(MPI_Issend_c) PMPI_Issend_c __attribute__((alias("MPI_Issend_c")));
-extern __typeof__(MPI_Keyval_create) PMPI_Keyval_create __attribute__((alias("MPI_Keyval_create")));
 extern __typeof__(MPI_Keyval_free) PMPI_Keyval_free __attribute__((alias("MPI_Keyval_free")));
 extern __typeof__(MPI_Lookup_name) PMPI_Lookup_name __attribute__((alias("MPI_Lookup_name")));
 extern __typeof__(MPI_Migrate) PMPI_Migrate __attribute__((alias("MPI_Migrate")));
@@ -2532,7 +2596,6 @@ extern __typeof__(MPI_Type_create_hvector) PMPI_Type_create_hvector __attribute_
 extern __typeof__(MPI_Type_create_hvector_c) PMPI_Type_create_hvector_c __attribute__((alias("MPI_Type_create_hvector_c")));
 extern __typeof__(MPI_Type_create_indexed_block) PMPI_Type_create_indexed_block __attribute__((alias("MPI_Type_create_indexed_block")));
 extern __typeof__(MPI_Type_create_indexed_block_c) PMPI_Type_create_indexed_block_c __attribute__((alias("MPI_Type_create_indexed_block_c")));
-extern __typeof__(MPI_Type_create_keyval) PMPI_Type_create_keyval __attribute__((alias("MPI_Type_create_keyval")));
 extern __typeof__(MPI_Type_create_resized) PMPI_Type_create_resized __attribute__((alias("MPI_Type_create_resized")));
 extern __typeof__(MPI_Type_create_resized_c) PMPI_Type_create_resized_c __attribute__((alias("MPI_Type_create_resized_c")));
 extern __typeof__(MPI_Type_create_struct_c) PMPI_Type_create_struct_c __attribute__((alias("MPI_Type_create_struct_c")));
@@ -2639,6 +2702,19 @@ const abi_bind abi_binds[] = {
   {"MPI_Errhandler_free", &p_MPI_Errhandler_free},
   {"MPI_Comm_get_attr", &p_MPI_Comm_get_attr},
   {"MPI_Attr_get", &p_MPI_Attr_get},
+  {"MPI_Comm_create_keyval", &p_MPI_Comm_create_keyval},
+  {"MPI_Comm_free_keyval", &p_MPI_Comm_free_keyval},
+  {"MPI_Comm_set_attr", &p_MPI_Comm_set_attr},
+  {"MPI_Comm_delete_attr", &p_MPI_Comm_delete_attr},
+  {"MPI_Keyval_create", &p_MPI_Keyval_create},
+  {"MPI_Keyval_free", &p_MPI_Keyval_free},
+  {"MPI_Attr_put", &p_MPI_Attr_put},
+  {"MPI_Attr_delete", &p_MPI_Attr_delete},
+  {"MPI_Type_create_keyval", &p_MPI_Type_create_keyval},
+  {"MPI_Type_free_keyval", &p_MPI_Type_free_keyval},
+  {"MPI_Type_set_attr", &p_MPI_Type_set_attr},
+  {"MPI_Type_get_attr", &p_MPI_Type_get_attr},
+  {"MPI_Type_delete_attr", &p_MPI_Type_delete_attr},
   {"MPI_Send", &p_MPI_Send},
   {"MPI_Ssend", &p_MPI_Ssend},
   {"MPI_Rsend", &p_MPI_Rsend},

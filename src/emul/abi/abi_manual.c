@@ -1,6 +1,6 @@
 /* The MPICH-ABI functions that scripts/gen_mpich_abi.py does not write: arrays of requests,
  * statuses, datatypes or ranks (translated element by element), the predefined attributes whose
- * value is a rank (MPI_HOST, MPI_IO), user reduction functions (a
+ * value is a rank or an error code (MPI_HOST, MPI_IO, MPI_LASTUSEDCODE), user reduction functions (a
  * trampoline gives them MPICH's datatype handle), MPICH calls psim's mpi.h does not declare but
  * that are pure conversions (MPI_Comm_c2f..., MPI_Type_match_size, MPI_Pcontrol), binding to
  * psim (psim_abi_init), and exit()/_exit(), which end only the calling rank as psimcc's
@@ -309,14 +309,21 @@ int MPI_Group_translate_ranks(int g1, int n, const int ranks1[], int g2, int ran
 }
 
 /* MPI_HOST and MPI_IO are ranks (MPI_PROC_NULL: no host process; MPI_ANY_SOURCE: every rank
- * can do I/O), which psim's attribute points at in psim's values: the program gets a pointer
- * to MPICH's. The keyvals have the same values in both. */
+ * can do I/O), MPI_LASTUSEDCODE an error code (MPI_ERR_LASTCODE, as none can be added), which
+ * psim's attributes point at in psim's values: the program gets a pointer to MPICH's. The
+ * keyvals have the same values in both. */
 #define KEY_HOST 0x64400003
 #define KEY_IO 0x64400005
+#define KEY_LASTUSEDCODE 0x6440000b
 static int rank_attr(int rc, int keyval, void *attribute_val, const int *flag) {
-  static const int proc_null = -1, any_source = -2;   /* MPICH's */
-  if (rc != 0 || !*flag || (keyval != KEY_HOST && keyval != KEY_IO)) return abi_err_out(rc);
+  static const int proc_null = -1, any_source = -2, lastcode = 0x3fffffff;   /* MPICH's */
+  if (rc != 0 || !*flag) return abi_err_out(rc);
   const int **p = attribute_val;
+  if (keyval == KEY_LASTUSEDCODE) {
+    if (abi_err_out(**p) == lastcode) *p = &lastcode;
+    return abi_err_out(rc);
+  }
+  if (keyval != KEY_HOST && keyval != KEY_IO) return abi_err_out(rc);
   int v = abi_rank_out(**p);
   if (v == proc_null) *p = &proc_null;
   else if (v == any_source) *p = &any_source;

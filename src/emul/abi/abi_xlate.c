@@ -146,7 +146,7 @@ static const pair errs[] = {
   {MPI_ERR_INFO_VALUE, 30}, {MPI_ERR_INFO_NOKEY, 31}, {MPI_ERR_NO_MEM, 34}, {MPI_ERR_WIN, 45},
   {MPI_ERR_BASE, 46}, {MPI_ERR_LOCKTYPE, 47}, {MPI_ERR_KEYVAL, 48}, {MPI_ERR_RMA_CONFLICT, 49},
   {MPI_ERR_RMA_SYNC, 50}, {MPI_ERR_SIZE, 51}, {MPI_ERR_DISP, 52}, {MPI_ERR_ASSERT, 53},
-  {MPI_ERR_RMA_RANGE, 55},
+  {MPI_ERR_RMA_RANGE, 55}, {MPI_ERR_LASTCODE, 0x3fffffff},
 };
 int abi_err_out(int e) {
   for (size_t i = 0; i < N(errs); i++)

@@ -317,7 +317,9 @@ int MPI_Type_dup(MPI_Datatype old, MPI_Datatype *newtype) {
   add_copy(t, o, 0);
   t->lb = o->lb;
   t->ub = o->ub;
-  return add_type(t, newtype);
+  add_type(t, newtype);
+  rt_attr_type_dup(old, *newtype);
+  return MPI_SUCCESS;
 }
 
 int MPI_Type_commit(MPI_Datatype *dt) { rt_type(*dt)->committed = 1; return MPI_SUCCESS; }
@@ -325,6 +327,7 @@ int MPI_Type_commit(MPI_Datatype *dt) { rt_type(*dt)->committed = 1; return MPI_
 int MPI_Type_free(MPI_Datatype *dt) {
   rt_dtype *t = rt_type(*dt);
   if (t->predefined) emu_fatal("MPI_Type_free of a predefined datatype (MPI_ERR_TYPE)");
+  rt_attr_type_free(*dt);
   /* kept (marked) rather than released: pending operations may still refer to it */
   t->freed = 1;
   *dt = MPI_DATATYPE_NULL;
