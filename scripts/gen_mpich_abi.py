@@ -28,7 +28,7 @@ MANUAL = {"MPI_Waitall", "MPI_Waitany", "MPI_Waitsome", "MPI_Testall", "MPI_Test
           "MPI_Alltoallw", "MPI_Ialltoallw", "MPI_Op_create", "MPI_Win_create_keyval",
           "MPI_Grequest_start", "MPI_Group_translate_ranks", "MPI_Comm_get_attr",
           "MPI_Attr_get", "MPI_Comm_create_keyval", "MPI_Keyval_create",
-          "MPI_Type_create_keyval"}
+          "MPI_Type_create_keyval", "MPI_Get_version"}
 # extra names abi_manual.c defines that psim's mpi.h does not declare
 MANUAL_ONLY = {"MPI_Pcontrol", "MPI_Type_match_size", "MPI_Comm_c2f", "MPI_Comm_f2c",
                "MPI_Type_c2f", "MPI_Type_f2c", "MPI_Group_c2f", "MPI_Group_f2c", "MPI_Op_c2f",

@@ -192,12 +192,13 @@ rank 3 got 2 from 2 tag 5 sum 6 y 102 x 102 ignored tags 0 time moved T tag_ub T
   fi
   # ranks MPI gives back are MPICH's (MPI_PROC_NULL -1, psim's -2): MPI_CART_SHIFT at the ends
   # of a line, MPI_GROUP_TRANSLATE_RANKS of MPI_PROC_NULL, the MPI_HOST and MPI_IO attributes
-  # (found by MPICH's f77/topo/cartcrf and f77/attr/baseattr2f); all T, as real MPICH prints
+  # (found by MPICH's f77/topo/cartcrf and f77/attr/baseattr2f); MPI_GET_VERSION is mpif.h's
+  # (f77/init/baseenvf); all T, as real MPICH prints
   "$MPIFORT" -O1 -o "$TMPD/franks" "$D/abi_fortran_ranks.f90" || bad "mpifort abi_fortran_ranks.f90"
   out=$("$PSIM" run --np 3 -q --no-measure -- "$TMPD/franks" | sort) || bad "abi_fortran_ranks failed"
-  want="rank 0 shift T translate T host T io T
-rank 1 shift T translate T host T io T
-rank 2 shift T translate T host T io T"
+  want="rank 0 shift T translate T host T io T version T
+rank 1 shift T translate T host T io T version T
+rank 2 shift T translate T host T io T version T"
   [ "$out" = "$want" ] || bad "abi_fortran_ranks: $out"
   # Fortran's datatypes are their own (a user operation given MPI_INTEGER, not MPI_INT; names),
   # and MINLOC/MAXLOC take MPI_2REAL, MPI_2DOUBLE_PRECISION, MPI_2INTEGER (found by MPICH's

@@ -82,12 +82,6 @@ int MPI_Get_processor_name(char *name, int *resultlen) {
 }
 
 int (*p_MPI_Get_version)(int *version, int *subversion);
-int MPI_Get_version(int *version, int *subversion) {
-  if (!p_MPI_Get_version) abi_missing("MPI_Get_version");
-  int rc = p_MPI_Get_version(version, subversion);
-  return abi_err_out(rc);
-}
-
 int (*p_MPI_Get_library_version)(char *version, int *resultlen);
 int MPI_Get_library_version(char *version, int *resultlen) {
   if (!p_MPI_Get_library_version) abi_missing("MPI_Get_library_version");
@@ -2307,7 +2301,6 @@ extern __typeof__(MPI_Get_elements_c) PMPI_Get_elements_c __attribute__((alias("
 extern __typeof__(MPI_Get_elements_x) PMPI_Get_elements_x __attribute__((alias("MPI_Get_elements_x")));
 extern __typeof__(MPI_Get_library_version) PMPI_Get_library_version __attribute__((alias("MPI_Get_library_version")));
 extern __typeof__(MPI_Get_processor_name) PMPI_Get_processor_name __attribute__((alias("MPI_Get_processor_name")));
-extern __typeof__(MPI_Get_version) PMPI_Get_version __attribute__((alias("MPI_Get_version")));
 extern __typeof__(MPI_Graph_create) PMPI_Graph_create __attribute__((alias("MPI_Graph_create")));
 extern __typeof__(MPI_Graph_get) PMPI_Graph_get __attribute__((alias("MPI_Graph_get")));
 extern __typeof__(MPI_Graph_map) PMPI_Graph_map __attribute__((alias("MPI_Graph_map")));

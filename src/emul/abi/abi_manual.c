@@ -342,6 +342,16 @@ int MPI_Attr_get(int comm, int keyval, void *attribute_val, int *flag) {
   return rank_attr(rc, keyval, attribute_val, flag);
 }
 
+/* The version of the ABI this library stands for: a program compares it with its mpi.h's or
+ * mpif.h's MPI_VERSION and MPI_SUBVERSION, which are MPICH 4.0.2's (MPICH's f77/init/baseenvf;
+ * psim's own mpi.h says 3.1 to psimcc programs). What psim implements is docs/MPI_SUBSET.md
+ * either way. */
+int MPI_Get_version(int *version, int *subversion) {
+  *version = 4;
+  *subversion = 0;
+  return 0;
+}
+
 int MPI_Pcontrol(const int level, ...) { (void)level; return 0; }
 
 int MPI_Type_match_size(int typeclass, int size, int *datatype) {
@@ -365,6 +375,6 @@ ALIAS(MPI_Waitall) ALIAS(MPI_Testall) ALIAS(MPI_Waitany) ALIAS(MPI_Testany) ALIA
 ALIAS(MPI_Testsome) ALIAS(MPI_Startall) ALIAS(MPI_Type_create_struct) ALIAS(MPI_Type_struct)
 ALIAS(MPI_Alltoallw) ALIAS(MPI_Ialltoallw) ALIAS(MPI_Op_create) ALIAS(MPI_Win_create_keyval)
 ALIAS(MPI_Grequest_start) ALIAS(MPI_Group_translate_ranks) ALIAS(MPI_Comm_get_attr)
-ALIAS(MPI_Attr_get)
+ALIAS(MPI_Attr_get) ALIAS(MPI_Get_version)
 ALIAS(MPI_Pcontrol) ALIAS(MPI_Type_match_size) ALIAS(MPI_Comm_c2f) ALIAS(MPI_Comm_f2c)
 ALIAS(MPI_Type_c2f) ALIAS(MPI_Type_f2c)

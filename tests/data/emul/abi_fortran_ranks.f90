@@ -3,11 +3,13 @@
 ! at both ends (MPICH's test f77/topo/cartcrf saw -2), MPI_GROUP_TRANSLATE_RANKS maps
 ! MPI_PROC_NULL to MPI_PROC_NULL, MPI_HOST is MPI_PROC_NULL (no host process) and MPI_IO is
 ! MPI_ANY_SOURCE (every rank can do I/O) (MPICH's f77/attr/baseattr2f saw -2 for HOST).
-! Each rank prints what it saw compared with mpif.h's constants: all T, as real MPICH prints.
+! MPI_GET_VERSION agrees with mpif.h's MPI_VERSION.MPI_SUBVERSION (4.0: psim said 3.1,
+! f77/init/baseenvf). Each rank prints what it saw compared with mpif.h's constants: all T, as
+! real MPICH prints.
 program abi_fortran_ranks
   implicit none
   include 'mpif.h'
-  integer :: ierr, rank, np, comm, left, right, group, inr(2), outr(2)
+  integer :: ierr, rank, np, comm, left, right, group, inr(2), outr(2), v, sv
   integer(kind=MPI_ADDRESS_KIND) :: host, io
   logical :: fh, fi, ok_shift
   call MPI_INIT(ierr)
@@ -23,9 +25,10 @@ program abi_fortran_ranks
   call MPI_GROUP_TRANSLATE_RANKS(group, 2, inr, group, outr, ierr)
   call MPI_COMM_GET_ATTR(MPI_COMM_WORLD, MPI_HOST, host, fh, ierr)
   call MPI_COMM_GET_ATTR(MPI_COMM_WORLD, MPI_IO, io, fi, ierr)
-  print '(a,i0,a,l1,a,l1,a,l1,a,l1)', 'rank ', rank, ' shift ', ok_shift, ' translate ', &
+  call MPI_GET_VERSION(v, sv, ierr)
+  print '(a,i0,a,l1,a,l1,a,l1,a,l1,a,l1)', 'rank ', rank, ' shift ', ok_shift, ' translate ', &
         outr(1) == MPI_PROC_NULL .and. outr(2) == rank, ' host ', fh .and. host == MPI_PROC_NULL, &
-        ' io ', fi .and. io == MPI_ANY_SOURCE
+        ' io ', fi .and. io == MPI_ANY_SOURCE, ' version ', v == MPI_VERSION .and. sv == MPI_SUBVERSION
   call MPI_GROUP_FREE(group, ierr)
   call MPI_COMM_FREE(comm, ierr)
   call MPI_FINALIZE(ierr)
