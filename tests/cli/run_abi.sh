@@ -70,15 +70,17 @@ $real"
   fi
 fi
 
-# attributes on communicators and datatypes with copy and delete callbacks (MPICH's
+# attributes on communicators, datatypes and windows with copy and delete callbacks (MPICH's
 # MPI_COMM_DUP_FN is the library's MPIR_Dup_fn; the callbacks get MPICH's handles); the same
 # lines from the mpicc binary, the psimcc build and real MPICH
 "$MPICC" -O1 -o "$TMPD/attr" "$D/abi_attr.c" || bad "mpicc abi_attr.c"
 "$PSIMCC" -O1 -o "$TMPD/attr_psim" "$D/abi_attr.c" || bad "psimcc abi_attr.c"
 want="rank 0: MPI_COMM_SELF's attribute deleted at MPI_Finalize (self 1), 203 deletes before
 rank 0: dup 1 predefined 1 type 1 deletes 203
+rank 0: window attribute own 1, deletes 2
 rank 1: MPI_COMM_SELF's attribute deleted at MPI_Finalize (self 1), 203 deletes before
-rank 1: dup 1 predefined 1 type 1 deletes 203"
+rank 1: dup 1 predefined 1 type 1 deletes 203
+rank 1: window attribute own 1, deletes 2"
 for b in attr attr_psim; do
   out=$("$PSIM" run --np 2 -q --no-measure -- "$TMPD/$b" | sort) || bad "abi_attr ($b) failed"
   [ "$out" = "$want" ] || bad "abi_attr ($b): $out"

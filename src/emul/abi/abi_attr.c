@@ -1,4 +1,4 @@
-/* Keyvals of communicators and datatypes for MPICH binaries: the program's copy and delete
+/* Keyvals of communicators, datatypes and windows for MPICH binaries: the program's copy and delete
  * callbacks take MPICH's handles and return MPICH's error codes, and a Fortran program's are
  * Fortran subroutines that MPICH's Fortran bindings (libmpichfort) call through their own
  * "proxy" functions. psim's runtime (src/emul/rt/rt_attr.c) calls a trampoline here instead,
@@ -26,7 +26,7 @@ typedef int delete_proxy(delete_fn *, int, int, int, void *, void *);
 enum { ATTR_AINT = 1 };
 
 typedef struct kv_rec {
-  int type;                  /* a datatype's keyval (else a communicator's) */
+  int kind;                  /* a communicator's (0), datatype's (1) or window's (2) keyval */
   int keyval;                /* MPICH's value */
   copy_fn *copy;
   delete_fn *del;
@@ -46,7 +46,9 @@ int MPIR_Dup_fn(int handle, int keyval, void *extra, void *in, void *out, int *f
   return 0;
 }
 
-static int handle_out(const kv_rec *r, int h) { return r->type ? abi_dt_out(h) : abi_comm_out(h); }
+static int handle_out(const kv_rec *r, int h) {
+  return r->kind == 2 ? abi_win_out(h) : r->kind == 1 ? abi_dt_out(h) : abi_comm_out(h);
+}
 
 static int copy_tramp(int h, int key, void *extra, void *in, void *out, int *flag) {
   const kv_rec *r = extra;
@@ -68,10 +70,10 @@ static int delete_tramp(int h, int key, void *val, void *extra) {
  * unless a Fortran proxy will call the program's (then every callback goes to the proxy). */
 typedef int create_fn(abi_pcomm_copy_fn *, abi_pcomm_delete_fn *, int *, void *);
 
-static int create(create_fn *f, int type, copy_fn *copy, delete_fn *del, int *keyval, void *extra) {
+static int create(create_fn *f, int kind, copy_fn *copy, delete_fn *del, int *keyval, void *extra) {
   kv_rec *r = calloc(1, sizeof *r);
   if (!r) return 16; /* MPICH's MPI_ERR_INTERN */
-  *r = (kv_rec){type, 0, copy, del, extra, NULL, NULL, recs};
+  *r = (kv_rec){kind, 0, copy, del, extra, NULL, NULL, recs};
   recs = r;
   /* psim gets the trampolines for every callback the program gave: a Fortran program's NULL
    * copy function is a subroutine of libmpichfort (MPI_COMM_NULL_COPY_FN), not NULL */
@@ -97,6 +99,11 @@ int MPI_Type_create_keyval(copy_fn *copy, delete_fn *del, int *keyval, void *ext
   return create(p_MPI_Type_create_keyval, 1, copy, del, keyval, extra_state);
 }
 
+int MPI_Win_create_keyval(copy_fn *copy, delete_fn *del, int *keyval, void *extra_state) {
+  if (!p_MPI_Win_create_keyval) abi_missing("MPI_Win_create_keyval");
+  return create(p_MPI_Win_create_keyval, 2, copy, del, keyval, extra_state);
+}
+
 /* libmpichfort's MPI_COMM_CREATE_KEYVAL (and the others) create the keyval with the program's
  * Fortran subroutines as the callbacks, then register the proxies that call them. */
 void MPII_Keyval_set_proxy(int keyval, copy_proxy *cp, delete_proxy *dp);
@@ -108,3 +115,4 @@ void MPII_Keyval_set_proxy(int keyval, copy_proxy *cp, delete_proxy *dp) {
 
 #define ALIAS(n) extern __typeof__(n) P##n __attribute__((alias(#n)));
 ALIAS(MPI_Comm_create_keyval) ALIAS(MPI_Keyval_create) ALIAS(MPI_Type_create_keyval)
+ALIAS(MPI_Win_create_keyval)

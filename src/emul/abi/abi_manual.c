@@ -241,16 +241,6 @@ int MPI_Op_create(user_fn *fn, int commute, int *op) {
   return abi_err_out(rc);
 }
 
-/* The callbacks get psim's window handle (docs/EMULATION.md). */
-int MPI_Win_create_keyval(abi_pwin_copy_fn *copy_fn, abi_pwin_delete_fn *delete_fn, int *keyval,
-                          void *extra_state) {
-  NEED(MPI_Win_create_keyval);
-  int k = 0;
-  int rc = p_MPI_Win_create_keyval(copy_fn, delete_fn, &k, extra_state);
-  *keyval = abi_keyval_out(k);
-  return abi_err_out(rc);
-}
-
 /* Generalized requests: the program's callbacks read and write MPICH's status and return
  * MPICH's error codes, so psim gets trampolines, with the program's callbacks and extra_state
  * in a record that the free trampoline releases (psim calls it once, when the request is
@@ -373,7 +363,7 @@ int MPI_Status_f2c(const int *f, abi_status *c) { memcpy(c, f, sizeof *c); retur
 #define ALIAS(n) extern __typeof__(n) P##n __attribute__((alias(#n)));
 ALIAS(MPI_Waitall) ALIAS(MPI_Testall) ALIAS(MPI_Waitany) ALIAS(MPI_Testany) ALIAS(MPI_Waitsome)
 ALIAS(MPI_Testsome) ALIAS(MPI_Startall) ALIAS(MPI_Type_create_struct) ALIAS(MPI_Type_struct)
-ALIAS(MPI_Alltoallw) ALIAS(MPI_Ialltoallw) ALIAS(MPI_Op_create) ALIAS(MPI_Win_create_keyval)
+ALIAS(MPI_Alltoallw) ALIAS(MPI_Ialltoallw) ALIAS(MPI_Op_create)
 ALIAS(MPI_Grequest_start) ALIAS(MPI_Group_translate_ranks) ALIAS(MPI_Comm_get_attr)
 ALIAS(MPI_Attr_get) ALIAS(MPI_Get_version)
 ALIAS(MPI_Pcontrol) ALIAS(MPI_Type_match_size) ALIAS(MPI_Comm_c2f) ALIAS(MPI_Comm_f2c)

@@ -198,6 +198,7 @@ rt_info *rt_info_get(MPI_Info h);     /* fatal when invalid */
 void rt_infos_free(rt_world *w);
 /* rt_win.c */
 void rt_wins_free(rt_world *w);
+void rt_win_check(MPI_Win h);   /* fatal when not a window of the calling rank */
 /* rt_attr.c: the calling rank's attributes follow its duplications and frees */
 void rt_attrs_free(rt_world *w);
 void rt_attr_comm_dup(MPI_Comm from, MPI_Comm to);
@@ -205,6 +206,8 @@ void rt_attr_comm_free(MPI_Comm c, const char *call);
 void rt_attr_type_dup(MPI_Datatype from, MPI_Datatype to);
 void rt_attr_type_free(MPI_Datatype t);
 int rt_attr_comm_get(MPI_Comm c, int key, void *val, int *flag);   /* user keyvals */
+int rt_attr_win_get(MPI_Win w, int key, void *val, int *flag);
+void rt_attr_win_free(MPI_Win w);
 
 /* rt_heap.c: forgets every block (end of a run). */
 void rt_heap_reset(void);

@@ -1,24 +1,26 @@
-/* Attributes on communicators and datatypes (MPI_Comm_create_keyval, MPI_Comm_set_attr...,
- * MPI_Type_*, MPI-1's MPI_Keyval_create / MPI_Attr_put / MPI_Attr_delete), with their copy and
+/* Attributes on communicators, datatypes and windows (MPI_Comm_create_keyval,
+ * MPI_Comm_set_attr..., MPI_Type_*, MPI_Win_*, MPI-1's MPI_Keyval_create / MPI_Attr_put /
+ * MPI_Attr_delete; the predefined ones are rt_init.c's and rt_win.c's), with their copy and
  * delete callbacks: libraries keep their state on a communicator this way (PETSc, MPICH's
  * Fortran tests f77/attr), and a Fortran program's keyvals reach here through MPICH's Fortran
  * bindings.
  *
- * Attributes belong to a process, not to the object: psim's communicator and datatype objects
- * are shared by the ranks, so each attribute is stored with the world rank that set it, and
+ * Attributes belong to a process, not to the object: psim's communicator, datatype and window
+ * objects are shared by the ranks, so each attribute is stored with the world rank that set it, and
  * each rank sees, copies and deletes only its own. Copy callbacks run when the rank duplicates
  * the object (MPI_Comm_dup, MPI_Comm_dup_with_info, MPI_Type_dup), delete callbacks when it
- * deletes the attribute, replaces its value, frees the object, or, for MPI_COMM_SELF, calls
+ * deletes the attribute, replaces its value, frees the object (MPI_Win_free too; windows are
+ * never duplicated), or, for MPI_COMM_SELF, calls
  * MPI_Finalize (MPI's rule, which libraries use to clean up at the end). Keyvals are numbered
- * from 1 for the whole run (MPI_KEYVAL_INVALID is 0); a freed keyval stays valid for the
+ * from 1 for the whole run, all kinds together (MPI_KEYVAL_INVALID is 0); a freed keyval stays valid for the
  * attributes that use it, as MPI requires. No simulated time: these are local calls. */
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "emul/rt/rt.h"
 
-enum { KIND_COMM, KIND_TYPE };
-static const char *const kind_name[] = {"communicator", "datatype"};
+enum { KIND_COMM, KIND_TYPE, KIND_WIN };
+static const char *const kind_name[] = {"communicator", "datatype", "window"};
 
 typedef int copy_fn(int, int, void *, void *, void *, int *);
 typedef int delete_fn(int, int, void *, void *);
@@ -113,10 +115,9 @@ static int get(int kind, int handle, int key, void *val, int *flag, const char *
   return MPI_SUCCESS;
 }
 
+/* Deleting an attribute the object does not have does nothing, as in MPICH. */
 static int del(int kind, int handle, int key, const char *call) {
   key_get(kind, key, call);
-  if (find(kind, handle, key) < 0)
-    emu_fatal("%s: no attribute for keyval %d on this %s (MPI_ERR_KEYVAL)", call, key, kind_name[kind]);
   drop(kind, handle, key, call);
   return MPI_SUCCESS;
 }
@@ -157,6 +158,10 @@ void rt_attr_type_free(MPI_Datatype t) { drop_all(KIND_TYPE, t, "MPI_Type_free")
 int rt_attr_comm_get(MPI_Comm c, int key, void *val, int *flag) {
   return get(KIND_COMM, c, key, val, flag, "MPI_Comm_get_attr");
 }
+int rt_attr_win_get(MPI_Win w, int key, void *val, int *flag) {
+  return get(KIND_WIN, w, key, val, flag, "MPI_Win_get_attr");
+}
+void rt_attr_win_free(MPI_Win w) { drop_all(KIND_WIN, w, "MPI_Win_free"); }
 
 int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy, MPI_Comm_delete_attr_function *del,
                            int *keyval, void *extra_state) {
@@ -220,4 +225,25 @@ int MPI_Type_get_attr(MPI_Datatype dt, int keyval, void *val, int *flag) {
 int MPI_Type_delete_attr(MPI_Datatype dt, int keyval) {
   rt_type(dt);
   return del(KIND_TYPE, dt, keyval, "MPI_Type_delete_attr");
+}
+
+int MPI_Win_create_keyval(MPI_Win_copy_attr_function *copy, MPI_Win_delete_attr_function *del,
+                          int *keyval, void *extra_state) {
+  return create(KIND_WIN, copy, del, keyval, extra_state);
+}
+
+int MPI_Win_free_keyval(int *keyval) {
+  key_get(KIND_WIN, *keyval, "MPI_Win_free_keyval");
+  *keyval = MPI_KEYVAL_INVALID;
+  return MPI_SUCCESS;
+}
+
+int MPI_Win_set_attr(MPI_Win win, int keyval, void *val) {
+  rt_win_check(win);
+  return set(KIND_WIN, win, keyval, val, "MPI_Win_set_attr");
+}
+
+int MPI_Win_delete_attr(MPI_Win win, int keyval) {
+  rt_win_check(win);
+  return del(KIND_WIN, win, keyval, "MPI_Win_delete_attr");
 }

@@ -7,7 +7,10 @@
  *   MPI_Finalize (then the rank prints its count);
  * - MPI_COMM_DUP_FN (MPICH's mpi.h names the library's MPIR_Dup_fn) and MPI_COMM_NULL_COPY_FN;
  * - attributes are each rank's own: rank r stores r, and reads r back;
- * - a datatype keyval copied by MPI_Type_dup, deleted by MPI_Type_free. */
+ * - a datatype keyval copied by MPI_Type_dup, deleted by MPI_Type_free;
+ * - a window keyval whose delete callback runs on a new value and at MPI_Win_free (psim did not
+ *   call it: MPICH's f77/rma/winattrf, rma/fkeyvalwin), given the window's handle; rank r's
+ *   attribute is its own (psim's windows kept one list for all ranks). */
 #include <mpi.h>
 #include <stdio.h>
 
@@ -31,6 +34,15 @@ static int self_delete(MPI_Comm comm, int key, void *val, void *extra) {
   (void)key; (void)val; (void)extra;
   printf("rank %d: MPI_COMM_SELF's attribute deleted at MPI_Finalize (self %d), %d deletes before\n",
          (int)(long)val, comm == MPI_COMM_SELF, deletes);
+  return MPI_SUCCESS;
+}
+
+static MPI_Win the_win;
+static int win_deletes;
+
+static int win_delete(MPI_Win w, int key, void *val, void *extra) {
+  (void)key; (void)val;
+  win_deletes += w == the_win && extra == &the_win;
   return MPI_SUCCESS;
 }
 
@@ -76,6 +88,17 @@ int main(int argc, char **argv) {
   int ok_type = flag && (long)v == 42 + rank;
   MPI_Type_free(&t2);                                                    /* 103 */
   MPI_Type_free(&t);                                                     /* 203 */
+  int wkey, buf[4];
+  MPI_Win_create(buf, sizeof buf, sizeof *buf, MPI_INFO_NULL, MPI_COMM_WORLD, &the_win);
+  MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, win_delete, &wkey, &the_win);
+  MPI_Win_set_attr(the_win, wkey, (void *)(long)(1 + rank));
+  MPI_Barrier(MPI_COMM_WORLD);   /* both ranks have set theirs */
+  MPI_Win_get_attr(the_win, wkey, &v, &flag);
+  int ok_win = flag && (long)v == 1 + rank;
+  MPI_Win_set_attr(the_win, wkey, (void *)(long)(3 + rank));           /* window delete 1 */
+  MPI_Win_free(&the_win);                                              /* window delete 2 */
+  MPI_Win_free_keyval(&wkey);
+  printf("rank %d: window attribute own %d, deletes %d\n", rank, ok_win, win_deletes);
   MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, self_delete, &skey, NULL);
   MPI_Comm_set_attr(MPI_COMM_SELF, skey, (void *)(long)rank);
   printf("rank %d: dup %d predefined %d type %d deletes %d\n", rank, ok_dup, ok_fn, ok_type, deletes);
