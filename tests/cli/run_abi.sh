@@ -18,7 +18,8 @@
 # - a Fortran program (tests/data/emul/abi_fortran.f90, mpifort): MPICH's own Fortran bindings
 #   run over psim's libmpich.so.12, each rank's status-ignore sentinels its own; ranks MPI
 #   gives back in MPICH's values (abi_fortran_ranks.f90); Fortran's datatypes its own
-#   (abi_fortran_types.f90); attributes with Fortran callbacks (abi_fortran_attr.f90);
+#   (abi_fortran_types.f90); attributes with Fortran callbacks (abi_fortran_attr.f90), and
+#   across languages (abi_fortran_lang.f90 with abi_fortran_lang.c);
 # - attributes with C callbacks (tests/data/emul/abi_attr.c, mpicc and psimcc);
 # - errors: an MPICH call psim lacks (MPI_Comm_spawn: exit 4, named), exit(3) from a rank,
 #   a binary linked against Open MPI (libmpi.so.40), a non-PIE executable, --privatize-libs
@@ -218,6 +219,14 @@ rank 2 uop T names T pairs T complex+logical T"
   want="rank 0 dup T predefined T type T mpi1 T deletes 2 lastcode T
 rank 1 dup T predefined T type T mpi1 T deletes 2 lastcode T"
   [ "$out" = "$want" ] || bad "abi_fortran_attr: $out"
+  # across languages: set from Fortran, C reads a pointer to the value (MPICH's
+  # f90/attr/fandcattrf90 crashed); set from C, Fortran reads the pointer; as real MPICH prints
+  "$MPICC" -O1 -c -o "$TMPD/flang_c.o" "$D/abi_fortran_lang.c" || bad "mpicc abi_fortran_lang.c"
+  "$MPIFORT" -O1 -w -o "$TMPD/flang" "$D/abi_fortran_lang.f90" "$TMPD/flang_c.o" || bad "mpifort abi_fortran_lang.f90"
+  out=$("$PSIM" run --np 2 -q --no-measure -- "$TMPD/flang" | sort) || bad "abi_fortran_lang failed"
+  want="rank 0 c reads fortran T fortran reads c T dup T
+rank 1 c reads fortran T fortran reads c T dup T"
+  [ "$out" = "$want" ] || bad "abi_fortran_lang: $out"
   # a crashing Fortran rank is psim's report, not libgfortran's backtrace handler (exit 139)
   "$MPIFORT" -O0 -o "$TMPD/fcrash" "$D/abi_fortran_crash.f90" || bad "mpifort abi_fortran_crash.f90"
   expect 4 "rank 1 crashed with signal 11 (Segmentation fault)" "$PSIM" run --np 2 -q -- "$TMPD/fcrash"

@@ -10,7 +10,14 @@
  *
  * (MPICH's MPII_Attr_copy_proxy and MPII_Attr_delete_proxy; attr_type 1 is an integer value,
  * which is how Fortran sets them.) MPI_COMM_DUP_FN and its kin are MPICH's MPIR_Dup_fn, which
- * a C program's binary refers to: defined here, and given to psim as psim's DUP_FN. Records
+ * a C program's binary refers to: defined here, and given to psim as psim's DUP_FN.
+ *
+ * Values set from Fortran are integers, which MPICH keeps with their language: C's get gives a
+ * pointer to the value, Fortran's get the value, and callbacks the value. psim's runtime keeps
+ * one pointer per attribute, so a value set from Fortran is stored as the address of a box
+ * holding it (abi_attr_box): that address is what C must read, and Fortran's get and the
+ * trampolines below take the value out of it. Boxes are never freed (an attribute copied by
+ * DUP_FN shares its box): 8 bytes per value set from Fortran. Records
  * live until the end of the run (the attributes of a freed keyval still use them); they are
  * shared by the ranks, as the library is, and keyval numbers are unique in a run. */
 #include <stdint.h>
@@ -46,6 +53,32 @@ int MPIR_Dup_fn(int handle, int keyval, void *extra, void *in, void *out, int *f
   return 0;
 }
 
+typedef struct box_chunk {
+  ptrdiff_t v[1024];
+  int used;
+  struct box_chunk *next;
+} box_chunk;
+static box_chunk *boxes;
+
+void *abi_attr_box(ptrdiff_t value) {
+  if (!boxes || boxes->used == (int)(sizeof boxes->v / sizeof *boxes->v)) {
+    box_chunk *c = calloc(1, sizeof *c);
+    if (!c) abi_missing("abi_attr_box (out of memory)");
+    c->next = boxes;
+    boxes = c;
+  }
+  ptrdiff_t *p = &boxes->v[boxes->used++];
+  *p = value;
+  return p;
+}
+
+int abi_attr_unbox(const void *p, ptrdiff_t *value) {
+  uintptr_t a = (uintptr_t)p;
+  for (const box_chunk *c = boxes; c; c = c->next)
+    if (a >= (uintptr_t)&c->v[0] && a < (uintptr_t)&c->v[c->used]) { *value = *(const ptrdiff_t *)p; return 1; }
+  return 0;
+}
+
 static int handle_out(const kv_rec *r, int h) {
   return r->kind == 2 ? abi_win_out(h) : r->kind == 1 ? abi_dt_out(h) : abi_comm_out(h);
 }
@@ -53,14 +86,20 @@ static int handle_out(const kv_rec *r, int h) {
 static int copy_tramp(int h, int key, void *extra, void *in, void *out, int *flag) {
   const kv_rec *r = extra;
   int mh = handle_out(r, h), mk = abi_keyval_out(key), rc;
+  ptrdiff_t v;
+  int boxed = abi_attr_unbox(in, &v);
+  if (boxed) in = (void *)v;
   if (r->cproxy) rc = r->cproxy(r->copy, mh, mk, r->extra, ATTR_AINT, in, out, flag);
   else rc = r->copy(mh, mk, r->extra, in, out, flag);
+  if (boxed && *flag) *(void **)out = abi_attr_box((ptrdiff_t) * (void **)out);   /* still Fortran's */
   return abi_err_in(rc);
 }
 
 static int delete_tramp(int h, int key, void *val, void *extra) {
   const kv_rec *r = extra;
   int mh = handle_out(r, h), mk = abi_keyval_out(key), rc;
+  ptrdiff_t v;
+  if (abi_attr_unbox(val, &v)) val = (void *)v;
   if (r->dproxy) rc = r->dproxy(r->del, mh, mk, ATTR_AINT, val, r->extra);
   else rc = r->del(mh, mk, val, r->extra);
   return abi_err_in(rc);
