@@ -19,7 +19,8 @@
 #   run over psim's libmpich.so.12, each rank's status-ignore sentinels its own; ranks MPI
 #   gives back in MPICH's values (abi_fortran_ranks.f90); Fortran's datatypes its own
 #   (abi_fortran_types.f90); attributes with Fortran callbacks (abi_fortran_attr.f90), and
-#   across languages (abi_fortran_lang.f90 with abi_fortran_lang.c);
+#   across languages (abi_fortran_lang.f90 with abi_fortran_lang.c); calls added for MPICH's
+#   Fortran tests (abi_fortran_calls.f90);
 # - attributes with C callbacks (tests/data/emul/abi_attr.c, mpicc and psimcc);
 # - errors: an MPICH call psim lacks (MPI_Comm_spawn: exit 4, named), exit(3) from a rank,
 #   a binary linked against Open MPI (libmpi.so.40), a non-PIE executable, --privatize-libs
@@ -227,6 +228,14 @@ rank 1 dup T predefined T type T mpi1 T deletes 2 lastcode T"
   want="rank 0 c reads fortran T fortran reads c T dup T
 rank 1 c reads fortran T fortran reads c T dup T"
   [ "$out" = "$want" ] || bad "abi_fortran_lang: $out"
+  # MPI_RSEND_INIT, MPI_INFO_CREATE_ENV, MPI_INFO_GET_STRING (MPICH's prsendf, infocrenvf,
+  # infogetstrf stopped at them); as real MPICH prints
+  "$MPIFORT" -O1 -w -o "$TMPD/fcalls" "$D/abi_fortran_calls.f90" || bad "mpifort abi_fortran_calls.f90"
+  out=$("$PSIM" run --np 3 -q --no-measure -- "$TMPD/fcalls" | sort) || bad "abi_fortran_calls failed"
+  want="rank 0 rsend_init T info T
+rank 1 rsend_init T info T
+rank 2 rsend_init T info T"
+  [ "$out" = "$want" ] || bad "abi_fortran_calls: $out"
   # a crashing Fortran rank is psim's report, not libgfortran's backtrace handler (exit 139)
   "$MPIFORT" -O0 -o "$TMPD/fcrash" "$D/abi_fortran_crash.f90" || bad "mpifort abi_fortran_crash.f90"
   expect 4 "rank 1 crashed with signal 11 (Segmentation fault)" "$PSIM" run --np 2 -q -- "$TMPD/fcrash"

@@ -336,6 +336,15 @@ int MPI_Ssend_init(const void *buf, int count, int dt, int dest, int tag, int co
   return abi_err_out(rc);
 }
 
+int (*p_MPI_Rsend_init)(const void *buf, int count, int dt, int dest, int tag, int comm, int *request);
+int MPI_Rsend_init(const void *buf, int count, int dt, int dest, int tag, int comm, int *request) {
+  if (!p_MPI_Rsend_init) abi_missing("MPI_Rsend_init");
+  int request_p = 0;
+  int rc = p_MPI_Rsend_init(buf, count, abi_dt_in(dt), abi_rank_in(dest), tag, abi_comm_in(comm), &request_p);
+  *request = abi_req_out(request_p);
+  return abi_err_out(rc);
+}
+
 int (*p_MPI_Bsend_init)(const void *buf, int count, int dt, int dest, int tag, int comm, int *request);
 int MPI_Bsend_init(const void *buf, int count, int dt, int dest, int tag, int comm, int *request) {
   if (!p_MPI_Bsend_init) abi_missing("MPI_Bsend_init");
@@ -1361,6 +1370,22 @@ int MPI_Info_get(int info, const char *key, int valuelen, char *value, int *flag
   return abi_err_out(rc);
 }
 
+int (*p_MPI_Info_get_string)(int info, const char *key, int *buflen, char *value, int *flag);
+int MPI_Info_get_string(int info, const char *key, int *buflen, char *value, int *flag) {
+  if (!p_MPI_Info_get_string) abi_missing("MPI_Info_get_string");
+  int rc = p_MPI_Info_get_string(abi_info_in(info), key, buflen, value, flag);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Info_create_env)(int argc, char *argv[], int *info);
+int MPI_Info_create_env(int argc, char *argv[], int *info) {
+  if (!p_MPI_Info_create_env) abi_missing("MPI_Info_create_env");
+  int info_p = 0;
+  int rc = p_MPI_Info_create_env(argc, argv, &info_p);
+  *info = abi_info_out(info_p);
+  return abi_err_out(rc);
+}
+
 int (*p_MPI_Info_get_valuelen)(int info, const char *key, int *valuelen, int *flag);
 int MPI_Info_get_valuelen(int info, const char *key, int *valuelen, int *flag) {
   if (!p_MPI_Info_get_valuelen) abi_missing("MPI_Info_get_valuelen");
@@ -1876,8 +1901,6 @@ int MPI_Ineighbor_alltoallv(void) { abi_missing("MPI_Ineighbor_alltoallv"); }
 int MPI_Ineighbor_alltoallv_c(void) { abi_missing("MPI_Ineighbor_alltoallv_c"); }
 int MPI_Ineighbor_alltoallw(void) { abi_missing("MPI_Ineighbor_alltoallw"); }
 int MPI_Ineighbor_alltoallw_c(void) { abi_missing("MPI_Ineighbor_alltoallw_c"); }
-int MPI_Info_create_env(void) { abi_missing("MPI_Info_create_env"); }
-int MPI_Info_get_string(void) { abi_missing("MPI_Info_get_string"); }
 int MPI_Intercomm_create_from_groups(void) { abi_missing("MPI_Intercomm_create_from_groups"); }
 int MPI_Irecv_c(void) { abi_missing("MPI_Irecv_c"); }
 int MPI_Ireduce_c(void) { abi_missing("MPI_Ireduce_c"); }
@@ -1954,7 +1977,6 @@ int MPI_Rget_c(void) { abi_missing("MPI_Rget_c"); }
 int MPI_Rput(void) { abi_missing("MPI_Rput"); }
 int MPI_Rput_c(void) { abi_missing("MPI_Rput_c"); }
 int MPI_Rsend_c(void) { abi_missing("MPI_Rsend_c"); }
-int MPI_Rsend_init(void) { abi_missing("MPI_Rsend_init"); }
 int MPI_Rsend_init_c(void) { abi_missing("MPI_Rsend_init_c"); }
 int MPI_Scan_c(void) { abi_missing("MPI_Scan_c"); }
 int MPI_Scan_init(void) { abi_missing("MPI_Scan_init"); }
@@ -2722,6 +2744,7 @@ const abi_bind abi_binds[] = {
   {"MPI_Sendrecv_replace", &p_MPI_Sendrecv_replace},
   {"MPI_Send_init", &p_MPI_Send_init},
   {"MPI_Ssend_init", &p_MPI_Ssend_init},
+  {"MPI_Rsend_init", &p_MPI_Rsend_init},
   {"MPI_Bsend_init", &p_MPI_Bsend_init},
   {"MPI_Recv_init", &p_MPI_Recv_init},
   {"MPI_Start", &p_MPI_Start},
@@ -2859,6 +2882,8 @@ const abi_bind abi_binds[] = {
   {"MPI_Info_create", &p_MPI_Info_create},
   {"MPI_Info_set", &p_MPI_Info_set},
   {"MPI_Info_get", &p_MPI_Info_get},
+  {"MPI_Info_get_string", &p_MPI_Info_get_string},
+  {"MPI_Info_create_env", &p_MPI_Info_create_env},
   {"MPI_Info_get_valuelen", &p_MPI_Info_get_valuelen},
   {"MPI_Info_get_nkeys", &p_MPI_Info_get_nkeys},
   {"MPI_Info_get_nthkey", &p_MPI_Info_get_nthkey},

@@ -51,6 +51,7 @@ extern int (*p_MPI_Sendrecv)(const void *sendbuf, int sendcount, int sendtype, i
 extern int (*p_MPI_Sendrecv_replace)(void *buf, int count, int dt, int dest, int sendtag, int source, int recvtag, int comm, abi_pstatus *status);
 extern int (*p_MPI_Send_init)(const void *buf, int count, int dt, int dest, int tag, int comm, int *request);
 extern int (*p_MPI_Ssend_init)(const void *buf, int count, int dt, int dest, int tag, int comm, int *request);
+extern int (*p_MPI_Rsend_init)(const void *buf, int count, int dt, int dest, int tag, int comm, int *request);
 extern int (*p_MPI_Bsend_init)(const void *buf, int count, int dt, int dest, int tag, int comm, int *request);
 extern int (*p_MPI_Recv_init)(void *buf, int count, int dt, int source, int tag, int comm, int *request);
 extern int (*p_MPI_Start)(int *request);
@@ -188,6 +189,8 @@ extern int (*p_MPI_Pack_size)(int incount, int dt, int comm, int *size);
 extern int (*p_MPI_Info_create)(int *info);
 extern int (*p_MPI_Info_set)(int info, const char *key, const char *value);
 extern int (*p_MPI_Info_get)(int info, const char *key, int valuelen, char *value, int *flag);
+extern int (*p_MPI_Info_get_string)(int info, const char *key, int *buflen, char *value, int *flag);
+extern int (*p_MPI_Info_create_env)(int argc, char *argv[], int *info);
 extern int (*p_MPI_Info_get_valuelen)(int info, const char *key, int *valuelen, int *flag);
 extern int (*p_MPI_Info_get_nkeys)(int info, int *nkeys);
 extern int (*p_MPI_Info_get_nthkey)(int info, int n, char *key);

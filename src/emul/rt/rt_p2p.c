@@ -324,6 +324,10 @@ int MPI_Ssend_init(const void *buf, int count, MPI_Datatype dt, int dest, int ta
   *req = req_make(RQ_SEND, (void *)buf, count, dt, dest, tag, comm, MPI_F_SSEND, 1);
   return MPI_SUCCESS;
 }
+/* ready: the program guarantees the receive is posted; a standard send, as MPI_Rsend */
+int MPI_Rsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *req) {
+  return MPI_Send_init(buf, count, dt, dest, tag, comm, req);
+}
 /* buffered = detached at any size, as MPI_Bsend */
 int MPI_Bsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *req) {
   *req = req_make(RQ_SEND, (void *)buf, count, dt, dest, tag, comm, MPI_F_BUFFERED, 1);
