@@ -20,7 +20,7 @@
 #   gives back in MPICH's values (abi_fortran_ranks.f90); Fortran's datatypes its own
 #   (abi_fortran_types.f90); attributes with Fortran callbacks (abi_fortran_attr.f90), and
 #   across languages (abi_fortran_lang.f90 with abi_fortran_lang.c); calls added for MPICH's
-#   Fortran tests (abi_fortran_calls.f90);
+#   Fortran tests (abi_fortran_calls.f90); generalized requests (abi_fortran_greq.f90);
 # - attributes with C callbacks (tests/data/emul/abi_attr.c, mpicc and psimcc);
 # - errors: an MPICH call psim lacks (MPI_Comm_spawn: exit 4, named), exit(3) from a rank,
 #   a binary linked against Open MPI (libmpi.so.40), a non-PIE executable, --privatize-libs
@@ -236,6 +236,13 @@ rank 1 c reads fortran T fortran reads c T dup T"
 rank 1 rsend_init T info T
 rank 2 rsend_init T info T"
   [ "$out" = "$want" ] || bad "abi_fortran_calls: $out"
+  # a generalized request with Fortran callbacks (MPICH's f77/pt2pt/greqf stopped at
+  # MPII_Grequest_set_lang_f77); as real MPICH prints
+  "$MPIFORT" -O1 -w -o "$TMPD/fgreq" "$D/abi_fortran_greq.f90" || bad "mpifort abi_fortran_greq.f90"
+  out=$("$PSIM" run --np 2 -q --no-measure -- "$TMPD/fgreq" | sort) || bad "abi_fortran_greq failed"
+  want="rank 0 count T request null T calls 11
+rank 1 count T request null T calls 11"
+  [ "$out" = "$want" ] || bad "abi_fortran_greq: $out"
   # a crashing Fortran rank is psim's report, not libgfortran's backtrace handler (exit 139)
   "$MPIFORT" -O0 -o "$TMPD/fcrash" "$D/abi_fortran_crash.f90" || bad "mpifort abi_fortran_crash.f90"
   expect 4 "rank 1 crashed with signal 11 (Segmentation fault)" "$PSIM" run --np 2 -q -- "$TMPD/fcrash"

@@ -14,9 +14,9 @@
  * - MPII_{Comm,Type,Win}_{get,set}_attr: attributes with Fortran's value semantics (an
  *   integer, not a pointer; MPI_COMM_GET_ATTR(..., MPI_TAG_UB, ...) gives the largest tag),
  *   over this library's C functions.
- * - Fortran generalized requests and the MPIX_ extensions: not implemented; a call stops the
- *   run naming it (exit 4), as any MPICH call psim lacks. (The keyval proxies that call
- *   Fortran's copy and delete callbacks are registered in abi_attr.c.) */
+ * - the MPIX_ extensions: not implemented; a call stops the run naming it (exit 4), as any
+ *   MPICH call psim lacks. (The keyval proxies that call Fortran's copy and delete callbacks
+ *   are registered in abi_attr.c, Fortran generalized requests marked in abi_manual.c.) */
 #include <stdint.h>
 
 #include "emul/abi/abi.h"
@@ -113,7 +113,6 @@ int MPII_Win_set_attr(int win, int keyval, void *val, int type) {
   return MPI_Win_set_attr(win, keyval, fortran_value(val, type));
 }
 
-UNSUPPORTED(MPII_Grequest_set_lang_f77)
 UNSUPPORTED(MPIX_Comm_agree)
 UNSUPPORTED(MPIX_Comm_failure_ack)
 UNSUPPORTED(MPIX_Comm_failure_get_acked)

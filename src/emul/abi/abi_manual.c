@@ -244,34 +244,63 @@ int MPI_Op_create(user_fn *fn, int commute, int *op) {
 /* Generalized requests: the program's callbacks read and write MPICH's status and return
  * MPICH's error codes, so psim gets trampolines, with the program's callbacks and extra_state
  * in a record that the free trampoline releases (psim calls it once, when the request is
- * freed). */
+ * freed). A Fortran program's callbacks are Fortran subroutines: MPICH's Fortran bindings
+ * start the request, then mark it (MPII_Grequest_set_lang_f77), and the callbacks are then
+ * called with their arguments by reference, an error argument last, and a Fortran status
+ * (MPICH's: the same five integers). */
 typedef int greq_query_fn(void *extra_state, abi_status *status);
+typedef void f77_query_fn(void *extra_state, int *status, int *ierr);
+typedef void f77_free_fn(void *extra_state, int *ierr);
+typedef void f77_cancel_fn(void *extra_state, int *complete, int *ierr);
 typedef struct greq_rec {
   greq_query_fn *query;
   abi_pgreq_free_fn *free_fn;
   abi_pgreq_cancel_fn *cancel;
   void *extra;
+  int fortran;
 } greq_rec;
+
+/* The request just started, for MPII_Grequest_set_lang_f77, which libmpichfort calls next. */
+static greq_rec *last_greq;
+static int last_greq_handle;
 
 static int greq_query(void *extra, abi_pstatus *p) {
   greq_rec *g = extra;
   abi_status s;
   abi_status_out(p, &s);
-  int rc = g->query ? g->query(g->extra, &s) : 0;
+  int rc = 0;
+  if (g->query && g->fortran) {
+    int f[sizeof s / sizeof(int)];
+    memcpy(f, &s, sizeof s);
+    ((f77_query_fn *)(void *)g->query)(g->extra, f, &rc);
+    if (rc == 0) memcpy(&s, f, sizeof s);
+  } else if (g->query) rc = g->query(g->extra, &s);
   abi_status_in(&s, p);
   return abi_err_in(rc);
 }
 
 static int greq_free(void *extra) {
   greq_rec *g = extra;
-  int rc = g->free_fn ? g->free_fn(g->extra) : 0;
+  int rc = 0;
+  if (g->free_fn && g->fortran) ((f77_free_fn *)(void *)g->free_fn)(g->extra, &rc);
+  else if (g->free_fn) rc = g->free_fn(g->extra);
+  if (last_greq == g) last_greq = NULL;
   free(g);
   return abi_err_in(rc);
 }
 
 static int greq_cancel(void *extra, int complete) {
   greq_rec *g = extra;
-  return abi_err_in(g->cancel ? g->cancel(g->extra, complete) : 0);
+  int rc = 0;
+  if (g->cancel && g->fortran) ((f77_cancel_fn *)(void *)g->cancel)(g->extra, &complete, &rc);
+  else if (g->cancel) rc = g->cancel(g->extra, complete);
+  return abi_err_in(rc);
+}
+
+void MPII_Grequest_set_lang_f77(int request);
+void MPII_Grequest_set_lang_f77(int request) {
+  if (!last_greq || last_greq_handle != request) abi_missing("MPII_Grequest_set_lang_f77 (not the request just started)");
+  last_greq->fortran = 1;
 }
 
 int MPI_Grequest_start(greq_query_fn *query_fn, abi_pgreq_free_fn *free_fn,
@@ -279,11 +308,13 @@ int MPI_Grequest_start(greq_query_fn *query_fn, abi_pgreq_free_fn *free_fn,
   NEED(MPI_Grequest_start);
   greq_rec *g = malloc(sizeof *g);
   if (!g) return 16; /* MPICH's MPI_ERR_INTERN */
-  *g = (greq_rec){query_fn, free_fn, cancel_fn, extra_state};
+  *g = (greq_rec){query_fn, free_fn, cancel_fn, extra_state, 0};
   int r = 0;
   int rc = p_MPI_Grequest_start(greq_query, greq_free, greq_cancel, g, &r);
   if (rc != 0) free(g);
   *request = abi_req_out(r);
+  last_greq = rc == 0 ? g : NULL;
+  last_greq_handle = *request;
   return abi_err_out(rc);
 }
 
