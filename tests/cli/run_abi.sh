@@ -21,7 +21,8 @@
 #   (abi_fortran_types.f90); attributes with Fortran callbacks (abi_fortran_attr.f90), and
 #   across languages (abi_fortran_lang.f90 with abi_fortran_lang.c); calls added for MPICH's
 #   Fortran tests (abi_fortran_calls.f90); generalized requests (abi_fortran_greq.f90);
-# - attributes with C callbacks (tests/data/emul/abi_attr.c, mpicc and psimcc);
+# - attributes with C callbacks (tests/data/emul/abi_attr.c, mpicc and psimcc); MPI_Get_elements
+#   on a partly filled mixed type (get_elements.c);
 # - errors: an MPICH call psim lacks (MPI_Comm_spawn: exit 4, named), exit(3) from a rank,
 #   a binary linked against Open MPI (libmpi.so.40), a non-PIE executable, --privatize-libs
 #   misused, psim's libmpich.so.12 used outside psim run.
@@ -86,6 +87,15 @@ rank 1: window attribute own 1, deletes 2"
 for b in attr attr_psim; do
   out=$("$PSIM" run --np 2 -q --no-measure -- "$TMPD/$b" | sort) || bad "abi_attr ($b) failed"
   [ "$out" = "$want" ] || bad "abi_attr ($b): $out"
+done
+
+# MPI_Get_elements of a message that fills a mixed derived type in part (MPICH's
+# f90/datatype/get_elem_u: psim said MPI_UNDEFINED); the mpicc and psimcc builds, as real MPICH
+"$MPICC" -O1 -o "$TMPD/getel" "$D/get_elements.c" || bad "mpicc get_elements.c"
+"$PSIMCC" -O1 -o "$TMPD/getel_psim" "$D/get_elements.c" || bad "psimcc get_elements.c"
+for b in getel getel_psim; do
+  out=$("$PSIM" run --np 2 -q --no-measure -- "$TMPD/$b") || bad "get_elements ($b) failed"
+  [ "$out" = "get_elements ok 1" ] || bad "get_elements ($b): $out"
 done
 
 # pi: digits, and the same simulated time as the psimcc build (on two network models)

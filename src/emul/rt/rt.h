@@ -16,6 +16,8 @@
 
 typedef struct rt_block { ptrdiff_t off; size_t len; } rt_block;
 
+typedef struct rt_sig { size_t size, n; } rt_sig;   /* n basic elements of size bytes */
+
 typedef struct rt_dtype {
   size_t size;               /* bytes of data in one element */
   ptrdiff_t lb, ub;          /* extent = ub - lb */
@@ -24,6 +26,8 @@ typedef struct rt_dtype {
   rt_block *blocks;          /* byte runs of one element, relative to its start */
   int contig;                /* one run at offset 0 of length size == extent */
   int base;                  /* predefined type of every basic element, -1 if mixed */
+  int nsig;
+  rt_sig *sig;               /* the basic elements' sizes in order (MPI_Get_elements) */
   int explicit_lb, explicit_ub;
   int committed, freed, predefined;
   int combiner;              /* MPI_COMBINER_* of the constructor (0: predefined) */

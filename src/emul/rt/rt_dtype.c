@@ -39,9 +39,18 @@ bounds:
   if (off + (ptrdiff_t)len > t->true_ub) t->true_ub = off + (ptrdiff_t)len;
 }
 
+/* Appends n basic elements of `size` bytes to the type signature (runs of one size merged). */
+static void add_sig(rt_dtype *t, size_t size, size_t n) {
+  if (t->nsig && t->sig[t->nsig - 1].size == size) { t->sig[t->nsig - 1].n += n; return; }
+  if ((t->nsig & (t->nsig - 1)) == 0)
+    t->sig = xrealloc(t->sig, (size_t)(t->nsig ? 2 * t->nsig : 1) * sizeof *t->sig);
+  t->sig[t->nsig++] = (rt_sig){size, n};
+}
+
 /* Appends a copy of type o displaced by disp bytes. */
 static void add_copy(rt_dtype *t, const rt_dtype *o, ptrdiff_t disp) {
   for (int b = 0; b < o->nblocks; b++) add_run(t, disp + o->blocks[b].off, o->blocks[b].len);
+  for (int s = 0; s < o->nsig; s++) add_sig(t, o->sig[s].size, o->sig[s].n);
   if (o->nblocks == 0 && o->size == 0) { /* markers (MPI_LB/MPI_UB) and empty types */ }
   if (disp + o->lb < t->lb) t->lb = disp + o->lb;
   if (disp + o->ub > t->ub) t->ub = disp + o->ub;
@@ -59,6 +68,7 @@ static void finish(rt_dtype *t) {
 static rt_dtype *prim(int code, size_t size, size_t align_extent) {
   rt_dtype *t = new_type();
   add_run(t, 0, size);
+  add_sig(t, size, 1);
   t->lb = 0;
   t->ub = (ptrdiff_t)align_extent;
   t->base = code;
@@ -73,6 +83,7 @@ static rt_dtype *pair(int code, size_t vsize, size_t ioff, size_t extent) {
   rt_dtype *t = new_type();
   add_run(t, 0, vsize);
   add_run(t, (ptrdiff_t)ioff, code == MPI_2REAL || code == MPI_2DOUBLE_PRECISION ? vsize : sizeof(int));
+  add_sig(t, t->size, 1);   /* one element, as MPI_Get_elements counts a pair */
   t->lb = 0;
   t->ub = (ptrdiff_t)extent;
   t->base = code;

@@ -47,7 +47,7 @@ void rt_world_free(void *p) {
   if (!w) return;
   rt_heap_reset();
   for (size_t i = 0; i < w->types.len; i++)
-    if (w->types.data[i]) { free(w->types.data[i]->blocks); free(w->types.data[i]); }
+    if (w->types.data[i]) { free(w->types.data[i]->blocks); free(w->types.data[i]->sig); free(w->types.data[i]); }
   VEC_FREE(w->types);
   for (size_t i = 0; i < w->comms.len; i++) {
     rt_comm *c = w->comms.data[i];
