@@ -1,5 +1,5 @@
-/* Keyvals of communicators, datatypes and windows for MPICH binaries: the program's copy and delete
- * callbacks take MPICH's handles and return MPICH's error codes, and a Fortran program's are
+/* Keyvals of communicators, datatypes and windows for MPICH binaries: the program's copy and
+ * delete callbacks take MPICH's handles and return MPICH's error codes, and a Fortran program's are
  * Fortran subroutines that MPICH's Fortran bindings (libmpichfort) call through their own
  * "proxy" functions. psim's runtime (src/emul/rt/rt_attr.c) calls a trampoline here instead,
  * with a record of the program's callbacks, its extra_state and, once libmpichfort registers
@@ -17,9 +17,9 @@
  * one pointer per attribute, so a value set from Fortran is stored as the address of a box
  * holding it (abi_attr_box): that address is what C must read, and Fortran's get and the
  * trampolines below take the value out of it. Boxes are never freed (an attribute copied by
- * DUP_FN shares its box): 8 bytes per value set from Fortran. Records
- * live until the end of the run (the attributes of a freed keyval still use them); they are
- * shared by the ranks, as the library is, and keyval numbers are unique in a run. */
+ * DUP_FN shares its box): 8 bytes per value set from Fortran. Records live until the end of
+ * the run (the attributes of a freed keyval still use them); they are shared by the ranks, as
+ * the library is, and psim numbers keyvals of every kind in one sequence. */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -144,7 +144,8 @@ int MPI_Win_create_keyval(copy_fn *copy, delete_fn *del, int *keyval, void *extr
 }
 
 /* libmpichfort's MPI_COMM_CREATE_KEYVAL (and the others) create the keyval with the program's
- * Fortran subroutines as the callbacks, then register the proxies that call them. */
+ * Fortran subroutines as the callbacks, then register the proxies that call them: the newest
+ * record of that keyval is the one just created. */
 void MPII_Keyval_set_proxy(int keyval, copy_proxy *cp, delete_proxy *dp);
 void MPII_Keyval_set_proxy(int keyval, copy_proxy *cp, delete_proxy *dp) {
   for (kv_rec *r = recs; r; r = r->next)

@@ -6,14 +6,14 @@
  * bindings.
  *
  * Attributes belong to a process, not to the object: psim's communicator, datatype and window
- * objects are shared by the ranks, so each attribute is stored with the world rank that set it, and
- * each rank sees, copies and deletes only its own. Copy callbacks run when the rank duplicates
- * the object (MPI_Comm_dup, MPI_Comm_dup_with_info, MPI_Type_dup), delete callbacks when it
- * deletes the attribute, replaces its value, frees the object (MPI_Win_free too; windows are
- * never duplicated), or, for MPI_COMM_SELF, calls
- * MPI_Finalize (MPI's rule, which libraries use to clean up at the end). Keyvals are numbered
- * from 1 for the whole run, all kinds together (MPI_KEYVAL_INVALID is 0); a freed keyval stays valid for the
- * attributes that use it, as MPI requires. No simulated time: these are local calls. */
+ * objects are shared by the ranks, so each attribute is stored with the world rank that set
+ * it, and each rank sees, copies and deletes only its own. Copy callbacks run when the rank
+ * duplicates the object (MPI_Comm_dup, MPI_Comm_dup_with_info, MPI_Type_dup), delete callbacks
+ * when it deletes the attribute, replaces its value, frees the object (MPI_Win_free too;
+ * windows are never duplicated), or, for MPI_COMM_SELF, calls MPI_Finalize (MPI's rule, which
+ * libraries use to clean up at the end). Keyvals are numbered from 1 for the whole run, all
+ * kinds together (MPI_KEYVAL_INVALID is 0); a freed keyval stays valid for the attributes that
+ * use it, as MPI requires. No simulated time: these are local calls. */
 #include <stdint.h>
 #include <stdlib.h>
 
