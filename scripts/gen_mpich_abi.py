@@ -30,7 +30,8 @@ MANUAL = {"MPI_Waitall", "MPI_Waitany", "MPI_Waitsome", "MPI_Testall", "MPI_Test
           "MPI_Attr_get", "MPI_Comm_create_keyval", "MPI_Keyval_create",
           "MPI_Type_create_keyval", "MPI_Get_version"}
 # extra names abi_manual.c defines that psim's mpi.h does not declare
-MANUAL_ONLY = {"MPI_Pcontrol", "MPI_Type_match_size", "MPI_Comm_c2f", "MPI_Comm_f2c",
+MANUAL_ONLY = {"MPI_Pcontrol", "MPI_Type_match_size", "MPI_Type_create_f90_real",
+               "MPI_Type_create_f90_complex", "MPI_Type_create_f90_integer", "MPI_Comm_c2f", "MPI_Comm_f2c",
                "MPI_Type_c2f", "MPI_Type_f2c", "MPI_Group_c2f", "MPI_Group_f2c", "MPI_Op_c2f",
                "MPI_Op_f2c", "MPI_Request_c2f", "MPI_Request_f2c", "MPI_Info_c2f",
                "MPI_Info_f2c", "MPI_Win_c2f", "MPI_Win_f2c", "MPI_Errhandler_c2f",

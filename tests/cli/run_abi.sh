@@ -219,9 +219,9 @@ rank 2 shift T translate T host T io T version T"
   # f77/coll/uallreducef and f77/datatype/typenamef); all T, as real MPICH prints
   "$MPIFORT" -O1 -w -o "$TMPD/ftypes" "$D/abi_fortran_types.f90" || bad "mpifort abi_fortran_types.f90"
   out=$("$PSIM" run --np 3 -q --no-measure -- "$TMPD/ftypes" | sort) || bad "abi_fortran_types failed"
-  want="rank 0 uop T names T pairs T complex+logical T
-rank 1 uop T names T pairs T complex+logical T
-rank 2 uop T names T pairs T complex+logical T"
+  want="rank 0 uop T names T pairs T complex+logical T f90 T
+rank 1 uop T names T pairs T complex+logical T f90 T
+rank 2 uop T names T pairs T complex+logical T f90 T"
   [ "$out" = "$want" ] || bad "abi_fortran_types: $out"
   # attributes from Fortran: MPICH's bindings call the program's callbacks through the proxies
   # they register (MPII_Keyval_set_proxy); found by MPICH's f77/attr tests; as real MPICH prints

@@ -2058,9 +2058,6 @@ int MPI_T_source_get_timestamp(void) { abi_missing("MPI_T_source_get_timestamp")
 int MPI_Type_contiguous_c(void) { abi_missing("MPI_Type_contiguous_c"); }
 int MPI_Type_create_darray(void) { abi_missing("MPI_Type_create_darray"); }
 int MPI_Type_create_darray_c(void) { abi_missing("MPI_Type_create_darray_c"); }
-int MPI_Type_create_f90_complex(void) { abi_missing("MPI_Type_create_f90_complex"); }
-int MPI_Type_create_f90_integer(void) { abi_missing("MPI_Type_create_f90_integer"); }
-int MPI_Type_create_f90_real(void) { abi_missing("MPI_Type_create_f90_real"); }
 int MPI_Type_create_hindexed_block_c(void) { abi_missing("MPI_Type_create_hindexed_block_c"); }
 int MPI_Type_create_hindexed_c(void) { abi_missing("MPI_Type_create_hindexed_c"); }
 int MPI_Type_create_hvector_c(void) { abi_missing("MPI_Type_create_hvector_c"); }
@@ -2600,9 +2597,6 @@ extern __typeof__(MPI_Type_contiguous) PMPI_Type_contiguous __attribute__((alias
 extern __typeof__(MPI_Type_contiguous_c) PMPI_Type_contiguous_c __attribute__((alias("MPI_Type_contiguous_c")));
 extern __typeof__(MPI_Type_create_darray) PMPI_Type_create_darray __attribute__((alias("MPI_Type_create_darray")));
 extern __typeof__(MPI_Type_create_darray_c) PMPI_Type_create_darray_c __attribute__((alias("MPI_Type_create_darray_c")));
-extern __typeof__(MPI_Type_create_f90_complex) PMPI_Type_create_f90_complex __attribute__((alias("MPI_Type_create_f90_complex")));
-extern __typeof__(MPI_Type_create_f90_integer) PMPI_Type_create_f90_integer __attribute__((alias("MPI_Type_create_f90_integer")));
-extern __typeof__(MPI_Type_create_f90_real) PMPI_Type_create_f90_real __attribute__((alias("MPI_Type_create_f90_real")));
 extern __typeof__(MPI_Type_create_hindexed) PMPI_Type_create_hindexed __attribute__((alias("MPI_Type_create_hindexed")));
 extern __typeof__(MPI_Type_create_hindexed_block) PMPI_Type_create_hindexed_block __attribute__((alias("MPI_Type_create_hindexed_block")));
 extern __typeof__(MPI_Type_create_hindexed_block_c) PMPI_Type_create_hindexed_block_c __attribute__((alias("MPI_Type_create_hindexed_block_c")));

@@ -380,6 +380,35 @@ int MPI_Type_match_size(int typeclass, int size, int *datatype) {
   return (unsigned)*datatype == 0x0c000000u ? 3 /* MPICH's MPI_ERR_TYPE */ : 0;
 }
 
+/* MPI_Type_create_f90_*: the type of the smallest kind with at least p decimal digits and a
+ * decimal exponent range of at least r (MPI_UNDEFINED: any), as selected_real_kind and
+ * selected_int_kind choose it for IEEE single and double precision and 1- to 8-byte integers:
+ * MPICH's MPI_REAL4/REAL8, COMPLEX8/COMPLEX16, INTEGER1...INTEGER8 (C's types of that size in
+ * psim, named ones: their envelope is MPI_COMBINER_NAMED, not MPICH's F90 combiners). A kind
+ * beyond these (16-byte reals, 16-byte integers) is an error, as where the compiler has none. */
+#define ABI_UNDEFINED (-32766)
+static int f90_real(int p, int r, int complex, int *datatype) {
+  if (p == ABI_UNDEFINED && r == ABI_UNDEFINED) return 12; /* MPICH's MPI_ERR_ARG */
+  int pp = p == ABI_UNDEFINED ? 0 : p, rr = r == ABI_UNDEFINED ? 0 : r;
+  if (pp <= 6 && rr <= 37) *datatype = complex ? (int)0x4c000828u : (int)0x4c000427u;
+  else if (pp <= 15 && rr <= 307) *datatype = complex ? (int)0x4c00102au : (int)0x4c000829u;
+  else return 12;
+  return 0;
+}
+
+int MPI_Type_create_f90_real(int p, int r, int *datatype);
+int MPI_Type_create_f90_real(int p, int r, int *datatype) { return f90_real(p, r, 0, datatype); }
+int MPI_Type_create_f90_complex(int p, int r, int *datatype);
+int MPI_Type_create_f90_complex(int p, int r, int *datatype) { return f90_real(p, r, 1, datatype); }
+int MPI_Type_create_f90_integer(int r, int *datatype);
+int MPI_Type_create_f90_integer(int r, int *datatype) {
+  static const struct { int range; unsigned type; } ints[] = {
+    {2, 0x4c00012du}, {4, 0x4c00022fu}, {9, 0x4c000430u}, {18, 0x4c000831u}};
+  for (size_t i = 0; i < sizeof ints / sizeof *ints; i++)
+    if (r <= ints[i].range) { *datatype = (int)ints[i].type; return 0; }
+  return 12; /* MPICH's MPI_ERR_ARG */
+}
+
 /* MPICH's Fortran handles are its C handles (MPI_Fint is int). */
 #define C2F(K) \
   int MPI_##K##_c2f(int h); int MPI_##K##_c2f(int h) { return h; } \
@@ -396,6 +425,7 @@ ALIAS(MPI_Waitall) ALIAS(MPI_Testall) ALIAS(MPI_Waitany) ALIAS(MPI_Testany) ALIA
 ALIAS(MPI_Testsome) ALIAS(MPI_Startall) ALIAS(MPI_Type_create_struct) ALIAS(MPI_Type_struct)
 ALIAS(MPI_Alltoallw) ALIAS(MPI_Ialltoallw) ALIAS(MPI_Op_create)
 ALIAS(MPI_Grequest_start) ALIAS(MPI_Group_translate_ranks) ALIAS(MPI_Comm_get_attr)
-ALIAS(MPI_Attr_get) ALIAS(MPI_Get_version)
+ALIAS(MPI_Attr_get) ALIAS(MPI_Get_version) ALIAS(MPI_Type_create_f90_real)
+ALIAS(MPI_Type_create_f90_complex) ALIAS(MPI_Type_create_f90_integer)
 ALIAS(MPI_Pcontrol) ALIAS(MPI_Type_match_size) ALIAS(MPI_Comm_c2f) ALIAS(MPI_Comm_f2c)
 ALIAS(MPI_Type_c2f) ALIAS(MPI_Type_f2c)

@@ -3,7 +3,9 @@
 ! f77/coll/uallreducef, exscanf, redscatf, reducelocalf check it, and psim gave MPI_INT), names
 ! are Fortran's (f77/datatype/typenamef), and MINLOC/MAXLOC work on Fortran's pairs
 ! MPI_2REAL, MPI_2DOUBLE_PRECISION and MPI_2INTEGER (the value and its index of the same type),
-! which psim refused as invalid datatypes. Each rank prints T for each check, as real MPICH.
+! which psim refused as invalid datatypes. MPI_TYPE_CREATE_F90_REAL/COMPLEX/INTEGER give the
+! type of a kind of that precision and range (f90/datatype/trf90 stopped there): its size is the
+! kind's, and data of it go through an allreduce. Each rank prints T for each check, as real MPICH.
 subroutine uop(cin, cout, count, datatype)
   implicit none
   include 'mpif.h'
@@ -28,7 +30,11 @@ program abi_fortran_types
   complex :: c, cs
   logical :: l, la
   character(len=MPI_MAX_OBJECT_NAME) :: name
-  logical :: ok_uop, ok_name, ok_pairs, ok_other
+  logical :: ok_uop, ok_name, ok_pairs, ok_other, ok_f90
+  integer :: tr, td, tc, ti, sr, sd, sc, si
+  integer, parameter :: dk = selected_real_kind(15, 307), ik = selected_int_kind(12)
+  real(kind=dk) :: xd, yd
+  integer(kind=ik) :: xi, yi
   call MPI_INIT(ierr)
   call MPI_COMM_RANK(MPI_COMM_WORLD, rank, ierr)
   call MPI_COMM_SIZE(MPI_COMM_WORLD, np, ierr)
@@ -55,7 +61,21 @@ program abi_fortran_types
   l = rank >= 0
   call MPI_ALLREDUCE(l, la, 1, MPI_LOGICAL, MPI_LAND, MPI_COMM_WORLD, ierr)
   ok_other = cs == cmplx(np * (np - 1) / 2, np) .and. la
-  print '(a,i0,a,l1,a,l1,a,l1,a,l1)', 'rank ', rank, ' uop ', ok_uop, ' names ', ok_name, &
-        ' pairs ', ok_pairs, ' complex+logical ', ok_other
+  call MPI_TYPE_CREATE_F90_REAL(6, MPI_UNDEFINED, tr, ierr)
+  call MPI_TYPE_CREATE_F90_REAL(15, 307, td, ierr)
+  call MPI_TYPE_CREATE_F90_COMPLEX(15, MPI_UNDEFINED, tc, ierr)
+  call MPI_TYPE_CREATE_F90_INTEGER(12, ti, ierr)
+  call MPI_TYPE_SIZE(tr, sr, ierr)
+  call MPI_TYPE_SIZE(td, sd, ierr)
+  call MPI_TYPE_SIZE(tc, sc, ierr)
+  call MPI_TYPE_SIZE(ti, si, ierr)
+  xd = 0.5_dk
+  xi = 2_ik ** 40
+  call MPI_ALLREDUCE(xd, yd, 1, td, MPI_SUM, MPI_COMM_WORLD, ierr)
+  call MPI_ALLREDUCE(xi, yi, 1, ti, MPI_SUM, MPI_COMM_WORLD, ierr)
+  ok_f90 = sr == 4 .and. sd == 8 .and. sc == 16 .and. si == 8 .and. yd == 0.5_dk * np .and. &
+           yi == np * 2_ik ** 40
+  print '(a,i0,a,l1,a,l1,a,l1,a,l1,a,l1)', 'rank ', rank, ' uop ', ok_uop, ' names ', ok_name, &
+        ' pairs ', ok_pairs, ' complex+logical ', ok_other, ' f90 ', ok_f90
   call MPI_FINALIZE(ierr)
 end program abi_fortran_types
