@@ -22,13 +22,16 @@ MPICH = sys.argv[1] if len(sys.argv) > 1 else "/usr/lib/x86_64-linux-gnu/libmpic
 
 HANDLES = {"MPI_Comm": "comm", "MPI_Datatype": "dt", "MPI_Op": "op", "MPI_Request": "req",
            "MPI_Group": "group", "MPI_Info": "info", "MPI_Win": "win", "MPI_Errhandler": "errh"}
-# written by hand in abi_manual.c (arrays of handles or statuses, callbacks, special values)
+# written by hand in abi_manual.c and abi_attr.c (arrays of handles or statuses, callbacks, special values)
 MANUAL = {"MPI_Waitall", "MPI_Waitany", "MPI_Waitsome", "MPI_Testall", "MPI_Testany",
           "MPI_Testsome", "MPI_Startall", "MPI_Type_create_struct", "MPI_Type_struct",
           "MPI_Alltoallw", "MPI_Ialltoallw", "MPI_Op_create", "MPI_Win_create_keyval",
-          "MPI_Grequest_start"}
+          "MPI_Grequest_start", "MPI_Group_translate_ranks", "MPI_Comm_get_attr",
+          "MPI_Attr_get", "MPI_Comm_create_keyval", "MPI_Keyval_create",
+          "MPI_Type_create_keyval", "MPI_Get_version"}
 # extra names abi_manual.c defines that psim's mpi.h does not declare
-MANUAL_ONLY = {"MPI_Pcontrol", "MPI_Type_match_size", "MPI_Comm_c2f", "MPI_Comm_f2c",
+MANUAL_ONLY = {"MPI_Pcontrol", "MPI_Type_match_size", "MPI_Type_create_f90_real",
+               "MPI_Type_create_f90_complex", "MPI_Type_create_f90_integer", "MPI_Comm_c2f", "MPI_Comm_f2c",
                "MPI_Type_c2f", "MPI_Type_f2c", "MPI_Group_c2f", "MPI_Group_f2c", "MPI_Op_c2f",
                "MPI_Op_f2c", "MPI_Request_c2f", "MPI_Request_f2c", "MPI_Info_c2f",
                "MPI_Info_f2c", "MPI_Win_c2f", "MPI_Win_f2c", "MPI_Errhandler_c2f",
@@ -38,11 +41,17 @@ INOUT = re.compile(r"_free$|^MPI_(Type_commit|Wait|Test|Start|Cancel|Request_fre
 # statuses the call updates (read in before, written back after)
 STATUS_INOUT = re.compile(r"^MPI_Status_set_")
 RANKS = {"source", "dest", "root", "target_rank", "rank"}
+# ranks psim gives back, which may be MPI_PROC_NULL (MPICH's -1, psim's -2)
+RANKS_OUT = {"rank_source", "rank_dest"}
 CALLBACKS = {"MPI_User_function": "abi_puser_fn",
              "MPI_Win_copy_attr_function": "abi_pwin_copy_fn",
              "MPI_Win_delete_attr_function": "abi_pwin_delete_fn",
              "MPI_Comm_copy_attr_function": "abi_pcomm_copy_fn",
              "MPI_Comm_delete_attr_function": "abi_pcomm_delete_fn",
+             "MPI_Type_copy_attr_function": "abi_pcomm_copy_fn",
+             "MPI_Type_delete_attr_function": "abi_pcomm_delete_fn",
+             "MPI_Copy_function": "abi_pcomm_copy_fn",
+             "MPI_Delete_function": "abi_pcomm_delete_fn",
              "MPI_Grequest_query_function": "abi_pgreq_query_fn",
              "MPI_Grequest_free_function": "abi_pgreq_free_fn",
              "MPI_Grequest_cancel_function": "abi_pgreq_cancel_fn"}
@@ -136,6 +145,10 @@ def main():
                 raise SystemExit("%s: callback %s needs a manual wrapper" % (name, pn))
             elif base == "int" and not arr and not ptr and pn in RANKS:
                 args.append("abi_rank_in(%s)" % pn)
+            elif base == "int" and ptr and not arr and pn in RANKS_OUT:
+                pre.append("int %s_p = 0;" % pn)
+                args.append("&%s_p" % pn)
+                post.append("*%s = abi_rank_out(%s_p);" % (pn, pn))
             elif base == "int" and not arr and not ptr and pn == "keyval":
                 args.append("abi_keyval_in(%s)" % pn)
             elif base == "int" and ptr and not arr and pn == "keyval":

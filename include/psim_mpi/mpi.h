@@ -79,15 +79,16 @@ enum {
   /* pair types for MINLOC/MAXLOC */
   MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT, MPI_2INT, MPI_SHORT_INT, MPI_LONG_DOUBLE_INT,
   MPI_UB, MPI_LB, MPI_C_LONG_DOUBLE_COMPLEX,
+  /* Fortran's: C's layouts (INTEGER and LOGICAL an int, REAL a float, CHARACTER a char), but
+   * types of their own, as MPI defines them: a user operation is given the one it was called
+   * with, and MPI_Type_get_name says its Fortran name. The pairs of MINLOC/MAXLOC hold the
+   * value and its index in the same type. */
+  MPI_INTEGER, MPI_REAL, MPI_DOUBLE_PRECISION, MPI_COMPLEX, MPI_DOUBLE_COMPLEX, MPI_LOGICAL,
+  MPI_CHARACTER, MPI_2INTEGER, MPI_2REAL, MPI_2DOUBLE_PRECISION,
   PSIM_NUM_PREDEFINED_TYPES
 };
 #define MPI_LONG_LONG MPI_LONG_LONG_INT
 #define MPI_C_COMPLEX MPI_C_FLOAT_COMPLEX
-#define MPI_COMPLEX MPI_C_FLOAT_COMPLEX
-#define MPI_DOUBLE_COMPLEX MPI_C_DOUBLE_COMPLEX
-#define MPI_INTEGER MPI_INT
-#define MPI_REAL MPI_FLOAT
-#define MPI_DOUBLE_PRECISION MPI_DOUBLE
 
 enum {
   MPI_MAX = 1, MPI_MIN, MPI_SUM, MPI_PROD, MPI_LAND, MPI_BAND, MPI_LOR, MPI_BOR, MPI_LXOR,
@@ -132,6 +133,16 @@ typedef int MPI_Comm_delete_attr_function(MPI_Comm, int, void *, void *);
 #define MPI_COMM_NULL_COPY_FN ((MPI_Comm_copy_attr_function *)0)
 #define MPI_COMM_NULL_DELETE_FN ((MPI_Comm_delete_attr_function *)0)
 #define MPI_COMM_DUP_FN ((MPI_Comm_copy_attr_function *)1)
+typedef int MPI_Type_copy_attr_function(MPI_Datatype, int, void *, void *, void *, int *);
+typedef int MPI_Type_delete_attr_function(MPI_Datatype, int, void *, void *);
+#define MPI_TYPE_NULL_COPY_FN ((MPI_Type_copy_attr_function *)0)
+#define MPI_TYPE_NULL_DELETE_FN ((MPI_Type_delete_attr_function *)0)
+#define MPI_TYPE_DUP_FN ((MPI_Type_copy_attr_function *)1)
+typedef MPI_Comm_copy_attr_function MPI_Copy_function;       /* MPI-1's names */
+typedef MPI_Comm_delete_attr_function MPI_Delete_function;
+#define MPI_NULL_COPY_FN ((MPI_Copy_function *)0)
+#define MPI_NULL_DELETE_FN ((MPI_Delete_function *)0)
+#define MPI_DUP_FN ((MPI_Copy_function *)1)
 
 /* ---- environment ---- */
 int MPI_Init(int *argc, char ***argv);
@@ -155,6 +166,25 @@ int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler);
 int MPI_Errhandler_free(MPI_Errhandler *errhandler);
 int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
 int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
+/* attributes of communicators and datatypes (src/emul/rt/rt_attr.c) */
+int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
+                           MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *keyval,
+                           void *extra_state);
+int MPI_Comm_free_keyval(int *keyval);
+int MPI_Comm_set_attr(MPI_Comm comm, int keyval, void *attribute_val);
+int MPI_Comm_delete_attr(MPI_Comm comm, int keyval);
+int MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
+                      void *extra_state);
+int MPI_Keyval_free(int *keyval);
+int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val);
+int MPI_Attr_delete(MPI_Comm comm, int keyval);
+int MPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
+                           MPI_Type_delete_attr_function *type_delete_attr_fn, int *keyval,
+                           void *extra_state);
+int MPI_Type_free_keyval(int *keyval);
+int MPI_Type_set_attr(MPI_Datatype dt, int keyval, void *attribute_val);
+int MPI_Type_get_attr(MPI_Datatype dt, int keyval, void *attribute_val, int *flag);
+int MPI_Type_delete_attr(MPI_Datatype dt, int keyval);
 
 /* ---- point to point ---- */
 int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm);
@@ -181,6 +211,8 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int se
 int MPI_Send_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                   MPI_Request *request);
 int MPI_Ssend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                   MPI_Request *request);
+int MPI_Rsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                    MPI_Request *request);
 int MPI_Bsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                    MPI_Request *request);
@@ -424,6 +456,8 @@ int MPI_Pack_size(int incount, MPI_Datatype dt, MPI_Comm comm, int *size);
 int MPI_Info_create(MPI_Info *info);
 int MPI_Info_set(MPI_Info info, const char *key, const char *value);
 int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag);
+int MPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag);
+int MPI_Info_create_env(int argc, char *argv[], MPI_Info *info);
 int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag);
 int MPI_Info_get_nkeys(MPI_Info info, int *nkeys);
 int MPI_Info_get_nthkey(MPI_Info info, int n, char *key);

@@ -16,7 +16,13 @@
 #   abi_libuser.c, as ScaLAPACK's precompiled testers): runs, the library private per rank,
 #   and the program's definitions of the library's symbols come first, as natively;
 # - a Fortran program (tests/data/emul/abi_fortran.f90, mpifort): MPICH's own Fortran bindings
-#   run over psim's libmpich.so.12, each rank's status-ignore sentinels its own;
+#   run over psim's libmpich.so.12, each rank's status-ignore sentinels its own; ranks MPI
+#   gives back in MPICH's values (abi_fortran_ranks.f90); Fortran's datatypes its own
+#   (abi_fortran_types.f90); attributes with Fortran callbacks (abi_fortran_attr.f90), and
+#   across languages (abi_fortran_lang.f90 with abi_fortran_lang.c); calls added for MPICH's
+#   Fortran tests (abi_fortran_calls.f90); generalized requests (abi_fortran_greq.f90);
+# - attributes with C callbacks (tests/data/emul/abi_attr.c, mpicc and psimcc); MPI_Get_elements
+#   on a partly filled mixed type (get_elements.c);
 # - errors: an MPICH call psim lacks (MPI_Comm_spawn: exit 4, named), exit(3) from a rank,
 #   a binary linked against Open MPI (libmpi.so.40), a non-PIE executable, --privatize-libs
 #   misused, psim's libmpich.so.12 used outside psim run.
@@ -66,6 +72,31 @@ if command -v mpiexec.mpich >/dev/null; then
 $real"
   fi
 fi
+
+# attributes on communicators, datatypes and windows with copy and delete callbacks (MPICH's
+# MPI_COMM_DUP_FN is the library's MPIR_Dup_fn; the callbacks get MPICH's handles); the same
+# lines from the mpicc binary, the psimcc build and real MPICH
+"$MPICC" -O1 -o "$TMPD/attr" "$D/abi_attr.c" || bad "mpicc abi_attr.c"
+"$PSIMCC" -O1 -o "$TMPD/attr_psim" "$D/abi_attr.c" || bad "psimcc abi_attr.c"
+want="rank 0: MPI_COMM_SELF's attribute deleted at MPI_Finalize (self 1), 203 deletes before
+rank 0: dup 1 predefined 1 type 1 deletes 203
+rank 0: window attribute own 1, deletes 2
+rank 1: MPI_COMM_SELF's attribute deleted at MPI_Finalize (self 1), 203 deletes before
+rank 1: dup 1 predefined 1 type 1 deletes 203
+rank 1: window attribute own 1, deletes 2"
+for b in attr attr_psim; do
+  out=$("$PSIM" run --np 2 -q --no-measure -- "$TMPD/$b" | sort) || bad "abi_attr ($b) failed"
+  [ "$out" = "$want" ] || bad "abi_attr ($b): $out"
+done
+
+# MPI_Get_elements of a message that fills a mixed derived type in part (MPICH's
+# f90/datatype/get_elem_u: psim said MPI_UNDEFINED); the mpicc and psimcc builds, as real MPICH
+"$MPICC" -O1 -o "$TMPD/getel" "$D/get_elements.c" || bad "mpicc get_elements.c"
+"$PSIMCC" -O1 -o "$TMPD/getel_psim" "$D/get_elements.c" || bad "psimcc get_elements.c"
+for b in getel getel_psim; do
+  out=$("$PSIM" run --np 2 -q --no-measure -- "$TMPD/$b") || bad "get_elements ($b) failed"
+  [ "$out" = "get_elements ok 1" ] || bad "get_elements ($b): $out"
+done
 
 # pi: digits, and the same simulated time as the psimcc build (on two network models)
 "$MPICC" -O2 -o "$TMPD/pi" "$D/abi_pi.c" -lm || { echo "FAIL: mpicc abi_pi.c"; exit 1; }
@@ -188,6 +219,55 @@ f08: rank 2 sum 6 got 1 from 1"; do
   "$PSIM" run --np 4 --no-measure -- "$TMPD/fortran" > "$TMPD/fortran.out" 2>/dev/null || bad "abi_fortran (report) failed"
   last=$(grep -n '^rank 3 got' "$TMPD/fortran.out" | cut -d: -f1) rep=$(grep -n '^simulated time:' "$TMPD/fortran.out" | cut -d: -f1)
   [ -n "$last" ] && [ -n "$rep" ] && [ "$last" -lt "$rep" ] || bad "abi_fortran: the program's output does not precede psim's report: $(cat "$TMPD/fortran.out")"
+  # ranks MPI gives back are MPICH's (MPI_PROC_NULL -1, psim's -2): MPI_CART_SHIFT at the ends
+  # of a line, MPI_GROUP_TRANSLATE_RANKS of MPI_PROC_NULL, the MPI_HOST and MPI_IO attributes
+  # (found by MPICH's f77/topo/cartcrf and f77/attr/baseattr2f); MPI_GET_VERSION is mpif.h's
+  # (f77/init/baseenvf); all T, as real MPICH prints
+  "$MPIFORT" -O1 -o "$TMPD/franks" "$D/abi_fortran_ranks.f90" || bad "mpifort abi_fortran_ranks.f90"
+  out=$("$PSIM" run --np 3 -q --no-measure -- "$TMPD/franks" | sort) || bad "abi_fortran_ranks failed"
+  want="rank 0 shift T translate T host T io T version T
+rank 1 shift T translate T host T io T version T
+rank 2 shift T translate T host T io T version T"
+  [ "$out" = "$want" ] || bad "abi_fortran_ranks: $out"
+  # Fortran's datatypes are their own (a user operation given MPI_INTEGER, not MPI_INT; names),
+  # and MINLOC/MAXLOC take MPI_2REAL, MPI_2DOUBLE_PRECISION, MPI_2INTEGER (found by MPICH's
+  # f77/coll/uallreducef and f77/datatype/typenamef); all T, as real MPICH prints
+  "$MPIFORT" -O1 -w -o "$TMPD/ftypes" "$D/abi_fortran_types.f90" || bad "mpifort abi_fortran_types.f90"
+  out=$("$PSIM" run --np 3 -q --no-measure -- "$TMPD/ftypes" | sort) || bad "abi_fortran_types failed"
+  want="rank 0 uop T names T pairs T complex+logical T f90 T
+rank 1 uop T names T pairs T complex+logical T f90 T
+rank 2 uop T names T pairs T complex+logical T f90 T"
+  [ "$out" = "$want" ] || bad "abi_fortran_types: $out"
+  # attributes from Fortran: MPICH's bindings call the program's callbacks through the proxies
+  # they register (MPII_Keyval_set_proxy); found by MPICH's f77/attr tests; as real MPICH prints
+  "$MPIFORT" -O1 -w -o "$TMPD/fattr" "$D/abi_fortran_attr.f90" || bad "mpifort abi_fortran_attr.f90"
+  out=$("$PSIM" run --np 2 -q --no-measure -- "$TMPD/fattr" | sort) || bad "abi_fortran_attr failed"
+  want="rank 0 dup T predefined T type T mpi1 T deletes 2 lastcode T
+rank 1 dup T predefined T type T mpi1 T deletes 2 lastcode T"
+  [ "$out" = "$want" ] || bad "abi_fortran_attr: $out"
+  # across languages: set from Fortran, C reads a pointer to the value (MPICH's
+  # f90/attr/fandcattrf90 crashed); set from C, Fortran reads the pointer; as real MPICH prints
+  "$MPICC" -O1 -c -o "$TMPD/flang_c.o" "$D/abi_fortran_lang.c" || bad "mpicc abi_fortran_lang.c"
+  "$MPIFORT" -O1 -w -o "$TMPD/flang" "$D/abi_fortran_lang.f90" "$TMPD/flang_c.o" || bad "mpifort abi_fortran_lang.f90"
+  out=$("$PSIM" run --np 2 -q --no-measure -- "$TMPD/flang" | sort) || bad "abi_fortran_lang failed"
+  want="rank 0 c reads fortran T fortran reads c T dup T
+rank 1 c reads fortran T fortran reads c T dup T"
+  [ "$out" = "$want" ] || bad "abi_fortran_lang: $out"
+  # MPI_RSEND_INIT, MPI_INFO_CREATE_ENV, MPI_INFO_GET_STRING (MPICH's prsendf, infocrenvf,
+  # infogetstrf stopped at them); as real MPICH prints
+  "$MPIFORT" -O1 -w -o "$TMPD/fcalls" "$D/abi_fortran_calls.f90" || bad "mpifort abi_fortran_calls.f90"
+  out=$("$PSIM" run --np 3 -q --no-measure -- "$TMPD/fcalls" | sort) || bad "abi_fortran_calls failed"
+  want="rank 0 rsend_init T info T
+rank 1 rsend_init T info T
+rank 2 rsend_init T info T"
+  [ "$out" = "$want" ] || bad "abi_fortran_calls: $out"
+  # a generalized request with Fortran callbacks (MPICH's f77/pt2pt/greqf stopped at
+  # MPII_Grequest_set_lang_f77); as real MPICH prints
+  "$MPIFORT" -O1 -w -o "$TMPD/fgreq" "$D/abi_fortran_greq.f90" || bad "mpifort abi_fortran_greq.f90"
+  out=$("$PSIM" run --np 2 -q --no-measure -- "$TMPD/fgreq" | sort) || bad "abi_fortran_greq failed"
+  want="rank 0 count T request null T calls 11
+rank 1 count T request null T calls 11"
+  [ "$out" = "$want" ] || bad "abi_fortran_greq: $out"
   # a crashing Fortran rank is psim's report, not libgfortran's backtrace handler (exit 139)
   "$MPIFORT" -O0 -o "$TMPD/fcrash" "$D/abi_fortran_crash.f90" || bad "mpifort abi_fortran_crash.f90"
   expect 4 "rank 1 crashed with signal 11 (Segmentation fault)" "$PSIM" run --np 2 -q -- "$TMPD/fcrash"

@@ -72,6 +72,10 @@ int abi_keyval_out(int k);
 int abi_err_in(int e);
 int abi_err_out(int e);
 int abi_combiner_out(int c);
+/* Attribute values set from Fortran (an integer) are stored boxed (abi_attr.c): C reads the
+ * box's address, a pointer to the value, as from MPICH; Fortran and the callbacks the value. */
+void *abi_attr_box(ptrdiff_t value);
+int abi_attr_unbox(const void *p, ptrdiff_t *value);   /* 1 when p is a box */
 /* Statuses */
 int abi_status_ignored(const abi_status *s);
 void abi_status_out(const abi_pstatus *p, abi_status *s);

@@ -82,12 +82,6 @@ int MPI_Get_processor_name(char *name, int *resultlen) {
 }
 
 int (*p_MPI_Get_version)(int *version, int *subversion);
-int MPI_Get_version(int *version, int *subversion) {
-  if (!p_MPI_Get_version) abi_missing("MPI_Get_version");
-  int rc = p_MPI_Get_version(version, subversion);
-  return abi_err_out(rc);
-}
-
 int (*p_MPI_Get_library_version)(char *version, int *resultlen);
 int MPI_Get_library_version(char *version, int *resultlen) {
   if (!p_MPI_Get_library_version) abi_missing("MPI_Get_library_version");
@@ -144,16 +138,83 @@ int MPI_Errhandler_free(int *errhandler) {
 }
 
 int (*p_MPI_Comm_get_attr)(int comm, int keyval, void *attribute_val, int *flag);
-int MPI_Comm_get_attr(int comm, int keyval, void *attribute_val, int *flag) {
-  if (!p_MPI_Comm_get_attr) abi_missing("MPI_Comm_get_attr");
-  int rc = p_MPI_Comm_get_attr(abi_comm_in(comm), abi_keyval_in(keyval), attribute_val, flag);
+int (*p_MPI_Attr_get)(int comm, int keyval, void *attribute_val, int *flag);
+int (*p_MPI_Comm_create_keyval)(abi_pcomm_copy_fn *comm_copy_attr_fn, abi_pcomm_delete_fn *comm_delete_attr_fn, int *keyval, void *extra_state);
+int (*p_MPI_Comm_free_keyval)(int *keyval);
+int MPI_Comm_free_keyval(int *keyval) {
+  if (!p_MPI_Comm_free_keyval) abi_missing("MPI_Comm_free_keyval");
+  int keyval_p = abi_keyval_in(*keyval);
+  int rc = p_MPI_Comm_free_keyval(&keyval_p);
+  *keyval = abi_keyval_out(keyval_p);
   return abi_err_out(rc);
 }
 
-int (*p_MPI_Attr_get)(int comm, int keyval, void *attribute_val, int *flag);
-int MPI_Attr_get(int comm, int keyval, void *attribute_val, int *flag) {
-  if (!p_MPI_Attr_get) abi_missing("MPI_Attr_get");
-  int rc = p_MPI_Attr_get(abi_comm_in(comm), abi_keyval_in(keyval), attribute_val, flag);
+int (*p_MPI_Comm_set_attr)(int comm, int keyval, void *attribute_val);
+int MPI_Comm_set_attr(int comm, int keyval, void *attribute_val) {
+  if (!p_MPI_Comm_set_attr) abi_missing("MPI_Comm_set_attr");
+  int rc = p_MPI_Comm_set_attr(abi_comm_in(comm), abi_keyval_in(keyval), attribute_val);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Comm_delete_attr)(int comm, int keyval);
+int MPI_Comm_delete_attr(int comm, int keyval) {
+  if (!p_MPI_Comm_delete_attr) abi_missing("MPI_Comm_delete_attr");
+  int rc = p_MPI_Comm_delete_attr(abi_comm_in(comm), abi_keyval_in(keyval));
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Keyval_create)(abi_pcomm_copy_fn *copy_fn, abi_pcomm_delete_fn *delete_fn, int *keyval, void *extra_state);
+int (*p_MPI_Keyval_free)(int *keyval);
+int MPI_Keyval_free(int *keyval) {
+  if (!p_MPI_Keyval_free) abi_missing("MPI_Keyval_free");
+  int keyval_p = abi_keyval_in(*keyval);
+  int rc = p_MPI_Keyval_free(&keyval_p);
+  *keyval = abi_keyval_out(keyval_p);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Attr_put)(int comm, int keyval, void *attribute_val);
+int MPI_Attr_put(int comm, int keyval, void *attribute_val) {
+  if (!p_MPI_Attr_put) abi_missing("MPI_Attr_put");
+  int rc = p_MPI_Attr_put(abi_comm_in(comm), abi_keyval_in(keyval), attribute_val);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Attr_delete)(int comm, int keyval);
+int MPI_Attr_delete(int comm, int keyval) {
+  if (!p_MPI_Attr_delete) abi_missing("MPI_Attr_delete");
+  int rc = p_MPI_Attr_delete(abi_comm_in(comm), abi_keyval_in(keyval));
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Type_create_keyval)(abi_pcomm_copy_fn *type_copy_attr_fn, abi_pcomm_delete_fn *type_delete_attr_fn, int *keyval, void *extra_state);
+int (*p_MPI_Type_free_keyval)(int *keyval);
+int MPI_Type_free_keyval(int *keyval) {
+  if (!p_MPI_Type_free_keyval) abi_missing("MPI_Type_free_keyval");
+  int keyval_p = abi_keyval_in(*keyval);
+  int rc = p_MPI_Type_free_keyval(&keyval_p);
+  *keyval = abi_keyval_out(keyval_p);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Type_set_attr)(int dt, int keyval, void *attribute_val);
+int MPI_Type_set_attr(int dt, int keyval, void *attribute_val) {
+  if (!p_MPI_Type_set_attr) abi_missing("MPI_Type_set_attr");
+  int rc = p_MPI_Type_set_attr(abi_dt_in(dt), abi_keyval_in(keyval), attribute_val);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Type_get_attr)(int dt, int keyval, void *attribute_val, int *flag);
+int MPI_Type_get_attr(int dt, int keyval, void *attribute_val, int *flag) {
+  if (!p_MPI_Type_get_attr) abi_missing("MPI_Type_get_attr");
+  int rc = p_MPI_Type_get_attr(abi_dt_in(dt), abi_keyval_in(keyval), attribute_val, flag);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Type_delete_attr)(int dt, int keyval);
+int MPI_Type_delete_attr(int dt, int keyval) {
+  if (!p_MPI_Type_delete_attr) abi_missing("MPI_Type_delete_attr");
+  int rc = p_MPI_Type_delete_attr(abi_dt_in(dt), abi_keyval_in(keyval));
   return abi_err_out(rc);
 }
 
@@ -271,6 +332,15 @@ int MPI_Ssend_init(const void *buf, int count, int dt, int dest, int tag, int co
   if (!p_MPI_Ssend_init) abi_missing("MPI_Ssend_init");
   int request_p = 0;
   int rc = p_MPI_Ssend_init(buf, count, abi_dt_in(dt), abi_rank_in(dest), tag, abi_comm_in(comm), &request_p);
+  *request = abi_req_out(request_p);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Rsend_init)(const void *buf, int count, int dt, int dest, int tag, int comm, int *request);
+int MPI_Rsend_init(const void *buf, int count, int dt, int dest, int tag, int comm, int *request) {
+  if (!p_MPI_Rsend_init) abi_missing("MPI_Rsend_init");
+  int request_p = 0;
+  int rc = p_MPI_Rsend_init(buf, count, abi_dt_in(dt), abi_rank_in(dest), tag, abi_comm_in(comm), &request_p);
   *request = abi_req_out(request_p);
   return abi_err_out(rc);
 }
@@ -931,7 +1001,11 @@ int MPI_Cart_coords(int comm, int rank, int maxdims, int coords[]) {
 int (*p_MPI_Cart_shift)(int comm, int direction, int disp, int *rank_source, int *rank_dest);
 int MPI_Cart_shift(int comm, int direction, int disp, int *rank_source, int *rank_dest) {
   if (!p_MPI_Cart_shift) abi_missing("MPI_Cart_shift");
-  int rc = p_MPI_Cart_shift(abi_comm_in(comm), direction, disp, rank_source, rank_dest);
+  int rank_source_p = 0;
+  int rank_dest_p = 0;
+  int rc = p_MPI_Cart_shift(abi_comm_in(comm), direction, disp, &rank_source_p, &rank_dest_p);
+  *rank_source = abi_rank_out(rank_source_p);
+  *rank_dest = abi_rank_out(rank_dest_p);
   return abi_err_out(rc);
 }
 
@@ -1029,12 +1103,6 @@ int MPI_Group_difference(int g1, int g2, int *newgroup) {
 }
 
 int (*p_MPI_Group_translate_ranks)(int g1, int n, const int ranks1[], int g2, int ranks2[]);
-int MPI_Group_translate_ranks(int g1, int n, const int ranks1[], int g2, int ranks2[]) {
-  if (!p_MPI_Group_translate_ranks) abi_missing("MPI_Group_translate_ranks");
-  int rc = p_MPI_Group_translate_ranks(abi_group_in(g1), n, ranks1, abi_group_in(g2), ranks2);
-  return abi_err_out(rc);
-}
-
 int (*p_MPI_Group_compare)(int g1, int g2, int *result);
 int MPI_Group_compare(int g1, int g2, int *result) {
   if (!p_MPI_Group_compare) abi_missing("MPI_Group_compare");
@@ -1299,6 +1367,22 @@ int (*p_MPI_Info_get)(int info, const char *key, int valuelen, char *value, int 
 int MPI_Info_get(int info, const char *key, int valuelen, char *value, int *flag) {
   if (!p_MPI_Info_get) abi_missing("MPI_Info_get");
   int rc = p_MPI_Info_get(abi_info_in(info), key, valuelen, value, flag);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Info_get_string)(int info, const char *key, int *buflen, char *value, int *flag);
+int MPI_Info_get_string(int info, const char *key, int *buflen, char *value, int *flag) {
+  if (!p_MPI_Info_get_string) abi_missing("MPI_Info_get_string");
+  int rc = p_MPI_Info_get_string(abi_info_in(info), key, buflen, value, flag);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Info_create_env)(int argc, char *argv[], int *info);
+int MPI_Info_create_env(int argc, char *argv[], int *info) {
+  if (!p_MPI_Info_create_env) abi_missing("MPI_Info_create_env");
+  int info_p = 0;
+  int rc = p_MPI_Info_create_env(argc, argv, &info_p);
+  *info = abi_info_out(info_p);
   return abi_err_out(rc);
 }
 
@@ -1654,8 +1738,6 @@ int MPI_Alltoallv_init_c(void) { abi_missing("MPI_Alltoallv_init_c"); }
 int MPI_Alltoallw_c(void) { abi_missing("MPI_Alltoallw_c"); }
 int MPI_Alltoallw_init(void) { abi_missing("MPI_Alltoallw_init"); }
 int MPI_Alltoallw_init_c(void) { abi_missing("MPI_Alltoallw_init_c"); }
-int MPI_Attr_delete(void) { abi_missing("MPI_Attr_delete"); }
-int MPI_Attr_put(void) { abi_missing("MPI_Attr_put"); }
 int MPI_Barrier_init(void) { abi_missing("MPI_Barrier_init"); }
 int MPI_Bcast_c(void) { abi_missing("MPI_Bcast_c"); }
 int MPI_Bcast_init(void) { abi_missing("MPI_Bcast_init"); }
@@ -1671,15 +1753,11 @@ int MPI_Comm_call_errhandler(void) { abi_missing("MPI_Comm_call_errhandler"); }
 int MPI_Comm_connect(void) { abi_missing("MPI_Comm_connect"); }
 int MPI_Comm_create_errhandler(void) { abi_missing("MPI_Comm_create_errhandler"); }
 int MPI_Comm_create_from_group(void) { abi_missing("MPI_Comm_create_from_group"); }
-int MPI_Comm_create_keyval(void) { abi_missing("MPI_Comm_create_keyval"); }
-int MPI_Comm_delete_attr(void) { abi_missing("MPI_Comm_delete_attr"); }
 int MPI_Comm_disconnect(void) { abi_missing("MPI_Comm_disconnect"); }
-int MPI_Comm_free_keyval(void) { abi_missing("MPI_Comm_free_keyval"); }
 int MPI_Comm_get_parent(void) { abi_missing("MPI_Comm_get_parent"); }
 int MPI_Comm_idup(void) { abi_missing("MPI_Comm_idup"); }
 int MPI_Comm_idup_with_info(void) { abi_missing("MPI_Comm_idup_with_info"); }
 int MPI_Comm_join(void) { abi_missing("MPI_Comm_join"); }
-int MPI_Comm_set_attr(void) { abi_missing("MPI_Comm_set_attr"); }
 int MPI_Comm_spawn(void) { abi_missing("MPI_Comm_spawn"); }
 int MPI_Comm_spawn_multiple(void) { abi_missing("MPI_Comm_spawn_multiple"); }
 int MPI_Dist_graph_create(void) { abi_missing("MPI_Dist_graph_create"); }
@@ -1823,8 +1901,6 @@ int MPI_Ineighbor_alltoallv(void) { abi_missing("MPI_Ineighbor_alltoallv"); }
 int MPI_Ineighbor_alltoallv_c(void) { abi_missing("MPI_Ineighbor_alltoallv_c"); }
 int MPI_Ineighbor_alltoallw(void) { abi_missing("MPI_Ineighbor_alltoallw"); }
 int MPI_Ineighbor_alltoallw_c(void) { abi_missing("MPI_Ineighbor_alltoallw_c"); }
-int MPI_Info_create_env(void) { abi_missing("MPI_Info_create_env"); }
-int MPI_Info_get_string(void) { abi_missing("MPI_Info_get_string"); }
 int MPI_Intercomm_create_from_groups(void) { abi_missing("MPI_Intercomm_create_from_groups"); }
 int MPI_Irecv_c(void) { abi_missing("MPI_Irecv_c"); }
 int MPI_Ireduce_c(void) { abi_missing("MPI_Ireduce_c"); }
@@ -1838,8 +1914,6 @@ int MPI_Isend_c(void) { abi_missing("MPI_Isend_c"); }
 int MPI_Isendrecv_c(void) { abi_missing("MPI_Isendrecv_c"); }
 int MPI_Isendrecv_replace_c(void) { abi_missing("MPI_Isendrecv_replace_c"); }
 int MPI_Issend_c(void) { abi_missing("MPI_Issend_c"); }
-int MPI_Keyval_create(void) { abi_missing("MPI_Keyval_create"); }
-int MPI_Keyval_free(void) { abi_missing("MPI_Keyval_free"); }
 int MPI_Lookup_name(void) { abi_missing("MPI_Lookup_name"); }
 int MPI_Mprobe(void) { abi_missing("MPI_Mprobe"); }
 int MPI_Mrecv(void) { abi_missing("MPI_Mrecv"); }
@@ -1903,7 +1977,6 @@ int MPI_Rget_c(void) { abi_missing("MPI_Rget_c"); }
 int MPI_Rput(void) { abi_missing("MPI_Rput"); }
 int MPI_Rput_c(void) { abi_missing("MPI_Rput_c"); }
 int MPI_Rsend_c(void) { abi_missing("MPI_Rsend_c"); }
-int MPI_Rsend_init(void) { abi_missing("MPI_Rsend_init"); }
 int MPI_Rsend_init_c(void) { abi_missing("MPI_Rsend_init_c"); }
 int MPI_Scan_c(void) { abi_missing("MPI_Scan_c"); }
 int MPI_Scan_init(void) { abi_missing("MPI_Scan_init"); }
@@ -1985,20 +2058,13 @@ int MPI_T_source_get_timestamp(void) { abi_missing("MPI_T_source_get_timestamp")
 int MPI_Type_contiguous_c(void) { abi_missing("MPI_Type_contiguous_c"); }
 int MPI_Type_create_darray(void) { abi_missing("MPI_Type_create_darray"); }
 int MPI_Type_create_darray_c(void) { abi_missing("MPI_Type_create_darray_c"); }
-int MPI_Type_create_f90_complex(void) { abi_missing("MPI_Type_create_f90_complex"); }
-int MPI_Type_create_f90_integer(void) { abi_missing("MPI_Type_create_f90_integer"); }
-int MPI_Type_create_f90_real(void) { abi_missing("MPI_Type_create_f90_real"); }
 int MPI_Type_create_hindexed_block_c(void) { abi_missing("MPI_Type_create_hindexed_block_c"); }
 int MPI_Type_create_hindexed_c(void) { abi_missing("MPI_Type_create_hindexed_c"); }
 int MPI_Type_create_hvector_c(void) { abi_missing("MPI_Type_create_hvector_c"); }
 int MPI_Type_create_indexed_block_c(void) { abi_missing("MPI_Type_create_indexed_block_c"); }
-int MPI_Type_create_keyval(void) { abi_missing("MPI_Type_create_keyval"); }
 int MPI_Type_create_resized_c(void) { abi_missing("MPI_Type_create_resized_c"); }
 int MPI_Type_create_struct_c(void) { abi_missing("MPI_Type_create_struct_c"); }
 int MPI_Type_create_subarray_c(void) { abi_missing("MPI_Type_create_subarray_c"); }
-int MPI_Type_delete_attr(void) { abi_missing("MPI_Type_delete_attr"); }
-int MPI_Type_free_keyval(void) { abi_missing("MPI_Type_free_keyval"); }
-int MPI_Type_get_attr(void) { abi_missing("MPI_Type_get_attr"); }
 int MPI_Type_get_contents(void) { abi_missing("MPI_Type_get_contents"); }
 int MPI_Type_get_contents_c(void) { abi_missing("MPI_Type_get_contents_c"); }
 int MPI_Type_get_envelope_c(void) { abi_missing("MPI_Type_get_envelope_c"); }
@@ -2007,7 +2073,6 @@ int MPI_Type_get_extent_x(void) { abi_missing("MPI_Type_get_extent_x"); }
 int MPI_Type_get_true_extent_c(void) { abi_missing("MPI_Type_get_true_extent_c"); }
 int MPI_Type_get_true_extent_x(void) { abi_missing("MPI_Type_get_true_extent_x"); }
 int MPI_Type_indexed_c(void) { abi_missing("MPI_Type_indexed_c"); }
-int MPI_Type_set_attr(void) { abi_missing("MPI_Type_set_attr"); }
 int MPI_Type_size_c(void) { abi_missing("MPI_Type_size_c"); }
 int MPI_Type_size_x(void) { abi_missing("MPI_Type_size_x"); }
 int MPI_Type_vector_c(void) { abi_missing("MPI_Type_vector_c"); }
@@ -2065,7 +2130,6 @@ extern __typeof__(MPI_Alltoallw_c) PMPI_Alltoallw_c __attribute__((alias("MPI_Al
 extern __typeof__(MPI_Alltoallw_init) PMPI_Alltoallw_init __attribute__((alias("MPI_Alltoallw_init")));
 extern __typeof__(MPI_Alltoallw_init_c) PMPI_Alltoallw_init_c __attribute__((alias("MPI_Alltoallw_init_c")));
 extern __typeof__(MPI_Attr_delete) PMPI_Attr_delete __attribute__((alias("MPI_Attr_delete")));
-extern __typeof__(MPI_Attr_get) PMPI_Attr_get __attribute__((alias("MPI_Attr_get")));
 extern __typeof__(MPI_Attr_put) PMPI_Attr_put __attribute__((alias("MPI_Attr_put")));
 extern __typeof__(MPI_Barrier) PMPI_Barrier __attribute__((alias("MPI_Barrier")));
 extern __typeof__(MPI_Barrier_init) PMPI_Barrier_init __attribute__((alias("MPI_Barrier_init")));
@@ -2099,14 +2163,12 @@ extern __typeof__(MPI_Comm_create) PMPI_Comm_create __attribute__((alias("MPI_Co
 extern __typeof__(MPI_Comm_create_errhandler) PMPI_Comm_create_errhandler __attribute__((alias("MPI_Comm_create_errhandler")));
 extern __typeof__(MPI_Comm_create_from_group) PMPI_Comm_create_from_group __attribute__((alias("MPI_Comm_create_from_group")));
 extern __typeof__(MPI_Comm_create_group) PMPI_Comm_create_group __attribute__((alias("MPI_Comm_create_group")));
-extern __typeof__(MPI_Comm_create_keyval) PMPI_Comm_create_keyval __attribute__((alias("MPI_Comm_create_keyval")));
 extern __typeof__(MPI_Comm_delete_attr) PMPI_Comm_delete_attr __attribute__((alias("MPI_Comm_delete_attr")));
 extern __typeof__(MPI_Comm_disconnect) PMPI_Comm_disconnect __attribute__((alias("MPI_Comm_disconnect")));
 extern __typeof__(MPI_Comm_dup) PMPI_Comm_dup __attribute__((alias("MPI_Comm_dup")));
 extern __typeof__(MPI_Comm_dup_with_info) PMPI_Comm_dup_with_info __attribute__((alias("MPI_Comm_dup_with_info")));
 extern __typeof__(MPI_Comm_free) PMPI_Comm_free __attribute__((alias("MPI_Comm_free")));
 extern __typeof__(MPI_Comm_free_keyval) PMPI_Comm_free_keyval __attribute__((alias("MPI_Comm_free_keyval")));
-extern __typeof__(MPI_Comm_get_attr) PMPI_Comm_get_attr __attribute__((alias("MPI_Comm_get_attr")));
 extern __typeof__(MPI_Comm_get_errhandler) PMPI_Comm_get_errhandler __attribute__((alias("MPI_Comm_get_errhandler")));
 extern __typeof__(MPI_Comm_get_info) PMPI_Comm_get_info __attribute__((alias("MPI_Comm_get_info")));
 extern __typeof__(MPI_Comm_get_name) PMPI_Comm_get_name __attribute__((alias("MPI_Comm_get_name")));
@@ -2258,7 +2320,6 @@ extern __typeof__(MPI_Get_elements_c) PMPI_Get_elements_c __attribute__((alias("
 extern __typeof__(MPI_Get_elements_x) PMPI_Get_elements_x __attribute__((alias("MPI_Get_elements_x")));
 extern __typeof__(MPI_Get_library_version) PMPI_Get_library_version __attribute__((alias("MPI_Get_library_version")));
 extern __typeof__(MPI_Get_processor_name) PMPI_Get_processor_name __attribute__((alias("MPI_Get_processor_name")));
-extern __typeof__(MPI_Get_version) PMPI_Get_version __attribute__((alias("MPI_Get_version")));
 extern __typeof__(MPI_Graph_create) PMPI_Graph_create __attribute__((alias("MPI_Graph_create")));
 extern __typeof__(MPI_Graph_get) PMPI_Graph_get __attribute__((alias("MPI_Graph_get")));
 extern __typeof__(MPI_Graph_map) PMPI_Graph_map __attribute__((alias("MPI_Graph_map")));
@@ -2277,7 +2338,6 @@ extern __typeof__(MPI_Group_range_excl) PMPI_Group_range_excl __attribute__((ali
 extern __typeof__(MPI_Group_range_incl) PMPI_Group_range_incl __attribute__((alias("MPI_Group_range_incl")));
 extern __typeof__(MPI_Group_rank) PMPI_Group_rank __attribute__((alias("MPI_Group_rank")));
 extern __typeof__(MPI_Group_size) PMPI_Group_size __attribute__((alias("MPI_Group_size")));
-extern __typeof__(MPI_Group_translate_ranks) PMPI_Group_translate_ranks __attribute__((alias("MPI_Group_translate_ranks")));
 extern __typeof__(MPI_Group_union) PMPI_Group_union __attribute__((alias("MPI_Group_union")));
 extern __typeof__(MPI_Iallgather) PMPI_Iallgather __attribute__((alias("MPI_Iallgather")));
 extern __typeof__(MPI_Iallgather_c) PMPI_Iallgather_c __attribute__((alias("MPI_Iallgather_c")));
@@ -2357,7 +2417,6 @@ extern __typeof__(MPI_Isendrecv_replace) PMPI_Isendrecv_replace __attribute__((a
 extern __typeof__(MPI_Isendrecv_replace_c) PMPI_Isendrecv_replace_c __attribute__((alias("MPI_Isendrecv_replace_c")));
 extern __typeof__(MPI_Issend) PMPI_Issend __attribute__((alias("MPI_Issend")));
 extern __typeof__(MPI_Issend_c) PMPI_Issend_c __attribute__((alias("MPI_Issend_c")));
-extern __typeof__(MPI_Keyval_create) PMPI_Keyval_create __attribute__((alias("MPI_Keyval_create")));
 extern __typeof__(MPI_Keyval_free) PMPI_Keyval_free __attribute__((alias("MPI_Keyval_free")));
 extern __typeof__(MPI_Lookup_name) PMPI_Lookup_name __attribute__((alias("MPI_Lookup_name")));
 extern __typeof__(MPI_Migrate) PMPI_Migrate __attribute__((alias("MPI_Migrate")));
@@ -2538,9 +2597,6 @@ extern __typeof__(MPI_Type_contiguous) PMPI_Type_contiguous __attribute__((alias
 extern __typeof__(MPI_Type_contiguous_c) PMPI_Type_contiguous_c __attribute__((alias("MPI_Type_contiguous_c")));
 extern __typeof__(MPI_Type_create_darray) PMPI_Type_create_darray __attribute__((alias("MPI_Type_create_darray")));
 extern __typeof__(MPI_Type_create_darray_c) PMPI_Type_create_darray_c __attribute__((alias("MPI_Type_create_darray_c")));
-extern __typeof__(MPI_Type_create_f90_complex) PMPI_Type_create_f90_complex __attribute__((alias("MPI_Type_create_f90_complex")));
-extern __typeof__(MPI_Type_create_f90_integer) PMPI_Type_create_f90_integer __attribute__((alias("MPI_Type_create_f90_integer")));
-extern __typeof__(MPI_Type_create_f90_real) PMPI_Type_create_f90_real __attribute__((alias("MPI_Type_create_f90_real")));
 extern __typeof__(MPI_Type_create_hindexed) PMPI_Type_create_hindexed __attribute__((alias("MPI_Type_create_hindexed")));
 extern __typeof__(MPI_Type_create_hindexed_block) PMPI_Type_create_hindexed_block __attribute__((alias("MPI_Type_create_hindexed_block")));
 extern __typeof__(MPI_Type_create_hindexed_block_c) PMPI_Type_create_hindexed_block_c __attribute__((alias("MPI_Type_create_hindexed_block_c")));
@@ -2549,7 +2605,6 @@ extern __typeof__(MPI_Type_create_hvector) PMPI_Type_create_hvector __attribute_
 extern __typeof__(MPI_Type_create_hvector_c) PMPI_Type_create_hvector_c __attribute__((alias("MPI_Type_create_hvector_c")));
 extern __typeof__(MPI_Type_create_indexed_block) PMPI_Type_create_indexed_block __attribute__((alias("MPI_Type_create_indexed_block")));
 extern __typeof__(MPI_Type_create_indexed_block_c) PMPI_Type_create_indexed_block_c __attribute__((alias("MPI_Type_create_indexed_block_c")));
-extern __typeof__(MPI_Type_create_keyval) PMPI_Type_create_keyval __attribute__((alias("MPI_Type_create_keyval")));
 extern __typeof__(MPI_Type_create_resized) PMPI_Type_create_resized __attribute__((alias("MPI_Type_create_resized")));
 extern __typeof__(MPI_Type_create_resized_c) PMPI_Type_create_resized_c __attribute__((alias("MPI_Type_create_resized_c")));
 extern __typeof__(MPI_Type_create_struct_c) PMPI_Type_create_struct_c __attribute__((alias("MPI_Type_create_struct_c")));
@@ -2656,6 +2711,19 @@ const abi_bind abi_binds[] = {
   {"MPI_Errhandler_free", &p_MPI_Errhandler_free},
   {"MPI_Comm_get_attr", &p_MPI_Comm_get_attr},
   {"MPI_Attr_get", &p_MPI_Attr_get},
+  {"MPI_Comm_create_keyval", &p_MPI_Comm_create_keyval},
+  {"MPI_Comm_free_keyval", &p_MPI_Comm_free_keyval},
+  {"MPI_Comm_set_attr", &p_MPI_Comm_set_attr},
+  {"MPI_Comm_delete_attr", &p_MPI_Comm_delete_attr},
+  {"MPI_Keyval_create", &p_MPI_Keyval_create},
+  {"MPI_Keyval_free", &p_MPI_Keyval_free},
+  {"MPI_Attr_put", &p_MPI_Attr_put},
+  {"MPI_Attr_delete", &p_MPI_Attr_delete},
+  {"MPI_Type_create_keyval", &p_MPI_Type_create_keyval},
+  {"MPI_Type_free_keyval", &p_MPI_Type_free_keyval},
+  {"MPI_Type_set_attr", &p_MPI_Type_set_attr},
+  {"MPI_Type_get_attr", &p_MPI_Type_get_attr},
+  {"MPI_Type_delete_attr", &p_MPI_Type_delete_attr},
   {"MPI_Send", &p_MPI_Send},
   {"MPI_Ssend", &p_MPI_Ssend},
   {"MPI_Rsend", &p_MPI_Rsend},
@@ -2670,6 +2738,7 @@ const abi_bind abi_binds[] = {
   {"MPI_Sendrecv_replace", &p_MPI_Sendrecv_replace},
   {"MPI_Send_init", &p_MPI_Send_init},
   {"MPI_Ssend_init", &p_MPI_Ssend_init},
+  {"MPI_Rsend_init", &p_MPI_Rsend_init},
   {"MPI_Bsend_init", &p_MPI_Bsend_init},
   {"MPI_Recv_init", &p_MPI_Recv_init},
   {"MPI_Start", &p_MPI_Start},
@@ -2807,6 +2876,8 @@ const abi_bind abi_binds[] = {
   {"MPI_Info_create", &p_MPI_Info_create},
   {"MPI_Info_set", &p_MPI_Info_set},
   {"MPI_Info_get", &p_MPI_Info_get},
+  {"MPI_Info_get_string", &p_MPI_Info_get_string},
+  {"MPI_Info_create_env", &p_MPI_Info_create_env},
   {"MPI_Info_get_valuelen", &p_MPI_Info_get_valuelen},
   {"MPI_Info_get_nkeys", &p_MPI_Info_get_nkeys},
   {"MPI_Info_get_nthkey", &p_MPI_Info_get_nthkey},

@@ -14,9 +14,9 @@
  * - MPII_{Comm,Type,Win}_{get,set}_attr: attributes with Fortran's value semantics (an
  *   integer, not a pointer; MPI_COMM_GET_ATTR(..., MPI_TAG_UB, ...) gives the largest tag),
  *   over this library's C functions.
- * - keyval language proxies (Fortran's own copy and delete callbacks), Fortran generalized
- *   requests, and the MPIX_ extensions: not implemented; a call stops the run naming it
- *   (exit 4), as any MPICH call psim lacks. */
+ * - the MPIX_ extensions: not implemented; a call stops the run naming it (exit 4), as any
+ *   MPICH call psim lacks. (The keyval proxies that call Fortran's copy and delete callbacks
+ *   are registered in abi_attr.c, Fortran generalized requests marked in abi_manual.c.) */
 #include <stdint.h>
 
 #include "emul/abi/abi.h"
@@ -47,7 +47,8 @@ int MPI_Win_set_attr(int win, int keyval, void *attribute_val);
 /* MPICH's predefined keyvals are builtin handles (kind 01 in the top two bits), in pairs: C's
  * (odd: MPI_TAG_UB is 0x64400001) and Fortran's, the next (mpif.h's MPI_TAG_UB). C values
  * point at the value (an int, but MPI_WIN_SIZE's is an MPI_Aint and MPI_WIN_BASE's is the base
- * address itself). A user keyval's C value is what was stored (from Fortran, the integer). */
+ * address itself). A user keyval's value is what was stored: set from C, the pointer; set from
+ * Fortran, a box holding the integer. */
 static int c_keyval(int keyval) {
   return (unsigned)keyval >> 30 == 1 && !(keyval & 1) ? keyval - 1 : keyval;
 }
@@ -59,7 +60,9 @@ static int get_as(int rc, int keyval, void *c_val, void *attr, const int *flag, 
   if (rc != 0 || !*flag) return rc;
   if (!(type & 1)) { *(void **)attr = c_val; return rc; }
   intptr_t v;
-  if ((unsigned)keyval >> 30 != 1 || (unsigned)keyval == WIN_BASE) v = (intptr_t)c_val;
+  ptrdiff_t boxed;
+  if ((unsigned)keyval >> 30 != 1 && abi_attr_unbox(c_val, &boxed)) v = boxed;   /* set from Fortran */
+  else if ((unsigned)keyval >> 30 != 1 || (unsigned)keyval == WIN_BASE) v = (intptr_t)c_val;
   else if ((unsigned)keyval == WIN_SIZE) v = *(const intptr_t *)c_val;
   else v = *(const int *)c_val;
   *(intptr_t *)attr = v;   /* MPICH's binding reads a pointer-sized slot, then converts */
@@ -91,27 +94,25 @@ int MPII_Win_get_attr(int win, int keyval, void *attr, int *flag, int type) {
   return get_as(rc, keyval, v, attr, flag, type);
 }
 
-/* From Fortran the value itself comes as the pointer, which C's set_attr stores as it is. */
+/* From Fortran the value itself comes as the pointer; an integer value (type's bit 0) is
+ * stored boxed, so that C reads a pointer to it, as from MPICH (abi_attr.c). */
+static void *fortran_value(void *val, int type) { return type & 1 ? abi_attr_box((intptr_t)val) : val; }
+
 int MPII_Comm_set_attr(int comm, int keyval, void *val, int type);
 int MPII_Comm_set_attr(int comm, int keyval, void *val, int type) {
-  (void)type;
-  return MPI_Comm_set_attr(comm, keyval, val);
+  return MPI_Comm_set_attr(comm, keyval, fortran_value(val, type));
 }
 
 int MPII_Type_set_attr(int dt, int keyval, void *val, int type);
 int MPII_Type_set_attr(int dt, int keyval, void *val, int type) {
-  (void)type;
-  return MPI_Type_set_attr(dt, keyval, val);
+  return MPI_Type_set_attr(dt, keyval, fortran_value(val, type));
 }
 
 int MPII_Win_set_attr(int win, int keyval, void *val, int type);
 int MPII_Win_set_attr(int win, int keyval, void *val, int type) {
-  (void)type;
-  return MPI_Win_set_attr(win, keyval, val);
+  return MPI_Win_set_attr(win, keyval, fortran_value(val, type));
 }
 
-UNSUPPORTED(MPII_Keyval_set_proxy)
-UNSUPPORTED(MPII_Grequest_set_lang_f77)
 UNSUPPORTED(MPIX_Comm_agree)
 UNSUPPORTED(MPIX_Comm_failure_ack)
 UNSUPPORTED(MPIX_Comm_failure_get_acked)

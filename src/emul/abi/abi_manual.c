@@ -1,5 +1,6 @@
 /* The MPICH-ABI functions that scripts/gen_mpich_abi.py does not write: arrays of requests,
- * statuses or datatypes (translated element by element), user reduction functions (a
+ * statuses, datatypes or ranks (translated element by element), the predefined attributes whose
+ * value is a rank or an error code (MPI_HOST, MPI_IO, MPI_LASTUSEDCODE), user reduction functions (a
  * trampoline gives them MPICH's datatype handle), MPICH calls psim's mpi.h does not declare but
  * that are pure conversions (MPI_Comm_c2f..., MPI_Type_match_size, MPI_Pcontrol), binding to
  * psim (psim_abi_init), and exit()/_exit(), which end only the calling rank as psimcc's
@@ -240,47 +241,66 @@ int MPI_Op_create(user_fn *fn, int commute, int *op) {
   return abi_err_out(rc);
 }
 
-/* The callbacks get psim's window handle (docs/EMULATION.md). */
-int MPI_Win_create_keyval(abi_pwin_copy_fn *copy_fn, abi_pwin_delete_fn *delete_fn, int *keyval,
-                          void *extra_state) {
-  NEED(MPI_Win_create_keyval);
-  int k = 0;
-  int rc = p_MPI_Win_create_keyval(copy_fn, delete_fn, &k, extra_state);
-  *keyval = abi_keyval_out(k);
-  return abi_err_out(rc);
-}
-
 /* Generalized requests: the program's callbacks read and write MPICH's status and return
  * MPICH's error codes, so psim gets trampolines, with the program's callbacks and extra_state
  * in a record that the free trampoline releases (psim calls it once, when the request is
- * freed). */
+ * freed). A Fortran program's callbacks are Fortran subroutines: MPICH's Fortran bindings
+ * start the request, then mark it (MPII_Grequest_set_lang_f77), and the callbacks are then
+ * called with their arguments by reference, an error argument last, and a Fortran status
+ * (MPICH's: the same five integers). */
 typedef int greq_query_fn(void *extra_state, abi_status *status);
+typedef void f77_query_fn(void *extra_state, int *status, int *ierr);
+typedef void f77_free_fn(void *extra_state, int *ierr);
+typedef void f77_cancel_fn(void *extra_state, int *complete, int *ierr);
 typedef struct greq_rec {
   greq_query_fn *query;
   abi_pgreq_free_fn *free_fn;
   abi_pgreq_cancel_fn *cancel;
   void *extra;
+  int fortran;
 } greq_rec;
+
+/* The request just started, for MPII_Grequest_set_lang_f77, which libmpichfort calls next. */
+static greq_rec *last_greq;
+static int last_greq_handle;
 
 static int greq_query(void *extra, abi_pstatus *p) {
   greq_rec *g = extra;
   abi_status s;
   abi_status_out(p, &s);
-  int rc = g->query ? g->query(g->extra, &s) : 0;
+  int rc = 0;
+  if (g->query && g->fortran) {
+    int f[sizeof s / sizeof(int)];
+    memcpy(f, &s, sizeof s);
+    ((f77_query_fn *)(void *)g->query)(g->extra, f, &rc);
+    if (rc == 0) memcpy(&s, f, sizeof s);
+  } else if (g->query) rc = g->query(g->extra, &s);
   abi_status_in(&s, p);
   return abi_err_in(rc);
 }
 
 static int greq_free(void *extra) {
   greq_rec *g = extra;
-  int rc = g->free_fn ? g->free_fn(g->extra) : 0;
+  int rc = 0;
+  if (g->free_fn && g->fortran) ((f77_free_fn *)(void *)g->free_fn)(g->extra, &rc);
+  else if (g->free_fn) rc = g->free_fn(g->extra);
+  if (last_greq == g) last_greq = NULL;
   free(g);
   return abi_err_in(rc);
 }
 
 static int greq_cancel(void *extra, int complete) {
   greq_rec *g = extra;
-  return abi_err_in(g->cancel ? g->cancel(g->extra, complete) : 0);
+  int rc = 0;
+  if (g->cancel && g->fortran) ((f77_cancel_fn *)(void *)g->cancel)(g->extra, &complete, &rc);
+  else if (g->cancel) rc = g->cancel(g->extra, complete);
+  return abi_err_in(rc);
+}
+
+void MPII_Grequest_set_lang_f77(int request);
+void MPII_Grequest_set_lang_f77(int request) {
+  if (!last_greq || last_greq_handle != request) abi_missing("MPII_Grequest_set_lang_f77 (not the request just started)");
+  last_greq->fortran = 1;
 }
 
 int MPI_Grequest_start(greq_query_fn *query_fn, abi_pgreq_free_fn *free_fn,
@@ -288,12 +308,69 @@ int MPI_Grequest_start(greq_query_fn *query_fn, abi_pgreq_free_fn *free_fn,
   NEED(MPI_Grequest_start);
   greq_rec *g = malloc(sizeof *g);
   if (!g) return 16; /* MPICH's MPI_ERR_INTERN */
-  *g = (greq_rec){query_fn, free_fn, cancel_fn, extra_state};
+  *g = (greq_rec){query_fn, free_fn, cancel_fn, extra_state, 0};
   int r = 0;
   int rc = p_MPI_Grequest_start(greq_query, greq_free, greq_cancel, g, &r);
   if (rc != 0) free(g);
   *request = abi_req_out(r);
+  last_greq = rc == 0 ? g : NULL;
+  last_greq_handle = *request;
   return abi_err_out(rc);
+}
+
+/* Ranks in arrays: MPI_PROC_NULL (MPICH's -1, psim's -2) may be asked for, and is given back. */
+int MPI_Group_translate_ranks(int g1, int n, const int ranks1[], int g2, int ranks2[]) {
+  NEED(MPI_Group_translate_ranks);
+  int *r = tmp_alloc(n, sizeof *r);
+  for (int i = 0; i < n; i++) r[i] = abi_rank_in(ranks1[i]);
+  int rc = p_MPI_Group_translate_ranks(abi_group_in(g1), n, r, abi_group_in(g2), ranks2);
+  for (int i = 0; rc == 0 && i < n; i++) ranks2[i] = abi_rank_out(ranks2[i]);
+  free(r);
+  return abi_err_out(rc);
+}
+
+/* MPI_HOST and MPI_IO are ranks (MPI_PROC_NULL: no host process; MPI_ANY_SOURCE: every rank
+ * can do I/O), MPI_LASTUSEDCODE an error code (MPI_ERR_LASTCODE, as none can be added), which
+ * psim's attributes point at in psim's values: the program gets a pointer to MPICH's. The
+ * keyvals have the same values in both. */
+#define KEY_HOST 0x64400003
+#define KEY_IO 0x64400005
+#define KEY_LASTUSEDCODE 0x6440000b
+static int rank_attr(int rc, int keyval, void *attribute_val, const int *flag) {
+  static const int proc_null = -1, any_source = -2, lastcode = 0x3fffffff;   /* MPICH's */
+  if (rc != 0 || !*flag) return abi_err_out(rc);
+  const int **p = attribute_val;
+  if (keyval == KEY_LASTUSEDCODE) {
+    if (abi_err_out(**p) == lastcode) *p = &lastcode;
+    return abi_err_out(rc);
+  }
+  if (keyval != KEY_HOST && keyval != KEY_IO) return abi_err_out(rc);
+  int v = abi_rank_out(**p);
+  if (v == proc_null) *p = &proc_null;
+  else if (v == any_source) *p = &any_source;
+  return abi_err_out(rc);
+}
+
+int MPI_Comm_get_attr(int comm, int keyval, void *attribute_val, int *flag) {
+  NEED(MPI_Comm_get_attr);
+  int rc = p_MPI_Comm_get_attr(abi_comm_in(comm), abi_keyval_in(keyval), attribute_val, flag);
+  return rank_attr(rc, keyval, attribute_val, flag);
+}
+
+int MPI_Attr_get(int comm, int keyval, void *attribute_val, int *flag) {
+  NEED(MPI_Attr_get);
+  int rc = p_MPI_Attr_get(abi_comm_in(comm), abi_keyval_in(keyval), attribute_val, flag);
+  return rank_attr(rc, keyval, attribute_val, flag);
+}
+
+/* The version of the ABI this library stands for: a program compares it with its mpi.h's or
+ * mpif.h's MPI_VERSION and MPI_SUBVERSION, which are MPICH 4.0.2's (MPICH's f77/init/baseenvf;
+ * psim's own mpi.h says 3.1 to psimcc programs). What psim implements is docs/MPI_SUBSET.md
+ * either way. */
+int MPI_Get_version(int *version, int *subversion) {
+  *version = 4;
+  *subversion = 0;
+  return 0;
 }
 
 int MPI_Pcontrol(const int level, ...) { (void)level; return 0; }
@@ -301,6 +378,35 @@ int MPI_Pcontrol(const int level, ...) { (void)level; return 0; }
 int MPI_Type_match_size(int typeclass, int size, int *datatype) {
   *datatype = abi_match_size(typeclass, size);
   return (unsigned)*datatype == 0x0c000000u ? 3 /* MPICH's MPI_ERR_TYPE */ : 0;
+}
+
+/* MPI_Type_create_f90_*: the type of the smallest kind with at least p decimal digits and a
+ * decimal exponent range of at least r (MPI_UNDEFINED: any), as selected_real_kind and
+ * selected_int_kind choose it for IEEE single and double precision and 1- to 8-byte integers:
+ * MPICH's MPI_REAL4/REAL8, COMPLEX8/COMPLEX16, INTEGER1...INTEGER8 (C's types of that size in
+ * psim, named ones: their envelope is MPI_COMBINER_NAMED, not MPICH's F90 combiners). A kind
+ * beyond these (16-byte reals, 16-byte integers) is an error, as where the compiler has none. */
+#define ABI_UNDEFINED (-32766)
+static int f90_real(int p, int r, int complex, int *datatype) {
+  if (p == ABI_UNDEFINED && r == ABI_UNDEFINED) return 12; /* MPICH's MPI_ERR_ARG */
+  int pp = p == ABI_UNDEFINED ? 0 : p, rr = r == ABI_UNDEFINED ? 0 : r;
+  if (pp <= 6 && rr <= 37) *datatype = complex ? (int)0x4c000828u : (int)0x4c000427u;
+  else if (pp <= 15 && rr <= 307) *datatype = complex ? (int)0x4c00102au : (int)0x4c000829u;
+  else return 12;
+  return 0;
+}
+
+int MPI_Type_create_f90_real(int p, int r, int *datatype);
+int MPI_Type_create_f90_real(int p, int r, int *datatype) { return f90_real(p, r, 0, datatype); }
+int MPI_Type_create_f90_complex(int p, int r, int *datatype);
+int MPI_Type_create_f90_complex(int p, int r, int *datatype) { return f90_real(p, r, 1, datatype); }
+int MPI_Type_create_f90_integer(int r, int *datatype);
+int MPI_Type_create_f90_integer(int r, int *datatype) {
+  static const struct { int range; unsigned type; } ints[] = {
+    {2, 0x4c00012du}, {4, 0x4c00022fu}, {9, 0x4c000430u}, {18, 0x4c000831u}};
+  for (size_t i = 0; i < sizeof ints / sizeof *ints; i++)
+    if (r <= ints[i].range) { *datatype = (int)ints[i].type; return 0; }
+  return 12; /* MPICH's MPI_ERR_ARG */
 }
 
 /* MPICH's Fortran handles are its C handles (MPI_Fint is int). */
@@ -317,7 +423,9 @@ int MPI_Status_f2c(const int *f, abi_status *c) { memcpy(c, f, sizeof *c); retur
 #define ALIAS(n) extern __typeof__(n) P##n __attribute__((alias(#n)));
 ALIAS(MPI_Waitall) ALIAS(MPI_Testall) ALIAS(MPI_Waitany) ALIAS(MPI_Testany) ALIAS(MPI_Waitsome)
 ALIAS(MPI_Testsome) ALIAS(MPI_Startall) ALIAS(MPI_Type_create_struct) ALIAS(MPI_Type_struct)
-ALIAS(MPI_Alltoallw) ALIAS(MPI_Ialltoallw) ALIAS(MPI_Op_create) ALIAS(MPI_Win_create_keyval)
-ALIAS(MPI_Grequest_start)
+ALIAS(MPI_Alltoallw) ALIAS(MPI_Ialltoallw) ALIAS(MPI_Op_create)
+ALIAS(MPI_Grequest_start) ALIAS(MPI_Group_translate_ranks) ALIAS(MPI_Comm_get_attr)
+ALIAS(MPI_Attr_get) ALIAS(MPI_Get_version) ALIAS(MPI_Type_create_f90_real)
+ALIAS(MPI_Type_create_f90_complex) ALIAS(MPI_Type_create_f90_integer)
 ALIAS(MPI_Pcontrol) ALIAS(MPI_Type_match_size) ALIAS(MPI_Comm_c2f) ALIAS(MPI_Comm_f2c)
 ALIAS(MPI_Type_c2f) ALIAS(MPI_Type_f2c)

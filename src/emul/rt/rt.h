@@ -16,6 +16,8 @@
 
 typedef struct rt_block { ptrdiff_t off; size_t len; } rt_block;
 
+typedef struct rt_sig { size_t size, n; } rt_sig;   /* n basic elements of size bytes */
+
 typedef struct rt_dtype {
   size_t size;               /* bytes of data in one element */
   ptrdiff_t lb, ub;          /* extent = ub - lb */
@@ -24,6 +26,8 @@ typedef struct rt_dtype {
   rt_block *blocks;          /* byte runs of one element, relative to its start */
   int contig;                /* one run at offset 0 of length size == extent */
   int base;                  /* predefined type of every basic element, -1 if mixed */
+  int nsig;
+  rt_sig *sig;               /* the basic elements' sizes in order (MPI_Get_elements) */
   int explicit_lb, explicit_ub;
   int committed, freed, predefined;
   int combiner;              /* MPI_COMBINER_* of the constructor (0: predefined) */
@@ -93,6 +97,7 @@ typedef struct rt_pending_group {
 typedef struct rt_info rt_info;   /* rt_info.c */
 typedef struct rt_pending_inter rt_pending_inter;   /* rt_inter.c */
 typedef struct rt_win rt_win;     /* rt_win.c */
+struct rt_attrs;                  /* rt_attr.c */
 
 typedef struct rt_world {
   VEC(rt_dtype *) types;
@@ -107,6 +112,7 @@ typedef struct rt_world {
   VEC(rt_info *) infos;      /* 0: MPI_INFO_NULL, 1: MPI_INFO_ENV */
   VEC(rt_win *) wins;        /* 0: MPI_WIN_NULL */
   VEC(rt_pending_inter *) pending_inter;
+  struct rt_attrs *attrs;    /* keyvals and attributes of communicators and datatypes */
 } rt_world;
 
 typedef struct rt_rank {
@@ -196,6 +202,16 @@ rt_info *rt_info_get(MPI_Info h);     /* fatal when invalid */
 void rt_infos_free(rt_world *w);
 /* rt_win.c */
 void rt_wins_free(rt_world *w);
+void rt_win_check(MPI_Win h);   /* fatal when not a window of the calling rank */
+/* rt_attr.c: the calling rank's attributes follow its duplications and frees */
+void rt_attrs_free(rt_world *w);
+void rt_attr_comm_dup(MPI_Comm from, MPI_Comm to);
+void rt_attr_comm_free(MPI_Comm c, const char *call);
+void rt_attr_type_dup(MPI_Datatype from, MPI_Datatype to);
+void rt_attr_type_free(MPI_Datatype t);
+int rt_attr_comm_get(MPI_Comm c, int key, void *val, int *flag);   /* user keyvals */
+int rt_attr_win_get(MPI_Win w, int key, void *val, int *flag);
+void rt_attr_win_free(MPI_Win w);
 
 /* rt_heap.c: forgets every block (end of a run). */
 void rt_heap_reset(void);

@@ -116,7 +116,10 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
   emu_enter("MPI_Comm_dup");
   rt_comm *c = rt_comm_get(comm);
   *newcomm = split(c, 0, rt_comm_rank(c), "MPI_Comm_dup");
-  if (*newcomm != MPI_COMM_NULL) rt_topo_copy(c, rt_comm_get(*newcomm));
+  if (*newcomm != MPI_COMM_NULL) {
+    rt_topo_copy(c, rt_comm_get(*newcomm));
+    rt_attr_comm_dup(comm, *newcomm);
+  }
   emu_leave();
   return MPI_SUCCESS;
 }
@@ -197,6 +200,7 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *new
 int MPI_Comm_free(MPI_Comm *comm) {
   if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF) emu_fatal("cannot free a predefined communicator (MPI_ERR_COMM)");
   rt_comm_get(*comm);
+  rt_attr_comm_free(*comm, "MPI_Comm_free");
   /* communicators are kept until the end: a member may still have messages in flight */
   *comm = MPI_COMM_NULL;
   return MPI_SUCCESS;

@@ -39,9 +39,18 @@ bounds:
   if (off + (ptrdiff_t)len > t->true_ub) t->true_ub = off + (ptrdiff_t)len;
 }
 
+/* Appends n basic elements of `size` bytes to the type signature (runs of one size merged). */
+static void add_sig(rt_dtype *t, size_t size, size_t n) {
+  if (t->nsig && t->sig[t->nsig - 1].size == size) { t->sig[t->nsig - 1].n += n; return; }
+  if ((t->nsig & (t->nsig - 1)) == 0)
+    t->sig = xrealloc(t->sig, (size_t)(t->nsig ? 2 * t->nsig : 1) * sizeof *t->sig);
+  t->sig[t->nsig++] = (rt_sig){size, n};
+}
+
 /* Appends a copy of type o displaced by disp bytes. */
 static void add_copy(rt_dtype *t, const rt_dtype *o, ptrdiff_t disp) {
   for (int b = 0; b < o->nblocks; b++) add_run(t, disp + o->blocks[b].off, o->blocks[b].len);
+  for (int s = 0; s < o->nsig; s++) add_sig(t, o->sig[s].size, o->sig[s].n);
   if (o->nblocks == 0 && o->size == 0) { /* markers (MPI_LB/MPI_UB) and empty types */ }
   if (disp + o->lb < t->lb) t->lb = disp + o->lb;
   if (disp + o->ub > t->ub) t->ub = disp + o->ub;
@@ -59,6 +68,7 @@ static void finish(rt_dtype *t) {
 static rt_dtype *prim(int code, size_t size, size_t align_extent) {
   rt_dtype *t = new_type();
   add_run(t, 0, size);
+  add_sig(t, size, 1);
   t->lb = 0;
   t->ub = (ptrdiff_t)align_extent;
   t->base = code;
@@ -67,10 +77,13 @@ static rt_dtype *prim(int code, size_t size, size_t align_extent) {
   return t;
 }
 
+/* A MINLOC/MAXLOC pair: the value, and at ioff its index (an int, but Fortran's pairs'
+ * index has the value's type: extent - ioff bytes). */
 static rt_dtype *pair(int code, size_t vsize, size_t ioff, size_t extent) {
   rt_dtype *t = new_type();
   add_run(t, 0, vsize);
-  add_run(t, (ptrdiff_t)ioff, sizeof(int));
+  add_run(t, (ptrdiff_t)ioff, code == MPI_2REAL || code == MPI_2DOUBLE_PRECISION ? vsize : sizeof(int));
+  add_sig(t, t->size, 1);   /* one element, as MPI_Get_elements counts a pair */
   t->lb = 0;
   t->ub = (ptrdiff_t)extent;
   t->base = code;
@@ -92,6 +105,9 @@ void rt_dtypes_init(rt_world *w) {
     {MPI_OFFSET, sizeof(MPI_Offset)}, {MPI_COUNT, sizeof(MPI_Count)}, {MPI_PACKED, 1},
     {MPI_C_FLOAT_COMPLEX, sizeof(float complex)}, {MPI_C_DOUBLE_COMPLEX, sizeof(double complex)},
     {MPI_C_LONG_DOUBLE_COMPLEX, sizeof(long double complex)},
+    {MPI_INTEGER, sizeof(int)}, {MPI_REAL, sizeof(float)}, {MPI_DOUBLE_PRECISION, sizeof(double)},
+    {MPI_COMPLEX, sizeof(float complex)}, {MPI_DOUBLE_COMPLEX, sizeof(double complex)},
+    {MPI_LOGICAL, sizeof(int)}, {MPI_CHARACTER, 1},
   };
   for (int i = 0; i < PSIM_NUM_PREDEFINED_TYPES; i++) VEC_PUSH(w->types, NULL);
   for (size_t i = 0; i < sizeof sz / sizeof *sz; i++)
@@ -101,6 +117,9 @@ void rt_dtypes_init(rt_world *w) {
   w->types.data[MPI_LONG_INT] = pair(MPI_LONG_INT, sizeof(long), offsetof(p_long_int, i), sizeof(p_long_int));
   w->types.data[MPI_2INT] = pair(MPI_2INT, sizeof(int), offsetof(p_2int, i), sizeof(p_2int));
   w->types.data[MPI_SHORT_INT] = pair(MPI_SHORT_INT, sizeof(short), offsetof(p_short_int, i), sizeof(p_short_int));
+  w->types.data[MPI_2INTEGER] = pair(MPI_2INTEGER, sizeof(int), sizeof(int), 2 * sizeof(int));
+  w->types.data[MPI_2REAL] = pair(MPI_2REAL, sizeof(float), sizeof(float), 2 * sizeof(float));
+  w->types.data[MPI_2DOUBLE_PRECISION] = pair(MPI_2DOUBLE_PRECISION, sizeof(double), sizeof(double), 2 * sizeof(double));
   w->types.data[MPI_LONG_DOUBLE_INT] = pair(MPI_LONG_DOUBLE_INT, sizeof(long double), offsetof(p_ldouble_int, i), sizeof(p_ldouble_int));
   rt_dtype *lb = new_type(), *ub = new_type();
   lb->predefined = ub->predefined = lb->committed = ub->committed = 1;
@@ -309,7 +328,9 @@ int MPI_Type_dup(MPI_Datatype old, MPI_Datatype *newtype) {
   add_copy(t, o, 0);
   t->lb = o->lb;
   t->ub = o->ub;
-  return add_type(t, newtype);
+  add_type(t, newtype);
+  rt_attr_type_dup(old, *newtype);
+  return MPI_SUCCESS;
 }
 
 int MPI_Type_commit(MPI_Datatype *dt) { rt_type(*dt)->committed = 1; return MPI_SUCCESS; }
@@ -317,6 +338,7 @@ int MPI_Type_commit(MPI_Datatype *dt) { rt_type(*dt)->committed = 1; return MPI_
 int MPI_Type_free(MPI_Datatype *dt) {
   rt_dtype *t = rt_type(*dt);
   if (t->predefined) emu_fatal("MPI_Type_free of a predefined datatype (MPI_ERR_TYPE)");
+  rt_attr_type_free(*dt);
   /* kept (marked) rather than released: pending operations may still refer to it */
   t->freed = 1;
   *dt = MPI_DATATYPE_NULL;

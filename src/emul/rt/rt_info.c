@@ -124,6 +124,31 @@ int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int 
   return MPI_SUCCESS;
 }
 
+/* MPI 4.0: *buflen is the size of value on input (0: only the length is asked); on output the
+ * value's length with its terminating null. A longer value is cut, still terminated. */
+int MPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag) {
+  rt_info *in = rt_info_get(info);
+  check_key(key);
+  if (*buflen < 0) emu_fatal("MPI_Info_get_string: negative buflen %d (MPI_ERR_ARG)", *buflen);
+  int i = find(in, key);
+  *flag = i >= 0;
+  if (i < 0) return MPI_SUCCESS;
+  size_t n = strlen(in->vals[i]);
+  if (*buflen > 0) {
+    size_t c = n < (size_t)*buflen - 1 ? n : (size_t)*buflen - 1;
+    memcpy(value, in->vals[i], c);
+    value[c] = 0;
+  }
+  *buflen = (int)n + 1;
+  return MPI_SUCCESS;
+}
+
+/* MPI 4.0: a new info holding what MPI_INFO_ENV holds (psim's ranks share one command line). */
+int MPI_Info_create_env(int argc, char *argv[], MPI_Info *info) {
+  (void)argc; (void)argv;
+  return MPI_Info_dup(MPI_INFO_ENV, info);
+}
+
 int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag) {
   rt_info *in = rt_info_get(info);
   check_key(key);

@@ -47,7 +47,7 @@ void rt_world_free(void *p) {
   if (!w) return;
   rt_heap_reset();
   for (size_t i = 0; i < w->types.len; i++)
-    if (w->types.data[i]) { free(w->types.data[i]->blocks); free(w->types.data[i]); }
+    if (w->types.data[i]) { free(w->types.data[i]->blocks); free(w->types.data[i]->sig); free(w->types.data[i]); }
   VEC_FREE(w->types);
   for (size_t i = 0; i < w->comms.len; i++) {
     rt_comm *c = w->comms.data[i];
@@ -71,6 +71,7 @@ void rt_world_free(void *p) {
   rt_inters_free(w);
   rt_infos_free(w);
   rt_wins_free(w);
+  rt_attrs_free(w);
   free(w);
 }
 
@@ -99,6 +100,8 @@ int MPI_Finalize(void) {
   emu_rank *k = emu_self();
   emu_enter("MPI_Finalize");
   rt_need_init();
+  /* MPI: MPI_COMM_SELF's attributes are deleted first, callbacks run (libraries clean up) */
+  rt_attr_comm_free(MPI_COMM_SELF, "MPI_Finalize");
   k->finalized = 1;
   if (emu_trace_on(k)) emu_trace_line(k, "finalize");
   emu_leave();
@@ -225,14 +228,17 @@ int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler e) { (void)comm; (void)e; r
 int MPI_Errhandler_free(MPI_Errhandler *e) { *e = MPI_ERRHANDLER_NULL; return MPI_SUCCESS; }
 
 int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag) {
-  (void)comm;
-  /* predefined attributes: pointers to static values (process-wide constants) */
-  static int tag_ub = 0x3fffffff, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 1;
+  if (keyval < MPI_TAG_UB) return rt_attr_comm_get(comm, keyval, attribute_val, flag);
+  /* predefined attributes: pointers to static values (process-wide constants); no error
+   * class or code can be added, so the last used code is the last predefined one */
+  static int tag_ub = 0x3fffffff, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 1,
+             lastcode = MPI_ERR_LASTCODE;
   int *p = NULL;
   if (keyval == MPI_TAG_UB) p = &tag_ub;
   else if (keyval == MPI_HOST) p = &host;
   else if (keyval == MPI_IO) p = &io;
   else if (keyval == MPI_WTIME_IS_GLOBAL) p = &wtime_global;
+  else if (keyval == MPI_LASTUSEDCODE) p = &lastcode;
   *flag = p != NULL;
   if (p) *(int **)attribute_val = p;
   return MPI_SUCCESS;

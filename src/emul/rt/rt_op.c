@@ -66,13 +66,15 @@ typedef double complex dcplx;
 typedef long double complex ldcplx;
 CPLX(fcplx) CPLX(dcplx) CPLX(ldcplx)
 
-/* MINLOC/MAXLOC on packed (value, int index) pairs; ties keep the smaller index. */
-#define PAIR(T)                                                                            \
-  static void pair_##T(MPI_Op op, const char *a, char *b, size_t n) {                      \
-    const size_t rec = sizeof(T) + sizeof(int);                                            \
+/* MINLOC/MAXLOC on packed (value, index) pairs; ties keep the smaller index. The index is an
+ * int (I), but of the value's type in Fortran's MPI_2REAL and MPI_2DOUBLE_PRECISION. */
+#define PAIR(T) PAIR_OF(T, int, T)
+#define PAIR_OF(T, I, NAME)                                                                \
+  static void pair_##NAME(MPI_Op op, const char *a, char *b, size_t n) {                   \
+    const size_t rec = sizeof(T) + sizeof(I);                                              \
     for (size_t i = 0; i < n; i++, a += rec, b += rec) {                                   \
       T va, vb;                                                                            \
-      int ia, ib;                                                                          \
+      I ia, ib;                                                                            \
       memcpy(&va, a, sizeof va); memcpy(&ia, a + sizeof(T), sizeof ia);                    \
       memcpy(&vb, b, sizeof vb); memcpy(&ib, b + sizeof(T), sizeof ib);                    \
       int take;                                                                            \
@@ -83,6 +85,7 @@ CPLX(fcplx) CPLX(dcplx) CPLX(ldcplx)
     }                                                                                      \
   }
 PAIR(float) PAIR(double) PAIR(long) PAIR(int) PAIR(short) PAIR(ldouble)
+PAIR_OF(float, float, 2float) PAIR_OF(double, double, 2double)
 
 static size_t base_size(int base) {
   switch (base) {
@@ -92,6 +95,9 @@ static size_t base_size(int base) {
   case MPI_2INT: return 2 * sizeof(int);
   case MPI_SHORT_INT: return sizeof(short) + sizeof(int);
   case MPI_LONG_DOUBLE_INT: return sizeof(long double) + sizeof(int);
+  case MPI_2INTEGER: return 2 * sizeof(int);
+  case MPI_2REAL: return 2 * sizeof(float);
+  case MPI_2DOUBLE_PRECISION: return 2 * sizeof(double);
   default: return rt_w()->types.data[base]->size;
   }
 }
@@ -140,13 +146,13 @@ void rt_reduce(MPI_Op op, MPI_Datatype dt, const void *in, void *inout, int coun
   const void *a = in;
   void *b = inout;
   switch (t->base) {
-  case MPI_CHAR: int_char(op, a, b, n); break;
+  case MPI_CHAR: case MPI_CHARACTER: int_char(op, a, b, n); break;
   case MPI_SIGNED_CHAR: int_schar(op, a, b, n); break;
   case MPI_UNSIGNED_CHAR: case MPI_BYTE: case MPI_PACKED: int_uchar(op, a, b, n); break;
   case MPI_WCHAR: int_wchar_t(op, a, b, n); break;
   case MPI_SHORT: int_short(op, a, b, n); break;
   case MPI_UNSIGNED_SHORT: int_ushort(op, a, b, n); break;
-  case MPI_INT: int_int(op, a, b, n); break;
+  case MPI_INT: case MPI_INTEGER: case MPI_LOGICAL: int_int(op, a, b, n); break;
   case MPI_UNSIGNED: int_unsigned(op, a, b, n); break;
   case MPI_LONG: int_long(op, a, b, n); break;
   case MPI_UNSIGNED_LONG: int_ulong(op, a, b, n); break;
@@ -160,19 +166,21 @@ void rt_reduce(MPI_Op op, MPI_Datatype dt, const void *in, void *inout, int coun
   case MPI_UINT16_T: int_uint16_t(op, a, b, n); break;
   case MPI_UINT32_T: int_uint32_t(op, a, b, n); break;
   case MPI_UINT64_T: int_uint64_t(op, a, b, n); break;
-  case MPI_FLOAT: arith_float(op, a, b, n); break;
-  case MPI_DOUBLE: arith_double(op, a, b, n); break;
+  case MPI_FLOAT: case MPI_REAL: arith_float(op, a, b, n); break;
+  case MPI_DOUBLE: case MPI_DOUBLE_PRECISION: arith_double(op, a, b, n); break;
   case MPI_LONG_DOUBLE: arith_ldouble(op, a, b, n); break;
   case MPI_C_BOOL: bool_op(op, a, b, n); break;
-  case MPI_C_FLOAT_COMPLEX: cplx_fcplx(op, a, b, n); break;
-  case MPI_C_DOUBLE_COMPLEX: cplx_dcplx(op, a, b, n); break;
+  case MPI_C_FLOAT_COMPLEX: case MPI_COMPLEX: cplx_fcplx(op, a, b, n); break;
+  case MPI_C_DOUBLE_COMPLEX: case MPI_DOUBLE_COMPLEX: cplx_dcplx(op, a, b, n); break;
   case MPI_C_LONG_DOUBLE_COMPLEX: cplx_ldcplx(op, a, b, n); break;
   case MPI_FLOAT_INT: pair_float(op, a, b, n); break;
   case MPI_DOUBLE_INT: pair_double(op, a, b, n); break;
   case MPI_LONG_INT: pair_long(op, a, b, n); break;
-  case MPI_2INT: pair_int(op, a, b, n); break;
+  case MPI_2INT: case MPI_2INTEGER: pair_int(op, a, b, n); break;
   case MPI_SHORT_INT: pair_short(op, a, b, n); break;
   case MPI_LONG_DOUBLE_INT: pair_ldouble(op, a, b, n); break;
+  case MPI_2REAL: pair_2float(op, a, b, n); break;
+  case MPI_2DOUBLE_PRECISION: pair_2double(op, a, b, n); break;
   default: emu_fatal("reduction not supported on datatype %d (MPI_ERR_TYPE)", t->base);
   }
 }

@@ -324,6 +324,10 @@ int MPI_Ssend_init(const void *buf, int count, MPI_Datatype dt, int dest, int ta
   *req = req_make(RQ_SEND, (void *)buf, count, dt, dest, tag, comm, MPI_F_SSEND, 1);
   return MPI_SUCCESS;
 }
+/* ready: the program guarantees the receive is posted; a standard send, as MPI_Rsend */
+int MPI_Rsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *req) {
+  return MPI_Send_init(buf, count, dt, dest, tag, comm, req);
+}
 /* buffered = detached at any size, as MPI_Bsend */
 int MPI_Bsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *req) {
   *req = req_make(RQ_SEND, (void *)buf, count, dt, dest, tag, comm, MPI_F_BUFFERED, 1);
@@ -721,14 +725,29 @@ int MPI_Get_count(const MPI_Status *st, MPI_Datatype dt, int *count) {
   return MPI_SUCCESS;
 }
 
+/* Basic elements received: whole elements of dt times their elements, plus those of the
+ * signature's prefix that the rest fills; MPI_UNDEFINED when the bytes end inside one. */
 int MPI_Get_elements(const MPI_Status *st, MPI_Datatype dt, int *count) {
   rt_dtype *t = rt_type(dt);
+  unsigned long long bytes = (unsigned long long)st->psim_bytes;
+  if (t->size == 0) { *count = 0; return MPI_SUCCESS; }
   if (t->base > 0 && t->base < PSIM_NUM_PREDEFINED_TYPES) {
     size_t b = rt_type(t->base)->size;
-    *count = b ? (int)(st->psim_bytes / (long long)b) : 0;
+    *count = !b ? 0 : bytes % b ? MPI_UNDEFINED : (int)(bytes / b);
     return MPI_SUCCESS;
   }
-  return MPI_Get_count(st, dt, count);
+  unsigned long long per = 0, n, rem = bytes % t->size;
+  for (int s = 0; s < t->nsig; s++) per += t->sig[s].n;
+  n = bytes / t->size * per;
+  for (int s = 0; s < t->nsig && rem; s++) {
+    unsigned long long run = (unsigned long long)t->sig[s].size * t->sig[s].n;
+    unsigned long long k = rem >= run ? t->sig[s].n : rem / t->sig[s].size;
+    n += k;
+    rem -= k * t->sig[s].size;
+    if (k < t->sig[s].n) break;
+  }
+  *count = rem ? MPI_UNDEFINED : (int)n;
+  return MPI_SUCCESS;
 }
 
 int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,

@@ -42,8 +42,6 @@ struct rma_op {
   rma_op *prev, *next;       /* the window's operations in flight */
 };
 
-typedef struct win_attr { int key; void *val; } win_attr;
-
 typedef struct lock_wait { int origin, target, type, remote; } lock_wait;
 
 struct rt_win {
@@ -69,7 +67,6 @@ struct rt_win {
   int **acc, *nacc;
   int **exp, *nexp, *ndone;
   rma_op *live;
-  VEC(win_attr) attrs;       /* user attributes (MPI_Win_set_attr) */
   int dead;                  /* freed by every rank; destroyed once nothing is in flight */
 };
 
@@ -94,7 +91,6 @@ static void win_destroy(rt_win *win) {
   free(win->excl); free(win->nshared); VEC_FREE(win->queue); free(win->held); free(win->granted);
   free(win->fence_open); free(win->lock_all); free(win->posted);
   free(win->acc); free(win->nacc); free(win->exp); free(win->nexp); free(win->ndone);
-  VEC_FREE(win->attrs);
   free(win);
 }
 
@@ -435,6 +431,7 @@ int MPI_Win_free(MPI_Win *h) {
   rt_win *win = win_get(*h);
   int me = me_in(win);
   if (win->lock_all[me] || win->nacc[me] >= 0) emu_fatal("MPI_Win_free during an access epoch (MPI_ERR_RMA_SYNC)");
+  rt_attr_win_free(*h);   /* the rank's attributes, delete callbacks run (MPI) */
   for (int t = 0; t < win->n; t++)
     if (win->held[me * win->n + t]) emu_fatal("MPI_Win_free while holding a lock on rank %d (MPI_ERR_RMA_SYNC)", t);
   /* collective: every rank's operations have arrived before any memory goes away */
@@ -775,43 +772,12 @@ int MPI_Win_get_attr(MPI_Win h, int key, void *val, int *flag) {
   case MPI_WIN_DISP_UNIT: *(int **)val = &win->disp[me]; break;
   case MPI_WIN_CREATE_FLAVOR: *(int **)val = &win->flavor; break;
   case MPI_WIN_MODEL: *(const int **)val = &unified; break;
-  default:
-    *flag = 0;
-    for (size_t i = 0; i < win->attrs.len; i++)
-      if (win->attrs.data[i].key == key) { *(void **)val = win->attrs.data[i].val; *flag = 1; }
+  default: return rt_attr_win_get(h, key, val, flag);   /* user keyvals (rt_attr.c) */
   }
   return MPI_SUCCESS;
 }
 
-/* User attributes on windows: stored and given back; the copy and delete callbacks are not
- * called (windows are never duplicated; MPI_Win_free drops the attributes). */
-static int next_keyval = 1;
-
-int MPI_Win_create_keyval(MPI_Win_copy_attr_function *copy_fn, MPI_Win_delete_attr_function *delete_fn,
-                          int *keyval, void *extra_state) {
-  (void)copy_fn; (void)delete_fn; (void)extra_state;
-  *keyval = next_keyval++;
-  return MPI_SUCCESS;
-}
-
-int MPI_Win_free_keyval(int *keyval) { *keyval = MPI_KEYVAL_INVALID; return MPI_SUCCESS; }
-
-int MPI_Win_set_attr(MPI_Win h, int key, void *val) {
-  rt_win *win = win_get(h);
-  if (key <= 0 || key >= next_keyval) emu_fatal("MPI_Win_set_attr: invalid keyval %d (MPI_ERR_KEYVAL)", key);
-  for (size_t i = 0; i < win->attrs.len; i++)
-    if (win->attrs.data[i].key == key) { win->attrs.data[i].val = val; return MPI_SUCCESS; }
-  win_attr a = {key, val};
-  VEC_PUSH(win->attrs, a);
-  return MPI_SUCCESS;
-}
-
-int MPI_Win_delete_attr(MPI_Win h, int key) {
-  rt_win *win = win_get(h);
-  for (size_t i = 0; i < win->attrs.len; i++)
-    if (win->attrs.data[i].key == key) { win->attrs.data[i] = win->attrs.data[--win->attrs.len]; break; }
-  return MPI_SUCCESS;
-}
+void rt_win_check(MPI_Win h) { win_get(h); }
 
 int MPI_Win_set_name(MPI_Win h, const char *name) {
   snprintf(win_get(h)->name, MPI_MAX_OBJECT_NAME, "%s", name);

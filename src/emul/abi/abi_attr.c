@@ -1,0 +1,158 @@
+/* Keyvals of communicators, datatypes and windows for MPICH binaries: the program's copy and
+ * delete callbacks take MPICH's handles and return MPICH's error codes, and a Fortran program's are
+ * Fortran subroutines that MPICH's Fortran bindings (libmpichfort) call through their own
+ * "proxy" functions. psim's runtime (src/emul/rt/rt_attr.c) calls a trampoline here instead,
+ * with a record of the program's callbacks, its extra_state and, once libmpichfort registers
+ * them (MPII_Keyval_set_proxy, right after creating the keyval), the proxies:
+ *
+ *   copy proxy:   (user_fn, handle, keyval, extra_state, attr_type, value, &new_value, &flag)
+ *   delete proxy: (user_fn, handle, keyval, attr_type, value, extra_state)
+ *
+ * (MPICH's MPII_Attr_copy_proxy and MPII_Attr_delete_proxy; attr_type 1 is an integer value,
+ * which is how Fortran sets them.) MPI_COMM_DUP_FN and its kin are MPICH's MPIR_Dup_fn, which
+ * a C program's binary refers to: defined here, and given to psim as psim's DUP_FN.
+ *
+ * Values set from Fortran are integers, which MPICH keeps with their language: C's get gives a
+ * pointer to the value, Fortran's get the value, and callbacks the value. psim's runtime keeps
+ * one pointer per attribute, so a value set from Fortran is stored as the address of a box
+ * holding it (abi_attr_box): that address is what C must read, and Fortran's get and the
+ * trampolines below take the value out of it. Boxes are never freed (an attribute copied by
+ * DUP_FN shares its box): 8 bytes per value set from Fortran. Records live until the end of
+ * the run (the attributes of a freed keyval still use them); they are shared by the ranks, as
+ * the library is, and psim numbers keyvals of every kind in one sequence. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "emul/abi/abi_ptrs.h"
+
+typedef int copy_fn(int, int, void *, void *, void *, int *);
+typedef int delete_fn(int, int, void *, void *);
+typedef int copy_proxy(copy_fn *, int, int, void *, int, void *, void **, int *);
+typedef int delete_proxy(delete_fn *, int, int, int, void *, void *);
+
+enum { ATTR_AINT = 1 };
+
+typedef struct kv_rec {
+  int kind;                  /* a communicator's (0), datatype's (1) or window's (2) keyval */
+  int keyval;                /* MPICH's value */
+  copy_fn *copy;
+  delete_fn *del;
+  void *extra;
+  copy_proxy *cproxy;
+  delete_proxy *dproxy;
+  struct kv_rec *next;
+} kv_rec;
+
+static kv_rec *recs;
+
+int MPIR_Dup_fn(int handle, int keyval, void *extra, void *in, void *out, int *flag);
+int MPIR_Dup_fn(int handle, int keyval, void *extra, void *in, void *out, int *flag) {
+  (void)handle; (void)keyval; (void)extra;
+  *(void **)out = in;
+  *flag = 1;
+  return 0;
+}
+
+typedef struct box_chunk {
+  ptrdiff_t v[1024];
+  int used;
+  struct box_chunk *next;
+} box_chunk;
+static box_chunk *boxes;
+
+void *abi_attr_box(ptrdiff_t value) {
+  if (!boxes || boxes->used == (int)(sizeof boxes->v / sizeof *boxes->v)) {
+    box_chunk *c = calloc(1, sizeof *c);
+    if (!c) abi_missing("abi_attr_box (out of memory)");
+    c->next = boxes;
+    boxes = c;
+  }
+  ptrdiff_t *p = &boxes->v[boxes->used++];
+  *p = value;
+  return p;
+}
+
+int abi_attr_unbox(const void *p, ptrdiff_t *value) {
+  uintptr_t a = (uintptr_t)p;
+  for (const box_chunk *c = boxes; c; c = c->next)
+    if (a >= (uintptr_t)&c->v[0] && a < (uintptr_t)&c->v[c->used]) { *value = *(const ptrdiff_t *)p; return 1; }
+  return 0;
+}
+
+static int handle_out(const kv_rec *r, int h) {
+  return r->kind == 2 ? abi_win_out(h) : r->kind == 1 ? abi_dt_out(h) : abi_comm_out(h);
+}
+
+static int copy_tramp(int h, int key, void *extra, void *in, void *out, int *flag) {
+  const kv_rec *r = extra;
+  int mh = handle_out(r, h), mk = abi_keyval_out(key), rc;
+  ptrdiff_t v;
+  int boxed = abi_attr_unbox(in, &v);
+  if (boxed) in = (void *)v;
+  if (r->cproxy) rc = r->cproxy(r->copy, mh, mk, r->extra, ATTR_AINT, in, out, flag);
+  else rc = r->copy(mh, mk, r->extra, in, out, flag);
+  if (boxed && *flag) *(void **)out = abi_attr_box((ptrdiff_t) * (void **)out);   /* still Fortran's */
+  return abi_err_in(rc);
+}
+
+static int delete_tramp(int h, int key, void *val, void *extra) {
+  const kv_rec *r = extra;
+  int mh = handle_out(r, h), mk = abi_keyval_out(key), rc;
+  ptrdiff_t v;
+  if (abi_attr_unbox(val, &v)) val = (void *)v;
+  if (r->dproxy) rc = r->dproxy(r->del, mh, mk, ATTR_AINT, val, r->extra);
+  else rc = r->del(mh, mk, val, r->extra);
+  return abi_err_in(rc);
+}
+
+/* psim's copy function for the program's: NULL (not copied) and DUP_FN are psim's own values,
+ * unless a Fortran proxy will call the program's (then every callback goes to the proxy). */
+typedef int create_fn(abi_pcomm_copy_fn *, abi_pcomm_delete_fn *, int *, void *);
+
+static int create(create_fn *f, int kind, copy_fn *copy, delete_fn *del, int *keyval, void *extra) {
+  kv_rec *r = calloc(1, sizeof *r);
+  if (!r) return 16; /* MPICH's MPI_ERR_INTERN */
+  *r = (kv_rec){kind, 0, copy, del, extra, NULL, NULL, recs};
+  recs = r;
+  /* psim gets the trampolines for every callback the program gave: a Fortran program's NULL
+   * copy function is a subroutine of libmpichfort (MPI_COMM_NULL_COPY_FN), not NULL */
+  abi_pcomm_copy_fn *pc = !copy ? NULL : copy == MPIR_Dup_fn ? (abi_pcomm_copy_fn *)1 : copy_tramp;
+  int k = 0;
+  int rc = f(pc, del ? delete_tramp : NULL, &k, r);
+  *keyval = r->keyval = abi_keyval_out(k);
+  return abi_err_out(rc);
+}
+
+int MPI_Comm_create_keyval(copy_fn *copy, delete_fn *del, int *keyval, void *extra_state) {
+  if (!p_MPI_Comm_create_keyval) abi_missing("MPI_Comm_create_keyval");
+  return create(p_MPI_Comm_create_keyval, 0, copy, del, keyval, extra_state);
+}
+
+int MPI_Keyval_create(copy_fn *copy, delete_fn *del, int *keyval, void *extra_state) {
+  if (!p_MPI_Keyval_create) abi_missing("MPI_Keyval_create");
+  return create(p_MPI_Keyval_create, 0, copy, del, keyval, extra_state);
+}
+
+int MPI_Type_create_keyval(copy_fn *copy, delete_fn *del, int *keyval, void *extra_state) {
+  if (!p_MPI_Type_create_keyval) abi_missing("MPI_Type_create_keyval");
+  return create(p_MPI_Type_create_keyval, 1, copy, del, keyval, extra_state);
+}
+
+int MPI_Win_create_keyval(copy_fn *copy, delete_fn *del, int *keyval, void *extra_state) {
+  if (!p_MPI_Win_create_keyval) abi_missing("MPI_Win_create_keyval");
+  return create(p_MPI_Win_create_keyval, 2, copy, del, keyval, extra_state);
+}
+
+/* libmpichfort's MPI_COMM_CREATE_KEYVAL (and the others) create the keyval with the program's
+ * Fortran subroutines as the callbacks, then register the proxies that call them: the newest
+ * record of that keyval is the one just created. */
+void MPII_Keyval_set_proxy(int keyval, copy_proxy *cp, delete_proxy *dp);
+void MPII_Keyval_set_proxy(int keyval, copy_proxy *cp, delete_proxy *dp) {
+  for (kv_rec *r = recs; r; r = r->next)
+    if (r->keyval == keyval) { r->cproxy = cp; r->dproxy = dp; return; }
+  abi_missing("MPII_Keyval_set_proxy (a keyval this library did not create)");
+}
+
+#define ALIAS(n) extern __typeof__(n) P##n __attribute__((alias(#n)));
+ALIAS(MPI_Comm_create_keyval) ALIAS(MPI_Keyval_create) ALIAS(MPI_Type_create_keyval)
+ALIAS(MPI_Win_create_keyval)
