@@ -19,6 +19,7 @@
 # MPICH's compilers, 1 otherwise.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/tap_tally.sh"
 SRC_ROOT=$(cd "$HERE/../.." && pwd)
 : "${PSIM:=$SRC_ROOT/build/psim}"
 : "${PSIM_MPICH_DIR:=${XDG_CACHE_HOME:-$HOME/.cache}/psim/mpich}"
@@ -53,12 +54,6 @@ for dir in "$@"; do
   rm -f "$tap"
   (cd "$T/$dir" && ../../runtests -srcdir=. -tests=testlist -mpiexec="$HERE/psim-mpiexec" \
      -tapfile="$tap" > "$tap.log" 2>&1)
-  # a test runtests skips (xfail) did not run: not counted as passed
-  p=$(grep '^ok ' "$tap" 2>/dev/null | grep -vc '# SKIP')
-  n=$(grep -c '^\(not \)\?ok ' "$tap" 2>/dev/null)
-  sk=$(grep '^ok ' "$tap" 2>/dev/null | grep -c '# SKIP')
-  printf '%-13s %3d/%d passed (%d skipped)\n' "$dir:" "$p" "$n" "$sk"
-  grep '^not ok \|# SKIP' "$tap" | sed "s|^|$dir: |" >> "$O/failures.txt"
-  tp=$((tp + p)); tn=$((tn + n))
+  tap_tally "$dir" "$tap" "$O/failures.txt"
 done
 echo "total: $tp/$tn passed (failures: $O/failures.txt)"

@@ -20,6 +20,7 @@
 # without the source, 1 otherwise.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/tap_tally.sh"
 SRC_ROOT=$(cd "$HERE/../.." && pwd)
 : "${PSIM:=$SRC_ROOT/build/psim}"
 PSIMCC="$(dirname "$PSIM")/psimcc"
@@ -94,13 +95,6 @@ for dir in "$@"; do
   awk '!seen[$0]++' "$list.run" > "$list.tmp" && mv "$list.tmp" "$list.run"
   (cd "$T/$dir" && ../runtests -srcdir=. -tests="$list.run" -mpiexec="$HERE/psim-mpiexec" \
      -tapfile="$O/$dir.tap" > "$O/$dir.log" 2>&1)
-  # a test runtests skips (xfail: MPICH expects it to fail) prints "ok ... # SKIP": it did
-  # not run, so it is not counted as passed
-  p=$(grep '^ok ' "$O/$dir.tap" 2>/dev/null | grep -vc '# SKIP')
-  n=$(grep -c '^\(not \)\?ok ' "$O/$dir.tap" 2>/dev/null)
-  sk=$(grep '^ok ' "$O/$dir.tap" 2>/dev/null | grep -c '# SKIP')
-  printf '%-9s %3d/%d passed (%d skipped)\n' "$dir:" "$p" "$n" "$sk"
-  grep '^not ok \|# SKIP' "$O/$dir.tap" | sed "s/^/$dir: /" >> "$O/failures.txt"
-  tp=$((tp + p)); tn=$((tn + n))
+  tap_tally "$dir" "$O/$dir.tap" "$O/failures.txt"
 done
 echo "total: $tp/$tn passed (failures: $O/failures.txt)"
