@@ -19,7 +19,7 @@
 # MPICH's compilers, 1 otherwise.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
-. "$HERE/tap_tally.sh"
+. "$HERE/mpich_harness.sh"
 SRC_ROOT=$(cd "$HERE/../.." && pwd)
 : "${PSIM:=$SRC_ROOT/build/psim}"
 : "${PSIM_MPICH_DIR:=${XDG_CACHE_HOME:-$HOME/.cache}/psim/mpich}"
@@ -37,9 +37,7 @@ tarball=$(ls "$PSIM_MPICH_DIR"/mpich_*.orig.tar.* 2>/dev/null | head -n 1)
 O=$PSIM_MPICH_DIR/own-fortran
 T=$O/test/mpi
 if [ ! -f "$O/configured" ] || [ -n "${PSIM_MPICH_RECONFIGURE:-}" ]; then
-  rm -rf "$O" && mkdir -p "$O" || exit 1
-  top=$(tar tf "$tarball" | head -n 1 | cut -d/ -f1)
-  (cd "$O" && tar xf "$tarball" "$top/test/mpi" && mv "$top/test" . && rmdir "$top") || exit 1
+  mpich_extract "$tarball" "$O" || exit 1
   echo "run_mpich_fortran.sh: configuring MPICH's test suite (log: $O/configure.log)" >&2
   (cd "$T" && ./configure CC=mpicc.mpich MPICC=mpicc.mpich F77=mpif77.mpich MPIF77=mpif77.mpich \
      FC=mpifort.mpich MPIFC=mpifort.mpich MPIEXEC="$HERE/psim-mpiexec" --enable-fortran=f77,f90 \

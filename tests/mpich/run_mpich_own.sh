@@ -20,7 +20,7 @@
 # without the source, 1 otherwise.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
-. "$HERE/tap_tally.sh"
+. "$HERE/mpich_harness.sh"
 SRC_ROOT=$(cd "$HERE/../.." && pwd)
 : "${PSIM:=$SRC_ROOT/build/psim}"
 PSIMCC="$(dirname "$PSIM")/psimcc"
@@ -41,9 +41,7 @@ T=$O/test/mpi
 # $O/configured is written once configure has succeeded: a configure stopped half way (it
 # writes runtests before libtool) is done again rather than taken for a configured tree
 if [ ! -f "$O/configured" ] || [ -n "${PSIM_MPICH_RECONFIGURE:-}" ]; then
-  rm -rf "$O" && mkdir -p "$O" || exit 1
-  top=$(tar tf "$tarball" | head -n 1 | cut -d/ -f1)
-  (cd "$O" && tar xf "$tarball" "$top/test/mpi" && mv "$top/test" . && rmdir "$top") || exit 1
+  mpich_extract "$tarball" "$O" || exit 1
   echo "run_mpich_own.sh: configuring MPICH's test suite with psimcc (log: $O/configure.log)" >&2
   # MPICC too: the suite's configure prefers an mpicc found on PATH over CC
   (cd "$T" && ./configure CC="$PSIMCC" MPICC="$PSIMCC" MPIEXEC="$HERE/psim-mpiexec" \

@@ -178,19 +178,15 @@ int MPI_Type_create_keyval(MPI_Type_copy_attr_function *copy, MPI_Type_delete_at
 }
 
 /* The keyval stays for the attributes still using it (MPI); the handle becomes invalid. */
-int MPI_Comm_free_keyval(int *keyval) {
-  key_get(KIND_COMM, *keyval, "MPI_Comm_free_keyval");
+static int free_key(int kind, int *keyval, const char *call) {
+  key_get(kind, *keyval, call);
   *keyval = MPI_KEYVAL_INVALID;
   return MPI_SUCCESS;
 }
 
-int MPI_Keyval_free(int *keyval) { return MPI_Comm_free_keyval(keyval); }
-
-int MPI_Type_free_keyval(int *keyval) {
-  key_get(KIND_TYPE, *keyval, "MPI_Type_free_keyval");
-  *keyval = MPI_KEYVAL_INVALID;
-  return MPI_SUCCESS;
-}
+int MPI_Comm_free_keyval(int *keyval) { return free_key(KIND_COMM, keyval, "MPI_Comm_free_keyval"); }
+int MPI_Keyval_free(int *keyval) { return free_key(KIND_COMM, keyval, "MPI_Keyval_free"); }
+int MPI_Type_free_keyval(int *keyval) { return free_key(KIND_TYPE, keyval, "MPI_Type_free_keyval"); }
 
 int MPI_Comm_set_attr(MPI_Comm comm, int keyval, void *val) {
   rt_comm_get(comm);
@@ -232,11 +228,7 @@ int MPI_Win_create_keyval(MPI_Win_copy_attr_function *copy, MPI_Win_delete_attr_
   return create(KIND_WIN, copy, del, keyval, extra_state);
 }
 
-int MPI_Win_free_keyval(int *keyval) {
-  key_get(KIND_WIN, *keyval, "MPI_Win_free_keyval");
-  *keyval = MPI_KEYVAL_INVALID;
-  return MPI_SUCCESS;
-}
+int MPI_Win_free_keyval(int *keyval) { return free_key(KIND_WIN, keyval, "MPI_Win_free_keyval"); }
 
 int MPI_Win_set_attr(MPI_Win win, int keyval, void *val) {
   rt_win_check(win);
