@@ -41,7 +41,7 @@ typedef struct MPI_Status {
   long long psim_bytes;   /* size of the received message, in bytes */
 } MPI_Status;
 
-/* Error classes (ERRORS_ARE_FATAL is the only handler that acts: an error stops the run). */
+/* Error classes (handlers: rt_errors.c; most errors psim detects stop the run whatever the handler). */
 enum {
   MPI_SUCCESS = 0, MPI_ERR_BUFFER, MPI_ERR_COUNT, MPI_ERR_TYPE, MPI_ERR_TAG, MPI_ERR_COMM,
   MPI_ERR_RANK, MPI_ERR_REQUEST, MPI_ERR_ROOT, MPI_ERR_GROUP, MPI_ERR_OP, MPI_ERR_TOPOLOGY,

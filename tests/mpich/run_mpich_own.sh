@@ -9,8 +9,8 @@
 #
 # The tests of each directory are those SimGrid 3.32's SMPI runs
 # (../shared/cases/mpich/smpi-3.32-<dir>.testlist, lines starting with # left out) for pt2pt,
-# coll, comm, group, init and datatype, and MPICH's own testlists for rma and errhan (SimGrid's
-# are not in ../shared); a DTPools test counts once per variant MPICH's configure generated (its
+# coll, comm, group, init, datatype and errhan, and MPICH's own rma/testlist for rma (SimGrid's list is
+# not in ../shared); a DTPools test counts once per variant MPICH's configure generated (its
 # testlist.dtp; at MPICH's process count when MPICH generated none for SimGrid's), and a test
 # takes the arguments MPICH's testlist gives it (SimGrid's are those of its own copies). Prints passed/total per directory (runtests' TAP output: "ok" lines), and
 # writes the failures to $PSIM_MPICH_DIR/own/failures.txt. The source is the mpich 4.0.2

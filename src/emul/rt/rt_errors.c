@@ -180,24 +180,23 @@ int MPI_Errhandler_free(MPI_Errhandler *e) {
 }
 
 /* MPI: MPI_SUCCESS once the handler returns (MPI_ERRORS_RETURN included). */
-int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
-  rt_comm_get(comm);
+static int call_errhandler(int kind, int handle, int errorcode, const char *call) {
   char msg[MPI_MAX_ERROR_STRING + 64], s[MPI_MAX_ERROR_STRING];
   int len;
   MPI_Error_string(errorcode, s, &len);
-  snprintf(msg, sizeof msg, "MPI_Comm_call_errhandler: error %d (%s) under MPI_ERRORS_ARE_FATAL", errorcode, s);
-  raise_on(EH_COMM, comm, errorcode, msg);
+  snprintf(msg, sizeof msg, "%s: error %d (%s) under MPI_ERRORS_ARE_FATAL", call, errorcode, s);
+  raise_on(kind, handle, errorcode, msg);
   return MPI_SUCCESS;
+}
+
+int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
+  rt_comm_get(comm);
+  return call_errhandler(EH_COMM, comm, errorcode, "MPI_Comm_call_errhandler");
 }
 
 int MPI_Win_call_errhandler(MPI_Win win, int errorcode) {
   rt_win_check(win);
-  char msg[MPI_MAX_ERROR_STRING + 64], s[MPI_MAX_ERROR_STRING];
-  int len;
-  MPI_Error_string(errorcode, s, &len);
-  snprintf(msg, sizeof msg, "MPI_Win_call_errhandler: error %d (%s) under MPI_ERRORS_ARE_FATAL", errorcode, s);
-  raise_on(EH_WIN, win, errorcode, msg);
-  return MPI_SUCCESS;
+  return call_errhandler(EH_WIN, win, errorcode, "MPI_Win_call_errhandler");
 }
 
 /* ---- classes, codes, strings ---- */

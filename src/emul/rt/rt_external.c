@@ -125,30 +125,30 @@ int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype dt, M
   return MPI_SUCCESS;
 }
 
-int MPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype dt,
-                      void *outbuf, MPI_Aint outsize, MPI_Aint *position) {
-  int rc = check_rep(datarep, "MPI_Pack_external");
+/* Packs (unpack 0) or unpacks count elements of dt at mem, to or from ext's bytes from *position
+ * of its size bytes. */
+static int pack_ext(const char *call, const char *datarep, char *mem, int count, MPI_Datatype dt,
+                    unsigned char *ext, MPI_Aint size, MPI_Aint *position, int unpack) {
+  int rc = check_rep(datarep, call);
   if (rc) return rc;
-  RT_CHECK_COUNT(incount);
-  size_t n = ext_bytes(incount, dt);
-  if (*position < 0 || (size_t)*position + n > (size_t)outsize)
-    return rt_comm_error(MPI_COMM_WORLD, MPI_ERR_TRUNCATE, "MPI_Pack_external: %zu bytes at %td of a %td-byte buffer (MPI_ERR_TRUNCATE)",
-                         n, (ptrdiff_t)*position, (ptrdiff_t)outsize);
-  ext_run((char *)(uintptr_t)inbuf, incount, dt, (unsigned char *)outbuf + *position, 0);
+  RT_CHECK_COUNT(count);
+  size_t n = ext_bytes(count, dt);
+  if (*position < 0 || (size_t)*position + n > (size_t)size)
+    return rt_comm_error(MPI_COMM_WORLD, MPI_ERR_TRUNCATE, "%s: %zu bytes at %td of a %td-byte buffer (MPI_ERR_TRUNCATE)",
+                         call, n, (ptrdiff_t)*position, (ptrdiff_t)size);
+  ext_run(mem, count, dt, ext + *position, unpack);
   *position += (MPI_Aint)n;
   return MPI_SUCCESS;
 }
 
+int MPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype dt,
+                      void *outbuf, MPI_Aint outsize, MPI_Aint *position) {
+  return pack_ext("MPI_Pack_external", datarep, (char *)(uintptr_t)inbuf, incount, dt, outbuf,
+                  outsize, position, 0);
+}
+
 int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize,
                         MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype dt) {
-  int rc = check_rep(datarep, "MPI_Unpack_external");
-  if (rc) return rc;
-  RT_CHECK_COUNT(outcount);
-  size_t n = ext_bytes(outcount, dt);
-  if (*position < 0 || (size_t)*position + n > (size_t)insize)
-    return rt_comm_error(MPI_COMM_WORLD, MPI_ERR_TRUNCATE, "MPI_Unpack_external: %zu bytes at %td of a %td-byte buffer (MPI_ERR_TRUNCATE)",
-                         n, (ptrdiff_t)*position, (ptrdiff_t)insize);
-  ext_run(outbuf, outcount, dt, (unsigned char *)(uintptr_t)inbuf + *position, 1);
-  *position += (MPI_Aint)n;
-  return MPI_SUCCESS;
+  return pack_ext("MPI_Unpack_external", datarep, outbuf, outcount, dt,
+                  (unsigned char *)(uintptr_t)inbuf, insize, position, 1);
 }
