@@ -9,7 +9,7 @@
 #
 # The tests of each directory are those SimGrid 3.32's SMPI runs
 # (../shared/cases/mpich/smpi-3.32-<dir>.testlist, lines starting with # left out) for pt2pt,
-# coll, comm, group, init and datatype, and MPICH's own rma/testlist for rma (SimGrid's list is
+# coll, comm, group, init, datatype and errhan, and MPICH's own rma/testlist for rma (SimGrid's list is
 # not in ../shared); a DTPools test counts once per variant MPICH's configure generated (its
 # testlist.dtp; at MPICH's process count when MPICH generated none for SimGrid's), and a test
 # takes the arguments MPICH's testlist gives it (SimGrid's are those of its own copies). Prints passed/total per directory (runtests' TAP output: "ok" lines), and
@@ -33,7 +33,7 @@ PSIMCC="$(dirname "$PSIM")/psimcc"
 : "${MPITEST_CLEANUP:=0}"
 export PSIM MPITEST_TIMEOUT MPITEST_CLEANUP
 LISTS=$PSIM_SHARED/cases/mpich
-[ $# -gt 0 ] || set -- pt2pt coll comm group init datatype rma
+[ $# -gt 0 ] || set -- pt2pt coll comm group init datatype rma errhan
 tarball=$(ls "$PSIM_MPICH_DIR"/mpich_*.orig.tar.* 2>/dev/null | head -n 1)
 [ -n "$tarball" ] || { echo "run_mpich_own.sh: no mpich tarball in $PSIM_MPICH_DIR (run tests/mpich/run_mpich.sh once)" >&2; exit 77; }
 O=$PSIM_MPICH_DIR/own
