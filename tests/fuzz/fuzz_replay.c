@@ -10,7 +10,6 @@
  *   - a result that breaks the accounting identity compute + comm + wait = finish for a rank,
  *     a negative or non-finite date;
  *   - two replays of the same trace that differ (the output must be deterministic). */
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +19,7 @@
 #include "psim/platform.h"
 #include "psim/replay.h"
 #include "psim/trace.h"
+#include "fuzz_check.h"
 
 static char g_path[300];
 static platform *g_plat;
@@ -70,23 +70,6 @@ static int replay_once(int np, int cfg, int packed, replay_result *res, int *rc,
   return 0;
 }
 
-static void check(const replay_result *res, int rc, const psim_err *err) {
-  if (rc != 0) {
-    if (err->code != 2 && err->code != 3) abort();
-    if (err->code == 3 && (!res->deadlock || !*res->deadlock)) abort();   /* who waits for what */
-    if (err->code != 3) return;
-  }
-  if (!(res->simulated_time >= 0) || !isfinite(res->simulated_time)) abort();
-  for (int r = 0; r < res->np; r++) {
-    const rank_stats *k = &res->ranks[r];
-    if (!(k->finish >= 0) || !isfinite(k->finish) || k->finish > res->simulated_time * (1 + 1e-12) + 1e-15)
-      abort();
-    if (!(k->compute >= 0 && k->comm >= 0 && k->wait >= 0)) abort();
-    double sum = k->compute + k->comm + k->wait + k->move;
-    if (fabs(sum - k->finish) > 1e-9 * (k->finish > 1 ? k->finish : 1)) abort();
-  }
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!g_plat) {
     const char *t = getenv("TMPDIR");
@@ -101,7 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   psim_err ea, eb;
   int ra, rb;
   if (replay_once(np, cfg, packed, &a, &ra, &ea)) return 0;
-  check(&a, ra, &ea);
+  fuzz_check_result(&a, ra, &ea);
   if (replay_once(np, cfg, packed, &b, &rb, &eb)) abort();   /* opened once, so again */
   if (ra != rb || ea.code != eb.code || memcmp(&a.simulated_time, &b.simulated_time, sizeof(double)) != 0)
     abort();
