@@ -21,14 +21,16 @@ OUT = os.path.join(ROOT, "src/emul/abi")
 MPICH = sys.argv[1] if len(sys.argv) > 1 else "/usr/lib/x86_64-linux-gnu/libmpich.so.12"
 
 HANDLES = {"MPI_Comm": "comm", "MPI_Datatype": "dt", "MPI_Op": "op", "MPI_Request": "req",
-           "MPI_Group": "group", "MPI_Info": "info", "MPI_Win": "win", "MPI_Errhandler": "errh"}
+           "MPI_Group": "group", "MPI_Info": "info", "MPI_Win": "win", "MPI_Errhandler": "errh",
+           "MPI_Message": "msg"}
 # written by hand in abi_manual.c and abi_attr.c (arrays of handles or statuses, callbacks, special values)
 MANUAL = {"MPI_Waitall", "MPI_Waitany", "MPI_Waitsome", "MPI_Testall", "MPI_Testany",
           "MPI_Testsome", "MPI_Startall", "MPI_Type_create_struct", "MPI_Type_struct",
           "MPI_Alltoallw", "MPI_Ialltoallw", "MPI_Op_create", "MPI_Win_create_keyval",
           "MPI_Grequest_start", "MPI_Group_translate_ranks", "MPI_Comm_get_attr",
           "MPI_Attr_get", "MPI_Comm_create_keyval", "MPI_Keyval_create",
-          "MPI_Type_create_keyval", "MPI_Get_version"}
+          "MPI_Type_create_keyval", "MPI_Get_version", "MPI_Neighbor_alltoallw",
+          "MPI_Ineighbor_alltoallw"}
 # extra names abi_manual.c defines that psim's mpi.h does not declare
 MANUAL_ONLY = {"MPI_Pcontrol", "MPI_Type_match_size", "MPI_Type_create_f90_real",
                "MPI_Type_create_f90_complex", "MPI_Type_create_f90_integer", "MPI_Comm_c2f", "MPI_Comm_f2c",
@@ -37,12 +39,15 @@ MANUAL_ONLY = {"MPI_Pcontrol", "MPI_Type_match_size", "MPI_Type_create_f90_real"
                "MPI_Info_f2c", "MPI_Win_c2f", "MPI_Win_f2c", "MPI_Errhandler_c2f",
                "MPI_Errhandler_f2c", "MPI_Status_c2f", "MPI_Status_f2c"}
 # handle pointers that are read before being written (the rest are outputs only)
-INOUT = re.compile(r"_free$|^MPI_(Type_commit|Wait|Test|Start|Cancel|Request_free)$")
+INOUT = re.compile(r"_free$|^MPI_(Type_commit|Wait|Test|Start|Cancel|Request_free|Mrecv|Imrecv)$")
 # statuses the call updates (read in before, written back after)
 STATUS_INOUT = re.compile(r"^MPI_Status_set_")
 RANKS = {"source", "dest", "root", "target_rank", "rank"}
 # ranks psim gives back, which may be MPI_PROC_NULL (MPICH's -1, psim's -2)
 RANKS_OUT = {"rank_source", "rank_dest"}
+# distributed graphs' weights: MPICH's MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY are addresses of its
+# own (abi_fortran.c), psim's other values
+WEIGHTS = {"weights", "sourceweights", "destweights"}
 CALLBACKS = {"MPI_User_function": "abi_puser_fn",
              "MPI_Win_copy_attr_function": "abi_pwin_copy_fn",
              "MPI_Win_delete_attr_function": "abi_pwin_delete_fn",
@@ -143,6 +148,8 @@ def main():
                     post.append("if (%s_p) abi_status_out(%s_p, %s);" % (pn, pn, pn))
             elif base in CALLBACKS:
                 raise SystemExit("%s: callback %s needs a manual wrapper" % (name, pn))
+            elif base == "int" and (arr or ptr) and pn in WEIGHTS:
+                args.append("abi_weights_in(%s)" % pn)
             elif base == "int" and not arr and not ptr and pn in RANKS:
                 args.append("abi_rank_in(%s)" % pn)
             elif base == "int" and ptr and not arr and pn in RANKS_OUT:

@@ -52,6 +52,7 @@ typedef struct rt_comm {
   int *rworld;
   struct rt_comm *partner;
   struct rt_cart *cart;      /* Cartesian topology (rt_topo.c), NULL if none; one block */
+  struct rt_graph *graph;    /* graph or distributed graph topology (rt_graph.c), NULL if none */
 } rt_comm;
 
 typedef struct rt_group { int size; int *world; int freed; } rt_group;
@@ -75,6 +76,7 @@ typedef struct rt_req {
                               * complete, where SMPI sets the handle to MPI_REQUEST_NULL at
                               * once (MPI keeps it until all are complete: psim does too) */
   int pair;                  /* MPI_Isendrecv: the send (a hidden request) this receive waits for */
+  int mprobed;               /* a matched message (MPI_Mprobe): its receive, into stage */
   /* generalized request (rt_greq.c): the program's functions; done once it completes it */
   MPI_Grequest_query_function *gquery;
   MPI_Grequest_free_function *gfree;
@@ -162,6 +164,25 @@ int rt_comm_rank(const rt_comm *c);
 /* MPI_Comm_split's collective (color MPI_UNDEFINED: no communicator), for rt_topo.c */
 MPI_Comm rt_comm_split(rt_comm *c, int color, int key);
 void rt_topo_copy(const rt_comm *from, rt_comm *to);   /* rt_topo.c: MPI_Comm_dup keeps it */
+/* The calling rank's neighbours in MPI's order (rt_topo.c for a Cartesian communicator, else
+ * rt_graph.c), for the neighbourhood collectives (rt_neighbor.c): *in (sources, *nin of them)
+ * and *out (destinations), MPI_PROC_NULL where a Cartesian neighbour is missing, and the tag
+ * each message carries: tin[i] is the tag of what source i sends here, tout[j] the tag of what
+ * goes to destination j (a Cartesian grid pairs a send to the +1 neighbour with that
+ * neighbour's -1 slot, also when both neighbours are one rank). One malloc'ed block at *in
+ * holds the four arrays; the caller frees it. Fatal (naming `call`) without a topology. */
+void rt_topo_neighbors(rt_comm *c, const char *call, int *nin, int **in, int **tin, int *nout,
+                       int **out, int **tout);
+/* Tags of the neighbourhood collectives' messages (on the collective context; negative, as
+ * the collectives' own, src/mpi/coll_internal.h, and apart from them): a graph's all carry
+ * RT_NBR_TAG, a Cartesian grid's RT_NBR_TAG - 1 - slot of the receiver. */
+#define RT_NBR_TAG (-6000)
+/* rt_graph.c */
+int rt_graph_kind(const rt_comm *c);   /* MPI_GRAPH, MPI_DIST_GRAPH, or 0 */
+void rt_graph_copy(const rt_comm *from, rt_comm *to);
+void rt_graph_free(struct rt_graph *g);
+void rt_graph_neighbors(rt_comm *c, const char *call, int *nin, int **in, int **tin, int *nout,
+                        int **out, int **tout);
 const rt_group *rt_group_of(MPI_Group g);   /* fatal when invalid */
 MPI_Group rt_group_new(int size, const int *world);
 /* rt_inter.c */
@@ -189,6 +210,13 @@ void rt_coll_timing(rt_comm *c, coll_call *call);
 void rt_reqs_init(rt_world *w);
 /* A request that is already complete (non-blocking collectives, rt_nbc.c). */
 MPI_Request rt_req_completed(void);
+/* A non-blocking collective: the blocking call, then a completed request (rt_nbc.c). */
+#define RT_NBC(call, req)             \
+  do {                                \
+    int rc_ = (call);                 \
+    *(req) = rt_req_completed();      \
+    return rc_;                       \
+  } while (0)
 rt_req *rt_req_at(MPI_Request h);   /* fatal when invalid */
 void rt_req_release(MPI_Request h);
 /* rt_greq.c: a generalized request completes: query_fn fills st (may be NULL), free_fn runs. */

@@ -54,7 +54,8 @@ void rt_world_free(void *p) {
     if (!c) continue;
     /* a run stopped inside a collective leaves its slots, with the contributions deposited */
     while (c->slots) { rt_slot *s = c->slots; c->slots = s->next; rt_slot_free(s, c->size); }
-    free(c->world); free(c->local); free(c->cseq); free(c->rworld); free(c->cart); free(c);
+    free(c->world); free(c->local); free(c->cseq); free(c->rworld); free(c->cart);
+    rt_graph_free(c->graph); free(c);
   }
   VEC_FREE(w->comms);
   for (size_t i = 0; i < w->groups.len; i++)

@@ -718,6 +718,132 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *st) {
   return MPI_SUCCESS;
 }
 
+/* ---- matched probes (MPI_Mprobe, MPI_Improbe, MPI_Mrecv, MPI_Imrecv) ----
+ * A matched probe takes the message out of matching at once: it posts a receive for exactly
+ * the source and tag it found, which the MPI layer matches with that very send (the oldest
+ * with that source and tag, as the probe's was the oldest that matched at all), into a staging
+ * buffer of the message's size. No other receive can take it then. The MPI_Message is that
+ * receive's request; MPI_Mrecv gives it its buffer and waits for it as MPI_Wait does. The
+ * message's transfer, when it waited for its receive (above smpi/async-small-thresh), starts
+ * at the probe, not at MPI_Mrecv. */
+
+static MPI_Message mprobe_claim(rt_comm *c, const mpi_req *s) {
+  MPI_Request h = req_alloc();
+  rt_req *r = rt_w()->reqs.data[h];
+  r->kind = RQ_RECV;
+  r->dt = MPI_BYTE;
+  r->peer = c->local[s->src];
+  r->tag = s->tag;
+  r->comm = c;
+  r->mprobed = 1;
+  r->active = 1;
+  r->stage_len = (size_t)s->bytes;
+  r->stage = xmalloc(r->stage_len + 1);
+  trace_post(r);
+  int src = s->src, tag = s->tag;
+  r->er = emu_irecv(src, tag, 2 * c->id, r->stage, r->stage_len);
+  if (!r->er->q || !r->er->q->matched || r->er->q->peer != s)
+    emu_fatal("internal error: the probed message from rank %d (tag %d) was not the one matched", src, tag);
+  return h;
+}
+
+static void mprobe_begin(const char *name, int source, int tag, rt_comm *c) {
+  rt_no_inter(c, "a probe");
+  check_peer(c, source, 1);
+  set_call(name, source, tag, c);
+}
+
+static void proc_null_status(MPI_Status *st) {
+  empty_status(st);
+  if (st) st->MPI_SOURCE = MPI_PROC_NULL;
+}
+
+int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *st) {
+  emu_enter("MPI_Mprobe");
+  rt_comm *c = rt_comm_get(comm);
+  mprobe_begin("MPI_Mprobe", source, tag, c);
+  if (source == MPI_PROC_NULL) {
+    *message = MPI_MESSAGE_NO_PROC;
+    proc_null_status(st);
+  } else {
+    const mpi_req *s = emu_probe(source == MPI_ANY_SOURCE ? MPI_L_ANY : c->world[source], tag, 2 * c->id);
+    probe_status(c, s, st);
+    *message = mprobe_claim(c, s);
+  }
+  emu_leave();
+  return MPI_SUCCESS;
+}
+
+int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *st) {
+  emu_enter("MPI_Improbe");
+  rt_comm *c = rt_comm_get(comm);
+  mprobe_begin("MPI_Improbe", source, tag, c);
+  *flag = 1;
+  if (source == MPI_PROC_NULL) {
+    *message = MPI_MESSAGE_NO_PROC;
+    proc_null_status(st);
+  } else {
+    const mpi_req *s = emu_iprobe(source == MPI_ANY_SOURCE ? MPI_L_ANY : c->world[source], tag, 2 * c->id);
+    *flag = s != NULL;
+    if (s) {
+      probe_status(c, s, st);
+      *message = mprobe_claim(c, s);
+    } else {
+      *message = MPI_MESSAGE_NULL;
+    }
+  }
+  emu_leave();
+  return MPI_SUCCESS;
+}
+
+/* The message's request, given the receive buffer (the bytes are unpacked into it when it
+ * completes); MPI_MESSAGE_NO_PROC gives a request with MPI_PROC_NULL's empty status. */
+static MPI_Request mrecv_request(void *buf, int count, MPI_Datatype dt, MPI_Message *message) {
+  RT_CHECK_COUNT(count);
+  rt_type(dt);
+  MPI_Message m = *message;
+  if (m == MPI_MESSAGE_NULL) emu_fatal("the message is MPI_MESSAGE_NULL (MPI_ERR_REQUEST)");
+  *message = MPI_MESSAGE_NULL;
+  if (m == MPI_MESSAGE_NO_PROC) {
+    MPI_Request h = req_alloc();
+    rt_req *r = rt_w()->reqs.data[h];
+    r->kind = RQ_RECV;
+    r->proc_null = r->active = 1;
+    return h;
+  }
+  rt_world *w = rt_w();
+  rt_req *r = m > 0 && (size_t)m < w->reqs.len && w->reqs.data[m]->used ? w->reqs.data[m] : NULL;
+  if (!r || !r->mprobed || !r->active)
+    emu_fatal("message %d is not one that MPI_Mprobe or MPI_Improbe gave and no receive took yet (MPI_ERR_REQUEST)", m);
+  set_call(emu_self()->call, r->peer, r->tag, r->comm);
+  r->mprobed = 0;
+  r->buf = buf;
+  r->count = count;
+  r->dt = dt;
+  emu_req *e = r->er;
+  e->rcap = rt_pack_size(dt, count);
+  e->truncated = e->got > e->rcap;
+  return m;
+}
+
+int MPI_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_Status *st) {
+  emu_enter("MPI_Mrecv");
+  rt_need_init();
+  MPI_Request h = mrecv_request(buf, count, dt, message);
+  wait_some(&h, 1, 1);
+  req_complete(&h, st);
+  emu_leave();
+  return MPI_SUCCESS;
+}
+
+int MPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_Request *req) {
+  emu_enter("MPI_Imrecv");
+  rt_need_init();
+  *req = mrecv_request(buf, count, dt, message);
+  emu_leave();
+  return MPI_SUCCESS;
+}
+
 int MPI_Get_count(const MPI_Status *st, MPI_Datatype dt, int *count) {
   size_t sz = rt_type(dt)->size;
   if (sz == 0) { *count = 0; return MPI_SUCCESS; }
