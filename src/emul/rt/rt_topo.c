@@ -197,11 +197,14 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm) {
     if (remain_dims[i]) { dims[nd] = t->v[i]; periods[nd++] = t->v[t->ndims + i]; }
     else color = color * t->v[i] + co[i];
   }
+  /* no dimension kept: a zero-dimensional grid, one rank (MPI 7.5.7), as MPI_Cart_create with
+   * no dimensions makes it (MPICH's too: rank 0 of the grid gets it, the others
+   * MPI_COMM_NULL; its tests topo/cartsuball and cartzero check it) */
+  if (nd == 0) color = me == 0 ? 0 : MPI_UNDEFINED;
   *newcomm = rt_comm_split(c, color, me);
-  rt_comm *nc = rt_comm_get(*newcomm);
-  if (!nc->cart) {
-    if (nd == 0) { dims[0] = 1; periods[0] = 0; nd = 1; }   /* MPI: a 0-dimensional result is one rank */
-    nc->cart = cart_new(nd, dims, periods);
+  if (*newcomm != MPI_COMM_NULL) {
+    rt_comm *nc = rt_comm_get(*newcomm);
+    if (!nc->cart) nc->cart = cart_new(nd, dims, periods);
   }
   emu_leave();
   return MPI_SUCCESS;
