@@ -33,6 +33,45 @@ typedef int MPI_Message;   /* a matched message: a receive request, posted by th
 typedef ptrdiff_t MPI_Aint;
 typedef long long MPI_Offset;
 typedef long long MPI_Count;
+typedef int MPI_Fint;
+
+/* Handles are the same integers in C and Fortran: the conversions are casts (PMPI_ too). */
+#define MPI_Comm_c2f(h) ((MPI_Fint)(h))
+#define MPI_Comm_f2c(h) ((MPI_Comm)(h))
+#define MPI_Type_c2f(h) ((MPI_Fint)(h))
+#define MPI_Type_f2c(h) ((MPI_Datatype)(h))
+#define MPI_Group_c2f(h) ((MPI_Fint)(h))
+#define MPI_Group_f2c(h) ((MPI_Group)(h))
+#define MPI_Info_c2f(h) ((MPI_Fint)(h))
+#define MPI_Info_f2c(h) ((MPI_Info)(h))
+#define MPI_Request_c2f(h) ((MPI_Fint)(h))
+#define MPI_Request_f2c(h) ((MPI_Request)(h))
+#define MPI_Op_c2f(h) ((MPI_Fint)(h))
+#define MPI_Op_f2c(h) ((MPI_Op)(h))
+#define MPI_Errhandler_c2f(h) ((MPI_Fint)(h))
+#define MPI_Errhandler_f2c(h) ((MPI_Errhandler)(h))
+#define MPI_Win_c2f(h) ((MPI_Fint)(h))
+#define MPI_Win_f2c(h) ((MPI_Win)(h))
+#define MPI_Message_c2f(h) ((MPI_Fint)(h))
+#define MPI_Message_f2c(h) ((MPI_Message)(h))
+#define PMPI_Comm_c2f MPI_Comm_c2f
+#define PMPI_Comm_f2c MPI_Comm_f2c
+#define PMPI_Type_c2f MPI_Type_c2f
+#define PMPI_Type_f2c MPI_Type_f2c
+#define PMPI_Group_c2f MPI_Group_c2f
+#define PMPI_Group_f2c MPI_Group_f2c
+#define PMPI_Info_c2f MPI_Info_c2f
+#define PMPI_Info_f2c MPI_Info_f2c
+#define PMPI_Request_c2f MPI_Request_c2f
+#define PMPI_Request_f2c MPI_Request_f2c
+#define PMPI_Op_c2f MPI_Op_c2f
+#define PMPI_Op_f2c MPI_Op_f2c
+#define PMPI_Errhandler_c2f MPI_Errhandler_c2f
+#define PMPI_Errhandler_f2c MPI_Errhandler_f2c
+#define PMPI_Win_c2f MPI_Win_c2f
+#define PMPI_Win_f2c MPI_Win_f2c
+#define PMPI_Message_c2f MPI_Message_c2f
+#define PMPI_Message_f2c MPI_Message_f2c
 
 typedef struct MPI_Status {
   int MPI_SOURCE;
@@ -126,9 +165,10 @@ enum {
 #define MPI_STATUSES_IGNORE ((MPI_Status *)0)
 #define MPI_IN_PLACE ((void *)-1)
 #define MPI_BOTTOM ((void *)0)
-#define MPI_UNWEIGHTED ((int *)0)
-int *psim_weights_empty(void);   /* an address of psim's own (never dereferenced: a degree of 0) */
-#define MPI_WEIGHTS_EMPTY (psim_weights_empty())
+/* distributed graphs' weights: addresses of psim's own, not NULL (MPI 3.0), never dereferenced */
+int *psim_topo_weights(int empty);
+#define MPI_UNWEIGHTED (psim_topo_weights(0))
+#define MPI_WEIGHTS_EMPTY (psim_topo_weights(1))
 #define MPI_MESSAGE_NULL 0
 #define MPI_MESSAGE_NO_PROC (-1)       /* what a matched probe of MPI_PROC_NULL gives */
 
@@ -253,6 +293,7 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
                MPI_Request *request);
 int MPI_Get_count(const MPI_Status *status, MPI_Datatype dt, int *count);
 int MPI_Get_elements(const MPI_Status *status, MPI_Datatype dt, int *count);
+int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype dt, MPI_Count *count);
 /* MPI 4.0: the send and the receive in one request (complete when both are). */
 int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
                   int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
@@ -269,6 +310,7 @@ int MPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_
 int MPI_Grequest_complete(MPI_Request request);
 int MPI_Status_set_cancelled(MPI_Status *status, int flag);
 int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype dt, int count);
+int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype dt, MPI_Count count);
 
 /* ---- collectives ---- */
 int MPI_Barrier(MPI_Comm comm);

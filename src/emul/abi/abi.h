@@ -68,9 +68,9 @@ int abi_errh_out(int h);
 int abi_msg_in(int h);
 int abi_msg_out(int h);
 /* Weights of a distributed graph: MPICH's MPI_UNWEIGHTED / MPI_WEIGHTS_EMPTY become psim's
- * (abi_fortran.c, which defines MPICH's). */
+ * (abi_fortran.c, which defines MPICH's; abi_manual.c asks psim for its own). */
 int *abi_weights_in(const int *w);
-int *abi_psim_weights_empty(void);
+int *abi_psim_weights(int empty);
 /* Ranks (MPI_ANY_SOURCE and MPI_PROC_NULL are swapped between the two), attribute keys,
  * error classes, type combiners. */
 int abi_rank_in(int r);

@@ -250,6 +250,7 @@ int (*p_MPI_Recv)(void *buf, int count, int dt, int source, int tag, int comm, a
 int MPI_Recv(void *buf, int count, int dt, int source, int tag, int comm, abi_status *status) {
   if (!p_MPI_Recv) abi_missing("MPI_Recv");
   abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
   int rc = p_MPI_Recv(buf, count, abi_dt_in(dt), abi_rank_in(source), tag, abi_comm_in(comm), status_p);
   if (status_p) abi_status_out(status_p, status);
   return abi_err_out(rc);
@@ -304,6 +305,7 @@ int (*p_MPI_Sendrecv)(const void *sendbuf, int sendcount, int sendtype, int dest
 int MPI_Sendrecv(const void *sendbuf, int sendcount, int sendtype, int dest, int sendtag, void *recvbuf, int recvcount, int recvtype, int source, int recvtag, int comm, abi_status *status) {
   if (!p_MPI_Sendrecv) abi_missing("MPI_Sendrecv");
   abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
   int rc = p_MPI_Sendrecv(sendbuf, sendcount, abi_dt_in(sendtype), abi_rank_in(dest), sendtag, recvbuf, recvcount, abi_dt_in(recvtype), abi_rank_in(source), recvtag, abi_comm_in(comm), status_p);
   if (status_p) abi_status_out(status_p, status);
   return abi_err_out(rc);
@@ -313,6 +315,7 @@ int (*p_MPI_Sendrecv_replace)(void *buf, int count, int dt, int dest, int sendta
 int MPI_Sendrecv_replace(void *buf, int count, int dt, int dest, int sendtag, int source, int recvtag, int comm, abi_status *status) {
   if (!p_MPI_Sendrecv_replace) abi_missing("MPI_Sendrecv_replace");
   abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
   int rc = p_MPI_Sendrecv_replace(buf, count, abi_dt_in(dt), abi_rank_in(dest), sendtag, abi_rank_in(source), recvtag, abi_comm_in(comm), status_p);
   if (status_p) abi_status_out(status_p, status);
   return abi_err_out(rc);
@@ -392,6 +395,7 @@ int MPI_Wait(int *request, abi_status *status) {
   if (!p_MPI_Wait) abi_missing("MPI_Wait");
   int request_p = abi_req_in(*request);
   abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
   int rc = p_MPI_Wait(&request_p, status_p);
   *request = abi_req_out(request_p);
   if (status_p) abi_status_out(status_p, status);
@@ -406,6 +410,7 @@ int MPI_Test(int *request, int *flag, abi_status *status) {
   if (!p_MPI_Test) abi_missing("MPI_Test");
   int request_p = abi_req_in(*request);
   abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
   int rc = p_MPI_Test(&request_p, flag, status_p);
   *request = abi_req_out(request_p);
   if (status_p) abi_status_out(status_p, status);
@@ -428,6 +433,7 @@ int (*p_MPI_Request_get_status)(int request, int *flag, abi_pstatus *status);
 int MPI_Request_get_status(int request, int *flag, abi_status *status) {
   if (!p_MPI_Request_get_status) abi_missing("MPI_Request_get_status");
   abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
   int rc = p_MPI_Request_get_status(abi_req_in(request), flag, status_p);
   if (status_p) abi_status_out(status_p, status);
   return abi_err_out(rc);
@@ -455,6 +461,7 @@ int (*p_MPI_Probe)(int source, int tag, int comm, abi_pstatus *status);
 int MPI_Probe(int source, int tag, int comm, abi_status *status) {
   if (!p_MPI_Probe) abi_missing("MPI_Probe");
   abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
   int rc = p_MPI_Probe(abi_rank_in(source), tag, abi_comm_in(comm), status_p);
   if (status_p) abi_status_out(status_p, status);
   return abi_err_out(rc);
@@ -464,6 +471,7 @@ int (*p_MPI_Iprobe)(int source, int tag, int comm, int *flag, abi_pstatus *statu
 int MPI_Iprobe(int source, int tag, int comm, int *flag, abi_status *status) {
   if (!p_MPI_Iprobe) abi_missing("MPI_Iprobe");
   abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
   int rc = p_MPI_Iprobe(abi_rank_in(source), tag, abi_comm_in(comm), flag, status_p);
   if (status_p) abi_status_out(status_p, status);
   return abi_err_out(rc);
@@ -474,6 +482,7 @@ int MPI_Mprobe(int source, int tag, int comm, int *message, abi_status *status) 
   if (!p_MPI_Mprobe) abi_missing("MPI_Mprobe");
   int message_p = 0;
   abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
   int rc = p_MPI_Mprobe(abi_rank_in(source), tag, abi_comm_in(comm), &message_p, status_p);
   *message = abi_msg_out(message_p);
   if (status_p) abi_status_out(status_p, status);
@@ -485,6 +494,7 @@ int MPI_Improbe(int source, int tag, int comm, int *flag, int *message, abi_stat
   if (!p_MPI_Improbe) abi_missing("MPI_Improbe");
   int message_p = 0;
   abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
   int rc = p_MPI_Improbe(abi_rank_in(source), tag, abi_comm_in(comm), flag, &message_p, status_p);
   *message = abi_msg_out(message_p);
   if (status_p) abi_status_out(status_p, status);
@@ -496,6 +506,7 @@ int MPI_Mrecv(void *buf, int count, int datatype, int *message, abi_status *stat
   if (!p_MPI_Mrecv) abi_missing("MPI_Mrecv");
   int message_p = abi_msg_in(*message);
   abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
   int rc = p_MPI_Mrecv(buf, count, abi_dt_in(datatype), &message_p, status_p);
   *message = abi_msg_out(message_p);
   if (status_p) abi_status_out(status_p, status);
@@ -528,6 +539,15 @@ int MPI_Get_elements(const abi_status *status, int dt, int *count) {
   abi_pstatus status_p;
   abi_status_in(status, &status_p);
   int rc = p_MPI_Get_elements(&status_p, abi_dt_in(dt), count);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Get_elements_x)(const abi_pstatus *status, int dt, long long *count);
+int MPI_Get_elements_x(const abi_status *status, int dt, long long *count) {
+  if (!p_MPI_Get_elements_x) abi_missing("MPI_Get_elements_x");
+  abi_pstatus status_p;
+  abi_status_in(status, &status_p);
+  int rc = p_MPI_Get_elements_x(&status_p, abi_dt_in(dt), count);
   return abi_err_out(rc);
 }
 
@@ -573,6 +593,16 @@ int MPI_Status_set_elements(abi_status *status, int dt, int count) {
   abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
   if (status_p) abi_status_in(status, status_p);
   int rc = p_MPI_Status_set_elements(status_p, abi_dt_in(dt), count);
+  if (status_p) abi_status_out(status_p, status);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Status_set_elements_x)(abi_pstatus *status, int dt, long long count);
+int MPI_Status_set_elements_x(abi_status *status, int dt, long long count) {
+  if (!p_MPI_Status_set_elements_x) abi_missing("MPI_Status_set_elements_x");
+  abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
+  int rc = p_MPI_Status_set_elements_x(status_p, abi_dt_in(dt), count);
   if (status_p) abi_status_out(status_p, status);
   return abi_err_out(rc);
 }
@@ -2057,7 +2087,6 @@ int MPI_Get_accumulate_c(void) { abi_missing("MPI_Get_accumulate_c"); }
 int MPI_Get_c(void) { abi_missing("MPI_Get_c"); }
 int MPI_Get_count_c(void) { abi_missing("MPI_Get_count_c"); }
 int MPI_Get_elements_c(void) { abi_missing("MPI_Get_elements_c"); }
-int MPI_Get_elements_x(void) { abi_missing("MPI_Get_elements_x"); }
 int MPI_Group_from_session_pset(void) { abi_missing("MPI_Group_from_session_pset"); }
 int MPI_Iallgather_c(void) { abi_missing("MPI_Iallgather_c"); }
 int MPI_Iallgatherv_c(void) { abi_missing("MPI_Iallgatherv_c"); }
@@ -2171,7 +2200,6 @@ int MPI_Session_init(void) { abi_missing("MPI_Session_init"); }
 int MPI_Session_set_errhandler(void) { abi_missing("MPI_Session_set_errhandler"); }
 int MPI_Ssend_c(void) { abi_missing("MPI_Ssend_c"); }
 int MPI_Ssend_init_c(void) { abi_missing("MPI_Ssend_init_c"); }
-int MPI_Status_set_elements_x(void) { abi_missing("MPI_Status_set_elements_x"); }
 int MPI_T_category_changed(void) { abi_missing("MPI_T_category_changed"); }
 int MPI_T_category_get_categories(void) { abi_missing("MPI_T_category_get_categories"); }
 int MPI_T_category_get_cvars(void) { abi_missing("MPI_T_category_get_cvars"); }
@@ -2931,12 +2959,14 @@ const abi_bind abi_binds[] = {
   {"MPI_Imrecv", &p_MPI_Imrecv},
   {"MPI_Get_count", &p_MPI_Get_count},
   {"MPI_Get_elements", &p_MPI_Get_elements},
+  {"MPI_Get_elements_x", &p_MPI_Get_elements_x},
   {"MPI_Isendrecv", &p_MPI_Isendrecv},
   {"MPI_Isendrecv_replace", &p_MPI_Isendrecv_replace},
   {"MPI_Grequest_start", &p_MPI_Grequest_start},
   {"MPI_Grequest_complete", &p_MPI_Grequest_complete},
   {"MPI_Status_set_cancelled", &p_MPI_Status_set_cancelled},
   {"MPI_Status_set_elements", &p_MPI_Status_set_elements},
+  {"MPI_Status_set_elements_x", &p_MPI_Status_set_elements_x},
   {"MPI_Barrier", &p_MPI_Barrier},
   {"MPI_Bcast", &p_MPI_Bcast},
   {"MPI_Reduce", &p_MPI_Reduce},

@@ -15,11 +15,11 @@
 #include "emul/abi/abi_ptrs.h"
 
 static void (*p_unsupported)(const char *name);
-static int *(*p_weights_empty)(void);
+static int *(*p_topo_weights)(int empty);
 
 static const abi_bind extra_binds[] = {
   {"psim_abi_unsupported", &p_unsupported},
-  {"psim_weights_empty", &p_weights_empty},
+  {"psim_topo_weights", &p_topo_weights},
   {"psim_abi_exit", &abi_psim_exit},
   {"__wrap_sleep", &abi_psim_sleep},
   {"__wrap_usleep", &abi_psim_usleep},
@@ -50,8 +50,8 @@ void abi_missing(const char *name) {
   _exit(4);
 }
 
-/* psim's MPI_WEIGHTS_EMPTY (abi_weights_in, abi_fortran.c) */
-int *abi_psim_weights_empty(void) { return p_weights_empty ? p_weights_empty() : NULL; }
+/* psim's MPI_UNWEIGHTED (empty 0) and MPI_WEIGHTS_EMPTY (1), for abi_weights_in (abi_fortran.c) */
+int *abi_psim_weights(int empty) { return p_topo_weights ? p_topo_weights(empty) : NULL; }
 
 #define NEED(f) do { if (!p_##f) abi_missing(#f); } while (0)
 
@@ -103,6 +103,7 @@ int MPI_Waitany(int count, int requests[], int *index, abi_status *status) {
   NEED(MPI_Waitany);
   int *r = reqs_in(count, requests);
   abi_pstatus st, *s = abi_status_ignored(status) ? NULL : &st;
+  if (s) abi_status_in(status, s);   /* MPI_ERROR kept (rt_p2p.c) */
   int rc = p_MPI_Waitany(count, r, index, s);
   reqs_out(count, requests, r);
   if (s) abi_status_out(s, status);
@@ -114,6 +115,7 @@ int MPI_Testany(int count, int requests[], int *index, int *flag, abi_status *st
   NEED(MPI_Testany);
   int *r = reqs_in(count, requests);
   abi_pstatus st, *s = abi_status_ignored(status) ? NULL : &st;
+  if (s) abi_status_in(status, s);   /* MPI_ERROR kept (rt_p2p.c) */
   int rc = p_MPI_Testany(count, r, index, flag, s);
   reqs_out(count, requests, r);
   if (s && *flag) abi_status_out(s, status);

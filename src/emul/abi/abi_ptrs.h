@@ -78,12 +78,14 @@ extern int (*p_MPI_Mrecv)(void *buf, int count, int datatype, int *message, abi_
 extern int (*p_MPI_Imrecv)(void *buf, int count, int datatype, int *message, int *request);
 extern int (*p_MPI_Get_count)(const abi_pstatus *status, int dt, int *count);
 extern int (*p_MPI_Get_elements)(const abi_pstatus *status, int dt, int *count);
+extern int (*p_MPI_Get_elements_x)(const abi_pstatus *status, int dt, long long *count);
 extern int (*p_MPI_Isendrecv)(const void *sendbuf, int sendcount, int sendtype, int dest, int sendtag, void *recvbuf, int recvcount, int recvtype, int source, int recvtag, int comm, int *request);
 extern int (*p_MPI_Isendrecv_replace)(void *buf, int count, int dt, int dest, int sendtag, int source, int recvtag, int comm, int *request);
 extern int (*p_MPI_Grequest_start)(abi_pgreq_query_fn *query_fn, abi_pgreq_free_fn *free_fn, abi_pgreq_cancel_fn *cancel_fn, void *extra_state, int *request);
 extern int (*p_MPI_Grequest_complete)(int request);
 extern int (*p_MPI_Status_set_cancelled)(abi_pstatus *status, int flag);
 extern int (*p_MPI_Status_set_elements)(abi_pstatus *status, int dt, int count);
+extern int (*p_MPI_Status_set_elements_x)(abi_pstatus *status, int dt, long long count);
 extern int (*p_MPI_Barrier)(int comm);
 extern int (*p_MPI_Bcast)(void *buf, int count, int dt, int root, int comm);
 extern int (*p_MPI_Reduce)(const void *sendbuf, void *recvbuf, int count, int dt, int op, int root, int comm);

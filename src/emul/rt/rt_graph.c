@@ -183,10 +183,11 @@ int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[
 
 /* ---- MPI_Dist_graph_* ---- */
 
-/* MPI_WEIGHTS_EMPTY: an address distinct from MPI_UNWEIGHTED (NULL) and from any array */
-int *psim_weights_empty(void) {
-  static int empty;
-  return &empty;
+/* MPI_UNWEIGHTED (empty 0) and MPI_WEIGHTS_EMPTY (1): two addresses distinct from any array
+ * and from NULL (MPI 3.0: a NULL weights array may be a program's empty one) */
+int *psim_topo_weights(int empty) {
+  static int w[2];
+  return &w[empty != 0];
 }
 
 static const int *weights_or_null(const int *w) {

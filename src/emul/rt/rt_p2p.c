@@ -165,13 +165,19 @@ static MPI_Request req_make(int kind, void *buf, int count, MPI_Datatype dt, int
   return h;
 }
 
+/* A status's MPI_ERROR is left as it was by the calls that give one status (MPI 3.2.5: the
+ * call's own return value says it; MPICH's pt2pt/mprobe checks it is not modified); the calls
+ * that give several set it (statuses_ok). psim's errors are fatal: it is always MPI_SUCCESS. */
 static void empty_status(MPI_Status *st) {
   if (!st) return;
   st->MPI_SOURCE = MPI_ANY_SOURCE;
   st->MPI_TAG = MPI_ANY_TAG;
-  st->MPI_ERROR = MPI_SUCCESS;
   st->psim_cancelled = 0;
   st->psim_bytes = 0;
+}
+
+static void statuses_ok(MPI_Status *sts, int n) {
+  for (int i = 0; sts && i < n; i++) sts[i].MPI_ERROR = MPI_SUCCESS;
 }
 
 static int req_done(rt_req *r) {
@@ -225,7 +231,6 @@ static void req_complete(MPI_Request *h, MPI_Status *st) {
       if (st) {
         st->MPI_SOURCE = r->comm->local[e->src];
         st->MPI_TAG = e->tag;
-        st->MPI_ERROR = MPI_SUCCESS;
         st->psim_cancelled = 0;
         st->psim_bytes = (long long)e->got;
       }
@@ -434,6 +439,7 @@ int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status sts[]) {
     if (reqs[i] == MPI_REQUEST_NULL) { if (sts) empty_status(&sts[i]); continue; }
     req_complete(&reqs[i], sts ? &sts[i] : NULL);
   }
+  statuses_ok(sts, count);
   trace_quiet_waits = 0;
   emu_leave();
   return MPI_SUCCESS;
@@ -486,6 +492,7 @@ int MPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int indices[], 
     req_complete(&reqs[i], sts ? &sts[*outcount] : NULL);
     (*outcount)++;
   }
+  statuses_ok(sts, *outcount);
   emu_leave();
   return MPI_SUCCESS;
 }
@@ -551,6 +558,7 @@ int MPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status sts[]) {
       if (reqs[i] == MPI_REQUEST_NULL) { if (sts) empty_status(&sts[i]); continue; }
       req_complete(&reqs[i], sts ? &sts[i] : NULL);
     }
+  if (all) statuses_ok(sts, count);
   emu_leave();
   return MPI_SUCCESS;
 }
@@ -591,6 +599,7 @@ int MPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[], 
       }
       emu_test_end(0, done);
     }
+    statuses_ok(sts, *outcount);
     emu_leave();
     return MPI_SUCCESS;
   }
@@ -601,6 +610,7 @@ int MPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[], 
     req_complete(&reqs[i], sts ? &sts[*outcount] : NULL);
     (*outcount)++;
   }
+  statuses_ok(sts, *outcount);
   emu_leave();
   return MPI_SUCCESS;
 }
@@ -687,7 +697,6 @@ static void probe_status(rt_comm *c, const mpi_req *s, MPI_Status *st) {
   if (!st) return;
   st->MPI_SOURCE = c->local[s->src];
   st->MPI_TAG = s->tag;
-  st->MPI_ERROR = MPI_SUCCESS;
   st->psim_cancelled = 0;
   st->psim_bytes = (long long)s->bytes;
 }
@@ -853,14 +862,14 @@ int MPI_Get_count(const MPI_Status *st, MPI_Datatype dt, int *count) {
 
 /* Basic elements received: whole elements of dt times their elements, plus those of the
  * signature's prefix that the rest fills; MPI_UNDEFINED when the bytes end inside one. */
-int MPI_Get_elements(const MPI_Status *st, MPI_Datatype dt, int *count) {
+/* The basic elements of dt in the status's bytes, -1 when they end inside one. */
+static long long elements(const MPI_Status *st, MPI_Datatype dt) {
   rt_dtype *t = rt_type(dt);
   unsigned long long bytes = (unsigned long long)st->psim_bytes;
-  if (t->size == 0) { *count = 0; return MPI_SUCCESS; }
+  if (t->size == 0) return 0;
   if (t->base > 0 && t->base < PSIM_NUM_PREDEFINED_TYPES) {
     size_t b = rt_type(t->base)->size;
-    *count = !b ? 0 : bytes % b ? MPI_UNDEFINED : (int)(bytes / b);
-    return MPI_SUCCESS;
+    return !b ? 0 : bytes % b ? -1 : (long long)(bytes / b);
   }
   unsigned long long per = 0, n, rem = bytes % t->size;
   for (int s = 0; s < t->nsig; s++) per += t->sig[s].n;
@@ -872,7 +881,19 @@ int MPI_Get_elements(const MPI_Status *st, MPI_Datatype dt, int *count) {
     rem -= k * t->sig[s].size;
     if (k < t->sig[s].n) break;
   }
-  *count = rem ? MPI_UNDEFINED : (int)n;
+  return rem ? -1 : (long long)n;
+}
+
+int MPI_Get_elements(const MPI_Status *st, MPI_Datatype dt, int *count) {
+  long long n = elements(st, dt);
+  *count = n < 0 || n > 0x7fffffff ? MPI_UNDEFINED : (int)n;
+  return MPI_SUCCESS;
+}
+
+/* MPI_Count forms (MPI 3.0): the same counts, past 2^31 */
+int MPI_Get_elements_x(const MPI_Status *st, MPI_Datatype dt, MPI_Count *count) {
+  long long n = elements(st, dt);
+  *count = n < 0 ? MPI_UNDEFINED : n;
   return MPI_SUCCESS;
 }
 

@@ -155,6 +155,11 @@ int main(int argc, char **argv) {
   free(index);
   free(edges);
 
+  /* MPI 3.0: MPI_UNWEIGHTED is not NULL (a NULL array may be an empty one), nor is
+   * MPI_WEIGHTS_EMPTY, and they differ */
+  CHECK(MPI_UNWEIGHTED != NULL && MPI_WEIGHTS_EMPTY != NULL && MPI_UNWEIGHTED != MPI_WEIGHTS_EMPTY,
+        "MPI_UNWEIGHTED %p MPI_WEIGHTS_EMPTY %p", (void *)MPI_UNWEIGHTED, (void *)MPI_WEIGHTS_EMPTY);
+
   /* MPI_Dist_graph_create_adjacent: a directed ring (in from the left, out to the right),
    * weighted with the sender's rank; and an unweighted one */
   int left = (rank + size - 1) % size, right = (rank + 1) % size;

@@ -11,6 +11,11 @@
  *                       - a strided receive type; a large (rendez-vous) message;
  *                       - every other rank sends to rank 0 with one tag: ANY_SOURCE matched
  *                         probes receive each exactly once;
+ *                       - a status's MPI_ERROR is left as it was by MPI_Mprobe, MPI_Mrecv,
+ *                         MPI_Recv, MPI_Wait (calls giving one status), set by MPI_Waitall
+ *                         for a request it completes;
+ *                       - MPI_Message_c2f/f2c, MPI_Status_set_elements_x/MPI_Get_elements_x
+ *                         past 2^62;
  *   mprobe time S M     rank 1 sends S bytes to rank 0 at t = 0, rank 0 receives it with M =
  *                       recv (MPI_Recv) or mprobe (MPI_Mprobe then MPI_Mrecv); rank 0 prints
  *                       "time END"
@@ -159,6 +164,41 @@ int main(int argc, char **argv) {
     int x = rank * 3;
     MPI_Send(&x, 1, MPI_INT, 0, 11, MPI_COMM_WORLD);
   }
+  /* MPI_ERROR untouched by the calls that give one status */
+  if (rank == 1) {
+    int x = 9;
+    for (int i = 0; i < 4; i++) MPI_Send(&x, 1, MPI_INT, 0, 12, MPI_COMM_WORLD);
+  } else if (rank == 0) {
+    int x;
+    MPI_Status st2[2];
+    st.MPI_ERROR = MPI_ERR_DIMS;
+    MPI_Mprobe(1, 12, MPI_COMM_WORLD, &m, &st);
+    CHECK(st.MPI_ERROR == MPI_ERR_DIMS, "Mprobe set MPI_ERROR to %d", st.MPI_ERROR);
+    st.MPI_ERROR = MPI_ERR_TOPOLOGY;
+    MPI_Mrecv(&x, 1, MPI_INT, &m, &st);
+    CHECK(st.MPI_ERROR == MPI_ERR_TOPOLOGY, "Mrecv set MPI_ERROR to %d", st.MPI_ERROR);
+    MPI_Recv(&x, 1, MPI_INT, 1, 12, MPI_COMM_WORLD, &st);
+    CHECK(st.MPI_ERROR == MPI_ERR_TOPOLOGY, "Recv set MPI_ERROR to %d", st.MPI_ERROR);
+    MPI_Irecv(&x, 1, MPI_INT, 1, 12, MPI_COMM_WORLD, &rq);
+    MPI_Wait(&rq, &st);
+    CHECK(st.MPI_ERROR == MPI_ERR_TOPOLOGY, "Wait set MPI_ERROR to %d", st.MPI_ERROR);
+    MPI_Request r2[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    MPI_Irecv(&x, 1, MPI_INT, 1, 12, MPI_COMM_WORLD, &r2[0]);
+    st2[0].MPI_ERROR = st2[1].MPI_ERROR = MPI_ERR_DIMS;
+    MPI_Waitall(2, r2, st2);
+    CHECK(st2[0].MPI_ERROR == MPI_SUCCESS, "Waitall: MPI_ERROR %d", st2[0].MPI_ERROR);
+  }
+  /* handle conversions, and counts past 2^31 */
+  MPI_Fint f = MPI_Message_c2f(MPI_MESSAGE_NULL);
+  CHECK(MPI_Message_f2c(f) == MPI_MESSAGE_NULL && PMPI_Message_f2c(PMPI_Message_c2f(MPI_MESSAGE_NO_PROC)) == MPI_MESSAGE_NO_PROC
+        && MPI_Comm_f2c(MPI_Comm_c2f(MPI_COMM_WORLD)) == MPI_COMM_WORLD, "c2f/f2c");
+  MPI_Count big_n = 0x7654321ff1234567LL, got_n = 0;
+  MPI_Status_set_elements_x(&st, MPI_BYTE, big_n);
+  MPI_Get_elements_x(&st, MPI_BYTE, &got_n);
+  CHECK(got_n == big_n, "Get_elements_x %llx", (long long)got_n);
+  MPI_Status_set_elements_x(&st, MPI_INT, 3);
+  MPI_Get_elements_x(&st, MPI_SHORT, &got_n);
+  CHECK(got_n == 6, "Get_elements_x of shorts %lld", (long long)got_n);
   int all;
   MPI_Allreduce(&errs, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0 && all == 0) printf(" No Errors\n");
