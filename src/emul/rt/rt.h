@@ -205,6 +205,8 @@ void rt_slot_leave(rt_comm *c, rt_slot *s);
 /* Frees slot s of a communicator of `size` members, with what was deposited in it. */
 void rt_slot_free(rt_slot *s, int size);
 void rt_coll_timing(rt_comm *c, coll_call *call);
+/* Times an alltoallv of sc[i] bytes to each rank i and rc[i] from each (element size 1). */
+void rt_alltoallv_bytes_timing(rt_comm *c, const double *sc, const double *rc);
 
 /* rt_p2p.c */
 void rt_reqs_init(rt_world *w);

@@ -298,7 +298,7 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
   rt_coll_timing(c, &x);
   /* every rank has deposited its edges by now (an alltoall's result depends on all of them):
    * the records, an alltoallv of what each rank sends each */
-  double *sc = xcalloc(2 * (size_t)size, sizeof *sc), *rc = sc + size, st = 0, rt = 0;
+  double *sc = xcalloc(2 * (size_t)size, sizeof *sc), *rc = sc + size;
   int nin = 0, nout = 0;
   for (int r = 0; r < size; r++) {
     const edge *er = s->data[r];
@@ -310,18 +310,8 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
       if (er[e].dst == me) { rc[r] += (double)rec; nin++; }
     }
   }
-  for (int r = 0; r < size; r++) { st += sc[r]; rt += rc[r]; }
-  memset(&x, 0, sizeof x);
-  x.kind = COLL_ALLTOALLV;
-  x.rank = me;
-  x.size = size;
-  x.bytes = st;
-  x.bytes2 = rt;
-  x.counts = sc;
-  x.counts2 = rc;
-  x.dtsize = 1;
   emu_hold(k, sc);
-  rt_coll_timing(c, &x);
+  rt_alltoallv_bytes_timing(c, sc, rc);
   emu_release(k, sc);
   free(sc);
   rt_adj *a = adj_new(nin, nout);

@@ -119,13 +119,20 @@ static void recv_blocks(nbr *b, int count, const int *counts, const int *displs,
   }
 }
 
-int MPI_Neighbor_allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                           int rcount, MPI_Datatype rtype, MPI_Comm comm) {
+/* allgather (the same block to all) and alltoall (consecutive blocks): rcount of rtype from
+ * each source, in consecutive blocks */
+static int uniform(const char *name, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                   int rcount, MPI_Datatype rtype, MPI_Comm comm, int consecutive) {
   nbr b;
-  nbr_begin(&b, "MPI_Neighbor_allgather", comm);
-  same_sends(&b, scount, stype, 0);
+  nbr_begin(&b, name, comm);
+  same_sends(&b, scount, stype, consecutive);
   recv_blocks(&b, rcount, NULL, NULL, rtype);
   return nbr_run(&b, sbuf, rbuf);
+}
+
+int MPI_Neighbor_allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                           int rcount, MPI_Datatype rtype, MPI_Comm comm) {
+  return uniform("MPI_Neighbor_allgather", sbuf, scount, stype, rbuf, rcount, rtype, comm, 0);
 }
 
 int MPI_Neighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
@@ -140,11 +147,7 @@ int MPI_Neighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, vo
 
 int MPI_Neighbor_alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                           int rcount, MPI_Datatype rtype, MPI_Comm comm) {
-  nbr b;
-  nbr_begin(&b, "MPI_Neighbor_alltoall", comm);
-  same_sends(&b, scount, stype, 1);
-  recv_blocks(&b, rcount, NULL, NULL, rtype);
-  return nbr_run(&b, sbuf, rbuf);
+  return uniform("MPI_Neighbor_alltoall", sbuf, scount, stype, rbuf, rcount, rtype, comm, 1);
 }
 
 int MPI_Neighbor_alltoallv(const void *sbuf, const int scounts[], const int sdispls[],

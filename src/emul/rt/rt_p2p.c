@@ -756,53 +756,43 @@ static MPI_Message mprobe_claim(rt_comm *c, const mpi_req *s) {
   return h;
 }
 
-static void mprobe_begin(const char *name, int source, int tag, rt_comm *c) {
-  rt_no_inter(c, "a probe");
-  check_peer(c, source, 1);
-  set_call(name, source, tag, c);
-}
-
 static void proc_null_status(MPI_Status *st) {
   empty_status(st);
   if (st) st->MPI_SOURCE = MPI_PROC_NULL;
 }
 
-int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *st) {
-  emu_enter("MPI_Mprobe");
+/* MPI_Mprobe (flag NULL: waits for a message) and MPI_Improbe */
+static int mprobe(const char *name, int source, int tag, MPI_Comm comm, int *flag,
+                  MPI_Message *message, MPI_Status *st) {
+  emu_enter(name);
   rt_comm *c = rt_comm_get(comm);
-  mprobe_begin("MPI_Mprobe", source, tag, c);
+  rt_no_inter(c, "a probe");
+  check_peer(c, source, 1);
+  set_call(name, source, tag, c);
+  *message = MPI_MESSAGE_NULL;
+  if (flag) *flag = 1;
   if (source == MPI_PROC_NULL) {
     *message = MPI_MESSAGE_NO_PROC;
     proc_null_status(st);
   } else {
-    const mpi_req *s = emu_probe(source == MPI_ANY_SOURCE ? MPI_L_ANY : c->world[source], tag, 2 * c->id);
-    probe_status(c, s, st);
-    *message = mprobe_claim(c, s);
+    int src = source == MPI_ANY_SOURCE ? MPI_L_ANY : c->world[source];
+    const mpi_req *s = flag ? emu_iprobe(src, tag, 2 * c->id) : emu_probe(src, tag, 2 * c->id);
+    if (flag) *flag = s != NULL;
+    if (s) {
+      probe_status(c, s, st);
+      *message = mprobe_claim(c, s);
+    }
   }
   emu_leave();
   return MPI_SUCCESS;
 }
 
+int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *st) {
+  return mprobe("MPI_Mprobe", source, tag, comm, NULL, message, st);
+}
+
 int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *st) {
-  emu_enter("MPI_Improbe");
-  rt_comm *c = rt_comm_get(comm);
-  mprobe_begin("MPI_Improbe", source, tag, c);
-  *flag = 1;
-  if (source == MPI_PROC_NULL) {
-    *message = MPI_MESSAGE_NO_PROC;
-    proc_null_status(st);
-  } else {
-    const mpi_req *s = emu_iprobe(source == MPI_ANY_SOURCE ? MPI_L_ANY : c->world[source], tag, 2 * c->id);
-    *flag = s != NULL;
-    if (s) {
-      probe_status(c, s, st);
-      *message = mprobe_claim(c, s);
-    } else {
-      *message = MPI_MESSAGE_NULL;
-    }
-  }
-  emu_leave();
-  return MPI_SUCCESS;
+  return mprobe("MPI_Improbe", source, tag, comm, flag, message, st);
 }
 
 /* The message's request, given the receive buffer (the bytes are unpacked into it when it

@@ -16,18 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int errs;
-#define CHECK(c, ...) do { if (!(c)) { errs++; printf("rank %d: ", rank); printf(__VA_ARGS__); printf("\n"); } } while (0)
+#include "mpi_check.h"
 
-/* every rank starts the measured part at simulated time 1 s */
-static void align(void) {
-  MPI_Barrier(MPI_COMM_WORLD);
-#ifdef PSIM_MPI
-  psim_sleep(1.0 - MPI_Wtime());
-#endif
-}
-
-static int cost(const char *what, int rank, int size) {
+static int cost(const char *what) {
   int right = (rank + 1) % size, left = (rank + size - 1) % size;
   MPI_Comm c = MPI_COMM_NULL;
   int *index = malloc((size_t)size * sizeof *index), *edges = malloc(2 * (size_t)size * sizeof *edges);
@@ -36,7 +27,7 @@ static int cost(const char *what, int rank, int size) {
     edges[2 * i] = (i + size - 1) % size;
     edges[2 * i + 1] = (i + 1) % size;
   }
-  align();
+  start_at_one();
   if (!strcmp(what, "graph")) MPI_Graph_create(MPI_COMM_WORLD, size, index, edges, 0, &c);
   else if (!strcmp(what, "split")) MPI_Comm_split(MPI_COMM_WORLD, 0, rank, &c);
   else if (!strcmp(what, "adjacent")) {
@@ -63,16 +54,14 @@ static int cost(const char *what, int rank, int size) {
     printf("unknown cost %s\n", what);
     return 1;
   }
-  double end = MPI_Wtime(), last;
-  MPI_Reduce(&end, &last, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-  if (rank == 0) printf("cost %.17g\n", last);
+  print_latest("cost");
   if (c != MPI_COMM_NULL) MPI_Comm_free(&c);
   free(index);
   free(edges);
   return 0;
 }
 
-static void bad(const char *what, int rank) {
+static void bad(const char *what) {
   int nb[4], w[4], d = 2, p = 0, index[2] = {1, 2}, edges[2] = {1, 9};
   MPI_Comm c;
   MPI_Cart_create(MPI_COMM_WORLD, 1, &d, &p, 0, &c);
@@ -84,17 +73,15 @@ static void bad(const char *what, int rank) {
 }
 
 int main(int argc, char **argv) {
-  int rank, size, t;
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int t;
+  check_init(&argc, &argv);
   if (argc > 2 && !strcmp(argv[1], "bad")) {
-    bad(argv[2], rank);
+    bad(argv[2]);
     MPI_Finalize();
     return 0;
   }
   if (argc > 2 && !strcmp(argv[1], "cost")) {
-    int rc = cost(argv[2], rank, size);
+    int rc = cost(argv[2]);
     MPI_Finalize();
     return rc;
   }
@@ -214,9 +201,5 @@ int main(int argc, char **argv) {
   CHECK(in == 0 && out == 0, "empty counts %d %d", in, out);
   MPI_Comm_free(&d);
 
-  int all;
-  MPI_Allreduce(&errs, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (rank == 0 && all == 0) printf(" No Errors\n");
-  MPI_Finalize();
-  return 0;
+  return check_done();
 }

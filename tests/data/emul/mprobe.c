@@ -27,8 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int rank, size, errs;
-#define CHECK(c, ...) do { if (!(c)) { errs++; printf("rank %d: ", rank); printf(__VA_ARGS__); printf("\n"); } } while (0)
+#include "mpi_check.h"
 
 static int timed(long S, const char *how) {
   char *b = calloc((size_t)S + 1, 1);
@@ -64,9 +63,7 @@ static int misuse(const char *what) {
 }
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  check_init(&argc, &argv);
   if (argc > 3 && !strcmp(argv[1], "time")) {
     timed(atol(argv[2]), argv[3]);
     MPI_Finalize();
@@ -199,9 +196,5 @@ int main(int argc, char **argv) {
   MPI_Status_set_elements_x(&st, MPI_INT, 3);
   MPI_Get_elements_x(&st, MPI_SHORT, &got_n);
   CHECK(got_n == 6, "Get_elements_x of shorts %lld", (long long)got_n);
-  int all;
-  MPI_Allreduce(&errs, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (rank == 0 && all == 0) printf(" No Errors\n");
-  MPI_Finalize();
-  return 0;
+  return check_done();
 }

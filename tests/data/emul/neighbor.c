@@ -13,8 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int rank, size, errs;
-#define CHECK(c, ...) do { if (!(c)) { errs++; printf("rank %d: ", rank); printf(__VA_ARGS__); printf("\n"); } } while (0)
+#include "mpi_check.h"
 
 enum { CART, GRID, GRAPH, DIST };
 static const char *names[] = {"cart ring", "2-D grid", "graph ring", "dist ring"};
@@ -147,10 +146,7 @@ static int timed(long S, const char *t) {
     int nb[2] = {left, right};
     MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, nb, MPI_UNWEIGHTED, 2, nb, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &c);
   } else if (strcmp(t, "hand")) { printf("unknown %s\n", t); return 1; }
-  MPI_Barrier(MPI_COMM_WORLD);
-#ifdef PSIM_MPI
-  psim_sleep(1.0 - MPI_Wtime());   /* every rank starts at simulated time 1 s */
-#endif
+  start_at_one();
   if (c == MPI_COMM_NULL) {
     MPI_Request r[4];
     MPI_Irecv(rb, (int)S, MPI_BYTE, left, 0, MPI_COMM_WORLD, &r[0]);
@@ -161,9 +157,7 @@ static int timed(long S, const char *t) {
   } else {
     MPI_Neighbor_alltoall(sb, (int)S, MPI_BYTE, rb, (int)S, MPI_BYTE, c);
   }
-  double end = MPI_Wtime(), last;
-  MPI_Reduce(&end, &last, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-  if (rank == 0) printf("time %.17g\n", last);
+  print_latest("time");
   if (c != MPI_COMM_NULL) MPI_Comm_free(&c);
   free(sb);
   free(rb);
@@ -171,9 +165,7 @@ static int timed(long S, const char *t) {
 }
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  check_init(&argc, &argv);
   if (argc > 3 && !strcmp(argv[1], "time")) {
     int rc = timed(atol(argv[2]), argv[3]);
     MPI_Finalize();
@@ -184,9 +176,5 @@ int main(int argc, char **argv) {
     check(c, k);
     MPI_Comm_free(&c);
   }
-  int all;
-  MPI_Allreduce(&errs, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (rank == 0 && all == 0) printf(" No Errors\n");
-  MPI_Finalize();
-  return 0;
+  return check_done();
 }
