@@ -9,7 +9,7 @@
 #   deps.sh mpi    -> plus MPICH, for the MPI build of psim sweep (make mpi; cmocka: its tests/)
 #   deps.sh all    -> everything
 set -eu
-want="pkg-config libexpat1-dev zlib1g-dev libzstd-dev"
+want="pkg-config libexpat1-dev zlib1g-dev libzstd-dev libjansson-dev"
 # cmake and a C compiler, unless some are already there (not necessarily from Debian packages)
 command -v cmake >/dev/null 2>&1 || want="$want cmake"
 command -v cc >/dev/null 2>&1 || want="$want gcc libc6-dev"

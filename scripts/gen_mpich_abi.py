@@ -29,11 +29,11 @@ MANUAL = {"MPI_Waitall", "MPI_Waitany", "MPI_Waitsome", "MPI_Testall", "MPI_Test
           "MPI_Alltoallw", "MPI_Ialltoallw", "MPI_Op_create", "MPI_Win_create_keyval",
           "MPI_Grequest_start", "MPI_Group_translate_ranks", "MPI_Comm_get_attr",
           "MPI_Attr_get", "MPI_Comm_create_keyval", "MPI_Keyval_create",
-          "MPI_Type_create_keyval", "MPI_Get_version", "MPI_Neighbor_alltoallw",
-          "MPI_Ineighbor_alltoallw"}
+          "MPI_Type_create_keyval", "MPI_Get_version", "MPI_Type_get_contents",
+          "MPI_Comm_create_errhandler", "MPI_Errhandler_create", "MPI_Win_create_errhandler",
+          "MPI_Neighbor_alltoallw", "MPI_Ineighbor_alltoallw"}
 # extra names abi_manual.c defines that psim's mpi.h does not declare
-MANUAL_ONLY = {"MPI_Pcontrol", "MPI_Type_match_size", "MPI_Type_create_f90_real",
-               "MPI_Type_create_f90_complex", "MPI_Type_create_f90_integer", "MPI_Comm_c2f", "MPI_Comm_f2c",
+MANUAL_ONLY = {"MPI_Pcontrol", "MPI_Type_match_size", "MPI_Comm_c2f", "MPI_Comm_f2c",
                "MPI_Type_c2f", "MPI_Type_f2c", "MPI_Group_c2f", "MPI_Group_f2c", "MPI_Op_c2f",
                "MPI_Op_f2c", "MPI_Request_c2f", "MPI_Request_f2c", "MPI_Info_c2f",
                "MPI_Info_f2c", "MPI_Win_c2f", "MPI_Win_f2c", "MPI_Errhandler_c2f",
@@ -57,7 +57,10 @@ CALLBACKS = {"MPI_User_function": "abi_puser_fn",
              "MPI_Delete_function": "abi_pcomm_delete_fn",
              "MPI_Grequest_query_function": "abi_pgreq_query_fn",
              "MPI_Grequest_free_function": "abi_pgreq_free_fn",
-             "MPI_Grequest_cancel_function": "abi_pgreq_cancel_fn"}
+             "MPI_Grequest_cancel_function": "abi_pgreq_cancel_fn",
+             "MPI_Comm_errhandler_function": "abi_perrh_fn",
+             "MPI_Handler_function": "abi_perrh_fn",
+             "MPI_Win_errhandler_function": "abi_perrh_fn"}
 
 
 def ctype(t, side):
@@ -161,10 +164,10 @@ def main():
                 pre.append("int %s_p = abi_keyval_in(*%s);" % (pn, pn))
                 args.append("&%s_p" % pn)
                 post.append("*%s = abi_keyval_out(%s_p);" % (pn, pn))
-            elif base == "int" and not ptr and pn == "errorcode" and name != "MPI_Abort":
+            elif base == "int" and not ptr and pn in ("errorcode", "errorclass") and name != "MPI_Abort":
                 args.append("abi_err_in(%s)" % pn)
-            elif base == "int" and ptr and pn in ("errorclass", "combiner"):
-                what = "err" if pn == "errorclass" else "combiner"
+            elif base == "int" and ptr and pn in ("errorclass", "errorcode", "combiner"):
+                what = "combiner" if pn == "combiner" else "err"
                 pre.append("int %s_p = 0;" % pn)
                 args.append("&%s_p" % pn)
                 post.append("*%s = abi_%s_out(%s_p);" % (pn, what, pn))

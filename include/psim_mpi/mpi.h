@@ -81,7 +81,7 @@ typedef struct MPI_Status {
   long long psim_bytes;   /* size of the received message, in bytes */
 } MPI_Status;
 
-/* Error classes (ERRORS_ARE_FATAL is the only handler that acts: an error stops the run). */
+/* Error classes (handlers: rt_errors.c; most errors psim detects stop the run whatever the handler). */
 enum {
   MPI_SUCCESS = 0, MPI_ERR_BUFFER, MPI_ERR_COUNT, MPI_ERR_TYPE, MPI_ERR_TAG, MPI_ERR_COMM,
   MPI_ERR_RANK, MPI_ERR_REQUEST, MPI_ERR_ROOT, MPI_ERR_GROUP, MPI_ERR_OP, MPI_ERR_TOPOLOGY,
@@ -209,6 +209,24 @@ int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
 int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler);
 int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler);
 int MPI_Errhandler_free(MPI_Errhandler *errhandler);
+/* The program's error classes, codes, strings and handlers (rt_errors.c): a handler governs
+ * MPI_Comm_call_errhandler/MPI_Win_call_errhandler and the calls docs/MPI_SUBSET.md names;
+ * every other error psim detects stops the run. */
+typedef void MPI_Comm_errhandler_function(MPI_Comm *comm, int *errorcode, ...);
+typedef MPI_Comm_errhandler_function MPI_Handler_function;
+typedef void MPI_Win_errhandler_function(MPI_Win *win, int *errorcode, ...);
+int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn,
+                               MPI_Errhandler *errhandler);
+int MPI_Errhandler_create(MPI_Handler_function *function, MPI_Errhandler *errhandler);
+int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler);
+int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
+int MPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn,
+                              MPI_Errhandler *errhandler);
+int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler);
+int MPI_Win_call_errhandler(MPI_Win win, int errorcode);
+int MPI_Add_error_class(int *errorclass);
+int MPI_Add_error_code(int errorclass, int *errorcode);
+int MPI_Add_error_string(int errorcode, const char *string);
 int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
 int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
 /* attributes of communicators and datatypes (src/emul/rt/rt_attr.c) */
@@ -548,9 +566,20 @@ enum {
   MPI_COMBINER_F90_COMPLEX, MPI_COMBINER_F90_INTEGER, MPI_COMBINER_RESIZED,
   MPI_COMBINER_HVECTOR_INTEGER, MPI_COMBINER_HINDEXED_INTEGER, MPI_COMBINER_STRUCT_INTEGER
 };
-/* The combiner only: the counts are 0 (MPI_Type_get_contents is not provided). */
+/* Decoding (rt_dtype_decode.c), and external32 (rt_external.c) */
 int MPI_Type_get_envelope(MPI_Datatype dt, int *num_integers, int *num_addresses,
                           int *num_datatypes, int *combiner);
+int MPI_Type_get_contents(MPI_Datatype dt, int max_integers, int max_addresses,
+                          int max_datatypes, int array_of_integers[],
+                          MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]);
+int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype);
+int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype);
+int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype);
+int MPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype dt,
+                      void *outbuf, MPI_Aint outsize, MPI_Aint *position);
+int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize,
+                        MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype dt);
+int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype dt, MPI_Aint *size);
 int MPI_Get_address(const void *location, MPI_Aint *address);
 int MPI_Address(void *location, MPI_Aint *address);
 int MPI_Pack(const void *inbuf, int incount, MPI_Datatype dt, void *outbuf, int outsize,

@@ -34,10 +34,17 @@ int elf_parse(const char *path, const char *d, size_t n, elf_info *e, psim_err *
   uint64_t phoff = rd64(d + 32);
   uint16_t phentsize = rd16(d + 54), phnum = rd16(d + 56);
   uint64_t dyn = 0, dynsz = 0, strtab = 0, symtab = 0, rela = 0, jmprel = 0;
+  /* A truncated file (an interrupted copy or build) would crash the loader: glibc maps PT_LOAD
+   * segments past the end of the file and faults (SIGBUS) when it touches them. */
+  if (phentsize < 56 || phoff > n || (uint64_t)phnum * phentsize > n - phoff)
+    return psim_errf(err, 2, path, 0, "is truncated or corrupt: its program headers (%u of %u bytes at offset %llu) "
+                     "do not fit in its %zu bytes", (unsigned)phnum, (unsigned)phentsize, (unsigned long long)phoff, n);
   for (uint16_t i = 0; i < phnum; i++) {
-    uint64_t at = phoff + (uint64_t)i * phentsize;
-    if (phentsize < 56 || at + 56 > n) return psim_errf(err, 2, path, 0, "truncated ELF program headers");
-    const char *ph = d + at;
+    const char *ph = d + phoff + (uint64_t)i * phentsize;
+    uint64_t off = rd64(ph + 8), size = rd64(ph + 32);
+    if (rd32(ph) == PT_LOAD_ && (off > n || size > n - off))
+      return psim_errf(err, 2, path, 0, "is truncated: a loadable segment ends at byte %llu, but the file has %zu bytes",
+                       (unsigned long long)(off + size), n);
     if (rd32(ph) == PT_TLS_) e->tls = 1;
     if (rd32(ph) == PT_DYNAMIC_) { dyn = rd64(ph + 8); dynsz = rd64(ph + 32); }
     if (rd32(ph) == PT_GNU_RELRO_) { e->relro_va = rd64(ph + 16); e->relro_size = rd64(ph + 40); }

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "emul/emu.h"
+#include "emul/emu_elf.h"
 #include "emul/emu_abi.h"
 
 /* Reads a whole regular file (the program, or a library to privatize: emu_abi.c); `what`
@@ -54,41 +55,9 @@ static int check_elf(const char *path, const char *d, size_t n, psim_err *err) {
     return psim_errf(err, 2, path, 0,
                      "not an ELF shared object: build the program with psimcc (e.g. "
                      "build/psimcc -O2 -o prog prog.c) and run it with psim run -- ./prog");
-  int pie = 0;
-  if (d[4] == 2) {
-    uint64_t phoff;
-    uint16_t phentsize, phnum;
-    memcpy(&phoff, d + 32, 8);
-    memcpy(&phentsize, d + 54, 2);
-    memcpy(&phnum, d + 56, 2);
-    /* a truncated file (an interrupted copy or build) would crash the loader: glibc maps
-     * PT_LOAD segments past the end of the file and faults (SIGBUS) when it touches them */
-    if (phentsize < 56 || phoff > n || (uint64_t)phnum * phentsize > n - phoff)
-      return psim_errf(err, 2, path, 0, "is truncated or corrupt: its program headers "
-                       "(%u of %u bytes at offset %llu) do not fit in its %zu bytes",
-                       (unsigned)phnum, (unsigned)phentsize, (unsigned long long)phoff, n);
-    for (uint16_t i = 0; i < phnum; i++) {
-      const char *ph = d + phoff + (uint64_t)i * phentsize;
-      uint32_t type;
-      uint64_t off, size;
-      memcpy(&type, ph, 4);
-      memcpy(&off, ph + 8, 8);
-      memcpy(&size, ph + 32, 8);
-      if (type == 1 && (off > n || size > n - off))   /* PT_LOAD */
-        return psim_errf(err, 2, path, 0, "is truncated: a loadable segment ends at byte "
-                         "%llu, but the file has %zu bytes", (unsigned long long)(off + size), n);
-      if (type != 2 || d[16] != 3 || off > n || size > n - off) continue;   /* PT_DYNAMIC */
-      for (uint64_t e = off; e + 16 <= off + size; e += 16) {
-        int64_t tag;
-        uint64_t val;
-        memcpy(&tag, d + e, 8);
-        memcpy(&val, d + e + 8, 8);
-        if (tag == 0) break;
-        if (tag == 0x6ffffffb && (val & 0x08000000)) pie = 1;   /* DT_FLAGS_1 & DF_1_PIE */
-      }
-    }
-  }
-  if (d[16] != 3 || pie) {
+  elf_info e;   /* also refuses a truncated file, which would crash the loader (emu_elf.c) */
+  if (elf_parse(path, d, n, &e, err) < 0) return -1;
+  if (d[16] != 3 || e.pie) {   /* not ET_DYN, or a position-independent executable */
     /* a program built by MPICH's mpicc (emu_abi.c), or why not */
     int abi = emu_abi_detect(path, d, n, err);
     if (abi != 0) return abi;

@@ -1,158 +1,14 @@
-/* Recursive-descent JSON reader (RFC 8259), enough for psim's own documents: numbers through
- * strtod, strings with every escape (\u as UTF-8, surrogate pairs joined), nesting bounded so
- * a hostile file cannot exhaust the stack. */
+/* psim's JSON documents as a tree (obs_json_read.h), read by Jansson: the report, psim sweep's
+ * results and its workers' outputs read back what psim wrote. Jansson parses (RFC 8259, UTF-8
+ * checked, nesting bounded); its tree is copied into jv's, whose arrays the callers index
+ * directly, and object members keep their order in the file. */
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "obs_json_read.h"
 #include "psim/util.h"
-
-typedef VEC(char) charbuf;
-
-typedef struct jp { const char *s, *e; char *err; size_t errlen; int depth; } jp;
-
-enum { MAX_DEPTH = 200 };
-
-static int fail(jp *p, const char *what) {
-  if (!p->err[0]) snprintf(p->err, p->errlen, "JSON: %s at byte %ld", what, (long)(p->e - p->s));
-  return -1;
-}
-
-static void ws(jp *p, const char *end) {
-  while (p->e < end && (*p->e == ' ' || *p->e == '\t' || *p->e == '\n' || *p->e == '\r')) p->e++;
-}
-
-static void put_utf8(charbuf *b, unsigned c) {
-  if (c < 0x80) VEC_PUSH(*b, (char)c);
-  else if (c < 0x800) { VEC_PUSH(*b, (char)(0xC0 | c >> 6)); VEC_PUSH(*b, (char)(0x80 | (c & 0x3F))); }
-  else if (c < 0x10000) {
-    VEC_PUSH(*b, (char)(0xE0 | c >> 12)); VEC_PUSH(*b, (char)(0x80 | ((c >> 6) & 0x3F)));
-    VEC_PUSH(*b, (char)(0x80 | (c & 0x3F)));
-  } else {
-    VEC_PUSH(*b, (char)(0xF0 | c >> 18)); VEC_PUSH(*b, (char)(0x80 | ((c >> 12) & 0x3F)));
-    VEC_PUSH(*b, (char)(0x80 | ((c >> 6) & 0x3F))); VEC_PUSH(*b, (char)(0x80 | (c & 0x3F)));
-  }
-}
-
-static int hex4(jp *p, const char *end, unsigned *out) {
-  if (end - p->e < 4) return fail(p, "short \\u escape");
-  unsigned v = 0;
-  for (int i = 0; i < 4; i++) {
-    char c = *p->e++;
-    v <<= 4;
-    if (c >= '0' && c <= '9') v |= (unsigned)(c - '0');
-    else if (c >= 'a' && c <= 'f') v |= (unsigned)(c - 'a' + 10);
-    else if (c >= 'A' && c <= 'F') v |= (unsigned)(c - 'A' + 10);
-    else return fail(p, "bad \\u escape");
-  }
-  *out = v;
-  return 0;
-}
-
-static int string(jp *p, const char *end, char **out) {
-  charbuf b = {0};
-  p->e++;   /* opening quote */
-  while (p->e < end && *p->e != '"') {
-    unsigned char c = (unsigned char)*p->e++;
-    if (c < 0x20) { VEC_FREE(b); return fail(p, "control character in string"); }
-    if (c != '\\') { VEC_PUSH(b, (char)c); continue; }
-    if (p->e >= end) break;
-    char x = *p->e++;
-    unsigned u;
-    switch (x) {
-    case '"': case '\\': case '/': VEC_PUSH(b, x); break;
-    case 'b': VEC_PUSH(b, '\b'); break;
-    case 'f': VEC_PUSH(b, '\f'); break;
-    case 'n': VEC_PUSH(b, '\n'); break;
-    case 'r': VEC_PUSH(b, '\r'); break;
-    case 't': VEC_PUSH(b, '\t'); break;
-    case 'u':
-      if (hex4(p, end, &u) < 0) { VEC_FREE(b); return -1; }
-      if (u >= 0xD800 && u < 0xDC00 && end - p->e >= 6 && p->e[0] == '\\' && p->e[1] == 'u') {
-        unsigned lo;
-        p->e += 2;
-        if (hex4(p, end, &lo) < 0) { VEC_FREE(b); return -1; }
-        if (lo >= 0xDC00 && lo < 0xE000) u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
-        else { put_utf8(&b, 0xFFFD); u = lo; }
-      }
-      put_utf8(&b, u);
-      break;
-    default: VEC_FREE(b); return fail(p, "bad escape");
-    }
-  }
-  if (p->e >= end) { VEC_FREE(b); return fail(p, "unterminated string"); }
-  p->e++;
-  VEC_PUSH(b, 0);
-  *out = b.data;
-  return 0;
-}
-
-static int value(jp *p, const char *end, jv *v);
-
-static int container(jp *p, const char *end, jv *v, int obj) {
-  if (++p->depth > MAX_DEPTH) return fail(p, "nesting too deep");
-  v->type = obj ? JV_OBJ : JV_ARR;
-  p->e++;
-  VEC(jv) items = {0};
-  VEC(char *) keys = {0};
-  ws(p, end);
-  int rc = 0;
-  if (p->e < end && *p->e == (obj ? '}' : ']')) { p->e++; goto done; }
-  for (;;) {
-    ws(p, end);
-    if (obj) {
-      char *k = NULL;
-      if (p->e >= end || *p->e != '"') { rc = fail(p, "expected a key"); break; }
-      if (string(p, end, &k) < 0) { rc = -1; break; }
-      VEC_PUSH(keys, k);
-      ws(p, end);
-      if (p->e >= end || *p->e != ':') { rc = fail(p, "expected ':'"); break; }
-      p->e++;
-    }
-    jv item = {0};
-    if (value(p, end, &item) < 0) { VEC_PUSH(items, item); rc = -1; break; }
-    VEC_PUSH(items, item);
-    ws(p, end);
-    if (p->e < end && *p->e == ',') { p->e++; continue; }
-    if (p->e < end && *p->e == (obj ? '}' : ']')) { p->e++; break; }
-    rc = fail(p, obj ? "expected ',' or '}'" : "expected ',' or ']'");
-    break;
-  }
-done:
-  v->items = items.data;
-  v->n = items.len;
-  v->keys = keys.data;
-  if (obj && keys.len < items.len) v->n = keys.len;   /* on error: free what was paired */
-  if (obj && keys.len > items.len) { for (size_t i = items.len; i < keys.len; i++) free(keys.data[i]); }
-  p->depth--;
-  return rc;
-}
-
-static int value(jp *p, const char *end, jv *v) {
-  ws(p, end);
-  if (p->e >= end) return fail(p, "unexpected end");
-  char c = *p->e;
-  if (c == '{' || c == '[') return container(p, end, v, c == '{');
-  if (c == '"') { v->type = JV_STR; return string(p, end, &v->str); }
-  if (end - p->e >= 4 && !memcmp(p->e, "null", 4)) { v->type = JV_NULL; p->e += 4; return 0; }
-  if (end - p->e >= 4 && !memcmp(p->e, "true", 4)) { v->type = JV_BOOL; v->num = 1; p->e += 4; return 0; }
-  if (end - p->e >= 5 && !memcmp(p->e, "false", 5)) { v->type = JV_BOOL; p->e += 5; return 0; }
-  if (c == '-' || (c >= '0' && c <= '9')) {
-    char buf[64];
-    size_t n = 0;
-    while (p->e + n < end && n < sizeof buf - 1 && strchr("+-.eE0123456789", p->e[n])) n++;
-    memcpy(buf, p->e, n);
-    buf[n] = 0;
-    char *stop;
-    v->type = JV_NUM;
-    v->num = strtod(buf, &stop);
-    if (stop == buf) return fail(p, "bad number");
-    p->e += stop - buf;
-    return 0;
-  }
-  return fail(p, "unexpected character");
-}
 
 static void jv_clear(jv *v) {
   if (v->type == JV_STR) free(v->str);
@@ -166,14 +22,52 @@ static void jv_clear(jv *v) {
   }
 }
 
+/* Copies Jansson's value j into v (recursively: Jansson has bounded the depth). */
+static void copy(const json_t *j, jv *v) {
+  memset(v, 0, sizeof *v);
+  switch (json_typeof(j)) {
+  case JSON_OBJECT: {
+    v->type = JV_OBJ;
+    v->n = json_object_size(j);
+    v->items = xcalloc(v->n ? v->n : 1, sizeof *v->items);
+    v->keys = xcalloc(v->n ? v->n : 1, sizeof *v->keys);
+    size_t i = 0;
+    const char *key;
+    json_t *val;
+    /* Jansson iterates an object in the order its members were read */
+    json_object_foreach((json_t *)j, key, val) {
+      v->keys[i] = xstrdup(key);
+      copy(val, &v->items[i++]);
+    }
+    break;
+  }
+  case JSON_ARRAY:
+    v->type = JV_ARR;
+    v->n = json_array_size(j);
+    v->items = xcalloc(v->n ? v->n : 1, sizeof *v->items);
+    for (size_t i = 0; i < v->n; i++) copy(json_array_get(j, i), &v->items[i]);
+    break;
+  case JSON_STRING: v->type = JV_STR; v->str = xstrdup(json_string_value(j)); break;
+  case JSON_INTEGER: v->type = JV_NUM; v->num = (double)json_integer_value(j); break;
+  case JSON_REAL: v->type = JV_NUM; v->num = json_real_value(j); break;
+  case JSON_TRUE: v->type = JV_BOOL; v->num = 1; break;
+  case JSON_FALSE: v->type = JV_BOOL; break;
+  case JSON_NULL: v->type = JV_NULL; break;
+  }
+}
+
 jv *jv_parse(const char *text, size_t len, char *err, size_t errlen) {
-  jp p = {text, text, err, errlen, 0};
+  json_error_t e;
   err[0] = 0;
-  jv *v = xcalloc(1, sizeof *v);
-  const char *end = text + len;
-  int rc = value(&p, end, v);
-  if (rc == 0) { ws(&p, end); if (p.e != end) rc = fail(&p, "trailing characters"); }
-  if (rc < 0) { jv_free(v); return NULL; }
+  /* any value at the top; every number as a double (no integer overflow) */
+  json_t *j = json_loadb(text, len, JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL, &e);
+  if (!j) {
+    snprintf(err, errlen, "JSON: %s at line %d, column %d (byte %d)", e.text, e.line, e.column, e.position);
+    return NULL;
+  }
+  jv *v = xmalloc(sizeof *v);
+  copy(j, v);
+  json_decref(j);
   return v;
 }
 

@@ -20,19 +20,6 @@ extern const char obs_report_timeline_js[];
 
 enum { MAX_CP = 200000 };
 
-/* A JSON string safe inside <script>: no "</" can close the element. */
-static void js_string(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; s && *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-    else if (c == '<') fputs("\\u003c", f);
-    else if (c < 0x20) fprintf(f, "\\u%04x", c);
-    else fputc(c, f);
-  }
-  fputc('"', f);
-}
-
 static long long quant(double t, double q) { return isfinite(t) ? llround(t / q) : 0; }
 
 /* Per rank [start, end, kind, line, state, ...] as "gap,dur,kind,dline,state," (see above). */
@@ -87,7 +74,7 @@ static void write_events(FILE *f, const jv *doc) {
     fprintf(f, "%s[%.9g,", n++ ? "," : "", jv_num(jv_get(e, "date"), 0));
     char b[96];
     snprintf(b, sizeof b, "%s %zu host(s)", jv_str(jv_get(e, "action"), "?"), jv_len(jv_get(e, "hosts")));
-    js_string(f, b);
+    obs_json_string(f, b);
     fputs(strcmp(jv_str(jv_get(e, "action"), ""), "add") ? ",\"#b2182b\"]" : ",\"#1b7837\"]", f);
   }
   fputc(']', f);
@@ -139,18 +126,18 @@ void obs_report_timeline(FILE *f, const jv *doc) {
   for (int s = 0; s < OBS_NSTATES; s++) fprintf(f, "%s\"%s\"", s ? "," : "", obs_state_label(s));
   fputs("],\"kinds\":[", f);
   const jv *kinds = jv_get(tl, "kinds"), *files = jv_get(tl, "files");
-  for (size_t i = 0; i < jv_len(kinds); i++) { if (i) fputc(',', f); js_string(f, jv_str(jv_at(kinds, i), "?")); }
+  for (size_t i = 0; i < jv_len(kinds); i++) { if (i) fputc(',', f); obs_json_string(f, jv_str(jv_at(kinds, i), "?")); }
   fputs("],\"files\":[", f);
   for (size_t i = 0; i < jv_len(files); i++) {
     if (i) fputc(',', f);
     const jv *x = jv_at(files, i);
-    if (x && x->type == JV_STR) js_string(f, x->str); else fputs("null", f);
+    if (x && x->type == JV_STR) obs_json_string(f, x->str); else fputs("null", f);
   }
   fputc(']', f);
   if (acts) write_acts(f, acts, q);
   else fputs(",\"acts\":null", f);
   fputs(",\"rs\":[", f);
-  for (size_t r = 0; r < np; r++) { if (r) fputs(r % 64 ? "," : ",\n", f); js_string(f, jv_str(jv_at(rs, r), "")); }
+  for (size_t r = 0; r < np; r++) { if (r) fputs(r % 64 ? "," : ",\n", f); obs_json_string(f, jv_str(jv_at(rs, r), "")); }
   fputc(']', f);
   write_cp(f, jv_get(jv_get(doc, "critical_path"), "segments"), q);
   write_events(f, doc);

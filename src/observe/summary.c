@@ -16,12 +16,39 @@ void obs_json_number(FILE *f, double x) {
   fputs(buf, f);
 }
 
+/* Length of the valid UTF-8 sequence at p (RFC 3629: no overlong forms, no surrogates, up to
+ * U+10FFFF), 0 when there is none. */
+static int utf8_len(const unsigned char *p) {
+  unsigned char c = p[0];
+  int n = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+  if (!n) return 0;
+  unsigned char lo = 0x80, hi = 0xBF;   /* the second byte's range */
+  if (c == 0xE0) lo = 0xA0;
+  else if (c == 0xED) hi = 0x9F;
+  else if (c == 0xF0) lo = 0x90;
+  else if (c == 0xF4) hi = 0x8F;
+  if (p[1] < lo || p[1] > hi) return 0;
+  for (int i = 2; i < n; i++)
+    if (p[i] < 0x80 || p[i] > 0xBF) return 0;
+  return n;
+}
+
+/* A JSON string (RFC 8259: UTF-8). Names come from the user's files and command line, in
+ * whatever encoding: a byte that is not part of valid UTF-8 is written as the Latin-1
+ * character it would be (\u00XX), so the document stays valid and psim can read it back.
+ * '<' is escaped too, so that the string is also safe inside an HTML <script> (the report). */
 void obs_json_string(FILE *f, const char *s) {
   fputc('"', f);
   for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
     if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
-    else if (*p < 0x20) fprintf(f, "\\u%04x", *p);
-    else fputc(*p, f);
+    else if (*p < 0x20 || *p == '<') fprintf(f, "\\u%04x", *p);
+    else if (*p < 0x80) fputc(*p, f);
+    else {
+      int n = utf8_len(p);
+      if (!n) { fprintf(f, "\\u%04x", *p); continue; }
+      fwrite(p, 1, (size_t)n, f);
+      p += n - 1;
+    }
   }
   fputc('"', f);
 }

@@ -1,6 +1,6 @@
 #!/bin/sh
 # `make demo` works on a machine with only the build dependencies: a copy of the source tree
-# (without build directories) is configured with pkg-config seeing only expat, zlib and zstd
+# (without build directories) is configured with pkg-config seeing only expat, zlib, zstd and jansson
 # (not cmocka, not SimGrid), built with `make demo`, and the demo must succeed. The tests must
 # then not be configured, and `make test` must fail with a clear message, not build half.
 set -u
@@ -13,7 +13,7 @@ tar -C "$PSIM_SRC" --exclude='./build' --exclude='./build-*' --exclude='./.git' 
   { echo "FAIL copying the source tree"; exit 1; }
 [ -f "$W/src/CMakeLists.txt" ] && [ ! -e "$W/src/build" ] || bad "the copy is not a clean source tree"
 # pkg-config sees the build dependencies only
-for m in expat zlib libzstd; do
+for m in expat zlib libzstd jansson; do
   d=$(pkg-config --variable=pcfiledir "$m") && cp "$d/$m.pc" "$W/pc/" || bad "no $m.pc to copy"
 done
 export PKG_CONFIG_LIBDIR="$W/pc"
@@ -21,7 +21,7 @@ unset PKG_CONFIG_PATH
 for m in cmocka simgrid; do
   pkg-config --exists "$m" && bad "pkg-config still sees $m"
 done
-pkg-config --exists expat zlib libzstd || bad "pkg-config does not see the build dependencies"
+pkg-config --exists expat zlib libzstd jansson || bad "pkg-config does not see the build dependencies"
 
 (cd "$W/src" && timeout 1200 make demo BUILD="$W/b" JOBS=2) >"$W/log" 2>&1
 rc=$?

@@ -90,4 +90,13 @@ else bad "chromium failed to load the sensitivity report"; fi
 printf '{"ranks": [' > "$TMPD/broken.json"
 if "$PSIM" report "$TMPD/broken.json" -o "$TMPD/x.html" 2> "$TMPD/err"; then bad "broken JSON accepted"
 elif ! grep -q "JSON" "$TMPD/err"; then bad "broken JSON: unclear message: $(cat "$TMPD/err")"; fi
+# a name that is not UTF-8 (a Latin-1 directory name) and a '<': the JSON stays valid (RFC 8259:
+# UTF-8; the byte is written as the Latin-1 character, \u00e9) and the report reads it back
+lat=$(printf '%s/caf\351<x>' "$TMPD")
+"$PSIM" gen stencil --ranks 4 --iters 1 -o "$lat" > /dev/null 2>&1 || bad "gen into a Latin-1 directory name"
+if ! "$PSIM" replay --quiet "$lat" --json "$TMPD/latin1.json" 2> "$TMPD/err"; then bad "replay of $lat: $(cat "$TMPD/err")"
+elif ! python3 -m json.tool "$TMPD/latin1.json" > "$TMPD/latin1.txt" 2> "$TMPD/err"; then bad "Latin-1 name: invalid JSON: $(cat "$TMPD/err")"
+elif ! grep -qF 'caf\u00e9<x>' "$TMPD/latin1.txt"; then bad "Latin-1 name: not written as \\u00e9: $(grep -m1 caf "$TMPD/latin1.txt")"
+elif ! "$PSIM" report "$TMPD/latin1.json" -o "$TMPD/latin1.html" 2> "$TMPD/err"; then bad "report of a Latin-1 name: $(cat "$TMPD/err")"
+else echo "ok   a name that is not UTF-8: valid JSON, read back by the report"; fi
 finish $fails

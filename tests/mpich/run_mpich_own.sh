@@ -9,9 +9,9 @@
 #
 # The tests of each directory are those SimGrid 3.32's SMPI runs
 # (../shared/cases/mpich/smpi-3.32-<dir>.testlist, lines starting with # left out) for pt2pt,
-# coll, comm, group, init and datatype, and MPICH's own testlist for rma (SimGrid's list is
-# not in ../shared) and topo (SimGrid's comments out all but four Cartesian tests, "need
-# MPI_Graph*"...: MPICH's runs all 19); a DTPools test counts once per variant MPICH's configure generated (its
+# coll, comm, group, init, datatype and errhan, and MPICH's own testlist for rma (SimGrid's
+# list is not in ../shared) and topo (SimGrid's comments out all but four Cartesian tests,
+# "need MPI_Graph*"...: MPICH's runs all 18); a DTPools test counts once per variant MPICH's configure generated (its
 # testlist.dtp; at MPICH's process count when MPICH generated none for SimGrid's), and a test
 # takes the arguments MPICH's testlist gives it (SimGrid's are those of its own copies). Prints passed/total per directory (runtests' TAP output: "ok" lines), and
 # writes the failures to $PSIM_MPICH_DIR/own/failures.txt. The source is the mpich 4.0.2
@@ -34,7 +34,7 @@ PSIMCC="$(dirname "$PSIM")/psimcc"
 : "${MPITEST_CLEANUP:=0}"
 export PSIM MPITEST_TIMEOUT MPITEST_CLEANUP
 LISTS=$PSIM_SHARED/cases/mpich
-[ $# -gt 0 ] || set -- pt2pt coll comm group init datatype rma topo
+[ $# -gt 0 ] || set -- pt2pt coll comm group init datatype rma errhan topo
 # directories run with MPICH's own testlist even where SimGrid's exists
 OWN_LISTS=" rma topo "
 tarball=$(ls "$PSIM_MPICH_DIR"/mpich_*.orig.tar.* 2>/dev/null | head -n 1)

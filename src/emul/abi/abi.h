@@ -40,6 +40,7 @@ typedef int abi_pcomm_delete_fn(int, int, void *, void *);
 typedef int abi_pgreq_query_fn(void *extra_state, abi_pstatus *status);
 typedef int abi_pgreq_free_fn(void *extra_state);
 typedef int abi_pgreq_cancel_fn(void *extra_state, int complete);
+typedef void abi_perrh_fn(int *handle, int *errorcode, ...);   /* comm's and win's */
 
 /* MPICH's special pointers */
 #define ABI_STATUS_IGNORE ((abi_status *)1)
@@ -80,6 +81,8 @@ int abi_keyval_out(int k);
 int abi_err_in(int e);
 int abi_err_out(int e);
 int abi_combiner_out(int c);
+/* MPICH's value of an error code (the program's own too), at a fixed address (MPI_LASTUSEDCODE) */
+const int *abi_err_static(int e);
 /* Attribute values set from Fortran (an integer) are stored boxed (abi_attr.c): C reads the
  * box's address, a pointer to the value, as from MPICH; Fortran and the callbacks the value. */
 void *abi_attr_box(ptrdiff_t value);

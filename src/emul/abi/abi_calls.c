@@ -137,6 +137,66 @@ int MPI_Errhandler_free(int *errhandler) {
   return abi_err_out(rc);
 }
 
+int (*p_MPI_Comm_create_errhandler)(abi_perrh_fn *comm_errhandler_fn, int *errhandler);
+int (*p_MPI_Errhandler_create)(abi_perrh_fn *function, int *errhandler);
+int (*p_MPI_Errhandler_get)(int comm, int *errhandler);
+int MPI_Errhandler_get(int comm, int *errhandler) {
+  if (!p_MPI_Errhandler_get) abi_missing("MPI_Errhandler_get");
+  int errhandler_p = 0;
+  int rc = p_MPI_Errhandler_get(abi_comm_in(comm), &errhandler_p);
+  *errhandler = abi_errh_out(errhandler_p);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Comm_call_errhandler)(int comm, int errorcode);
+int MPI_Comm_call_errhandler(int comm, int errorcode) {
+  if (!p_MPI_Comm_call_errhandler) abi_missing("MPI_Comm_call_errhandler");
+  int rc = p_MPI_Comm_call_errhandler(abi_comm_in(comm), abi_err_in(errorcode));
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Win_create_errhandler)(abi_perrh_fn *win_errhandler_fn, int *errhandler);
+int (*p_MPI_Win_get_errhandler)(int win, int *errhandler);
+int MPI_Win_get_errhandler(int win, int *errhandler) {
+  if (!p_MPI_Win_get_errhandler) abi_missing("MPI_Win_get_errhandler");
+  int errhandler_p = 0;
+  int rc = p_MPI_Win_get_errhandler(abi_win_in(win), &errhandler_p);
+  *errhandler = abi_errh_out(errhandler_p);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Win_call_errhandler)(int win, int errorcode);
+int MPI_Win_call_errhandler(int win, int errorcode) {
+  if (!p_MPI_Win_call_errhandler) abi_missing("MPI_Win_call_errhandler");
+  int rc = p_MPI_Win_call_errhandler(abi_win_in(win), abi_err_in(errorcode));
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Add_error_class)(int *errorclass);
+int MPI_Add_error_class(int *errorclass) {
+  if (!p_MPI_Add_error_class) abi_missing("MPI_Add_error_class");
+  int errorclass_p = 0;
+  int rc = p_MPI_Add_error_class(&errorclass_p);
+  *errorclass = abi_err_out(errorclass_p);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Add_error_code)(int errorclass, int *errorcode);
+int MPI_Add_error_code(int errorclass, int *errorcode) {
+  if (!p_MPI_Add_error_code) abi_missing("MPI_Add_error_code");
+  int errorcode_p = 0;
+  int rc = p_MPI_Add_error_code(abi_err_in(errorclass), &errorcode_p);
+  *errorcode = abi_err_out(errorcode_p);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Add_error_string)(int errorcode, const char *string);
+int MPI_Add_error_string(int errorcode, const char *string) {
+  if (!p_MPI_Add_error_string) abi_missing("MPI_Add_error_string");
+  int rc = p_MPI_Add_error_string(abi_err_in(errorcode), string);
+  return abi_err_out(rc);
+}
+
 int (*p_MPI_Comm_get_attr)(int comm, int keyval, void *attribute_val, int *flag);
 int (*p_MPI_Attr_get)(int comm, int keyval, void *attribute_val, int *flag);
 int (*p_MPI_Comm_create_keyval)(abi_pcomm_copy_fn *comm_copy_attr_fn, abi_pcomm_delete_fn *comm_delete_attr_fn, int *keyval, void *extra_state);
@@ -1535,6 +1595,55 @@ int MPI_Type_get_envelope(int dt, int *num_integers, int *num_addresses, int *nu
   return abi_err_out(rc);
 }
 
+int (*p_MPI_Type_get_contents)(int dt, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], ptrdiff_t array_of_addresses[], int array_of_datatypes[]);
+int (*p_MPI_Type_create_f90_real)(int p, int r, int *newtype);
+int MPI_Type_create_f90_real(int p, int r, int *newtype) {
+  if (!p_MPI_Type_create_f90_real) abi_missing("MPI_Type_create_f90_real");
+  int newtype_p = 0;
+  int rc = p_MPI_Type_create_f90_real(p, r, &newtype_p);
+  *newtype = abi_dt_out(newtype_p);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Type_create_f90_complex)(int p, int r, int *newtype);
+int MPI_Type_create_f90_complex(int p, int r, int *newtype) {
+  if (!p_MPI_Type_create_f90_complex) abi_missing("MPI_Type_create_f90_complex");
+  int newtype_p = 0;
+  int rc = p_MPI_Type_create_f90_complex(p, r, &newtype_p);
+  *newtype = abi_dt_out(newtype_p);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Type_create_f90_integer)(int r, int *newtype);
+int MPI_Type_create_f90_integer(int r, int *newtype) {
+  if (!p_MPI_Type_create_f90_integer) abi_missing("MPI_Type_create_f90_integer");
+  int newtype_p = 0;
+  int rc = p_MPI_Type_create_f90_integer(r, &newtype_p);
+  *newtype = abi_dt_out(newtype_p);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Pack_external)(const char datarep[], const void *inbuf, int incount, int dt, void *outbuf, ptrdiff_t outsize, ptrdiff_t *position);
+int MPI_Pack_external(const char datarep[], const void *inbuf, int incount, int dt, void *outbuf, ptrdiff_t outsize, ptrdiff_t *position) {
+  if (!p_MPI_Pack_external) abi_missing("MPI_Pack_external");
+  int rc = p_MPI_Pack_external(datarep, inbuf, incount, abi_dt_in(dt), outbuf, outsize, position);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Unpack_external)(const char datarep[], const void *inbuf, ptrdiff_t insize, ptrdiff_t *position, void *outbuf, int outcount, int dt);
+int MPI_Unpack_external(const char datarep[], const void *inbuf, ptrdiff_t insize, ptrdiff_t *position, void *outbuf, int outcount, int dt) {
+  if (!p_MPI_Unpack_external) abi_missing("MPI_Unpack_external");
+  int rc = p_MPI_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, abi_dt_in(dt));
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Pack_external_size)(const char datarep[], int incount, int dt, ptrdiff_t *size);
+int MPI_Pack_external_size(const char datarep[], int incount, int dt, ptrdiff_t *size) {
+  if (!p_MPI_Pack_external_size) abi_missing("MPI_Pack_external_size");
+  int rc = p_MPI_Pack_external_size(datarep, incount, abi_dt_in(dt), size);
+  return abi_err_out(rc);
+}
+
 int (*p_MPI_Get_address)(const void *location, ptrdiff_t *address);
 int MPI_Get_address(const void *location, ptrdiff_t *address) {
   if (!p_MPI_Get_address) abi_missing("MPI_Get_address");
@@ -1938,9 +2047,6 @@ int MPI_Migrate(void) {
 
 /* What MPICH exports and psim does not implement: the run stops, naming the call. */
 int MPI_Accumulate_c(void) { abi_missing("MPI_Accumulate_c"); }
-int MPI_Add_error_class(void) { abi_missing("MPI_Add_error_class"); }
-int MPI_Add_error_code(void) { abi_missing("MPI_Add_error_code"); }
-int MPI_Add_error_string(void) { abi_missing("MPI_Add_error_string"); }
 int MPI_Aint_add(void) { abi_missing("MPI_Aint_add"); }
 int MPI_Aint_diff(void) { abi_missing("MPI_Aint_diff"); }
 int MPI_Allgather_c(void) { abi_missing("MPI_Allgather_c"); }
@@ -1971,9 +2077,7 @@ int MPI_Buffer_attach_c(void) { abi_missing("MPI_Buffer_attach_c"); }
 int MPI_Buffer_detach_c(void) { abi_missing("MPI_Buffer_detach_c"); }
 int MPI_Close_port(void) { abi_missing("MPI_Close_port"); }
 int MPI_Comm_accept(void) { abi_missing("MPI_Comm_accept"); }
-int MPI_Comm_call_errhandler(void) { abi_missing("MPI_Comm_call_errhandler"); }
 int MPI_Comm_connect(void) { abi_missing("MPI_Comm_connect"); }
-int MPI_Comm_create_errhandler(void) { abi_missing("MPI_Comm_create_errhandler"); }
 int MPI_Comm_create_from_group(void) { abi_missing("MPI_Comm_create_from_group"); }
 int MPI_Comm_disconnect(void) { abi_missing("MPI_Comm_disconnect"); }
 int MPI_Comm_get_parent(void) { abi_missing("MPI_Comm_get_parent"); }
@@ -1982,8 +2086,6 @@ int MPI_Comm_idup_with_info(void) { abi_missing("MPI_Comm_idup_with_info"); }
 int MPI_Comm_join(void) { abi_missing("MPI_Comm_join"); }
 int MPI_Comm_spawn(void) { abi_missing("MPI_Comm_spawn"); }
 int MPI_Comm_spawn_multiple(void) { abi_missing("MPI_Comm_spawn_multiple"); }
-int MPI_Errhandler_create(void) { abi_missing("MPI_Errhandler_create"); }
-int MPI_Errhandler_get(void) { abi_missing("MPI_Errhandler_get"); }
 int MPI_Exscan_c(void) { abi_missing("MPI_Exscan_c"); }
 int MPI_Exscan_init(void) { abi_missing("MPI_Exscan_init"); }
 int MPI_Exscan_init_c(void) { abi_missing("MPI_Exscan_init_c"); }
@@ -2138,9 +2240,7 @@ int MPI_Neighbor_alltoallw_init_c(void) { abi_missing("MPI_Neighbor_alltoallw_in
 int MPI_Op_create_c(void) { abi_missing("MPI_Op_create_c"); }
 int MPI_Open_port(void) { abi_missing("MPI_Open_port"); }
 int MPI_Pack_c(void) { abi_missing("MPI_Pack_c"); }
-int MPI_Pack_external(void) { abi_missing("MPI_Pack_external"); }
 int MPI_Pack_external_c(void) { abi_missing("MPI_Pack_external_c"); }
-int MPI_Pack_external_size(void) { abi_missing("MPI_Pack_external_size"); }
 int MPI_Pack_external_size_c(void) { abi_missing("MPI_Pack_external_size_c"); }
 int MPI_Pack_size_c(void) { abi_missing("MPI_Pack_size_c"); }
 int MPI_Parrived(void) { abi_missing("MPI_Parrived"); }
@@ -2261,7 +2361,6 @@ int MPI_Type_create_indexed_block_c(void) { abi_missing("MPI_Type_create_indexed
 int MPI_Type_create_resized_c(void) { abi_missing("MPI_Type_create_resized_c"); }
 int MPI_Type_create_struct_c(void) { abi_missing("MPI_Type_create_struct_c"); }
 int MPI_Type_create_subarray_c(void) { abi_missing("MPI_Type_create_subarray_c"); }
-int MPI_Type_get_contents(void) { abi_missing("MPI_Type_get_contents"); }
 int MPI_Type_get_contents_c(void) { abi_missing("MPI_Type_get_contents_c"); }
 int MPI_Type_get_envelope_c(void) { abi_missing("MPI_Type_get_envelope_c"); }
 int MPI_Type_get_extent_c(void) { abi_missing("MPI_Type_get_extent_c"); }
@@ -2273,19 +2372,15 @@ int MPI_Type_size_c(void) { abi_missing("MPI_Type_size_c"); }
 int MPI_Type_size_x(void) { abi_missing("MPI_Type_size_x"); }
 int MPI_Type_vector_c(void) { abi_missing("MPI_Type_vector_c"); }
 int MPI_Unpack_c(void) { abi_missing("MPI_Unpack_c"); }
-int MPI_Unpack_external(void) { abi_missing("MPI_Unpack_external"); }
 int MPI_Unpack_external_c(void) { abi_missing("MPI_Unpack_external_c"); }
 int MPI_Unpublish_name(void) { abi_missing("MPI_Unpublish_name"); }
 int MPI_Win_allocate_c(void) { abi_missing("MPI_Win_allocate_c"); }
 int MPI_Win_allocate_shared(void) { abi_missing("MPI_Win_allocate_shared"); }
 int MPI_Win_allocate_shared_c(void) { abi_missing("MPI_Win_allocate_shared_c"); }
 int MPI_Win_attach(void) { abi_missing("MPI_Win_attach"); }
-int MPI_Win_call_errhandler(void) { abi_missing("MPI_Win_call_errhandler"); }
 int MPI_Win_create_c(void) { abi_missing("MPI_Win_create_c"); }
 int MPI_Win_create_dynamic(void) { abi_missing("MPI_Win_create_dynamic"); }
-int MPI_Win_create_errhandler(void) { abi_missing("MPI_Win_create_errhandler"); }
 int MPI_Win_detach(void) { abi_missing("MPI_Win_detach"); }
-int MPI_Win_get_errhandler(void) { abi_missing("MPI_Win_get_errhandler"); }
 int MPI_Win_get_info(void) { abi_missing("MPI_Win_get_info"); }
 int MPI_Win_set_info(void) { abi_missing("MPI_Win_set_info"); }
 int MPI_Win_shared_query(void) { abi_missing("MPI_Win_shared_query"); }
@@ -2356,7 +2451,6 @@ extern __typeof__(MPI_Comm_call_errhandler) PMPI_Comm_call_errhandler __attribut
 extern __typeof__(MPI_Comm_compare) PMPI_Comm_compare __attribute__((alias("MPI_Comm_compare")));
 extern __typeof__(MPI_Comm_connect) PMPI_Comm_connect __attribute__((alias("MPI_Comm_connect")));
 extern __typeof__(MPI_Comm_create) PMPI_Comm_create __attribute__((alias("MPI_Comm_create")));
-extern __typeof__(MPI_Comm_create_errhandler) PMPI_Comm_create_errhandler __attribute__((alias("MPI_Comm_create_errhandler")));
 extern __typeof__(MPI_Comm_create_from_group) PMPI_Comm_create_from_group __attribute__((alias("MPI_Comm_create_from_group")));
 extern __typeof__(MPI_Comm_create_group) PMPI_Comm_create_group __attribute__((alias("MPI_Comm_create_group")));
 extern __typeof__(MPI_Comm_delete_attr) PMPI_Comm_delete_attr __attribute__((alias("MPI_Comm_delete_attr")));
@@ -2392,7 +2486,6 @@ extern __typeof__(MPI_Dist_graph_create) PMPI_Dist_graph_create __attribute__((a
 extern __typeof__(MPI_Dist_graph_create_adjacent) PMPI_Dist_graph_create_adjacent __attribute__((alias("MPI_Dist_graph_create_adjacent")));
 extern __typeof__(MPI_Dist_graph_neighbors) PMPI_Dist_graph_neighbors __attribute__((alias("MPI_Dist_graph_neighbors")));
 extern __typeof__(MPI_Dist_graph_neighbors_count) PMPI_Dist_graph_neighbors_count __attribute__((alias("MPI_Dist_graph_neighbors_count")));
-extern __typeof__(MPI_Errhandler_create) PMPI_Errhandler_create __attribute__((alias("MPI_Errhandler_create")));
 extern __typeof__(MPI_Errhandler_free) PMPI_Errhandler_free __attribute__((alias("MPI_Errhandler_free")));
 extern __typeof__(MPI_Errhandler_get) PMPI_Errhandler_get __attribute__((alias("MPI_Errhandler_get")));
 extern __typeof__(MPI_Errhandler_set) PMPI_Errhandler_set __attribute__((alias("MPI_Errhandler_set")));
@@ -2791,6 +2884,9 @@ extern __typeof__(MPI_Type_contiguous) PMPI_Type_contiguous __attribute__((alias
 extern __typeof__(MPI_Type_contiguous_c) PMPI_Type_contiguous_c __attribute__((alias("MPI_Type_contiguous_c")));
 extern __typeof__(MPI_Type_create_darray) PMPI_Type_create_darray __attribute__((alias("MPI_Type_create_darray")));
 extern __typeof__(MPI_Type_create_darray_c) PMPI_Type_create_darray_c __attribute__((alias("MPI_Type_create_darray_c")));
+extern __typeof__(MPI_Type_create_f90_complex) PMPI_Type_create_f90_complex __attribute__((alias("MPI_Type_create_f90_complex")));
+extern __typeof__(MPI_Type_create_f90_integer) PMPI_Type_create_f90_integer __attribute__((alias("MPI_Type_create_f90_integer")));
+extern __typeof__(MPI_Type_create_f90_real) PMPI_Type_create_f90_real __attribute__((alias("MPI_Type_create_f90_real")));
 extern __typeof__(MPI_Type_create_hindexed) PMPI_Type_create_hindexed __attribute__((alias("MPI_Type_create_hindexed")));
 extern __typeof__(MPI_Type_create_hindexed_block) PMPI_Type_create_hindexed_block __attribute__((alias("MPI_Type_create_hindexed_block")));
 extern __typeof__(MPI_Type_create_hindexed_block_c) PMPI_Type_create_hindexed_block_c __attribute__((alias("MPI_Type_create_hindexed_block_c")));
@@ -2810,7 +2906,6 @@ extern __typeof__(MPI_Type_extent) PMPI_Type_extent __attribute__((alias("MPI_Ty
 extern __typeof__(MPI_Type_free) PMPI_Type_free __attribute__((alias("MPI_Type_free")));
 extern __typeof__(MPI_Type_free_keyval) PMPI_Type_free_keyval __attribute__((alias("MPI_Type_free_keyval")));
 extern __typeof__(MPI_Type_get_attr) PMPI_Type_get_attr __attribute__((alias("MPI_Type_get_attr")));
-extern __typeof__(MPI_Type_get_contents) PMPI_Type_get_contents __attribute__((alias("MPI_Type_get_contents")));
 extern __typeof__(MPI_Type_get_contents_c) PMPI_Type_get_contents_c __attribute__((alias("MPI_Type_get_contents_c")));
 extern __typeof__(MPI_Type_get_envelope) PMPI_Type_get_envelope __attribute__((alias("MPI_Type_get_envelope")));
 extern __typeof__(MPI_Type_get_envelope_c) PMPI_Type_get_envelope_c __attribute__((alias("MPI_Type_get_envelope_c")));
@@ -2850,7 +2945,6 @@ extern __typeof__(MPI_Win_complete) PMPI_Win_complete __attribute__((alias("MPI_
 extern __typeof__(MPI_Win_create) PMPI_Win_create __attribute__((alias("MPI_Win_create")));
 extern __typeof__(MPI_Win_create_c) PMPI_Win_create_c __attribute__((alias("MPI_Win_create_c")));
 extern __typeof__(MPI_Win_create_dynamic) PMPI_Win_create_dynamic __attribute__((alias("MPI_Win_create_dynamic")));
-extern __typeof__(MPI_Win_create_errhandler) PMPI_Win_create_errhandler __attribute__((alias("MPI_Win_create_errhandler")));
 extern __typeof__(MPI_Win_delete_attr) PMPI_Win_delete_attr __attribute__((alias("MPI_Win_delete_attr")));
 extern __typeof__(MPI_Win_detach) PMPI_Win_detach __attribute__((alias("MPI_Win_detach")));
 extern __typeof__(MPI_Win_fence) PMPI_Win_fence __attribute__((alias("MPI_Win_fence")));
@@ -2903,6 +2997,16 @@ const abi_bind abi_binds[] = {
   {"MPI_Comm_get_errhandler", &p_MPI_Comm_get_errhandler},
   {"MPI_Errhandler_set", &p_MPI_Errhandler_set},
   {"MPI_Errhandler_free", &p_MPI_Errhandler_free},
+  {"MPI_Comm_create_errhandler", &p_MPI_Comm_create_errhandler},
+  {"MPI_Errhandler_create", &p_MPI_Errhandler_create},
+  {"MPI_Errhandler_get", &p_MPI_Errhandler_get},
+  {"MPI_Comm_call_errhandler", &p_MPI_Comm_call_errhandler},
+  {"MPI_Win_create_errhandler", &p_MPI_Win_create_errhandler},
+  {"MPI_Win_get_errhandler", &p_MPI_Win_get_errhandler},
+  {"MPI_Win_call_errhandler", &p_MPI_Win_call_errhandler},
+  {"MPI_Add_error_class", &p_MPI_Add_error_class},
+  {"MPI_Add_error_code", &p_MPI_Add_error_code},
+  {"MPI_Add_error_string", &p_MPI_Add_error_string},
   {"MPI_Comm_get_attr", &p_MPI_Comm_get_attr},
   {"MPI_Attr_get", &p_MPI_Attr_get},
   {"MPI_Comm_create_keyval", &p_MPI_Comm_create_keyval},
@@ -3089,6 +3193,13 @@ const abi_bind abi_binds[] = {
   {"MPI_Type_set_name", &p_MPI_Type_set_name},
   {"MPI_Type_get_name", &p_MPI_Type_get_name},
   {"MPI_Type_get_envelope", &p_MPI_Type_get_envelope},
+  {"MPI_Type_get_contents", &p_MPI_Type_get_contents},
+  {"MPI_Type_create_f90_real", &p_MPI_Type_create_f90_real},
+  {"MPI_Type_create_f90_complex", &p_MPI_Type_create_f90_complex},
+  {"MPI_Type_create_f90_integer", &p_MPI_Type_create_f90_integer},
+  {"MPI_Pack_external", &p_MPI_Pack_external},
+  {"MPI_Unpack_external", &p_MPI_Unpack_external},
+  {"MPI_Pack_external_size", &p_MPI_Pack_external_size},
   {"MPI_Get_address", &p_MPI_Get_address},
   {"MPI_Address", &p_MPI_Address},
   {"MPI_Pack", &p_MPI_Pack},

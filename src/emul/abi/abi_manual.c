@@ -396,11 +396,11 @@ int MPI_Group_translate_ranks(int g1, int n, const int ranks1[], int g2, int ran
 #define KEY_IO 0x64400005
 #define KEY_LASTUSEDCODE 0x6440000b
 static int rank_attr(int rc, int keyval, void *attribute_val, const int *flag) {
-  static const int proc_null = -1, any_source = -2, lastcode = 0x3fffffff;   /* MPICH's */
+  static const int proc_null = -1, any_source = -2;   /* MPICH's */
   if (rc != 0 || !*flag) return abi_err_out(rc);
   const int **p = attribute_val;
   if (keyval == KEY_LASTUSEDCODE) {
-    if (abi_err_out(**p) == lastcode) *p = &lastcode;
+    *p = abi_err_static(**p);
     return abi_err_out(rc);
   }
   if (keyval != KEY_HOST && keyval != KEY_IO) return abi_err_out(rc);
@@ -439,33 +439,76 @@ int MPI_Type_match_size(int typeclass, int size, int *datatype) {
   return (unsigned)*datatype == 0x0c000000u ? 3 /* MPICH's MPI_ERR_TYPE */ : 0;
 }
 
-/* MPI_Type_create_f90_*: the type of the smallest kind with at least p decimal digits and a
- * decimal exponent range of at least r (MPI_UNDEFINED: any), as selected_real_kind and
- * selected_int_kind choose it for IEEE single and double precision and 1- to 8-byte integers:
- * MPICH's MPI_REAL4/REAL8, COMPLEX8/COMPLEX16, INTEGER1...INTEGER8 (C's types of that size in
- * psim, named ones: their envelope is MPI_COMBINER_NAMED, not MPICH's F90 combiners). A kind
- * beyond these (16-byte reals, 16-byte integers) is an error, as where the compiler has none. */
-#define ABI_UNDEFINED (-32766)
-static int f90_real(int p, int r, int complex, int *datatype) {
-  if (p == ABI_UNDEFINED && r == ABI_UNDEFINED) return 12; /* MPICH's MPI_ERR_ARG */
-  int pp = p == ABI_UNDEFINED ? 0 : p, rr = r == ABI_UNDEFINED ? 0 : r;
-  if (pp <= 6 && rr <= 37) *datatype = complex ? (int)0x4c000828u : (int)0x4c000427u;
-  else if (pp <= 15 && rr <= 307) *datatype = complex ? (int)0x4c00102au : (int)0x4c000829u;
-  else return 12;
-  return 0;
+/* The datatypes of a constructor's arguments are handles: MPICH's given back. */
+int MPI_Type_get_contents(int dt, int max_integers, int max_addresses, int max_datatypes, int ints[],
+                          ptrdiff_t addrs[], int types[]) {
+  NEED(MPI_Type_get_contents);
+  int rc = p_MPI_Type_get_contents(abi_dt_in(dt), max_integers, max_addresses, max_datatypes, ints,
+                                   addrs, types);
+  int ni = 0, na = 0, nt = 0, c = 0;
+  if (rc == 0 && p_MPI_Type_get_envelope) p_MPI_Type_get_envelope(abi_dt_in(dt), &ni, &na, &nt, &c);
+  for (int i = 0; i < nt; i++) types[i] = abi_dt_out(types[i]);
+  return abi_err_out(rc);
 }
 
-int MPI_Type_create_f90_real(int p, int r, int *datatype);
-int MPI_Type_create_f90_real(int p, int r, int *datatype) { return f90_real(p, r, 0, datatype); }
-int MPI_Type_create_f90_complex(int p, int r, int *datatype);
-int MPI_Type_create_f90_complex(int p, int r, int *datatype) { return f90_real(p, r, 1, datatype); }
-int MPI_Type_create_f90_integer(int r, int *datatype);
-int MPI_Type_create_f90_integer(int r, int *datatype) {
-  static const struct { int range; unsigned type; } ints[] = {
-    {2, 0x4c00012du}, {4, 0x4c00022fu}, {9, 0x4c000430u}, {18, 0x4c000831u}};
-  for (size_t i = 0; i < sizeof ints / sizeof *ints; i++)
-    if (r <= ints[i].range) { *datatype = (int)ints[i].type; return 0; }
-  return 12; /* MPICH's MPI_ERR_ARG */
+/* Error handlers are called by psim with psim's handle and error code: psim gets a trampoline,
+ * which finds the program's function by the handler now set on the object (the one psim is
+ * calling) and hands it MPICH's values. Handler objects are the run's, numbered from 3 by
+ * psim: errh_fns[h] is handler h's function, for all ranks. */
+static abi_perrh_fn **errh_fns;
+static size_t errh_n;
+
+static void errh_remember(int h, abi_perrh_fn *fn) {
+  if ((size_t)h >= errh_n) {
+    size_t n = errh_n ? 2 * errh_n : 64;
+    while (n <= (size_t)h) n *= 2;
+    errh_fns = realloc(errh_fns, n * sizeof *errh_fns);
+    if (!errh_fns) abi_missing("MPI_Comm_create_errhandler (out of memory)");
+    memset(errh_fns + errh_n, 0, (n - errh_n) * sizeof *errh_fns);
+    errh_n = n;
+  }
+  errh_fns[h] = fn;
+}
+
+static void errh_call(int h, int handle, int code) {
+  int c = abi_err_out(code);
+  if (h > 0 && (size_t)h < errh_n && errh_fns[h]) errh_fns[h](&handle, &c);
+}
+
+static void comm_errh_tramp(int *comm, int *code, ...) {
+  int h = 0;
+  if (p_MPI_Comm_get_errhandler) p_MPI_Comm_get_errhandler(*comm, &h);
+  errh_call(h, abi_comm_out(*comm), *code);
+}
+
+static void win_errh_tramp(int *win, int *code, ...) {
+  int h = 0;
+  if (p_MPI_Win_get_errhandler) p_MPI_Win_get_errhandler(*win, &h);
+  errh_call(h, abi_win_out(*win), *code);
+}
+
+static int create_errh(int (*create)(abi_perrh_fn *, int *), abi_perrh_fn *tramp, abi_perrh_fn *fn,
+                       int *errhandler) {
+  int h = 0;
+  int rc = create(tramp, &h);
+  if (rc == 0) errh_remember(h, fn);
+  *errhandler = abi_errh_out(h);
+  return abi_err_out(rc);
+}
+
+int MPI_Comm_create_errhandler(abi_perrh_fn *fn, int *errhandler) {
+  NEED(MPI_Comm_create_errhandler);
+  return create_errh(p_MPI_Comm_create_errhandler, comm_errh_tramp, fn, errhandler);
+}
+
+int MPI_Errhandler_create(abi_perrh_fn *fn, int *errhandler) {
+  NEED(MPI_Errhandler_create);
+  return create_errh(p_MPI_Errhandler_create, comm_errh_tramp, fn, errhandler);
+}
+
+int MPI_Win_create_errhandler(abi_perrh_fn *fn, int *errhandler) {
+  NEED(MPI_Win_create_errhandler);
+  return create_errh(p_MPI_Win_create_errhandler, win_errh_tramp, fn, errhandler);
 }
 
 /* MPICH's Fortran handles are its C handles (MPI_Fint is int). */
@@ -485,7 +528,7 @@ ALIAS(MPI_Testsome) ALIAS(MPI_Startall) ALIAS(MPI_Type_create_struct) ALIAS(MPI_
 ALIAS(MPI_Alltoallw) ALIAS(MPI_Ialltoallw) ALIAS(MPI_Neighbor_alltoallw)
 ALIAS(MPI_Ineighbor_alltoallw) ALIAS(MPI_Op_create)
 ALIAS(MPI_Grequest_start) ALIAS(MPI_Group_translate_ranks) ALIAS(MPI_Comm_get_attr)
-ALIAS(MPI_Attr_get) ALIAS(MPI_Get_version) ALIAS(MPI_Type_create_f90_real)
-ALIAS(MPI_Type_create_f90_complex) ALIAS(MPI_Type_create_f90_integer)
+ALIAS(MPI_Attr_get) ALIAS(MPI_Get_version) ALIAS(MPI_Type_get_contents)
+ALIAS(MPI_Comm_create_errhandler) ALIAS(MPI_Errhandler_create) ALIAS(MPI_Win_create_errhandler)
 ALIAS(MPI_Pcontrol) ALIAS(MPI_Type_match_size) ALIAS(MPI_Comm_c2f) ALIAS(MPI_Comm_f2c)
 ALIAS(MPI_Type_c2f) ALIAS(MPI_Type_f2c)

@@ -152,15 +152,30 @@ static const pair errs[] = {
   {MPI_ERR_RMA_SYNC, 50}, {MPI_ERR_SIZE, 51}, {MPI_ERR_DISP, 52}, {MPI_ERR_ASSERT, 53},
   {MPI_ERR_RMA_RANGE, 55}, {MPI_ERR_LASTCODE, 0x3fffffff},
 };
+/* The program's own classes and codes (MPI_Add_error_class...; psim numbers them from
+ * MPI_ERR_LASTCODE + 1) are MPICH's dynamic ones: 0x40000000 (MPICH's bit of a dynamic
+ * code) + psim's value, above MPICH's MPI_ERR_LASTCODE. */
+#define DYN_BITS 0x40000000u
 int abi_err_out(int e) {
+  if (e > MPI_ERR_LASTCODE) return (int)(DYN_BITS + (unsigned)e);
   for (size_t i = 0; i < N(errs); i++)
     if (errs[i].psim == e) return (int)errs[i].mpich;
   return 15;   /* MPICH's MPI_ERR_OTHER */
 }
 int abi_err_in(int e) {
+  if ((unsigned)e > DYN_BITS + MPI_ERR_LASTCODE && (unsigned)e < 2 * DYN_BITS) return (int)((unsigned)e - DYN_BITS);
   for (size_t i = 0; i < N(errs); i++)
     if ((int)errs[i].mpich == e) return errs[i].psim;
   return MPI_ERR_UNKNOWN;
+}
+
+/* One slot per psim code (predefined or the program's), written with its (constant) MPICH
+ * value: shared by all ranks. */
+const int *abi_err_static(int e) {
+  static int codes[4096], other;
+  int *p = e >= 0 && e < (int)N(codes) ? &codes[e] : &other;
+  *p = abi_err_out(e);
+  return p;
 }
 
 static const pair combiners[] = {

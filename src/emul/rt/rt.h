@@ -31,6 +31,8 @@ typedef struct rt_dtype {
   int explicit_lb, explicit_ub;
   int committed, freed, predefined;
   int combiner;              /* MPI_COMBINER_* of the constructor (0: predefined) */
+  struct rt_dtype_args *args; /* the constructor's arguments (rt_dtype_decode.c), NULL if none */
+  int refs;                  /* handles the program holds (MPI_Type_get_contents adds one) */
   char name[MPI_MAX_OBJECT_NAME];
 } rt_dtype;
 
@@ -115,6 +117,7 @@ typedef struct rt_world {
   VEC(rt_win *) wins;        /* 0: MPI_WIN_NULL */
   VEC(rt_pending_inter *) pending_inter;
   struct rt_attrs *attrs;    /* keyvals and attributes of communicators and datatypes */
+  struct rt_errs *errs;      /* error classes, codes, strings and handlers (rt_errors.c) */
 } rt_world;
 
 typedef struct rt_rank {
@@ -242,6 +245,29 @@ void rt_attr_type_free(MPI_Datatype t);
 int rt_attr_comm_get(MPI_Comm c, int key, void *val, int *flag);   /* user keyvals */
 int rt_attr_win_get(MPI_Win w, int key, void *val, int *flag);
 void rt_attr_win_free(MPI_Win w);
+
+/* rt_dtype_decode.c: the arguments of a type's constructor, as MPI_Type_get_contents gives
+ * them. rt_type_record replaces the record of type t (the outermost constructor records last)
+ * and returns it, its arrays allocated for the caller to fill. */
+typedef struct rt_dtype_args {
+  int ni, na, nt;
+  int *ints;
+  MPI_Aint *addrs;
+  MPI_Datatype *types;
+} rt_dtype_args;
+rt_dtype_args *rt_type_record(MPI_Datatype t, int combiner, int ni, int na, int nt);
+/* Calls fn(ctx, offset, basic type) for each basic element of one element of dt, in the
+ * type map's order (pairs and complex types give their two parts). */
+typedef void rt_type_elem_fn(void *ctx, ptrdiff_t off, MPI_Datatype basic);
+void rt_type_walk(MPI_Datatype dt, ptrdiff_t disp, rt_type_elem_fn *fn, void *ctx);
+/* rt_errors.c: the program's error handlers. rt_comm_error raises error `code` on comm: stops
+ * the run with the message under MPI_ERRORS_ARE_FATAL, else calls the program's handler and
+ * returns code (MPI_ERRORS_RETURN). Errors of calls without a communicator go to
+ * MPI_COMM_WORLD's handler. */
+int rt_comm_error(MPI_Comm comm, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void rt_err_comm_dup(MPI_Comm from, MPI_Comm to);
+int *rt_err_lastused(void);   /* MPI_LASTUSEDCODE's value for the calling rank */
+void rt_errs_free(rt_world *w);
 
 /* rt_heap.c: forgets every block (end of a run). */
 void rt_heap_reset(void);

@@ -119,6 +119,7 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
   if (*newcomm != MPI_COMM_NULL) {
     rt_topo_copy(c, rt_comm_get(*newcomm));
     rt_attr_comm_dup(comm, *newcomm);
+    rt_err_comm_dup(comm, *newcomm);
   }
   emu_leave();
   return MPI_SUCCESS;

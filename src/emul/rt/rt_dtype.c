@@ -191,15 +191,9 @@ void *rt_pack_alloc(const void *buf, int count, MPI_Datatype dt, size_t *len) {
   return p;
 }
 
-/* The combiner of the outermost constructor the program called (MPI_Type_vector builds its
- * type through MPI_Type_create_hvector: the type is a vector). Set on entry when still 0. */
-static int cur_combiner;
-#define COMBINER(c) do { if (!cur_combiner) cur_combiner = (c); } while (0)
-
 static int add_type(rt_dtype *t, MPI_Datatype *out) {
   finish(t);
-  t->combiner = cur_combiner;
-  cur_combiner = 0;
+  t->refs = 1;
   rt_world *w = rt_w();
   VEC_PUSH(w->types, t);
   *out = (int)w->types.len - 1;
@@ -227,71 +221,93 @@ int MPI_Type_lb(MPI_Datatype dt, MPI_Aint *lb) { *lb = rt_type(dt)->lb; return M
 int MPI_Type_ub(MPI_Datatype dt, MPI_Aint *ub) { *ub = rt_type(dt)->ub; return MPI_SUCCESS; }
 
 int MPI_Type_contiguous(int count, MPI_Datatype old, MPI_Datatype *newtype) {
-  COMBINER(MPI_COMBINER_CONTIGUOUS);
   RT_CHECK_COUNT(count);
   rt_dtype *o = rt_type(old), *t = new_type();
   ptrdiff_t ext = o->ub - o->lb;
   for (int i = 0; i < count; i++) add_copy(t, o, i * ext);
-  return add_type(t, newtype);
+  add_type(t, newtype);
+  rt_dtype_args *a = rt_type_record(*newtype, MPI_COMBINER_CONTIGUOUS, 1, 0, 1);
+  a->ints[0] = count;
+  a->types[0] = old;
+  return MPI_SUCCESS;
 }
 
 int MPI_Type_create_hvector(int count, int bl, MPI_Aint stride, MPI_Datatype old, MPI_Datatype *newtype) {
-  COMBINER(MPI_COMBINER_HVECTOR);
   RT_CHECK_COUNT(count);
   RT_CHECK_COUNT(bl);
   rt_dtype *o = rt_type(old), *t = new_type();
   ptrdiff_t ext = o->ub - o->lb;
   for (int i = 0; i < count; i++)
     for (int j = 0; j < bl; j++) add_copy(t, o, i * stride + j * ext);
-  return add_type(t, newtype);
+  add_type(t, newtype);
+  rt_dtype_args *a = rt_type_record(*newtype, MPI_COMBINER_HVECTOR, 2, 1, 1);
+  a->ints[0] = count;
+  a->ints[1] = bl;
+  a->addrs[0] = stride;
+  a->types[0] = old;
+  return MPI_SUCCESS;
 }
 
 int MPI_Type_hvector(int count, int bl, MPI_Aint stride, MPI_Datatype old, MPI_Datatype *newtype) {
-  COMBINER(MPI_COMBINER_HVECTOR);
   return MPI_Type_create_hvector(count, bl, stride, old, newtype);
 }
 
 int MPI_Type_vector(int count, int bl, int stride, MPI_Datatype old, MPI_Datatype *newtype) {
-  COMBINER(MPI_COMBINER_VECTOR);
-  return MPI_Type_create_hvector(count, bl, (MPI_Aint)stride * rt_extent(old), old, newtype);
+  MPI_Type_create_hvector(count, bl, (MPI_Aint)stride * rt_extent(old), old, newtype);
+  rt_dtype_args *a = rt_type_record(*newtype, MPI_COMBINER_VECTOR, 3, 0, 1);
+  a->ints[0] = count;
+  a->ints[1] = bl;
+  a->ints[2] = stride;
+  a->types[0] = old;
+  return MPI_SUCCESS;
 }
 
 int MPI_Type_create_hindexed(int count, const int bls[], const MPI_Aint displs[], MPI_Datatype old,
                              MPI_Datatype *newtype) {
-  COMBINER(MPI_COMBINER_HINDEXED);
   RT_CHECK_COUNT(count);
   rt_dtype *o = rt_type(old), *t = new_type();
   ptrdiff_t ext = o->ub - o->lb;
   for (int i = 0; i < count; i++)
     for (int j = 0; j < bls[i]; j++) add_copy(t, o, displs[i] + j * ext);
-  return add_type(t, newtype);
+  add_type(t, newtype);
+  rt_dtype_args *a = rt_type_record(*newtype, MPI_COMBINER_HINDEXED, count + 1, count, 1);
+  a->ints[0] = count;
+  for (int i = 0; i < count; i++) { a->ints[1 + i] = bls[i]; a->addrs[i] = displs[i]; }
+  a->types[0] = old;
+  return MPI_SUCCESS;
 }
 
 int MPI_Type_indexed(int count, const int bls[], const int displs[], MPI_Datatype old,
                      MPI_Datatype *newtype) {
-  COMBINER(MPI_COMBINER_INDEXED);
   RT_CHECK_COUNT(count);
   MPI_Aint *d = xmalloc((size_t)(count ? count : 1) * sizeof *d);
   for (int i = 0; i < count; i++) d[i] = (MPI_Aint)displs[i] * rt_extent(old);
   int r = MPI_Type_create_hindexed(count, bls, d, old, newtype);
   free(d);
+  rt_dtype_args *a = rt_type_record(*newtype, MPI_COMBINER_INDEXED, 2 * count + 1, 0, 1);
+  a->ints[0] = count;
+  for (int i = 0; i < count; i++) { a->ints[1 + i] = bls[i]; a->ints[1 + count + i] = displs[i]; }
+  a->types[0] = old;
   return r;
 }
 
 int MPI_Type_create_indexed_block(int count, int bl, const int displs[], MPI_Datatype old,
                                   MPI_Datatype *newtype) {
-  COMBINER(MPI_COMBINER_INDEXED_BLOCK);
   RT_CHECK_COUNT(count);
   int *b = xmalloc((size_t)(count ? count : 1) * sizeof *b);
   for (int i = 0; i < count; i++) b[i] = bl;
   int r = MPI_Type_indexed(count, b, displs, old, newtype);
   free(b);
+  rt_dtype_args *a = rt_type_record(*newtype, MPI_COMBINER_INDEXED_BLOCK, count + 2, 0, 1);
+  a->ints[0] = count;
+  a->ints[1] = bl;
+  if (count) memcpy(a->ints + 2, displs, (size_t)count * sizeof *displs);
+  a->types[0] = old;
   return r;
 }
 
 int MPI_Type_create_struct(int count, const int bls[], const MPI_Aint displs[],
                            const MPI_Datatype types[], MPI_Datatype *newtype) {
-  COMBINER(MPI_COMBINER_STRUCT);
   RT_CHECK_COUNT(count);
   rt_dtype *t = new_type();
   ptrdiff_t xlb = PTRDIFF_MAX, xub = PTRDIFF_MIN;
@@ -306,7 +322,11 @@ int MPI_Type_create_struct(int count, const int bls[], const MPI_Aint displs[],
   if (xub != PTRDIFF_MIN) t->ub = xub;
   if (t->lb == PTRDIFF_MAX) t->lb = xlb != PTRDIFF_MAX ? xlb : 0;
   if (t->ub == PTRDIFF_MIN) t->ub = t->lb;
-  return add_type(t, newtype);
+  add_type(t, newtype);
+  rt_dtype_args *a = rt_type_record(*newtype, MPI_COMBINER_STRUCT, count + 1, count, count);
+  a->ints[0] = count;
+  for (int i = 0; i < count; i++) { a->ints[1 + i] = bls[i]; a->addrs[i] = displs[i]; a->types[i] = types[i]; }
+  return MPI_SUCCESS;
 }
 
 int MPI_Type_struct(int count, int bls[], MPI_Aint displs[], MPI_Datatype types[], MPI_Datatype *newtype) {
@@ -314,21 +334,25 @@ int MPI_Type_struct(int count, int bls[], MPI_Aint displs[], MPI_Datatype types[
 }
 
 int MPI_Type_create_resized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype) {
-  COMBINER(MPI_COMBINER_RESIZED);
   rt_dtype *o = rt_type(old), *t = new_type();
   add_copy(t, o, 0);
   t->lb = lb;
   t->ub = lb + extent;
-  return add_type(t, newtype);
+  add_type(t, newtype);
+  rt_dtype_args *a = rt_type_record(*newtype, MPI_COMBINER_RESIZED, 0, 2, 1);
+  a->addrs[0] = lb;
+  a->addrs[1] = extent;
+  a->types[0] = old;
+  return MPI_SUCCESS;
 }
 
 int MPI_Type_dup(MPI_Datatype old, MPI_Datatype *newtype) {
-  COMBINER(MPI_COMBINER_DUP);
   rt_dtype *o = rt_type(old), *t = new_type();
   add_copy(t, o, 0);
   t->lb = o->lb;
   t->ub = o->ub;
   add_type(t, newtype);
+  rt_type_record(*newtype, MPI_COMBINER_DUP, 0, 0, 1)->types[0] = old;
   rt_attr_type_dup(old, *newtype);
   return MPI_SUCCESS;
 }
@@ -338,9 +362,12 @@ int MPI_Type_commit(MPI_Datatype *dt) { rt_type(*dt)->committed = 1; return MPI_
 int MPI_Type_free(MPI_Datatype *dt) {
   rt_dtype *t = rt_type(*dt);
   if (t->predefined) emu_fatal("MPI_Type_free of a predefined datatype (MPI_ERR_TYPE)");
-  rt_attr_type_free(*dt);
-  /* kept (marked) rather than released: pending operations may still refer to it */
-  t->freed = 1;
+  /* kept (marked) rather than released: pending operations and the types made from it
+   * (MPI_Type_get_contents) may still refer to it; the last handle frees it */
+  if (--t->refs <= 0) {
+    rt_attr_type_free(*dt);
+    t->freed = 1;
+  }
   *dt = MPI_DATATYPE_NULL;
   return MPI_SUCCESS;
 }

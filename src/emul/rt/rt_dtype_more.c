@@ -1,5 +1,5 @@
 /* More datatype calls, built on the constructors of rt_dtype.c: MPI_Type_hindexed,
- * MPI_Type_create_hindexed_block, MPI_Type_create_subarray, names, MPI_Type_get_envelope. */
+ * MPI_Type_create_hindexed_block, MPI_Type_create_subarray, names. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +17,11 @@ int MPI_Type_create_hindexed_block(int count, int bl, const MPI_Aint displs[], M
   for (int i = 0; i < count; i++) b[i] = bl;
   int r = MPI_Type_create_hindexed(count, b, displs, old, newtype);
   free(b);
-  if (*newtype != MPI_DATATYPE_NULL) rt_type(*newtype)->combiner = MPI_COMBINER_HINDEXED_BLOCK;
+  rt_dtype_args *a = rt_type_record(*newtype, MPI_COMBINER_HINDEXED_BLOCK, 2, count, 1);
+  a->ints[0] = count;
+  a->ints[1] = bl;
+  if (count) memcpy(a->addrs, displs, (size_t)count * sizeof *displs);
+  a->types[0] = old;
   return r;
 }
 
@@ -53,7 +57,15 @@ int MPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[],
   MPI_Type_free(&t);
   MPI_Type_create_resized(u, 0, stride, newtype);
   MPI_Type_free(&u);
-  rt_type(*newtype)->combiner = MPI_COMBINER_SUBARRAY;
+  rt_dtype_args *a = rt_type_record(*newtype, MPI_COMBINER_SUBARRAY, 3 * ndims + 2, 0, 1);
+  a->ints[0] = ndims;
+  for (int d = 0; d < ndims; d++) {
+    a->ints[1 + d] = sizes[d];
+    a->ints[1 + ndims + d] = subsizes[d];
+    a->ints[1 + 2 * ndims + d] = starts[d];
+  }
+  a->ints[1 + 3 * ndims] = order;
+  a->types[0] = old;
   return MPI_SUCCESS;
 }
 
@@ -90,12 +102,5 @@ int MPI_Type_get_name(MPI_Datatype dt, char *name, int *resultlen) {
   rt_dtype *t = rt_type(dt);
   snprintf(name, MPI_MAX_OBJECT_NAME, "%s", t->name[0] || !t->predefined ? t->name : predefined_name(dt));
   *resultlen = (int)strlen(name);
-  return MPI_SUCCESS;
-}
-
-int MPI_Type_get_envelope(MPI_Datatype dt, int *ni, int *na, int *nt, int *combiner) {
-  rt_dtype *t = rt_type(dt);
-  *ni = *na = *nt = 0;
-  *combiner = t->predefined ? MPI_COMBINER_NAMED : t->combiner ? t->combiner : MPI_COMBINER_STRUCT;
   return MPI_SUCCESS;
 }

@@ -1,4 +1,4 @@
-/* Environment management, errors, attributes and psim's own calls (psim_compute...). */
+/* Environment management, predefined attributes and psim's own calls (psim_compute...). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +47,10 @@ void rt_world_free(void *p) {
   if (!w) return;
   rt_heap_reset();
   for (size_t i = 0; i < w->types.len; i++)
-    if (w->types.data[i]) { free(w->types.data[i]->blocks); free(w->types.data[i]->sig); free(w->types.data[i]); }
+    if (w->types.data[i]) {
+      free(w->types.data[i]->blocks); free(w->types.data[i]->sig); free(w->types.data[i]->args);
+      free(w->types.data[i]);
+    }
   VEC_FREE(w->types);
   for (size_t i = 0; i < w->comms.len; i++) {
     rt_comm *c = w->comms.data[i];
@@ -73,6 +76,7 @@ void rt_world_free(void *p) {
   rt_infos_free(w);
   rt_wins_free(w);
   rt_attrs_free(w);
+  rt_errs_free(w);
   free(w);
 }
 
@@ -202,44 +206,17 @@ int MPI_Get_library_version(char *version, int *resultlen) {
   return MPI_SUCCESS;
 }
 
-static const char *errnames[] = {
-  "MPI_SUCCESS: no error", "MPI_ERR_BUFFER: invalid buffer", "MPI_ERR_COUNT: invalid count",
-  "MPI_ERR_TYPE: invalid datatype", "MPI_ERR_TAG: invalid tag", "MPI_ERR_COMM: invalid communicator",
-  "MPI_ERR_RANK: invalid rank", "MPI_ERR_REQUEST: invalid request", "MPI_ERR_ROOT: invalid root",
-  "MPI_ERR_GROUP: invalid group", "MPI_ERR_OP: invalid operation", "MPI_ERR_TOPOLOGY: invalid topology",
-  "MPI_ERR_DIMS: invalid dimensions", "MPI_ERR_ARG: invalid argument", "MPI_ERR_UNKNOWN: unknown error",
-  "MPI_ERR_TRUNCATE: message truncated", "MPI_ERR_OTHER: other error", "MPI_ERR_INTERN: internal error",
-  "MPI_ERR_IN_STATUS: error in status", "MPI_ERR_PENDING: pending request",
-};
-
-int MPI_Error_string(int errorcode, char *string, int *resultlen) {
-  const char *s = errorcode >= 0 && errorcode < (int)(sizeof errnames / sizeof *errnames)
-                      ? errnames[errorcode] : "unknown error code";
-  snprintf(string, MPI_MAX_ERROR_STRING, "%s", s);
-  *resultlen = (int)strlen(string);
-  return MPI_SUCCESS;
-}
-
-int MPI_Error_class(int errorcode, int *errorclass) { *errorclass = errorcode; return MPI_SUCCESS; }
-
-/* Errors are always fatal in psim (MPI_ERRORS_ARE_FATAL); setting a handler is accepted. */
-int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler e) { (void)comm; (void)e; return MPI_SUCCESS; }
-int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *e) { (void)comm; *e = MPI_ERRORS_ARE_FATAL; return MPI_SUCCESS; }
-int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler e) { (void)comm; (void)e; return MPI_SUCCESS; }
-int MPI_Errhandler_free(MPI_Errhandler *e) { *e = MPI_ERRHANDLER_NULL; return MPI_SUCCESS; }
-
 int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag) {
   if (keyval < MPI_TAG_UB) return rt_attr_comm_get(comm, keyval, attribute_val, flag);
-  /* predefined attributes: pointers to static values (process-wide constants); no error
-   * class or code can be added, so the last used code is the last predefined one */
-  static int tag_ub = 0x3fffffff, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 1,
-             lastcode = MPI_ERR_LASTCODE;
+  /* predefined attributes: pointers to static values (process-wide constants), and the
+   * calling rank's last used error code (rt_errors.c) */
+  static int tag_ub = 0x3fffffff, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 1;
   int *p = NULL;
   if (keyval == MPI_TAG_UB) p = &tag_ub;
   else if (keyval == MPI_HOST) p = &host;
   else if (keyval == MPI_IO) p = &io;
   else if (keyval == MPI_WTIME_IS_GLOBAL) p = &wtime_global;
-  else if (keyval == MPI_LASTUSEDCODE) p = &lastcode;
+  else if (keyval == MPI_LASTUSEDCODE) p = rt_err_lastused();
   *flag = p != NULL;
   if (p) *(int **)attribute_val = p;
   return MPI_SUCCESS;

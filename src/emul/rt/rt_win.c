@@ -789,6 +789,3 @@ int MPI_Win_get_name(MPI_Win h, char *name, int *resultlen) {
   *resultlen = (int)strlen(name);
   return MPI_SUCCESS;
 }
-
-/* Errors are always fatal in psim (MPI_ERRORS_ARE_FATAL); setting a handler is accepted. */
-int MPI_Win_set_errhandler(MPI_Win h, MPI_Errhandler e) { (void)e; win_get(h); return MPI_SUCCESS; }

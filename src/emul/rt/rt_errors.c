@@ -1,0 +1,270 @@
+/* Errors: strings and classes of MPI's error codes, the program's own classes, codes and
+ * strings (MPI_Add_error_class, _code, _string), and error handlers on communicators and
+ * windows (MPI_ERRORS_ARE_FATAL, MPI_ERRORS_RETURN, or a function of the program's).
+ *
+ * What the handlers govern: MPI_Comm_call_errhandler and MPI_Win_call_errhandler, and the
+ * errors of the calls that report through rt_comm_error (MPI_Type_get_contents,
+ * MPI_Type_create_f90_*, MPI_Add_error_*, MPI_Pack_external...). Every other error psim's
+ * runtime detects stops the run, whatever handler the program set (docs/MPI_SUBSET.md).
+ *
+ * Like attributes (rt_attr.c), classes, codes and handler settings belong to a process: each
+ * record holds the world rank it is of, so each rank numbers its own codes from
+ * MPI_ERR_LASTCODE + 1, as each process of a real MPI does, and a communicator shared by the
+ * ranks has each rank's own handler. Handler objects are the run's (handles from 3; never
+ * released: a handler freed while set stays in use, as MPI requires). A communicator made by
+ * MPI_Comm_dup takes its parent's handler; every other one starts with MPI_ERRORS_ARE_FATAL. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emul/rt/rt.h"
+
+enum { EH_COMM, EH_WIN };
+
+typedef struct ecode { int rank, code, cls; char *str; } ecode;
+typedef struct ehandler { int kind; void (*fn)(void); } ehandler;
+typedef struct ebind { int rank, kind, handle, errh; } ebind;
+
+struct rt_errs {
+  VEC(ecode) codes;
+  VEC(ehandler) handlers;    /* handler h is handlers.data[h - 1 - MPI_ERRORS_RETURN] */
+  VEC(ebind) binds;
+  int *lastused;             /* per world rank */
+};
+
+static struct rt_errs *errs(void) {
+  rt_world *w = rt_w();
+  if (!w->errs) {
+    w->errs = xcalloc(1, sizeof *w->errs);
+    int np = emu_current->np;
+    w->errs->lastused = xmalloc((size_t)np * sizeof(int));
+    for (int i = 0; i < np; i++) w->errs->lastused[i] = MPI_ERR_LASTCODE;
+  }
+  return w->errs;
+}
+
+void rt_errs_free(rt_world *w) {
+  if (!w->errs) return;
+  for (size_t i = 0; i < w->errs->codes.len; i++) free(w->errs->codes.data[i].str);
+  VEC_FREE(w->errs->codes);
+  VEC_FREE(w->errs->handlers);
+  VEC_FREE(w->errs->binds);
+  free(w->errs->lastused);
+  free(w->errs);
+  w->errs = NULL;
+}
+
+int *rt_err_lastused(void) { return &errs()->lastused[rt_world_rank()]; }
+
+/* The calling rank's class or code `code`, NULL if it added none such. */
+static ecode *user_code(int code) {
+  struct rt_errs *e = errs();
+  int me = rt_world_rank();
+  for (size_t i = 0; i < e->codes.len; i++)
+    if (e->codes.data[i].rank == me && e->codes.data[i].code == code) return &e->codes.data[i];
+  return NULL;
+}
+
+static int predefined(int code) { return code >= MPI_SUCCESS && code <= MPI_ERR_LASTCODE; }
+
+/* ---- the handler of an object ---- */
+
+static ebind *bind_of(int kind, int handle) {
+  struct rt_errs *e = errs();
+  int me = rt_world_rank();
+  for (size_t i = 0; i < e->binds.len; i++) {
+    ebind *b = &e->binds.data[i];
+    if (b->rank == me && b->kind == kind && b->handle == handle) return b;
+  }
+  return NULL;
+}
+
+static int handler_of(int kind, int handle) {
+  ebind *b = bind_of(kind, handle);
+  return b ? b->errh : MPI_ERRORS_ARE_FATAL;
+}
+
+static const ehandler *handler_get(MPI_Errhandler h, const char *call) {
+  struct rt_errs *e = errs();
+  if (h <= MPI_ERRORS_RETURN || (size_t)(h - 1 - MPI_ERRORS_RETURN) >= e->handlers.len)
+    emu_fatal("%s: invalid error handler %d (MPI_ERR_ARG)", call, h);
+  return &e->handlers.data[h - 1 - MPI_ERRORS_RETURN];
+}
+
+static int set_handler(int kind, int handle, MPI_Errhandler h, const char *call) {
+  if (h != MPI_ERRORS_ARE_FATAL && h != MPI_ERRORS_RETURN && handler_get(h, call)->kind != kind)
+    emu_fatal("%s: error handler %d is a %s's (MPI_ERR_ARG)", call, h, kind == EH_COMM ? "window" : "communicator");
+  ebind *b = bind_of(kind, handle);
+  if (b) b->errh = h;
+  else VEC_PUSH(errs()->binds, ((ebind){rt_world_rank(), kind, handle, h}));
+  return MPI_SUCCESS;
+}
+
+typedef void handler_fn(int *handle, int *code, ...);
+
+/* Raises `code` on the object: fatal (with msg), returned, or the program's function called. */
+static int raise_on(int kind, int handle, int code, const char *msg) {
+  int h = handler_of(kind, handle);
+  if (h == MPI_ERRORS_ARE_FATAL) emu_fatal("%s", msg);
+  if (h != MPI_ERRORS_RETURN) {
+    int obj = handle, c = code;
+    ((handler_fn *)handler_get(h, "error handler")->fn)(&obj, &c, NULL);
+  }
+  return code;
+}
+
+int rt_comm_error(MPI_Comm comm, int code, const char *fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return raise_on(EH_COMM, comm, code, msg);
+}
+
+void rt_err_comm_dup(MPI_Comm from, MPI_Comm to) {
+  int h = handler_of(EH_COMM, from);
+  if (h != MPI_ERRORS_ARE_FATAL) set_handler(EH_COMM, to, h, "MPI_Comm_dup");
+}
+
+static int create_handler(int kind, void (*fn)(void), MPI_Errhandler *h) {
+  struct rt_errs *e = errs();
+  VEC_PUSH(e->handlers, ((ehandler){kind, fn}));
+  *h = (MPI_Errhandler)e->handlers.len + MPI_ERRORS_RETURN;
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler) {
+  return create_handler(EH_COMM, (void (*)(void))fn, errhandler);
+}
+
+int MPI_Errhandler_create(MPI_Handler_function *fn, MPI_Errhandler *errhandler) {
+  return create_handler(EH_COMM, (void (*)(void))fn, errhandler);
+}
+
+int MPI_Win_create_errhandler(MPI_Win_errhandler_function *fn, MPI_Errhandler *errhandler) {
+  return create_handler(EH_WIN, (void (*)(void))fn, errhandler);
+}
+
+int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler e) {
+  rt_comm_get(comm);
+  return set_handler(EH_COMM, comm, e, "MPI_Comm_set_errhandler");
+}
+
+int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler e) { return MPI_Comm_set_errhandler(comm, e); }
+
+int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *e) {
+  rt_comm_get(comm);
+  *e = handler_of(EH_COMM, comm);
+  return MPI_SUCCESS;
+}
+
+int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *e) { return MPI_Comm_get_errhandler(comm, e); }
+
+int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler e) {
+  rt_win_check(win);
+  return set_handler(EH_WIN, win, e, "MPI_Win_set_errhandler");
+}
+
+int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *e) {
+  rt_win_check(win);
+  *e = handler_of(EH_WIN, win);
+  return MPI_SUCCESS;
+}
+
+int MPI_Errhandler_free(MPI_Errhandler *e) {
+  if (*e != MPI_ERRORS_ARE_FATAL && *e != MPI_ERRORS_RETURN) handler_get(*e, "MPI_Errhandler_free");
+  *e = MPI_ERRHANDLER_NULL;
+  return MPI_SUCCESS;
+}
+
+/* MPI: MPI_SUCCESS once the handler returns (MPI_ERRORS_RETURN included). */
+static int call_errhandler(int kind, int handle, int errorcode, const char *call) {
+  char msg[MPI_MAX_ERROR_STRING + 64], s[MPI_MAX_ERROR_STRING];
+  int len;
+  MPI_Error_string(errorcode, s, &len);
+  snprintf(msg, sizeof msg, "%s: error %d (%s) under MPI_ERRORS_ARE_FATAL", call, errorcode, s);
+  raise_on(kind, handle, errorcode, msg);
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
+  rt_comm_get(comm);
+  return call_errhandler(EH_COMM, comm, errorcode, "MPI_Comm_call_errhandler");
+}
+
+int MPI_Win_call_errhandler(MPI_Win win, int errorcode) {
+  rt_win_check(win);
+  return call_errhandler(EH_WIN, win, errorcode, "MPI_Win_call_errhandler");
+}
+
+/* ---- classes, codes, strings ---- */
+
+static const char *const errnames[] = {
+  [MPI_SUCCESS] = "MPI_SUCCESS: no error", [MPI_ERR_BUFFER] = "MPI_ERR_BUFFER: invalid buffer",
+  [MPI_ERR_COUNT] = "MPI_ERR_COUNT: invalid count", [MPI_ERR_TYPE] = "MPI_ERR_TYPE: invalid datatype",
+  [MPI_ERR_TAG] = "MPI_ERR_TAG: invalid tag", [MPI_ERR_COMM] = "MPI_ERR_COMM: invalid communicator",
+  [MPI_ERR_RANK] = "MPI_ERR_RANK: invalid rank", [MPI_ERR_REQUEST] = "MPI_ERR_REQUEST: invalid request",
+  [MPI_ERR_ROOT] = "MPI_ERR_ROOT: invalid root", [MPI_ERR_GROUP] = "MPI_ERR_GROUP: invalid group",
+  [MPI_ERR_OP] = "MPI_ERR_OP: invalid operation", [MPI_ERR_TOPOLOGY] = "MPI_ERR_TOPOLOGY: invalid topology",
+  [MPI_ERR_DIMS] = "MPI_ERR_DIMS: invalid dimensions", [MPI_ERR_ARG] = "MPI_ERR_ARG: invalid argument",
+  [MPI_ERR_UNKNOWN] = "MPI_ERR_UNKNOWN: unknown error", [MPI_ERR_TRUNCATE] = "MPI_ERR_TRUNCATE: message truncated",
+  [MPI_ERR_OTHER] = "MPI_ERR_OTHER: other error", [MPI_ERR_INTERN] = "MPI_ERR_INTERN: internal error",
+  [MPI_ERR_IN_STATUS] = "MPI_ERR_IN_STATUS: error in status", [MPI_ERR_PENDING] = "MPI_ERR_PENDING: pending request",
+  [MPI_ERR_INFO] = "MPI_ERR_INFO: invalid info object", [MPI_ERR_INFO_KEY] = "MPI_ERR_INFO_KEY: invalid info key",
+  [MPI_ERR_INFO_VALUE] = "MPI_ERR_INFO_VALUE: invalid info value",
+  [MPI_ERR_INFO_NOKEY] = "MPI_ERR_INFO_NOKEY: no such info key", [MPI_ERR_NO_MEM] = "MPI_ERR_NO_MEM: out of memory",
+  [MPI_ERR_SIZE] = "MPI_ERR_SIZE: invalid size", [MPI_ERR_DISP] = "MPI_ERR_DISP: invalid displacement",
+  [MPI_ERR_BASE] = "MPI_ERR_BASE: invalid base", [MPI_ERR_WIN] = "MPI_ERR_WIN: invalid window",
+  [MPI_ERR_LOCKTYPE] = "MPI_ERR_LOCKTYPE: invalid lock type", [MPI_ERR_ASSERT] = "MPI_ERR_ASSERT: invalid assert",
+  [MPI_ERR_RMA_CONFLICT] = "MPI_ERR_RMA_CONFLICT: conflicting accesses to a window",
+  [MPI_ERR_RMA_SYNC] = "MPI_ERR_RMA_SYNC: wrong synchronization of RMA calls",
+  [MPI_ERR_RMA_RANGE] = "MPI_ERR_RMA_RANGE: target memory outside the window",
+  [MPI_ERR_KEYVAL] = "MPI_ERR_KEYVAL: invalid key value",
+};
+
+/* A predefined code's string; a code the program added has the string it gave ("" if none). */
+int MPI_Error_string(int errorcode, char *string, int *resultlen) {
+  const ecode *u = predefined(errorcode) ? NULL : user_code(errorcode);
+  const char *s = u ? (u->str ? u->str : "")
+                : errorcode >= 0 && errorcode < (int)(sizeof errnames / sizeof *errnames) && errnames[errorcode]
+                ? errnames[errorcode] : "unknown error code";
+  snprintf(string, MPI_MAX_ERROR_STRING, "%s", s);
+  *resultlen = (int)strlen(string);
+  return MPI_SUCCESS;
+}
+
+int MPI_Error_class(int errorcode, int *errorclass) {
+  if (predefined(errorcode)) { *errorclass = errorcode; return MPI_SUCCESS; }
+  const ecode *u = user_code(errorcode);
+  if (!u) return rt_comm_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Error_class: no error code %d (MPI_ERR_ARG)", errorcode);
+  *errorclass = u->cls;
+  return MPI_SUCCESS;
+}
+
+static int add_code(int cls, int *code) {
+  int *last = rt_err_lastused();
+  *code = ++*last;
+  VEC_PUSH(errs()->codes, ((ecode){rt_world_rank(), *code, cls < 0 ? *code : cls, NULL}));
+  return MPI_SUCCESS;
+}
+
+int MPI_Add_error_class(int *errorclass) { return add_code(-1, errorclass); }
+
+int MPI_Add_error_code(int errorclass, int *errorcode) {
+  const ecode *u = predefined(errorclass) ? NULL : user_code(errorclass);
+  if (!(predefined(errorclass) && errorclass != MPI_SUCCESS) && !(u && u->cls == u->code))
+    return rt_comm_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Add_error_code: %d is not an error class (MPI_ERR_ARG)", errorclass);
+  return add_code(errorclass, errorcode);
+}
+
+int MPI_Add_error_string(int errorcode, const char *string) {
+  ecode *u = predefined(errorcode) ? NULL : user_code(errorcode);
+  if (!u)
+    return rt_comm_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Add_error_string: %d is not a code the program added (MPI_ERR_ARG)", errorcode);
+  free(u->str);
+  u->str = xmalloc(MPI_MAX_ERROR_STRING);
+  snprintf(u->str, MPI_MAX_ERROR_STRING, "%s", string);
+  return MPI_SUCCESS;
+}
