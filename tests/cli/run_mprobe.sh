@@ -10,6 +10,8 @@
 # - the time: on flat:2,1Gf,1GBps,10us with --network constant, S bytes sent at t = 0 arrive at
 #   2 l + S / b, received by MPI_Recv or by MPI_Mprobe + MPI_Mrecv alike: 21 us for 1000 bytes,
 #   1020 us for 1 MB;
+# - --trace-tit records a matched receive as the irecv the probe posted and the wait of its
+#   MPI_Mrecv: the whole program's trace at np 3 replays to the run's time, bit for bit;
 # - misuse (exit 4, naming the call and the rank): MPI_Mrecv on MPI_MESSAGE_NULL, on a message
 #   already received, into a buffer too small (MPI_ERR_TRUNCATE).
 . "$(dirname "$0")/../lib/common.sh"
@@ -28,6 +30,10 @@ for S in 1000 1000000; do
     rel_close "$got" "$want" 1e-12 && echo "ok   $how S=$S: $got" || bad "$how S=$S: psim $got, hand-derived $want"
   done
 done
+"$PSIM" run --np 3 -q --no-measure --trace-tit "$TMPD/tr" --json "$TMPD/run.json" -- "$TMPD/mp" > /dev/null || bad "--trace-tit run failed"
+"$PSIM" replay --np 3 -q --json "$TMPD/rep.json" "$TMPD/tr" || bad "replay failed"
+a=$(json_get "$TMPD/run.json" simulated_time) b=$(json_get "$TMPD/rep.json" simulated_time)
+[ -n "$a" ] && [ "$a" = "$b" ] && echo "ok   trace: $a" || bad "run $a, replay of its trace $b"
 expect() { # expect PATTERN WHAT
   "$PSIM" run --np 2 -q --no-measure -- "$TMPD/mp" "$2" > "$TMPD/out" 2> "$TMPD/err"; rc=$?
   if [ $rc -ne 4 ] || ! grep -q "$1" "$TMPD/err"; then bad "$2 (rc $rc, want 4 and '$1'): $(cat "$TMPD/err")"; fi

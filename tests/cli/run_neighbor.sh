@@ -13,7 +13,9 @@
 #       port at b/2; latency l = max of the two ports'): 1 + l + 2 S / b
 #   for S = 1000 (detached) and 1000000 (rendez-vous); on every network, SMPI's included, the
 #   Cartesian, graph and distributed-graph collectives end exactly when the hand-written
-#   program (MPI_Irecv from left and right, MPI_Isend to left and right, MPI_Waitall) does.
+#   program (MPI_Irecv from left and right, MPI_Isend to left and right, MPI_Waitall) does;
+# - --trace-tit records them (irecv, isend, waitall with the collectives' own negative tags):
+#   the trace replays to the run's simulated time, bit for bit (SMPI's model, 100 kB).
 . "$(dirname "$0")/../lib/common.sh"
 PSIMCC="$(dirname "$PSIM")/psimcc"
 fails=0
@@ -39,5 +41,14 @@ for net in constant star smpi; do
       else bad "$net S=$S $topo: $got, hand-written $hand, hand-derived $want"; fi
     done
   done
+done
+for topo in cart graph dist; do
+  rm -rf "$TMPD/tr"
+  "$PSIM" run --np 4 -q --no-measure --platform flat:4,1Gf,1GBps,10us --trace-tit "$TMPD/tr" \
+    --json "$TMPD/run.json" -- "$TMPD/nbr" time 100000 $topo > /dev/null || bad "$topo: --trace-tit run failed"
+  "$PSIM" replay --np 4 -q --platform flat:4,1Gf,1GBps,10us --json "$TMPD/rep.json" "$TMPD/tr" || bad "$topo: replay failed"
+  a=$(json_get "$TMPD/run.json" simulated_time) b=$(json_get "$TMPD/rep.json" simulated_time)
+  grep -q "isend 1 -600" "$TMPD/tr/rank-0.txt" || bad "$topo: no isend recorded"
+  [ -n "$a" ] && [ "$a" = "$b" ] && echo "ok   trace $topo: $a" || bad "$topo: run $a, replay of its trace $b"
 done
 finish $fails

@@ -10,7 +10,9 @@
  * blocks of the receive buffer are left as they are). Every variant is expressed as
  * MPI_Neighbor_alltoallw's general form (a count, a byte displacement and a datatype per
  * neighbour). The non-blocking forms run as the blocking ones and return a completed request,
- * as psim's other non-blocking collectives (rt_nbc.c). Not recorded by --trace-tit. */
+ * as psim's other non-blocking collectives (rt_nbc.c). --trace-tit records the messages as
+ * irecv and isend lines (bytes of MPI_BYTE, the collective's negative tags, which no program's
+ * message has) and their wait, so that the trace replays to the run's time. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,6 +50,32 @@ static void nbr_begin(nbr *b, const char *name, MPI_Comm comm) {
   emu_hold(k, b->in);
 }
 
+/* --trace-tit: the receives, as posted (before the sends, which are recorded as they go) */
+static void trace_recvs(emu_rank *k, const nbr *b, emu_req **er) {
+  for (int i = 0; i < b->nin; i++) {
+    if (!er[i]) continue;
+    ++*emu_trace_npend(k);
+    emu_trace_line(k, "irecv %d %d %zu %d", b->c->world[b->in[i]], b->tin[i], er[i]->rcap, emu_trace_dtcode(1));
+  }
+}
+
+/* --trace-tit: their completion, one waitall when they were all the rank had pending (as
+ * MPI_Waitall records it), else a wait each */
+static void trace_waits(emu_rank *k, const nbr *b, emu_req **er, int npend0) {
+  int n = b->nin + b->nout, m = 0;
+  for (int i = 0; i < n; i++) m += er[i] != NULL;
+  if (!m) return;
+  if (npend0 == 0 && m > 1) emu_trace_line(k, "waitall");
+  for (int i = 0; i < n; i++) {
+    if (!er[i]) continue;
+    int recv = i < b->nin, j = recv ? i : i - b->nin;
+    int peer = b->c->world[recv ? b->in[j] : b->out[j]];
+    if (!(npend0 == 0 && m > 1))
+      emu_trace_line(k, "wait %d %d %d", recv ? peer : k->id, recv ? k->id : peer, recv ? b->tin[j] : b->tout[j]);
+  }
+  *emu_trace_npend(k) -= m;
+}
+
 /* The messages; then each block is unpacked where it belongs. */
 static int nbr_run(nbr *b, const void *sbuf, void *rbuf) {
   emu_rank *k = emu_self();
@@ -72,13 +100,20 @@ static int nbr_run(nbr *b, const void *sbuf, void *rbuf) {
     er[i] = emu_irecv(c->world[b->in[i]], b->tin[i], ctx, stage + off, cap);
     off += cap;
   }
+  int rec = emu_trace_on(k), npend0 = rec ? *emu_trace_npend(k) : 0;
+  if (rec) trace_recvs(k, b, er);
   for (int j = 0; j < b->nout; j++) {
     if (b->out[j] == MPI_PROC_NULL) continue;
     size_t len;
     void *p = rt_pack_alloc((const char *)sbuf + b->sd[j], b->sc[j], b->st[j], &len);
     er[b->nin + j] = emu_isend(c->world[b->out[j]], b->tout[j], ctx, p, len, 1, 0, 0);
+    if (rec) {
+      ++*emu_trace_npend(k);
+      emu_trace_line(k, "isend %d %d %zu %d", c->world[b->out[j]], b->tout[j], len, emu_trace_dtcode(1));
+    }
   }
   emu_waitall_take(er, n);
+  if (rec) trace_waits(k, b, er, npend0);
   off = 0;
   for (int i = 0; i < b->nin; i++) {
     if (!er[i]) continue;
