@@ -21,6 +21,7 @@
 #   (abi_fortran_types.f90); attributes with Fortran callbacks (abi_fortran_attr.f90), and
 #   across languages (abi_fortran_lang.f90 with abi_fortran_lang.c); calls added for MPICH's
 #   Fortran tests (abi_fortran_calls.f90); generalized requests (abi_fortran_greq.f90);
+#   distributed graphs, neighbourhood collectives, matched probes (abi_fortran_topo.f90);
 # - attributes with C callbacks (tests/data/emul/abi_attr.c, mpicc and psimcc); MPI_Get_elements
 #   on a partly filled mixed type (get_elements.c);
 # - graph and distributed graph topologies, neighbourhood collectives (MPI_Neighbor_alltoallw's
@@ -281,6 +282,14 @@ rank 2 rsend_init T info T"
   want="rank 0 count T request null T calls 11
 rank 1 count T request null T calls 11"
   [ "$out" = "$want" ] || bad "abi_fortran_greq: $out"
+  # a distributed graph with MPI_UNWEIGHTED, neighbourhood all-to-alls, matched probes from
+  # Fortran (MPICH's f77/pt2pt/mprobef, f77/topo/dgraph_*f stopped at them); as real MPICH prints
+  "$MPIFORT" -O1 -w -o "$TMPD/ftopo" "$D/abi_fortran_topo.f90" || bad "mpifort abi_fortran_topo.f90"
+  out=$("$PSIM" run --np 3 -q --no-measure -- "$TMPD/ftopo" | sort) || bad "abi_fortran_topo failed"
+  want="rank 0 graph T neighbor T mprobe T
+rank 1 graph T neighbor T mprobe T
+rank 2 graph T neighbor T mprobe T"
+  [ "$out" = "$want" ] || bad "abi_fortran_topo: $out"
   # a crashing Fortran rank is psim's report, not libgfortran's backtrace handler (exit 139)
   "$MPIFORT" -O0 -o "$TMPD/fcrash" "$D/abi_fortran_crash.f90" || bad "mpifort abi_fortran_crash.f90"
   expect 4 "rank 1 crashed with signal 11 (Segmentation fault)" "$PSIM" run --np 2 -q -- "$TMPD/fcrash"
