@@ -14,6 +14,10 @@
 #   for S = 1000 (detached) and 1000000 (rendez-vous); on every network, SMPI's included, the
 #   Cartesian, graph and distributed-graph collectives end exactly when the hand-written
 #   program (MPI_Irecv from left and right, MPI_Isend to left and right, MPI_Waitall) does;
+# - MPI_Ineighbor_alltoall overlaps what follows: posted at 1 s, then W seconds of
+#   psim_sleep, then MPI_Wait, on the constant network it ends at 1 + max(2 l + S / b, W)
+#   (1 MB: 1.00102 s for W = 0.5 ms, 1.002 s for W = 2 ms), exactly when the hand-written
+#   MPI_Irecv/MPI_Isend, sleep, MPI_Waitall does (also under SMPI's model);
 # - --trace-tit records them (irecv, isend, waitall with the collectives' own negative tags):
 #   the trace replays to the run's simulated time, bit for bit (SMPI's model, 100 kB).
 . "$(dirname "$0")/../lib/common.sh"
@@ -24,8 +28,9 @@ for np in 1 2 3 4 6 7; do
   out=$(timeout 60 "$PSIM" run --np $np -q --no-measure -- "$TMPD/nbr" 2>&1)
   [ "$out" = " No Errors" ] || bad "np $np: $out"
 done
+# t NETWORK S TOPO [W]
 t() { timeout 60 "$PSIM" run --np 4 -q --no-measure --cfg smpi/wtime:0 --network "$1" \
-        --platform flat:4,1Gf,1GBps,10us -- "$TMPD/nbr" time "$2" "$3" | sed -n 's/^time //p'; }
+        --platform flat:4,1Gf,1GBps,10us -- "$TMPD/nbr" time "$2" $3 | sed -n 's/^time //p'; }
 for net in constant star smpi; do
   for S in 1000 1000000; do
     hand=$(t $net $S hand)
@@ -42,7 +47,16 @@ for net in constant star smpi; do
     done
   done
 done
-for topo in cart graph dist; do
+for w in 0.0005:1.00102 0.002:1.002; do
+  W=${w%%:*} want=${w#*:}
+  for net in constant smpi; do
+    got=$(t $net 1000000 "icart $W") hand=$(t $net 1000000 "ihand $W")
+    [ -n "$got" ] && [ "$got" = "$hand" ] || bad "$net W=$W: MPI_Ineighbor_alltoall $got, hand-written $hand"
+    [ $net = smpi ] || rel_close "$got" "$want" 1e-12 || bad "$net W=$W: $got, hand-derived $want"
+    echo "ok   overlap $net W=$W: $got"
+  done
+done
+for topo in cart graph dist icart; do
   rm -rf "$TMPD/tr"
   "$PSIM" run --np 4 -q --no-measure --platform flat:4,1Gf,1GBps,10us --trace-tit "$TMPD/tr" \
     --json "$TMPD/run.json" -- "$TMPD/nbr" time 100000 $topo > /dev/null || bad "$topo: --trace-tit run failed"

@@ -59,7 +59,7 @@ typedef struct rt_comm {
 
 typedef struct rt_group { int size; int *world; int freed; } rt_group;
 
-enum { RQ_SEND, RQ_RECV, RQ_GREQ };
+enum { RQ_SEND, RQ_RECV, RQ_GREQ, RQ_NBR };
 typedef struct rt_req {
   int used, kind, persistent, active, proc_null, flags;
   emu_req *er;
@@ -79,6 +79,7 @@ typedef struct rt_req {
                               * once (MPI keeps it until all are complete: psim does too) */
   int pair;                  /* MPI_Isendrecv: the send (a hidden request) this receive waits for */
   int mprobed;               /* a matched message (MPI_Mprobe): its receive, into stage */
+  struct rt_nbr_op *nbr;     /* RQ_NBR: an MPI_Ineighbor_* in flight (rt_neighbor.c) */
   /* generalized request (rt_greq.c): the program's functions; done once it completes it */
   MPI_Grequest_query_function *gquery;
   MPI_Grequest_free_function *gfree;
@@ -180,6 +181,14 @@ void rt_topo_neighbors(rt_comm *c, const char *call, int *nin, int **in, int **t
  * the collectives' own, src/mpi/coll_internal.h, and apart from them): a graph's all carry
  * RT_NBR_TAG, a Cartesian grid's RT_NBR_TAG - 1 - slot of the receiver. */
 #define RT_NBR_TAG (-6000)
+/* rt_neighbor.c: an MPI_Ineighbor_* request (RQ_NBR): complete when all its messages are;
+ * one of them not yet done (NULL: none); finishing waits for the rest, unpacks the blocks
+ * received and frees op; discarding frees op at the run's teardown (its emu_reqs are the
+ * driver's). */
+int rt_nbr_done(const struct rt_nbr_op *op);
+emu_req *rt_nbr_waitable(const struct rt_nbr_op *op);
+void rt_nbr_finish(struct rt_nbr_op *op);
+void rt_nbr_discard(struct rt_nbr_op *op);
 /* rt_graph.c */
 int rt_graph_kind(const rt_comm *c);   /* MPI_GRAPH, MPI_DIST_GRAPH, or 0 */
 void rt_graph_copy(const rt_comm *from, rt_comm *to);
@@ -215,13 +224,6 @@ void rt_alltoallv_bytes_timing(rt_comm *c, const double *sc, const double *rc);
 void rt_reqs_init(rt_world *w);
 /* A request that is already complete (non-blocking collectives, rt_nbc.c). */
 MPI_Request rt_req_completed(void);
-/* A non-blocking collective: the blocking call, then a completed request (rt_nbc.c). */
-#define RT_NBC(call, req)             \
-  do {                                \
-    int rc_ = (call);                 \
-    *(req) = rt_req_completed();      \
-    return rc_;                       \
-  } while (0)
 rt_req *rt_req_at(MPI_Request h);   /* fatal when invalid */
 void rt_req_release(MPI_Request h);
 /* rt_greq.c: a generalized request completes: query_fn fills st (may be NULL), free_fn runs. */

@@ -64,7 +64,8 @@ void rt_world_free(void *p) {
   for (size_t i = 0; i < w->groups.len; i++)
     if (w->groups.data[i]) { free(w->groups.data[i]->world); free(w->groups.data[i]); }
   VEC_FREE(w->groups);
-  for (size_t i = 0; i < w->reqs.len; i++) if (w->reqs.data[i]) { free(w->reqs.data[i]->stage); free(w->reqs.data[i]); }
+  for (size_t i = 0; i < w->reqs.len; i++)
+    if (w->reqs.data[i]) { rt_nbr_discard(w->reqs.data[i]->nbr); free(w->reqs.data[i]->stage); free(w->reqs.data[i]); }
   VEC_FREE(w->reqs);
   VEC_FREE(w->ops);
   for (size_t i = 0; i < w->shared.len; i++) free(w->shared.data[i].p);

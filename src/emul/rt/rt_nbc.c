@@ -80,87 +80,94 @@ int MPI_Alltoallw(const void *sbuf, const int scounts[], const int sdispls[], co
 
 /* ---- non-blocking collectives: the blocking call, then a completed request ---- */
 
-int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req) { RT_NBC(MPI_Barrier(comm), req); }
+#define NBC(call, req)                \
+  do {                                \
+    int rc_ = (call);                 \
+    *(req) = rt_req_completed();      \
+    return rc_;                       \
+  } while (0)
+
+int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req) { NBC(MPI_Barrier(comm), req); }
 
 int MPI_Ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm, MPI_Request *req) {
-  RT_NBC(MPI_Bcast(buf, count, dt, root, comm), req);
+  NBC(MPI_Bcast(buf, count, dt, root, comm), req);
 }
 
 int MPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
                 MPI_Comm comm, MPI_Request *req) {
-  RT_NBC(MPI_Reduce(sbuf, rbuf, count, dt, op, root, comm), req);
+  NBC(MPI_Reduce(sbuf, rbuf, count, dt, op, root, comm), req);
 }
 
 int MPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                    MPI_Comm comm, MPI_Request *req) {
-  RT_NBC(MPI_Allreduce(sbuf, rbuf, count, dt, op, comm), req);
+  NBC(MPI_Allreduce(sbuf, rbuf, count, dt, op, comm), req);
 }
 
 int MPI_Igather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                 MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req) {
-  RT_NBC(MPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm), req);
+  NBC(MPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm), req);
 }
 
 int MPI_Igatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int rcounts[],
                  const int displs[], MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req) {
-  RT_NBC(MPI_Gatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm), req);
+  NBC(MPI_Gatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm), req);
 }
 
 int MPI_Iscatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                  MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req) {
-  RT_NBC(MPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm), req);
+  NBC(MPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm), req);
 }
 
 int MPI_Iscatterv(const void *sbuf, const int scounts[], const int displs[], MPI_Datatype stype,
                   void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req) {
-  RT_NBC(MPI_Scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm), req);
+  NBC(MPI_Scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm), req);
 }
 
 int MPI_Iallgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                    MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req) {
-  RT_NBC(MPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm), req);
+  NBC(MPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm), req);
 }
 
 int MPI_Iallgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                     const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm,
                     MPI_Request *req) {
-  RT_NBC(MPI_Allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm), req);
+  NBC(MPI_Allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm), req);
 }
 
 int MPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                   MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req) {
-  RT_NBC(MPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm), req);
+  NBC(MPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm), req);
 }
 
 int MPI_Ialltoallv(const void *sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype,
                    void *rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype,
                    MPI_Comm comm, MPI_Request *req) {
-  RT_NBC(MPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm), req);
+  NBC(MPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm), req);
 }
 
 int MPI_Ialltoallw(const void *sbuf, const int scounts[], const int sdispls[],
                    const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
                    const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
                    MPI_Request *req) {
-  RT_NBC(MPI_Alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm), req);
+  NBC(MPI_Alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm), req);
 }
 
 int MPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype dt,
                         MPI_Op op, MPI_Comm comm, MPI_Request *req) {
-  RT_NBC(MPI_Reduce_scatter(sbuf, rbuf, rcounts, dt, op, comm), req);
+  NBC(MPI_Reduce_scatter(sbuf, rbuf, rcounts, dt, op, comm), req);
 }
 
 int MPI_Ireduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Datatype dt,
                               MPI_Op op, MPI_Comm comm, MPI_Request *req) {
-  RT_NBC(MPI_Reduce_scatter_block(sbuf, rbuf, rcount, dt, op, comm), req);
+  NBC(MPI_Reduce_scatter_block(sbuf, rbuf, rcount, dt, op, comm), req);
 }
 
 int MPI_Iscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
               MPI_Request *req) {
-  RT_NBC(MPI_Scan(sbuf, rbuf, count, dt, op, comm), req);
+  NBC(MPI_Scan(sbuf, rbuf, count, dt, op, comm), req);
 }
 
 int MPI_Iexscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                 MPI_Comm comm, MPI_Request *req) {
-  RT_NBC(MPI_Exscan(sbuf, rbuf, count, dt, op, comm), req);
+  NBC(MPI_Exscan(sbuf, rbuf, count, dt, op, comm), req);
 }

@@ -9,10 +9,13 @@
  * rt_topo_neighbors gives; MPI_PROC_NULL neighbours of a Cartesian grid are skipped (their
  * blocks of the receive buffer are left as they are). Every variant is expressed as
  * MPI_Neighbor_alltoallw's general form (a count, a byte displacement and a datatype per
- * neighbour). The non-blocking forms run as the blocking ones and return a completed request,
- * as psim's other non-blocking collectives (rt_nbc.c). --trace-tit records the messages as
- * irecv and isend lines (bytes of MPI_BYTE, the collective's negative tags, which no program's
- * message has) and their wait, so that the trace replays to the run's time. */
+ * neighbour). The MPI_Ineighbor_* forms post the same messages and return a request (RQ_NBR,
+ * completed by MPI_Wait, MPI_Test... in rt_p2p.c) that is complete when all of them are: the
+ * exchange overlaps what the rank does meanwhile, as a hand-written MPI_Isend/MPI_Irecv
+ * exchange would (psim's other non-blocking collectives run at the call, rt_nbc.c). Blocks
+ * received are unpacked when the request completes. --trace-tit records the messages as irecv
+ * and isend lines (bytes of MPI_BYTE, the collective's negative tags, which no program's
+ * message has) and their waits, so that the trace replays to the run's time. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,37 +53,43 @@ static void nbr_begin(nbr *b, const char *name, MPI_Comm comm) {
   emu_hold(k, b->in);
 }
 
-/* --trace-tit: the receives, as posted (before the sends, which are recorded as they go) */
-static void trace_recvs(emu_rank *k, const nbr *b, emu_req **er) {
-  for (int i = 0; i < b->nin; i++) {
-    if (!er[i]) continue;
-    ++*emu_trace_npend(k);
-    emu_trace_line(k, "irecv %d %d %zu %d", b->c->world[b->in[i]], b->tin[i], er[i]->rcap, emu_trace_dtcode(1));
-  }
+/* A started neighbourhood collective: its messages (nin receive slots, then the sends; NULL
+ * for MPI_PROC_NULL) and where each block received goes. One block of memory, with its
+ * staging buffer apart. */
+struct rt_nbr_op {
+  int n, nin;
+  emu_req **er;
+  int *peer, *tag;            /* world rank and tag of each message */
+  void **dst;                 /* receive slot i: count[i] of type[i] at dst[i], cap[i] bytes */
+  int *count;
+  MPI_Datatype *type;
+  size_t *cap;
+  char *stage;
+  int traced;                 /* recorded by --trace-tit */
+};
+
+static struct rt_nbr_op *op_new(int nin, int nout) {
+  size_t n = (size_t)(nin + nout) + 1;
+  struct rt_nbr_op *op = xcalloc(1, sizeof *op + n * (sizeof(emu_req *) + sizeof(void *) + sizeof(size_t) +
+                                                      4 * sizeof(int)));
+  op->n = nin + nout;
+  op->nin = nin;
+  op->er = (emu_req **)(op + 1);
+  op->dst = (void **)(op->er + n);
+  op->cap = (size_t *)(op->dst + n);
+  op->peer = (int *)(op->cap + n);
+  op->tag = op->peer + n;
+  op->count = op->tag + n;
+  op->type = op->count + n;
+  return op;
 }
 
-/* --trace-tit: their completion, one waitall when they were all the rank had pending (as
- * MPI_Waitall records it), else a wait each */
-static void trace_waits(emu_rank *k, const nbr *b, emu_req **er, int npend0) {
-  int n = b->nin + b->nout, m = 0;
-  for (int i = 0; i < n; i++) m += er[i] != NULL;
-  if (!m) return;
-  if (npend0 == 0 && m > 1) emu_trace_line(k, "waitall");
-  for (int i = 0; i < n; i++) {
-    if (!er[i]) continue;
-    int recv = i < b->nin, j = recv ? i : i - b->nin;
-    int peer = b->c->world[recv ? b->in[j] : b->out[j]];
-    if (!(npend0 == 0 && m > 1))
-      emu_trace_line(k, "wait %d %d %d", recv ? peer : k->id, recv ? k->id : peer, recv ? b->tin[j] : b->tout[j]);
-  }
-  *emu_trace_npend(k) -= m;
-}
-
-/* The messages; then each block is unpacked where it belongs. */
-static int nbr_run(nbr *b, const void *sbuf, void *rbuf) {
+/* Posts the receives (in MPI's order of the sources), then the sends (of the destinations);
+ * --trace-tit records them as they go. Frees what nbr_begin made. */
+static struct rt_nbr_op *nbr_start(nbr *b, const void *sbuf, void *rbuf) {
   emu_rank *k = emu_self();
   rt_comm *c = b->c;
-  int ctx = 2 * c->id + 1, n = b->nin + b->nout;
+  int ctx = 2 * c->id + 1;
   size_t total = 0, off = 0;
   for (int i = 0; i < b->nin; i++) {
     RT_CHECK_COUNT(b->rc[i]);
@@ -90,49 +99,116 @@ static int nbr_run(nbr *b, const void *sbuf, void *rbuf) {
     RT_CHECK_COUNT(b->sc[j]);
     rt_type(b->st[j]);
   }
-  char *stage = xmalloc(total + 1);
-  emu_req **er = xcalloc((size_t)n + 1, sizeof *er);
-  emu_hold(k, stage);
-  emu_hold(k, er);
+  struct rt_nbr_op *op = op_new(b->nin, b->nout);
+  op->stage = xmalloc(total + 1);
+  op->traced = emu_trace_on(k);
   for (int i = 0; i < b->nin; i++) {
     if (b->in[i] == MPI_PROC_NULL) continue;
-    size_t cap = rt_pack_size(b->rt[i], b->rc[i]);
-    er[i] = emu_irecv(c->world[b->in[i]], b->tin[i], ctx, stage + off, cap);
-    off += cap;
-  }
-  int rec = emu_trace_on(k), npend0 = rec ? *emu_trace_npend(k) : 0;
-  if (rec) trace_recvs(k, b, er);
-  for (int j = 0; j < b->nout; j++) {
-    if (b->out[j] == MPI_PROC_NULL) continue;
-    size_t len;
-    void *p = rt_pack_alloc((const char *)sbuf + b->sd[j], b->sc[j], b->st[j], &len);
-    er[b->nin + j] = emu_isend(c->world[b->out[j]], b->tout[j], ctx, p, len, 1, 0, 0);
-    if (rec) {
+    op->cap[i] = rt_pack_size(b->rt[i], b->rc[i]);
+    op->dst[i] = (char *)rbuf + b->rd[i];
+    op->count[i] = b->rc[i];
+    op->type[i] = b->rt[i];
+    op->peer[i] = c->world[b->in[i]];
+    op->tag[i] = b->tin[i];
+    op->er[i] = emu_irecv(op->peer[i], op->tag[i], ctx, op->stage + off, op->cap[i]);
+    off += op->cap[i];
+    if (op->traced) {
       ++*emu_trace_npend(k);
-      emu_trace_line(k, "isend %d %d %zu %d", c->world[b->out[j]], b->tout[j], len, emu_trace_dtcode(1));
+      emu_trace_line(k, "irecv %d %d %zu %d", op->peer[i], op->tag[i], op->cap[i], emu_trace_dtcode(1));
     }
   }
-  emu_waitall_take(er, n);
-  if (rec) trace_waits(k, b, er, npend0);
-  off = 0;
-  for (int i = 0; i < b->nin; i++) {
-    if (!er[i]) continue;
-    size_t cap = rt_pack_size(b->rt[i], b->rc[i]);
-    if (er[i]->truncated)
-      emu_fatal("source %d (rank %d) sends %zu bytes, the block received from it holds %zu (MPI_ERR_TRUNCATE)",
-                i, b->in[i], er[i]->got, cap);
-    rt_unpack(stage + off, er[i]->got, (char *)rbuf + b->rd[i], b->rc[i], b->rt[i]);
-    off += cap;
+  for (int j = 0; j < b->nout; j++) {
+    if (b->out[j] == MPI_PROC_NULL) continue;
+    int m = b->nin + j;
+    size_t len;
+    void *p = rt_pack_alloc((const char *)sbuf + b->sd[j], b->sc[j], b->st[j], &len);
+    op->peer[m] = c->world[b->out[j]];
+    op->tag[m] = b->tout[j];
+    op->er[m] = emu_isend(op->peer[m], op->tag[m], ctx, p, len, 1, 0, 0);
+    if (op->traced) {
+      ++*emu_trace_npend(k);
+      emu_trace_line(k, "isend %d %d %zu %d", op->peer[m], op->tag[m], len, emu_trace_dtcode(1));
+    }
   }
-  for (int i = 0; i < n; i++) emu_req_free(er[i]);
-  emu_release(k, stage);
-  emu_release(k, er);
-  free(stage);
-  free(er);
   emu_release(k, b->arrays);
   emu_release(k, b->in);
   free(b->arrays);
   free(b->in);
+  return op;
+}
+
+/* --trace-tit: the messages' completion, one waitall when they are all the rank has pending
+ * (as MPI_Waitall records it), else a wait each */
+static void trace_waits(emu_rank *k, const struct rt_nbr_op *op) {
+  int m = 0;
+  for (int i = 0; i < op->n; i++) m += op->er[i] != NULL;
+  if (!m) return;
+  int all = m > 1 && *emu_trace_npend(k) == m;
+  if (all) emu_trace_line(k, "waitall");
+  for (int i = 0; i < op->n && !all; i++) {
+    if (!op->er[i]) continue;
+    int recv = i < op->nin;
+    emu_trace_line(k, "wait %d %d %d", recv ? op->peer[i] : k->id, recv ? k->id : op->peer[i], op->tag[i]);
+  }
+  *emu_trace_npend(k) -= m;
+}
+
+/* Waits for every message (taken as MPI_Waitall takes them), unpacks the blocks, frees op. */
+static void nbr_end(struct rt_nbr_op *op) {
+  emu_rank *k = emu_self();
+  emu_waitall_take(op->er, op->n);
+  if (op->traced) trace_waits(k, op);
+  size_t off = 0;
+  for (int i = 0; i < op->nin; i++) {
+    if (!op->er[i]) continue;
+    if (op->er[i]->truncated)
+      emu_fatal("source %d (rank %d) sends %zu bytes, the block received from it holds %zu (MPI_ERR_TRUNCATE)",
+                i, op->peer[i], op->er[i]->got, op->cap[i]);
+    rt_unpack(op->stage + off, op->er[i]->got, op->dst[i], op->count[i], op->type[i]);
+    off += op->cap[i];
+  }
+  for (int i = 0; i < op->n; i++) emu_req_free(op->er[i]);
+  free(op->stage);
+  free(op);
+}
+
+emu_req *rt_nbr_waitable(const struct rt_nbr_op *op) {
+  for (int i = 0; i < op->n; i++)
+    if (op->er[i] && !op->er[i]->done) return op->er[i];
+  return NULL;
+}
+
+int rt_nbr_done(const struct rt_nbr_op *op) { return !rt_nbr_waitable(op); }
+
+void rt_nbr_finish(struct rt_nbr_op *op) { nbr_end(op); }
+
+void rt_nbr_discard(struct rt_nbr_op *op) {
+  if (!op) return;
+  free(op->stage);
+  free(op);
+}
+
+/* The blocking call (req NULL): start, wait, unpack. The non-blocking one: start, and return
+ * a request (RQ_NBR) that MPI_Wait, MPI_Test... complete, so that the messages overlap what
+ * the rank does meanwhile. */
+static int nbr_go(nbr *b, const void *sbuf, void *rbuf, MPI_Request *req) {
+  struct rt_nbr_op *op = nbr_start(b, sbuf, rbuf);
+  if (!req) {
+    emu_rank *k = emu_self();
+    char *stage = op->stage;
+    emu_hold(k, stage);   /* freed by the run's teardown if the run stops meanwhile */
+    emu_hold(k, op);
+    nbr_end(op);
+    emu_release(k, stage);
+    emu_release(k, op);
+  } else {
+    *req = rt_req_completed();
+    rt_req *r = rt_req_at(*req);
+    r->kind = RQ_NBR;
+    r->active = 1;
+    r->comm = b->c;
+    r->nbr = op;
+  }
   emu_leave();
   return MPI_SUCCESS;
 }
@@ -157,83 +233,107 @@ static void recv_blocks(nbr *b, int count, const int *counts, const int *displs,
 /* allgather (the same block to all) and alltoall (consecutive blocks): rcount of rtype from
  * each source, in consecutive blocks */
 static int uniform(const char *name, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                   int rcount, MPI_Datatype rtype, MPI_Comm comm, int consecutive) {
+                   int rcount, MPI_Datatype rtype, MPI_Comm comm, int consecutive, MPI_Request *req) {
   nbr b;
   nbr_begin(&b, name, comm);
   same_sends(&b, scount, stype, consecutive);
   recv_blocks(&b, rcount, NULL, NULL, rtype);
-  return nbr_run(&b, sbuf, rbuf);
+  return nbr_go(&b, sbuf, rbuf, req);
+}
+
+static int allgatherv(const char *name, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                      const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm,
+                      MPI_Request *req) {
+  nbr b;
+  nbr_begin(&b, name, comm);
+  same_sends(&b, scount, stype, 0);
+  recv_blocks(&b, 0, rcounts, displs, rtype);
+  return nbr_go(&b, sbuf, rbuf, req);
+}
+
+static int alltoallv(const char *name, const void *sbuf, const int scounts[], const int sdispls[],
+                     MPI_Datatype stype, void *rbuf, const int rcounts[], const int rdispls[],
+                     MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req) {
+  nbr b;
+  nbr_begin(&b, name, comm);
+  MPI_Aint ext = rt_extent(stype);
+  for (int j = 0; j < b.nout; j++) { b.sc[j] = scounts[j]; b.st[j] = stype; b.sd[j] = ext * sdispls[j]; }
+  recv_blocks(&b, 0, rcounts, rdispls, rtype);
+  return nbr_go(&b, sbuf, rbuf, req);
+}
+
+static int alltoallw(const char *name, const void *sbuf, const int scounts[], const MPI_Aint sdispls[],
+                     const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
+                     const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
+                     MPI_Request *req) {
+  nbr b;
+  nbr_begin(&b, name, comm);
+  for (int j = 0; j < b.nout; j++) { b.sc[j] = scounts[j]; b.st[j] = stypes[j]; b.sd[j] = sdispls[j]; }
+  for (int i = 0; i < b.nin; i++) { b.rc[i] = rcounts[i]; b.rt[i] = rtypes[i]; b.rd[i] = rdispls[i]; }
+  return nbr_go(&b, sbuf, rbuf, req);
 }
 
 int MPI_Neighbor_allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                            int rcount, MPI_Datatype rtype, MPI_Comm comm) {
-  return uniform("MPI_Neighbor_allgather", sbuf, scount, stype, rbuf, rcount, rtype, comm, 0);
+  return uniform("MPI_Neighbor_allgather", sbuf, scount, stype, rbuf, rcount, rtype, comm, 0, NULL);
 }
 
 int MPI_Neighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                             const int rcounts[], const int displs[], MPI_Datatype rtype,
                             MPI_Comm comm) {
-  nbr b;
-  nbr_begin(&b, "MPI_Neighbor_allgatherv", comm);
-  same_sends(&b, scount, stype, 0);
-  recv_blocks(&b, 0, rcounts, displs, rtype);
-  return nbr_run(&b, sbuf, rbuf);
+  return allgatherv("MPI_Neighbor_allgatherv", sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, NULL);
 }
 
 int MPI_Neighbor_alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                           int rcount, MPI_Datatype rtype, MPI_Comm comm) {
-  return uniform("MPI_Neighbor_alltoall", sbuf, scount, stype, rbuf, rcount, rtype, comm, 1);
+  return uniform("MPI_Neighbor_alltoall", sbuf, scount, stype, rbuf, rcount, rtype, comm, 1, NULL);
 }
 
 int MPI_Neighbor_alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
                            MPI_Datatype stype, void *rbuf, const int rcounts[],
                            const int rdispls[], MPI_Datatype rtype, MPI_Comm comm) {
-  nbr b;
-  nbr_begin(&b, "MPI_Neighbor_alltoallv", comm);
-  MPI_Aint ext = rt_extent(stype);
-  for (int j = 0; j < b.nout; j++) { b.sc[j] = scounts[j]; b.st[j] = stype; b.sd[j] = ext * sdispls[j]; }
-  recv_blocks(&b, 0, rcounts, rdispls, rtype);
-  return nbr_run(&b, sbuf, rbuf);
+  return alltoallv("MPI_Neighbor_alltoallv", sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls,
+                   rtype, comm, NULL);
 }
 
 int MPI_Neighbor_alltoallw(const void *sbuf, const int scounts[], const MPI_Aint sdispls[],
                            const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
                            const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm) {
-  nbr b;
-  nbr_begin(&b, "MPI_Neighbor_alltoallw", comm);
-  for (int j = 0; j < b.nout; j++) { b.sc[j] = scounts[j]; b.st[j] = stypes[j]; b.sd[j] = sdispls[j]; }
-  for (int i = 0; i < b.nin; i++) { b.rc[i] = rcounts[i]; b.rt[i] = rtypes[i]; b.rd[i] = rdispls[i]; }
-  return nbr_run(&b, sbuf, rbuf);
+  return alltoallw("MPI_Neighbor_alltoallw", sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
+                   rtypes, comm, NULL);
 }
 
-/* ---- the non-blocking forms: the blocking call, then a completed request ---- */
+/* ---- the non-blocking forms: the messages start at the call, the request completes with
+ * the last of them ---- */
 
 int MPI_Ineighbor_allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                             int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req) {
-  RT_NBC(MPI_Neighbor_allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm), req);
+  return uniform("MPI_Ineighbor_allgather", sbuf, scount, stype, rbuf, rcount, rtype, comm, 0, req);
 }
 
 int MPI_Ineighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                              const int rcounts[], const int displs[], MPI_Datatype rtype,
                              MPI_Comm comm, MPI_Request *req) {
-  RT_NBC(MPI_Neighbor_allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm), req);
+  return allgatherv("MPI_Ineighbor_allgatherv", sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req);
 }
 
 int MPI_Ineighbor_alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                            int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req) {
-  RT_NBC(MPI_Neighbor_alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm), req);
+  return uniform("MPI_Ineighbor_alltoall", sbuf, scount, stype, rbuf, rcount, rtype, comm, 1, req);
 }
 
 int MPI_Ineighbor_alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
                             MPI_Datatype stype, void *rbuf, const int rcounts[],
                             const int rdispls[], MPI_Datatype rtype, MPI_Comm comm,
                             MPI_Request *req) {
-  RT_NBC(MPI_Neighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm), req);
+  return alltoallv("MPI_Ineighbor_alltoallv", sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls,
+                   rtype, comm, req);
 }
 
 int MPI_Ineighbor_alltoallw(const void *sbuf, const int scounts[], const MPI_Aint sdispls[],
                             const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
                             const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
                             MPI_Request *req) {
-  RT_NBC(MPI_Neighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm), req);
+  return alltoallw("MPI_Ineighbor_alltoallw", sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
+                   rtypes, comm, req);
 }

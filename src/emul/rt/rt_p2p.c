@@ -182,6 +182,7 @@ static void statuses_ok(MPI_Status *sts, int n) {
 
 static int req_done(rt_req *r) {
   if (r->kind == RQ_GREQ) return r->gdone;
+  if (r->kind == RQ_NBR) return rt_nbr_done(r->nbr);
   if (r->pair && !req_done(req_get(r->pair))) return 0;   /* MPI_Isendrecv: its send too */
   return r->proc_null || !r->active || (r->er && r->er->done);
 }
@@ -194,6 +195,7 @@ static emu_req *req_waitable(rt_req *r) {
     if (!r->gdone) emu_fatal("waiting for a generalized request that MPI_Grequest_complete has not completed (psim runs each rank as one thread: nothing else can complete it)");
     return NULL;
   }
+  if (r->kind == RQ_NBR) return rt_nbr_waitable(r->nbr);
   if (r->er && !r->er->done) return r->er;
   return r->pair ? req_get(r->pair)->er : NULL;
 }
@@ -201,8 +203,9 @@ static emu_req *req_waitable(rt_req *r) {
 /* Finishes a completed request: unpacks, fills the status, frees or deactivates it. */
 static void req_complete(MPI_Request *h, MPI_Status *st) {
   rt_req *r = req_get(*h);
-  if (r->kind == RQ_GREQ) {
-    rt_greq_finish(r, st);
+  if (r->kind == RQ_GREQ || r->kind == RQ_NBR) {
+    if (r->kind == RQ_GREQ) rt_greq_finish(r, st);
+    else { rt_nbr_finish(r->nbr); r->nbr = NULL; empty_status(st); }
     req_release(*h);
     *h = MPI_REQUEST_NULL;
     return;
@@ -462,8 +465,10 @@ int MPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *st) {
   set_call("MPI_Waitany", -99, -99, NULL);
   *index = MPI_UNDEFINED;
   if (!any_active(count, reqs)) { empty_status(st); emu_leave(); return MPI_SUCCESS; }
-  int i = first_done(count, reqs);
-  if (i < 0) {
+  int i;
+  /* a request may need several messages (MPI_Ineighbor_*, an MPI_Isendrecv's pair): wait
+   * again until one request is complete */
+  while ((i = first_done(count, reqs)) < 0) {
     /* only active requests count: wait_some skips inactive persistent ones as done */
     emu_req *inl[32], **ers = count > 32 ? xmalloc((size_t)count * sizeof *ers) : inl;
     for (int j = 0; j < count; j++)
@@ -471,7 +476,6 @@ int MPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *st) {
                    ? req_waitable(req_get(reqs[j])) : NULL;
     emu_wait(ers, count, 1);
     if (ers != inl) free(ers);
-    i = first_done(count, reqs);
   }
   *index = i;
   req_complete(&reqs[i], st);
@@ -617,6 +621,10 @@ int MPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[], 
 
 int MPI_Request_free(MPI_Request *req) {
   rt_req *r = req_get(*req);
+  if (r->kind == RQ_NBR) {
+    emu_self()->call = "MPI_Request_free";
+    emu_fatal("MPI_Request_free of a non-blocking collective's request (erroneous in MPI: wait for it)");
+  }
   if (r->kind == RQ_GREQ) {   /* its free_fn runs once the program completes it */
     if (r->gdone) { rt_greq_finish(r, NULL); req_release(*req); }
     else r->gorphan = 1;
@@ -646,7 +654,7 @@ int MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *st) {
   rt_req *r = req_get(req);
   int detached = r->kind == RQ_SEND && r->er && r->er->q && r->er->q->detached;
   if (r->kind != RQ_GREQ && r->active && !r->proc_null && !detached) {
-    if (emu_polls_injected()) {
+    if (emu_polls_injected() && r->kind != RQ_NBR) {
       rt_comm *c = r->comm;
       int src = r->kind == RQ_SEND ? emu_self()->id
                 : r->peer == MPI_ANY_SOURCE ? MPI_L_ANY : c->world[r->peer];
