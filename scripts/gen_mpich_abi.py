@@ -21,7 +21,8 @@ OUT = os.path.join(ROOT, "src/emul/abi")
 MPICH = sys.argv[1] if len(sys.argv) > 1 else "/usr/lib/x86_64-linux-gnu/libmpich.so.12"
 
 HANDLES = {"MPI_Comm": "comm", "MPI_Datatype": "dt", "MPI_Op": "op", "MPI_Request": "req",
-           "MPI_Group": "group", "MPI_Info": "info", "MPI_Win": "win", "MPI_Errhandler": "errh"}
+           "MPI_Group": "group", "MPI_Info": "info", "MPI_Win": "win", "MPI_Errhandler": "errh",
+           "MPI_Message": "msg"}
 # written by hand in abi_manual.c and abi_attr.c (arrays of handles or statuses, callbacks, special values)
 MANUAL = {"MPI_Waitall", "MPI_Waitany", "MPI_Waitsome", "MPI_Testall", "MPI_Testany",
           "MPI_Testsome", "MPI_Startall", "MPI_Type_create_struct", "MPI_Type_struct",
@@ -29,7 +30,8 @@ MANUAL = {"MPI_Waitall", "MPI_Waitany", "MPI_Waitsome", "MPI_Testall", "MPI_Test
           "MPI_Grequest_start", "MPI_Group_translate_ranks", "MPI_Comm_get_attr",
           "MPI_Attr_get", "MPI_Comm_create_keyval", "MPI_Keyval_create",
           "MPI_Type_create_keyval", "MPI_Get_version", "MPI_Type_get_contents",
-          "MPI_Comm_create_errhandler", "MPI_Errhandler_create", "MPI_Win_create_errhandler"}
+          "MPI_Comm_create_errhandler", "MPI_Errhandler_create", "MPI_Win_create_errhandler",
+          "MPI_Neighbor_alltoallw", "MPI_Ineighbor_alltoallw"}
 # extra names abi_manual.c defines that psim's mpi.h does not declare
 MANUAL_ONLY = {"MPI_Pcontrol", "MPI_Type_match_size", "MPI_Comm_c2f", "MPI_Comm_f2c",
                "MPI_Type_c2f", "MPI_Type_f2c", "MPI_Group_c2f", "MPI_Group_f2c", "MPI_Op_c2f",
@@ -37,12 +39,13 @@ MANUAL_ONLY = {"MPI_Pcontrol", "MPI_Type_match_size", "MPI_Comm_c2f", "MPI_Comm_
                "MPI_Info_f2c", "MPI_Win_c2f", "MPI_Win_f2c", "MPI_Errhandler_c2f",
                "MPI_Errhandler_f2c", "MPI_Status_c2f", "MPI_Status_f2c"}
 # handle pointers that are read before being written (the rest are outputs only)
-INOUT = re.compile(r"_free$|^MPI_(Type_commit|Wait|Test|Start|Cancel|Request_free)$")
-# statuses the call updates (read in before, written back after)
-STATUS_INOUT = re.compile(r"^MPI_Status_set_")
+INOUT = re.compile(r"_free$|^MPI_(Type_commit|Wait|Test|Start|Cancel|Request_free|Mrecv|Imrecv)$")
 RANKS = {"source", "dest", "root", "target_rank", "rank"}
 # ranks psim gives back, which may be MPI_PROC_NULL (MPICH's -1, psim's -2)
 RANKS_OUT = {"rank_source", "rank_dest"}
+# distributed graphs' weights: MPICH's MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY are addresses of its
+# own (abi_fortran.c), psim's other values
+WEIGHTS = {"weights", "sourceweights", "destweights"}
 CALLBACKS = {"MPI_User_function": "abi_puser_fn",
              "MPI_Win_copy_attr_function": "abi_pwin_copy_fn",
              "MPI_Win_delete_attr_function": "abi_pwin_delete_fn",
@@ -140,12 +143,15 @@ def main():
                 else:
                     pre.append("abi_pstatus %s_b, *%s_p = abi_status_ignored(%s) ? NULL : &%s_b;"
                                % (pn, pn, pn, pn))
-                    if STATUS_INOUT.search(name):
-                        pre.append("if (%s_p) abi_status_in(%s, %s_p);" % (pn, pn, pn))
+                    # the program's status first: psim leaves MPI_ERROR as it was in calls
+                    # that give one status (MPICH's pt2pt/mprobe checks it)
+                    pre.append("if (%s_p) abi_status_in(%s, %s_p);" % (pn, pn, pn))
                     args.append("%s_p" % pn)
                     post.append("if (%s_p) abi_status_out(%s_p, %s);" % (pn, pn, pn))
             elif base in CALLBACKS:
                 raise SystemExit("%s: callback %s needs a manual wrapper" % (name, pn))
+            elif base == "int" and (arr or ptr) and pn in WEIGHTS:
+                args.append("abi_weights_in(%s)" % pn)
             elif base == "int" and not arr and not ptr and pn in RANKS:
                 args.append("abi_rank_in(%s)" % pn)
             elif base == "int" and ptr and not arr and pn in RANKS_OUT:

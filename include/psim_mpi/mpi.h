@@ -29,9 +29,49 @@ typedef int MPI_Group;
 typedef int MPI_Errhandler;
 typedef int MPI_Info;
 typedef int MPI_Win;
+typedef int MPI_Message;   /* a matched message: a receive request, posted by the probe */
 typedef ptrdiff_t MPI_Aint;
 typedef long long MPI_Offset;
 typedef long long MPI_Count;
+typedef int MPI_Fint;
+
+/* Handles are the same integers in C and Fortran: the conversions are casts (PMPI_ too). */
+#define MPI_Comm_c2f(h) ((MPI_Fint)(h))
+#define MPI_Comm_f2c(h) ((MPI_Comm)(h))
+#define MPI_Type_c2f(h) ((MPI_Fint)(h))
+#define MPI_Type_f2c(h) ((MPI_Datatype)(h))
+#define MPI_Group_c2f(h) ((MPI_Fint)(h))
+#define MPI_Group_f2c(h) ((MPI_Group)(h))
+#define MPI_Info_c2f(h) ((MPI_Fint)(h))
+#define MPI_Info_f2c(h) ((MPI_Info)(h))
+#define MPI_Request_c2f(h) ((MPI_Fint)(h))
+#define MPI_Request_f2c(h) ((MPI_Request)(h))
+#define MPI_Op_c2f(h) ((MPI_Fint)(h))
+#define MPI_Op_f2c(h) ((MPI_Op)(h))
+#define MPI_Errhandler_c2f(h) ((MPI_Fint)(h))
+#define MPI_Errhandler_f2c(h) ((MPI_Errhandler)(h))
+#define MPI_Win_c2f(h) ((MPI_Fint)(h))
+#define MPI_Win_f2c(h) ((MPI_Win)(h))
+#define MPI_Message_c2f(h) ((MPI_Fint)(h))
+#define MPI_Message_f2c(h) ((MPI_Message)(h))
+#define PMPI_Comm_c2f MPI_Comm_c2f
+#define PMPI_Comm_f2c MPI_Comm_f2c
+#define PMPI_Type_c2f MPI_Type_c2f
+#define PMPI_Type_f2c MPI_Type_f2c
+#define PMPI_Group_c2f MPI_Group_c2f
+#define PMPI_Group_f2c MPI_Group_f2c
+#define PMPI_Info_c2f MPI_Info_c2f
+#define PMPI_Info_f2c MPI_Info_f2c
+#define PMPI_Request_c2f MPI_Request_c2f
+#define PMPI_Request_f2c MPI_Request_f2c
+#define PMPI_Op_c2f MPI_Op_c2f
+#define PMPI_Op_f2c MPI_Op_f2c
+#define PMPI_Errhandler_c2f MPI_Errhandler_c2f
+#define PMPI_Errhandler_f2c MPI_Errhandler_f2c
+#define PMPI_Win_c2f MPI_Win_c2f
+#define PMPI_Win_f2c MPI_Win_f2c
+#define PMPI_Message_c2f MPI_Message_c2f
+#define PMPI_Message_f2c MPI_Message_f2c
 
 typedef struct MPI_Status {
   int MPI_SOURCE;
@@ -125,7 +165,12 @@ enum {
 #define MPI_STATUSES_IGNORE ((MPI_Status *)0)
 #define MPI_IN_PLACE ((void *)-1)
 #define MPI_BOTTOM ((void *)0)
-#define MPI_UNWEIGHTED ((int *)0)
+/* distributed graphs' weights: addresses of psim's own, not NULL (MPI 3.0), never dereferenced */
+int *psim_topo_weights(int empty);
+#define MPI_UNWEIGHTED (psim_topo_weights(0))
+#define MPI_WEIGHTS_EMPTY (psim_topo_weights(1))
+#define MPI_MESSAGE_NULL 0
+#define MPI_MESSAGE_NO_PROC (-1)       /* what a matched probe of MPI_PROC_NULL gives */
 
 typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
 typedef int MPI_Comm_copy_attr_function(MPI_Comm, int, void *, void *, void *, int *);
@@ -256,8 +301,17 @@ int MPI_Cancel(MPI_Request *request);
 int MPI_Test_cancelled(const MPI_Status *status, int *flag);
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
+/* Matched probes (MPI 3.0): the message probed is taken out of matching (rt_p2p.c). */
+int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status);
+int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                MPI_Status *status);
+int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+              MPI_Status *status);
+int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+               MPI_Request *request);
 int MPI_Get_count(const MPI_Status *status, MPI_Datatype dt, int *count);
 int MPI_Get_elements(const MPI_Status *status, MPI_Datatype dt, int *count);
+int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype dt, MPI_Count *count);
 /* MPI 4.0: the send and the receive in one request (complete when both are). */
 int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
                   int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
@@ -274,6 +328,7 @@ int MPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_
 int MPI_Grequest_complete(MPI_Request request);
 int MPI_Status_set_cancelled(MPI_Status *status, int flag);
 int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype dt, int count);
+int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype dt, MPI_Count count);
 
 /* ---- collectives ---- */
 int MPI_Barrier(MPI_Comm comm);
@@ -399,6 +454,58 @@ int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]);
 int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest);
 int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm);
 int MPI_Topo_test(MPI_Comm comm, int *status);
+int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank);
+/* Graph and distributed graph topologies (rt_graph.c); reorder is not applied, info ignored. */
+int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[],
+                     int reorder, MPI_Comm *comm_graph);
+int MPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges);
+int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]);
+int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors);
+int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[]);
+int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank);
+int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
+                                   const int sourceweights[], int outdegree,
+                                   const int destinations[], const int destweights[],
+                                   MPI_Info info, int reorder, MPI_Comm *comm_dist_graph);
+int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
+                          const int destinations[], const int weights[], MPI_Info info,
+                          int reorder, MPI_Comm *comm_dist_graph);
+int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted);
+int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[],
+                             int maxoutdegree, int destinations[], int destweights[]);
+/* Neighbourhood collectives (rt_neighbor.c): point-to-point messages to and from each
+ * neighbour; the non-blocking ones run as the blocking ones and return a completed request. */
+int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                           void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, const int recvcounts[], const int displs[],
+                            MPI_Datatype recvtype, MPI_Comm comm);
+int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                          void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                           MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                           const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
+int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                           const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                           const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                           MPI_Comm comm);
+int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                            MPI_Request *request);
+int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, const int recvcounts[], const int displs[],
+                             MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                           void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                           MPI_Request *request);
+int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                            MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                            const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                            MPI_Request *request);
+int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[],
+                            const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                            void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
+                            const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request);
 int MPI_Group_size(MPI_Group group, int *size);
 int MPI_Group_rank(MPI_Group group, int *rank);
 int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
@@ -622,6 +729,10 @@ void psim_at(const char *file, int line);
 #define MPI_Waitany(...) (psim_at(__FILE__, __LINE__), MPI_Waitany(__VA_ARGS__))
 #define MPI_Waitsome(...) (psim_at(__FILE__, __LINE__), MPI_Waitsome(__VA_ARGS__))
 #define MPI_Probe(...) (psim_at(__FILE__, __LINE__), MPI_Probe(__VA_ARGS__))
+#define MPI_Mprobe(...) (psim_at(__FILE__, __LINE__), MPI_Mprobe(__VA_ARGS__))
+#define MPI_Mrecv(...) (psim_at(__FILE__, __LINE__), MPI_Mrecv(__VA_ARGS__))
+#define MPI_Neighbor_allgather(...) (psim_at(__FILE__, __LINE__), MPI_Neighbor_allgather(__VA_ARGS__))
+#define MPI_Neighbor_alltoall(...) (psim_at(__FILE__, __LINE__), MPI_Neighbor_alltoall(__VA_ARGS__))
 #define MPI_Barrier(...) (psim_at(__FILE__, __LINE__), MPI_Barrier(__VA_ARGS__))
 #define MPI_Bcast(...) (psim_at(__FILE__, __LINE__), MPI_Bcast(__VA_ARGS__))
 #define MPI_Reduce(...) (psim_at(__FILE__, __LINE__), MPI_Reduce(__VA_ARGS__))

@@ -416,15 +416,31 @@ int emu_abi_load_rank(emu_abi *a, int rank, void **handle, emu_main_fn *main_fn,
   rank_var_blocks[nrank_var_blocks++] = block;
   for (int j = 0; j < a->nlibs; j++)
     if (interpose(&a->libs[j], base, block, err) < 0) return -1;
-  /* the copy relocations: the current value of the library's variable */
+  /* the copy relocations: the current value of the library's variable. A const variable's
+   * copy (MPICH's MPI_UNWEIGHTED, `int *const`) lies in the executable's PT_GNU_RELRO,
+   * read-only once loaded: writable for the copy, then read-only again */
+  long pg = sysconf(_SC_PAGESIZE);
+  uintptr_t r0 = 0, r1 = 0;
+  if (a->copies.len && a->e.relro_size) {
+    r0 = (base + a->e.relro_va) & ~(uintptr_t)(pg - 1);
+    r1 = base + a->e.relro_va + a->e.relro_size;
+    if (mprotect((void *)r0, r1 - r0, PROT_READ | PROT_WRITE) != 0)
+      return psim_errf(err, 2, a->path, 0, "cannot make rank %d's copy writable: %s", rank, strerror(errno));
+  }
   for (size_t i = 0; i < a->copies.len; i++) {
     const copy_reloc *c = &a->copies.data[i];
     void *src = NULL;   /* a privatized library's (this rank's copy), or a shared one's */
     for (int j = 0; j < a->nlibs && !src; j++) src = dlsym(a->libs[j].handle, c->name);
+    /* psim's libmpich.so.12 (loaded RTLD_LOCAL): MPICH's MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY
+     * are variables a program reads (MPI_Dist_graph_create(..., MPI_UNWEIGHTED, ...)) */
+    if (!src && stub) src = dlsym(stub, c->name);
     if (!src) src = dlsym(RTLD_DEFAULT, c->name);
     if (!src) return psim_errf(err, 2, a->path, 0, "its variable %s (a copy relocation) is defined by no loaded library", c->name);
     memcpy((void *)(base + c->at), src, c->size);
   }
+  /* as the loader protects it: the last partial page stays writable */
+  r1 &= ~(uintptr_t)(pg - 1);
+  if (r1 > r0) mprotect((void *)r0, r1 - r0, PROT_READ);
   void *m = a->main_va ? (void *)(base + a->main_va) : start_main(base, a->entry);
   if (!m) return psim_errf(err, 2, a->path, 0, "cannot find main (no symbol table, and _start is not glibc's)");
   *handle = h;

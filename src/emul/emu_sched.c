@@ -658,7 +658,13 @@ out_ranks:
   emu_tasks_finish(S, 0, NULL);
   if (S->tit) emu_trace_close(S, err);   /* not started (a rank could not be set up) */
   if (S->rt_free) S->rt_free(S->rt);
-  for (size_t i = 0; i < S->all_reqs.len; i++) free(S->all_reqs.data[i]);
+  /* a send no receive took (the run stopped, or the program never received it) still owns
+   * its payload */
+  for (size_t i = 0; i < S->all_reqs.len; i++) {
+    emu_req *r = S->all_reqs.data[i];
+    if (r->owned) free((void *)r->data);
+    free(r);
+  }
   VEC_FREE(S->all_reqs);
 out_world:
   free(S->ranks);

@@ -21,8 +21,14 @@
 #   (abi_fortran_types.f90); attributes with Fortran callbacks (abi_fortran_attr.f90), and
 #   across languages (abi_fortran_lang.f90 with abi_fortran_lang.c); calls added for MPICH's
 #   Fortran tests (abi_fortran_calls.f90); generalized requests (abi_fortran_greq.f90);
+#   distributed graphs, neighbourhood collectives, matched probes (abi_fortran_topo.f90);
 # - attributes with C callbacks (tests/data/emul/abi_attr.c, mpicc and psimcc); MPI_Get_elements
 #   on a partly filled mixed type (get_elements.c);
+# - graph and distributed graph topologies, neighbourhood collectives (MPI_Neighbor_alltoallw's
+#   datatype arrays translated per neighbour), matched probes (MPI_Message, MPI_MESSAGE_NO_PROC,
+#   MPI_UNWEIGHTED read through a copy relocation in the executable's RELRO): graph.c,
+#   neighbor.c and mprobe.c built by mpicc print " No Errors" at np 2 and 4 (as under real
+#   MPICH, mpiexec.mpich -n 4); MPI_Mrecv on MPI_MESSAGE_NULL is psim's error;
 # - errors: an MPICH call psim lacks (MPI_Comm_spawn: exit 4, named), exit(3) from a rank,
 #   a binary linked against Open MPI (libmpi.so.40), a non-PIE executable, --privatize-libs
 #   misused, psim's libmpich.so.12 used outside psim run.
@@ -97,6 +103,14 @@ for b in getel getel_psim; do
   out=$("$PSIM" run --np 2 -q --no-measure -- "$TMPD/$b") || bad "get_elements ($b) failed"
   [ "$out" = "get_elements ok 1" ] || bad "get_elements ($b): $out"
 done
+for p in graph neighbor mprobe; do
+  "$MPICC" -O1 -o "$TMPD/m_$p" "$D/$p.c" 2>/dev/null || { bad "mpicc $p.c"; continue; }
+  for np in 2 4; do
+    out=$("$PSIM" run --np $np -q --no-measure -- "$TMPD/m_$p" 2>&1)
+    [ "$out" = " No Errors" ] || bad "$p (mpicc) at np $np: $out"
+  done
+done
+expect 4 "rank 0: MPI error in MPI_Mrecv: the message is MPI_MESSAGE_NULL" "$PSIM" run --np 2 -q --no-measure -- "$TMPD/m_mprobe" null
 
 # pi: digits, and the same simulated time as the psimcc build (on two network models)
 "$MPICC" -O2 -o "$TMPD/pi" "$D/abi_pi.c" -lm || { echo "FAIL: mpicc abi_pi.c"; exit 1; }
@@ -268,6 +282,14 @@ rank 2 rsend_init T info T"
   want="rank 0 count T request null T calls 11
 rank 1 count T request null T calls 11"
   [ "$out" = "$want" ] || bad "abi_fortran_greq: $out"
+  # a distributed graph with MPI_UNWEIGHTED, neighbourhood all-to-alls, matched probes from
+  # Fortran (MPICH's f77/pt2pt/mprobef, f77/topo/dgraph_*f stopped at them); as real MPICH prints
+  "$MPIFORT" -O1 -w -o "$TMPD/ftopo" "$D/abi_fortran_topo.f90" || bad "mpifort abi_fortran_topo.f90"
+  out=$("$PSIM" run --np 3 -q --no-measure -- "$TMPD/ftopo" | sort) || bad "abi_fortran_topo failed"
+  want="rank 0 graph T neighbor T mprobe T
+rank 1 graph T neighbor T mprobe T
+rank 2 graph T neighbor T mprobe T"
+  [ "$out" = "$want" ] || bad "abi_fortran_topo: $out"
   # a crashing Fortran rank is psim's report, not libgfortran's backtrace handler (exit 139)
   "$MPIFORT" -O0 -o "$TMPD/fcrash" "$D/abi_fortran_crash.f90" || bad "mpifort abi_fortran_crash.f90"
   expect 4 "rank 1 crashed with signal 11 (Segmentation fault)" "$PSIM" run --np 2 -q -- "$TMPD/fcrash"

@@ -64,6 +64,14 @@ int abi_win_in(int h);
 int abi_win_out(int h);
 int abi_errh_in(int h);
 int abi_errh_out(int h);
+/* MPI_Message: MPICH's are requests (MPI_MESSAGE_NULL 0x2c000000, MPI_MESSAGE_NO_PROC
+ * 0x6c000000), psim's receive requests (MPI_MESSAGE_NO_PROC -1). */
+int abi_msg_in(int h);
+int abi_msg_out(int h);
+/* Weights of a distributed graph: MPICH's MPI_UNWEIGHTED / MPI_WEIGHTS_EMPTY become psim's
+ * (abi_fortran.c, which defines MPICH's; abi_manual.c asks psim for its own). */
+int *abi_weights_in(const int *w);
+int *abi_psim_weights(int empty);
 /* Ranks (MPI_ANY_SOURCE and MPI_PROC_NULL are swapped between the two), attribute keys,
  * error classes, type combiners. */
 int abi_rank_in(int r);

@@ -310,6 +310,7 @@ int (*p_MPI_Recv)(void *buf, int count, int dt, int source, int tag, int comm, a
 int MPI_Recv(void *buf, int count, int dt, int source, int tag, int comm, abi_status *status) {
   if (!p_MPI_Recv) abi_missing("MPI_Recv");
   abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
   int rc = p_MPI_Recv(buf, count, abi_dt_in(dt), abi_rank_in(source), tag, abi_comm_in(comm), status_p);
   if (status_p) abi_status_out(status_p, status);
   return abi_err_out(rc);
@@ -364,6 +365,7 @@ int (*p_MPI_Sendrecv)(const void *sendbuf, int sendcount, int sendtype, int dest
 int MPI_Sendrecv(const void *sendbuf, int sendcount, int sendtype, int dest, int sendtag, void *recvbuf, int recvcount, int recvtype, int source, int recvtag, int comm, abi_status *status) {
   if (!p_MPI_Sendrecv) abi_missing("MPI_Sendrecv");
   abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
   int rc = p_MPI_Sendrecv(sendbuf, sendcount, abi_dt_in(sendtype), abi_rank_in(dest), sendtag, recvbuf, recvcount, abi_dt_in(recvtype), abi_rank_in(source), recvtag, abi_comm_in(comm), status_p);
   if (status_p) abi_status_out(status_p, status);
   return abi_err_out(rc);
@@ -373,6 +375,7 @@ int (*p_MPI_Sendrecv_replace)(void *buf, int count, int dt, int dest, int sendta
 int MPI_Sendrecv_replace(void *buf, int count, int dt, int dest, int sendtag, int source, int recvtag, int comm, abi_status *status) {
   if (!p_MPI_Sendrecv_replace) abi_missing("MPI_Sendrecv_replace");
   abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
   int rc = p_MPI_Sendrecv_replace(buf, count, abi_dt_in(dt), abi_rank_in(dest), sendtag, abi_rank_in(source), recvtag, abi_comm_in(comm), status_p);
   if (status_p) abi_status_out(status_p, status);
   return abi_err_out(rc);
@@ -452,6 +455,7 @@ int MPI_Wait(int *request, abi_status *status) {
   if (!p_MPI_Wait) abi_missing("MPI_Wait");
   int request_p = abi_req_in(*request);
   abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
   int rc = p_MPI_Wait(&request_p, status_p);
   *request = abi_req_out(request_p);
   if (status_p) abi_status_out(status_p, status);
@@ -466,6 +470,7 @@ int MPI_Test(int *request, int *flag, abi_status *status) {
   if (!p_MPI_Test) abi_missing("MPI_Test");
   int request_p = abi_req_in(*request);
   abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
   int rc = p_MPI_Test(&request_p, flag, status_p);
   *request = abi_req_out(request_p);
   if (status_p) abi_status_out(status_p, status);
@@ -488,6 +493,7 @@ int (*p_MPI_Request_get_status)(int request, int *flag, abi_pstatus *status);
 int MPI_Request_get_status(int request, int *flag, abi_status *status) {
   if (!p_MPI_Request_get_status) abi_missing("MPI_Request_get_status");
   abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
   int rc = p_MPI_Request_get_status(abi_req_in(request), flag, status_p);
   if (status_p) abi_status_out(status_p, status);
   return abi_err_out(rc);
@@ -515,6 +521,7 @@ int (*p_MPI_Probe)(int source, int tag, int comm, abi_pstatus *status);
 int MPI_Probe(int source, int tag, int comm, abi_status *status) {
   if (!p_MPI_Probe) abi_missing("MPI_Probe");
   abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
   int rc = p_MPI_Probe(abi_rank_in(source), tag, abi_comm_in(comm), status_p);
   if (status_p) abi_status_out(status_p, status);
   return abi_err_out(rc);
@@ -524,8 +531,56 @@ int (*p_MPI_Iprobe)(int source, int tag, int comm, int *flag, abi_pstatus *statu
 int MPI_Iprobe(int source, int tag, int comm, int *flag, abi_status *status) {
   if (!p_MPI_Iprobe) abi_missing("MPI_Iprobe");
   abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
   int rc = p_MPI_Iprobe(abi_rank_in(source), tag, abi_comm_in(comm), flag, status_p);
   if (status_p) abi_status_out(status_p, status);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Mprobe)(int source, int tag, int comm, int *message, abi_pstatus *status);
+int MPI_Mprobe(int source, int tag, int comm, int *message, abi_status *status) {
+  if (!p_MPI_Mprobe) abi_missing("MPI_Mprobe");
+  int message_p = 0;
+  abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
+  int rc = p_MPI_Mprobe(abi_rank_in(source), tag, abi_comm_in(comm), &message_p, status_p);
+  *message = abi_msg_out(message_p);
+  if (status_p) abi_status_out(status_p, status);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Improbe)(int source, int tag, int comm, int *flag, int *message, abi_pstatus *status);
+int MPI_Improbe(int source, int tag, int comm, int *flag, int *message, abi_status *status) {
+  if (!p_MPI_Improbe) abi_missing("MPI_Improbe");
+  int message_p = 0;
+  abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
+  int rc = p_MPI_Improbe(abi_rank_in(source), tag, abi_comm_in(comm), flag, &message_p, status_p);
+  *message = abi_msg_out(message_p);
+  if (status_p) abi_status_out(status_p, status);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Mrecv)(void *buf, int count, int datatype, int *message, abi_pstatus *status);
+int MPI_Mrecv(void *buf, int count, int datatype, int *message, abi_status *status) {
+  if (!p_MPI_Mrecv) abi_missing("MPI_Mrecv");
+  int message_p = abi_msg_in(*message);
+  abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
+  int rc = p_MPI_Mrecv(buf, count, abi_dt_in(datatype), &message_p, status_p);
+  *message = abi_msg_out(message_p);
+  if (status_p) abi_status_out(status_p, status);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Imrecv)(void *buf, int count, int datatype, int *message, int *request);
+int MPI_Imrecv(void *buf, int count, int datatype, int *message, int *request) {
+  if (!p_MPI_Imrecv) abi_missing("MPI_Imrecv");
+  int message_p = abi_msg_in(*message);
+  int request_p = abi_req_in(*request);
+  int rc = p_MPI_Imrecv(buf, count, abi_dt_in(datatype), &message_p, &request_p);
+  *message = abi_msg_out(message_p);
+  *request = abi_req_out(request_p);
   return abi_err_out(rc);
 }
 
@@ -544,6 +599,15 @@ int MPI_Get_elements(const abi_status *status, int dt, int *count) {
   abi_pstatus status_p;
   abi_status_in(status, &status_p);
   int rc = p_MPI_Get_elements(&status_p, abi_dt_in(dt), count);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Get_elements_x)(const abi_pstatus *status, int dt, long long *count);
+int MPI_Get_elements_x(const abi_status *status, int dt, long long *count) {
+  if (!p_MPI_Get_elements_x) abi_missing("MPI_Get_elements_x");
+  abi_pstatus status_p;
+  abi_status_in(status, &status_p);
+  int rc = p_MPI_Get_elements_x(&status_p, abi_dt_in(dt), count);
   return abi_err_out(rc);
 }
 
@@ -589,6 +653,16 @@ int MPI_Status_set_elements(abi_status *status, int dt, int count) {
   abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
   if (status_p) abi_status_in(status, status_p);
   int rc = p_MPI_Status_set_elements(status_p, abi_dt_in(dt), count);
+  if (status_p) abi_status_out(status_p, status);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Status_set_elements_x)(abi_pstatus *status, int dt, long long count);
+int MPI_Status_set_elements_x(abi_status *status, int dt, long long count) {
+  if (!p_MPI_Status_set_elements_x) abi_missing("MPI_Status_set_elements_x");
+  abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
+  int rc = p_MPI_Status_set_elements_x(status_p, abi_dt_in(dt), count);
   if (status_p) abi_status_out(status_p, status);
   return abi_err_out(rc);
 }
@@ -1085,6 +1159,155 @@ int MPI_Topo_test(int comm, int *status) {
   return abi_err_out(rc);
 }
 
+int (*p_MPI_Cart_map)(int comm, int ndims, const int dims[], const int periods[], int *newrank);
+int MPI_Cart_map(int comm, int ndims, const int dims[], const int periods[], int *newrank) {
+  if (!p_MPI_Cart_map) abi_missing("MPI_Cart_map");
+  int rc = p_MPI_Cart_map(abi_comm_in(comm), ndims, dims, periods, newrank);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Graph_create)(int comm_old, int nnodes, const int index[], const int edges[], int reorder, int *comm_graph);
+int MPI_Graph_create(int comm_old, int nnodes, const int index[], const int edges[], int reorder, int *comm_graph) {
+  if (!p_MPI_Graph_create) abi_missing("MPI_Graph_create");
+  int comm_graph_p = 0;
+  int rc = p_MPI_Graph_create(abi_comm_in(comm_old), nnodes, index, edges, reorder, &comm_graph_p);
+  *comm_graph = abi_comm_out(comm_graph_p);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Graphdims_get)(int comm, int *nnodes, int *nedges);
+int MPI_Graphdims_get(int comm, int *nnodes, int *nedges) {
+  if (!p_MPI_Graphdims_get) abi_missing("MPI_Graphdims_get");
+  int rc = p_MPI_Graphdims_get(abi_comm_in(comm), nnodes, nedges);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Graph_get)(int comm, int maxindex, int maxedges, int index[], int edges[]);
+int MPI_Graph_get(int comm, int maxindex, int maxedges, int index[], int edges[]) {
+  if (!p_MPI_Graph_get) abi_missing("MPI_Graph_get");
+  int rc = p_MPI_Graph_get(abi_comm_in(comm), maxindex, maxedges, index, edges);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Graph_neighbors_count)(int comm, int rank, int *nneighbors);
+int MPI_Graph_neighbors_count(int comm, int rank, int *nneighbors) {
+  if (!p_MPI_Graph_neighbors_count) abi_missing("MPI_Graph_neighbors_count");
+  int rc = p_MPI_Graph_neighbors_count(abi_comm_in(comm), abi_rank_in(rank), nneighbors);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Graph_neighbors)(int comm, int rank, int maxneighbors, int neighbors[]);
+int MPI_Graph_neighbors(int comm, int rank, int maxneighbors, int neighbors[]) {
+  if (!p_MPI_Graph_neighbors) abi_missing("MPI_Graph_neighbors");
+  int rc = p_MPI_Graph_neighbors(abi_comm_in(comm), abi_rank_in(rank), maxneighbors, neighbors);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Graph_map)(int comm, int nnodes, const int index[], const int edges[], int *newrank);
+int MPI_Graph_map(int comm, int nnodes, const int index[], const int edges[], int *newrank) {
+  if (!p_MPI_Graph_map) abi_missing("MPI_Graph_map");
+  int rc = p_MPI_Graph_map(abi_comm_in(comm), nnodes, index, edges, newrank);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Dist_graph_create_adjacent)(int comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], int info, int reorder, int *comm_dist_graph);
+int MPI_Dist_graph_create_adjacent(int comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], int info, int reorder, int *comm_dist_graph) {
+  if (!p_MPI_Dist_graph_create_adjacent) abi_missing("MPI_Dist_graph_create_adjacent");
+  int comm_dist_graph_p = 0;
+  int rc = p_MPI_Dist_graph_create_adjacent(abi_comm_in(comm_old), indegree, sources, abi_weights_in(sourceweights), outdegree, destinations, abi_weights_in(destweights), abi_info_in(info), reorder, &comm_dist_graph_p);
+  *comm_dist_graph = abi_comm_out(comm_dist_graph_p);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Dist_graph_create)(int comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], int info, int reorder, int *comm_dist_graph);
+int MPI_Dist_graph_create(int comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], int info, int reorder, int *comm_dist_graph) {
+  if (!p_MPI_Dist_graph_create) abi_missing("MPI_Dist_graph_create");
+  int comm_dist_graph_p = 0;
+  int rc = p_MPI_Dist_graph_create(abi_comm_in(comm_old), n, sources, degrees, destinations, abi_weights_in(weights), abi_info_in(info), reorder, &comm_dist_graph_p);
+  *comm_dist_graph = abi_comm_out(comm_dist_graph_p);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Dist_graph_neighbors_count)(int comm, int *indegree, int *outdegree, int *weighted);
+int MPI_Dist_graph_neighbors_count(int comm, int *indegree, int *outdegree, int *weighted) {
+  if (!p_MPI_Dist_graph_neighbors_count) abi_missing("MPI_Dist_graph_neighbors_count");
+  int rc = p_MPI_Dist_graph_neighbors_count(abi_comm_in(comm), indegree, outdegree, weighted);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Dist_graph_neighbors)(int comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[]);
+int MPI_Dist_graph_neighbors(int comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[]) {
+  if (!p_MPI_Dist_graph_neighbors) abi_missing("MPI_Dist_graph_neighbors");
+  int rc = p_MPI_Dist_graph_neighbors(abi_comm_in(comm), maxindegree, sources, abi_weights_in(sourceweights), maxoutdegree, destinations, abi_weights_in(destweights));
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Neighbor_allgather)(const void *sendbuf, int sendcount, int sendtype, void *recvbuf, int recvcount, int recvtype, int comm);
+int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, int sendtype, void *recvbuf, int recvcount, int recvtype, int comm) {
+  if (!p_MPI_Neighbor_allgather) abi_missing("MPI_Neighbor_allgather");
+  int rc = p_MPI_Neighbor_allgather(sendbuf, sendcount, abi_dt_in(sendtype), recvbuf, recvcount, abi_dt_in(recvtype), abi_comm_in(comm));
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Neighbor_allgatherv)(const void *sendbuf, int sendcount, int sendtype, void *recvbuf, const int recvcounts[], const int displs[], int recvtype, int comm);
+int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, int sendtype, void *recvbuf, const int recvcounts[], const int displs[], int recvtype, int comm) {
+  if (!p_MPI_Neighbor_allgatherv) abi_missing("MPI_Neighbor_allgatherv");
+  int rc = p_MPI_Neighbor_allgatherv(sendbuf, sendcount, abi_dt_in(sendtype), recvbuf, recvcounts, displs, abi_dt_in(recvtype), abi_comm_in(comm));
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Neighbor_alltoall)(const void *sendbuf, int sendcount, int sendtype, void *recvbuf, int recvcount, int recvtype, int comm);
+int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, int sendtype, void *recvbuf, int recvcount, int recvtype, int comm) {
+  if (!p_MPI_Neighbor_alltoall) abi_missing("MPI_Neighbor_alltoall");
+  int rc = p_MPI_Neighbor_alltoall(sendbuf, sendcount, abi_dt_in(sendtype), recvbuf, recvcount, abi_dt_in(recvtype), abi_comm_in(comm));
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Neighbor_alltoallv)(const void *sendbuf, const int sendcounts[], const int sdispls[], int sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], int recvtype, int comm);
+int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], int sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], int recvtype, int comm) {
+  if (!p_MPI_Neighbor_alltoallv) abi_missing("MPI_Neighbor_alltoallv");
+  int rc = p_MPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, abi_dt_in(sendtype), recvbuf, recvcounts, rdispls, abi_dt_in(recvtype), abi_comm_in(comm));
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Neighbor_alltoallw)(const void *sendbuf, const int sendcounts[], const ptrdiff_t sdispls[], const int sendtypes[], void *recvbuf, const int recvcounts[], const ptrdiff_t rdispls[], const int recvtypes[], int comm);
+int (*p_MPI_Ineighbor_allgather)(const void *sendbuf, int sendcount, int sendtype, void *recvbuf, int recvcount, int recvtype, int comm, int *request);
+int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, int sendtype, void *recvbuf, int recvcount, int recvtype, int comm, int *request) {
+  if (!p_MPI_Ineighbor_allgather) abi_missing("MPI_Ineighbor_allgather");
+  int request_p = 0;
+  int rc = p_MPI_Ineighbor_allgather(sendbuf, sendcount, abi_dt_in(sendtype), recvbuf, recvcount, abi_dt_in(recvtype), abi_comm_in(comm), &request_p);
+  *request = abi_req_out(request_p);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Ineighbor_allgatherv)(const void *sendbuf, int sendcount, int sendtype, void *recvbuf, const int recvcounts[], const int displs[], int recvtype, int comm, int *request);
+int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, int sendtype, void *recvbuf, const int recvcounts[], const int displs[], int recvtype, int comm, int *request) {
+  if (!p_MPI_Ineighbor_allgatherv) abi_missing("MPI_Ineighbor_allgatherv");
+  int request_p = 0;
+  int rc = p_MPI_Ineighbor_allgatherv(sendbuf, sendcount, abi_dt_in(sendtype), recvbuf, recvcounts, displs, abi_dt_in(recvtype), abi_comm_in(comm), &request_p);
+  *request = abi_req_out(request_p);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Ineighbor_alltoall)(const void *sendbuf, int sendcount, int sendtype, void *recvbuf, int recvcount, int recvtype, int comm, int *request);
+int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, int sendtype, void *recvbuf, int recvcount, int recvtype, int comm, int *request) {
+  if (!p_MPI_Ineighbor_alltoall) abi_missing("MPI_Ineighbor_alltoall");
+  int request_p = 0;
+  int rc = p_MPI_Ineighbor_alltoall(sendbuf, sendcount, abi_dt_in(sendtype), recvbuf, recvcount, abi_dt_in(recvtype), abi_comm_in(comm), &request_p);
+  *request = abi_req_out(request_p);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Ineighbor_alltoallv)(const void *sendbuf, const int sendcounts[], const int sdispls[], int sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], int recvtype, int comm, int *request);
+int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], int sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], int recvtype, int comm, int *request) {
+  if (!p_MPI_Ineighbor_alltoallv) abi_missing("MPI_Ineighbor_alltoallv");
+  int request_p = 0;
+  int rc = p_MPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, abi_dt_in(sendtype), recvbuf, recvcounts, rdispls, abi_dt_in(recvtype), abi_comm_in(comm), &request_p);
+  *request = abi_req_out(request_p);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Ineighbor_alltoallw)(const void *sendbuf, const int sendcounts[], const ptrdiff_t sdispls[], const int sendtypes[], void *recvbuf, const int recvcounts[], const ptrdiff_t rdispls[], const int recvtypes[], int comm, int *request);
 int (*p_MPI_Group_size)(int group, int *size);
 int MPI_Group_size(int group, int *size) {
   if (!p_MPI_Group_size) abi_missing("MPI_Group_size");
@@ -1852,7 +2075,6 @@ int MPI_Bsend_c(void) { abi_missing("MPI_Bsend_c"); }
 int MPI_Bsend_init_c(void) { abi_missing("MPI_Bsend_init_c"); }
 int MPI_Buffer_attach_c(void) { abi_missing("MPI_Buffer_attach_c"); }
 int MPI_Buffer_detach_c(void) { abi_missing("MPI_Buffer_detach_c"); }
-int MPI_Cart_map(void) { abi_missing("MPI_Cart_map"); }
 int MPI_Close_port(void) { abi_missing("MPI_Close_port"); }
 int MPI_Comm_accept(void) { abi_missing("MPI_Comm_accept"); }
 int MPI_Comm_connect(void) { abi_missing("MPI_Comm_connect"); }
@@ -1864,10 +2086,6 @@ int MPI_Comm_idup_with_info(void) { abi_missing("MPI_Comm_idup_with_info"); }
 int MPI_Comm_join(void) { abi_missing("MPI_Comm_join"); }
 int MPI_Comm_spawn(void) { abi_missing("MPI_Comm_spawn"); }
 int MPI_Comm_spawn_multiple(void) { abi_missing("MPI_Comm_spawn_multiple"); }
-int MPI_Dist_graph_create(void) { abi_missing("MPI_Dist_graph_create"); }
-int MPI_Dist_graph_create_adjacent(void) { abi_missing("MPI_Dist_graph_create_adjacent"); }
-int MPI_Dist_graph_neighbors(void) { abi_missing("MPI_Dist_graph_neighbors"); }
-int MPI_Dist_graph_neighbors_count(void) { abi_missing("MPI_Dist_graph_neighbors_count"); }
 int MPI_Exscan_c(void) { abi_missing("MPI_Exscan_c"); }
 int MPI_Exscan_init(void) { abi_missing("MPI_Exscan_init"); }
 int MPI_Exscan_init_c(void) { abi_missing("MPI_Exscan_init_c"); }
@@ -1971,13 +2189,6 @@ int MPI_Get_accumulate_c(void) { abi_missing("MPI_Get_accumulate_c"); }
 int MPI_Get_c(void) { abi_missing("MPI_Get_c"); }
 int MPI_Get_count_c(void) { abi_missing("MPI_Get_count_c"); }
 int MPI_Get_elements_c(void) { abi_missing("MPI_Get_elements_c"); }
-int MPI_Get_elements_x(void) { abi_missing("MPI_Get_elements_x"); }
-int MPI_Graph_create(void) { abi_missing("MPI_Graph_create"); }
-int MPI_Graph_get(void) { abi_missing("MPI_Graph_get"); }
-int MPI_Graph_map(void) { abi_missing("MPI_Graph_map"); }
-int MPI_Graph_neighbors(void) { abi_missing("MPI_Graph_neighbors"); }
-int MPI_Graph_neighbors_count(void) { abi_missing("MPI_Graph_neighbors_count"); }
-int MPI_Graphdims_get(void) { abi_missing("MPI_Graphdims_get"); }
 int MPI_Group_from_session_pset(void) { abi_missing("MPI_Group_from_session_pset"); }
 int MPI_Iallgather_c(void) { abi_missing("MPI_Iallgather_c"); }
 int MPI_Iallgatherv_c(void) { abi_missing("MPI_Iallgatherv_c"); }
@@ -1990,18 +2201,11 @@ int MPI_Ibsend_c(void) { abi_missing("MPI_Ibsend_c"); }
 int MPI_Iexscan_c(void) { abi_missing("MPI_Iexscan_c"); }
 int MPI_Igather_c(void) { abi_missing("MPI_Igather_c"); }
 int MPI_Igatherv_c(void) { abi_missing("MPI_Igatherv_c"); }
-int MPI_Improbe(void) { abi_missing("MPI_Improbe"); }
-int MPI_Imrecv(void) { abi_missing("MPI_Imrecv"); }
 int MPI_Imrecv_c(void) { abi_missing("MPI_Imrecv_c"); }
-int MPI_Ineighbor_allgather(void) { abi_missing("MPI_Ineighbor_allgather"); }
 int MPI_Ineighbor_allgather_c(void) { abi_missing("MPI_Ineighbor_allgather_c"); }
-int MPI_Ineighbor_allgatherv(void) { abi_missing("MPI_Ineighbor_allgatherv"); }
 int MPI_Ineighbor_allgatherv_c(void) { abi_missing("MPI_Ineighbor_allgatherv_c"); }
-int MPI_Ineighbor_alltoall(void) { abi_missing("MPI_Ineighbor_alltoall"); }
 int MPI_Ineighbor_alltoall_c(void) { abi_missing("MPI_Ineighbor_alltoall_c"); }
-int MPI_Ineighbor_alltoallv(void) { abi_missing("MPI_Ineighbor_alltoallv"); }
 int MPI_Ineighbor_alltoallv_c(void) { abi_missing("MPI_Ineighbor_alltoallv_c"); }
-int MPI_Ineighbor_alltoallw(void) { abi_missing("MPI_Ineighbor_alltoallw"); }
 int MPI_Ineighbor_alltoallw_c(void) { abi_missing("MPI_Ineighbor_alltoallw_c"); }
 int MPI_Intercomm_create_from_groups(void) { abi_missing("MPI_Intercomm_create_from_groups"); }
 int MPI_Irecv_c(void) { abi_missing("MPI_Irecv_c"); }
@@ -2017,26 +2221,19 @@ int MPI_Isendrecv_c(void) { abi_missing("MPI_Isendrecv_c"); }
 int MPI_Isendrecv_replace_c(void) { abi_missing("MPI_Isendrecv_replace_c"); }
 int MPI_Issend_c(void) { abi_missing("MPI_Issend_c"); }
 int MPI_Lookup_name(void) { abi_missing("MPI_Lookup_name"); }
-int MPI_Mprobe(void) { abi_missing("MPI_Mprobe"); }
-int MPI_Mrecv(void) { abi_missing("MPI_Mrecv"); }
 int MPI_Mrecv_c(void) { abi_missing("MPI_Mrecv_c"); }
-int MPI_Neighbor_allgather(void) { abi_missing("MPI_Neighbor_allgather"); }
 int MPI_Neighbor_allgather_c(void) { abi_missing("MPI_Neighbor_allgather_c"); }
 int MPI_Neighbor_allgather_init(void) { abi_missing("MPI_Neighbor_allgather_init"); }
 int MPI_Neighbor_allgather_init_c(void) { abi_missing("MPI_Neighbor_allgather_init_c"); }
-int MPI_Neighbor_allgatherv(void) { abi_missing("MPI_Neighbor_allgatherv"); }
 int MPI_Neighbor_allgatherv_c(void) { abi_missing("MPI_Neighbor_allgatherv_c"); }
 int MPI_Neighbor_allgatherv_init(void) { abi_missing("MPI_Neighbor_allgatherv_init"); }
 int MPI_Neighbor_allgatherv_init_c(void) { abi_missing("MPI_Neighbor_allgatherv_init_c"); }
-int MPI_Neighbor_alltoall(void) { abi_missing("MPI_Neighbor_alltoall"); }
 int MPI_Neighbor_alltoall_c(void) { abi_missing("MPI_Neighbor_alltoall_c"); }
 int MPI_Neighbor_alltoall_init(void) { abi_missing("MPI_Neighbor_alltoall_init"); }
 int MPI_Neighbor_alltoall_init_c(void) { abi_missing("MPI_Neighbor_alltoall_init_c"); }
-int MPI_Neighbor_alltoallv(void) { abi_missing("MPI_Neighbor_alltoallv"); }
 int MPI_Neighbor_alltoallv_c(void) { abi_missing("MPI_Neighbor_alltoallv_c"); }
 int MPI_Neighbor_alltoallv_init(void) { abi_missing("MPI_Neighbor_alltoallv_init"); }
 int MPI_Neighbor_alltoallv_init_c(void) { abi_missing("MPI_Neighbor_alltoallv_init_c"); }
-int MPI_Neighbor_alltoallw(void) { abi_missing("MPI_Neighbor_alltoallw"); }
 int MPI_Neighbor_alltoallw_c(void) { abi_missing("MPI_Neighbor_alltoallw_c"); }
 int MPI_Neighbor_alltoallw_init(void) { abi_missing("MPI_Neighbor_alltoallw_init"); }
 int MPI_Neighbor_alltoallw_init_c(void) { abi_missing("MPI_Neighbor_alltoallw_init_c"); }
@@ -2103,7 +2300,6 @@ int MPI_Session_init(void) { abi_missing("MPI_Session_init"); }
 int MPI_Session_set_errhandler(void) { abi_missing("MPI_Session_set_errhandler"); }
 int MPI_Ssend_c(void) { abi_missing("MPI_Ssend_c"); }
 int MPI_Ssend_init_c(void) { abi_missing("MPI_Ssend_init_c"); }
-int MPI_Status_set_elements_x(void) { abi_missing("MPI_Status_set_elements_x"); }
 int MPI_T_category_changed(void) { abi_missing("MPI_T_category_changed"); }
 int MPI_T_category_get_categories(void) { abi_missing("MPI_T_category_get_categories"); }
 int MPI_T_category_get_cvars(void) { abi_missing("MPI_T_category_get_cvars"); }
@@ -2465,7 +2661,6 @@ extern __typeof__(MPI_Ineighbor_alltoall) PMPI_Ineighbor_alltoall __attribute__(
 extern __typeof__(MPI_Ineighbor_alltoall_c) PMPI_Ineighbor_alltoall_c __attribute__((alias("MPI_Ineighbor_alltoall_c")));
 extern __typeof__(MPI_Ineighbor_alltoallv) PMPI_Ineighbor_alltoallv __attribute__((alias("MPI_Ineighbor_alltoallv")));
 extern __typeof__(MPI_Ineighbor_alltoallv_c) PMPI_Ineighbor_alltoallv_c __attribute__((alias("MPI_Ineighbor_alltoallv_c")));
-extern __typeof__(MPI_Ineighbor_alltoallw) PMPI_Ineighbor_alltoallw __attribute__((alias("MPI_Ineighbor_alltoallw")));
 extern __typeof__(MPI_Ineighbor_alltoallw_c) PMPI_Ineighbor_alltoallw_c __attribute__((alias("MPI_Ineighbor_alltoallw_c")));
 extern __typeof__(MPI_Info_create) PMPI_Info_create __attribute__((alias("MPI_Info_create")));
 extern __typeof__(MPI_Info_create_env) PMPI_Info_create_env __attribute__((alias("MPI_Info_create_env")));
@@ -2532,7 +2727,6 @@ extern __typeof__(MPI_Neighbor_alltoallv) PMPI_Neighbor_alltoallv __attribute__(
 extern __typeof__(MPI_Neighbor_alltoallv_c) PMPI_Neighbor_alltoallv_c __attribute__((alias("MPI_Neighbor_alltoallv_c")));
 extern __typeof__(MPI_Neighbor_alltoallv_init) PMPI_Neighbor_alltoallv_init __attribute__((alias("MPI_Neighbor_alltoallv_init")));
 extern __typeof__(MPI_Neighbor_alltoallv_init_c) PMPI_Neighbor_alltoallv_init_c __attribute__((alias("MPI_Neighbor_alltoallv_init_c")));
-extern __typeof__(MPI_Neighbor_alltoallw) PMPI_Neighbor_alltoallw __attribute__((alias("MPI_Neighbor_alltoallw")));
 extern __typeof__(MPI_Neighbor_alltoallw_c) PMPI_Neighbor_alltoallw_c __attribute__((alias("MPI_Neighbor_alltoallw_c")));
 extern __typeof__(MPI_Neighbor_alltoallw_init) PMPI_Neighbor_alltoallw_init __attribute__((alias("MPI_Neighbor_alltoallw_init")));
 extern __typeof__(MPI_Neighbor_alltoallw_init_c) PMPI_Neighbor_alltoallw_init_c __attribute__((alias("MPI_Neighbor_alltoallw_init_c")));
@@ -2863,14 +3057,20 @@ const abi_bind abi_binds[] = {
   {"MPI_Test_cancelled", &p_MPI_Test_cancelled},
   {"MPI_Probe", &p_MPI_Probe},
   {"MPI_Iprobe", &p_MPI_Iprobe},
+  {"MPI_Mprobe", &p_MPI_Mprobe},
+  {"MPI_Improbe", &p_MPI_Improbe},
+  {"MPI_Mrecv", &p_MPI_Mrecv},
+  {"MPI_Imrecv", &p_MPI_Imrecv},
   {"MPI_Get_count", &p_MPI_Get_count},
   {"MPI_Get_elements", &p_MPI_Get_elements},
+  {"MPI_Get_elements_x", &p_MPI_Get_elements_x},
   {"MPI_Isendrecv", &p_MPI_Isendrecv},
   {"MPI_Isendrecv_replace", &p_MPI_Isendrecv_replace},
   {"MPI_Grequest_start", &p_MPI_Grequest_start},
   {"MPI_Grequest_complete", &p_MPI_Grequest_complete},
   {"MPI_Status_set_cancelled", &p_MPI_Status_set_cancelled},
   {"MPI_Status_set_elements", &p_MPI_Status_set_elements},
+  {"MPI_Status_set_elements_x", &p_MPI_Status_set_elements_x},
   {"MPI_Barrier", &p_MPI_Barrier},
   {"MPI_Bcast", &p_MPI_Bcast},
   {"MPI_Reduce", &p_MPI_Reduce},
@@ -2935,6 +3135,27 @@ const abi_bind abi_binds[] = {
   {"MPI_Cart_shift", &p_MPI_Cart_shift},
   {"MPI_Cart_sub", &p_MPI_Cart_sub},
   {"MPI_Topo_test", &p_MPI_Topo_test},
+  {"MPI_Cart_map", &p_MPI_Cart_map},
+  {"MPI_Graph_create", &p_MPI_Graph_create},
+  {"MPI_Graphdims_get", &p_MPI_Graphdims_get},
+  {"MPI_Graph_get", &p_MPI_Graph_get},
+  {"MPI_Graph_neighbors_count", &p_MPI_Graph_neighbors_count},
+  {"MPI_Graph_neighbors", &p_MPI_Graph_neighbors},
+  {"MPI_Graph_map", &p_MPI_Graph_map},
+  {"MPI_Dist_graph_create_adjacent", &p_MPI_Dist_graph_create_adjacent},
+  {"MPI_Dist_graph_create", &p_MPI_Dist_graph_create},
+  {"MPI_Dist_graph_neighbors_count", &p_MPI_Dist_graph_neighbors_count},
+  {"MPI_Dist_graph_neighbors", &p_MPI_Dist_graph_neighbors},
+  {"MPI_Neighbor_allgather", &p_MPI_Neighbor_allgather},
+  {"MPI_Neighbor_allgatherv", &p_MPI_Neighbor_allgatherv},
+  {"MPI_Neighbor_alltoall", &p_MPI_Neighbor_alltoall},
+  {"MPI_Neighbor_alltoallv", &p_MPI_Neighbor_alltoallv},
+  {"MPI_Neighbor_alltoallw", &p_MPI_Neighbor_alltoallw},
+  {"MPI_Ineighbor_allgather", &p_MPI_Ineighbor_allgather},
+  {"MPI_Ineighbor_allgatherv", &p_MPI_Ineighbor_allgatherv},
+  {"MPI_Ineighbor_alltoall", &p_MPI_Ineighbor_alltoall},
+  {"MPI_Ineighbor_alltoallv", &p_MPI_Ineighbor_alltoallv},
+  {"MPI_Ineighbor_alltoallw", &p_MPI_Ineighbor_alltoallw},
   {"MPI_Group_size", &p_MPI_Group_size},
   {"MPI_Group_rank", &p_MPI_Group_rank},
   {"MPI_Group_incl", &p_MPI_Group_incl},

@@ -27,6 +27,13 @@ static int unweighted, weights_empty;
 int *const MPI_UNWEIGHTED = &unweighted;
 int *const MPI_WEIGHTS_EMPTY = &weights_empty;
 
+/* psim's MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY are addresses of psim's (abi_manual.c) */
+int *abi_weights_in(const int *w) {
+  if (w == MPI_UNWEIGHTED) return abi_psim_weights(0);
+  if (w == MPI_WEIGHTS_EMPTY) return abi_psim_weights(1);
+  return (int *)(uintptr_t)w;
+}
+
 #define UNSUPPORTED(name) \
   int name(void);         \
   int name(void) { abi_missing(#name); }

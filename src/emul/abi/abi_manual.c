@@ -15,9 +15,11 @@
 #include "emul/abi/abi_ptrs.h"
 
 static void (*p_unsupported)(const char *name);
+static int *(*p_topo_weights)(int empty);
 
 static const abi_bind extra_binds[] = {
   {"psim_abi_unsupported", &p_unsupported},
+  {"psim_topo_weights", &p_topo_weights},
   {"psim_abi_exit", &abi_psim_exit},
   {"__wrap_sleep", &abi_psim_sleep},
   {"__wrap_usleep", &abi_psim_usleep},
@@ -47,6 +49,9 @@ void abi_missing(const char *name) {
                   "with psim run --np N -- PROGRAM\n", name);
   _exit(4);
 }
+
+/* psim's MPI_UNWEIGHTED (empty 0) and MPI_WEIGHTS_EMPTY (1), for abi_weights_in (abi_fortran.c) */
+int *abi_psim_weights(int empty) { return p_topo_weights ? p_topo_weights(empty) : NULL; }
 
 #define NEED(f) do { if (!p_##f) abi_missing(#f); } while (0)
 
@@ -98,6 +103,7 @@ int MPI_Waitany(int count, int requests[], int *index, abi_status *status) {
   NEED(MPI_Waitany);
   int *r = reqs_in(count, requests);
   abi_pstatus st, *s = abi_status_ignored(status) ? NULL : &st;
+  if (s) abi_status_in(status, s);   /* MPI_ERROR kept (rt_p2p.c) */
   int rc = p_MPI_Waitany(count, r, index, s);
   reqs_out(count, requests, r);
   if (s) abi_status_out(s, status);
@@ -109,6 +115,7 @@ int MPI_Testany(int count, int requests[], int *index, int *flag, abi_status *st
   NEED(MPI_Testany);
   int *r = reqs_in(count, requests);
   abi_pstatus st, *s = abi_status_ignored(status) ? NULL : &st;
+  if (s) abi_status_in(status, s);   /* MPI_ERROR kept (rt_p2p.c) */
   int rc = p_MPI_Testany(count, r, index, flag, s);
   reqs_out(count, requests, r);
   if (s && *flag) abi_status_out(s, status);
@@ -205,6 +212,58 @@ int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
   free(st);
   free(rt);
   return abi_err_out(rc);
+}
+
+/* A neighbourhood collective's datatype arrays have one entry per neighbour: its in- and
+ * out-degree, from psim's topology queries (psim's values). */
+static void degrees(int comm, int *nin, int *nout) {
+  int kind = 0, n = 0, w = 0;
+  *nin = *nout = 0;
+  if (p_MPI_Topo_test) p_MPI_Topo_test(comm, &kind);
+  if (kind == 2 /* MPI_CART */ && p_MPI_Cartdim_get) {
+    p_MPI_Cartdim_get(comm, &n);
+    *nin = *nout = 2 * n;
+  } else if (kind == 1 /* MPI_GRAPH */ && p_MPI_Graph_neighbors_count && p_MPI_Comm_rank) {
+    p_MPI_Comm_rank(comm, &n);
+    p_MPI_Graph_neighbors_count(comm, n, nin);
+    *nout = *nin;
+  } else if (kind == 3 /* MPI_DIST_GRAPH */ && p_MPI_Dist_graph_neighbors_count) {
+    p_MPI_Dist_graph_neighbors_count(comm, nin, nout, &w);
+  }   /* no topology: psim's call reports it */
+}
+
+/* MPI_Neighbor_alltoallw (request NULL) and MPI_Ineighbor_alltoallw */
+static int neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const ptrdiff_t sdispls[],
+                              const int sendtypes[], void *recvbuf, const int recvcounts[],
+                              const ptrdiff_t rdispls[], const int recvtypes[], int comm, int *request) {
+  int c = abi_comm_in(comm), nin, nout, r = 0, rc;
+  degrees(c, &nin, &nout);
+  int *st = dts_in(nout, sendtypes), *rt = dts_in(nin, recvtypes);
+  if (request) {
+    NEED(MPI_Ineighbor_alltoallw);
+    rc = p_MPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, st, recvbuf, recvcounts, rdispls, rt, c, &r);
+    *request = abi_req_out(r);
+  } else {
+    NEED(MPI_Neighbor_alltoallw);
+    rc = p_MPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, st, recvbuf, recvcounts, rdispls, rt, c);
+  }
+  free(st);
+  free(rt);
+  return abi_err_out(rc);
+}
+
+int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const ptrdiff_t sdispls[],
+                           const int sendtypes[], void *recvbuf, const int recvcounts[],
+                           const ptrdiff_t rdispls[], const int recvtypes[], int comm) {
+  return neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                            recvtypes, comm, NULL);
+}
+
+int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const ptrdiff_t sdispls[],
+                            const int sendtypes[], void *recvbuf, const int recvcounts[],
+                            const ptrdiff_t rdispls[], const int recvtypes[], int comm, int *request) {
+  return neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                            recvtypes, comm, request);
 }
 
 /* User reduction functions are called by psim with psim's datatype handle; a trampoline per
@@ -466,7 +525,8 @@ int MPI_Status_f2c(const int *f, abi_status *c) { memcpy(c, f, sizeof *c); retur
 #define ALIAS(n) extern __typeof__(n) P##n __attribute__((alias(#n)));
 ALIAS(MPI_Waitall) ALIAS(MPI_Testall) ALIAS(MPI_Waitany) ALIAS(MPI_Testany) ALIAS(MPI_Waitsome)
 ALIAS(MPI_Testsome) ALIAS(MPI_Startall) ALIAS(MPI_Type_create_struct) ALIAS(MPI_Type_struct)
-ALIAS(MPI_Alltoallw) ALIAS(MPI_Ialltoallw) ALIAS(MPI_Op_create)
+ALIAS(MPI_Alltoallw) ALIAS(MPI_Ialltoallw) ALIAS(MPI_Neighbor_alltoallw)
+ALIAS(MPI_Ineighbor_alltoallw) ALIAS(MPI_Op_create)
 ALIAS(MPI_Grequest_start) ALIAS(MPI_Group_translate_ranks) ALIAS(MPI_Comm_get_attr)
 ALIAS(MPI_Attr_get) ALIAS(MPI_Get_version) ALIAS(MPI_Type_get_contents)
 ALIAS(MPI_Comm_create_errhandler) ALIAS(MPI_Errhandler_create) ALIAS(MPI_Win_create_errhandler)

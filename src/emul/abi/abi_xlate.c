@@ -115,6 +115,10 @@ int abi_op_out(int h) {
 int abi_req_in(int h) { return in_of(K_REQ, NULL, 0, 1, h); }
 int abi_req_out(int h) { return out_of(K_REQ, NULL, 0, h); }
 
+#define MPICH_MESSAGE_NO_PROC 0x6c000000
+int abi_msg_in(int h) { return h == MPICH_MESSAGE_NO_PROC ? MPI_MESSAGE_NO_PROC : abi_req_in(h); }
+int abi_msg_out(int h) { return h == MPI_MESSAGE_NO_PROC ? MPICH_MESSAGE_NO_PROC : abi_req_out(h); }
+
 static const pair errhs[] = {{MPI_ERRORS_ARE_FATAL, 0x54000000u}, {MPI_ERRORS_RETURN, 0x54000001u},
                              {MPI_ERRORS_ARE_FATAL, 0x54000003u} /* MPI_ERRORS_ABORT */};
 int abi_errh_in(int h) { return in_of(K_ERRH, errhs, N(errhs), MPI_ERRORS_RETURN + 1, h); }

@@ -54,11 +54,12 @@ typedef struct rt_comm {
   int *rworld;
   struct rt_comm *partner;
   struct rt_cart *cart;      /* Cartesian topology (rt_topo.c), NULL if none; one block */
+  struct rt_graph *graph;    /* graph or distributed graph topology (rt_graph.c), NULL if none */
 } rt_comm;
 
 typedef struct rt_group { int size; int *world; int freed; } rt_group;
 
-enum { RQ_SEND, RQ_RECV, RQ_GREQ };
+enum { RQ_SEND, RQ_RECV, RQ_GREQ, RQ_NBR };
 typedef struct rt_req {
   int used, kind, persistent, active, proc_null, flags;
   emu_req *er;
@@ -77,6 +78,8 @@ typedef struct rt_req {
                               * complete, where SMPI sets the handle to MPI_REQUEST_NULL at
                               * once (MPI keeps it until all are complete: psim does too) */
   int pair;                  /* MPI_Isendrecv: the send (a hidden request) this receive waits for */
+  int mprobed;               /* a matched message (MPI_Mprobe): its receive, into stage */
+  struct rt_nbr_op *nbr;     /* RQ_NBR: an MPI_Ineighbor_* in flight (rt_neighbor.c) */
   /* generalized request (rt_greq.c): the program's functions; done once it completes it */
   MPI_Grequest_query_function *gquery;
   MPI_Grequest_free_function *gfree;
@@ -165,6 +168,33 @@ int rt_comm_rank(const rt_comm *c);
 /* MPI_Comm_split's collective (color MPI_UNDEFINED: no communicator), for rt_topo.c */
 MPI_Comm rt_comm_split(rt_comm *c, int color, int key);
 void rt_topo_copy(const rt_comm *from, rt_comm *to);   /* rt_topo.c: MPI_Comm_dup keeps it */
+/* The calling rank's neighbours in MPI's order (rt_topo.c for a Cartesian communicator, else
+ * rt_graph.c), for the neighbourhood collectives (rt_neighbor.c): *in (sources, *nin of them)
+ * and *out (destinations), MPI_PROC_NULL where a Cartesian neighbour is missing, and the tag
+ * each message carries: tin[i] is the tag of what source i sends here, tout[j] the tag of what
+ * goes to destination j (a Cartesian grid pairs a send to the +1 neighbour with that
+ * neighbour's -1 slot, also when both neighbours are one rank). One malloc'ed block at *in
+ * holds the four arrays; the caller frees it. Fatal (naming `call`) without a topology. */
+void rt_topo_neighbors(rt_comm *c, const char *call, int *nin, int **in, int **tin, int *nout,
+                       int **out, int **tout);
+/* Tags of the neighbourhood collectives' messages (on the collective context; negative, as
+ * the collectives' own, src/mpi/coll_internal.h, and apart from them): a graph's all carry
+ * RT_NBR_TAG, a Cartesian grid's RT_NBR_TAG - 1 - slot of the receiver. */
+#define RT_NBR_TAG (-6000)
+/* rt_neighbor.c: an MPI_Ineighbor_* request (RQ_NBR): complete when all its messages are;
+ * one of them not yet done (NULL: none); finishing waits for the rest, unpacks the blocks
+ * received and frees op; discarding frees op at the run's teardown (its emu_reqs are the
+ * driver's). */
+int rt_nbr_done(const struct rt_nbr_op *op);
+emu_req *rt_nbr_waitable(const struct rt_nbr_op *op);
+void rt_nbr_finish(struct rt_nbr_op *op);
+void rt_nbr_discard(struct rt_nbr_op *op);
+/* rt_graph.c */
+int rt_graph_kind(const rt_comm *c);   /* MPI_GRAPH, MPI_DIST_GRAPH, or 0 */
+void rt_graph_copy(const rt_comm *from, rt_comm *to);
+void rt_graph_free(struct rt_graph *g);
+void rt_graph_neighbors(rt_comm *c, const char *call, int *nin, int **in, int **tin, int *nout,
+                        int **out, int **tout);
 const rt_group *rt_group_of(MPI_Group g);   /* fatal when invalid */
 MPI_Group rt_group_new(int size, const int *world);
 /* rt_inter.c */
@@ -187,6 +217,8 @@ void rt_slot_leave(rt_comm *c, rt_slot *s);
 /* Frees slot s of a communicator of `size` members, with what was deposited in it. */
 void rt_slot_free(rt_slot *s, int size);
 void rt_coll_timing(rt_comm *c, coll_call *call);
+/* Times an alltoallv of sc[i] bytes to each rank i and rc[i] from each (element size 1). */
+void rt_alltoallv_bytes_timing(rt_comm *c, const double *sc, const double *rc);
 
 /* rt_p2p.c */
 void rt_reqs_init(rt_world *w);

@@ -229,6 +229,19 @@ void rt_coll_timing(rt_comm *c, coll_call *call) {
   coll_prog_free(&p);
 }
 
+void rt_alltoallv_bytes_timing(rt_comm *c, const double *sc, const double *rc) {
+  coll_call x;
+  memset(&x, 0, sizeof x);
+  x.kind = COLL_ALLTOALLV;
+  x.rank = rt_comm_rank(c);
+  x.size = c->size;
+  for (int i = 0; i < c->size; i++) { x.bytes += sc[i]; x.bytes2 += rc[i]; }
+  x.counts = sc;
+  x.counts2 = rc;
+  x.dtsize = 1;
+  rt_coll_timing(c, &x);
+}
+
 static rt_comm *coll_begin(const char *name, MPI_Comm comm) {
   emu_enter(name);
   rt_need_init();

@@ -74,7 +74,11 @@ int MPI_Status_set_cancelled(MPI_Status *status, int flag) {
 /* The status then reports count elements of dt: MPI_Get_count and MPI_Get_elements read the
  * received size from it. */
 int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype dt, int count) {
-  RT_CHECK_COUNT(count);
+  return MPI_Status_set_elements_x(status, dt, count);
+}
+
+int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype dt, MPI_Count count) {
+  if (count < 0) emu_fatal("negative count %lld (MPI_ERR_COUNT)", count);
   status->psim_bytes = (long long)rt_type(dt)->size * count;
   return MPI_SUCCESS;
 }

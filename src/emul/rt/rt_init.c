@@ -57,13 +57,15 @@ void rt_world_free(void *p) {
     if (!c) continue;
     /* a run stopped inside a collective leaves its slots, with the contributions deposited */
     while (c->slots) { rt_slot *s = c->slots; c->slots = s->next; rt_slot_free(s, c->size); }
-    free(c->world); free(c->local); free(c->cseq); free(c->rworld); free(c->cart); free(c);
+    free(c->world); free(c->local); free(c->cseq); free(c->rworld); free(c->cart);
+    rt_graph_free(c->graph); free(c);
   }
   VEC_FREE(w->comms);
   for (size_t i = 0; i < w->groups.len; i++)
     if (w->groups.data[i]) { free(w->groups.data[i]->world); free(w->groups.data[i]); }
   VEC_FREE(w->groups);
-  for (size_t i = 0; i < w->reqs.len; i++) if (w->reqs.data[i]) { free(w->reqs.data[i]->stage); free(w->reqs.data[i]); }
+  for (size_t i = 0; i < w->reqs.len; i++)
+    if (w->reqs.data[i]) { rt_nbr_discard(w->reqs.data[i]->nbr); free(w->reqs.data[i]->stage); free(w->reqs.data[i]); }
   VEC_FREE(w->reqs);
   VEC_FREE(w->ops);
   for (size_t i = 0; i < w->shared.len; i++) free(w->shared.data[i].p);

@@ -49,32 +49,19 @@ int MPI_Alltoallw(const void *sbuf, const int scounts[], const int sdispls[], co
   char *blob = xmalloc(hdr + total + 1);
   size_t *off = (size_t *)blob, pos = 0;
   double *sc = xmalloc((size_t)n * sizeof *sc), *rc = xmalloc((size_t)n * sizeof *rc);
-  double st = 0, rt = 0;
   for (int i = 0; i < n; i++) {
     off[i] = pos;
     rt_pack((const char *)sbuf + sdispls[i], scounts[i], stypes[i], blob + hdr + pos);
     pos += rt_pack_size(stypes[i], scounts[i]);
     sc[i] = (double)rt_pack_size(stypes[i], scounts[i]);
     rc[i] = (double)rt_pack_size(rtypes[i], rcounts[i]);
-    st += sc[i];
-    rt += rc[i];
   }
   off[n] = pos;
   s->data[me] = blob;
   s->len[me] = hdr + total;
   free(tmp);
   /* timed as an alltoallv of the same byte counts (element size 1) */
-  coll_call x;
-  memset(&x, 0, sizeof x);
-  x.kind = COLL_ALLTOALLV;
-  x.rank = me;
-  x.size = n;
-  x.bytes = st;
-  x.bytes2 = rt;
-  x.counts = sc;
-  x.counts2 = rc;
-  x.dtsize = 1;
-  rt_coll_timing(c, &x);
+  rt_alltoallv_bytes_timing(c, sc, rc);
   free(sc);
   free(rc);
   for (int i = 0; i < n; i++) {

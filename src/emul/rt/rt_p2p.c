@@ -165,17 +165,24 @@ static MPI_Request req_make(int kind, void *buf, int count, MPI_Datatype dt, int
   return h;
 }
 
+/* A status's MPI_ERROR is left as it was by the calls that give one status (MPI 3.2.5: the
+ * call's own return value says it; MPICH's pt2pt/mprobe checks it is not modified); the calls
+ * that give several set it (statuses_ok). psim's errors are fatal: it is always MPI_SUCCESS. */
 static void empty_status(MPI_Status *st) {
   if (!st) return;
   st->MPI_SOURCE = MPI_ANY_SOURCE;
   st->MPI_TAG = MPI_ANY_TAG;
-  st->MPI_ERROR = MPI_SUCCESS;
   st->psim_cancelled = 0;
   st->psim_bytes = 0;
 }
 
+static void statuses_ok(MPI_Status *sts, int n) {
+  for (int i = 0; sts && i < n; i++) sts[i].MPI_ERROR = MPI_SUCCESS;
+}
+
 static int req_done(rt_req *r) {
   if (r->kind == RQ_GREQ) return r->gdone;
+  if (r->kind == RQ_NBR) return rt_nbr_done(r->nbr);
   if (r->pair && !req_done(req_get(r->pair))) return 0;   /* MPI_Isendrecv: its send too */
   return r->proc_null || !r->active || (r->er && r->er->done);
 }
@@ -188,6 +195,7 @@ static emu_req *req_waitable(rt_req *r) {
     if (!r->gdone) emu_fatal("waiting for a generalized request that MPI_Grequest_complete has not completed (psim runs each rank as one thread: nothing else can complete it)");
     return NULL;
   }
+  if (r->kind == RQ_NBR) return rt_nbr_waitable(r->nbr);
   if (r->er && !r->er->done) return r->er;
   return r->pair ? req_get(r->pair)->er : NULL;
 }
@@ -195,8 +203,9 @@ static emu_req *req_waitable(rt_req *r) {
 /* Finishes a completed request: unpacks, fills the status, frees or deactivates it. */
 static void req_complete(MPI_Request *h, MPI_Status *st) {
   rt_req *r = req_get(*h);
-  if (r->kind == RQ_GREQ) {
-    rt_greq_finish(r, st);
+  if (r->kind == RQ_GREQ || r->kind == RQ_NBR) {
+    if (r->kind == RQ_GREQ) rt_greq_finish(r, st);
+    else { rt_nbr_finish(r->nbr); r->nbr = NULL; empty_status(st); }
     req_release(*h);
     *h = MPI_REQUEST_NULL;
     return;
@@ -225,7 +234,6 @@ static void req_complete(MPI_Request *h, MPI_Status *st) {
       if (st) {
         st->MPI_SOURCE = r->comm->local[e->src];
         st->MPI_TAG = e->tag;
-        st->MPI_ERROR = MPI_SUCCESS;
         st->psim_cancelled = 0;
         st->psim_bytes = (long long)e->got;
       }
@@ -434,6 +442,7 @@ int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status sts[]) {
     if (reqs[i] == MPI_REQUEST_NULL) { if (sts) empty_status(&sts[i]); continue; }
     req_complete(&reqs[i], sts ? &sts[i] : NULL);
   }
+  statuses_ok(sts, count);
   trace_quiet_waits = 0;
   emu_leave();
   return MPI_SUCCESS;
@@ -456,8 +465,10 @@ int MPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *st) {
   set_call("MPI_Waitany", -99, -99, NULL);
   *index = MPI_UNDEFINED;
   if (!any_active(count, reqs)) { empty_status(st); emu_leave(); return MPI_SUCCESS; }
-  int i = first_done(count, reqs);
-  if (i < 0) {
+  int i;
+  /* a request may need several messages (MPI_Ineighbor_*, an MPI_Isendrecv's pair): wait
+   * again until one request is complete */
+  while ((i = first_done(count, reqs)) < 0) {
     /* only active requests count: wait_some skips inactive persistent ones as done */
     emu_req *inl[32], **ers = count > 32 ? xmalloc((size_t)count * sizeof *ers) : inl;
     for (int j = 0; j < count; j++)
@@ -465,7 +476,6 @@ int MPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *st) {
                    ? req_waitable(req_get(reqs[j])) : NULL;
     emu_wait(ers, count, 1);
     if (ers != inl) free(ers);
-    i = first_done(count, reqs);
   }
   *index = i;
   req_complete(&reqs[i], st);
@@ -486,6 +496,7 @@ int MPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int indices[], 
     req_complete(&reqs[i], sts ? &sts[*outcount] : NULL);
     (*outcount)++;
   }
+  statuses_ok(sts, *outcount);
   emu_leave();
   return MPI_SUCCESS;
 }
@@ -551,6 +562,7 @@ int MPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status sts[]) {
       if (reqs[i] == MPI_REQUEST_NULL) { if (sts) empty_status(&sts[i]); continue; }
       req_complete(&reqs[i], sts ? &sts[i] : NULL);
     }
+  if (all) statuses_ok(sts, count);
   emu_leave();
   return MPI_SUCCESS;
 }
@@ -591,6 +603,7 @@ int MPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[], 
       }
       emu_test_end(0, done);
     }
+    statuses_ok(sts, *outcount);
     emu_leave();
     return MPI_SUCCESS;
   }
@@ -601,12 +614,17 @@ int MPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[], 
     req_complete(&reqs[i], sts ? &sts[*outcount] : NULL);
     (*outcount)++;
   }
+  statuses_ok(sts, *outcount);
   emu_leave();
   return MPI_SUCCESS;
 }
 
 int MPI_Request_free(MPI_Request *req) {
   rt_req *r = req_get(*req);
+  if (r->kind == RQ_NBR) {
+    emu_self()->call = "MPI_Request_free";
+    emu_fatal("MPI_Request_free of a non-blocking collective's request (erroneous in MPI: wait for it)");
+  }
   if (r->kind == RQ_GREQ) {   /* its free_fn runs once the program completes it */
     if (r->gdone) { rt_greq_finish(r, NULL); req_release(*req); }
     else r->gorphan = 1;
@@ -636,7 +654,7 @@ int MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *st) {
   rt_req *r = req_get(req);
   int detached = r->kind == RQ_SEND && r->er && r->er->q && r->er->q->detached;
   if (r->kind != RQ_GREQ && r->active && !r->proc_null && !detached) {
-    if (emu_polls_injected()) {
+    if (emu_polls_injected() && r->kind != RQ_NBR) {
       rt_comm *c = r->comm;
       int src = r->kind == RQ_SEND ? emu_self()->id
                 : r->peer == MPI_ANY_SOURCE ? MPI_L_ANY : c->world[r->peer];
@@ -687,7 +705,6 @@ static void probe_status(rt_comm *c, const mpi_req *s, MPI_Status *st) {
   if (!st) return;
   st->MPI_SOURCE = c->local[s->src];
   st->MPI_TAG = s->tag;
-  st->MPI_ERROR = MPI_SUCCESS;
   st->psim_cancelled = 0;
   st->psim_bytes = (long long)s->bytes;
 }
@@ -718,6 +735,122 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *st) {
   return MPI_SUCCESS;
 }
 
+/* ---- matched probes (MPI_Mprobe, MPI_Improbe, MPI_Mrecv, MPI_Imrecv) ----
+ * A matched probe takes the message out of matching at once: it posts a receive for exactly
+ * the source and tag it found, which the MPI layer matches with that very send (the oldest
+ * with that source and tag, as the probe's was the oldest that matched at all), into a staging
+ * buffer of the message's size. No other receive can take it then. The MPI_Message is that
+ * receive's request; MPI_Mrecv gives it its buffer and waits for it as MPI_Wait does. The
+ * message's transfer, when it waited for its receive (above smpi/async-small-thresh), starts
+ * at the probe, not at MPI_Mrecv. */
+
+static MPI_Message mprobe_claim(rt_comm *c, const mpi_req *s) {
+  MPI_Request h = req_alloc();
+  rt_req *r = rt_w()->reqs.data[h];
+  r->kind = RQ_RECV;
+  r->dt = MPI_BYTE;
+  r->peer = c->local[s->src];
+  r->tag = s->tag;
+  r->comm = c;
+  r->mprobed = 1;
+  r->active = 1;
+  r->stage_len = (size_t)s->bytes;
+  r->stage = xmalloc(r->stage_len + 1);
+  trace_post(r);
+  int src = s->src, tag = s->tag;
+  r->er = emu_irecv(src, tag, 2 * c->id, r->stage, r->stage_len);
+  if (!r->er->q || !r->er->q->matched || r->er->q->peer != s)
+    emu_fatal("internal error: the probed message from rank %d (tag %d) was not the one matched", src, tag);
+  return h;
+}
+
+static void proc_null_status(MPI_Status *st) {
+  empty_status(st);
+  if (st) st->MPI_SOURCE = MPI_PROC_NULL;
+}
+
+/* MPI_Mprobe (flag NULL: waits for a message) and MPI_Improbe */
+static int mprobe(const char *name, int source, int tag, MPI_Comm comm, int *flag,
+                  MPI_Message *message, MPI_Status *st) {
+  emu_enter(name);
+  rt_comm *c = rt_comm_get(comm);
+  rt_no_inter(c, "a probe");
+  check_peer(c, source, 1);
+  set_call(name, source, tag, c);
+  *message = MPI_MESSAGE_NULL;
+  if (flag) *flag = 1;
+  if (source == MPI_PROC_NULL) {
+    *message = MPI_MESSAGE_NO_PROC;
+    proc_null_status(st);
+  } else {
+    int src = source == MPI_ANY_SOURCE ? MPI_L_ANY : c->world[source];
+    const mpi_req *s = flag ? emu_iprobe(src, tag, 2 * c->id) : emu_probe(src, tag, 2 * c->id);
+    if (flag) *flag = s != NULL;
+    if (s) {
+      probe_status(c, s, st);
+      *message = mprobe_claim(c, s);
+    }
+  }
+  emu_leave();
+  return MPI_SUCCESS;
+}
+
+int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *st) {
+  return mprobe("MPI_Mprobe", source, tag, comm, NULL, message, st);
+}
+
+int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *st) {
+  return mprobe("MPI_Improbe", source, tag, comm, flag, message, st);
+}
+
+/* The message's request, given the receive buffer (the bytes are unpacked into it when it
+ * completes); MPI_MESSAGE_NO_PROC gives a request with MPI_PROC_NULL's empty status. */
+static MPI_Request mrecv_request(void *buf, int count, MPI_Datatype dt, MPI_Message *message) {
+  RT_CHECK_COUNT(count);
+  rt_type(dt);
+  MPI_Message m = *message;
+  if (m == MPI_MESSAGE_NULL) emu_fatal("the message is MPI_MESSAGE_NULL (MPI_ERR_REQUEST)");
+  *message = MPI_MESSAGE_NULL;
+  if (m == MPI_MESSAGE_NO_PROC) {
+    MPI_Request h = req_alloc();
+    rt_req *r = rt_w()->reqs.data[h];
+    r->kind = RQ_RECV;
+    r->proc_null = r->active = 1;
+    return h;
+  }
+  rt_world *w = rt_w();
+  rt_req *r = m > 0 && (size_t)m < w->reqs.len && w->reqs.data[m]->used ? w->reqs.data[m] : NULL;
+  if (!r || !r->mprobed || !r->active)
+    emu_fatal("message %d is not one that MPI_Mprobe or MPI_Improbe gave and no receive took yet (MPI_ERR_REQUEST)", m);
+  set_call(emu_self()->call, r->peer, r->tag, r->comm);
+  r->mprobed = 0;
+  r->buf = buf;
+  r->count = count;
+  r->dt = dt;
+  emu_req *e = r->er;
+  e->rcap = rt_pack_size(dt, count);
+  e->truncated = e->got > e->rcap;
+  return m;
+}
+
+int MPI_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_Status *st) {
+  emu_enter("MPI_Mrecv");
+  rt_need_init();
+  MPI_Request h = mrecv_request(buf, count, dt, message);
+  wait_some(&h, 1, 1);
+  req_complete(&h, st);
+  emu_leave();
+  return MPI_SUCCESS;
+}
+
+int MPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_Request *req) {
+  emu_enter("MPI_Imrecv");
+  rt_need_init();
+  *req = mrecv_request(buf, count, dt, message);
+  emu_leave();
+  return MPI_SUCCESS;
+}
+
 int MPI_Get_count(const MPI_Status *st, MPI_Datatype dt, int *count) {
   size_t sz = rt_type(dt)->size;
   if (sz == 0) { *count = 0; return MPI_SUCCESS; }
@@ -727,14 +860,14 @@ int MPI_Get_count(const MPI_Status *st, MPI_Datatype dt, int *count) {
 
 /* Basic elements received: whole elements of dt times their elements, plus those of the
  * signature's prefix that the rest fills; MPI_UNDEFINED when the bytes end inside one. */
-int MPI_Get_elements(const MPI_Status *st, MPI_Datatype dt, int *count) {
+/* The basic elements of dt in the status's bytes, -1 when they end inside one. */
+static long long elements(const MPI_Status *st, MPI_Datatype dt) {
   rt_dtype *t = rt_type(dt);
   unsigned long long bytes = (unsigned long long)st->psim_bytes;
-  if (t->size == 0) { *count = 0; return MPI_SUCCESS; }
+  if (t->size == 0) return 0;
   if (t->base > 0 && t->base < PSIM_NUM_PREDEFINED_TYPES) {
     size_t b = rt_type(t->base)->size;
-    *count = !b ? 0 : bytes % b ? MPI_UNDEFINED : (int)(bytes / b);
-    return MPI_SUCCESS;
+    return !b ? 0 : bytes % b ? -1 : (long long)(bytes / b);
   }
   unsigned long long per = 0, n, rem = bytes % t->size;
   for (int s = 0; s < t->nsig; s++) per += t->sig[s].n;
@@ -746,7 +879,19 @@ int MPI_Get_elements(const MPI_Status *st, MPI_Datatype dt, int *count) {
     rem -= k * t->sig[s].size;
     if (k < t->sig[s].n) break;
   }
-  *count = rem ? MPI_UNDEFINED : (int)n;
+  return rem ? -1 : (long long)n;
+}
+
+int MPI_Get_elements(const MPI_Status *st, MPI_Datatype dt, int *count) {
+  long long n = elements(st, dt);
+  *count = n < 0 || n > 0x7fffffff ? MPI_UNDEFINED : (int)n;
+  return MPI_SUCCESS;
+}
+
+/* MPI_Count forms (MPI 3.0): the same counts, past 2^31 */
+int MPI_Get_elements_x(const MPI_Status *st, MPI_Datatype dt, MPI_Count *count) {
+  long long n = elements(st, dt);
+  *count = n < 0 ? MPI_UNDEFINED : n;
   return MPI_SUCCESS;
 }
 

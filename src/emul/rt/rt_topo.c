@@ -1,4 +1,6 @@
-/* Cartesian topologies (MPI_Cart_*, MPI_Dims_create, MPI_Topo_test) and MPI_Comm_split_type.
+/* Cartesian topologies (MPI_Cart_*, MPI_Dims_create, MPI_Topo_test), MPI_Comm_split_type,
+ * and the neighbours of any topology for the neighbourhood collectives (rt_topo_neighbors;
+ * graphs' in rt_graph.c).
  *
  * A Cartesian communicator is a communicator made as MPI_Comm_split makes one (the same
  * collective, so the same cost: an allgather of two ints), with the grid hung on it (one
@@ -94,7 +96,26 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
 }
 
 int MPI_Topo_test(MPI_Comm comm, int *status) {
-  *status = rt_comm_get(comm)->cart ? MPI_CART : MPI_UNDEFINED;
+  rt_comm *c = rt_comm_get(comm);
+  *status = c->cart ? MPI_CART : c->graph ? rt_graph_kind(c) : MPI_UNDEFINED;
+  return MPI_SUCCESS;
+}
+
+/* No reordering (as MPI_Cart_create): a rank keeps its rank when the grid has a place for it. */
+int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank) {
+  (void)periods;
+  rt_comm *c = rt_comm_get(comm);
+  long long n = 1;
+  for (int i = 0; i < ndims; i++) {
+    if (dims[i] <= 0) { emu_self()->call = "MPI_Cart_map"; emu_fatal("dims[%d] = %d (MPI_ERR_DIMS)", i, dims[i]); }
+    n *= dims[i];
+  }
+  if (ndims < 0 || n > c->size) {
+    emu_self()->call = "MPI_Cart_map";
+    emu_fatal("a grid of %lld ranks on a communicator of %d (MPI_ERR_DIMS)", n, c->size);
+  }
+  int me = rt_comm_rank(c);
+  *newrank = me < n ? me : MPI_UNDEFINED;
   return MPI_SUCCESS;
 }
 
@@ -176,11 +197,14 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm) {
     if (remain_dims[i]) { dims[nd] = t->v[i]; periods[nd++] = t->v[t->ndims + i]; }
     else color = color * t->v[i] + co[i];
   }
+  /* no dimension kept: a zero-dimensional grid, one rank (MPI 7.5.7), as MPI_Cart_create with
+   * no dimensions makes it (MPICH's too: rank 0 of the grid gets it, the others
+   * MPI_COMM_NULL; its tests topo/cartsuball and cartzero check it) */
+  if (nd == 0) color = me == 0 ? 0 : MPI_UNDEFINED;
   *newcomm = rt_comm_split(c, color, me);
-  rt_comm *nc = rt_comm_get(*newcomm);
-  if (!nc->cart) {
-    if (nd == 0) { dims[0] = 1; periods[0] = 0; nd = 1; }   /* MPI: a 0-dimensional result is one rank */
-    nc->cart = cart_new(nd, dims, periods);
+  if (*newcomm != MPI_COMM_NULL) {
+    rt_comm *nc = rt_comm_get(*newcomm);
+    if (!nc->cart) nc->cart = cart_new(nd, dims, periods);
   }
   emu_leave();
   return MPI_SUCCESS;
@@ -188,8 +212,39 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm) {
 
 /* MPI_Comm_dup keeps the topology (rt_comm.c). */
 void rt_topo_copy(const rt_comm *from, rt_comm *to) {
+  rt_graph_copy(from, to);
   if (!from->cart || to->cart) return;
   to->cart = cart_new(from->cart->ndims, from->cart->v, from->cart->v + from->cart->ndims);
+}
+
+/* MPI's order of a grid's neighbours: for each dimension, the rank at -1 then the rank at +1
+ * (MPI_PROC_NULL off a non-periodic edge), as sources and as destinations. What goes to the
+ * -1 neighbour lands in its +1 slot and the reverse, which the tags say (a periodic dimension
+ * of size 1 or 2 has one rank on both sides). */
+void rt_topo_neighbors(rt_comm *c, const char *call, int *nin, int **in, int **tin, int *nout,
+                       int **out, int **tout) {
+  if (!c->cart) { rt_graph_neighbors(c, call, nin, in, tin, nout, out, tout); return; }
+  const struct rt_cart *t = c->cart;
+  int n = 2 * t->ndims, co[64];
+  if (t->ndims > 64) emu_fatal("%s: more than 64 dimensions", call);
+  int *v = xmalloc(4 * (size_t)(n + 1) * sizeof *v);
+  *nin = *nout = n;
+  *in = v;
+  *tin = v + n;
+  *out = v + 2 * n;
+  *tout = v + 3 * n;
+  coords_of(t, rt_comm_rank(c), t->ndims, co);
+  for (int d = 0; d < t->ndims; d++) {
+    int x = co[d];
+    for (int side = 0; side < 2; side++) {
+      int slot = 2 * d + side, r;
+      co[d] = x + (side ? 1 : -1);
+      (*in)[slot] = (*out)[slot] = rank_of(t, co, &r) ? r : MPI_PROC_NULL;
+      (*tin)[slot] = RT_NBR_TAG - 1 - slot;
+      (*tout)[slot] = RT_NBR_TAG - 1 - (slot ^ 1);
+    }
+    co[d] = x;
+  }
 }
 
 /* MPI_COMM_TYPE_SHARED groups the ranks that share memory: those on one simulated host.
