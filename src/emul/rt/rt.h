@@ -268,6 +268,9 @@ void rt_type_walk(MPI_Datatype dt, ptrdiff_t disp, rt_type_elem_fn *fn, void *ct
  * MPI_COMM_WORLD's handler. */
 int rt_comm_error(MPI_Comm comm, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void rt_err_comm_dup(MPI_Comm from, MPI_Comm to);
+/* The calling rank freed the communicator / window: its error handler goes. */
+void rt_err_comm_free(MPI_Comm comm);
+void rt_err_win_free(MPI_Win win);
 int *rt_err_lastused(void);   /* MPI_LASTUSEDCODE's value for the calling rank */
 void rt_errs_free(rt_world *w);
 

@@ -202,6 +202,7 @@ int MPI_Comm_free(MPI_Comm *comm) {
   if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF) emu_fatal("cannot free a predefined communicator (MPI_ERR_COMM)");
   rt_comm_get(*comm);
   rt_attr_comm_free(*comm, "MPI_Comm_free");
+  rt_err_comm_free(*comm);
   /* communicators are kept until the end: a member may still have messages in flight */
   *comm = MPI_COMM_NULL;
   return MPI_SUCCESS;

@@ -24,12 +24,16 @@ enum { EH_COMM, EH_WIN };
 
 typedef struct ecode { int rank, code, cls; char *str; } ecode;
 typedef struct ehandler { int kind; void (*fn)(void); } ehandler;
-typedef struct ebind { int rank, kind, handle, errh; } ebind;
+/* The handlers set on one object, per world rank (0: none set, MPI_ERRORS_ARE_FATAL), and how
+ * many are set; freed when the last rank that set one frees the object. */
+typedef struct eslot { int *errh; int nset; } eslot;
 
 struct rt_errs {
   VEC(ecode) codes;
   VEC(ehandler) handlers;    /* handler h is handlers.data[h - 1 - MPI_ERRORS_RETURN] */
-  VEC(ebind) binds;
+  VEC(eslot) slots[2];       /* per kind (EH_COMM, EH_WIN), indexed by the object's handle
+                              * (handles are never reused): a program making and freeing
+                              * 100,000 communicators must not search a list of them */
   int *lastused;             /* per world rank */
 };
 
@@ -49,7 +53,10 @@ void rt_errs_free(rt_world *w) {
   for (size_t i = 0; i < w->errs->codes.len; i++) free(w->errs->codes.data[i].str);
   VEC_FREE(w->errs->codes);
   VEC_FREE(w->errs->handlers);
-  VEC_FREE(w->errs->binds);
+  for (int k = 0; k < 2; k++) {
+    for (size_t i = 0; i < w->errs->slots[k].len; i++) free(w->errs->slots[k].data[i].errh);
+    VEC_FREE(w->errs->slots[k]);
+  }
   free(w->errs->lastused);
   free(w->errs);
   w->errs = NULL;
@@ -70,19 +77,11 @@ static int predefined(int code) { return code >= MPI_SUCCESS && code <= MPI_ERR_
 
 /* ---- the handler of an object ---- */
 
-static ebind *bind_of(int kind, int handle) {
-  struct rt_errs *e = errs();
-  int me = rt_world_rank();
-  for (size_t i = 0; i < e->binds.len; i++) {
-    ebind *b = &e->binds.data[i];
-    if (b->rank == me && b->kind == kind && b->handle == handle) return b;
-  }
-  return NULL;
-}
-
 static int handler_of(int kind, int handle) {
-  ebind *b = bind_of(kind, handle);
-  return b ? b->errh : MPI_ERRORS_ARE_FATAL;
+  struct rt_errs *e = errs();
+  if (handle < 0 || (size_t)handle >= e->slots[kind].len || !e->slots[kind].data[handle].errh) return MPI_ERRORS_ARE_FATAL;
+  int h = e->slots[kind].data[handle].errh[rt_world_rank()];
+  return h ? h : MPI_ERRORS_ARE_FATAL;
 }
 
 static const ehandler *handler_get(MPI_Errhandler h, const char *call) {
@@ -95,11 +94,28 @@ static const ehandler *handler_get(MPI_Errhandler h, const char *call) {
 static int set_handler(int kind, int handle, MPI_Errhandler h, const char *call) {
   if (h != MPI_ERRORS_ARE_FATAL && h != MPI_ERRORS_RETURN && handler_get(h, call)->kind != kind)
     emu_fatal("%s: error handler %d is a %s's (MPI_ERR_ARG)", call, h, kind == EH_COMM ? "window" : "communicator");
-  ebind *b = bind_of(kind, handle);
-  if (b) b->errh = h;
-  else VEC_PUSH(errs()->binds, ((ebind){rt_world_rank(), kind, handle, h}));
+  struct rt_errs *e = errs();
+  while (e->slots[kind].len <= (size_t)handle) VEC_PUSH(e->slots[kind], ((eslot){NULL, 0}));
+  eslot *sl = &e->slots[kind].data[handle];
+  if (!sl->errh) sl->errh = xcalloc((size_t)emu_current->np, sizeof *sl->errh);
+  int *mine = &sl->errh[rt_world_rank()];
+  sl->nset += !*mine;
+  *mine = h;
   return MPI_SUCCESS;
 }
+
+/* The calling rank freed the object: its handler goes (the object's record with the last). */
+static void forget_handler(int kind, int handle) {
+  struct rt_errs *e = errs();
+  if (handle < 0 || (size_t)handle >= e->slots[kind].len) return;
+  eslot *sl = &e->slots[kind].data[handle];
+  if (!sl->errh || !sl->errh[rt_world_rank()]) return;
+  sl->errh[rt_world_rank()] = 0;
+  if (--sl->nset == 0) { free(sl->errh); sl->errh = NULL; }
+}
+
+void rt_err_comm_free(MPI_Comm comm) { forget_handler(EH_COMM, comm); }
+void rt_err_win_free(MPI_Win win) { forget_handler(EH_WIN, win); }
 
 typedef void handler_fn(int *handle, int *code, ...);
 

@@ -432,6 +432,7 @@ int MPI_Win_free(MPI_Win *h) {
   int me = me_in(win);
   if (win->lock_all[me] || win->nacc[me] >= 0) emu_fatal("MPI_Win_free during an access epoch (MPI_ERR_RMA_SYNC)");
   rt_attr_win_free(*h);   /* the rank's attributes, delete callbacks run (MPI) */
+  rt_err_win_free(*h);
   for (int t = 0; t < win->n; t++)
     if (win->held[me * win->n + t]) emu_fatal("MPI_Win_free while holding a lock on rank %d (MPI_ERR_RMA_SYNC)", t);
   /* collective: every rank's operations have arrived before any memory goes away */
