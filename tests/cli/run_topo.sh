@@ -2,7 +2,7 @@
 # Cartesian topologies and MPI_Comm_split_type under psim run (tests/data/emul/topo.c):
 # - MPI_Dims_create, by hand (balanced, non-increasing; fixed dimensions kept): 6 in 2 = 3x2,
 #   12 in 3 = 3x2x2, 16 in 2 = 4x4, 7 (prime) = 7x1, 12 with dims[0]=3 -> 3x4,
-#   24 in 3 with dims[2]=2 -> 12 = 4x3 -> 4x3x2, 1 = 1x1;
+#   24 in 3 with dims[2]=2 -> 12 = 4x3 -> 4x3x2, 1 = 1x1; and MPICH's answers (dims.c);
 # - the grid at np 1, 4, 6, 7 (every rank checks row-major coordinates, Cart_rank, shifts with
 #   wrap in the periodic dimension and MPI_PROC_NULL in the other, Cart_sub rows, dup keeps it);
 # - MPI_COMM_TYPE_SHARED groups the ranks of one simulated host: hostfile node-0:2, node-1:1,
@@ -36,4 +36,9 @@ rank 4: shared size 3 rank 1
 rank 5: shared size 3 rank 0
  No Errors"
 [ "$out" = "$want" ] || bad "hostfile: $out"
+# MPI_Dims_create is balanced as MPI asks and MPICH does (72 in 2-D is 9 x 8, not 12 x 6): the
+# decompositions of MPICH 4.0.2's test table in tests/data/emul/dims.c (real MPICH prints the same)
+"$PSIMCC" -O1 -o "$TMPD/dims" "$PSIM_TESTDATA/emul/dims.c" || bad "psimcc dims.c"
+out=$(timeout 60 "$PSIM" run --np 1 -q --no-measure -- "$TMPD/dims" 2>&1)
+[ "$(echo "$out" | tail -n 1)" = " No Errors" ] || bad "MPI_Dims_create: $(echo "$out" | grep -v ' No Errors' | tr '\n' ';')"
 finish $fails
