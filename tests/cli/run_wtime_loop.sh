@@ -11,7 +11,7 @@
 # after 2 s: 2.00000704 s, at any np. Two reads around nothing else (a timing pair) are 10 ns
 # apart. psim says once that it sped the wait up. With measurement on, the loop ends too
 # (its passes are shorter than smpi/cpu-threshold; the machine's noise may push a few over
-# it, which the streak tolerates), within 2e-5 s of 2 s. STREAM's checktick (short waits that
+# it, which the streak tolerates), within 1e-4 s of 2 s. STREAM's checktick (short waits that
 # keep SMPI's time exactly) is compared with SMPI in diff_smpi_run.sh (smpi/wtime.c). Before,
 # psim injected nothing and doubled a sleep after 1000 reads without end: HPCC's StarSTREAM
 # made the simulated time 2^41 us.
@@ -44,5 +44,7 @@ awk -v e="$end" -v c="$calls" 'BEGIN { exit !(e >= 2 && e <= 2.00003 && c >= 100
 [ ! -s "$TMPD/err" ] || bad "wtime 2e-5: a warning: $(cat "$TMPD/err")"
 out=$(timeout 120 "$PSIM" run --np 2 -q -- "$TMPD/wl" 2>&1 | grep '^start')
 end=$(echo "$out" | sed -n 's/.* end //p')
-awk -v e="$end" 'BEGIN { exit !(e != "" && e >= 2 && e <= 2.00002) }' || bad "measured: $out"
+# (1e-4: a loaded machine measures a few passes over smpi/cpu-threshold; it ended at 2.0000211
+# once under two parallel builds. The defect this guards against ended at 2^41 us.)
+awk -v e="$end" 'BEGIN { exit !(e != "" && e >= 2 && e <= 2.0001) }' || bad "measured: $out"
 finish $fails
