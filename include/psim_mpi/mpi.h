@@ -582,6 +582,8 @@ int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize
 int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype dt, MPI_Aint *size);
 int MPI_Get_address(const void *location, MPI_Aint *address);
 int MPI_Address(void *location, MPI_Aint *address);
+MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp);
+MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
 int MPI_Pack(const void *inbuf, int incount, MPI_Datatype dt, void *outbuf, int outsize,
              int *position, MPI_Comm comm);
 int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
@@ -630,6 +632,11 @@ int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
 int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
                      MPI_Win *win);
 int MPI_Win_free(MPI_Win *win);
+/* dynamic windows: memory attached and detached by each rank; a target displacement is an
+ * address (MPI_Get_address) relative to MPI_BOTTOM */
+int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win);
+int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size);
+int MPI_Win_detach(MPI_Win win, const void *base);
 int MPI_Win_fence(int assert, MPI_Win win);
 int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win);
 int MPI_Win_unlock(int rank, MPI_Win win);

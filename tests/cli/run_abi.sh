@@ -22,6 +22,7 @@
 #   across languages (abi_fortran_lang.f90 with abi_fortran_lang.c); calls added for MPICH's
 #   Fortran tests (abi_fortran_calls.f90); generalized requests (abi_fortran_greq.f90);
 #   distributed graphs, neighbourhood collectives, matched probes (abi_fortran_topo.f90);
+# - dynamic windows (tests/data/emul/rma_dynamic.c built by mpicc): the lines real MPICH prints;
 # - attributes with C callbacks (tests/data/emul/abi_attr.c, mpicc and psimcc); MPI_Get_elements
 #   on a partly filled mixed type (get_elements.c);
 # - graph and distributed graph topologies, neighbourhood collectives (MPI_Neighbor_alltoallw's
@@ -109,6 +110,18 @@ for p in graph neighbor mprobe; do
     out=$("$PSIM" run --np $np -q --no-measure -- "$TMPD/m_$p" 2>&1)
     [ "$out" = " No Errors" ] || bad "$p (mpicc) at np $np: $out"
   done
+done
+# dynamic windows (MPI_Win_create_dynamic, attach, detach, MPI_Aint_add): the lines real MPICH prints
+"$MPICC" -O1 -I"$D" -o "$TMPD/m_dyn" "$D/rma_dynamic.c" || bad "mpicc rma_dynamic.c"
+for np in 1 4; do
+  want="a[4..7] 0 1 2 3, d[0] 1, get 0 2, counter 1, e 0 0"
+  [ $np = 4 ] && want="a[4..7] 300 301 302 303, d[0] 10, get 200 202, counter 4, e 3 -3"
+  out=$("$PSIM" run --np $np -q --no-measure -- "$TMPD/m_dyn" 2>&1)
+  [ "$out" = "$want
+ No Errors" ] || bad "rma_dynamic (mpicc) at np $np: $out"
+  if command -v mpiexec.mpich >/dev/null && real=$(timeout 60 mpiexec.mpich -n $np "$TMPD/m_dyn" 2>/dev/null); then
+    [ "$real" = "$out" ] || bad "rma_dynamic: real MPICH prints otherwise at np $np: $real"
+  fi
 done
 expect 4 "rank 0: MPI error in MPI_Mrecv: the message is MPI_MESSAGE_NULL" "$PSIM" run --np 2 -q --no-measure -- "$TMPD/m_mprobe" null
 

@@ -379,6 +379,10 @@ int MPI_Get_address(const void *location, MPI_Aint *address) {
 
 int MPI_Address(void *location, MPI_Aint *address) { return MPI_Get_address(location, address); }
 
+/* MPI 3.1's address arithmetic: addresses are plain numbers here (MPI_BOTTOM is 0) */
+MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp) { return (MPI_Aint)((uintptr_t)base + (uintptr_t)disp); }
+MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) { return (MPI_Aint)((uintptr_t)addr1 - (uintptr_t)addr2); }
+
 int MPI_Pack(const void *inbuf, int incount, MPI_Datatype dt, void *outbuf, int outsize,
              int *position, MPI_Comm comm) {
   (void)comm;
