@@ -22,7 +22,8 @@
 #   across languages (abi_fortran_lang.f90 with abi_fortran_lang.c); calls added for MPICH's
 #   Fortran tests (abi_fortran_calls.f90); generalized requests (abi_fortran_greq.f90);
 #   distributed graphs, neighbourhood collectives, matched probes (abi_fortran_topo.f90);
-# - dynamic windows (tests/data/emul/rma_dynamic.c built by mpicc): the lines real MPICH prints;
+# - dynamic windows (tests/data/emul/rma_dynamic.c built by mpicc), MPI_Type_create_darray
+#   (darray.c): the lines real MPICH prints;
 # - attributes with C callbacks (tests/data/emul/abi_attr.c, mpicc and psimcc); MPI_Get_elements
 #   on a partly filled mixed type (get_elements.c);
 # - graph and distributed graph topologies, neighbourhood collectives (MPI_Neighbor_alltoallw's
@@ -123,6 +124,14 @@ for np in 1 4; do
     [ "$real" = "$out" ] || bad "rma_dynamic: real MPICH prints otherwise at np $np: $real"
   fi
 done
+# MPI_Type_create_darray: the layouts of the psimcc build (hand-checked by run_darray.sh), and real MPICH's
+"$MPICC" -O1 -o "$TMPD/m_darray" "$D/darray.c" || bad "mpicc darray.c"
+"$PSIMCC" -O1 -o "$TMPD/darray_psim" "$D/darray.c" || bad "psimcc darray.c"
+out=$("$PSIM" run --np 1 -q --no-measure -- "$TMPD/m_darray" 2>&1)
+[ "$out" = "$("$PSIM" run --np 1 -q --no-measure -- "$TMPD/darray_psim" 2>&1)" ] || bad "darray (mpicc) differs from psimcc's: $out"
+if command -v mpiexec.mpich >/dev/null && real=$(timeout 60 mpiexec.mpich -n 1 "$TMPD/m_darray" 2>/dev/null); then
+  [ "$real" = "$out" ] || bad "darray: real MPICH prints otherwise: $real"
+fi
 expect 4 "rank 0: MPI error in MPI_Mrecv: the message is MPI_MESSAGE_NULL" "$PSIM" run --np 2 -q --no-measure -- "$TMPD/m_mprobe" null
 
 # pi: digits, and the same simulated time as the psimcc build (on two network models)

@@ -1572,6 +1572,15 @@ int MPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[],
   return abi_err_out(rc);
 }
 
+int (*p_MPI_Type_create_darray)(int size, int rank, int ndims, const int gsizes[], const int distribs[], const int dargs[], const int psizes[], int order, int oldtype, int *newtype);
+int MPI_Type_create_darray(int size, int rank, int ndims, const int gsizes[], const int distribs[], const int dargs[], const int psizes[], int order, int oldtype, int *newtype) {
+  if (!p_MPI_Type_create_darray) abi_missing("MPI_Type_create_darray");
+  int newtype_p = 0;
+  int rc = p_MPI_Type_create_darray(size, abi_rank_in(rank), ndims, gsizes, distribs, dargs, psizes, order, abi_dt_in(oldtype), &newtype_p);
+  *newtype = abi_dt_out(newtype_p);
+  return abi_err_out(rc);
+}
+
 int (*p_MPI_Type_set_name)(int dt, const char *name);
 int MPI_Type_set_name(int dt, const char *name) {
   if (!p_MPI_Type_set_name) abi_missing("MPI_Type_set_name");
@@ -2373,7 +2382,6 @@ int MPI_T_source_get_info(void) { abi_missing("MPI_T_source_get_info"); }
 int MPI_T_source_get_num(void) { abi_missing("MPI_T_source_get_num"); }
 int MPI_T_source_get_timestamp(void) { abi_missing("MPI_T_source_get_timestamp"); }
 int MPI_Type_contiguous_c(void) { abi_missing("MPI_Type_contiguous_c"); }
-int MPI_Type_create_darray(void) { abi_missing("MPI_Type_create_darray"); }
 int MPI_Type_create_darray_c(void) { abi_missing("MPI_Type_create_darray_c"); }
 int MPI_Type_create_hindexed_block_c(void) { abi_missing("MPI_Type_create_hindexed_block_c"); }
 int MPI_Type_create_hindexed_c(void) { abi_missing("MPI_Type_create_hindexed_c"); }
@@ -3206,6 +3214,7 @@ const abi_bind abi_binds[] = {
   {"MPI_Type_hindexed", &p_MPI_Type_hindexed},
   {"MPI_Type_create_hindexed_block", &p_MPI_Type_create_hindexed_block},
   {"MPI_Type_create_subarray", &p_MPI_Type_create_subarray},
+  {"MPI_Type_create_darray", &p_MPI_Type_create_darray},
   {"MPI_Type_set_name", &p_MPI_Type_set_name},
   {"MPI_Type_get_name", &p_MPI_Type_get_name},
   {"MPI_Type_get_envelope", &p_MPI_Type_get_envelope},

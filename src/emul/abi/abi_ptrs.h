@@ -215,6 +215,7 @@ extern int (*p_MPI_Type_free)(int *dt);
 extern int (*p_MPI_Type_hindexed)(int count, int blocklengths[], ptrdiff_t displs[], int old, int *newtype);
 extern int (*p_MPI_Type_create_hindexed_block)(int count, int blocklength, const ptrdiff_t displs[], int old, int *newtype);
 extern int (*p_MPI_Type_create_subarray)(int ndims, const int sizes[], const int subsizes[], const int starts[], int order, int old, int *newtype);
+extern int (*p_MPI_Type_create_darray)(int size, int rank, int ndims, const int gsizes[], const int distribs[], const int dargs[], const int psizes[], int order, int oldtype, int *newtype);
 extern int (*p_MPI_Type_set_name)(int dt, const char *name);
 extern int (*p_MPI_Type_get_name)(int dt, char *name, int *resultlen);
 extern int (*p_MPI_Type_get_envelope)(int dt, int *num_integers, int *num_addresses, int *num_datatypes, int *combiner);
