@@ -125,8 +125,14 @@ enum {
    * value and its index in the same type. */
   MPI_INTEGER, MPI_REAL, MPI_DOUBLE_PRECISION, MPI_COMPLEX, MPI_DOUBLE_COMPLEX, MPI_LOGICAL,
   MPI_CHARACTER, MPI_2INTEGER, MPI_2REAL, MPI_2DOUBLE_PRECISION,
+  /* Fortran's sized types: the layouts (and reductions) of C's float, double, float complex,
+   * double complex, int8_t ... int64_t, under their own names; MPI_REAL16 and MPI_COMPLEX32
+   * (Fortran's quad precision) are 16 and 32 bytes that can be moved but not reduced */
+  MPI_REAL4, MPI_REAL8, MPI_REAL16, MPI_COMPLEX8, MPI_COMPLEX16, MPI_COMPLEX32, MPI_INTEGER1,
+  MPI_INTEGER2, MPI_INTEGER4, MPI_INTEGER8,
   PSIM_NUM_PREDEFINED_TYPES
 };
+#define MPI_INTEGER16 MPI_DATATYPE_NULL   /* as MPICH: no 16-byte integer */
 #define MPI_LONG_LONG MPI_LONG_LONG_INT
 #define MPI_C_COMPLEX MPI_C_FLOAT_COMPLEX
 

@@ -23,7 +23,7 @@
 #   Fortran tests (abi_fortran_calls.f90); generalized requests (abi_fortran_greq.f90);
 #   distributed graphs, neighbourhood collectives, matched probes (abi_fortran_topo.f90);
 # - dynamic windows (tests/data/emul/rma_dynamic.c built by mpicc), MPI_Type_create_darray
-#   (darray.c): the lines real MPICH prints;
+#   (darray.c), the sized Fortran types' names (type_names.c): the lines real MPICH prints;
 # - attributes with C callbacks (tests/data/emul/abi_attr.c, mpicc and psimcc); MPI_Get_elements
 #   on a partly filled mixed type (get_elements.c);
 # - graph and distributed graph topologies, neighbourhood collectives (MPI_Neighbor_alltoallw's
@@ -132,6 +132,16 @@ out=$("$PSIM" run --np 1 -q --no-measure -- "$TMPD/m_darray" 2>&1)
 if command -v mpiexec.mpich >/dev/null && real=$(timeout 60 mpiexec.mpich -n 1 "$TMPD/m_darray" 2>/dev/null); then
   [ "$real" = "$out" ] || bad "darray: real MPICH prints otherwise: $real"
 fi
+# Fortran's sized types and MPI_C_COMPLEX: MPICH's names (run_type_names.sh checks the psimcc build)
+"$MPICC" -O1 -o "$TMPD/m_tn" "$D/type_names.c" || bad "mpicc type_names.c"
+"$PSIMCC" -O1 -o "$TMPD/tn_psim" "$D/type_names.c" || bad "psimcc type_names.c"
+out=$("$PSIM" run --np 3 -q --no-measure -- "$TMPD/m_tn" 2>&1)
+[ "$out" = "$("$PSIM" run --np 3 -q --no-measure -- "$TMPD/tn_psim" 2>&1)" ] || bad "type_names (mpicc) differs from psimcc's: $out"
+if command -v mpiexec.mpich >/dev/null && real=$(timeout 60 mpiexec.mpich -n 3 "$TMPD/m_tn" 2>/dev/null); then
+  [ "$real" = "$out" ] || bad "type_names: real MPICH prints otherwise: $real"
+fi
+t=$("$PSIM" run --np 3 -q --no-measure -- "$TMPD/m_tn" time)
+[ "$t" = "$("$PSIM" run --np 3 -q --no-measure -- "$TMPD/tn_psim" time)" ] || bad "type_names (mpicc) times differ: $t"
 expect 4 "rank 0: MPI error in MPI_Mrecv: the message is MPI_MESSAGE_NULL" "$PSIM" run --np 2 -q --no-measure -- "$TMPD/m_mprobe" null
 
 # pi: digits, and the same simulated time as the psimcc build (on two network models)

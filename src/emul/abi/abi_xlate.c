@@ -79,11 +79,11 @@ static const pair dts[] = {
   {MPI_DOUBLE_PRECISION, 0x4c00081fu}, {MPI_INTEGER, 0x4c00041bu}, {MPI_LOGICAL, 0x4c00041du},
   {MPI_CHARACTER, 0x4c00011au}, {MPI_2INTEGER, 0x4c000820u}, {MPI_2REAL, 0x4c000821u},
   {MPI_2DOUBLE_PRECISION, 0x4c001023u},
-  /* MPICH's sized Fortran names: C's types of that layout */
-  {MPI_FLOAT, 0x4c000427u} /* REAL4 */, {MPI_DOUBLE, 0x4c000829u} /* REAL8 */,
-  {MPI_C_FLOAT_COMPLEX, 0x4c000828u} /* COMPLEX8 */, {MPI_C_DOUBLE_COMPLEX, 0x4c00102au} /* COMPLEX16 */,
-  {MPI_INT8_T, 0x4c00012du} /* INTEGER1 */, {MPI_INT16_T, 0x4c00022fu} /* INTEGER2 */,
-  {MPI_INT32_T, 0x4c000430u} /* INTEGER4 */, {MPI_INT64_T, 0x4c000831u} /* INTEGER8 */,
+  /* Fortran's sized types (MPICH's MPI_INTEGER16 is MPI_DATATYPE_NULL) */
+  {MPI_REAL4, 0x4c000427u}, {MPI_REAL8, 0x4c000829u}, {MPI_REAL16, 0x4c00102bu},
+  {MPI_COMPLEX8, 0x4c000828u}, {MPI_COMPLEX16, 0x4c00102au}, {MPI_COMPLEX32, 0x4c00202cu},
+  {MPI_INTEGER1, 0x4c00012du}, {MPI_INTEGER2, 0x4c00022fu}, {MPI_INTEGER4, 0x4c000430u},
+  {MPI_INTEGER8, 0x4c000831u},
 };
 int abi_dt_in(int h) { return in_of(K_DT, dts, N(dts), PSIM_NUM_PREDEFINED_TYPES, h); }
 int abi_dt_out(int h) { return out_of(K_DT, dts, N(dts), h); }
