@@ -9,6 +9,9 @@
 #   unlock on attached memory) gives the hand-derived times of tests/cli/run_rma.sh on
 #   flat:2,1Gf,1GBps,10us --network constant, and under both network models exactly the times of
 #   the same operations on an MPI_Win_create window;
+# - rank 0 spinning on its own window (Get_accumulate + flush, lock + Get + unlock of itself)
+#   until the last rank writes it: empty flushes and unlocks of itself are polls, so the writer
+#   runs (before, the spinning rank never gave way: MPICH's linked_list_bench_* hung);
 # - the mistakes: an access past the attached memory (MPI_ERR_RMA_RANGE), MPI_Win_attach on a
 #   window that is not dynamic, MPI_Win_detach of memory never attached stop the run (exit 4).
 # MPICH's mpicc build of rma_dynamic.c against real MPICH: tests/cli/run_abi.sh.

@@ -260,7 +260,7 @@ static void send_note(rt_win *win, int kind, int origin, int target, int from, i
 
 /* An operation of `out` bytes to target t, with a reply of `back` bytes (< 0: none). */
 static void data_op(rt_win *win, int me, int t, double out, double back) {
-  if (t == me) return;   /* the caller's own window: a local copy, no time */
+  if (t == me) { emu_poll_local(); return; }   /* the caller's own window: a local copy, no time */
   win->pending[me]++;
   win->pending_to[me * win->n + t]++;
   rma_op *o = op_new(win, OP_DATA, me, t);
@@ -303,10 +303,10 @@ static int is_granted(rt_win *win, int me, int arg) { (void)arg; return win->gra
 static void lock_one(rt_win *win, int me, int t, int type, int assert) {
   if (win->held[me * win->n + t] != HELD_NONE) emu_fatal("MPI_Win_lock: rank %d already holds a lock on rank %d (MPI_ERR_RMA_SYNC)", me, t);
   /* the program asserts that nobody holds a conflicting lock: taken without a message */
-  if (assert & MPI_MODE_NOCHECK) { take(win, t, me, type); return; }
+  if (assert & MPI_MODE_NOCHECK) { take(win, t, me, type); if (t == me) emu_poll_local(); return; }
   win->granted[me] = 0;
   if (t == me) {
-    if (compatible(win, t, type)) { take(win, t, me, type); return; }
+    if (compatible(win, t, type)) { take(win, t, me, type); emu_poll_local(); return; }
     lock_wait q = {me, t, type, 0};
     VEC_PUSH(win->queue, q);
   } else {
@@ -554,6 +554,7 @@ int MPI_Win_unlock(int rank, MPI_Win h) {
     check_rank(win, rank, "MPI_Win_unlock");
     if (win->held[me * win->n + rank] == HELD_NONE) emu_fatal("MPI_Win_unlock: no lock held on rank %d (MPI_ERR_RMA_SYNC)", rank);
     unlock_one(win, me, rank, 1);
+    if (rank == me) emu_poll_failed();   /* an epoch on its own memory: a poll (see flush) */
   }
   emu_leave();
   return MPI_SUCCESS;
@@ -599,8 +600,13 @@ static int flush(MPI_Win h, int rank, int all, const char *call) {
   rt_need_init();
   rt_win *win = win_get(h);
   int me = me_in(win);
-  if (all) wait_until(win, me, all_arrived, 0);
-  else if (rank != MPI_PROC_NULL) { check_rank(win, rank, call); wait_until(win, me, arrived_to, rank); }
+  if (rank != MPI_PROC_NULL && !all) check_rank(win, rank, call);
+  /* nothing to wait for: a rank that reads its own window in a loop until another rank writes
+   * it (MPICH's rma/linked_list*) polls; like a failed MPI_Iprobe, the repeated ones wait for
+   * news, so that the writer gets to run */
+  if (all ? all_arrived(win, me, 0) : rank == MPI_PROC_NULL || arrived_to(win, me, rank)) emu_poll_failed();
+  else if (all) wait_until(win, me, all_arrived, 0);
+  else wait_until(win, me, arrived_to, rank);
   emu_leave();
   return MPI_SUCCESS;
 }

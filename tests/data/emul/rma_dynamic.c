@@ -2,7 +2,9 @@
  * three regions, the ranks exchange their addresses (MPI_Get_address, MPI_AINT) and address
  * them from MPI_BOTTOM: fence with Put (MPI_Aint_add), Accumulate and Get with a vector
  * target type; lock and lock_all with Fetch_and_op, Get_accumulate(NO_OP) and
- * Compare_and_swap; a region detached and another attached in its place. Rank 0 prints what it
+ * Compare_and_swap; a region detached and another attached in its place; rank 0 spinning on its
+ * own window (lock_all and flush, then lock and unlock of itself) until the last rank writes it,
+ * as MPICH's rma/linked_list* chase their tail. Rank 0 prints what it
  * got and " No Errors" (the same lines under real MPICH: tests/cli/run_abi.sh). */
 #include <mpi.h>
 #include <stdio.h>
@@ -88,6 +90,37 @@ int main(int argc, char **argv) {
   MPI_Put(w, 2, MPI_INT, right, all[right], 2, MPI_INT, win);
   MPI_Win_fence(0, win);
   CHECK(e[0] == left && e[1] == -left, "e = %d %d", e[0], e[1]);
+
+  /* rank 0 reads its own flags until the last rank has set them */
+  long flags[2] = {0, 0}, got = 0, one_flag[2] = {1, 2};
+  MPI_Win_attach(win, flags, sizeof flags);
+  MPI_Get_address(flags, &mine[0]);
+  MPI_Bcast(&mine[0], 1, MPI_AINT, 0, MPI_COMM_WORLD);
+  int spins = 0;
+  if (rank == 0 && size > 1) {
+    MPI_Win_lock_all(0, win);
+    do {
+      MPI_Get_accumulate(NULL, 0, MPI_LONG, &got, 1, MPI_LONG, 0, mine[0], 1, MPI_LONG, MPI_NO_OP, win);
+      MPI_Win_flush(0, win);
+      spins++;
+    } while (got != 1);
+    MPI_Win_unlock_all(win);
+    do {
+      MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
+      MPI_Get(&got, 1, MPI_LONG, 0, MPI_Aint_add(mine[0], sizeof(long)), 1, MPI_LONG, win);
+      MPI_Win_unlock(0, win);
+    } while (got != 2);
+  } else if (rank == size - 1 && size > 1) {
+    for (int i = 0; i < 2; i++) {
+      /* shared first: rank 0 holds lock_all's shared lock meanwhile */
+      MPI_Win_lock(i ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED, 0, 0, win);
+      MPI_Put(&one_flag[i], 1, MPI_LONG, 0, MPI_Aint_add(mine[0], i * sizeof(long)), 1, MPI_LONG, win);
+      MPI_Win_unlock(0, win);
+    }
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0 && size > 1) CHECK(flags[0] == 1 && flags[1] == 2 && spins >= 1, "flags %ld %ld", flags[0], flags[1]);
+  MPI_Win_detach(win, flags);
 
   if (rank == 0)
     printf("a[4..7] %d %d %d %d, d[0] %g, get %d %d, counter %ld, e %d %d\n", a[4], a[5], a[6],
