@@ -12,6 +12,8 @@
 # - rank 0 spinning on its own window (Get_accumulate + flush, lock + Get + unlock of itself)
 #   until the last rank writes it: empty flushes and unlocks of itself are polls, so the writer
 #   runs (before, the spinning rank never gave way: MPICH's linked_list_bench_* hung);
+# - an access across two adjacent attached regions is allowed (as MPICH's
+#   rma/win_dynamic_rma_flush_get expects: rma_bad.c without a mistake);
 # - the mistakes: an access past the attached memory (MPI_ERR_RMA_RANGE), MPI_Win_attach on a
 #   window that is not dynamic, MPI_Win_detach of memory never attached stop the run (exit 4).
 # MPICH's mpicc build of rma_dynamic.c against real MPICH: tests/cli/run_abi.sh.

@@ -343,14 +343,17 @@ static int in_epoch(const rt_win *win, int me, int t) {
   return 0;
 }
 
-/* A dynamic window's access of bytes [lo, hi) from MPI_BOTTOM: inside one region the target
- * has attached (MPI_ERR_RMA_RANGE otherwise). */
+/* A dynamic window's access of bytes [lo, hi) from MPI_BOTTOM: in memory the target has
+ * attached, possibly several adjacent regions (MPICH's rma/win_dynamic_rma_flush_get writes
+ * across two); MPI_ERR_RMA_RANGE otherwise. */
 static void check_attached(const rt_win *win, int t, uintptr_t lo, uintptr_t hi, const char *call) {
   const win_regions *rs = &win->attached[t];
-  for (size_t i = 0; i < rs->len; i++) {
-    uintptr_t b = (uintptr_t)rs->data[i].base;
-    if (lo >= b && hi <= b + (uintptr_t)rs->data[i].size) return;
+  uintptr_t cur = lo;
+  for (size_t i = 0; i < rs->len && cur < hi; i++) {
+    uintptr_t b = (uintptr_t)rs->data[i].base, e = b + (uintptr_t)rs->data[i].size;
+    if (cur >= b && cur < e) { cur = e; i = (size_t)-1; }   /* covered up to e: look again from there */
   }
+  if (cur >= hi) return;
   emu_fatal("%s: address %#jx to %#jx is in no memory rank %d attached to its dynamic window (MPI_ERR_RMA_RANGE)",
             call, (uintmax_t)lo, (uintmax_t)hi, t);
 }
