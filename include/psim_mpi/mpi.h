@@ -130,6 +130,8 @@ enum {
    * (Fortran's quad precision) are 16 and 32 bytes that can be moved but not reduced */
   MPI_REAL4, MPI_REAL8, MPI_REAL16, MPI_COMPLEX8, MPI_COMPLEX16, MPI_COMPLEX32, MPI_INTEGER1,
   MPI_INTEGER2, MPI_INTEGER4, MPI_INTEGER8,
+  /* C++'s, as MPICH has them in C too: C's bool and complex types under their own names */
+  MPI_CXX_BOOL, MPI_CXX_FLOAT_COMPLEX, MPI_CXX_DOUBLE_COMPLEX, MPI_CXX_LONG_DOUBLE_COMPLEX,
   PSIM_NUM_PREDEFINED_TYPES
 };
 #define MPI_INTEGER16 MPI_DATATYPE_NULL   /* as MPICH: no 16-byte integer */

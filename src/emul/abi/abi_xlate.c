@@ -83,7 +83,8 @@ static const pair dts[] = {
   {MPI_REAL4, 0x4c000427u}, {MPI_REAL8, 0x4c000829u}, {MPI_REAL16, 0x4c00102bu},
   {MPI_COMPLEX8, 0x4c000828u}, {MPI_COMPLEX16, 0x4c00102au}, {MPI_COMPLEX32, 0x4c00202cu},
   {MPI_INTEGER1, 0x4c00012du}, {MPI_INTEGER2, 0x4c00022fu}, {MPI_INTEGER4, 0x4c000430u},
-  {MPI_INTEGER8, 0x4c000831u},
+  {MPI_INTEGER8, 0x4c000831u}, {MPI_CXX_BOOL, 0x4c000133u}, {MPI_CXX_FLOAT_COMPLEX, 0x4c000834u},
+  {MPI_CXX_DOUBLE_COMPLEX, 0x4c001035u}, {MPI_CXX_LONG_DOUBLE_COMPLEX, 0x4c002036u},
 };
 int abi_dt_in(int h) { return in_of(K_DT, dts, N(dts), PSIM_NUM_PREDEFINED_TYPES, h); }
 int abi_dt_out(int h) { return out_of(K_DT, dts, N(dts), h); }

@@ -66,7 +66,7 @@ int MPI_Type_get_contents(MPI_Datatype dt, int max_integers, int max_addresses, 
 
 /* A predefined type's basic elements: pairs and complex numbers are two. */
 static void walk_named(MPI_Datatype dt, ptrdiff_t disp, rt_type_elem_fn *fn, void *ctx) {
-  if (dt >= MPI_REAL4 && dt <= MPI_INTEGER8) dt = rt_type(dt)->base;   /* sized: C's type of it */
+  if (dt >= MPI_REAL4 && dt < PSIM_NUM_PREDEFINED_TYPES) dt = rt_type(dt)->base;   /* sized, C++: C's type */
   switch (dt) {
   case MPI_C_FLOAT_COMPLEX: case MPI_COMPLEX: fn(ctx, disp, MPI_FLOAT); fn(ctx, disp + 4, MPI_FLOAT); return;
   case MPI_C_DOUBLE_COMPLEX: case MPI_DOUBLE_COMPLEX: fn(ctx, disp, MPI_DOUBLE); fn(ctx, disp + 8, MPI_DOUBLE); return;

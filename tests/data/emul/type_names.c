@@ -1,5 +1,5 @@
 /* The names, sizes and reductions of Fortran's sized types (MPI_REAL4 ... MPI_INTEGER8,
- * MPI_REAL16, MPI_COMPLEX32) and of MPI_C_COMPLEX, as MPICH gives them (tests/cli/run_abi.sh:
+ * MPI_REAL16, MPI_COMPLEX32), of C++'s (MPI_CXX_BOOL ...) and of MPI_C_COMPLEX, as MPICH gives them (tests/cli/run_abi.sh:
  * the same lines under real MPICH; tests/cli/run_type_names.sh). With "time": the simulated
  * times of an MPI_Allreduce on MPI_REAL8 and MPI_INTEGER4 against MPI_DOUBLE and MPI_INT. */
 #include <mpi.h>
@@ -40,7 +40,8 @@ int main(int argc, char **argv) {
     printf("names:");
     MPI_Datatype ts[] = {MPI_REAL4, MPI_REAL8, MPI_REAL16, MPI_COMPLEX8, MPI_COMPLEX16, MPI_COMPLEX32,
                          MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4, MPI_INTEGER8, MPI_C_COMPLEX,
-                         MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX, MPI_FLOAT, MPI_INT64_T};
+                         MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX, MPI_FLOAT, MPI_INT64_T, MPI_CXX_BOOL,
+                         MPI_CXX_FLOAT_COMPLEX, MPI_CXX_DOUBLE_COMPLEX, MPI_CXX_LONG_DOUBLE_COMPLEX};
     for (size_t i = 0; i < sizeof ts / sizeof *ts; i++) name(ts[i]);
     printf("\ninteger16 null %d\n", MPI_INTEGER16 == MPI_DATATYPE_NULL);
   }
