@@ -37,7 +37,8 @@ MANUAL_ONLY = {"MPI_Pcontrol", "MPI_Type_match_size", "MPI_Comm_c2f", "MPI_Comm_
                "MPI_Type_c2f", "MPI_Type_f2c", "MPI_Group_c2f", "MPI_Group_f2c", "MPI_Op_c2f",
                "MPI_Op_f2c", "MPI_Request_c2f", "MPI_Request_f2c", "MPI_Info_c2f",
                "MPI_Info_f2c", "MPI_Win_c2f", "MPI_Win_f2c", "MPI_Errhandler_c2f",
-               "MPI_Errhandler_f2c", "MPI_Status_c2f", "MPI_Status_f2c"}
+               "MPI_Errhandler_f2c", "MPI_Status_c2f", "MPI_Status_f2c", "MPI_Aint_add",
+               "MPI_Aint_diff"}
 # handle pointers that are read before being written (the rest are outputs only)
 INOUT = re.compile(r"_free$|^MPI_(Type_commit|Wait|Test|Start|Cancel|Request_free|Mrecv|Imrecv)$")
 RANKS = {"source", "dest", "root", "target_rank", "rank"}

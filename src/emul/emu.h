@@ -280,6 +280,9 @@ void emu_call_time_since(emu_rank *k, double t0, double busy_compute);
  * something could have changed (another rank ran, the simulation's next event) and returns 1
  * (look again), else 0. */
 int emu_poll_failed(void);
+/* The running rank's call only looked at its own memory (one-sided operations on its own
+ * window): like a poll, it does not end a streak of polls. */
+void emu_poll_local(void);
 /* Something changed outside the MPI layer (one-sided communication): pollers look again. */
 void emu_wake_pollers(void);
 const mpi_req *emu_iprobe(int src, int tag, int ctx);

@@ -178,6 +178,8 @@ int emu_poll_failed(void) {
   return 1;
 }
 
+void emu_poll_local(void) { emu_current->running->poll_failed = 1; }
+
 /* Something may have changed (an event, another rank's work): pollers look again. */
 static void wake_pollers(emu_sim *S) {
   if (!S->npolling) return;

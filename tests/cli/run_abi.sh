@@ -22,6 +22,8 @@
 #   across languages (abi_fortran_lang.f90 with abi_fortran_lang.c); calls added for MPICH's
 #   Fortran tests (abi_fortran_calls.f90); generalized requests (abi_fortran_greq.f90);
 #   distributed graphs, neighbourhood collectives, matched probes (abi_fortran_topo.f90);
+# - dynamic windows (tests/data/emul/rma_dynamic.c built by mpicc), MPI_Type_create_darray
+#   (darray.c), the sized Fortran types' names (type_names.c): the lines real MPICH prints;
 # - attributes with C callbacks (tests/data/emul/abi_attr.c, mpicc and psimcc); MPI_Get_elements
 #   on a partly filled mixed type (get_elements.c);
 # - graph and distributed graph topologies, neighbourhood collectives (MPI_Neighbor_alltoallw's
@@ -110,6 +112,25 @@ for p in graph neighbor mprobe; do
     [ "$out" = " No Errors" ] || bad "$p (mpicc) at np $np: $out"
   done
 done
+# agree NAME NP: tests/data/emul/NAME.c built by mpicc prints under psim run what the psimcc build
+# prints (which the NAME's own test checks by hand), and what real MPICH prints when it runs here
+agree() {
+  "$MPICC" -O1 -o "$TMPD/m_$1" "$D/$1.c" || { bad "mpicc $1.c"; return; }
+  "$PSIMCC" -O1 -o "$TMPD/p_$1" "$D/$1.c" || { bad "psimcc $1.c"; return; }
+  out=$("$PSIM" run --np "$2" -q --no-measure -- "$TMPD/m_$1" 2>&1)
+  [ "$out" = "$("$PSIM" run --np "$2" -q --no-measure -- "$TMPD/p_$1" 2>&1)" ] || bad "$1 (mpicc) at np $2 differs from psimcc's: $out"
+  if command -v mpiexec.mpich >/dev/null && real=$(timeout 60 mpiexec.mpich -n "$2" "$TMPD/m_$1" 2>/dev/null); then
+    [ "$real" = "$out" ] || bad "$1 at np $2: real MPICH prints otherwise: $real"
+  fi
+}
+# dynamic windows (run_rma_dynamic.sh), MPI_Type_create_darray (run_darray.sh), the sized Fortran
+# types' names (run_type_names.sh; and the same simulated times as the psimcc build)
+agree rma_dynamic 1
+agree rma_dynamic 4
+agree darray 1
+agree type_names 3
+t=$("$PSIM" run --np 3 -q --no-measure -- "$TMPD/m_type_names" time)
+[ "$t" = "$("$PSIM" run --np 3 -q --no-measure -- "$TMPD/p_type_names" time)" ] || bad "type_names (mpicc) times differ: $t"
 expect 4 "rank 0: MPI error in MPI_Mrecv: the message is MPI_MESSAGE_NULL" "$PSIM" run --np 2 -q --no-measure -- "$TMPD/m_mprobe" null
 
 # pi: digits, and the same simulated time as the psimcc build (on two network models)

@@ -1572,6 +1572,15 @@ int MPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[],
   return abi_err_out(rc);
 }
 
+int (*p_MPI_Type_create_darray)(int size, int rank, int ndims, const int gsizes[], const int distribs[], const int dargs[], const int psizes[], int order, int oldtype, int *newtype);
+int MPI_Type_create_darray(int size, int rank, int ndims, const int gsizes[], const int distribs[], const int dargs[], const int psizes[], int order, int oldtype, int *newtype) {
+  if (!p_MPI_Type_create_darray) abi_missing("MPI_Type_create_darray");
+  int newtype_p = 0;
+  int rc = p_MPI_Type_create_darray(size, abi_rank_in(rank), ndims, gsizes, distribs, dargs, psizes, order, abi_dt_in(oldtype), &newtype_p);
+  *newtype = abi_dt_out(newtype_p);
+  return abi_err_out(rc);
+}
+
 int (*p_MPI_Type_set_name)(int dt, const char *name);
 int MPI_Type_set_name(int dt, const char *name) {
   if (!p_MPI_Type_set_name) abi_missing("MPI_Type_set_name");
@@ -1830,6 +1839,29 @@ int MPI_Win_free(int *win) {
   return abi_err_out(rc);
 }
 
+int (*p_MPI_Win_create_dynamic)(int info, int comm, int *win);
+int MPI_Win_create_dynamic(int info, int comm, int *win) {
+  if (!p_MPI_Win_create_dynamic) abi_missing("MPI_Win_create_dynamic");
+  int win_p = 0;
+  int rc = p_MPI_Win_create_dynamic(abi_info_in(info), abi_comm_in(comm), &win_p);
+  *win = abi_win_out(win_p);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Win_attach)(int win, void *base, ptrdiff_t size);
+int MPI_Win_attach(int win, void *base, ptrdiff_t size) {
+  if (!p_MPI_Win_attach) abi_missing("MPI_Win_attach");
+  int rc = p_MPI_Win_attach(abi_win_in(win), base, size);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Win_detach)(int win, const void *base);
+int MPI_Win_detach(int win, const void *base) {
+  if (!p_MPI_Win_detach) abi_missing("MPI_Win_detach");
+  int rc = p_MPI_Win_detach(abi_win_in(win), base);
+  return abi_err_out(rc);
+}
+
 int (*p_MPI_Win_fence)(int assert, int win);
 int MPI_Win_fence(int assert, int win) {
   if (!p_MPI_Win_fence) abi_missing("MPI_Win_fence");
@@ -2047,8 +2079,6 @@ int MPI_Migrate(void) {
 
 /* What MPICH exports and psim does not implement: the run stops, naming the call. */
 int MPI_Accumulate_c(void) { abi_missing("MPI_Accumulate_c"); }
-int MPI_Aint_add(void) { abi_missing("MPI_Aint_add"); }
-int MPI_Aint_diff(void) { abi_missing("MPI_Aint_diff"); }
 int MPI_Allgather_c(void) { abi_missing("MPI_Allgather_c"); }
 int MPI_Allgather_init(void) { abi_missing("MPI_Allgather_init"); }
 int MPI_Allgather_init_c(void) { abi_missing("MPI_Allgather_init_c"); }
@@ -2352,7 +2382,6 @@ int MPI_T_source_get_info(void) { abi_missing("MPI_T_source_get_info"); }
 int MPI_T_source_get_num(void) { abi_missing("MPI_T_source_get_num"); }
 int MPI_T_source_get_timestamp(void) { abi_missing("MPI_T_source_get_timestamp"); }
 int MPI_Type_contiguous_c(void) { abi_missing("MPI_Type_contiguous_c"); }
-int MPI_Type_create_darray(void) { abi_missing("MPI_Type_create_darray"); }
 int MPI_Type_create_darray_c(void) { abi_missing("MPI_Type_create_darray_c"); }
 int MPI_Type_create_hindexed_block_c(void) { abi_missing("MPI_Type_create_hindexed_block_c"); }
 int MPI_Type_create_hindexed_c(void) { abi_missing("MPI_Type_create_hindexed_c"); }
@@ -2377,10 +2406,7 @@ int MPI_Unpublish_name(void) { abi_missing("MPI_Unpublish_name"); }
 int MPI_Win_allocate_c(void) { abi_missing("MPI_Win_allocate_c"); }
 int MPI_Win_allocate_shared(void) { abi_missing("MPI_Win_allocate_shared"); }
 int MPI_Win_allocate_shared_c(void) { abi_missing("MPI_Win_allocate_shared_c"); }
-int MPI_Win_attach(void) { abi_missing("MPI_Win_attach"); }
 int MPI_Win_create_c(void) { abi_missing("MPI_Win_create_c"); }
-int MPI_Win_create_dynamic(void) { abi_missing("MPI_Win_create_dynamic"); }
-int MPI_Win_detach(void) { abi_missing("MPI_Win_detach"); }
 int MPI_Win_get_info(void) { abi_missing("MPI_Win_get_info"); }
 int MPI_Win_set_info(void) { abi_missing("MPI_Win_set_info"); }
 int MPI_Win_shared_query(void) { abi_missing("MPI_Win_shared_query"); }
@@ -2394,8 +2420,6 @@ extern __typeof__(MPI_Add_error_class) PMPI_Add_error_class __attribute__((alias
 extern __typeof__(MPI_Add_error_code) PMPI_Add_error_code __attribute__((alias("MPI_Add_error_code")));
 extern __typeof__(MPI_Add_error_string) PMPI_Add_error_string __attribute__((alias("MPI_Add_error_string")));
 extern __typeof__(MPI_Address) PMPI_Address __attribute__((alias("MPI_Address")));
-extern __typeof__(MPI_Aint_add) PMPI_Aint_add __attribute__((alias("MPI_Aint_add")));
-extern __typeof__(MPI_Aint_diff) PMPI_Aint_diff __attribute__((alias("MPI_Aint_diff")));
 extern __typeof__(MPI_Allgather) PMPI_Allgather __attribute__((alias("MPI_Allgather")));
 extern __typeof__(MPI_Allgather_c) PMPI_Allgather_c __attribute__((alias("MPI_Allgather_c")));
 extern __typeof__(MPI_Allgather_init) PMPI_Allgather_init __attribute__((alias("MPI_Allgather_init")));
@@ -3190,6 +3214,7 @@ const abi_bind abi_binds[] = {
   {"MPI_Type_hindexed", &p_MPI_Type_hindexed},
   {"MPI_Type_create_hindexed_block", &p_MPI_Type_create_hindexed_block},
   {"MPI_Type_create_subarray", &p_MPI_Type_create_subarray},
+  {"MPI_Type_create_darray", &p_MPI_Type_create_darray},
   {"MPI_Type_set_name", &p_MPI_Type_set_name},
   {"MPI_Type_get_name", &p_MPI_Type_get_name},
   {"MPI_Type_get_envelope", &p_MPI_Type_get_envelope},
@@ -3224,6 +3249,9 @@ const abi_bind abi_binds[] = {
   {"MPI_Win_create", &p_MPI_Win_create},
   {"MPI_Win_allocate", &p_MPI_Win_allocate},
   {"MPI_Win_free", &p_MPI_Win_free},
+  {"MPI_Win_create_dynamic", &p_MPI_Win_create_dynamic},
+  {"MPI_Win_attach", &p_MPI_Win_attach},
+  {"MPI_Win_detach", &p_MPI_Win_detach},
   {"MPI_Win_fence", &p_MPI_Win_fence},
   {"MPI_Win_lock", &p_MPI_Win_lock},
   {"MPI_Win_unlock", &p_MPI_Win_unlock},

@@ -522,6 +522,12 @@ int MPI_Status_c2f(const abi_status *c, int *f) { memcpy(f, c, sizeof *c); retur
 int MPI_Status_f2c(const int *f, abi_status *c);
 int MPI_Status_f2c(const int *f, abi_status *c) { memcpy(c, f, sizeof *c); return 0; }
 
+/* MPI 3.1's address arithmetic: MPICH's MPI_BOTTOM is 0, as psim's */
+ptrdiff_t MPI_Aint_add(ptrdiff_t base, ptrdiff_t disp);
+ptrdiff_t MPI_Aint_add(ptrdiff_t base, ptrdiff_t disp) { return (ptrdiff_t)((size_t)base + (size_t)disp); }
+ptrdiff_t MPI_Aint_diff(ptrdiff_t addr1, ptrdiff_t addr2);
+ptrdiff_t MPI_Aint_diff(ptrdiff_t addr1, ptrdiff_t addr2) { return (ptrdiff_t)((size_t)addr1 - (size_t)addr2); }
+
 #define ALIAS(n) extern __typeof__(n) P##n __attribute__((alias(#n)));
 ALIAS(MPI_Waitall) ALIAS(MPI_Testall) ALIAS(MPI_Waitany) ALIAS(MPI_Testany) ALIAS(MPI_Waitsome)
 ALIAS(MPI_Testsome) ALIAS(MPI_Startall) ALIAS(MPI_Type_create_struct) ALIAS(MPI_Type_struct)
@@ -530,5 +536,5 @@ ALIAS(MPI_Ineighbor_alltoallw) ALIAS(MPI_Op_create)
 ALIAS(MPI_Grequest_start) ALIAS(MPI_Group_translate_ranks) ALIAS(MPI_Comm_get_attr)
 ALIAS(MPI_Attr_get) ALIAS(MPI_Get_version) ALIAS(MPI_Type_get_contents)
 ALIAS(MPI_Comm_create_errhandler) ALIAS(MPI_Errhandler_create) ALIAS(MPI_Win_create_errhandler)
-ALIAS(MPI_Pcontrol) ALIAS(MPI_Type_match_size) ALIAS(MPI_Comm_c2f) ALIAS(MPI_Comm_f2c)
+ALIAS(MPI_Pcontrol) ALIAS(MPI_Type_match_size) ALIAS(MPI_Aint_add) ALIAS(MPI_Aint_diff) ALIAS(MPI_Comm_c2f) ALIAS(MPI_Comm_f2c)
 ALIAS(MPI_Type_c2f) ALIAS(MPI_Type_f2c)

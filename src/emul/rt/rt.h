@@ -262,6 +262,12 @@ rt_dtype_args *rt_type_record(MPI_Datatype t, int combiner, int ni, int na, int 
  * type map's order (pairs and complex types give their two parts). */
 typedef void rt_type_elem_fn(void *ctx, ptrdiff_t off, MPI_Datatype basic);
 void rt_type_walk(MPI_Datatype dt, ptrdiff_t disp, rt_type_elem_fn *fn, void *ctx);
+/* The elements of old at the multi-indices of an n-dimensional array of sizes (order: MPI_ORDER_C
+ * or _FORTRAN) whose dimension d takes the cnt[d] indices idx[d][], fastest dimension innermost
+ * (subarrays, and rt_dtype_darray.c's rt_darray_walk for distributed arrays). */
+void rt_type_walk_grid(int n, int order, const int *sizes, int *const *idx, const int *cnt,
+                       MPI_Datatype old, ptrdiff_t disp, rt_type_elem_fn *fn, void *ctx);
+void rt_darray_walk(const rt_dtype_args *a, ptrdiff_t disp, rt_type_elem_fn *fn, void *ctx);
 /* rt_errors.c: the program's error handlers. rt_comm_error raises error `code` on comm: stops
  * the run with the message under MPI_ERRORS_ARE_FATAL, else calls the program's handler and
  * returns code (MPI_ERRORS_RETURN). Errors of calls without a communicator go to

@@ -127,6 +127,17 @@ void rt_dtypes_init(rt_world *w) {
   finish(ub);
   lb->explicit_lb = ub->explicit_ub = 1;
   w->types.data[MPI_LB] = lb;
+  /* the sized Fortran types and C++'s: C's layouts under their own handles (base: C's type) */
+  static const struct { int code, twin; size_t size; } sized[] = {
+    {MPI_REAL4, MPI_FLOAT, 4}, {MPI_REAL8, MPI_DOUBLE, 8}, {MPI_REAL16, MPI_REAL16, 16},
+    {MPI_COMPLEX8, MPI_C_FLOAT_COMPLEX, 8}, {MPI_COMPLEX16, MPI_C_DOUBLE_COMPLEX, 16},
+    {MPI_COMPLEX32, MPI_COMPLEX32, 32}, {MPI_INTEGER1, MPI_INT8_T, 1}, {MPI_INTEGER2, MPI_INT16_T, 2},
+    {MPI_INTEGER4, MPI_INT32_T, 4}, {MPI_INTEGER8, MPI_INT64_T, 8}, {MPI_CXX_BOOL, MPI_C_BOOL, sizeof(_Bool)},
+    {MPI_CXX_FLOAT_COMPLEX, MPI_C_FLOAT_COMPLEX, sizeof(float complex)},
+    {MPI_CXX_DOUBLE_COMPLEX, MPI_C_DOUBLE_COMPLEX, sizeof(double complex)},
+    {MPI_CXX_LONG_DOUBLE_COMPLEX, MPI_C_LONG_DOUBLE_COMPLEX, sizeof(long double complex)}};
+  for (size_t i = 0; i < sizeof sized / sizeof *sized; i++)
+    w->types.data[sized[i].code] = prim(sized[i].twin, sized[i].size, sized[i].size);
   w->types.data[MPI_UB] = ub;
 }
 
@@ -378,6 +389,10 @@ int MPI_Get_address(const void *location, MPI_Aint *address) {
 }
 
 int MPI_Address(void *location, MPI_Aint *address) { return MPI_Get_address(location, address); }
+
+/* MPI 3.1's address arithmetic: addresses are plain numbers here (MPI_BOTTOM is 0) */
+MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp) { return (MPI_Aint)((uintptr_t)base + (uintptr_t)disp); }
+MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) { return (MPI_Aint)((uintptr_t)addr1 - (uintptr_t)addr2); }
 
 int MPI_Pack(const void *inbuf, int incount, MPI_Datatype dt, void *outbuf, int outsize,
              int *position, MPI_Comm comm) {

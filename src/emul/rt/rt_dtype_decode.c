@@ -66,6 +66,7 @@ int MPI_Type_get_contents(MPI_Datatype dt, int max_integers, int max_addresses, 
 
 /* A predefined type's basic elements: pairs and complex numbers are two. */
 static void walk_named(MPI_Datatype dt, ptrdiff_t disp, rt_type_elem_fn *fn, void *ctx) {
+  if (dt >= MPI_REAL4 && dt < PSIM_NUM_PREDEFINED_TYPES) dt = rt_type(dt)->base;   /* sized, C++: C's type */
   switch (dt) {
   case MPI_C_FLOAT_COMPLEX: case MPI_COMPLEX: fn(ctx, disp, MPI_FLOAT); fn(ctx, disp + 4, MPI_FLOAT); return;
   case MPI_C_DOUBLE_COMPLEX: case MPI_DOUBLE_COMPLEX: fn(ctx, disp, MPI_DOUBLE); fn(ctx, disp + 8, MPI_DOUBLE); return;
@@ -93,30 +94,41 @@ static void walk_named(MPI_Datatype dt, ptrdiff_t disp, rt_type_elem_fn *fn, voi
   }
 }
 
-/* The subarray's elements in memory order: the index vector counts up, fastest dimension
- * first (the last in C order, the first in Fortran order). */
-static void walk_subarray(const rt_dtype_args *a, ptrdiff_t disp, rt_type_elem_fn *fn, void *ctx) {
-  int n = a->ints[0], order = a->ints[1 + 3 * n];
-  const int *sizes = a->ints + 1, *sub = a->ints + 1 + n, *start = a->ints + 1 + 2 * n;
-  ptrdiff_t ext = rt_extent(a->types[0]);
-  for (int d = 0; d < n; d++) if (sub[d] == 0) return;
-  int *idx = xcalloc((size_t)n, sizeof *idx);
+void rt_type_walk_grid(int n, int order, const int *sizes, int *const *idx, const int *cnt,
+                       MPI_Datatype old, ptrdiff_t disp, rt_type_elem_fn *fn, void *ctx) {
+  ptrdiff_t ext = rt_extent(old);
+  for (int d = 0; d < n; d++) if (cnt[d] == 0) return;
+  int *pos = xcalloc((size_t)n, sizeof *pos);
   for (;;) {
     ptrdiff_t off = 0, stride = ext;
     for (int k = 0; k < n; k++) {   /* k-th fastest dimension */
       int d = order == MPI_ORDER_C ? n - 1 - k : k;
-      off += (ptrdiff_t)(start[d] + idx[d]) * stride;
+      off += (ptrdiff_t)idx[d][pos[d]] * stride;
       stride *= sizes[d];
     }
-    rt_type_walk(a->types[0], disp + off, fn, ctx);
+    rt_type_walk(old, disp + off, fn, ctx);
     int k = 0;
     for (; k < n; k++) {
       int d = order == MPI_ORDER_C ? n - 1 - k : k;
-      if (++idx[d] < sub[d]) break;
-      idx[d] = 0;
+      if (++pos[d] < cnt[d]) break;
+      pos[d] = 0;
     }
     if (k == n) break;
   }
+  free(pos);
+}
+
+/* The subarray's elements: indices start[d] .. start[d] + sub[d] - 1 of each dimension. */
+static void walk_subarray(const rt_dtype_args *a, ptrdiff_t disp, rt_type_elem_fn *fn, void *ctx) {
+  int n = a->ints[0];
+  const int *sub = a->ints + 1 + n, *start = a->ints + 1 + 2 * n;
+  int **idx = xmalloc((size_t)n * sizeof *idx);
+  for (int d = 0; d < n; d++) {
+    idx[d] = xmalloc((size_t)(sub[d] ? sub[d] : 1) * sizeof **idx);
+    for (int j = 0; j < sub[d]; j++) idx[d][j] = start[d] + j;
+  }
+  rt_type_walk_grid(n, a->ints[1 + 3 * n], a->ints + 1, idx, sub, a->types[0], disp, fn, ctx);
+  for (int d = 0; d < n; d++) free(idx[d]);
   free(idx);
 }
 
@@ -160,6 +172,9 @@ void rt_type_walk(MPI_Datatype dt, ptrdiff_t disp, rt_type_elem_fn *fn, void *ct
     return;
   case MPI_COMBINER_SUBARRAY:
     walk_subarray(a, disp, fn, ctx);
+    return;
+  case MPI_COMBINER_DARRAY:
+    rt_darray_walk(a, disp, fn, ctx);
     return;
   default:
     emu_fatal("datatype %d: combiner %d cannot be walked (psim bug)", dt, t->combiner);

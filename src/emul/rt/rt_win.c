@@ -1,6 +1,8 @@
 /* One-sided communication: windows, their synchronisation (fence, lock/unlock, lock_all,
  * flush, post/start/complete/wait) and the operations (Put, Get, Accumulate, Get_accumulate,
- * Fetch_and_op, Compare_and_swap).
+ * Fetch_and_op, Compare_and_swap). Dynamic windows (MPI_Win_create_dynamic) have MPI_BOTTOM as
+ * base and unit 1: a target displacement is an address in memory the target attached
+ * (MPI_Win_attach, local, no message); their operations and epochs are timed as any window's.
  *
  * Data moves when the origin makes the call: a Put or an Accumulate changes the target's
  * memory at once, a Get fills the origin's buffer at once. Nobody can tell: MPI forbids the
@@ -44,6 +46,10 @@ struct rma_op {
 
 typedef struct lock_wait { int origin, target, type, remote; } lock_wait;
 
+/* memory a rank attached to a dynamic window */
+typedef struct win_region { char *base; MPI_Aint size; } win_region;
+typedef VEC(win_region) win_regions;
+
 struct rt_win {
   int handle;
   rt_comm *comm;             /* a private copy of the creation communicator */
@@ -52,6 +58,7 @@ struct rt_win {
   MPI_Aint *size;
   int *disp;
   int *own_mem;              /* MPI_Win_allocate: the window owns base[r] */
+  win_regions *attached;     /* MPI_Win_create_dynamic: per rank, the memory attached */
   char name[MPI_MAX_OBJECT_NAME];
   /* per origin: operations not yet arrived, in total and per target (n x n) */
   int *pending, *pending_to;
@@ -86,7 +93,8 @@ static int me_in(const rt_win *win) { return win->comm->local[rt_world_rank()]; 
 static void win_destroy(rt_win *win) {
   while (win->live) { rma_op *o = win->live; win->live = o->next; free(o); }
   for (int i = 0; i < win->n; i++) { free(win->acc[i]); free(win->exp[i]); }
-  free(win->base); free(win->size); free(win->disp); free(win->own_mem);
+  for (int i = 0; i < win->n; i++) VEC_FREE(win->attached[i]);
+  free(win->base); free(win->size); free(win->disp); free(win->own_mem); free(win->attached);
   free(win->pending); free(win->pending_to); free(win->waiting);
   free(win->excl); free(win->nshared); VEC_FREE(win->queue); free(win->held); free(win->granted);
   free(win->fence_open); free(win->lock_all); free(win->posted);
@@ -112,6 +120,7 @@ static rt_win *win_new(rt_comm *c) {
   win->size = xcalloc((size_t)n, sizeof *win->size);
   win->disp = xcalloc((size_t)n, sizeof *win->disp);
   win->own_mem = xcalloc((size_t)n, sizeof *win->own_mem);
+  win->attached = xcalloc((size_t)n, sizeof *win->attached);
   win->pending = xcalloc((size_t)n, sizeof *win->pending);
   win->pending_to = xcalloc(nn, sizeof *win->pending_to);
   win->waiting = xcalloc((size_t)n, sizeof *win->waiting);
@@ -251,7 +260,7 @@ static void send_note(rt_win *win, int kind, int origin, int target, int from, i
 
 /* An operation of `out` bytes to target t, with a reply of `back` bytes (< 0: none). */
 static void data_op(rt_win *win, int me, int t, double out, double back) {
-  if (t == me) return;   /* the caller's own window: a local copy, no time */
+  if (t == me) { emu_poll_local(); return; }   /* the caller's own window: a local copy, no time */
   win->pending[me]++;
   win->pending_to[me * win->n + t]++;
   rma_op *o = op_new(win, OP_DATA, me, t);
@@ -294,10 +303,10 @@ static int is_granted(rt_win *win, int me, int arg) { (void)arg; return win->gra
 static void lock_one(rt_win *win, int me, int t, int type, int assert) {
   if (win->held[me * win->n + t] != HELD_NONE) emu_fatal("MPI_Win_lock: rank %d already holds a lock on rank %d (MPI_ERR_RMA_SYNC)", me, t);
   /* the program asserts that nobody holds a conflicting lock: taken without a message */
-  if (assert & MPI_MODE_NOCHECK) { take(win, t, me, type); return; }
+  if (assert & MPI_MODE_NOCHECK) { take(win, t, me, type); if (t == me) emu_poll_local(); return; }
   win->granted[me] = 0;
   if (t == me) {
-    if (compatible(win, t, type)) { take(win, t, me, type); return; }
+    if (compatible(win, t, type)) { take(win, t, me, type); emu_poll_local(); return; }
     lock_wait q = {me, t, type, 0};
     VEC_PUSH(win->queue, q);
   } else {
@@ -334,15 +343,33 @@ static int in_epoch(const rt_win *win, int me, int t) {
   return 0;
 }
 
-/* The target's address of an access of count x dt at disp, checked against its window. */
+/* A dynamic window's access of bytes [lo, hi) from MPI_BOTTOM: in memory the target has
+ * attached, possibly several adjacent regions (MPICH's rma/win_dynamic_rma_flush_get writes
+ * across two); MPI_ERR_RMA_RANGE otherwise. */
+static void check_attached(const rt_win *win, int t, uintptr_t lo, uintptr_t hi, const char *call) {
+  const win_regions *rs = &win->attached[t];
+  uintptr_t cur = lo;
+  for (size_t i = 0; i < rs->len && cur < hi; i++) {
+    uintptr_t b = (uintptr_t)rs->data[i].base, e = b + (uintptr_t)rs->data[i].size;
+    if (cur >= b && cur < e) { cur = e; i = (size_t)-1; }   /* covered up to e: look again from there */
+  }
+  if (cur >= hi) return;
+  emu_fatal("%s: address %#jx to %#jx is in no memory rank %d attached to its dynamic window (MPI_ERR_RMA_RANGE)",
+            call, (uintmax_t)lo, (uintmax_t)hi, t);
+}
+
+/* The target's address of an access of count x dt at disp, checked against its window (a
+ * dynamic window's displacement is an address: base MPI_BOTTOM, unit 1). */
 static char *target_addr(rt_win *win, int t, MPI_Aint disp, int count, MPI_Datatype dt, const char *call) {
   rt_dtype *ty = rt_type(dt);
   ptrdiff_t off = (ptrdiff_t)disp * win->disp[t];
-  if (count > 0) {
+  if (count > 0 && ty->size > 0) {
     ptrdiff_t lo = off + ty->true_lb, hi = off + (ptrdiff_t)(count - 1) * (ty->ub - ty->lb) + ty->true_ub;
-    if (ty->size > 0 && (lo < 0 || hi > win->size[t]))
+    if (win->flavor == MPI_WIN_FLAVOR_DYNAMIC) check_attached(win, t, (uintptr_t)lo, (uintptr_t)hi, call);
+    else if (lo < 0 || hi > win->size[t])
       emu_fatal("%s: bytes %td to %td of rank %d's window of %td bytes (MPI_ERR_RMA_RANGE)", call, lo, hi, t, win->size[t]);
   }
+  if (win->flavor == MPI_WIN_FLAVOR_DYNAMIC) return (char *)(uintptr_t)off;
   return (char *)win->base[t] + off;
 }
 
@@ -425,6 +452,46 @@ int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
   return MPI_SUCCESS;
 }
 
+/* MPI_BOTTOM as base, no memory, unit 1: each rank attaches its memory afterwards */
+int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win) {
+  emu_enter("MPI_Win_create_dynamic");
+  rt_need_init();
+  if (info != MPI_INFO_NULL) rt_info_get(info);
+  *win = create(MPI_BOTTOM, 0, 1, comm, MPI_WIN_FLAVOR_DYNAMIC, "MPI_Win_create_dynamic");
+  emu_leave();
+  return MPI_SUCCESS;
+}
+
+static rt_win *dynamic_win(MPI_Win h, const char *call) {
+  emu_enter(call);
+  rt_need_init();
+  rt_win *win = win_get(h);
+  if (win->flavor != MPI_WIN_FLAVOR_DYNAMIC) emu_fatal("%s: window %d is not a dynamic window (MPI_ERR_RMA_FLAVOR)", call, h);
+  return win;
+}
+
+/* Local: no message (MPICH's attach only records the region too) */
+int MPI_Win_attach(MPI_Win h, void *base, MPI_Aint size) {
+  rt_win *win = dynamic_win(h, "MPI_Win_attach");
+  if (size < 0) emu_fatal("MPI_Win_attach: negative size %td (MPI_ERR_SIZE)", size);
+  if (size > 0 && !base) emu_fatal("MPI_Win_attach: NULL base for %td bytes (MPI_ERR_ARG)", size);
+  win_region r = {base, size};
+  VEC_PUSH(win->attached[me_in(win)], r);
+  emu_leave();
+  return MPI_SUCCESS;
+}
+
+int MPI_Win_detach(MPI_Win h, const void *base) {
+  rt_win *win = dynamic_win(h, "MPI_Win_detach");
+  win_regions *rs = &win->attached[me_in(win)];
+  size_t i = 0;
+  while (i < rs->len && rs->data[i].base != base) i++;
+  if (i == rs->len) emu_fatal("MPI_Win_detach: %p was not attached by this rank (MPI_ERR_BASE)", base);
+  rs->data[i] = rs->data[--rs->len];
+  emu_leave();
+  return MPI_SUCCESS;
+}
+
 int MPI_Win_free(MPI_Win *h) {
   emu_enter("MPI_Win_free");
   rt_need_init();
@@ -491,6 +558,7 @@ int MPI_Win_unlock(int rank, MPI_Win h) {
     check_rank(win, rank, "MPI_Win_unlock");
     if (win->held[me * win->n + rank] == HELD_NONE) emu_fatal("MPI_Win_unlock: no lock held on rank %d (MPI_ERR_RMA_SYNC)", rank);
     unlock_one(win, me, rank, 1);
+    if (rank == me) emu_poll_failed();   /* an epoch on its own memory: a poll (see flush) */
   }
   emu_leave();
   return MPI_SUCCESS;
@@ -536,8 +604,13 @@ static int flush(MPI_Win h, int rank, int all, const char *call) {
   rt_need_init();
   rt_win *win = win_get(h);
   int me = me_in(win);
-  if (all) wait_until(win, me, all_arrived, 0);
-  else if (rank != MPI_PROC_NULL) { check_rank(win, rank, call); wait_until(win, me, arrived_to, rank); }
+  if (rank != MPI_PROC_NULL && !all) check_rank(win, rank, call);
+  /* nothing to wait for: a rank that reads its own window in a loop until another rank writes
+   * it (MPICH's rma/linked_list*) polls; like a failed MPI_Iprobe, the repeated ones wait for
+   * news, so that the writer gets to run */
+  if (all ? all_arrived(win, me, 0) : rank == MPI_PROC_NULL || arrived_to(win, me, rank)) emu_poll_failed();
+  else if (all) wait_until(win, me, all_arrived, 0);
+  else wait_until(win, me, arrived_to, rank);
   emu_leave();
   return MPI_SUCCESS;
 }

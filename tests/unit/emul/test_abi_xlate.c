@@ -18,7 +18,10 @@ static void test_predefined(void **state) {
   assert_int_equal(abi_dt_in((int)0x4c00080bu), MPI_DOUBLE);
   assert_int_equal(abi_dt_in((int)0x4c00081fu), MPI_DOUBLE_PRECISION);
   assert_int_equal(abi_dt_out(MPI_DOUBLE_PRECISION), (int)0x4c00081fu);
-  assert_int_equal(abi_dt_in((int)0x4c000829u), MPI_DOUBLE);        /* MPI_REAL8 */
+  assert_int_equal(abi_dt_in((int)0x4c000829u), MPI_REAL8);         /* a type of its own */
+  assert_int_equal(abi_dt_out(MPI_REAL8), (int)0x4c000829u);
+  assert_int_equal(abi_dt_in((int)0x4c00102bu), MPI_REAL16);
+  assert_int_equal(abi_dt_out(MPI_CXX_BOOL), (int)0x4c000133u);
   assert_int_equal(abi_dt_out(MPI_DOUBLE), (int)0x4c00080bu);
   assert_int_equal(abi_dt_in((int)0x8c000001u), MPI_DOUBLE_INT);     /* MPICH's pair types are "direct" */
   assert_int_equal(abi_dt_out(MPI_DOUBLE_INT), (int)0x8c000001u);
