@@ -167,13 +167,27 @@ static MPI_Request req_make(int kind, void *buf, int count, MPI_Datatype dt, int
 
 /* A status's MPI_ERROR is left as it was by the calls that give one status (MPI 3.2.5: the
  * call's own return value says it; MPICH's pt2pt/mprobe checks it is not modified); the calls
- * that give several set it (statuses_ok). psim's errors are fatal: it is always MPI_SUCCESS. */
-static void empty_status(MPI_Status *st) {
+ * that give several set it (statuses_ok). psim's errors are fatal: it is always MPI_SUCCESS.
+ * status_clear: no source, tag, data or cancellation (the rest filled by the caller). */
+static void status_clear(MPI_Status *st) {
   if (!st) return;
   st->MPI_SOURCE = MPI_ANY_SOURCE;
   st->MPI_TAG = MPI_ANY_TAG;
   st->psim_cancelled = 0;
   st->psim_bytes = 0;
+}
+
+/* MPI's empty status (MPI 3.7.3: a null or inactive request): MPI_ANY_SOURCE, MPI_ANY_TAG and
+ * MPI_SUCCESS, whatever the call (MPICH's pt2pt/rqstatus checks the error field). */
+static void empty_status(MPI_Status *st) {
+  status_clear(st);
+  if (st) st->MPI_ERROR = MPI_SUCCESS;
+}
+
+/* MPI_PROC_NULL's status: source MPI_PROC_NULL, no data; MPI_ERROR left alone, as MPICH does. */
+static void proc_null_status(MPI_Status *st) {
+  status_clear(st);
+  if (st) st->MPI_SOURCE = MPI_PROC_NULL;
 }
 
 static void statuses_ok(MPI_Status *sts, int n) {
@@ -205,7 +219,7 @@ static void req_complete(MPI_Request *h, MPI_Status *st) {
   rt_req *r = req_get(*h);
   if (r->kind == RQ_GREQ || r->kind == RQ_NBR) {
     if (r->kind == RQ_GREQ) rt_greq_finish(r, st);
-    else { rt_nbr_finish(r->nbr); r->nbr = NULL; empty_status(st); }
+    else { rt_nbr_finish(r->nbr); r->nbr = NULL; status_clear(st); }
     req_release(*h);
     *h = MPI_REQUEST_NULL;
     return;
@@ -218,13 +232,12 @@ static void req_complete(MPI_Request *h, MPI_Status *st) {
     req_complete(&p, NULL);
     r = req_get(*h);
   }
-  if (r->proc_null || !r->active) {
-    empty_status(st);
-    if (r->proc_null && st) st->MPI_SOURCE = MPI_PROC_NULL;
-  } else {
+  if (r->proc_null) proc_null_status(st);
+  else if (!r->active) empty_status(st);
+  else {
     emu_req *e = r->er;
     if (r->cancelled) {
-      empty_status(st);
+      status_clear(st);
       if (st) st->psim_cancelled = 1;
       r->cancelled = 0;
     } else if (r->kind == RQ_RECV) {
@@ -237,7 +250,7 @@ static void req_complete(MPI_Request *h, MPI_Status *st) {
         st->psim_cancelled = 0;
         st->psim_bytes = (long long)e->got;
       }
-    } else empty_status(st);
+    } else status_clear(st);
     trace_done(r, e, 1);
     emu_req_take(e);   /* smpi/or, paid as the wait or test returns it */
     emu_req_free(e);
@@ -666,7 +679,8 @@ int MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *st) {
   }
   *flag = req_done(r);
   if (*flag && st) {
-    empty_status(st);
+    if (r->proc_null) proc_null_status(st);
+    else status_clear(st);
     if (r->cancelled) st->psim_cancelled = 1;
     else if (r->kind == RQ_RECV && r->er) {
       st->MPI_SOURCE = r->comm->local[r->er->src];
@@ -715,7 +729,7 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *st) {
   rt_no_inter(c, "a probe");
   check_peer(c, source, 1);
   set_call("MPI_Probe", source, tag, c);
-  if (source == MPI_PROC_NULL) { empty_status(st); if (st) st->MPI_SOURCE = MPI_PROC_NULL; emu_leave(); return MPI_SUCCESS; }
+  if (source == MPI_PROC_NULL) { proc_null_status(st); emu_leave(); return MPI_SUCCESS; }
   const mpi_req *s = emu_probe(source == MPI_ANY_SOURCE ? MPI_L_ANY : c->world[source], tag, 2 * c->id);
   probe_status(c, s, st);
   emu_leave();
@@ -727,7 +741,7 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *st) {
   rt_comm *c = rt_comm_get(comm);
   rt_no_inter(c, "a probe");
   check_peer(c, source, 1);
-  if (source == MPI_PROC_NULL) { *flag = 1; empty_status(st); if (st) st->MPI_SOURCE = MPI_PROC_NULL; emu_leave(); return MPI_SUCCESS; }
+  if (source == MPI_PROC_NULL) { *flag = 1; proc_null_status(st); emu_leave(); return MPI_SUCCESS; }
   const mpi_req *s = emu_iprobe(source == MPI_ANY_SOURCE ? MPI_L_ANY : c->world[source], tag, 2 * c->id);
   *flag = s != NULL;
   if (s) probe_status(c, s, st);
@@ -762,11 +776,6 @@ static MPI_Message mprobe_claim(rt_comm *c, const mpi_req *s) {
   if (!r->er->q || !r->er->q->matched || r->er->q->peer != s)
     emu_fatal("internal error: the probed message from rank %d (tag %d) was not the one matched", src, tag);
   return h;
-}
-
-static void proc_null_status(MPI_Status *st) {
-  empty_status(st);
-  if (st) st->MPI_SOURCE = MPI_PROC_NULL;
 }
 
 /* MPI_Mprobe (flag NULL: waits for a message) and MPI_Improbe */

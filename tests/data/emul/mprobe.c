@@ -184,6 +184,25 @@ int main(int argc, char **argv) {
     st2[0].MPI_ERROR = st2[1].MPI_ERROR = MPI_ERR_DIMS;
     MPI_Waitall(2, r2, st2);
     CHECK(st2[0].MPI_ERROR == MPI_SUCCESS, "Waitall: MPI_ERROR %d", st2[0].MPI_ERROR);
+    /* an empty status (a null or inactive request) is MPI_ANY_SOURCE, MPI_ANY_TAG and
+     * MPI_SUCCESS (MPI 3.7.3; MPICH's pt2pt/rqstatus checks it), while MPI_PROC_NULL's status
+     * leaves MPI_ERROR alone (MPICH's pt2pt/mprobe) */
+    MPI_Request nul = MPI_REQUEST_NULL;
+    int fl = 0;
+    st.MPI_ERROR = MPI_ERR_DIMS;
+    MPI_Request_get_status(MPI_REQUEST_NULL, &fl, &st);
+    CHECK(fl && st.MPI_SOURCE == MPI_ANY_SOURCE && st.MPI_TAG == MPI_ANY_TAG && st.MPI_ERROR == MPI_SUCCESS,
+          "Request_get_status(MPI_REQUEST_NULL): %d %d %d", st.MPI_SOURCE, st.MPI_TAG, st.MPI_ERROR);
+    st.MPI_ERROR = MPI_ERR_DIMS;
+    MPI_Wait(&nul, &st);
+    CHECK(st.MPI_ERROR == MPI_SUCCESS, "Wait(MPI_REQUEST_NULL): MPI_ERROR %d", st.MPI_ERROR);
+    st.MPI_ERROR = MPI_ERR_DIMS;
+    MPI_Test(&nul, &fl, &st);
+    CHECK(fl && st.MPI_ERROR == MPI_SUCCESS, "Test(MPI_REQUEST_NULL): MPI_ERROR %d", st.MPI_ERROR);
+    st.MPI_ERROR = MPI_ERR_DIMS;
+    MPI_Recv(&x, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &st);
+    CHECK(st.MPI_SOURCE == MPI_PROC_NULL && st.MPI_ERROR == MPI_ERR_DIMS, "Recv(MPI_PROC_NULL): %d %d",
+          st.MPI_SOURCE, st.MPI_ERROR);
   }
   /* handle conversions, and counts past 2^31 */
   MPI_Fint f = MPI_Message_c2f(MPI_MESSAGE_NULL);
