@@ -12,9 +12,11 @@
 #include <stddef.h>
 
 /* ---- string -> int map (open addressing; keys are borrowed, owned elsewhere) ---- */
+/* A slot: the key (NULL: free), its value and its hash (whose low bits pick the slot): a probe
+ * compares hashes and reads a key only when they match; growing needs no key. 16 bytes. */
+typedef struct { const char *key; uint32_t tag; int val; } plat_map_slot;
 typedef struct plat_map {
-  const char **keys;
-  int *vals;
+  plat_map_slot *slots;
   size_t cap, len;
 } plat_map;
 void plat_map_init(plat_map *m);
@@ -136,6 +138,9 @@ typedef struct plat_cluster_args {
   int cores, has_bb, has_limiter, has_loopback;
   plat_sharing sharing, bb_sharing;
   int splitduplex;
+  /* Called before building something large, which takes a while (NULL: nothing said). */
+  void (*note)(void *ctx, const char *msg);
+  void *note_ctx;
 } plat_cluster_args;
 /* A radical, "0-99,200": the numbers in *out (appended), or -1 with why filled. Ranges are
  * bounded (at most 1e8 numbers each, and in increasing order). */

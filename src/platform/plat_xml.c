@@ -61,6 +61,13 @@ static void warn(xstate *s, const char *msg) {
   s->wlen += (size_t)n;
 }
 
+/* A note about a cluster about to be built: printed at once (the warnings are printed after
+ * the load, and this one is about the wait before it ends). */
+static void cluster_note(void *ctx, const char *msg) {
+  xstate *s = ctx;
+  fprintf(stderr, "%s:%ld: note: %s\n", s->file, line_of(s), msg);
+}
+
 static const char *attr(const char **atts, const char *name) {
   for (int i = 0; atts[i]; i += 2)
     if (strcmp(atts[i], name) == 0) return atts[i + 1];
@@ -556,6 +563,8 @@ static void el_cluster(xstate *s, const char *el, const char **atts) {
   a.splitduplex = split;
   if (parse_sharing(s, el, "bb_sharing_policy", attr(atts, "bb_sharing_policy"), &split, &a.bb_sharing) < 0) return;
   if (split) { fail(s, "<%s bb_sharing_policy=\"SPLITDUPLEX\">: expected SHARED or FATPIPE", el); return; }
+  a.note = cluster_note;
+  a.note_ctx = s;
   char why[1024];
   int zi = plat_cluster_build(s->p, parent, &a, why, sizeof why);
   if (zi < 0) { fail(s, "%s", why); return; }

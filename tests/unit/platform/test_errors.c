@@ -115,6 +115,10 @@ static void test_clusters(void **s) {
                " topology=\"TORUS\" topo_parameters=\"3,3\"/>\n</platform>", 3, "bad TORUS topo_parameters");
   expect_error(HEAD "<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"0-15\" speed=\"1Gf\" bw=\"1GBps\" lat=\"1us\"\n"
                " topology=\"FAT_TREE\" topo_parameters=\"2;4,4;1,2\"/>\n</platform>", 3, "bad FAT_TREE");
+  /* too many switches: said as such, not as a malformed description (4 hosts, 16.8 M switches) */
+  expect_error(HEAD "<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"0-3\" speed=\"1Gf\" bw=\"1GBps\" lat=\"1us\"\n"
+               " topology=\"FAT_TREE\" topo_parameters=\"2;2,2;4096,4096;1,1\"/>\n</platform>", 3,
+               "describe more than 10,000,000 hosts and switches");
   expect_error(HEAD "<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"0-15\" speed=\"1Gf\" bw=\"1GBps\" lat=\"1us\"\n"
                " topology=\"DRAGONFLY\" topo_parameters=\"2,1;2,1;2,1\"/>\n</platform>", 3, "bad DRAGONFLY");
   expect_error(HEAD "<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"0-15\" speed=\"1Gf\" bw=\"1GBps\" lat=\"1us\"\n"
