@@ -20,6 +20,11 @@ typedef struct psim_err {
 } psim_err;
 
 void psim_err_clear(psim_err *e);
+/* The status the process is exiting with (main sets it before returning), for code that runs
+ * during exit and must end the process itself (emu_after_run). 0 until set. */
+void psim_set_exit_status(int status);
+int psim_exit_status(void);
+
 /* Records an error and returns -1, so callers can write `return psim_errf(...)`. */
 int psim_errf(psim_err *e, int code, const char *file, long line, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));

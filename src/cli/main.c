@@ -217,4 +217,8 @@ static int run_command(int argc, char **argv) {
   return 2;
 }
 
-int main(int argc, char **argv) { return finish_stdout(run_command(argc, argv)); }
+int main(int argc, char **argv) {
+  int rc = finish_stdout(run_command(argc, argv));
+  psim_set_exit_status(rc);   /* for what runs during exit (emu_after_run) */
+  return rc;
+}

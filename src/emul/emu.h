@@ -193,7 +193,15 @@ static inline void emu_watch_leave(emu_sim *S, int rank, double now) {
   __atomic_store_n(&S->watch.in_user, 1, __ATOMIC_RELAXED);
 }
 
-static inline emu_rank *emu_self(void) { return emu_current->running; }
+/* An MPI call made when no simulation runs: after the run, from the program's exit handlers
+ * or its libraries' destructors (HDF5's library close frees its communicators there), which
+ * psim runs at its own exit. MPI is finalized by then: psim says so and ends the process with
+ * the status it was exiting with, rather than reach into a simulation that is gone. */
+void emu_after_run(void) __attribute__((noreturn, cold));
+static inline emu_rank *emu_self(void) {
+  if (__builtin_expect(!emu_current, 0)) emu_after_run();
+  return emu_current->running;
+}
 
 /* ---- observers (emu_observe.c): emu_opts.observers see the run as a replay's would ---- */
 /* A finished call (call = its name) or, with call NULL, a computation of kind k. */

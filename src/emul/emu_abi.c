@@ -470,8 +470,11 @@ void psim_abi_unsupported(const char *name) {
     emu_current->running->call = name;
     emu_fatal("psim does not implement this MPICH call (docs/MPI_SUBSET.md lists what psim run provides)");
   }
+  /* Outside a run: at load (a constructor) or during exit (an exit handler), where exit()
+   * must not be called again. */
   fprintf(stderr, "psim: %s: psim does not implement this MPICH call\n", name);
-  exit(PSIM_EXIT_APP);
+  fflush(NULL);
+  _exit(PSIM_EXIT_APP);
 }
 
 /* exit() and _exit() of a program loaded through psim's libmpich.so.12 (abi_exit.c): as

@@ -379,6 +379,15 @@ void emu_rank_called_exit(int status, const char *fn, const void *caller) {
   fail_rank(S, k);
 }
 
+void emu_after_run(void) {
+  static const char msg[] = "psim: the program called MPI after its simulation had ended (from an "
+                            "exit handler or a library's destructor): MPI is finalized then, so the "
+                            "program stops there\n";
+  fflush(NULL);
+  (void)!write(2, msg, sizeof msg - 1);
+  _exit(psim_exit_status());
+}
+
 /* exit() reached without going through psimcc's --wrap (from a shared library the program
  * uses): the process is ending under the simulation's feet; say so rather than end silently. */
 static void exit_hook(int status, void *arg) {

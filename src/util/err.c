@@ -6,6 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+static int exit_status;
+void psim_set_exit_status(int status) { exit_status = status; }
+int psim_exit_status(void) { return exit_status; }
+
 void psim_err_clear(psim_err *e) { memset(e, 0, sizeof *e); }
 
 int psim_errf(psim_err *e, int code, const char *file, long line, const char *fmt, ...) {

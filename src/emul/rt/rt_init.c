@@ -18,6 +18,7 @@ static void rt_world_init(emu_sim *S) {
 
 rt_world *rt_w(void) {
   emu_sim *S = emu_current;
+  if (!S) emu_after_run();
   if (!S->rt) rt_world_init(S);
   return S->rt;
 }
@@ -114,8 +115,10 @@ int MPI_Finalize(void) {
   return MPI_SUCCESS;
 }
 
-int MPI_Initialized(int *flag) { *flag = emu_self()->initialized; return MPI_SUCCESS; }
-int MPI_Finalized(int *flag) { *flag = emu_self()->finalized; return MPI_SUCCESS; }
+/* Both may be asked after the run (a library's exit handler checking whether it may still
+ * call MPI): it has been initialized and is finalized by then. */
+int MPI_Initialized(int *flag) { *flag = emu_current ? emu_self()->initialized : 1; return MPI_SUCCESS; }
+int MPI_Finalized(int *flag) { *flag = emu_current ? emu_self()->finalized : 1; return MPI_SUCCESS; }
 
 int MPI_Abort(MPI_Comm comm, int errorcode) {
   (void)comm;

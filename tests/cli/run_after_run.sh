@@ -1,0 +1,38 @@
+#!/bin/sh
+# MPI called after the simulation has ended, from the program's exit handlers or its libraries'
+# destructors (psim runs them at its own exit: libgfortran flushes there, HDF5 closes its
+# library there and frees communicators). tests/data/emul/after_run.c, built by psimcc and,
+# when MPICH's mpicc is here, by mpicc.mpich (through psim's libmpich.so.12):
+# - a run that ends well: exit status 0, the handler sees MPI_Initialized and MPI_Finalized
+#   answer 1, and its MPI_Comm_free stops the process with psim's message (before: a
+#   segmentation fault, exit status 139, inside psim's runtime);
+# - a run stopped by an MPI error (rank 1 sends to rank 99): exit status 4 with the error
+#   naming the call, the handler runs at exit and stops the same way (before: status 139).
+. "$(dirname "$0")/../lib/common.sh"
+PSIMCC="$(dirname "$PSIM")/psimcc"
+fails=0
+MSG="psim: the program called MPI after its simulation had ended"
+check() { # binary label
+  out=$(cd "$TMPD" && timeout 60 "$PSIM" run --np 2 -q -- "$1" 2> "$TMPD/err"); rc=$?
+  [ $rc -eq 0 ] || bad "$2, run ends well: exit status $rc, want 0: $(tail -n 3 "$TMPD/err")"
+  want="main done
+exit handler: initialized 1, finalized 1"
+  [ "$out" = "$want" ] || bad "$2, run ends well: stdout '$out', want '$want'"
+  grep -qF "$MSG" "$TMPD/err" || bad "$2, run ends well: no message about MPI after the run: $(cat "$TMPD/err")"
+  [ $rc -eq 0 ] && [ "$out" = "$want" ] && echo "ok   $2: run ending well, MPI in an exit handler"
+  out=$(cd "$TMPD" && timeout 60 "$PSIM" run --np 2 -q -- "$1" fail 2> "$TMPD/err"); rc=$?
+  [ $rc -eq 4 ] || bad "$2, failed run: exit status $rc, want 4: $(tail -n 3 "$TMPD/err")"
+  grep -q "rank 1: MPI error in MPI_Send" "$TMPD/err" || bad "$2, failed run: the error is not reported: $(cat "$TMPD/err")"
+  grep -qF "$MSG" "$TMPD/err" || bad "$2, failed run: no message about MPI after the run"
+  [ "$out" = "exit handler: initialized 1, finalized 1" ] || bad "$2, failed run: stdout '$out'"
+  [ $rc -eq 4 ] && echo "ok   $2: failed run, MPI in an exit handler"
+}
+"$PSIMCC" -O1 -o "$TMPD/after" "$PSIM_TESTDATA/emul/after_run.c" || { echo "FAIL: psimcc after_run.c"; exit 1; }
+check "$TMPD/after" psimcc
+if command -v mpicc.mpich > /dev/null; then
+  mpicc.mpich -O1 -o "$TMPD/after_mpich" "$PSIM_TESTDATA/emul/after_run.c" || bad "mpicc.mpich after_run.c"
+  [ -x "$TMPD/after_mpich" ] && check "$TMPD/after_mpich" mpicc.mpich
+else
+  echo "skip mpicc.mpich build: no mpicc.mpich"
+fi
+finish $fails
