@@ -53,10 +53,16 @@ const char *emu_fiber_method(void);
 
 /* ---- program loading (emu_load.c) ---- */
 typedef int (*emu_main_fn)(int, char **);
+/* Where a rank's copy of an MPICH-built executable keeps its own getopt variables (copy
+ * relocations: the program reads and writes them there, the C library's getopt its own); NULL
+ * for each the program does not use, and for psimcc's programs (no copies). */
+typedef struct { char **optarg; int *optind, *opterr, *optopt; } emu_getopt_vars;
+
 typedef struct emu_prog {
   int nloaded;
   void **handles;
   emu_main_fn *mains;       /* per rank (all equal with shared globals) */
+  emu_getopt_vars *getopt;  /* per copy (MPICH-built executables), or NULL */
 } emu_prog;
 /* privatize_libs: --privatize-libs (a program built by MPICH's mpicc: emu_abi.c), or NULL */
 int emu_prog_load(emu_prog *p, const char *path, int nranks, int shared_globals,
@@ -113,6 +119,10 @@ typedef struct emu_rank {
   int exit_code;
   char **argv;
   int argc;
+  /* the C library's getopt state (optind, opterr, optopt, optarg) while the rank is off: one
+   * state per process, but each rank parses its own command line (emu_sched.c, rank_run) */
+  int go_ind, go_err, go_opt;
+  char *go_arg;
   void *rt;                 /* the MPI runtime's per-rank state (one malloc'ed block, freed by emu_run) */
   void *sample;             /* PSIM_SAMPLE sites */
   int trace_off;            /* > 0: inside a recorded collective, its parts are not recorded */

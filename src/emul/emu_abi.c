@@ -20,6 +20,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <link.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -366,7 +367,8 @@ static void *start_main(uintptr_t base, uint64_t entry) {
   return NULL;
 }
 
-int emu_abi_load_rank(emu_abi *a, int rank, void **handle, emu_main_fn *main_fn, psim_err *err) {
+int emu_abi_load_rank(emu_abi *a, int rank, void **handle, emu_main_fn *main_fn, emu_getopt_vars *gv,
+                      psim_err *err) {
   char name[4400];
   /* the privatized libraries, each after those it needs */
   for (int j = 0; j < a->nlibs; j++) a->libs[j].loaded = 0;
@@ -437,6 +439,13 @@ int emu_abi_load_rank(emu_abi *a, int rank, void **handle, emu_main_fn *main_fn,
     if (!src) src = dlsym(RTLD_DEFAULT, c->name);
     if (!src) return psim_errf(err, 2, a->path, 0, "its variable %s (a copy relocation) is defined by no loaded library", c->name);
     memcpy((void *)(base + c->at), src, c->size);
+    /* the program's own getopt variables, kept in step with the C library's around its calls
+     * (psim_abi_getopt) */
+    void *at = (void *)(base + c->at);
+    if (!strcmp(c->name, "optarg")) gv->optarg = at;
+    else if (!strcmp(c->name, "optind")) gv->optind = at;
+    else if (!strcmp(c->name, "opterr")) gv->opterr = at;
+    else if (!strcmp(c->name, "optopt")) gv->optopt = at;
   }
   /* as the loader protects it: the last partial page stays writable */
   r1 &= ~(uintptr_t)(pg - 1);
@@ -480,6 +489,28 @@ void psim_abi_unsupported(const char *name) {
 /* exit() and _exit() of a program loaded through psim's libmpich.so.12 (abi_exit.c): as
  * psimcc's --wrap=exit (src/emul/rt/rt_exit.c), without the caller's name (the functions of an
  * executable are not in its dynamic symbol table). */
+/* getopt and its kin, called by an MPICH-built program through psim's libmpich.so.12
+ * (abi_getopt.c): the C library's getopt works on its own optind, opterr, optopt and optarg
+ * (each rank's state, restored by the scheduler), the program reads and writes its copies:
+ * they are copied in before the call and back after it. */
+int psim_abi_getopt(int kind, int argc, char *const *argv, const char *opts, const struct option *longopts,
+                    int *longind);
+int psim_abi_getopt(int kind, int argc, char *const *argv, const char *opts, const struct option *longopts,
+                    int *longind) {
+  const emu_getopt_vars *v = NULL;
+  if (emu_current && emu_current->running && emu_current->prog.getopt)
+    v = &emu_current->prog.getopt[emu_current->prog.nloaded > 1 ? emu_current->running->id : 0];
+  if (v && v->optind) optind = *v->optind;
+  if (v && v->opterr) opterr = *v->opterr;
+  int r = kind == 0 ? getopt(argc, argv, opts)
+        : kind == 1 ? getopt_long(argc, argv, opts, longopts, longind)
+                    : getopt_long_only(argc, argv, opts, longopts, longind);
+  if (v && v->optarg) *v->optarg = optarg;
+  if (v && v->optind) *v->optind = optind;
+  if (v && v->optopt) *v->optopt = optopt;
+  return r;
+}
+
 void psim_abi_exit(int status, int underscore) __attribute__((noreturn));
 void psim_abi_exit(int status, int underscore) {
   if (emu_current && emu_current->running && !emu_current->running->depth)

@@ -19,7 +19,8 @@ typedef struct emu_abi emu_abi;
 int emu_abi_open(emu_abi **a, const char *path, const char *data, size_t len, const char *privatize,
                  const char *dir, psim_err *err);
 /* Loads rank's copies (privatized libraries, then the executable). */
-int emu_abi_load_rank(emu_abi *a, int rank, void **handle, emu_main_fn *main_fn, psim_err *err);
+int emu_abi_load_rank(emu_abi *a, int rank, void **handle, emu_main_fn *main_fn, emu_getopt_vars *getopt_vars,
+                      psim_err *err);
 void emu_abi_free(emu_abi *a);
 
 #endif

@@ -124,11 +124,12 @@ int emu_prog_load(emu_prog *p, const char *path, int nranks, int shared_globals,
   if (abi && emu_abi_open(&ab, path, data, len, privatize_libs, dir, err) < 0) { free(data); rmdir(dir); return -1; }
   p->handles = xcalloc((size_t)ncopies, sizeof *p->handles);
   p->mains = xcalloc((size_t)nranks, sizeof *p->mains);
+  if (abi) p->getopt = xcalloc((size_t)ncopies, sizeof *p->getopt);
   for (int i = 0; i < ncopies; i++) {
     void *h;
     if (abi) {
       emu_main_fn fn = NULL;
-      if (emu_abi_load_rank(ab, i, &h, &fn, err) < 0) { free(data); rmdir(dir); emu_abi_free(ab); emu_prog_unload(p); return -1; }
+      if (emu_abi_load_rank(ab, i, &h, &fn, &p->getopt[i], err) < 0) { free(data); rmdir(dir); emu_abi_free(ab); emu_prog_unload(p); return -1; }
       p->handles[i] = h;
       p->nloaded = i + 1;
       if (shared_globals) for (int r = 0; r < nranks; r++) p->mains[r] = fn;
@@ -169,5 +170,6 @@ void emu_prog_unload(emu_prog *p) {
    * atexit handlers registered by the program must keep their code mapped). */
   free(p->handles);
   free(p->mains);
+  free(p->getopt);
   memset(p, 0, sizeof *p);
 }

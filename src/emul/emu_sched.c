@@ -442,7 +442,12 @@ static void rank_run(void *ctx, int id) {
   if (k->state == EK_DONE || S->failed) return;
   k->state = EK_READY;
   S->running = k;
+  /* The C library keeps one getopt state for the process; every rank parses its own command
+   * line, at its own pace (ranks take turns inside MPI_Init, so all may parse after rank 0 is
+   * done): each gets the state it left, and starts with a fresh one (set where ranks are made). */
+  optind = k->go_ind; opterr = k->go_err; optopt = k->go_opt; optarg = k->go_arg;
   emu_fiber_enter(&S->host, &k->fib);
+  k->go_ind = optind; k->go_err = opterr; k->go_opt = optopt; k->go_arg = optarg;
   S->running = NULL;
   if (!k->polling) wake_pollers(S);   /* it did something else than polling in vain */
   if (k->state == EK_DONE) emu_fiber_free(&k->fib);
@@ -563,6 +568,7 @@ int emu_run(const emu_opts *o, replay_result *res, psim_err *err) {
     k->st.host = k->host;
     k->argc = o->argc;
     k->argv = copy_argv(o->argc, o->argv);
+    k->go_ind = 1; k->go_err = 1; k->go_opt = '?'; k->go_arg = NULL;   /* as at a process's start */
     k->call_peer = k->call_tag = -99;
     if (emu_fiber_init(&k->fib, o->stack_size, rank_main, k, err) < 0) { rc = -1; goto out_ranks; }
     sim_make_ready(S->sim, i);

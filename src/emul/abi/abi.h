@@ -105,6 +105,15 @@ extern unsigned int (*abi_psim_sleep)(unsigned int seconds);
 extern int (*abi_psim_usleep)(unsigned int usec);
 struct timespec;
 extern int (*abi_psim_nanosleep)(const struct timespec *req, struct timespec *rem);
+/* psim's psim_abi_getopt (emu_abi.c), for abi_getopt.c (struct option's pointer is opaque
+ * here); kind: 0 getopt, 1 getopt_long, 2 getopt_long_only */
+struct option;
+/* psim's __wrap_gettimeofday and __wrap_clock_gettime (abi_time.c) */
+struct timeval;
+extern int (*abi_psim_gettimeofday)(struct timeval *tv, void *tz);
+extern int (*abi_psim_clock_gettime)(int id, struct timespec *ts);
+extern int (*abi_psim_getopt)(int kind, int argc, char *const *argv, const char *opts,
+                              const struct option *longopts, int *longind);
 /* Stops the run: the program called an MPI function psim does not implement. */
 void abi_missing(const char *name) __attribute__((noreturn));
 

@@ -24,6 +24,9 @@ static const abi_bind extra_binds[] = {
   {"__wrap_sleep", &abi_psim_sleep},
   {"__wrap_usleep", &abi_psim_usleep},
   {"__wrap_nanosleep", &abi_psim_nanosleep},
+  {"psim_abi_getopt", &abi_psim_getopt},
+  {"__wrap_gettimeofday", &abi_psim_gettimeofday},
+  {"__wrap_clock_gettime", &abi_psim_clock_gettime},
   {NULL, NULL}};
 
 /* Called by psim run (emu_abi.c) with dlopen(NULL): the psim binary, whose dynamic symbols are

@@ -140,6 +140,11 @@ rt_world *rt_w(void);
 rt_rank *rt_me(void);
 int rt_world_rank(void);
 void rt_need_init(void);
+/* A read of the simulated clock by `call` (MPI_Wtime; gettimeofday and clock_gettime: rt_clock.c). */
+double rt_wtime(const char *call);
+/* User code of a rank is running (not psim's, not before or after the simulation), on the
+ * rank's own stack (rt_sleep.c): what the C library's functions psim wraps check first. */
+int rt_in_rank_code(void);
 
 /* rt_dtype.c */
 void rt_dtypes_init(rt_world *w);

@@ -149,8 +149,11 @@ int MPI_Abort(MPI_Comm comm, int errorcode) {
 #define RT_WTIME_RATIO 1024
 #define RT_WTIME_MAX 1e-5
 #define RT_WTIME_IDLE 1000
-double MPI_Wtime(void) {
-  emu_enter("MPI_Wtime");
+double MPI_Wtime(void) { return rt_wtime("MPI_Wtime"); }
+
+/* A read of the simulated clock by `call` (MPI_Wtime, or the C library's clocks: rt_clock.c). */
+double rt_wtime(const char *call) {
+  emu_enter(call);
   emu_sim *S = emu_current;
   emu_rank *k = emu_self();
   rt_rank *me = rt_me();
@@ -170,10 +173,10 @@ double MPI_Wtime(void) {
   if (fast > RT_WTIME_MAX) fast = RT_WTIME_MAX;
   if (fast > step) {
     if (!S->wtime_warned++ && !S->o->singleton)
-      fprintf(stderr, "psim: warning: rank %d has read MPI_Wtime %ld times in a row with nothing else between (a loop waiting "
+      fprintf(stderr, "psim: warning: rank %d has read %s %ld times in a row with nothing else between (a loop waiting "
                "for the clock?): its reads now cost up to %g s each instead of smpi/wtime, so that the "
                "wait ends sooner; a loop reading the clock this often for another purpose is timed "
-               "longer than SMPI would\n", k->id, me->wtime_streak, RT_WTIME_MAX);
+               "longer than SMPI would\n", k->id, call, me->wtime_streak, RT_WTIME_MAX);
     step = fast;
   }
   if (!k->initialized || k->finalized) step = 0;   /* SMPI injects nothing outside MPI_Init..Finalize */

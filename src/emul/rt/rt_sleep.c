@@ -24,10 +24,9 @@ unsigned int __wrap_sleep(unsigned int seconds);
 int __wrap_usleep(useconds_t usec);
 int __wrap_nanosleep(const struct timespec *req, struct timespec *rem);
 
-/* User code of a rank is running (not psim's, not before or after the simulation), on the
- * rank's own stack: a thread of the program's own calling sleep meanwhile (emu_current is
- * process-wide) sleeps for real, as it would outside psim. */
-static int in_rank(void) {
+/* A thread of the program's own calling sleep meanwhile (emu_current is process-wide) is not
+ * on a rank's stack: it sleeps for real, as it would outside psim. */
+int rt_in_rank_code(void) {
   const emu_rank *k = emu_current ? emu_current->running : NULL;
   if (!k || k->depth) return 0;
   const char *fp = __builtin_frame_address(0);
@@ -35,19 +34,19 @@ static int in_rank(void) {
 }
 
 unsigned int __wrap_sleep(unsigned int seconds) {
-  if (!in_rank()) return sleep(seconds);
+  if (!rt_in_rank_code()) return sleep(seconds);
   psim_sleep((double)seconds);
   return 0;
 }
 
 int __wrap_usleep(useconds_t usec) {
-  if (!in_rank()) return usleep(usec);
+  if (!rt_in_rank_code()) return usleep(usec);
   psim_sleep((double)usec / 1e6);
   return 0;
 }
 
 int __wrap_nanosleep(const struct timespec *req, struct timespec *rem) {
-  if (!in_rank()) return nanosleep(req, rem);
+  if (!rt_in_rank_code()) return nanosleep(req, rem);
   /* what the C library refuses, refused alike (psim_sleep would stop the run) */
   if (!req || req->tv_sec < 0 || req->tv_nsec < 0 || req->tv_nsec >= 1000000000L) {
     errno = EINVAL;

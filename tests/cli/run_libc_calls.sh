@@ -1,0 +1,60 @@
+#!/bin/sh
+# C library calls of benchmarks under psim run (tests/data/emul/libc_calls.c, built by psimcc and,
+# when here, by MPICH's mpicc.mpich through psim's libmpich.so.12):
+# - getopt_long: every one of 3 ranks sees its options (-n 5 -q -x --size=7 file); before, the
+#   ranks shared the C library's state and only the first to parse saw them (psimcc), and an
+#   MPICH-built program read its own, never-written optarg and crashed (NetPIPE's NPmpich2);
+# - gettimeofday and clock_gettime read the simulated clock: on flat:2,1Gf,1GBps,10us with the
+#   constant model, a round trip of 1 MB and 1 byte takes (20 us + 1e6 B / 1 GB/s) + (20 us +
+#   1 B / 1 GB/s) = 0.001040 s by both gettimeofday and MPI_Wtime, and sleep(2) 2.000000 s by
+#   clock_gettime (before: the simulator's own wall time, microseconds);
+# - Debian's precompiled NetPIPE (NPmpich2, netpipe-mpich2), when installed: every size it
+#   reports takes 20 us + size / 1 GB/s one way (with NetPIPE's own synchronisation message
+#   spread over its repetitions), to its 2 printed decimals; before, it crashed in its option
+#   parsing, and then reported the simulator's speed (0.4 us per message).
+. "$(dirname "$0")/../lib/common.sh"
+PSIMCC="$(dirname "$PSIM")/psimcc"
+fails=0
+P="-q --no-measure --platform flat:2,1Gf,1GBps,10us --network constant"
+check() { # binary label
+  # shellcheck disable=SC2086
+  out=$(cd "$TMPD" && timeout 60 "$PSIM" run --np 3 $P -- "$1" -n 5 -q -x --size=7 file 2> "$TMPD/err"); rc=$?
+  [ $rc -eq 0 ] || bad "$2: exit status $rc: $(tail -n 3 "$TMPD/err")"
+  for r in 0 1 2; do
+    want="rank $r: n 5 q 1 size 7 unknown x rest file"
+    echo "$out" | grep -qxF "$want" && echo "ok   $2: $want" || bad "$2: rank $r's options, want '$want' in:
+$out"
+  done
+  for want in "round trip: gettimeofday 0.001040 s, MPI_Wtime 0.001040 s" "sleep(2): clock_gettime 2.000000 s"; do
+    echo "$out" | grep -qxF "$want" && echo "ok   $2: $want" || bad "$2: want '$want' in:
+$out"
+  done
+  if [ -s "$TMPD/err" ]; then bad "$2: something on stderr: $(cat "$TMPD/err")"; fi
+}
+"$PSIMCC" -O1 -o "$TMPD/libc" "$PSIM_TESTDATA/emul/libc_calls.c" || { echo "FAIL: psimcc libc_calls.c"; exit 1; }
+check "$TMPD/libc" psimcc
+if command -v mpicc.mpich > /dev/null; then
+  if mpicc.mpich -O1 -o "$TMPD/libc_mpich" "$PSIM_TESTDATA/emul/libc_calls.c"; then check "$TMPD/libc_mpich" mpicc.mpich
+  else bad "mpicc.mpich libc_calls.c"; fi
+else
+  echo "skip mpicc.mpich build: no mpicc.mpich"
+fi
+if [ -x /usr/bin/NPmpich2 ]; then
+  # shellcheck disable=SC2086
+  # (NetPIPE prints its figures on stderr; it writes np.out in the current directory)
+  (cd "$TMPD" && timeout 120 "$PSIM" run --np 2 $P -- /usr/bin/NPmpich2 -u 4096 > np.txt 2>&1) ||
+    bad "NPmpich2: exit status $?: $(tail -n 3 "$TMPD/np.txt")"
+  # lines "  N:   BYTES bytes  REPS times -->  MBPS Mbps in  USEC usec"
+  # NetPIPE times REPS round trips and one more one-way message (its synchronisation) and
+  # divides by 2 REPS: (20 + b / 1000) (1 + 1 / (2 REPS)) us, printed with 2 decimals (0.005),
+  # the figure it divides having been rounded too (0.0002 us seen): 0.006
+  res=$(awk '/bytes.*times.*usec/ { n++; b = $2; r = $4; u = $(NF - 1); want = (20 + b / 1000) * (1 + 1 / (2 * r));
+              d = u - want; if (d < 0) d = -d; if (d > 0.006) { bad++; if (!first) first = $0 " (want " want ")" } }
+             END { printf "%d %d %s", n, bad, first }' "$TMPD/np.txt")
+  set -- $res
+  [ "${1:-0}" -gt 50 ] && [ "$2" = 0 ] && echo "ok   NPmpich2: $1 sizes, each 20 us + size / 1 GB/s one way" ||
+    bad "NPmpich2: $1 sizes, $2 off: $(echo "$res" | cut -d' ' -f3-)"
+else
+  echo "skip NetPIPE: /usr/bin/NPmpich2 not installed (Debian's netpipe-mpich2)"
+fi
+finish $fails
