@@ -63,7 +63,15 @@ typedef struct emu_prog {
   void **handles;
   emu_main_fn *mains;       /* per rank (all equal with shared globals) */
   emu_getopt_vars *getopt;  /* per copy (MPICH-built executables), or NULL */
+  /* per copy: a constructor called MPI_Init or MPI_Init_thread as the copy was loaded (1 +
+   * the thread level it got), done at the rank's start (rt_init.c, rt_ctor_init) */
+  int *ctor_init;
 } emu_prog;
+/* The program (and copy) emu_prog_load is loading: its constructors run then. */
+extern emu_prog *emu_loading_prog;
+extern int emu_loading_copy;
+/* src/emul/rt/rt_init.c: a constructor's MPI_Init, made at the rank's start */
+void rt_ctor_init(int how);
 /* privatize_libs: --privatize-libs (a program built by MPICH's mpicc: emu_abi.c), or NULL */
 int emu_prog_load(emu_prog *p, const char *path, int nranks, int shared_globals,
                   const char *privatize_libs, psim_err *err);
@@ -203,10 +211,13 @@ static inline void emu_watch_leave(emu_sim *S, int rank, double now) {
   __atomic_store_n(&S->watch.in_user, 1, __ATOMIC_RELAXED);
 }
 
-/* An MPI call made when no simulation runs: after the run, from the program's exit handlers
- * or its libraries' destructors (HDF5's library close frees its communicators there), which
- * psim runs at its own exit. MPI is finalized by then: psim says so and ends the process with
- * the status it was exiting with, rather than reach into a simulation that is gone. */
+/* An MPI call made when no simulation runs: before it (a constructor of the program, run as
+ * it is loaded: OpenCoarrays' asks MPI_Query_thread there) or after it (the program's exit
+ * handlers or its libraries' destructors, which psim runs at its own exit: HDF5's library close
+ * frees its communicators there). psim says which and ends the process (after the run, with
+ * the status it was exiting with) rather than reach into a simulation that is not there.
+ * emu_runs_ended: simulations ended in this process (MPI is finalized once one has). */
+extern int emu_runs_ended;
 void emu_after_run(void) __attribute__((noreturn, cold));
 static inline emu_rank *emu_self(void) {
   if (__builtin_expect(!emu_current, 0)) emu_after_run();

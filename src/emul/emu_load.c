@@ -22,8 +22,12 @@
 #include <unistd.h>
 
 #include "emul/emu.h"
+
 #include "emul/emu_elf.h"
 #include "emul/emu_abi.h"
+
+emu_prog *emu_loading_prog;
+int emu_loading_copy = -1;
 
 /* Reads a whole regular file (the program, or a library to privatize: emu_abi.c); `what`
  * names it in the error ("the program"). */
@@ -124,12 +128,17 @@ int emu_prog_load(emu_prog *p, const char *path, int nranks, int shared_globals,
   if (abi && emu_abi_open(&ab, path, data, len, privatize_libs, dir, err) < 0) { free(data); rmdir(dir); return -1; }
   p->handles = xcalloc((size_t)ncopies, sizeof *p->handles);
   p->mains = xcalloc((size_t)nranks, sizeof *p->mains);
+  p->ctor_init = xcalloc((size_t)ncopies, sizeof *p->ctor_init);
+  emu_loading_prog = p;
   if (abi) p->getopt = xcalloc((size_t)ncopies, sizeof *p->getopt);
   for (int i = 0; i < ncopies; i++) {
     void *h;
     if (abi) {
       emu_main_fn fn = NULL;
-      if (emu_abi_load_rank(ab, i, &h, &fn, &p->getopt[i], err) < 0) { free(data); rmdir(dir); emu_abi_free(ab); emu_prog_unload(p); return -1; }
+      emu_loading_copy = i;
+      int lrc = emu_abi_load_rank(ab, i, &h, &fn, &p->getopt[i], err);
+      emu_loading_copy = -1;
+      if (lrc < 0) { free(data); rmdir(dir); emu_abi_free(ab); emu_prog_unload(p); return -1; }
       p->handles[i] = h;
       p->nloaded = i + 1;
       if (shared_globals) for (int r = 0; r < nranks; r++) p->mains[r] = fn;
@@ -142,7 +151,9 @@ int emu_prog_load(emu_prog *p, const char *path, int nranks, int shared_globals,
       free(real);
       if (!h) psim_errf(err, 2, path, 0, "cannot load the program: %s", dlerror());
     } else {
+      emu_loading_copy = i;
       h = open_copy(path, dir, data, len, i, err);
+      emu_loading_copy = -1;
     }
     if (!h) { free(data); if (dir[0]) rmdir(dir); emu_prog_unload(p); return -1; }
     p->handles[i] = h;
@@ -162,6 +173,7 @@ int emu_prog_load(emu_prog *p, const char *path, int nranks, int shared_globals,
   free(data);
   emu_abi_free(ab);
   if (dir[0]) rmdir(dir);
+  emu_loading_prog = NULL;
   return 0;
 }
 
@@ -171,5 +183,7 @@ void emu_prog_unload(emu_prog *p) {
   free(p->handles);
   free(p->mains);
   free(p->getopt);
+  free(p->ctor_init);
+  if (emu_loading_prog == p) emu_loading_prog = NULL;
   memset(p, 0, sizeof *p);
 }

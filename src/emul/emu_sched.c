@@ -16,6 +16,7 @@
 
 /* The simulation whose rank is running (the one global; see emu.h). */
 emu_sim *emu_current;
+int emu_runs_ended;
 
 void emu_signals_install(void);
 void emu_signals_restore(void);
@@ -277,6 +278,7 @@ void emu_sleep(double seconds) {
 /* ---- MPI call boundaries ---- */
 void emu_enter(const char *name) {
   emu_sim *S = emu_current;
+  if (!S) emu_after_run();   /* outside the simulation (a constructor, an exit handler) */
   emu_rank *k = S->running;
   if (k->depth++ > 0) return;
   emu_watch_enter(S);
@@ -380,12 +382,17 @@ void emu_rank_called_exit(int status, const char *fn, const void *caller) {
 }
 
 void emu_after_run(void) {
-  static const char msg[] = "psim: the program called MPI after its simulation had ended (from an "
-                            "exit handler or a library's destructor): MPI is finalized then, so the "
-                            "program stops there\n";
+  static const char after[] = "psim: the program called MPI after its simulation had ended (from "
+                              "an exit handler or a library's destructor): MPI is finalized then, so "
+                              "the program stops there\n";
+  static const char before[] = "psim: the program called MPI before its simulation started (from "
+                               "a constructor, as the program was loaded): there psim answers "
+                               "MPI_Init and MPI_Init_thread (made at the rank's start), "
+                               "MPI_Initialized, MPI_Finalized and MPI_Query_thread only\n";
   fflush(NULL);
-  (void)!write(2, msg, sizeof msg - 1);
-  _exit(psim_exit_status());
+  if (emu_runs_ended) (void)!write(2, after, sizeof after - 1);
+  else (void)!write(2, before, sizeof before - 1);
+  _exit(emu_runs_ended ? psim_exit_status() : PSIM_EXIT_APP);
 }
 
 /* exit() reached without going through psimcc's --wrap (from a shared library the program
@@ -432,6 +439,10 @@ static void rank_main(void *arg) {
   emu_fiber_started(&S->host, &k->fib);
   emu_watch_leave(S, k->id, sim_now(S->sim));
   if (S->o->measure) emu_mark(k);
+  /* A constructor of its copy called MPI_Init as it was loaded (emu_prog.ctor_init): the rank
+   * makes that call first (the MPI runtime's rt_ctor_init, the one call up from here). */
+  int ci = S->prog.ctor_init ? S->prog.ctor_init[S->prog.nloaded > 1 ? k->id : 0] : 0;
+  if (ci) rt_ctor_init(ci);
   int rc = S->prog.mains[k->id](k->argc, k->argv);
   emu_rank_exit(rc);
 }
@@ -604,6 +615,7 @@ int emu_run(const emu_opts *o, replay_result *res, psim_err *err) {
   res->cpu = models_cpu_report(S->models);
   emu_signals_restore();
   emu_current = NULL;
+  emu_runs_ended++;
   fflush(stdout);
   if (S->tit) {
     emu_current = S;   /* the tracer's helpers find the simulation there */

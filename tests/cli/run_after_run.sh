@@ -1,13 +1,19 @@
 #!/bin/sh
-# MPI called after the simulation has ended, from the program's exit handlers or its libraries'
-# destructors (psim runs them at its own exit: libgfortran flushes there, HDF5 closes its
-# library there and frees communicators). tests/data/emul/after_run.c, built by psimcc and,
+# MPI called outside the simulation. After it, from the program's exit handlers or its
+# libraries' destructors (psim runs them at its own exit: libgfortran flushes there, HDF5 closes
+# its library there and frees communicators): tests/data/emul/after_run.c, built by psimcc and,
 # when MPICH's mpicc is here, by mpicc.mpich (through psim's libmpich.so.12):
 # - a run that ends well: exit status 0, the handler sees MPI_Initialized and MPI_Finalized
 #   answer 1, and its MPI_Comm_free stops the process with psim's message (before: a
 #   segmentation fault, exit status 139, inside psim's runtime);
 # - a run stopped by an MPI error (rank 1 sends to rank 99): exit status 4 with the error
 #   naming the call, the handler runs at exit and stops the same way (before: status 139).
+# Before it, from a constructor as the program is loaded (OpenCoarrays' runtime initializes MPI
+# so): tests/data/emul/ctor_mpi.c, both builds, 3 ranks:
+# - MPI_Init_thread(FUNNELED) in the constructor succeeds, is made at the rank's start: main
+#   sees MPI initialized at level FUNNELED and communicates (before: status 139);
+# - a constructor that also communicates (MPI_Comm_dup) stops the run: exit status 4 and a
+#   message saying what may be called there (before: status 139).
 . "$(dirname "$0")/../lib/common.sh"
 PSIMCC="$(dirname "$PSIM")/psimcc"
 fails=0
@@ -34,5 +40,23 @@ if command -v mpicc.mpich > /dev/null; then
   [ -x "$TMPD/after_mpich" ] && check "$TMPD/after_mpich" mpicc.mpich
 else
   echo "skip mpicc.mpich build: no mpicc.mpich"
+fi
+ctor() { # binary label
+  out=$(cd "$TMPD" && timeout 60 "$PSIM" run --np 3 -q -- "$1" 2> "$TMPD/err" | sort); rc=$?
+  want="rank 0: initialized 1, provided 1, query 1, sum 3
+rank 1: initialized 1, provided 1, query 1, sum 3
+rank 2: initialized 1, provided 1, query 1, sum 3"
+  [ "$out" = "$want" ] && [ ! -s "$TMPD/err" ] && echo "ok   $2: MPI_Init_thread in a constructor" ||
+    bad "$2: MPI_Init_thread in a constructor: '$out' $(cat "$TMPD/err")"
+  (cd "$TMPD" && PSIM_TEST_CTOR_DUP=1 timeout 60 "$PSIM" run --np 3 -q -- "$1" > /dev/null 2> "$TMPD/err"); rc=$?
+  [ $rc -eq 4 ] && grep -qF "psim: the program called MPI before its simulation started" "$TMPD/err" &&
+    echo "ok   $2: a constructor that communicates stops the run" ||
+    bad "$2: a constructor that communicates: exit status $rc: $(cat "$TMPD/err")"
+}
+"$PSIMCC" -O1 -o "$TMPD/ctor" "$PSIM_TESTDATA/emul/ctor_mpi.c" || { echo "FAIL: psimcc ctor_mpi.c"; exit 1; }
+ctor "$TMPD/ctor" psimcc
+if command -v mpicc.mpich > /dev/null; then
+  if mpicc.mpich -O1 -o "$TMPD/ctor_mpich" "$PSIM_TESTDATA/emul/ctor_mpi.c"; then ctor "$TMPD/ctor_mpich" mpicc.mpich
+  else bad "mpicc.mpich ctor_mpi.c"; fi
 fi
 finish $fails

@@ -133,6 +133,7 @@ typedef struct rt_rank {
   double wtime_last;
   long wtime_streak, wtime_moved;
   double wtime_slept;
+  int thread_level;          /* what MPI_Init_thread provided (MPI_THREAD_SINGLE: 0) */
 } rt_rank;
 
 /* rt_init.c */

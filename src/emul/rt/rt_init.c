@@ -82,8 +82,19 @@ void rt_world_free(void *p) {
   free(w);
 }
 
+/* MPI_Init or MPI_Init_thread from a constructor of the program, as its copy is loaded (no
+ * simulation runs yet): OpenCoarrays initializes MPI so. The call succeeds; it takes effect at
+ * the rank's start, before main, as if main had made it first (rt_ctor_init). 0 when no copy
+ * is being loaded. */
+static int init_from_ctor(int level) {
+  if (emu_current || emu_runs_ended || !emu_loading_prog || emu_loading_copy < 0) return 0;
+  emu_loading_prog->ctor_init[emu_loading_copy] = 1 + level;
+  return 1;
+}
+
 int MPI_Init(int *argc, char ***argv) {
   (void)argc; (void)argv;
+  if (!emu_current && init_from_ctor(MPI_THREAD_SINGLE)) return MPI_SUCCESS;
   emu_rank *k = emu_self();
   emu_enter("MPI_Init");
   if (k->initialized) emu_fatal("MPI_Init called twice");
@@ -94,13 +105,32 @@ int MPI_Init(int *argc, char ***argv) {
   return MPI_SUCCESS;
 }
 
+/* Up to MPI_THREAD_FUNNELED: a rank's MPI calls run on its own stack in psim's thread, and
+ * FUNNELED promises that only the thread that initialized MPI calls it; the program's other
+ * threads (OpenMP's) may compute meanwhile (their CPU time is not the rank's measured time).
+ * OpenCoarrays asks for FUNNELED and stops when given less. SERIALIZED and MULTIPLE would let
+ * other threads call MPI, which psim cannot run. */
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
-  (void)required;
-  *provided = MPI_THREAD_SINGLE;
-  return MPI_Init(argc, argv);
+  int level = required >= MPI_THREAD_FUNNELED ? MPI_THREAD_FUNNELED : MPI_THREAD_SINGLE;
+  *provided = level;
+  if (!emu_current && init_from_ctor(level)) return MPI_SUCCESS;
+  int rc = MPI_Init(argc, argv);
+  rt_me()->thread_level = level;
+  return rc;
 }
 
-int MPI_Query_thread(int *provided) { *provided = MPI_THREAD_SINGLE; return MPI_SUCCESS; }
+/* At the start of rank k, before main (emu_sched.c): the MPI_Init a constructor of its copy
+ * made (1 + the thread level it got), now in the rank. */
+void rt_ctor_init(int how) {
+  MPI_Init(NULL, NULL);
+  rt_me()->thread_level = how - 1;
+}
+
+/* (also outside the simulation, as MPICH allows: SINGLE then) */
+int MPI_Query_thread(int *provided) {
+  *provided = emu_current ? rt_me()->thread_level : MPI_THREAD_SINGLE;
+  return MPI_SUCCESS;
+}
 int MPI_Is_thread_main(int *flag) { *flag = 1; return MPI_SUCCESS; }
 
 int MPI_Finalize(void) {
@@ -115,10 +145,11 @@ int MPI_Finalize(void) {
   return MPI_SUCCESS;
 }
 
-/* Both may be asked after the run (a library's exit handler checking whether it may still
- * call MPI): it has been initialized and is finalized by then. */
-int MPI_Initialized(int *flag) { *flag = emu_current ? emu_self()->initialized : 1; return MPI_SUCCESS; }
-int MPI_Finalized(int *flag) { *flag = emu_current ? emu_self()->finalized : 1; return MPI_SUCCESS; }
+/* Both may be asked outside the simulation: before it (a constructor: not initialized yet) and
+ * after it (a library's exit handler checking whether it may still call MPI: initialized and
+ * finalized by then). */
+int MPI_Initialized(int *flag) { *flag = emu_current ? emu_self()->initialized : emu_runs_ended > 0; return MPI_SUCCESS; }
+int MPI_Finalized(int *flag) { *flag = emu_current ? emu_self()->finalized : emu_runs_ended > 0; return MPI_SUCCESS; }
 
 int MPI_Abort(MPI_Comm comm, int errorcode) {
   (void)comm;
