@@ -66,6 +66,12 @@ typedef struct emu_prog {
   /* per copy: a constructor called MPI_Init or MPI_Init_thread as the copy was loaded (1 +
    * the thread level it got), done at the rank's start (rt_init.c, rt_ctor_init) */
   int *ctor_init;
+  /* An MPICH-built program whose constructors communicate (OpenCoarrays' runtime): each rank
+   * loads its own copy at its start, on its own stack (emu_sched.c, rank_main), so that they
+   * run inside the simulation; then this is the loader's state and `dir` its directory (both
+   * freed at unload), and handles/mains are filled as ranks start. NULL otherwise. */
+  struct emu_abi *abi_in_rank;
+  char *dir;
 } emu_prog;
 /* The program (and copy) emu_prog_load is loading: its constructors run then. */
 extern emu_prog *emu_loading_prog;
@@ -131,6 +137,7 @@ typedef struct emu_rank {
    * state per process, but each rank parses its own command line (emu_sched.c, rank_run) */
   int go_ind, go_err, go_opt;
   char *go_arg;
+  int loading;              /* loading its own copy (emu_sched.c, load_own_copy): not computing */
   void *rt;                 /* the MPI runtime's per-rank state (one malloc'ed block, freed by emu_run) */
   void *sample;             /* PSIM_SAMPLE sites */
   int trace_off;            /* > 0: inside a recorded collective, its parts are not recorded */

@@ -17,6 +17,7 @@
  *   same-length name unique to the rank (the first characters become "RANK@"), and the NEEDED
  *   entries naming it (in the executable and in the other privatized libraries) renamed alike,
  *   so that each rank's copies find each other by soname. */
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +29,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "emul/emu.h"
@@ -399,6 +401,12 @@ int emu_abi_load_rank(emu_abi *a, int rank, void **handle, emu_main_fn *main_fn,
       done++;
     }
   }
+  /* When ranks load their copies themselves (emu_prog.abi_in_rank), a constructor of this
+   * copy may block in MPI inside the dlopen below and another rank load its own meanwhile:
+   * this rank's library handles are kept here and put back after it. */
+  void *own[64];
+  int nown = a->nlibs < 64 ? a->nlibs : 64;
+  for (int j = 0; j < nown; j++) own[j] = a->libs[j].handle;
   char *d = xmalloc(a->len);
   memcpy(d, a->data, a->len);
   rename_needed(d, &a->e, a, rank);
@@ -410,6 +418,7 @@ int emu_abi_load_rank(emu_abi *a, int rank, void **handle, emu_main_fn *main_fn,
   void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
   unlink(name);
   if (!h) return psim_errf(err, 2, a->path, 0, "cannot load rank %d's copy: %s", rank, dlerror());
+  for (int j = 0; j < nown; j++) a->libs[j].handle = own[j];
   struct link_map *lm = NULL;
   if (dlinfo(h, RTLD_DI_LINKMAP, &lm) < 0 || !lm) return psim_errf(err, 2, a->path, 0, "cannot find where rank %d's copy is loaded", rank);
   uintptr_t base = (uintptr_t)lm->l_addr;
@@ -456,6 +465,44 @@ int emu_abi_load_rank(emu_abi *a, int rank, void **handle, emu_main_fn *main_fn,
   memcpy(main_fn, &m, sizeof m);
   return 0;
 }
+
+int emu_probing_ctors;
+
+int emu_abi_probe_ctors(emu_abi *a) {
+  fflush(NULL);   /* nothing buffered is written twice */
+  pid_t pid = fork();
+  if (pid < 0) return 0;
+  if (pid == 0) {
+    /* the child: rank 0's copy loaded as psim run loads it, its constructors run; one that
+     * calls MPI outside the simulation ends the child with 42 (emu_after_run) */
+    emu_probing_ctors = 1;
+    int ctor_init = 0;
+    emu_prog scratch = {0};
+    scratch.ctor_init = &ctor_init;
+    emu_loading_prog = &scratch;
+    emu_loading_copy = 0;
+    void *h = NULL;
+    emu_main_fn fn = NULL;
+    emu_getopt_vars gv = {0};
+    psim_err e;
+    psim_err_clear(&e);
+    _exit(emu_abi_load_rank(a, 0, &h, &fn, &gv, &e) < 0 ? 43 : 0);
+  }
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+  /* the child's copies, which it stopped loading before it could unlink them */
+  DIR *dd = opendir(a->dir);
+  for (struct dirent *de; dd && (de = readdir(dd));) {
+    if (de->d_name[0] == '.') continue;
+    char f[4400];
+    snprintf(f, sizeof f, "%s/%s", a->dir, de->d_name);
+    unlink(f);
+  }
+  if (dd) closedir(dd);
+  return WIFEXITED(st) && WEXITSTATUS(st) == 42;
+}
+
+void emu_abi_set_dir(emu_abi *a, const char *dir) { a->dir = dir; }
 
 void emu_abi_free(emu_abi *a) {
   if (!a) return;

@@ -22,5 +22,12 @@ int emu_abi_open(emu_abi **a, const char *path, const char *data, size_t len, co
 int emu_abi_load_rank(emu_abi *a, int rank, void **handle, emu_main_fn *main_fn, emu_getopt_vars *getopt_vars,
                       psim_err *err);
 void emu_abi_free(emu_abi *a);
+/* Does a constructor of the program communicate as the program is loaded (OpenCoarrays'
+ * runtime duplicates MPI_COMM_WORLD there)? Loads rank 0's copy in a child process, where an
+ * MPI call outside the simulation ends the child (emu_probing_ctors): 1 if one did. */
+int emu_abi_probe_ctors(emu_abi *a);
+/* The directory of the copies, when the object outlives the caller's (rank-time loading). */
+void emu_abi_set_dir(emu_abi *a, const char *dir);
+extern int emu_probing_ctors;
 
 #endif

@@ -131,6 +131,15 @@ int emu_prog_load(emu_prog *p, const char *path, int nranks, int shared_globals,
   p->ctor_init = xcalloc((size_t)ncopies, sizeof *p->ctor_init);
   emu_loading_prog = p;
   if (abi) p->getopt = xcalloc((size_t)ncopies, sizeof *p->getopt);
+  if (abi && !shared_globals && emu_abi_probe_ctors(ab)) {
+    p->abi_in_rank = ab;
+    p->dir = xstrdup(dir);
+    emu_abi_set_dir(ab, p->dir);
+    p->nloaded = ncopies;   /* (copy i is rank i's, loaded when it starts) */
+    free(data);
+    emu_loading_prog = NULL;
+    return 0;
+  }
   for (int i = 0; i < ncopies; i++) {
     void *h;
     if (abi) {
@@ -185,5 +194,10 @@ void emu_prog_unload(emu_prog *p) {
   free(p->getopt);
   free(p->ctor_init);
   if (emu_loading_prog == p) emu_loading_prog = NULL;
+  if (p->abi_in_rank) {
+    emu_abi_free(p->abi_in_rank);
+    rmdir(p->dir);
+    free(p->dir);
+  }
   memset(p, 0, sizeof *p);
 }

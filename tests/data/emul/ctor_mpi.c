@@ -1,8 +1,9 @@
-/* MPI called from a constructor, as the program is loaded (before the simulation starts), as
- * OpenCoarrays' runtime does: MPI_Init_thread there succeeds and is made at the rank's start
- * (main sees MPI initialized, at the level the constructor got); with PSIM_TEST_CTOR_DUP set,
- * the constructor also communicates (MPI_Comm_dup), which psim cannot do outside the
- * simulation: it must stop with a clear message, not crash. */
+/* MPI called from a constructor, as the program is loaded, as OpenCoarrays' runtime does:
+ * MPI_Init_thread there succeeds (main sees MPI initialized, at the level the constructor got);
+ * with PSIM_TEST_CTOR_DUP set, the constructor also communicates (MPI_Comm_dup): an MPICH-built
+ * program then loads each rank's copy inside its rank, where that works (main prints the
+ * duplicate's size); a psimcc build is loaded before the simulation, where it cannot: psim
+ * must stop with a clear message, not crash. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +22,9 @@ int main(void) {
   MPI_Query_thread(&level);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  printf("rank %d: initialized %d, provided %d, query %d, sum %d\n", rank, flag, ctor_provided, level, sum);
+  int dsize = 0;
+  if (dup != MPI_COMM_NULL) MPI_Comm_size(dup, &dsize);
+  printf("rank %d: initialized %d, provided %d, query %d, sum %d, dup %d\n", rank, flag, ctor_provided, level, sum, dsize);
   MPI_Finalize();
   return 0;
 }
