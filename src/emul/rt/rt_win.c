@@ -458,8 +458,9 @@ static void hints_take(win_hints *h, MPI_Info info) {
 typedef struct win_info { void *base; MPI_Aint size; int disp; win_hints hints; } win_info;
 
 /* MPI_Win_allocate_shared's memory, once every rank's size is known: one segment where rank
- * i's part follows rank i-1's (MPI's default), or, when a rank gave alloc_shared_noncontig,
- * a block per rank. The window owns it (freed with the window). */
+ * i's part follows rank i-1's (MPI's default; an empty part's base is where the next part
+ * starts), or, when a rank gave alloc_shared_noncontig, a block per rank. The window owns it
+ * (freed with the window; not counted in any rank's heap, rt_heap.c). */
 static void shared_layout(rt_win *win, void *const *infos) {
   int noncontig = 0;
   MPI_Aint total = 0;
@@ -468,9 +469,10 @@ static void shared_layout(rt_win *win, void *const *infos) {
     noncontig |= !strcmp(a->hints.v[H_NONCONTIG], "true");
     total += a->size;
   }
-  if (noncontig) {
+  if (noncontig) {   /* an empty part has no memory: a NULL base (MPICH's win_shared_noncontig_put) */
     for (int i = 0; i < win->n; i++) {
-      void *p = xcalloc(1, win->size[i] ? (size_t)win->size[i] : 1);
+      if (!win->size[i]) continue;
+      void *p = xcalloc(1, (size_t)win->size[i]);
       VEC_PUSH(win->segs, p);
       win->base[i] = p;
     }
