@@ -10,7 +10,9 @@
 #   accumulate_ordering rar,raw,war,waw, accumulate_ops same_op_no_op, no_locks false); that
 #   its direct stores are read directly by the others after MPI_Win_sync + barrier; Put,
 #   Accumulate, Fetch_and_op on the window; a spin on MPI_Win_sync until another rank's store
-#   shows (it ends: MPI_Win_sync is a poll); an alloc_shared_noncontig window reached through
+#   shows, while that rank is blocked in a flush (it ends: MPI_Win_sync is a poll; run with
+#   --no-measure, where no measured computation would make the spinning rank give way: a
+#   plain no-op MPI_Win_sync hangs there); an alloc_shared_noncontig window reached through
 #   the query; hints set with MPI_Win_set_info given back, an unknown key and an invalid
 #   value ignored. World rank 0 prints its host's rank count and three sums, hand-computed
 #   here from the world ranks w_0 < w_1 < ... of that host (local rank i = w_i, n of them):
@@ -42,7 +44,7 @@ for c in "1|0|--platform flat:1" "2|0 1|--platform flat:1" "3|0 1 2|--platform f
     L = n > 1 ? 1000 * $n + n - 1 : 0
     printf "world rank 0'"'"'s host: %d ranks, segment sum %d, noncontig sum %d, tickets %d\n No Errors", n, s, s2, n * L + n * (n - 1) / 2 }')
   # shellcheck disable=SC2086
-  out=$(timeout 60 "$PSIM" run --np "$np" -q $opts -- "$TMPD/sh" 2>&1)
+  out=$(timeout 60 "$PSIM" run --np "$np" -q --no-measure $opts -- "$TMPD/sh" 2>&1)
   [ "$out" = "$want" ] && echo "ok   rma_shared.c at np $np ($opts)" || bad "rma_shared.c at np $np ($opts): $out (want $want)"
 done
 

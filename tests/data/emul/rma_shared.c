@@ -116,7 +116,13 @@ static void data(int wrank) {
    * storing rank gets to run) */
   MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
   volatile int *flagp = (volatile int *)&base[n - 1][0];
-  if (n > 1 && r == n - 1) { MPI_Win_sync(win); *flagp = 4242; MPI_Win_sync(win); }
+  if (n > 1 && r == n - 1) {   /* a Get + flush first: it blocks, so that rank 0 spins meanwhile */
+    int dummy;
+    MPI_Get(&dummy, 1, MPI_INT, 0, 0, 1, MPI_INT, win);
+    MPI_Win_flush(0, win);
+    *flagp = 4242;
+    MPI_Win_sync(win);
+  }
   if (r == 0 && n > 1) { long spins = 0; while (*flagp != 4242) { MPI_Win_sync(win); spins++; } }
   MPI_Win_unlock_all(win);
   MPI_Barrier(shm);
