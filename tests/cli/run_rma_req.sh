@@ -6,7 +6,9 @@
 #   MPI_Waitany + MPI_Wait, an Rput waited for after the unlock, or ("free") whose request is
 #   freed at once (MPI_Request_free; the unlock completes it; real MPICH refuses that), an Rget
 #   from MPI_PROC_NULL (complete at once), accumulates of a type of size
-#   0 (combine nothing; MPICH's rma/badrma). Every rank checks its own results; rank 0's line is
+#   0 (combine nothing; MPICH's rma/badrma), an Raccumulate(MPI_SUM) whose target type is a
+#   struct of two ints with a gap (one basic type, as MPI requires: the gap untouched). Every
+#   rank checks its own results; rank 0's line is
 #   hand-computed here: acc = 1 + ... + np, fetch-and-add = np, fetched sum = 0 + ... + np-1,
 #   rank 0's get = 1 mod np;
 # - the time: rma_req.c "time" on flat:2,1Gf,1GBps,10us with --network constant and
@@ -19,7 +21,9 @@
 #     20 us later; Raccumulate + MPI_Win_flush t(S) = 1020 us, then its Wait 0;
 #     Rget_accumulate(MPI_NO_OP) + Wait t(0) + t(S) = 1040 us; unlock t(0) = 20 us;
 #   and the data (the Rget's bytes, the Rget_accumulate's doubles, Waitany's index 0) right;
-# - the mistake: MPI_Rput in a fence epoch stops the run (exit 4, MPI_ERR_RMA_SYNC).
+# - the mistakes: MPI_Rput in a fence epoch (exit 4, MPI_ERR_RMA_SYNC); MPI_Accumulate with
+#   MPI_SUM on a struct of an int and a double (exit 4, MPI_ERR_TYPE: MPI 4.0, 12.3.4 requires
+#   the basic elements to be of one predefined type).
 # MPICH's mpicc build of rma_req.c against real MPICH: tests/cli/run_abi.sh.
 . "$(dirname "$0")/../lib/common.sh"
 PSIMCC="$(dirname "$PSIM")/psimcc"
@@ -62,4 +66,8 @@ expect "unlock" "$(v unlock2)" "$t0"
 [ $rc -eq 4 ] && grep -qF "MPI_Rput: rank 0 to rank 0 outside a passive-target epoch" "$TMPD/err" &&
   grep -qF "MPI_ERR_RMA_SYNC" "$TMPD/err" && echo "ok   Rput in a fence epoch refused" ||
   { bad "Rput in a fence epoch: rc $rc"; cat "$TMPD/err"; }
+"$PSIM" run --np 1 -q -- "$TMPD/req" mixed > /dev/null 2> "$TMPD/err"; rc=$?
+[ $rc -eq 4 ] && grep -qF "MPI_Accumulate: world rank 0: a predefined operation on a target datatype whose basic elements are of several types" "$TMPD/err" &&
+  grep -qF "MPI_ERR_TYPE" "$TMPD/err" && echo "ok   MPI_SUM on a struct of int and double refused" ||
+  { bad "mixed struct accumulate: rc $rc"; cat "$TMPD/err"; }
 finish $fails

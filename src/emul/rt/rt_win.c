@@ -1,8 +1,12 @@
 /* One-sided communication: windows, their synchronisation (fence, lock/unlock, lock_all,
  * flush, post/start/complete/wait) and the operations (Put, Get, Accumulate, Get_accumulate,
- * Fetch_and_op, Compare_and_swap). Dynamic windows (MPI_Win_create_dynamic) have MPI_BOTTOM as
+ * Fetch_and_op, Compare_and_swap, and the request-based Rput, Rget, Raccumulate,
+ * Rget_accumulate). Dynamic windows (MPI_Win_create_dynamic) have MPI_BOTTOM as
  * base and unit 1: a target displacement is an address in memory the target attached
  * (MPI_Win_attach, local, no message); their operations and epochs are timed as any window's.
+ * Shared windows (MPI_Win_allocate_shared) are memory the ranks of one simulated host really
+ * share (they live in one process); see MPI_Win_allocate_shared below. Window info: the hints
+ * MPI defines, kept and given back (win_hints).
  *
  * Data moves when the origin makes the call: a Put or an Accumulate changes the target's
  * memory at once, a Get fills the origin's buffer at once. Nobody can tell: MPI forbids the
@@ -969,9 +973,17 @@ int MPI_Rget(void *oaddr, int ocount, MPI_Datatype odt, int t, MPI_Aint tdisp, i
 }
 
 /* target (count x dt at addr) = origin op target, on packed copies; result (when not NULL)
- * receives the target's previous contents, packed. */
+ * receives the target's previous contents, packed. A predefined operation combines elements
+ * of one predefined type: MPI (4.0, 12.3.4) requires the datatypes' basic elements to be all
+ * of one type (a struct of ints with gaps is fine, an int and a double are not; MPI_REPLACE
+ * and MPI_NO_OP only move bytes and are let through). */
 static void accumulate(const void *oaddr, int ocount, MPI_Datatype odt, char *taddr, int tcount,
-                       MPI_Datatype tdt, MPI_Op op, void **old, size_t *oldlen) {
+                       MPI_Datatype tdt, MPI_Op op, void **old, size_t *oldlen, const char *call) {
+  const rt_dtype *tt = rt_type(tdt);
+  if (op != MPI_REPLACE && op != MPI_NO_OP && op < PSIM_NUM_PREDEFINED_OPS && tcount > 0 &&
+      tt->size > 0 && tt->base <= 0)
+    emu_fatal("%s: world rank %d: a predefined operation on a target datatype whose basic elements are of several types (MPI allows one predefined type; MPI_ERR_TYPE)",
+              call, rt_world_rank());
   size_t la, lb;
   void *b = rt_pack_alloc(taddr, tcount, tdt, &lb);
   if (old) { *old = xmalloc(lb ? lb : 1); memcpy(*old, b, lb); *oldlen = lb; }
@@ -992,7 +1004,7 @@ static int acc(const void *oaddr, int ocount, MPI_Datatype odt, int t, MPI_Aint 
   emu_req *req = rma_request(win, me, t, call, request);
   if (t != MPI_PROC_NULL) {
     char *dst = target_addr(win, t, tdisp, tcount, tdt, call);
-    accumulate(oaddr, ocount, odt, dst, tcount, tdt, op, NULL, NULL);
+    accumulate(oaddr, ocount, odt, dst, tcount, tdt, op, NULL, NULL, call);
     data_op(win, me, t, (double)rt_pack_size(odt, ocount), -1, req);
   }
   emu_leave();
@@ -1020,7 +1032,7 @@ static int get_acc(const void *oaddr, int ocount, MPI_Datatype odt, void *raddr,
     char *dst = target_addr(win, t, tdisp, tcount, tdt, call);
     void *old;
     size_t len;
-    accumulate(oaddr, ocount, odt, dst, tcount, tdt, op, &old, &len);
+    accumulate(oaddr, ocount, odt, dst, tcount, tdt, op, &old, &len, call);
     rt_unpack(old, len, raddr, rcount, rdt);
     free(old);
     data_op(win, me, t, op == MPI_NO_OP ? 0 : (double)rt_pack_size(odt, ocount), (double)len, req);

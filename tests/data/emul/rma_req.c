@@ -1,14 +1,15 @@
 /* Request-based one-sided operations (MPI_Rput, MPI_Rget, MPI_Raccumulate,
  * MPI_Rget_accumulate) under psim run; tests/cli/run_rma_req.sh derives what it prints.
  *
- *   rma_req [free]   the data, on any number of ranks: every rank's window has np + 3 ints;
+ *   rma_req [free]   the data, on any number of ranks: every rank's window has np + 6 ints;
  *                    rank 0 prints one line (hand-derived by the script), every rank checks
  *                    its own results and the run ends with " No Errors" when all agree; with
  *                    "free", one request is freed (MPI_Request_free) before it completes
  *   rma_req time S   the simulated times, on 2 ranks: rank 0 operates on rank 1's window of
  *                    S bytes while rank 1 waits in a barrier (passive target)
  *   rma_req fence    a mistake: MPI_Rput in a fence epoch (MPI allows them only in
- *                    passive-target epochs) */
+ *                    passive-target epochs)
+ *   rma_req mixed    a mistake: MPI_Accumulate(MPI_SUM) on a struct of an int and a double */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,13 +21,14 @@ static int errors;
 static void data(int rank, int np, int free_req) {
   int *mem;
   MPI_Win win;
-  /* np + 3 ints used, a multiple of 16 allocated: Debian's MPICH 4.0 (real, run by
+  /* np + 6 ints used, a multiple of 16 allocated: Debian's MPICH 4.0 (real, run by
    * tests/cli/run_abi.sh) misplaces the operations on an MPI_Win_allocate window of 28 bytes
    * among ranks of one machine (each target's data lands a few ints off) */
-  MPI_Win_allocate((MPI_Aint)((np + 3 + 15) / 16 * 16) * (MPI_Aint)sizeof(int), sizeof(int),
-                   MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
-  for (int i = 0; i < np + 3; i++) mem[i] = -1;
-  mem[np] = mem[np + 1] = 0;
+  int nmem = (np + 6 + 15) / 16 * 16;
+  MPI_Win_allocate((MPI_Aint)nmem * (MPI_Aint)sizeof(int), sizeof(int), MPI_INFO_NULL,
+                   MPI_COMM_WORLD, &mem, &win);
+  for (int i = 0; i < nmem; i++) mem[i] = -1;
+  mem[np] = mem[np + 1] = mem[np + 3] = mem[np + 5] = 0;
   MPI_Barrier(MPI_COMM_WORLD);
 
   /* 1. lock_all, an Rput to every rank (slot `rank` of rank t gets 100 rank + t), Waitall */
@@ -92,9 +94,24 @@ static void data(int rank, int np, int free_req) {
   MPI_Raccumulate(NULL, 2, zero, next, 0, 1, zero, MPI_MAX, win, &rq);
   MPI_Wait(&rq, MPI_STATUS_IGNORE);
   MPI_Type_free(&zero);
+  /* 7. an accumulate whose target type is a struct of two ints with a gap (one basic type: MPI
+   * allows predefined operations on it): rank + 1 and 10 (rank + 1) added to the next rank's
+   * ints np + 3 and np + 5, np + 4 untouched */
+  MPI_Datatype two_ints;
+  int blens[2] = {1, 1}, pair[2] = {rank + 1, 10 * (rank + 1)};
+  MPI_Aint disps[2] = {0, 2 * sizeof(int)};
+  MPI_Datatype types[2] = {MPI_INT, MPI_INT};
+  MPI_Type_create_struct(2, blens, disps, types, &two_ints);
+  MPI_Type_commit(&two_ints);
+  MPI_Raccumulate(pair, 2, MPI_INT, next, np + 3, 1, two_ints, MPI_SUM, win, &rq);
+  MPI_Wait(&rq, MPI_STATUS_IGNORE);
+  MPI_Type_free(&two_ints);
   MPI_Win_unlock_all(win);
   MPI_Barrier(MPI_COMM_WORLD);
   CHECK(mem[np + 2] == 7 * ((rank + np - 1) % np), "%d: freed Rput gave %d", rank, mem[np + 2]);
+  int prev = (rank + np - 1) % np;
+  CHECK(mem[np + 3] == prev + 1 && mem[np + 4] == -1 && mem[np + 5] == 10 * (prev + 1),
+        "%d: struct accumulate gave %d %d %d", rank, mem[np + 3], mem[np + 4], mem[np + 5]);
 
   if (rank == 0)
     printf("acc %d, fetch-and-add %d, fetched sum %d, rank 0's get %d\n", mem[np], mem[np + 1], sum_old, 100 * 0 + next);
@@ -173,6 +190,22 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &np);
   if (argc > 1 && !strcmp(argv[1], "time")) {
     timing(rank, argc > 2 ? atoi(argv[2]) : 1000000);
+  } else if (argc > 1 && !strcmp(argv[1], "mixed")) {
+    /* a mistake: MPI_SUM on a struct of an int and a double (MPI 4.0, 12.3.4: the basic
+     * elements of an accumulate's datatypes must all be of one predefined type) */
+    struct { int i; double d; } v = {1, 2.0};
+    int blens[2] = {1, 1};
+    MPI_Aint disps[2] = {0, sizeof(double)};
+    MPI_Datatype types[2] = {MPI_INT, MPI_DOUBLE}, mixed;
+    MPI_Type_create_struct(2, blens, disps, types, &mixed);
+    MPI_Type_commit(&mixed);
+    char *mem;
+    MPI_Win win;
+    MPI_Win_allocate(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
+    MPI_Win_lock_all(0, win);
+    MPI_Accumulate(&v, 1, mixed, 0, 0, 1, mixed, MPI_SUM, win);   /* erroneous: stops the run */
+    MPI_Win_unlock_all(win);
+    MPI_Win_free(&win);
   } else if (argc > 1 && !strcmp(argv[1], "fence")) {
     int *mem, v = 1;
     MPI_Win win;
