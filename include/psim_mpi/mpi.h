@@ -672,6 +672,30 @@ int MPI_Win_get_attr(MPI_Win win, int keyval, void *attribute_val, int *flag);
 int MPI_Win_set_name(MPI_Win win, const char *name);
 int MPI_Win_get_name(MPI_Win win, char *name, int *resultlen);
 int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler);
+/* ---- RMA additions (branch mpi-rma2): shared-memory windows, request-based operations,
+ * window info (docs/EMULATION.md, "One-sided communication") ---- */
+/* the ranks of one simulated host (MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)) share the memory */
+int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                            void *baseptr, MPI_Win *win);
+int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr);
+int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used);
+int MPI_Win_set_info(MPI_Win win, MPI_Info info);
+/* request-based operations, in passive-target epochs only: complete when locally complete */
+int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+             int target_rank, MPI_Aint target_disp, int target_count,
+             MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request);
+int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+             MPI_Request *request);
+int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                    int target_rank, MPI_Aint target_disp, int target_count,
+                    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request);
+int MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                        void *result_addr, int result_count, MPI_Datatype result_datatype,
+                        int target_rank, MPI_Aint target_disp, int target_count,
+                        MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                        MPI_Request *request);
+/* ---- end of the RMA additions ---- */
 typedef int MPI_Win_copy_attr_function(MPI_Win, int, void *, void *, void *, int *);
 typedef int MPI_Win_delete_attr_function(MPI_Win, int, void *, void *);
 #define MPI_WIN_NULL_COPY_FN ((MPI_Win_copy_attr_function *)0)

@@ -273,6 +273,9 @@ void emu_dyn_finish(emu_sim *S, replay_result *res);
 emu_req *emu_req_new(void);
 /* Releases a request (done or not: an unmatched send lives on until it is received). */
 void emu_req_free(emu_req *r);
+/* A request with no message under it (a request-based one-sided operation, rt_win.c) is
+ * complete: its owner wakes if it waits for it; one the program freed (orphan) is released. */
+void emu_req_finish(emu_req *r);
 /* Posts a send of len packed bytes to world rank dst. owned: data is malloc'ed and handed
  * over; otherwise it is copied when the send is detached, referenced until matched when not.
  * blocking: MPI_Send's overheads (os) rather than MPI_Isend's (ois). */

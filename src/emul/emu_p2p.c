@@ -47,6 +47,15 @@ void emu_req_free(emu_req *r) {
   req_recycle(S, r);
 }
 
+void emu_req_finish(emu_req *r) {
+  emu_sim *S = emu_current;
+  if (r->orphan) { req_recycle(S, r); return; }   /* MPI_Request_free'd: nobody will look */
+  r->done = 1;
+  emu_rank *k = &S->ranks[r->owner];
+  if (r->waited && k->state == EK_BLOCKED && --k->nwait == 0) emu_wake(S, k);
+  emu_wake_pollers();
+}
+
 /* Copies a matched send's payload into its receive's landing zone. */
 static void deliver(emu_req *s, emu_req *r) {
   if (!s || s->copied) return;

@@ -23,7 +23,9 @@
 #   Fortran tests (abi_fortran_calls.f90); generalized requests (abi_fortran_greq.f90);
 #   distributed graphs, neighbourhood collectives, matched probes (abi_fortran_topo.f90);
 # - dynamic windows (tests/data/emul/rma_dynamic.c built by mpicc), MPI_Type_create_darray
-#   (darray.c), the sized Fortran types' names (type_names.c): the lines real MPICH prints;
+#   (darray.c), the sized Fortran types' names (type_names.c), shared-memory windows and window
+#   info (rma_shared.c, 4 ranks on one host), request-based RMA (rma_req.c, and its times): the
+#   lines real MPICH prints;
 # - attributes with C callbacks (tests/data/emul/abi_attr.c, mpicc and psimcc); MPI_Get_elements
 #   on a partly filled mixed type (get_elements.c);
 # - graph and distributed graph topologies, neighbourhood collectives (MPI_Neighbor_alltoallw's
@@ -112,15 +114,18 @@ for p in graph neighbor mprobe; do
     [ "$out" = " No Errors" ] || bad "$p (mpicc) at np $np: $out"
   done
 done
-# agree NAME NP: tests/data/emul/NAME.c built by mpicc prints under psim run what the psimcc build
-# prints (which the NAME's own test checks by hand), and what real MPICH prints when it runs here
+# agree NAME NP [PSIM RUN OPTIONS]: tests/data/emul/NAME.c built by mpicc prints under psim run
+# what the psimcc build prints (which the NAME's own test checks by hand), and what real MPICH
+# prints when it runs here (all its ranks on this one machine: psim's --platform flat:1)
 agree() {
-  "$MPICC" -O1 -o "$TMPD/m_$1" "$D/$1.c" || { bad "mpicc $1.c"; return; }
-  "$PSIMCC" -O1 -o "$TMPD/p_$1" "$D/$1.c" || { bad "psimcc $1.c"; return; }
-  out=$("$PSIM" run --np "$2" -q --no-measure -- "$TMPD/m_$1" 2>&1)
-  [ "$out" = "$("$PSIM" run --np "$2" -q --no-measure -- "$TMPD/p_$1" 2>&1)" ] || bad "$1 (mpicc) at np $2 differs from psimcc's: $out"
-  if command -v mpiexec.mpich >/dev/null && real=$(timeout 60 mpiexec.mpich -n "$2" "$TMPD/m_$1" 2>/dev/null); then
-    [ "$real" = "$out" ] || bad "$1 at np $2: real MPICH prints otherwise: $real"
+  a_name=$1 a_np=$2
+  shift 2
+  "$MPICC" -O1 -o "$TMPD/m_$a_name" "$D/$a_name.c" || { bad "mpicc $a_name.c"; return; }
+  "$PSIMCC" -O1 -o "$TMPD/p_$a_name" "$D/$a_name.c" || { bad "psimcc $a_name.c"; return; }
+  out=$("$PSIM" run --np "$a_np" -q --no-measure "$@" -- "$TMPD/m_$a_name" 2>&1)
+  [ "$out" = "$("$PSIM" run --np "$a_np" -q --no-measure "$@" -- "$TMPD/p_$a_name" 2>&1)" ] || bad "$a_name (mpicc) at np $a_np differs from psimcc's: $out"
+  if command -v mpiexec.mpich >/dev/null && real=$(timeout 60 mpiexec.mpich -n "$a_np" "$TMPD/m_$a_name" 2>/dev/null); then
+    [ "$real" = "$out" ] || bad "$a_name at np $a_np: real MPICH prints otherwise: $real"
   fi
 }
 # dynamic windows (run_rma_dynamic.sh), MPI_Type_create_darray (run_darray.sh), the sized Fortran
@@ -129,6 +134,15 @@ agree rma_dynamic 1
 agree rma_dynamic 4
 agree darray 1
 agree type_names 3
+# shared-memory windows and window info (run_rma_shared.sh: several ranks on one host, as real
+# MPICH has them here), request-based RMA (run_rma_req.sh; and its simulated times are those of
+# the psimcc build)
+agree rma_shared 1
+agree rma_shared 4 --platform flat:1
+agree rma_req 1
+agree rma_req 4
+t=$("$PSIM" run --np 2 -q --no-measure --cfg smpi/wtime:0 -- "$TMPD/m_rma_req" time 100000)
+[ "$t" = "$("$PSIM" run --np 2 -q --no-measure --cfg smpi/wtime:0 -- "$TMPD/p_rma_req" time 100000)" ] || bad "rma_req (mpicc) times differ: $t"
 t=$("$PSIM" run --np 3 -q --no-measure -- "$TMPD/m_type_names" time)
 [ "$t" = "$("$PSIM" run --np 3 -q --no-measure -- "$TMPD/p_type_names" time)" ] || bad "type_names (mpicc) times differ: $t"
 expect 4 "rank 0: MPI error in MPI_Mrecv: the message is MPI_MESSAGE_NULL" "$PSIM" run --np 2 -q --no-measure -- "$TMPD/m_mprobe" null

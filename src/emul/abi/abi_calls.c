@@ -2004,6 +2004,74 @@ int MPI_Win_set_errhandler(int win, int errhandler) {
   return abi_err_out(rc);
 }
 
+int (*p_MPI_Win_allocate_shared)(ptrdiff_t size, int disp_unit, int info, int comm, void *baseptr, int *win);
+int MPI_Win_allocate_shared(ptrdiff_t size, int disp_unit, int info, int comm, void *baseptr, int *win) {
+  if (!p_MPI_Win_allocate_shared) abi_missing("MPI_Win_allocate_shared");
+  int win_p = 0;
+  int rc = p_MPI_Win_allocate_shared(size, disp_unit, abi_info_in(info), abi_comm_in(comm), baseptr, &win_p);
+  *win = abi_win_out(win_p);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Win_shared_query)(int win, int rank, ptrdiff_t *size, int *disp_unit, void *baseptr);
+int MPI_Win_shared_query(int win, int rank, ptrdiff_t *size, int *disp_unit, void *baseptr) {
+  if (!p_MPI_Win_shared_query) abi_missing("MPI_Win_shared_query");
+  int rc = p_MPI_Win_shared_query(abi_win_in(win), abi_rank_in(rank), size, disp_unit, baseptr);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Win_get_info)(int win, int *info_used);
+int MPI_Win_get_info(int win, int *info_used) {
+  if (!p_MPI_Win_get_info) abi_missing("MPI_Win_get_info");
+  int info_used_p = 0;
+  int rc = p_MPI_Win_get_info(abi_win_in(win), &info_used_p);
+  *info_used = abi_info_out(info_used_p);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Win_set_info)(int win, int info);
+int MPI_Win_set_info(int win, int info) {
+  if (!p_MPI_Win_set_info) abi_missing("MPI_Win_set_info");
+  int rc = p_MPI_Win_set_info(abi_win_in(win), abi_info_in(info));
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Rput)(const void *origin_addr, int origin_count, int origin_datatype, int target_rank, ptrdiff_t target_disp, int target_count, int target_datatype, int win, int *request);
+int MPI_Rput(const void *origin_addr, int origin_count, int origin_datatype, int target_rank, ptrdiff_t target_disp, int target_count, int target_datatype, int win, int *request) {
+  if (!p_MPI_Rput) abi_missing("MPI_Rput");
+  int request_p = 0;
+  int rc = p_MPI_Rput(origin_addr, origin_count, abi_dt_in(origin_datatype), abi_rank_in(target_rank), target_disp, target_count, abi_dt_in(target_datatype), abi_win_in(win), &request_p);
+  *request = abi_req_out(request_p);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Rget)(void *origin_addr, int origin_count, int origin_datatype, int target_rank, ptrdiff_t target_disp, int target_count, int target_datatype, int win, int *request);
+int MPI_Rget(void *origin_addr, int origin_count, int origin_datatype, int target_rank, ptrdiff_t target_disp, int target_count, int target_datatype, int win, int *request) {
+  if (!p_MPI_Rget) abi_missing("MPI_Rget");
+  int request_p = 0;
+  int rc = p_MPI_Rget(origin_addr, origin_count, abi_dt_in(origin_datatype), abi_rank_in(target_rank), target_disp, target_count, abi_dt_in(target_datatype), abi_win_in(win), &request_p);
+  *request = abi_req_out(request_p);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Raccumulate)(const void *origin_addr, int origin_count, int origin_datatype, int target_rank, ptrdiff_t target_disp, int target_count, int target_datatype, int op, int win, int *request);
+int MPI_Raccumulate(const void *origin_addr, int origin_count, int origin_datatype, int target_rank, ptrdiff_t target_disp, int target_count, int target_datatype, int op, int win, int *request) {
+  if (!p_MPI_Raccumulate) abi_missing("MPI_Raccumulate");
+  int request_p = 0;
+  int rc = p_MPI_Raccumulate(origin_addr, origin_count, abi_dt_in(origin_datatype), abi_rank_in(target_rank), target_disp, target_count, abi_dt_in(target_datatype), abi_op_in(op), abi_win_in(win), &request_p);
+  *request = abi_req_out(request_p);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Rget_accumulate)(const void *origin_addr, int origin_count, int origin_datatype, void *result_addr, int result_count, int result_datatype, int target_rank, ptrdiff_t target_disp, int target_count, int target_datatype, int op, int win, int *request);
+int MPI_Rget_accumulate(const void *origin_addr, int origin_count, int origin_datatype, void *result_addr, int result_count, int result_datatype, int target_rank, ptrdiff_t target_disp, int target_count, int target_datatype, int op, int win, int *request) {
+  if (!p_MPI_Rget_accumulate) abi_missing("MPI_Rget_accumulate");
+  int request_p = 0;
+  int rc = p_MPI_Rget_accumulate(origin_addr, origin_count, abi_dt_in(origin_datatype), result_addr, result_count, abi_dt_in(result_datatype), abi_rank_in(target_rank), target_disp, target_count, abi_dt_in(target_datatype), abi_op_in(op), abi_win_in(win), &request_p);
+  *request = abi_req_out(request_p);
+  return abi_err_out(rc);
+}
+
 int (*p_MPI_Win_create_keyval)(abi_pwin_copy_fn *copy_fn, abi_pwin_delete_fn *delete_fn, int *keyval, void *extra_state);
 int (*p_MPI_Win_free_keyval)(int *keyval);
 int MPI_Win_free_keyval(int *keyval) {
@@ -2281,7 +2349,6 @@ int MPI_Precv_init(void) { abi_missing("MPI_Precv_init"); }
 int MPI_Psend_init(void) { abi_missing("MPI_Psend_init"); }
 int MPI_Publish_name(void) { abi_missing("MPI_Publish_name"); }
 int MPI_Put_c(void) { abi_missing("MPI_Put_c"); }
-int MPI_Raccumulate(void) { abi_missing("MPI_Raccumulate"); }
 int MPI_Raccumulate_c(void) { abi_missing("MPI_Raccumulate_c"); }
 int MPI_Recv_c(void) { abi_missing("MPI_Recv_c"); }
 int MPI_Recv_init_c(void) { abi_missing("MPI_Recv_init_c"); }
@@ -2297,11 +2364,8 @@ int MPI_Reduce_scatter_init(void) { abi_missing("MPI_Reduce_scatter_init"); }
 int MPI_Reduce_scatter_init_c(void) { abi_missing("MPI_Reduce_scatter_init_c"); }
 int MPI_Register_datarep(void) { abi_missing("MPI_Register_datarep"); }
 int MPI_Register_datarep_c(void) { abi_missing("MPI_Register_datarep_c"); }
-int MPI_Rget(void) { abi_missing("MPI_Rget"); }
-int MPI_Rget_accumulate(void) { abi_missing("MPI_Rget_accumulate"); }
 int MPI_Rget_accumulate_c(void) { abi_missing("MPI_Rget_accumulate_c"); }
 int MPI_Rget_c(void) { abi_missing("MPI_Rget_c"); }
-int MPI_Rput(void) { abi_missing("MPI_Rput"); }
 int MPI_Rput_c(void) { abi_missing("MPI_Rput_c"); }
 int MPI_Rsend_c(void) { abi_missing("MPI_Rsend_c"); }
 int MPI_Rsend_init_c(void) { abi_missing("MPI_Rsend_init_c"); }
@@ -2404,12 +2468,8 @@ int MPI_Unpack_c(void) { abi_missing("MPI_Unpack_c"); }
 int MPI_Unpack_external_c(void) { abi_missing("MPI_Unpack_external_c"); }
 int MPI_Unpublish_name(void) { abi_missing("MPI_Unpublish_name"); }
 int MPI_Win_allocate_c(void) { abi_missing("MPI_Win_allocate_c"); }
-int MPI_Win_allocate_shared(void) { abi_missing("MPI_Win_allocate_shared"); }
 int MPI_Win_allocate_shared_c(void) { abi_missing("MPI_Win_allocate_shared_c"); }
 int MPI_Win_create_c(void) { abi_missing("MPI_Win_create_c"); }
-int MPI_Win_get_info(void) { abi_missing("MPI_Win_get_info"); }
-int MPI_Win_set_info(void) { abi_missing("MPI_Win_set_info"); }
-int MPI_Win_shared_query(void) { abi_missing("MPI_Win_shared_query"); }
 int MPI_Win_shared_query_c(void) { abi_missing("MPI_Win_shared_query_c"); }
 
 /* The profiling interface: PMPI_ names are the same functions. */
@@ -3272,6 +3332,14 @@ const abi_bind abi_binds[] = {
   {"MPI_Win_set_name", &p_MPI_Win_set_name},
   {"MPI_Win_get_name", &p_MPI_Win_get_name},
   {"MPI_Win_set_errhandler", &p_MPI_Win_set_errhandler},
+  {"MPI_Win_allocate_shared", &p_MPI_Win_allocate_shared},
+  {"MPI_Win_shared_query", &p_MPI_Win_shared_query},
+  {"MPI_Win_get_info", &p_MPI_Win_get_info},
+  {"MPI_Win_set_info", &p_MPI_Win_set_info},
+  {"MPI_Rput", &p_MPI_Rput},
+  {"MPI_Rget", &p_MPI_Rget},
+  {"MPI_Raccumulate", &p_MPI_Raccumulate},
+  {"MPI_Rget_accumulate", &p_MPI_Rget_accumulate},
   {"MPI_Win_create_keyval", &p_MPI_Win_create_keyval},
   {"MPI_Win_free_keyval", &p_MPI_Win_free_keyval},
   {"MPI_Win_set_attr", &p_MPI_Win_set_attr},

@@ -273,6 +273,14 @@ extern int (*p_MPI_Win_get_attr)(int win, int keyval, void *attribute_val, int *
 extern int (*p_MPI_Win_set_name)(int win, const char *name);
 extern int (*p_MPI_Win_get_name)(int win, char *name, int *resultlen);
 extern int (*p_MPI_Win_set_errhandler)(int win, int errhandler);
+extern int (*p_MPI_Win_allocate_shared)(ptrdiff_t size, int disp_unit, int info, int comm, void *baseptr, int *win);
+extern int (*p_MPI_Win_shared_query)(int win, int rank, ptrdiff_t *size, int *disp_unit, void *baseptr);
+extern int (*p_MPI_Win_get_info)(int win, int *info_used);
+extern int (*p_MPI_Win_set_info)(int win, int info);
+extern int (*p_MPI_Rput)(const void *origin_addr, int origin_count, int origin_datatype, int target_rank, ptrdiff_t target_disp, int target_count, int target_datatype, int win, int *request);
+extern int (*p_MPI_Rget)(void *origin_addr, int origin_count, int origin_datatype, int target_rank, ptrdiff_t target_disp, int target_count, int target_datatype, int win, int *request);
+extern int (*p_MPI_Raccumulate)(const void *origin_addr, int origin_count, int origin_datatype, int target_rank, ptrdiff_t target_disp, int target_count, int target_datatype, int op, int win, int *request);
+extern int (*p_MPI_Rget_accumulate)(const void *origin_addr, int origin_count, int origin_datatype, void *result_addr, int result_count, int result_datatype, int target_rank, ptrdiff_t target_disp, int target_count, int target_datatype, int op, int win, int *request);
 extern int (*p_MPI_Win_create_keyval)(abi_pwin_copy_fn *copy_fn, abi_pwin_delete_fn *delete_fn, int *keyval, void *extra_state);
 extern int (*p_MPI_Win_free_keyval)(int *keyval);
 extern int (*p_MPI_Win_set_attr)(int win, int keyval, void *attribute_val);

@@ -59,7 +59,9 @@ typedef struct rt_comm {
 
 typedef struct rt_group { int size; int *world; int freed; } rt_group;
 
-enum { RQ_SEND, RQ_RECV, RQ_GREQ, RQ_NBR };
+/* RQ_RMA: a request-based one-sided operation (MPI_Rput...: rt_win.c); its er has no message
+ * and completes (emu_req_finish) when the operation does */
+enum { RQ_SEND, RQ_RECV, RQ_GREQ, RQ_NBR, RQ_RMA };
 typedef struct rt_req {
   int used, kind, persistent, active, proc_null, flags;
   emu_req *er;

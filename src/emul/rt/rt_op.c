@@ -141,6 +141,9 @@ void rt_reduce(MPI_Op op, MPI_Datatype dt, const void *in, void *inout, int coun
   }
   if (op == MPI_REPLACE) { memcpy(inout, in, t->size * (size_t)count); return; }
   if (op == MPI_NO_OP) return;
+  /* a type of size 0 (MPI_Type_contiguous(0, ...)) has no element to combine, whatever the
+   * count: nothing to do (MPICH's rma/badrma accumulates count 1 of one) */
+  if (t->size == 0) return;
   if (t->base <= 0) emu_fatal("reduction on a datatype mixing several basic types (MPI_ERR_TYPE)");
   size_t n = t->size * (size_t)count / base_size(t->base);
   const void *a = in;

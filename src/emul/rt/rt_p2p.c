@@ -646,6 +646,8 @@ int MPI_Request_free(MPI_Request *req) {
   }
   if (r->pair) { MPI_Request p = r->pair; r->pair = 0; MPI_Request_free(&p); }
   if (r->traced) trace_done(r, r->er && r->er->done ? r->er : NULL, 0);
+  /* a one-sided operation in flight keeps its er until it completes (emu_req_finish frees it) */
+  if (r->kind == RQ_RMA && r->er && !r->er->done) { r->er->orphan = 1; r->er = NULL; }
   if (r->er) { emu_req_free(r->er); r->er = NULL; }
   req_release(*req);
   *req = MPI_REQUEST_NULL;
@@ -667,7 +669,7 @@ int MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *st) {
   rt_req *r = req_get(req);
   int detached = r->kind == RQ_SEND && r->er && r->er->q && r->er->q->detached;
   if (r->kind != RQ_GREQ && r->active && !r->proc_null && !detached) {
-    if (emu_polls_injected() && r->kind != RQ_NBR) {
+    if (emu_polls_injected() && r->kind != RQ_NBR && r->kind != RQ_RMA) {
       rt_comm *c = r->comm;
       int src = r->kind == RQ_SEND ? emu_self()->id
                 : r->peer == MPI_ANY_SOURCE ? MPI_L_ANY : c->world[r->peer];

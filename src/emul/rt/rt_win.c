@@ -1,8 +1,12 @@
 /* One-sided communication: windows, their synchronisation (fence, lock/unlock, lock_all,
  * flush, post/start/complete/wait) and the operations (Put, Get, Accumulate, Get_accumulate,
- * Fetch_and_op, Compare_and_swap). Dynamic windows (MPI_Win_create_dynamic) have MPI_BOTTOM as
+ * Fetch_and_op, Compare_and_swap, and the request-based Rput, Rget, Raccumulate,
+ * Rget_accumulate). Dynamic windows (MPI_Win_create_dynamic) have MPI_BOTTOM as
  * base and unit 1: a target displacement is an address in memory the target attached
  * (MPI_Win_attach, local, no message); their operations and epochs are timed as any window's.
+ * Shared windows (MPI_Win_allocate_shared) are memory the ranks of one simulated host really
+ * share (they live in one process); see MPI_Win_allocate_shared below. Window info: the hints
+ * MPI defines, kept and given back (win_hints).
  *
  * Data moves when the origin makes the call: a Put or an Accumulate changes the target's
  * memory at once, a Get fills the origin's buffer at once. Nobody can tell: MPI forbids the
@@ -41,6 +45,7 @@ struct rma_op {
   int from, to;              /* world ranks of the transfer under way */
   double reply;              /* bytes sent back when the request arrives; < 0: none */
   int lock_type;             /* OP_LOCK_REQ */
+  emu_req *req;              /* OP_DATA of MPI_Rput...: the request it completes, else NULL */
   rma_op *prev, *next;       /* the window's operations in flight */
 };
 
@@ -49,6 +54,17 @@ typedef struct lock_wait { int origin, target, type, remote; } lock_wait;
 /* memory a rank attached to a dynamic window */
 typedef struct win_region { char *base; MPI_Aint size; } win_region;
 typedef VEC(win_region) win_regions;
+
+/* The info hints MPI defines for windows (MPI 4.0, 12.2.1 and 12.2.7). psim uses none of them
+ * to go faster (its RMA is exact whatever the program promises), but it keeps what each rank
+ * gave, valid values only, so that MPI_Win_get_info returns it: an empty value is the default.
+ * alloc_shared_noncontig does change MPI_Win_allocate_shared's layout. */
+enum { H_NO_LOCKS, H_ACC_ORDERING, H_ACC_OPS, H_SAME_SIZE, H_SAME_DISP, H_NONCONTIG, NHINTS };
+static const char *const hint_key[NHINTS] = {"no_locks", "accumulate_ordering", "accumulate_ops",
+                                             "same_size", "same_disp_unit", "alloc_shared_noncontig"};
+static const char *const hint_default[NHINTS] = {"false", "rar,raw,war,waw", "same_op_no_op",
+                                                 "false", "false", "false"};
+typedef struct win_hints { char v[NHINTS][24]; } win_hints;
 
 struct rt_win {
   int handle;
@@ -59,6 +75,8 @@ struct rt_win {
   int *disp;
   int *own_mem;              /* MPI_Win_allocate: the window owns base[r] */
   win_regions *attached;     /* MPI_Win_create_dynamic: per rank, the memory attached */
+  VEC(void *) segs;          /* MPI_Win_allocate_shared: the memory the window owns */
+  win_hints *hints;          /* per rank: the info hints it gave (MPI_Win_set_info...) */
   char name[MPI_MAX_OBJECT_NAME];
   /* per origin: operations not yet arrived, in total and per target (n x n) */
   int *pending, *pending_to;
@@ -94,6 +112,9 @@ static void win_destroy(rt_win *win) {
   while (win->live) { rma_op *o = win->live; win->live = o->next; free(o); }
   for (int i = 0; i < win->n; i++) { free(win->acc[i]); free(win->exp[i]); }
   for (int i = 0; i < win->n; i++) VEC_FREE(win->attached[i]);
+  for (size_t i = 0; i < win->segs.len; i++) free(win->segs.data[i]);
+  VEC_FREE(win->segs);
+  free(win->hints);
   free(win->base); free(win->size); free(win->disp); free(win->own_mem); free(win->attached);
   free(win->pending); free(win->pending_to); free(win->waiting);
   free(win->excl); free(win->nshared); VEC_FREE(win->queue); free(win->held); free(win->granted);
@@ -121,6 +142,7 @@ static rt_win *win_new(rt_comm *c) {
   win->disp = xcalloc((size_t)n, sizeof *win->disp);
   win->own_mem = xcalloc((size_t)n, sizeof *win->own_mem);
   win->attached = xcalloc((size_t)n, sizeof *win->attached);
+  win->hints = xcalloc((size_t)n, sizeof *win->hints);
   win->pending = xcalloc((size_t)n, sizeof *win->pending);
   win->pending_to = xcalloc(nn, sizeof *win->pending_to);
   win->waiting = xcalloc((size_t)n, sizeof *win->waiting);
@@ -189,6 +211,7 @@ static void op_arrived(sim *s, activity *a) {
     }
     win->pending[o->origin]--;
     win->pending_to[o->origin * n + o->target]--;
+    if (o->req) emu_req_finish(o->req);   /* MPI_Rput...: locally complete (see flush_local) */
     news_for(win, o->origin);
     break;
   case OP_LOCK_REQ: {
@@ -258,13 +281,19 @@ static void send_note(rt_win *win, int kind, int origin, int target, int from, i
   op_start(o, win->comm->world[from], win->comm->world[to], bytes);
 }
 
-/* An operation of `out` bytes to target t, with a reply of `back` bytes (< 0: none). */
-static void data_op(rt_win *win, int me, int t, double out, double back) {
-  if (t == me) { emu_poll_local(); return; }   /* the caller's own window: a local copy, no time */
+/* An operation of `out` bytes to target t, with a reply of `back` bytes (< 0: none); req
+ * (MPI_Rput...; else NULL) completes when it arrives. */
+static void data_op(rt_win *win, int me, int t, double out, double back, emu_req *req) {
+  if (t == me) {   /* the caller's own window: a local copy, no time */
+    if (req) req->done = 1;
+    emu_poll_local();
+    return;
+  }
   win->pending[me]++;
   win->pending_to[me * win->n + t]++;
   rma_op *o = op_new(win, OP_DATA, me, t);
   o->reply = back;
+  o->req = req;
   op_start(o, win->comm->world[me], win->comm->world[t], out);
 }
 
@@ -391,18 +420,88 @@ static rt_win *op_begin(const char *call, MPI_Win h, int t, int ocount, MPI_Data
   return win;
 }
 
+/* ---- hints ---- */
+
+static int hint_valid(int k, const char *v) {
+  switch (k) {
+  case H_ACC_OPS: return !strcmp(v, "same_op") || !strcmp(v, "same_op_no_op");
+  case H_ACC_ORDERING: {   /* "none", or some of rar, raw, war, waw separated by commas */
+    if (!strcmp(v, "none")) return 1;
+    static const char *const kinds[] = {"rar", "raw", "war", "waw"};
+    int seen = 0;
+    for (const char *p = v;;) {
+      int i = 0;
+      while (i < 4 && strncmp(p, kinds[i], 3)) i++;
+      if (i == 4 || (seen & 1 << i)) return 0;
+      seen |= 1 << i;
+      p += 3;
+      if (!*p) return 1;
+      if (*p++ != ',') return 0;
+    }
+  }
+  default: return !strcmp(v, "true") || !strcmp(v, "false");
+  }
+}
+
+/* The rank's hints from info (MPI_INFO_NULL: none): keys it does not know, and values that are
+ * not valid, are ignored, as MPI lets an implementation do. */
+static void hints_take(win_hints *h, MPI_Info info) {
+  if (info == MPI_INFO_NULL) return;
+  rt_info_get(info);   /* fatal when invalid */
+  for (int k = 0; k < NHINTS; k++) {
+    char v[MPI_MAX_INFO_VAL + 1];
+    int flag;
+    MPI_Info_get(info, hint_key[k], MPI_MAX_INFO_VAL, v, &flag);
+    if (flag && strlen(v) < sizeof h->v[k] && hint_valid(k, v)) strcpy(h->v[k], v);
+  }
+}
+
 /* ---- creation ---- */
 
-typedef struct win_info { void *base; MPI_Aint size; int disp; } win_info;
+/* what each rank brings to the creation */
+typedef struct win_info { void *base; MPI_Aint size; int disp; win_hints hints; } win_info;
 
-static MPI_Win create(void *base, MPI_Aint size, int disp, MPI_Comm comm, int flavor, const char *call) {
+/* MPI_Win_allocate_shared's memory, once every rank's size is known: one segment where rank
+ * i's part follows rank i-1's (MPI's default; an empty part's base is where the next part
+ * starts), or, when a rank gave alloc_shared_noncontig, a block per rank. The window owns it
+ * (freed with the window; not counted in any rank's heap, rt_heap.c). */
+static void shared_layout(rt_win *win, void *const *infos) {
+  int noncontig = 0;
+  MPI_Aint total = 0;
+  for (int i = 0; i < win->n; i++) {
+    const win_info *a = infos[i];
+    noncontig |= !strcmp(a->hints.v[H_NONCONTIG], "true");
+    total += a->size;
+  }
+  if (noncontig) {   /* an empty part has no memory: a NULL base (MPICH's win_shared_noncontig_put) */
+    for (int i = 0; i < win->n; i++) {
+      if (!win->size[i]) continue;
+      void *p = xcalloc(1, (size_t)win->size[i]);
+      VEC_PUSH(win->segs, p);
+      win->base[i] = p;
+    }
+    return;
+  }
+  char *seg = xcalloc(1, total ? (size_t)total : 1);
+  VEC_PUSH(win->segs, seg);
+  for (int i = 0; i < win->n; i++) {
+    win->base[i] = seg;
+    seg += win->size[i];
+  }
+}
+
+static MPI_Win create(void *base, MPI_Aint size, int disp, MPI_Info info, MPI_Comm comm, int flavor,
+                      const char *call) {
   rt_comm *c = rt_comm_get(comm);
   if (size < 0) emu_fatal("%s: negative size %td (MPI_ERR_SIZE)", call, size);
   if (disp <= 0) emu_fatal("%s: displacement unit %d (must be positive, MPI_ERR_DISP)", call, disp);
   int me = rt_comm_rank(c), n = c->size;
+  win_info *wi = xcalloc(1, sizeof *wi);
+  wi->base = base;
+  wi->size = size;
+  wi->disp = disp;
+  hints_take(&wi->hints, info);
   rt_slot *s = rt_slot_enter(c);
-  win_info *wi = xmalloc(sizeof *wi);
-  *wi = (win_info){base, size, disp};
   s->data[me] = wi;
   s->len[me] = sizeof *wi;
   /* MPICH exchanges every rank's base, size and displacement unit: an allgather */
@@ -417,7 +516,9 @@ static MPI_Win create(void *base, MPI_Aint size, int disp, MPI_Comm comm, int fl
       win->size[i] = a->size;
       win->disp[i] = a->disp;
       win->own_mem[i] = flavor == MPI_WIN_FLAVOR_ALLOCATE;
+      win->hints[i] = a->hints;
     }
+    if (flavor == MPI_WIN_FLAVOR_SHARED) shared_layout(win, s->data);
     int *h = xmalloc(sizeof *h);
     *h = win->handle;
     s->res = h;
@@ -430,8 +531,7 @@ static MPI_Win create(void *base, MPI_Aint size, int disp, MPI_Comm comm, int fl
 int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win) {
   emu_enter("MPI_Win_create");
   rt_need_init();
-  if (info != MPI_INFO_NULL) rt_info_get(info);
-  *win = create(base, size, disp_unit, comm, MPI_WIN_FLAVOR_CREATE, "MPI_Win_create");
+  *win = create(base, size, disp_unit, info, comm, MPI_WIN_FLAVOR_CREATE, "MPI_Win_create");
   emu_leave();
   return MPI_SUCCESS;
 }
@@ -442,12 +542,11 @@ void __wrap_free(void *p);
 int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win) {
   emu_enter("MPI_Win_allocate");
   rt_need_init();
-  if (info != MPI_INFO_NULL) rt_info_get(info);
   if (size < 0) emu_fatal("MPI_Win_allocate: negative size %td (MPI_ERR_SIZE)", size);
   void *p = __wrap_malloc(size ? (size_t)size : 1);
   if (!p) emu_fatal("MPI_Win_allocate: out of memory for %td bytes (MPI_ERR_NO_MEM)", size);
   *(void **)baseptr = p;
-  *win = create(p, size, disp_unit, comm, MPI_WIN_FLAVOR_ALLOCATE, "MPI_Win_allocate");
+  *win = create(p, size, disp_unit, info, comm, MPI_WIN_FLAVOR_ALLOCATE, "MPI_Win_allocate");
   emu_leave();
   return MPI_SUCCESS;
 }
@@ -456,8 +555,65 @@ int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
 int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win) {
   emu_enter("MPI_Win_create_dynamic");
   rt_need_init();
-  if (info != MPI_INFO_NULL) rt_info_get(info);
-  *win = create(MPI_BOTTOM, 0, 1, comm, MPI_WIN_FLAVOR_DYNAMIC, "MPI_Win_create_dynamic");
+  *win = create(MPI_BOTTOM, 0, 1, info, comm, MPI_WIN_FLAVOR_DYNAMIC, "MPI_Win_create_dynamic");
+  emu_leave();
+  return MPI_SUCCESS;
+}
+
+/* Shared-memory windows. All ranks live in one process, so the ranks of one simulated host
+ * (those MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) groups: rt_topo.c) really share the
+ * window's memory: their loads and stores on it are the program's own memory accesses, which
+ * take no simulated communication (only the computation they are part of). MPI makes a
+ * communicator whose ranks cannot share memory erroneous: one that spans several simulated
+ * hosts is refused, naming two ranks on different hosts. RMA operations on the window are
+ * those of any window (timed by the network model between the ranks' hosts, a loopback here).
+ * The creation is timed as the other windows' (an allgather). */
+static void check_one_host(const rt_comm *c, const char *call) {
+  emu_sim *S = emu_current;
+  int h0 = S->ranks[c->world[0]].host;
+  for (int i = 1; i < c->size; i++) {
+    int h = S->ranks[c->world[i]].host;
+    if (h == h0) continue;
+    emu_fatal("%s: the communicator spans several simulated hosts: its rank 0 (world rank %d) runs on host %s, its rank %d (world rank %d) on host %s; "
+              "only the ranks of one host share memory (split the communicator with MPI_Comm_split_type(MPI_COMM_TYPE_SHARED); MPI_ERR_RMA_SHARED)",
+              call, c->world[0], plat_host_at(S->o->plat, h0)->name, i, c->world[i], plat_host_at(S->o->plat, h)->name);
+  }
+}
+
+int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+                            MPI_Win *win) {
+  emu_enter("MPI_Win_allocate_shared");
+  rt_need_init();
+  rt_comm *c = rt_comm_get(comm);
+  rt_no_inter(c, "MPI_Win_allocate_shared");
+  check_one_host(c, "MPI_Win_allocate_shared");
+  *win = create(NULL, size, disp_unit, info, comm, MPI_WIN_FLAVOR_SHARED, "MPI_Win_allocate_shared");
+  rt_win *w = win_get(*win);
+  *(void **)baseptr = w->base[me_in(w)];
+  emu_leave();
+  return MPI_SUCCESS;
+}
+
+/* Local. MPI_PROC_NULL: the part of the lowest rank whose size is not zero (rank 0's, of size
+ * 0, when every part is empty). Only for shared windows (MPI 3.1; psim refuses the others
+ * rather than guessing whether the program may read their memory). */
+int MPI_Win_shared_query(MPI_Win h, int rank, MPI_Aint *size, int *disp_unit, void *baseptr) {
+  emu_enter("MPI_Win_shared_query");
+  rt_need_init();
+  rt_win *win = win_get(h);
+  if (win->flavor != MPI_WIN_FLAVOR_SHARED)
+    emu_fatal("MPI_Win_shared_query: rank %d: window %d was not made by MPI_Win_allocate_shared (MPI_ERR_RMA_FLAVOR)", me_in(win), h);
+  int r = rank;
+  if (rank == MPI_PROC_NULL) {
+    r = 0;
+    while (r < win->n - 1 && win->size[r] == 0) r++;
+    if (win->size[r] == 0) r = 0;
+  } else {
+    check_rank(win, rank, "MPI_Win_shared_query");
+  }
+  *size = win->size[r];
+  *disp_unit = win->disp[r];
+  *(void **)baseptr = win->base[r];
   emu_leave();
   return MPI_SUCCESS;
 }
@@ -620,7 +776,19 @@ int MPI_Win_flush_all(MPI_Win h) { return flush(h, 0, 1, "MPI_Win_flush_all"); }
 /* local completion is taken as arrival (the origin buffer was copied at the call anyway) */
 int MPI_Win_flush_local(int rank, MPI_Win h) { return flush(h, rank, 0, "MPI_Win_flush_local"); }
 int MPI_Win_flush_local_all(MPI_Win h) { return flush(h, 0, 1, "MPI_Win_flush_local_all"); }
-int MPI_Win_sync(MPI_Win h) { win_get(h); return MPI_SUCCESS; }
+/* A memory barrier between the program's own loads and stores on a window (a shared one's,
+ * mostly): a no-op in one process, where those are ordinary accesses. It is a poll, as an
+ * empty flush is: a rank that waits in a loop of MPI_Win_sync for another rank's store to
+ * its shared memory lets that rank run (a loop of plain loads, without any MPI call, cannot
+ * be interrupted: each rank runs until it calls MPI). */
+int MPI_Win_sync(MPI_Win h) {
+  emu_enter("MPI_Win_sync");
+  rt_need_init();
+  win_get(h);
+  emu_poll_failed();
+  emu_leave();
+  return MPI_SUCCESS;
+}
 
 /* The window's local ranks of a group's members (fatal when one is not in the window). */
 static int *group_ranks(rt_win *win, MPI_Group g, int *n, const char *call) {
@@ -727,17 +895,68 @@ int MPI_Win_test(MPI_Win h, int *flag) {
 
 /* ---- operations ---- */
 
-int MPI_Put(const void *oaddr, int ocount, MPI_Datatype odt, int t, MPI_Aint tdisp, int tcount,
-            MPI_Datatype tdt, MPI_Win h) {
+/* MPI_Rput, MPI_Rget, MPI_Raccumulate, MPI_Rget_accumulate: the operation of their blocking
+ * counterpart, plus a request that completes when the operation is locally complete. psim
+ * takes local completion as arrival, as its MPI_Win_flush_local does (the origin buffer was
+ * copied at the call anyway): a Put's or an Accumulate's request completes when its data has
+ * reached the target, t(S); a Get's when the reply is back, t(0) + t(S). The operation still
+ * counts in the epoch: flush and unlock wait for it too. On the caller's own window, or with
+ * MPI_PROC_NULL, the request is complete at once. MPI allows them only in a passive-target
+ * epoch (MPI_Win_lock or MPI_Win_lock_all), not with fence or PSCW. */
+static emu_req *rma_request(rt_win *win, int me, int t, const char *call, MPI_Request *request) {
+  if (!request) return NULL;
+  if (t != MPI_PROC_NULL && !win->lock_all[me] && win->held[me * win->n + t] == HELD_NONE)
+    emu_fatal("%s: rank %d to rank %d outside a passive-target epoch (request-based operations need MPI_Win_lock or MPI_Win_lock_all; MPI_ERR_RMA_SYNC)",
+              call, me, t);
+  MPI_Request h = rt_req_completed();
+  rt_req *r = rt_req_at(h);
+  r->kind = RQ_RMA;
+  r->active = 1;
+  r->er = emu_req_new();
+  if (t == MPI_PROC_NULL) r->er->done = 1;
+  *request = h;
+  return r->er;
+}
+
+static int put(const void *oaddr, int ocount, MPI_Datatype odt, int t, MPI_Aint tdisp, int tcount,
+               MPI_Datatype tdt, MPI_Win h, const char *call, MPI_Request *request) {
   int me;
-  rt_win *win = op_begin("MPI_Put", h, t, ocount, odt, tcount, tdt, &me);
+  rt_win *win = op_begin(call, h, t, ocount, odt, tcount, tdt, &me);
+  emu_req *req = rma_request(win, me, t, call, request);
   if (t != MPI_PROC_NULL) {
-    char *dst = target_addr(win, t, tdisp, tcount, tdt, "MPI_Put");
+    char *dst = target_addr(win, t, tdisp, tcount, tdt, call);
     size_t len;
     void *p = rt_pack_alloc(oaddr, ocount, odt, &len);
     rt_unpack(p, len, dst, tcount, tdt);
     free(p);
-    data_op(win, me, t, (double)len, -1);
+    data_op(win, me, t, (double)len, -1, req);
+  }
+  emu_leave();
+  return MPI_SUCCESS;
+}
+
+int MPI_Put(const void *oaddr, int ocount, MPI_Datatype odt, int t, MPI_Aint tdisp, int tcount,
+            MPI_Datatype tdt, MPI_Win h) {
+  return put(oaddr, ocount, odt, t, tdisp, tcount, tdt, h, "MPI_Put", NULL);
+}
+
+int MPI_Rput(const void *oaddr, int ocount, MPI_Datatype odt, int t, MPI_Aint tdisp, int tcount,
+             MPI_Datatype tdt, MPI_Win h, MPI_Request *request) {
+  return put(oaddr, ocount, odt, t, tdisp, tcount, tdt, h, "MPI_Rput", request);
+}
+
+static int get(void *oaddr, int ocount, MPI_Datatype odt, int t, MPI_Aint tdisp, int tcount,
+               MPI_Datatype tdt, MPI_Win h, const char *call, MPI_Request *request) {
+  int me;
+  rt_win *win = op_begin(call, h, t, ocount, odt, tcount, tdt, &me);
+  emu_req *req = rma_request(win, me, t, call, request);
+  if (t != MPI_PROC_NULL) {
+    const char *src = target_addr(win, t, tdisp, tcount, tdt, call);
+    size_t len;
+    void *p = rt_pack_alloc(src, tcount, tdt, &len);
+    rt_unpack(p, len, oaddr, ocount, odt);
+    free(p);
+    data_op(win, me, t, 0, (double)len, req);
   }
   emu_leave();
   return MPI_SUCCESS;
@@ -745,24 +964,26 @@ int MPI_Put(const void *oaddr, int ocount, MPI_Datatype odt, int t, MPI_Aint tdi
 
 int MPI_Get(void *oaddr, int ocount, MPI_Datatype odt, int t, MPI_Aint tdisp, int tcount,
             MPI_Datatype tdt, MPI_Win h) {
-  int me;
-  rt_win *win = op_begin("MPI_Get", h, t, ocount, odt, tcount, tdt, &me);
-  if (t != MPI_PROC_NULL) {
-    const char *src = target_addr(win, t, tdisp, tcount, tdt, "MPI_Get");
-    size_t len;
-    void *p = rt_pack_alloc(src, tcount, tdt, &len);
-    rt_unpack(p, len, oaddr, ocount, odt);
-    free(p);
-    data_op(win, me, t, 0, (double)len);
-  }
-  emu_leave();
-  return MPI_SUCCESS;
+  return get(oaddr, ocount, odt, t, tdisp, tcount, tdt, h, "MPI_Get", NULL);
+}
+
+int MPI_Rget(void *oaddr, int ocount, MPI_Datatype odt, int t, MPI_Aint tdisp, int tcount,
+             MPI_Datatype tdt, MPI_Win h, MPI_Request *request) {
+  return get(oaddr, ocount, odt, t, tdisp, tcount, tdt, h, "MPI_Rget", request);
 }
 
 /* target (count x dt at addr) = origin op target, on packed copies; result (when not NULL)
- * receives the target's previous contents, packed. */
+ * receives the target's previous contents, packed. A predefined operation combines elements
+ * of one predefined type: MPI (4.0, 12.3.4) requires the datatypes' basic elements to be all
+ * of one type (a struct of ints with gaps is fine, an int and a double are not; MPI_REPLACE
+ * and MPI_NO_OP only move bytes and are let through). */
 static void accumulate(const void *oaddr, int ocount, MPI_Datatype odt, char *taddr, int tcount,
-                       MPI_Datatype tdt, MPI_Op op, void **old, size_t *oldlen) {
+                       MPI_Datatype tdt, MPI_Op op, void **old, size_t *oldlen, const char *call) {
+  const rt_dtype *tt = rt_type(tdt);
+  if (op != MPI_REPLACE && op != MPI_NO_OP && op < PSIM_NUM_PREDEFINED_OPS && tcount > 0 &&
+      tt->size > 0 && tt->base <= 0)
+    emu_fatal("%s: world rank %d: a predefined operation on a target datatype whose basic elements are of several types (MPI allows one predefined type; MPI_ERR_TYPE)",
+              call, rt_world_rank());
   size_t la, lb;
   void *b = rt_pack_alloc(taddr, tcount, tdt, &lb);
   if (old) { *old = xmalloc(lb ? lb : 1); memcpy(*old, b, lb); *oldlen = lb; }
@@ -776,14 +997,45 @@ static void accumulate(const void *oaddr, int ocount, MPI_Datatype odt, char *ta
   free(b);
 }
 
+static int acc(const void *oaddr, int ocount, MPI_Datatype odt, int t, MPI_Aint tdisp, int tcount,
+               MPI_Datatype tdt, MPI_Op op, MPI_Win h, const char *call, MPI_Request *request) {
+  int me;
+  rt_win *win = op_begin(call, h, t, ocount, odt, tcount, tdt, &me);
+  emu_req *req = rma_request(win, me, t, call, request);
+  if (t != MPI_PROC_NULL) {
+    char *dst = target_addr(win, t, tdisp, tcount, tdt, call);
+    accumulate(oaddr, ocount, odt, dst, tcount, tdt, op, NULL, NULL, call);
+    data_op(win, me, t, (double)rt_pack_size(odt, ocount), -1, req);
+  }
+  emu_leave();
+  return MPI_SUCCESS;
+}
+
 int MPI_Accumulate(const void *oaddr, int ocount, MPI_Datatype odt, int t, MPI_Aint tdisp,
                    int tcount, MPI_Datatype tdt, MPI_Op op, MPI_Win h) {
+  return acc(oaddr, ocount, odt, t, tdisp, tcount, tdt, op, h, "MPI_Accumulate", NULL);
+}
+
+int MPI_Raccumulate(const void *oaddr, int ocount, MPI_Datatype odt, int t, MPI_Aint tdisp,
+                    int tcount, MPI_Datatype tdt, MPI_Op op, MPI_Win h, MPI_Request *request) {
+  return acc(oaddr, ocount, odt, t, tdisp, tcount, tdt, op, h, "MPI_Raccumulate", request);
+}
+
+static int get_acc(const void *oaddr, int ocount, MPI_Datatype odt, void *raddr, int rcount,
+                   MPI_Datatype rdt, int t, MPI_Aint tdisp, int tcount, MPI_Datatype tdt,
+                   MPI_Op op, MPI_Win h, const char *call, MPI_Request *request) {
   int me;
-  rt_win *win = op_begin("MPI_Accumulate", h, t, ocount, odt, tcount, tdt, &me);
+  rt_win *win = op_begin(call, h, t, op == MPI_NO_OP ? tcount : ocount,
+                         op == MPI_NO_OP ? tdt : odt, tcount, tdt, &me);
+  emu_req *req = rma_request(win, me, t, call, request);
   if (t != MPI_PROC_NULL) {
-    char *dst = target_addr(win, t, tdisp, tcount, tdt, "MPI_Accumulate");
-    accumulate(oaddr, ocount, odt, dst, tcount, tdt, op, NULL, NULL);
-    data_op(win, me, t, (double)rt_pack_size(odt, ocount), -1);
+    char *dst = target_addr(win, t, tdisp, tcount, tdt, call);
+    void *old;
+    size_t len;
+    accumulate(oaddr, ocount, odt, dst, tcount, tdt, op, &old, &len, call);
+    rt_unpack(old, len, raddr, rcount, rdt);
+    free(old);
+    data_op(win, me, t, op == MPI_NO_OP ? 0 : (double)rt_pack_size(odt, ocount), (double)len, req);
   }
   emu_leave();
   return MPI_SUCCESS;
@@ -792,25 +1044,20 @@ int MPI_Accumulate(const void *oaddr, int ocount, MPI_Datatype odt, int t, MPI_A
 int MPI_Get_accumulate(const void *oaddr, int ocount, MPI_Datatype odt, void *raddr, int rcount,
                        MPI_Datatype rdt, int t, MPI_Aint tdisp, int tcount, MPI_Datatype tdt,
                        MPI_Op op, MPI_Win h) {
-  int me;
-  rt_win *win = op_begin("MPI_Get_accumulate", h, t, op == MPI_NO_OP ? tcount : ocount,
-                         op == MPI_NO_OP ? tdt : odt, tcount, tdt, &me);
-  if (t != MPI_PROC_NULL) {
-    char *dst = target_addr(win, t, tdisp, tcount, tdt, "MPI_Get_accumulate");
-    void *old;
-    size_t len;
-    accumulate(oaddr, ocount, odt, dst, tcount, tdt, op, &old, &len);
-    rt_unpack(old, len, raddr, rcount, rdt);
-    free(old);
-    data_op(win, me, t, op == MPI_NO_OP ? 0 : (double)rt_pack_size(odt, ocount), (double)len);
-  }
-  emu_leave();
-  return MPI_SUCCESS;
+  return get_acc(oaddr, ocount, odt, raddr, rcount, rdt, t, tdisp, tcount, tdt, op, h,
+                 "MPI_Get_accumulate", NULL);
+}
+
+int MPI_Rget_accumulate(const void *oaddr, int ocount, MPI_Datatype odt, void *raddr, int rcount,
+                        MPI_Datatype rdt, int t, MPI_Aint tdisp, int tcount, MPI_Datatype tdt,
+                        MPI_Op op, MPI_Win h, MPI_Request *request) {
+  return get_acc(oaddr, ocount, odt, raddr, rcount, rdt, t, tdisp, tcount, tdt, op, h,
+                 "MPI_Rget_accumulate", request);
 }
 
 int MPI_Fetch_and_op(const void *oaddr, void *raddr, MPI_Datatype dt, int t, MPI_Aint tdisp,
                      MPI_Op op, MPI_Win h) {
-  return MPI_Get_accumulate(oaddr, 1, dt, raddr, 1, dt, t, tdisp, 1, dt, op, h);
+  return get_acc(oaddr, 1, dt, raddr, 1, dt, t, tdisp, 1, dt, op, h, "MPI_Fetch_and_op", NULL);
 }
 
 int MPI_Compare_and_swap(const void *oaddr, const void *caddr, void *raddr, MPI_Datatype dt,
@@ -822,7 +1069,7 @@ int MPI_Compare_and_swap(const void *oaddr, const void *caddr, void *raddr, MPI_
     char *dst = target_addr(win, t, tdisp, 1, dt, "MPI_Compare_and_swap");
     memcpy(raddr, dst, sz);
     if (!memcmp(dst, caddr, sz)) memcpy(dst, oaddr, sz);
-    data_op(win, me, t, 2.0 * (double)sz, (double)sz);
+    data_op(win, me, t, 2.0 * (double)sz, (double)sz, NULL);
   }
   emu_leave();
   return MPI_SUCCESS;
@@ -852,6 +1099,28 @@ int MPI_Win_get_attr(MPI_Win h, int key, void *val, int *flag) {
 }
 
 void rt_win_check(MPI_Win h) { win_get(h); }
+
+/* MPI_Win_get_info gives a new info with the hints the rank's window uses: each one MPI
+ * defines (alloc_shared_noncontig for a shared window only), as the rank last gave it at
+ * the creation or with MPI_Win_set_info, else its default. MPI_Win_set_info changes those
+ * that info gives (MPI: collective; here local, no time); the memory of a shared window keeps
+ * the layout it was allocated with. */
+int MPI_Win_get_info(MPI_Win h, MPI_Info *info) {
+  rt_win *win = win_get(h);
+  const win_hints *hs = &win->hints[me_in(win)];
+  MPI_Info_create(info);
+  for (int k = 0; k < NHINTS; k++) {
+    if (k == H_NONCONTIG && win->flavor != MPI_WIN_FLAVOR_SHARED) continue;
+    MPI_Info_set(*info, hint_key[k], hs->v[k][0] ? hs->v[k] : hint_default[k]);
+  }
+  return MPI_SUCCESS;
+}
+
+int MPI_Win_set_info(MPI_Win h, MPI_Info info) {
+  rt_win *win = win_get(h);
+  hints_take(&win->hints[me_in(win)], info);
+  return MPI_SUCCESS;
+}
 
 int MPI_Win_set_name(MPI_Win h, const char *name) {
   snprintf(win_get(h)->name, MPI_MAX_OBJECT_NAME, "%s", name);
