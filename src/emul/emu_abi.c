@@ -186,14 +186,27 @@ static int parse_libs(emu_abi *a, const char *list, psim_err *err) {
   return rc;
 }
 
+/* A library whose state is the process's, of which each rank needs its own as in its own
+ * process: the Fortran runtime (its table of I/O units: three ranks each writing unit 10 to a
+ * file of their own wrote into one another's files; its random generator: OpenCoarrays'
+ * random_init test saw the images' seeds mixed). */
+static int per_process(const char *path) {
+  const char *b = strrchr(path, '/');
+  b = b ? b + 1 : path;
+  return !strncmp(b, "libgfortran.so", 14);
+}
+
 /* The libraries that call MPI (elf_walk), each rank's own, whether the program calls MPI
- * itself too (an mpicc-linked ScaLAPACK driver) or only through them (the testers). */
+ * itself too (an mpicc-linked ScaLAPACK driver) or only through them (the testers); and those
+ * whose state is per process (per_process). */
 static int add_mpi_libs(emu_abi *a, psim_err *err) {
   elf_walk w;
   elf_walk_program(&w, a->path, a->data, &a->e);
   int rc = 0;
   for (size_t i = 0; i < w.libs.len && rc == 0; i++)
     if (w.libs.data[i].mpich) rc = add_lib(a, w.libs.data[i].path, NULL, err);
+    else if (per_process(w.libs.data[i].path))
+      rc = add_lib(a, w.libs.data[i].path, "the Fortran runtime's state is each process's own", err);
   elf_walk_free(&w);
   return rc;
 }
@@ -388,8 +401,10 @@ int emu_abi_load_rank(emu_abi *a, int rank, void **handle, emu_main_fn *main_fn,
       memcpy(d, l->data, l->len);
       tag_name((char *)elf_str(d, &l->e, l->e.soname), l->soname, rank);
       rename_needed(d, &l->e, a, rank);
-      char file[64];
-      snprintf(file, sizeof file, "rank-%d-lib-%d.so", rank, j);
+      /* named after the library: what dladdr tells of its code says which it is (psim's
+       * signal handlers take back the faults libgfortran's copies claim: emu_signal.c) */
+      char file[320];
+      snprintf(file, sizeof file, "rank-%d-%.255s", rank, l->soname);
       int w = write_copy(a->dir, file, d, l->len, name, sizeof name, err);
       free(d);
       if (w < 0) return -1;

@@ -22,6 +22,8 @@
 #   across languages (abi_fortran_lang.f90 with abi_fortran_lang.c); calls added for MPICH's
 #   Fortran tests (abi_fortran_calls.f90); generalized requests (abi_fortran_greq.f90);
 #   distributed graphs, neighbourhood collectives, matched probes (abi_fortran_topo.f90);
+#   the Fortran runtime's units each rank's own (abi_fortran_units.f90: libgfortran is
+#   privatized unasked, its state being the process's);
 # - dynamic windows (tests/data/emul/rma_dynamic.c built by mpicc), MPI_Type_create_darray
 #   (darray.c), the sized Fortran types' names (type_names.c), shared-memory windows and window
 #   info (rma_shared.c, 4 ranks on one host), request-based RMA (rma_req.c, and its times): the
@@ -325,6 +327,14 @@ rank 1 count T request null T calls 11"
 rank 1 graph T neighbor T mprobe T
 rank 2 graph T neighbor T mprobe T"
   [ "$out" = "$want" ] || bad "abi_fortran_topo: $out"
+  # the Fortran runtime's state is each rank's own (libgfortran privatized unasked): unit 10
+  # of each rank writes its own file (before, lines went to the file opened last)
+  "$MPIFORT" -O1 -o "$TMPD/funits" "$D/abi_fortran_units.f90" || bad "mpifort abi_fortran_units.f90"
+  (cd "$TMPD" && rm -f unit?.txt && "$PSIM" run --np 3 -q --no-measure -- "$TMPD/funits" > /dev/null) || bad "abi_fortran_units failed"
+  for r in 0 1 2; do
+    got=$(cat "$TMPD/unit$r.txt" 2>/dev/null | tr '\n' ' ')
+    [ "$got" = "rank $r line 1 rank $r line 2 rank $r line 3 " ] || bad "abi_fortran_units: unit$r.txt holds '$got'"
+  done
   # a crashing Fortran rank is psim's report, not libgfortran's backtrace handler (exit 139)
   "$MPIFORT" -O0 -o "$TMPD/fcrash" "$D/abi_fortran_crash.f90" || bad "mpifort abi_fortran_crash.f90"
   expect 4 "rank 1 crashed with signal 11 (Segmentation fault)" "$PSIM" run --np 2 -q -- "$TMPD/fcrash"
