@@ -802,6 +802,14 @@ int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler);
 int MPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn,
                                MPI_Errhandler *errhandler);
 int MPI_File_call_errhandler(MPI_File fh, int errorcode);
+/* ROMIO's names of the requests of the non-blocking calls (MPICH's mpio.h) */
+#define MPIO_USES_MPI_REQUEST
+#define MPIO_Request MPI_Request
+#define MPIO_REQUEST_NULL MPI_REQUEST_NULL
+#define MPIO_Wait MPI_Wait
+#define MPIO_Test MPI_Test
+/* a datatype's size as an MPI_Count (MPICH's io tests call it) */
+int MPI_Type_size_x(MPI_Datatype dt, MPI_Count *size);
 /* ---- end of MPI-IO ---- */
 
 /* Calls psim cannot provide: a compile-time error names them (psim_unsupported.h). */

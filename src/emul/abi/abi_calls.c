@@ -2463,6 +2463,13 @@ int MPI_File_call_errhandler(abi_file fh, int errorcode) {
   return abi_err_out(rc);
 }
 
+int (*p_MPI_Type_size_x)(int dt, long long *size);
+int MPI_Type_size_x(int dt, long long *size) {
+  if (!p_MPI_Type_size_x) abi_missing("MPI_Type_size_x");
+  int rc = p_MPI_Type_size_x(abi_dt_in(dt), size);
+  return abi_err_out(rc);
+}
+
 int (*p_MPI_Migrate)(void);
 int MPI_Migrate(void) {
   if (!p_MPI_Migrate) abi_missing("MPI_Migrate");
@@ -2742,7 +2749,6 @@ int MPI_Type_get_true_extent_c(void) { abi_missing("MPI_Type_get_true_extent_c")
 int MPI_Type_get_true_extent_x(void) { abi_missing("MPI_Type_get_true_extent_x"); }
 int MPI_Type_indexed_c(void) { abi_missing("MPI_Type_indexed_c"); }
 int MPI_Type_size_c(void) { abi_missing("MPI_Type_size_c"); }
-int MPI_Type_size_x(void) { abi_missing("MPI_Type_size_x"); }
 int MPI_Type_vector_c(void) { abi_missing("MPI_Type_vector_c"); }
 int MPI_Unpack_c(void) { abi_missing("MPI_Unpack_c"); }
 int MPI_Unpack_external_c(void) { abi_missing("MPI_Unpack_external_c"); }
@@ -3670,5 +3676,6 @@ const abi_bind abi_binds[] = {
   {"MPI_File_get_errhandler", &p_MPI_File_get_errhandler},
   {"MPI_File_create_errhandler", &p_MPI_File_create_errhandler},
   {"MPI_File_call_errhandler", &p_MPI_File_call_errhandler},
+  {"MPI_Type_size_x", &p_MPI_Type_size_x},
   {"MPI_Migrate", &p_MPI_Migrate},
   {NULL, NULL}};

@@ -330,6 +330,7 @@ extern int (*p_MPI_File_set_errhandler)(int file, int errhandler);
 extern int (*p_MPI_File_get_errhandler)(int file, int *errhandler);
 extern int (*p_MPI_File_create_errhandler)(abi_perrh_fn *file_errhandler_fn, int *errhandler);
 extern int (*p_MPI_File_call_errhandler)(int fh, int errorcode);
+extern int (*p_MPI_Type_size_x)(int dt, long long *size);
 extern int (*p_MPI_Migrate)(void);
 
 #endif

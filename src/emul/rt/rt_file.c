@@ -68,6 +68,13 @@ rt_file *rt_file_get(MPI_File fh, const char *call, int *rc) {
   return NULL;
 }
 
+void rt_file_shared_set(rt_file *f, rt_frank *r, MPI_Offset v) {
+  if (f->shared_epoch < ++r->epoch) {
+    f->shared_epoch = r->epoch;
+    f->shared = v;
+  }
+}
+
 int rt_file_errno_class(int err) {
   switch (err) {
   case ENOENT: return MPI_ERR_NO_SUCH_FILE;

@@ -53,6 +53,11 @@ rt_frank *rt_file_me(rt_file *f);   /* the calling rank's part */
 /* A C library error of `call` on f: its MPI error class. */
 int rt_file_errno_class(int err);
 
+/* The shared pointer's new value after a collective of rank r that all its ranks make
+ * (ordered accesses, seek_shared, set_view): set by the first rank out of the collective's
+ * synchronisation only, as another may already have moved it by a non-collective access. */
+void rt_file_shared_set(rt_file *f, rt_frank *r, MPI_Offset v);
+
 /* rt_file_view.c */
 void rt_view_default(rt_fview *v);   /* bytes, from 0 */
 void rt_view_free(rt_fview *v);

@@ -62,21 +62,13 @@ static void coll_sync(const rt_file *f, MPI_Offset lo, MPI_Offset hi) {
 }
 
 /* The collectives on the shared pointer (ordered accesses, MPI_File_seek_shared): gathers each
- * rank's `mine` (k offsets, the last one the shared pointer as the rank sees it) into all[]. The
- * pointer's new value is set by the first rank out of the gather (the others must not set it
- * again: a rank may already have moved it by a non-collective access). */
+ * rank's `mine` (k offsets, the last one the shared pointer as the rank sees it) into all[]; the
+ * pointer's new value is then rt_file_shared_set's. */
 static MPI_Offset *shared_gather(rt_file *f, MPI_Offset *mine, int k) {
   int n = rt_comm_get(f->comm)->size;
   MPI_Offset *all = xmalloc((size_t)n * (size_t)k * sizeof *all);
   MPI_Allgather(mine, k, MPI_OFFSET, all, k, MPI_OFFSET, f->comm);
   return all;
-}
-
-static void shared_set(rt_file *f, rt_frank *r, MPI_Offset v) {
-  if (f->shared_epoch < ++r->epoch) {
-    f->shared_epoch = r->epoch;
-    f->shared = v;
-  }
 }
 
 static const char *what(int write) { return write ? "write" : "read"; }
@@ -122,10 +114,11 @@ static int io(const char *call, MPI_File fh, int write, int where, int coll, MPI
       if (i < lr) start += all[2 * i];
       total += all[2 * i];
     }
-    shared_set(f, r, all[1] + total);
+    rt_file_shared_set(f, r, all[1] + total);
     free(all);
   }
   if (coll && where != AT_ORDERED) coll_sync(f, start * es, start * es + (MPI_Offset)len);
+  emu_self()->call = call;   /* the collectives inside named theirs */
   char *pk;
   size_t plen = len;
   if (write) pk = rt_pack_alloc(buf, count, dt, &plen);
@@ -297,7 +290,7 @@ int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence) {
   if (to < 0)
     rc = rt_file_error(fh, MPI_ERR_ARG, "MPI_File_seek_shared: rank %d, file '%s': position %lld before the view's start "
                        "(MPI_ERR_ARG)", me, f->path, to);
-  if (rc == MPI_SUCCESS) shared_set(f, r, to);
+  if (rc == MPI_SUCCESS) rt_file_shared_set(f, r, to);
   else r->epoch++;
   emu_leave();
   return rc;

@@ -6,6 +6,7 @@
  * flattening of the type, rt_dtype.c) shifted there. A position in the view counts etypes of
  * that data. Only "native" is a data representation (MPI_ERR_UNSUPPORTED_DATAREP otherwise):
  * the bytes in the file are the memory's. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,6 +43,12 @@ void rt_view_free(rt_fview *v) {
 
 MPI_Offset rt_view_map(const rt_fview *v, MPI_Offset d, MPI_Offset *run) {
   if (v->tsize == 0 || v->nruns == 0) { *run = 0; return v->disp; }
+  if (v->nruns == 1 && v->runs[0].off == 0 && (ptrdiff_t)v->runs[0].len == v->text) {
+    /* tiles without holes (bytes, the default view; a contiguous type): one run to the end,
+     * not one per tile (a pwrite per byte) */
+    *run = INT64_MAX - d;
+    return v->disp + d;
+  }
   MPI_Offset tile = d / (MPI_Offset)v->tsize, rem = d % (MPI_Offset)v->tsize;
   const MPI_Offset *before = runs_before(v);
   int lo = 0, hi = v->nruns - 1;   /* the last run with before <= rem */
@@ -65,6 +72,18 @@ MPI_Offset rt_view_data_before(const rt_fview *v, MPI_Offset end) {
     if (in > 0) d += in;
   }
   return d;
+}
+
+/* MPI 13.3: an etype's and a filetype's displacements are nonnegative and monotonically
+ * nondecreasing; overlaps only in a file opened to be read (MPI 13.1.1: a filetype that
+ * overlaps cannot be written through). NULL, or what is wrong. */
+static const char *runs_wrong(const rt_dtype *t, int rdonly) {
+  for (int i = 0; i < t->nblocks; i++) {
+    if (t->blocks[i].off < 0) return "are negative";
+    if (i && t->blocks[i].off < t->blocks[i - 1].off) return "decrease";
+    if (!rdonly && i && t->blocks[i].off < t->blocks[i - 1].off + (ptrdiff_t)t->blocks[i - 1].len) return "overlap";
+  }
+  return NULL;
 }
 
 /* A handle of the program's type that stays valid after the program frees its own. */
@@ -102,6 +121,15 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
     rc = rt_file_error(fh, MPI_ERR_ARG, "MPI_File_set_view: rank %d, file '%s': negative displacement %lld (MPI_ERR_ARG)",
                        me, f->path, disp);
   if (rc != MPI_SUCCESS) { emu_leave(); return rc; }
+  const char *bad = NULL;
+  if ((bad = runs_wrong(et, f->amode & MPI_MODE_RDONLY))) {
+    rc = rt_file_error(fh, MPI_ERR_IO, "MPI_File_set_view: rank %d, file '%s': the etype's displacements %s (MPI_ERR_IO, as "
+                       "ROMIO)", me, f->path, bad);
+  } else if ((bad = runs_wrong(ft, f->amode & MPI_MODE_RDONLY))) {
+    rc = rt_file_error(fh, MPI_ERR_IO, "MPI_File_set_view: rank %d, file '%s': the filetype's displacements %s (MPI_ERR_IO, as "
+                       "ROMIO)", me, f->path, bad);
+  }
+  if (rc != MPI_SUCCESS) { emu_leave(); return rc; }
   rt_frank *r = rt_file_me(f);
   if (disp == MPI_DISPLACEMENT_CURRENT) {   /* the shared pointer's byte in the file */
     MPI_Offset run;
@@ -114,14 +142,14 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
   r->v.esize = et->size;
   set_runs(&r->v, rt_type(filetype));
   r->pos = 0;
-  /* reset before the barrier: no rank can use the shared pointer after the call before all
-   * have reset it */
-  f->shared = 0;
   if (info != MPI_INFO_NULL) {
     if (r->hints != MPI_INFO_NULL) MPI_Info_free(&r->hints);
     MPI_Info_dup(info, &r->hints);
   }
+  /* every rank has read the shared pointer (MPI_DISPLACEMENT_CURRENT) before the first out of
+   * the barrier resets it */
   MPI_Barrier(f->comm);
+  rt_file_shared_set(f, r, 0);
   emu_leave();
   return MPI_SUCCESS;
 }

@@ -150,7 +150,8 @@ static void data(const char *path) {
   MPI_File_get_info(fh, &info);
   char val[32];
   MPI_Info_get(info, "psim_hint", sizeof val - 1, val, &flag);
-  CHECK(flag && !strcmp(val, "kept"), "get_info: hint %s", flag ? val : "missing");
+  /* psim keeps the program's hints; MPI lets an implementation drop those it ignores (ROMIO does) */
+  CHECK(!flag || !strcmp(val, "kept"), "get_info: hint %s", val);
   MPI_Info_free(&info);
   MPI_File_close(&fh);
   CHECK(fh == MPI_FILE_NULL, "close leaves MPI_FILE_NULL");
