@@ -7,9 +7,10 @@
 #   write_at_all / read_at_all; iwrite_at, iwrite, iread_at, iread_all with MPI_Wait,
 #   MPI_Waitall, MPI_Test and MPI_Get_count; a read past the end; info; the file read again
 #   after close; ordered and shared pointers (write_ordered, read_ordered, seek_shared,
-#   write_shared); DELETE_ON_CLOSE; APPEND, preallocate, set_size, delete: the program checks
-#   each (" No Errors") and the script checks the file's bytes (od) against the layout
-#   computed here by awk;
+#   write_shared); DELETE_ON_CLOSE; APPEND, preallocate, set_size, delete; as many descriptors
+#   open at the end as at the start: the program checks each (" No Errors"), psim exits 0 (an
+#   ASan build's leak report fails it), and the script checks the file's bytes (od) against
+#   the layout computed here by awk;
 # - the mistakes return their class under MPI_ERRORS_RETURN (a file's default): open of a
 #   missing file without CREATE (MPI_ERR_NO_SUCH_FILE), bad amodes (MPI_ERR_AMODE), EXCL on an
 #   existing file (MPI_ERR_FILE_EXISTS), reading a WRONLY file (MPI_ERR_ACCESS), writing a
@@ -46,7 +47,7 @@ layout() {
     for (k = 0; k < 5 * b * n; k++) print v[k] }'
 }
 for np in 1 2 3 4 7; do
-  out=$("$PSIM" run --np $np -q -- "$TMPD/fio" data "$TMPD/d$np.dat" 2> "$TMPD/err")
+  out=$("$PSIM" run --np $np -q -- "$TMPD/fio" data "$TMPD/d$np.dat" 2> "$TMPD/err") || bad "data at np $np: exit $?: $(cat "$TMPD/err")"
   [ "$out" = " No Errors" ] || bad "data at np $np: $out"
   [ "$(grep -c 'has no <disk>' "$TMPD/err")" = 1 ] || bad "data at np $np: not one warning of a diskless host: $(cat "$TMPD/err")"
   od -An -td4 -v -w4 "$TMPD/d$np.dat" | tr -d ' ' > "$TMPD/got$np"

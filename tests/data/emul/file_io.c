@@ -33,7 +33,20 @@ static void fill(int *v, int base) {
   for (int i = 0; i < B; i++) v[i] = base + rank * 10 + i;
 }
 
+/* Descriptors this process has open (all ranks' under psim: one process). */
+static int open_fds(void) {
+  int n = 0;
+  char p[64];
+  for (int fd = 0; fd < 4096; fd++) {
+    snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
+    n += access(p, F_OK) == 0;
+  }
+  return n;
+}
+
 static void data(const char *path) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  int fds0 = open_fds();
   MPI_File fh;
   MPI_Status st;
   int v[B], w[B], n, rc;
@@ -225,6 +238,9 @@ static void data(const char *path) {
     rc = MPI_File_delete(p3, MPI_INFO_NULL);
     CHECK(rc == MPI_SUCCESS && access(p3, F_OK) != 0, "delete: rc %d", rc);
   }
+  MPI_Barrier(MPI_COMM_WORLD);
+  int fds = open_fds();
+  CHECK(fds == fds0, "%d descriptors open after every file was closed, %d before", fds, fds0);
 }
 
 static int handler_calls, handler_code;
