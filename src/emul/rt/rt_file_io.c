@@ -119,14 +119,15 @@ static int io(const char *call, MPI_File fh, int write, int where, int coll, MPI
   }
   if (coll && where != AT_ORDERED) coll_sync(f, start * es, start * es + (MPI_Offset)len);
   emu_self()->call = call;   /* the collectives inside named theirs */
-  char *pk;
+  /* a contiguous datatype's buffer is its packed data: no copy (MPICH's io/bigtype moves 2 GB) */
+  int direct = t->contig;
+  char *pk = buf;
   size_t plen = len;
-  if (write) pk = rt_pack_alloc(buf, count, dt, &plen);
-  else pk = xmalloc(len ? len : 1);
+  if (!direct) pk = write ? rt_pack_alloc(buf, count, dt, &plen) : xmalloc(len ? len : 1);
   int err = 0;
   long long moved = move(f, &r->v, write, pk, len, start * es, &err);
-  if (moved >= 0 && !write) rt_unpack(pk, (size_t)moved, buf, count, dt);
-  free(pk);
+  if (!direct && moved >= 0 && !write) rt_unpack(pk, (size_t)moved, buf, count, dt);
+  if (!direct) free(pk);
   if (moved < 0) {
     int cls = rt_file_errno_class(err);
     rc = rt_file_error(fh, cls == MPI_ERR_NO_SUCH_FILE ? MPI_ERR_IO : cls, "%s: rank %d, file '%s': %s of %zu bytes: %s",
