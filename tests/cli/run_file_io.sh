@@ -2,7 +2,7 @@
 # MPI-IO under psim run (src/emul/rt/rt_file*.c; the disks' time: src/models/disk.c), with
 # tests/data/emul/file_io.c built by psimcc (the mpicc build: tests/cli/run_abi.sh):
 # - data, np 1 to 7: each rank's block at explicit offsets and read back another rank's; a
-#   vector filetype (resized, shifted by the rank) through write_all and the individual
+#   vector filetype (resized, shifted by the rank; a split collective's read_at_all_begin/end) through write_all and the individual
 #   pointer (get_position, get_byte_offset, get_view); a subarray filetype through
 #   write_at_all / read_at_all; iwrite_at, iwrite, iread_at, iread_all with MPI_Wait,
 #   MPI_Waitall, MPI_Test and MPI_Get_count; a read past the end; info; the file read again
@@ -16,7 +16,7 @@
 #   existing file (MPI_ERR_FILE_EXISTS), reading a WRONLY file (MPI_ERR_ACCESS), writing a
 #   RDONLY one (MPI_ERR_READ_ONLY), datarep "external32" (MPI_ERR_UNSUPPORTED_DATAREP), a seek
 #   before the start (MPI_ERR_ARG), close of MPI_FILE_NULL (MPI_ERR_FILE), delete of a missing
-#   file; a handler of the program's (MPI_File_create_errhandler) is called with the file and
+#   file, a split collective's end without its begin or a second one begun (MPI_ERR_OTHER); a handler of the program's (MPI_File_create_errhandler) is called with the file and
 #   the code; under MPI_ERRORS_ARE_FATAL the run stops (exit 4) naming the call, the rank, the
 #   file and the class;
 # - the time, hand-derived (each rank on MPI_COMM_SELF: no communication, all start at 0), on
@@ -65,13 +65,15 @@ read of a MPI_MODE_WRONLY file: class ok
 data representation external32: class ok
 seek before the start: class ok
 the program's file error handler: called
+a split collective's end without its begin: class ok
+a second split collective begun: class ok
 MPI_MODE_EXCL on an existing file: class ok
 write of a MPI_MODE_RDONLY file: class ok
 close of MPI_FILE_NULL: class ok
 delete a missing file: class ok
  No Errors"
 for np in 1 3; do
-  out=$("$PSIM" run --np $np -q -- "$TMPD/fio" errors "$TMPD" 2>&1)
+  out=$("$PSIM" run --np $np -q -- "$TMPD/fio" errors "$TMPD" 2> "$TMPD/err") || bad "errors at np $np: exit $?: $(cat "$TMPD/err")"
   [ "$out" = "$want" ] && echo "ok   errors at np $np" || bad "errors at np $np:
 $out"
 done

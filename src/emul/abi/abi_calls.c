@@ -2439,6 +2439,108 @@ int MPI_File_write_ordered(abi_file fh, const void *buf, int count, int datatype
   return abi_err_out(rc);
 }
 
+int (*p_MPI_File_read_at_all_begin)(int fh, long long offset, void *buf, int count, int datatype);
+int MPI_File_read_at_all_begin(abi_file fh, long long offset, void *buf, int count, int datatype) {
+  if (!p_MPI_File_read_at_all_begin) abi_missing("MPI_File_read_at_all_begin");
+  int rc = p_MPI_File_read_at_all_begin(abi_file_in(fh), offset, buf, count, abi_dt_in(datatype));
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_read_at_all_end)(int fh, void *buf, abi_pstatus *status);
+int MPI_File_read_at_all_end(abi_file fh, void *buf, abi_status *status) {
+  if (!p_MPI_File_read_at_all_end) abi_missing("MPI_File_read_at_all_end");
+  abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
+  int rc = p_MPI_File_read_at_all_end(abi_file_in(fh), buf, status_p);
+  if (status_p) abi_status_out(status_p, status);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_write_at_all_begin)(int fh, long long offset, const void *buf, int count, int datatype);
+int MPI_File_write_at_all_begin(abi_file fh, long long offset, const void *buf, int count, int datatype) {
+  if (!p_MPI_File_write_at_all_begin) abi_missing("MPI_File_write_at_all_begin");
+  int rc = p_MPI_File_write_at_all_begin(abi_file_in(fh), offset, buf, count, abi_dt_in(datatype));
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_write_at_all_end)(int fh, const void *buf, abi_pstatus *status);
+int MPI_File_write_at_all_end(abi_file fh, const void *buf, abi_status *status) {
+  if (!p_MPI_File_write_at_all_end) abi_missing("MPI_File_write_at_all_end");
+  abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
+  int rc = p_MPI_File_write_at_all_end(abi_file_in(fh), buf, status_p);
+  if (status_p) abi_status_out(status_p, status);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_read_all_begin)(int fh, void *buf, int count, int datatype);
+int MPI_File_read_all_begin(abi_file fh, void *buf, int count, int datatype) {
+  if (!p_MPI_File_read_all_begin) abi_missing("MPI_File_read_all_begin");
+  int rc = p_MPI_File_read_all_begin(abi_file_in(fh), buf, count, abi_dt_in(datatype));
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_read_all_end)(int fh, void *buf, abi_pstatus *status);
+int MPI_File_read_all_end(abi_file fh, void *buf, abi_status *status) {
+  if (!p_MPI_File_read_all_end) abi_missing("MPI_File_read_all_end");
+  abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
+  int rc = p_MPI_File_read_all_end(abi_file_in(fh), buf, status_p);
+  if (status_p) abi_status_out(status_p, status);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_write_all_begin)(int fh, const void *buf, int count, int datatype);
+int MPI_File_write_all_begin(abi_file fh, const void *buf, int count, int datatype) {
+  if (!p_MPI_File_write_all_begin) abi_missing("MPI_File_write_all_begin");
+  int rc = p_MPI_File_write_all_begin(abi_file_in(fh), buf, count, abi_dt_in(datatype));
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_write_all_end)(int fh, const void *buf, abi_pstatus *status);
+int MPI_File_write_all_end(abi_file fh, const void *buf, abi_status *status) {
+  if (!p_MPI_File_write_all_end) abi_missing("MPI_File_write_all_end");
+  abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
+  int rc = p_MPI_File_write_all_end(abi_file_in(fh), buf, status_p);
+  if (status_p) abi_status_out(status_p, status);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_read_ordered_begin)(int fh, void *buf, int count, int datatype);
+int MPI_File_read_ordered_begin(abi_file fh, void *buf, int count, int datatype) {
+  if (!p_MPI_File_read_ordered_begin) abi_missing("MPI_File_read_ordered_begin");
+  int rc = p_MPI_File_read_ordered_begin(abi_file_in(fh), buf, count, abi_dt_in(datatype));
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_read_ordered_end)(int fh, void *buf, abi_pstatus *status);
+int MPI_File_read_ordered_end(abi_file fh, void *buf, abi_status *status) {
+  if (!p_MPI_File_read_ordered_end) abi_missing("MPI_File_read_ordered_end");
+  abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
+  int rc = p_MPI_File_read_ordered_end(abi_file_in(fh), buf, status_p);
+  if (status_p) abi_status_out(status_p, status);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_write_ordered_begin)(int fh, const void *buf, int count, int datatype);
+int MPI_File_write_ordered_begin(abi_file fh, const void *buf, int count, int datatype) {
+  if (!p_MPI_File_write_ordered_begin) abi_missing("MPI_File_write_ordered_begin");
+  int rc = p_MPI_File_write_ordered_begin(abi_file_in(fh), buf, count, abi_dt_in(datatype));
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_write_ordered_end)(int fh, const void *buf, abi_pstatus *status);
+int MPI_File_write_ordered_end(abi_file fh, const void *buf, abi_status *status) {
+  if (!p_MPI_File_write_ordered_end) abi_missing("MPI_File_write_ordered_end");
+  abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
+  int rc = p_MPI_File_write_ordered_end(abi_file_in(fh), buf, status_p);
+  if (status_p) abi_status_out(status_p, status);
+  return abi_err_out(rc);
+}
+
 int (*p_MPI_File_set_errhandler)(int file, int errhandler);
 int MPI_File_set_errhandler(abi_file file, int errhandler) {
   if (!p_MPI_File_set_errhandler) abi_missing("MPI_File_set_errhandler");
@@ -2530,35 +2632,23 @@ int MPI_File_iwrite_at_all_c(void) { abi_missing("MPI_File_iwrite_at_all_c"); }
 int MPI_File_iwrite_at_c(void) { abi_missing("MPI_File_iwrite_at_c"); }
 int MPI_File_iwrite_c(void) { abi_missing("MPI_File_iwrite_c"); }
 int MPI_File_iwrite_shared_c(void) { abi_missing("MPI_File_iwrite_shared_c"); }
-int MPI_File_read_all_begin(void) { abi_missing("MPI_File_read_all_begin"); }
 int MPI_File_read_all_begin_c(void) { abi_missing("MPI_File_read_all_begin_c"); }
 int MPI_File_read_all_c(void) { abi_missing("MPI_File_read_all_c"); }
-int MPI_File_read_all_end(void) { abi_missing("MPI_File_read_all_end"); }
-int MPI_File_read_at_all_begin(void) { abi_missing("MPI_File_read_at_all_begin"); }
 int MPI_File_read_at_all_begin_c(void) { abi_missing("MPI_File_read_at_all_begin_c"); }
 int MPI_File_read_at_all_c(void) { abi_missing("MPI_File_read_at_all_c"); }
-int MPI_File_read_at_all_end(void) { abi_missing("MPI_File_read_at_all_end"); }
 int MPI_File_read_at_c(void) { abi_missing("MPI_File_read_at_c"); }
 int MPI_File_read_c(void) { abi_missing("MPI_File_read_c"); }
-int MPI_File_read_ordered_begin(void) { abi_missing("MPI_File_read_ordered_begin"); }
 int MPI_File_read_ordered_begin_c(void) { abi_missing("MPI_File_read_ordered_begin_c"); }
 int MPI_File_read_ordered_c(void) { abi_missing("MPI_File_read_ordered_c"); }
-int MPI_File_read_ordered_end(void) { abi_missing("MPI_File_read_ordered_end"); }
 int MPI_File_read_shared_c(void) { abi_missing("MPI_File_read_shared_c"); }
-int MPI_File_write_all_begin(void) { abi_missing("MPI_File_write_all_begin"); }
 int MPI_File_write_all_begin_c(void) { abi_missing("MPI_File_write_all_begin_c"); }
 int MPI_File_write_all_c(void) { abi_missing("MPI_File_write_all_c"); }
-int MPI_File_write_all_end(void) { abi_missing("MPI_File_write_all_end"); }
-int MPI_File_write_at_all_begin(void) { abi_missing("MPI_File_write_at_all_begin"); }
 int MPI_File_write_at_all_begin_c(void) { abi_missing("MPI_File_write_at_all_begin_c"); }
 int MPI_File_write_at_all_c(void) { abi_missing("MPI_File_write_at_all_c"); }
-int MPI_File_write_at_all_end(void) { abi_missing("MPI_File_write_at_all_end"); }
 int MPI_File_write_at_c(void) { abi_missing("MPI_File_write_at_c"); }
 int MPI_File_write_c(void) { abi_missing("MPI_File_write_c"); }
-int MPI_File_write_ordered_begin(void) { abi_missing("MPI_File_write_ordered_begin"); }
 int MPI_File_write_ordered_begin_c(void) { abi_missing("MPI_File_write_ordered_begin_c"); }
 int MPI_File_write_ordered_c(void) { abi_missing("MPI_File_write_ordered_c"); }
-int MPI_File_write_ordered_end(void) { abi_missing("MPI_File_write_ordered_end"); }
 int MPI_File_write_shared_c(void) { abi_missing("MPI_File_write_shared_c"); }
 int MPI_Gather_c(void) { abi_missing("MPI_Gather_c"); }
 int MPI_Gather_init(void) { abi_missing("MPI_Gather_init"); }
@@ -3672,6 +3762,18 @@ const abi_bind abi_binds[] = {
   {"MPI_File_iwrite_shared", &p_MPI_File_iwrite_shared},
   {"MPI_File_read_ordered", &p_MPI_File_read_ordered},
   {"MPI_File_write_ordered", &p_MPI_File_write_ordered},
+  {"MPI_File_read_at_all_begin", &p_MPI_File_read_at_all_begin},
+  {"MPI_File_read_at_all_end", &p_MPI_File_read_at_all_end},
+  {"MPI_File_write_at_all_begin", &p_MPI_File_write_at_all_begin},
+  {"MPI_File_write_at_all_end", &p_MPI_File_write_at_all_end},
+  {"MPI_File_read_all_begin", &p_MPI_File_read_all_begin},
+  {"MPI_File_read_all_end", &p_MPI_File_read_all_end},
+  {"MPI_File_write_all_begin", &p_MPI_File_write_all_begin},
+  {"MPI_File_write_all_end", &p_MPI_File_write_all_end},
+  {"MPI_File_read_ordered_begin", &p_MPI_File_read_ordered_begin},
+  {"MPI_File_read_ordered_end", &p_MPI_File_read_ordered_end},
+  {"MPI_File_write_ordered_begin", &p_MPI_File_write_ordered_begin},
+  {"MPI_File_write_ordered_end", &p_MPI_File_write_ordered_end},
   {"MPI_File_set_errhandler", &p_MPI_File_set_errhandler},
   {"MPI_File_get_errhandler", &p_MPI_File_get_errhandler},
   {"MPI_File_create_errhandler", &p_MPI_File_create_errhandler},

@@ -326,6 +326,18 @@ extern int (*p_MPI_File_iread_shared)(int fh, void *buf, int count, int datatype
 extern int (*p_MPI_File_iwrite_shared)(int fh, const void *buf, int count, int datatype, int *request);
 extern int (*p_MPI_File_read_ordered)(int fh, void *buf, int count, int datatype, abi_pstatus *status);
 extern int (*p_MPI_File_write_ordered)(int fh, const void *buf, int count, int datatype, abi_pstatus *status);
+extern int (*p_MPI_File_read_at_all_begin)(int fh, long long offset, void *buf, int count, int datatype);
+extern int (*p_MPI_File_read_at_all_end)(int fh, void *buf, abi_pstatus *status);
+extern int (*p_MPI_File_write_at_all_begin)(int fh, long long offset, const void *buf, int count, int datatype);
+extern int (*p_MPI_File_write_at_all_end)(int fh, const void *buf, abi_pstatus *status);
+extern int (*p_MPI_File_read_all_begin)(int fh, void *buf, int count, int datatype);
+extern int (*p_MPI_File_read_all_end)(int fh, void *buf, abi_pstatus *status);
+extern int (*p_MPI_File_write_all_begin)(int fh, const void *buf, int count, int datatype);
+extern int (*p_MPI_File_write_all_end)(int fh, const void *buf, abi_pstatus *status);
+extern int (*p_MPI_File_read_ordered_begin)(int fh, void *buf, int count, int datatype);
+extern int (*p_MPI_File_read_ordered_end)(int fh, void *buf, abi_pstatus *status);
+extern int (*p_MPI_File_write_ordered_begin)(int fh, const void *buf, int count, int datatype);
+extern int (*p_MPI_File_write_ordered_end)(int fh, const void *buf, abi_pstatus *status);
 extern int (*p_MPI_File_set_errhandler)(int file, int errhandler);
 extern int (*p_MPI_File_get_errhandler)(int file, int *errhandler);
 extern int (*p_MPI_File_create_errhandler)(abi_perrh_fn *file_errhandler_fn, int *errhandler);

@@ -29,6 +29,8 @@ typedef struct rt_frank {
   MPI_Offset pos;                 /* individual file pointer, in etypes of the view */
   MPI_Info hints;                 /* MPI_File_get_info's copy; MPI_INFO_NULL: none given */
   uint64_t epoch;                 /* shared-pointer collectives this rank made on it */
+  const char *split;              /* the split collective begun (its _begin's name), or NULL */
+  long long split_bytes;          /* ... and the bytes it moved (its _end's status) */
 } rt_frank;
 
 typedef struct rt_file {

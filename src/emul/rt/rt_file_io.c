@@ -15,7 +15,9 @@
  * ordered calls (MPI_File_read_ordered, _write_ordered) are one MPI_Allgather of two
  * MPI_OFFSET (each rank's count and rank 0's shared pointer), MPI_File_seek_shared likewise of
  * three. The non-blocking collectives (MPI_File_iread_all...) do not synchronise: they start
- * the rank's own I/O, as the non-collective forms. */
+ * the rank's own I/O, as the non-collective forms. A split collective's _begin is the blocking
+ * collective (its data moved, its time spent); its _end gives the status (one split collective
+ * at a time per file and rank: MPI_ERR_OTHER otherwise). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -303,4 +305,80 @@ int MPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset) {
   if (!f) return rc;
   *offset = f->shared;
   return MPI_SUCCESS;
+}
+
+/* ---- split collectives ---- */
+static int split_begin(const char *call, MPI_File fh, int write, int where, MPI_Offset off, void *buf, int count,
+                       MPI_Datatype dt) {
+  int rc = MPI_SUCCESS;
+  rt_file *f = rt_file_get(fh, call, &rc);
+  if (!f) return rc;
+  rt_frank *r = rt_file_me(f);
+  if (r->split)
+    return rt_file_error(fh, MPI_ERR_OTHER, "%s: rank %d, file '%s': %s is not ended (one split collective at a time; "
+                         "MPI_ERR_OTHER)", call, rt_world_rank(), f->path, r->split);
+  MPI_Status st;
+  io_status(&st, 0);
+  rc = io(call, fh, write, where, 1, off, buf, count, dt, &st, NULL);
+  if (rc == MPI_SUCCESS) {
+    r->split = call;
+    r->split_bytes = st.psim_bytes;
+  }
+  return rc;
+}
+
+static int split_end(const char *call, const char *begin, MPI_File fh, MPI_Status *st) {
+  int rc = MPI_SUCCESS;
+  rt_file *f = rt_file_get(fh, call, &rc);
+  if (!f) return rc;
+  rt_frank *r = rt_file_me(f);
+  if (!r->split || strcmp(r->split, begin) != 0)
+    return rt_file_error(fh, MPI_ERR_OTHER, "%s: rank %d, file '%s': no %s to end (MPI_ERR_OTHER)", call,
+                         rt_world_rank(), f->path, begin);
+  r->split = NULL;
+  io_status(st, r->split_bytes);
+  return MPI_SUCCESS;
+}
+
+int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype dt) {
+  return split_begin("MPI_File_read_at_all_begin", fh, 0, AT_EXPLICIT, offset, buf, count, dt);
+}
+int MPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *st) {
+  (void)buf;
+  return split_end("MPI_File_read_at_all_end", "MPI_File_read_at_all_begin", fh, st);
+}
+int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype dt) {
+  return split_begin("MPI_File_write_at_all_begin", fh, 1, AT_EXPLICIT, offset, (void *)buf, count, dt);
+}
+int MPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *st) {
+  (void)buf;
+  return split_end("MPI_File_write_at_all_end", "MPI_File_write_at_all_begin", fh, st);
+}
+int MPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype dt) {
+  return split_begin("MPI_File_read_all_begin", fh, 0, AT_INDIV, 0, buf, count, dt);
+}
+int MPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *st) {
+  (void)buf;
+  return split_end("MPI_File_read_all_end", "MPI_File_read_all_begin", fh, st);
+}
+int MPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datatype dt) {
+  return split_begin("MPI_File_write_all_begin", fh, 1, AT_INDIV, 0, (void *)buf, count, dt);
+}
+int MPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *st) {
+  (void)buf;
+  return split_end("MPI_File_write_all_end", "MPI_File_write_all_begin", fh, st);
+}
+int MPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype dt) {
+  return split_begin("MPI_File_read_ordered_begin", fh, 0, AT_ORDERED, 0, buf, count, dt);
+}
+int MPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *st) {
+  (void)buf;
+  return split_end("MPI_File_read_ordered_end", "MPI_File_read_ordered_begin", fh, st);
+}
+int MPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype dt) {
+  return split_begin("MPI_File_write_ordered_begin", fh, 1, AT_ORDERED, 0, (void *)buf, count, dt);
+}
+int MPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *st) {
+  (void)buf;
+  return split_end("MPI_File_write_ordered_end", "MPI_File_write_ordered_begin", fh, st);
 }

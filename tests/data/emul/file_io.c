@@ -1,7 +1,8 @@
 /* MPI-IO under psim run (tests/cli/run_file_io.sh): plain MPI, built by psimcc and by MPICH's
  * mpicc. Every check that fails prints a line; rank 0 prints " No Errors" when none did.
  *
- *   file_io data FILE     each rank's block at explicit offsets, read back another rank's;
+ *   file_io data FILE     each rank's block at explicit offsets, read back another rank's
+ *                         (read_at, and read_at_all_begin/end);
  *                         a vector filetype (write_all through the individual pointer), a
  *                         subarray one (write_at_all), non-blocking forms, ordered and shared
  *                         pointers, sizes, amode, group, info, handlers, DELETE_ON_CLOSE,
@@ -77,6 +78,12 @@ static void data(const char *path) {
   MPI_File_read_at(fh, next * blk, w, B, MPI_INT, &st);
   MPI_Get_count(&st, MPI_INT, &n);
   CHECK(n == B && w[0] == next * 10 && w[B - 1] == next * 10 + B - 1, "read_at of rank %d: %d ints, %d..%d", next, n, w[0], w[B - 1]);
+  /* the same through a split collective */
+  memset(w, 0, sizeof w);
+  MPI_File_read_at_all_begin(fh, next * blk, w, B, MPI_INT);
+  MPI_File_read_at_all_end(fh, w, &st);
+  MPI_Get_count(&st, MPI_INT, &n);
+  CHECK(n == B && w[B - 1] == next * 10 + B - 1, "read_at_all_begin/end of rank %d: %d ints, %d", next, n, w[B - 1]);
 
   /* region 1: a vector filetype (2 ints, stride size) resized to 2*size ints, the view shifted
    * by the rank: int k of the rank lands at ints r + k*size of the region (write_all) */
@@ -289,6 +296,17 @@ static void errors(const char *dir) {
   if (rank == 0) printf("the program's file error handler: %s\n", handler_calls == 1 ? "called" : "NOT CALLED");
   MPI_File_set_errhandler(fh, MPI_ERRORS_RETURN);
   MPI_Errhandler_free(&eh);
+  MPI_File_close(&fh);
+  /* split collectives: one at a time, an end needs its begin */
+  rc = MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
+  CHECK(rc == MPI_SUCCESS, "open RDWR: rc %d", rc);
+  rc = MPI_File_write_all_end(fh, v, MPI_STATUS_IGNORE);
+  say("a split collective's end without its begin", rc, MPI_ERR_OTHER);
+  MPI_File_write_at_all_begin(fh, rank * sizeof v, v, B, MPI_INT);
+  rc = MPI_File_read_all_begin(fh, v, B, MPI_INT);
+  say("a second split collective begun", rc, MPI_ERR_OTHER);
+  rc = MPI_File_write_at_all_end(fh, v, MPI_STATUS_IGNORE);
+  CHECK(rc == MPI_SUCCESS, "write_at_all_end: rc %d", rc);
   MPI_File_close(&fh);
   rc = MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_WRONLY | MPI_MODE_CREATE | MPI_MODE_EXCL, MPI_INFO_NULL, &fh);
   say("MPI_MODE_EXCL on an existing file", rc, MPI_ERR_FILE_EXISTS);
