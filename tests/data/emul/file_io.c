@@ -46,8 +46,8 @@ static int open_fds(void) {
 }
 
 static void data(const char *path) {
+  int fds0 = open_fds();   /* before the barrier: no rank opens a file before all counted */
   MPI_Barrier(MPI_COMM_WORLD);
-  int fds0 = open_fds();
   MPI_File fh;
   MPI_Status st;
   int v[B], w[B], n, rc;
