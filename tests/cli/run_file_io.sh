@@ -2,7 +2,8 @@
 # MPI-IO under psim run (src/emul/rt/rt_file*.c; the disks' time: src/models/disk.c), with
 # tests/data/emul/file_io.c built by psimcc (the mpicc build: tests/cli/run_abi.sh):
 # - data, np 1 to 7: each rank's block at explicit offsets and read back another rank's; a
-#   vector filetype (resized, shifted by the rank; a split collective's read_at_all_begin/end) through write_all and the individual
+#   vector filetype (resized, shifted by the rank; a split collective's read_at_all_begin/end;
+#   reads through indexed, struct and contiguous filetypes) through write_all and the individual
 #   pointer (get_position, get_byte_offset, get_view); a subarray filetype through
 #   write_at_all / read_at_all; iwrite_at, iwrite, iread_at, iread_all with MPI_Wait,
 #   MPI_Waitall, MPI_Test and MPI_Get_count; a read past the end; info; the file read again

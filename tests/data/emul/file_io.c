@@ -2,7 +2,8 @@
  * mpicc. Every check that fails prints a line; rank 0 prints " No Errors" when none did.
  *
  *   file_io data FILE     each rank's block at explicit offsets, read back another rank's
- *                         (read_at, and read_at_all_begin/end);
+ *                         (read_at, and read_at_all_begin/end), and through indexed,
+ *                         struct and contiguous filetypes;
  *                         a vector filetype (write_all through the individual pointer), a
  *                         subarray one (write_at_all), non-blocking forms, ordered and shared
  *                         pointers, sizes, amode, group, info, handlers, DELETE_ON_CLOSE,
@@ -84,6 +85,37 @@ static void data(const char *path) {
   MPI_File_read_at_all_end(fh, w, &st);
   MPI_Get_count(&st, MPI_INT, &n);
   CHECK(n == B && w[B - 1] == next * 10 + B - 1, "read_at_all_begin/end of rank %d: %d ints, %d", next, n, w[B - 1]);
+
+  /* region 0 read back through views of other filetypes: indexed (ints 0, 2, 3 of each
+   * 4-int tile), struct (ints 1 and 3 of each tile: lb 0, extent 4 ints), contiguous */
+  MPI_Datatype ix, sx, sxr, cx;
+  int bl[2] = {1, 2}, dp[2] = {0, 2}, sbl[2] = {1, 1};
+  MPI_Aint sdp[2] = {sizeof(int), 3 * sizeof(int)};
+  MPI_Datatype sty[2] = {MPI_INT, MPI_INT};
+  MPI_Type_indexed(2, bl, dp, MPI_INT, &ix);
+  MPI_Type_commit(&ix);
+  MPI_File_set_view(fh, 0, MPI_INT, ix, "native", MPI_INFO_NULL);
+  int x[3 * 8];
+  MPI_File_read_at(fh, 3 * rank, x, 3, MPI_INT, &st);   /* tile `rank`: that rank's block */
+  CHECK(x[0] == rank * 10 && x[1] == rank * 10 + 2 && x[2] == rank * 10 + 3, "indexed view: %d %d %d", x[0], x[1], x[2]);
+  MPI_Type_create_struct(2, sbl, sdp, sty, &sx);
+  MPI_Type_create_resized(sx, 0, blk, &sxr);
+  MPI_Type_commit(&sxr);
+  MPI_File_set_view(fh, 0, MPI_INT, sxr, "native", MPI_INFO_NULL);
+  int nr = size < 4 ? size : 4;
+  MPI_File_read_at(fh, 0, x, 2 * nr, MPI_INT, &st);
+  for (int i = 0; i < nr; i++)
+    CHECK(x[2 * i] == i * 10 + 1 && x[2 * i + 1] == i * 10 + 3, "struct view, block %d: %d %d", i, x[2 * i], x[2 * i + 1]);
+  MPI_Type_contiguous(2, MPI_INT, &cx);
+  MPI_Type_commit(&cx);
+  MPI_File_set_view(fh, blk, MPI_INT, cx, "native", MPI_INFO_NULL);   /* from rank 1's block */
+  MPI_File_read_at(fh, 0, x, B, MPI_INT, &st);
+  MPI_Get_count(&st, MPI_INT, &n);
+  CHECK(size == 1 || (n == B && x[0] == 10 && x[3] == 13), "contiguous view: %d ints, %d", n, x[0]);
+  MPI_Type_free(&ix);
+  MPI_Type_free(&sx);
+  MPI_Type_free(&sxr);
+  MPI_Type_free(&cx);
 
   /* region 1: a vector filetype (2 ints, stride size) resized to 2*size ints, the view shifted
    * by the rank: int k of the rank lands at ints r + k*size of the region (write_all) */
