@@ -1,10 +1,10 @@
 #!/bin/sh
 # MPI-IO under psim run (src/emul/rt/rt_file*.c; the disks' time: src/models/disk.c), with
 # tests/data/emul/file_io.c built by psimcc (the mpicc build: tests/cli/run_abi.sh):
-# - data, np 1 to 7: each rank's block at explicit offsets and read back another rank's; a
-#   vector filetype (resized, shifted by the rank; a split collective's read_at_all_begin/end;
-#   reads through indexed, struct and contiguous filetypes) through write_all and the individual
-#   pointer (get_position, get_byte_offset, get_view); a subarray filetype through
+# - data, np 1 to 7: each rank's block at explicit offsets and read back another rank's (also
+#   by a split collective, read_at_all_begin/end, and through indexed, struct and contiguous
+#   filetypes); a vector filetype (resized, shifted by the rank) through write_all and the
+#   individual pointer (get_position, get_byte_offset, get_view); a subarray filetype through
 #   write_at_all / read_at_all; iwrite_at, iwrite, iread_at, iread_all with MPI_Wait,
 #   MPI_Waitall, MPI_Test and MPI_Get_count; a read past the end; info; the file read again
 #   after close; ordered and shared pointers (write_ordered, read_ordered, seek_shared,
