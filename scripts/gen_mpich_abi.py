@@ -22,7 +22,8 @@ MPICH = sys.argv[1] if len(sys.argv) > 1 else "/usr/lib/x86_64-linux-gnu/libmpic
 
 HANDLES = {"MPI_Comm": "comm", "MPI_Datatype": "dt", "MPI_Op": "op", "MPI_Request": "req",
            "MPI_Group": "group", "MPI_Info": "info", "MPI_Win": "win", "MPI_Errhandler": "errh",
-           "MPI_Message": "msg"}
+           "MPI_Message": "msg", "MPI_File": "file"}
+# MPICH's MPI_File is a pointer (ROMIO's struct ADIOI_FileD *): abi_file on its side
 # written by hand in abi_manual.c and abi_attr.c (arrays of handles or statuses, callbacks, special values)
 MANUAL = {"MPI_Waitall", "MPI_Waitany", "MPI_Waitsome", "MPI_Testall", "MPI_Testany",
           "MPI_Testsome", "MPI_Startall", "MPI_Type_create_struct", "MPI_Type_struct",
@@ -31,16 +32,16 @@ MANUAL = {"MPI_Waitall", "MPI_Waitany", "MPI_Waitsome", "MPI_Testall", "MPI_Test
           "MPI_Attr_get", "MPI_Comm_create_keyval", "MPI_Keyval_create",
           "MPI_Type_create_keyval", "MPI_Get_version", "MPI_Type_get_contents",
           "MPI_Comm_create_errhandler", "MPI_Errhandler_create", "MPI_Win_create_errhandler",
-          "MPI_Neighbor_alltoallw", "MPI_Ineighbor_alltoallw"}
+          "MPI_Neighbor_alltoallw", "MPI_Ineighbor_alltoallw", "MPI_File_create_errhandler"}
 # extra names abi_manual.c defines that psim's mpi.h does not declare
 MANUAL_ONLY = {"MPI_Pcontrol", "MPI_Type_match_size", "MPI_Comm_c2f", "MPI_Comm_f2c",
                "MPI_Type_c2f", "MPI_Type_f2c", "MPI_Group_c2f", "MPI_Group_f2c", "MPI_Op_c2f",
                "MPI_Op_f2c", "MPI_Request_c2f", "MPI_Request_f2c", "MPI_Info_c2f",
                "MPI_Info_f2c", "MPI_Win_c2f", "MPI_Win_f2c", "MPI_Errhandler_c2f",
                "MPI_Errhandler_f2c", "MPI_Status_c2f", "MPI_Status_f2c", "MPI_Aint_add",
-               "MPI_Aint_diff"}
+               "MPI_Aint_diff", "MPI_File_c2f", "MPI_File_f2c"}
 # handle pointers that are read before being written (the rest are outputs only)
-INOUT = re.compile(r"_free$|^MPI_(Type_commit|Wait|Test|Start|Cancel|Request_free|Mrecv|Imrecv)$")
+INOUT = re.compile(r"_free$|^MPI_(Type_commit|Wait|Test|Start|Cancel|Request_free|Mrecv|Imrecv|File_close)$")
 RANKS = {"source", "dest", "root", "target_rank", "rank"}
 # ranks psim gives back, which may be MPI_PROC_NULL (MPICH's -1, psim's -2)
 RANKS_OUT = {"rank_source", "rank_dest"}
@@ -61,11 +62,14 @@ CALLBACKS = {"MPI_User_function": "abi_puser_fn",
              "MPI_Grequest_cancel_function": "abi_pgreq_cancel_fn",
              "MPI_Comm_errhandler_function": "abi_perrh_fn",
              "MPI_Handler_function": "abi_perrh_fn",
-             "MPI_Win_errhandler_function": "abi_perrh_fn"}
+             "MPI_Win_errhandler_function": "abi_perrh_fn",
+             "MPI_File_errhandler_function": "abi_perrh_fn"}
 
 
 def ctype(t, side):
     """psim's type text -> C type text on one side ('psim' or 'mpich')."""
+    if side == "mpich":
+        t = re.sub(r"\bMPI_File\b", "abi_file", t)
     for h in HANDLES:
         t = re.sub(r"\b%s\b" % h, "int", t)
     t = re.sub(r"\bMPI_Status\b", "abi_pstatus" if side == "psim" else "abi_status", t)

@@ -86,6 +86,8 @@ typedef struct net_config {
   double cpu_factor;             /* cpu/factor: multiplies every host's performance factor */
   const machine *machine;        /* --machine (borrowed), NULL when none */
   cpu_config cpu;                /* cpu/..., background/..., loadavg/... */
+  double disk_bw;                /* disk/bandwidth: read and write bandwidth (bytes/s) of the disk
+                                  * of a host without a <disk>; 0: such a host's I/O is untimed */
 } net_config;
 
 /* SimGrid 3.32's defaults for SMPI. */
@@ -111,6 +113,15 @@ activity *models_sleep(models *m, int host, double t, activity_done_fn done, voi
  * h are re-keyed at the next solve, behind those of hosts not touched (their place among equal
  * end dates). Nothing else: the sleep never ends and takes no CPU. */
 void models_wait_blocked(models *m, int host);
+/* ---- disks (disk.c): psim run's MPI-IO ---- */
+/* Starts a read (write = 0) or a write of `bytes` on host h's disk; done() when it ends. The
+ * disk is host h's first <disk> (or disk/bandwidth's): SimGrid's disk model, an I/O being a
+ * variable on the disk's read (or write) constraint and on its read+write constraint of
+ * max(read_bw, write_bw), shared max-min among the I/Os under way. Without a disk the I/O takes
+ * no time (models_disk_of says so). */
+activity *models_io(models *m, int host, double bytes, int write, activity_done_fn done, void *data, int tag);
+/* Host h's disk: its name, read and write bandwidths; 0 when it has none. */
+int models_disk_of(const models *m, int host, const char **name, double *read_bw, double *write_bw);
 /* Starts a message of `bytes` from host src to host dst; done() when the last byte arrives.
  * Returns NULL with err when the platform has no route between them. */
 activity *models_transfer(models *m, int src, int dst, double bytes, activity_done_fn done,

@@ -25,6 +25,10 @@ typedef struct plat_host {
   int cores;
   /* Per-host overrides of smpi/os, smpi/or, smpi/ois (NULL when absent). */
   const char *prop_os, *prop_or, *prop_ois;
+  /* Its first <disk> (the one SMPI's MPI-IO uses: the host's get_disks().front()): bandwidths
+   * in bytes/s, both 0 when the host has none (src/models/disk.c). */
+  double disk_read_bw, disk_write_bw;
+  const char *disk_name;
 } plat_host;
 
 typedef struct platform platform;

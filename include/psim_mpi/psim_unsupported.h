@@ -19,23 +19,11 @@
 
 #define PSIM_DYNPROC "dynamic processes (a psim run has a fixed number of ranks, set by --np)"
 #define PSIM_PORTS "connecting separate MPI jobs through ports (psim runs one job)"
-#define PSIM_FILEIO "MPI-IO (use the C library's files: every rank runs in psim's process)"
 
 #define MPI_ARGV_NULL ((char **)0)
 #define MPI_ARGVS_NULL ((char ***)0)
 #define MPI_ERRCODES_IGNORE ((int *)0)
 #define MPI_MAX_PORT_NAME 256
-typedef int MPI_File;
-#define MPI_FILE_NULL 0
-#define MPI_MODE_RDONLY 2
-#define MPI_MODE_RDWR 8
-#define MPI_MODE_WRONLY 4
-#define MPI_MODE_CREATE 1
-#define MPI_MODE_EXCL 64
-#define MPI_MODE_DELETE_ON_CLOSE 16
-#define MPI_MODE_UNIQUE_OPEN 32
-#define MPI_MODE_APPEND 128
-#define MPI_MODE_SEQUENTIAL 256
 
 int MPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root,
                    MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]) PSIM_UNSUPPORTED(PSIM_DYNPROC);
@@ -54,8 +42,5 @@ int MPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm co
 int MPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name) PSIM_UNSUPPORTED(PSIM_PORTS);
 int MPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name) PSIM_UNSUPPORTED(PSIM_PORTS);
 int MPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name) PSIM_UNSUPPORTED(PSIM_PORTS);
-int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh) PSIM_UNSUPPORTED(PSIM_FILEIO);
-int MPI_File_close(MPI_File *fh) PSIM_UNSUPPORTED(PSIM_FILEIO);
-int MPI_File_delete(const char *filename, MPI_Info info) PSIM_UNSUPPORTED(PSIM_FILEIO);
 
 #endif

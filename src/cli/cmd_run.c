@@ -44,7 +44,9 @@ static const char *HELP =
     "  --cfg KEY:VALUE     model property as in psim replay; smpi/test:S, smpi/iprobe:S\n"
     "                      inject SMPI's sleeps into unsuccessful polls (default: none, a\n"
     "                      rank polling in vain waits for the next event); smpi/wtime:S\n"
-    "                      what a read of MPI_Wtime costs (default 1e-8, as in SMPI)\n"
+    "                      what a read of MPI_Wtime costs (default 1e-8, as in SMPI);\n"
+    "                      disk/bandwidth:BW the disk of hosts without a <disk> for MPI-IO\n"
+    "                      (default: none, their I/O takes no time)\n"
     CLI_CPU_HELP
     "  --stack-size SIZE   stack of each rank (default 8M; K, M, G suffixes)\n"
     "  --compute-limit S   stop the run when a rank runs its own code S seconds (wall time)\n"

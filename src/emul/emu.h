@@ -90,6 +90,7 @@ struct emu_req {
   mpi_req *q;
   int owner;                /* world rank that posted it */
   uint8_t is_send, done, waited, orphan, copied, owned;
+  uint8_t io;               /* a disk I/O (emu_io.c): freed while under way, it ends first */
   /* send payload (packed bytes) until it is matched */
   const void *data;
   size_t len;
@@ -172,6 +173,7 @@ struct emu_sim {
   psim_err *err;
   uint64_t calls;
   int wtime_warned;         /* the warning of MPI_Wtime's long streaks was given (rt_init.c) */
+  int io_warned;            /* the warning of I/O on a host without a disk was given (emu_io.c) */
   void *rt;                 /* the MPI runtime's shared state (communicators, types...) */
   void (*rt_free)(void *rt);
   struct emu_tracer *tit;   /* recording (--trace-tit), or NULL */
@@ -329,6 +331,13 @@ const mpi_req *emu_probe(int src, int tag, int ctx);
 /* Runs a collective's timing program (no data) among the world ranks of `world_of`. */
 void emu_run_prog(const coll_prog *p, const int *world_of, int ctx);
 const coll_selector *emu_coll_selector(void);
+
+/* ---- disk I/O (emu_io.c): the time of MPI-IO's reads and writes ---- */
+/* Starts a read (write = 0) or write of `bytes` on the running rank's host's disk
+ * (models_io); the request is done when it ends (emu_wait, emu_req_free as any other). */
+emu_req *emu_io_start(double bytes, int write);
+/* The same, blocking until it ends. */
+void emu_io(double bytes, int write);
 
 /* ---- sampling and task costs (emu_sample.c) ---- */
 void emu_sample_free(emu_rank *k);

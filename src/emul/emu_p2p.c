@@ -32,6 +32,7 @@ static void req_recycle(emu_sim *S, emu_req *r) {
 void emu_req_free(emu_req *r) {
   if (!r) return;
   emu_sim *S = emu_current;
+  if (r->io && !r->done) { r->orphan = 1; return; }   /* its disk activity frees it (emu_io.c) */
   if (r->q) {
     mpi_req *q = r->q;
     /* an unmatched send lives on (its data too) until a receive takes it */

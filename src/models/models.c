@@ -49,6 +49,7 @@ struct models {
   double *factor;     /* per host, the factor in effect; NULL when all are cpu/factor */
   running_vec *running;   /* per host, NULL unless some factor changes during the run */
   cpu_state *cpu;     /* the CPU model (cpu_share.c), NULL when not configured */
+  disks *disks;       /* the hosts' disks (disk.c) */
 };
 
 static void lat_done(sim *s, activity *a);
@@ -168,6 +169,7 @@ models *models_new(sim *s, const platform *p, const net_config *cfg, psim_err *e
     }
   }
   if (cfg->cpu.active) m->cpu = cpu_new(m, &cfg->cpu);
+  m->disks = disks_new(s, p, cfg);
   return m;
 }
 
@@ -183,6 +185,7 @@ void models_free(models *m) {
   for (int h = 0; m->running && h < m->nhosts; h++) VEC_FREE(m->running[h]);
   free(m->running);
   cpu_free(m->cpu);
+  disks_free(m->disks);
   free(m);
 }
 
@@ -423,6 +426,7 @@ sim *models_sim(models *m) { return m->sim; }
 const platform *models_plat(const models *m) { return m->plat; }
 int models_host_cnst(const models *m, int host) { return m->host_cnst0 + host; }
 cpu_state *models_cpu(models *m) { return m->cpu; }
+disks *models_disks(const models *m) { return m->disks; }
 
 double models_overhead(const models *m, int host, overhead_kind k, double bytes) {
   const step_fn *f;

@@ -30,4 +30,11 @@ int mach_transmit(const mach_bound *b, int src, int dst, double bytes, double no
 /* The dates > 0 at which some host's factor changes (ascending, distinct). */
 int mach_factor_dates(const mach_bound *b, const double **dates);
 
+/* ---- disks (disk.c) ---- */
+typedef struct disks disks;
+/* The disks' solver constraints (3 per host that has a disk), made once by models_new. */
+disks *disks_new(sim *s, const platform *p, const net_config *c);
+void disks_free(disks *d);
+disks *models_disks(const models *m);   /* models.c */
+
 #endif

@@ -72,7 +72,7 @@ static int parse_bool(const char *key, const char *v, int *out, psim_err *err) {
   return 0;
 }
 
-/* star/bandwidth, star/latency (with SimGrid's units), cpu/factor. */
+/* star/bandwidth, star/latency (with SimGrid's units), disk/bandwidth, cpu/factor. */
 static int star_cpu_set(net_config *c, const char *key, const char *v, psim_err *err) {
   int warned = 0;
   char why[256];
@@ -82,6 +82,9 @@ static int star_cpu_set(net_config *c, const char *key, const char *v, psim_err 
   } else if (!strcmp(key, "star/latency")) {
     if (psim_unit_time(v, &c->star_lat, &warned, why, sizeof why) < 0 || !(c->star_lat >= 0))
       return psim_errf(err, 2, NULL, 0, "--cfg star/latency: expected a time (e.g. 1350us), got '%s'", v);
+  } else if (!strcmp(key, "disk/bandwidth")) {   /* psim's: hosts without a <disk> (disk.c) */
+    if (psim_unit_bandwidth(v, &c->disk_bw, &warned, why, sizeof why) < 0 || !(c->disk_bw > 0))
+      return psim_errf(err, 2, NULL, 0, "--cfg disk/bandwidth: expected a positive bandwidth (e.g. 100MBps), got '%s'", v);
   } else if (!strcmp(key, "cpu/factor")) {
     if (parse_num(key, v, 0, 1, &c->cpu_factor, err) < 0) return -1;
   } else return 0;

@@ -130,7 +130,7 @@ int plat_add_host(platform *p, const char *name, double speed, int cores, int zo
   if (plat_map_get(&p->np_map, name) >= 0) return -1;
   int hi = (int)p->hosts.len;
   int np = plat_add_np(p, name, PLAT_NP_HOST, zone, hi);
-  plat_host h = {p->nps.data[np].name, speed, cores, NULL, NULL, NULL};
+  plat_host h = {p->nps.data[np].name, speed, cores, NULL, NULL, NULL, 0, 0, NULL};
   VEC_PUSH(p->hosts, h);
   VEC_PUSH(p->host_np, np);
   plat_map_put(&p->host_map, h.name, hi);

@@ -344,15 +344,23 @@ static void el_router(xstate *s, const char *el, const char **atts) {
   star_vertex(s, z);
 }
 
-/* <disk> of a host: storage for SimGrid's I/O activities. Traces and MPI programs do no I/O
- * through the simulator, so a disk changes nothing; its bandwidths are still checked. */
+/* <disk> of a host: storage for the host's I/O. psim run's MPI-IO (src/emul/rt/rt_file*.c)
+ * times its reads and writes on the host's first disk, as SMPI does (src/models/disk.c);
+ * further disks are checked and ignored. */
 static void el_disk(xstate *s, const char *el, const char **atts) {
   const char *parent = s->estack.len >= 2 ? s->estack.data[s->estack.len - 2] : "";
   if (strcmp(parent, "host") != 0) { fail(s, "<%s> must be inside a <host>", el); return; }
-  const char *rb = need(s, el, atts, "read_bw"), *wb = need(s, el, atts, "write_bw");
-  double b;
-  if (!rb || !wb || unit(s, psim_unit_bandwidth, el, "read_bw", rb, POSITIVE, &b) < 0) return;
-  unit(s, psim_unit_bandwidth, el, "write_bw", wb, POSITIVE, &b);
+  const char *rb = need(s, el, atts, "read_bw"), *wb = need(s, el, atts, "write_bw"), *id = attr(atts, "id");
+  double r, w;
+  if (!rb || !wb || unit(s, psim_unit_bandwidth, el, "read_bw", rb, POSITIVE, &r) < 0 ||
+      unit(s, psim_unit_bandwidth, el, "write_bw", wb, POSITIVE, &w) < 0)
+    return;
+  if (s->cur_host < 0) return;
+  plat_host *h = &s->p->hosts.data[s->cur_host];
+  if (h->disk_read_bw > 0) return;   /* not its first */
+  h->disk_read_bw = r;
+  h->disk_write_bw = w;
+  h->disk_name = plat_strdup(s->p, id ? id : "disk");
 }
 
 /* <peer> (Vivaldi zones only, as SimGrid's sg_platf_new_peer): a host of one core with its

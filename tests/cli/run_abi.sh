@@ -24,6 +24,7 @@
 #   distributed graphs, neighbourhood collectives, matched probes (abi_fortran_topo.f90);
 #   the Fortran runtime's units each rank's own (abi_fortran_units.f90: libgfortran is
 #   privatized unasked, its state being the process's);
+#   MPI-IO (abi_fortran_io.f90);
 # - dynamic windows (tests/data/emul/rma_dynamic.c built by mpicc), MPI_Type_create_darray
 #   (darray.c), the sized Fortran types' names (type_names.c), shared-memory windows and window
 #   info (rma_shared.c, 4 ranks on one host), request-based RMA (rma_req.c, and its times): the
@@ -35,6 +36,8 @@
 #   MPI_UNWEIGHTED read through a copy relocation in the executable's RELRO): graph.c,
 #   neighbor.c and mprobe.c built by mpicc print " No Errors" at np 2 and 4 (as under real
 #   MPICH, mpiexec.mpich -n 4); MPI_Mrecv on MPI_MESSAGE_NULL is psim's error;
+# - MPI-IO: tests/data/emul/file_io.c built by mpicc writes the file the psimcc build writes,
+#   returns the same error classes, calls its file error handler, takes the same disk times;
 # - errors: an MPICH call psim lacks (MPI_Comm_spawn: exit 4, named), exit(3) from a rank,
 #   a binary linked against Open MPI (libmpi.so.40), a non-PIE executable, --privatize-libs
 #   misused, psim's libmpich.so.12 used outside psim run.
@@ -148,6 +151,26 @@ t=$("$PSIM" run --np 2 -q --no-measure --cfg smpi/wtime:0 -- "$TMPD/m_rma_req" t
 t=$("$PSIM" run --np 3 -q --no-measure -- "$TMPD/m_type_names" time)
 [ "$t" = "$("$PSIM" run --np 3 -q --no-measure -- "$TMPD/p_type_names" time)" ] || bad "type_names (mpicc) times differ: $t"
 expect 4 "rank 0: MPI error in MPI_Mrecv: the message is MPI_MESSAGE_NULL" "$PSIM" run --np 2 -q --no-measure -- "$TMPD/m_mprobe" null
+
+# MPI-IO (tests/cli/run_file_io.sh checks the psimcc build by hand): MPICH's MPI_File is a
+# pointer, its error classes and MPIO_Request its own; the mpicc build writes the same bytes,
+# returns the same classes, calls the program's file handler, and takes the same disk times
+"$MPICC" -O1 -o "$TMPD/m_fio" "$D/file_io.c" || bad "mpicc file_io.c"
+"$PSIMCC" -O1 -o "$TMPD/p_fio" "$D/file_io.c" || bad "psimcc file_io.c"
+for np in 2 4; do
+  for b in m p; do
+    out=$("$PSIM" run --np $np -q --no-measure -- "$TMPD/${b}_fio" data "$TMPD/${b}_fio$np.dat" 2>/dev/null)
+    [ "$out" = " No Errors" ] || bad "file_io data ($b) at np $np: $out"
+  done
+  cmp -s "$TMPD/m_fio$np.dat" "$TMPD/p_fio$np.dat" || bad "file_io data at np $np: the mpicc build's file differs"
+  a=$("$PSIM" run --np $np -q -- "$TMPD/m_fio" errors "$TMPD" 2>/dev/null) b=$("$PSIM" run --np $np -q -- "$TMPD/p_fio" errors "$TMPD" 2>/dev/null)
+  [ "$a" = "$b" ] && ! echo "$a" | grep -q WRONG && echo "$a" | grep -q "^ No Errors" || bad "file_io errors (mpicc) at np $np: $a"
+done
+printf '<?xml version="1.0"?>\n<platform version="4.1"><zone id="z" routing="Full"><host id="a" speed="1Gf"><disk id="d" read_bw="100MBps" write_bw="80MBps"/></host></zone></platform>\n' > "$TMPD/disk.xml"
+a=$("$PSIM" run --np 2 -q --no-measure --cfg smpi/wtime:0 --platform "$TMPD/disk.xml" -- "$TMPD/m_fio" time "$TMPD" | sort)
+b=$("$PSIM" run --np 2 -q --no-measure --cfg smpi/wtime:0 --platform "$TMPD/disk.xml" -- "$TMPD/p_fio" time "$TMPD" | sort)
+[ "$a" = "$b" ] && echo "$a" | grep -q "rank 0 iwrite+iread 0.016250000" || bad "file_io time (mpicc): $a"
+expect 4 "MPI_File_read_at: rank [01], file '$TMPD/fatal.dat': read of a file opened MPI_MODE_WRONLY (MPI_ERR_ACCESS)" "$PSIM" run --np 2 -q -- "$TMPD/m_fio" fatal "$TMPD"
 
 # pi: digits, and the same simulated time as the psimcc build (on two network models)
 "$MPICC" -O2 -o "$TMPD/pi" "$D/abi_pi.c" -lm || { echo "FAIL: mpicc abi_pi.c"; exit 1; }
@@ -319,6 +342,10 @@ rank 2 rsend_init T info T"
   want="rank 0 count T request null T calls 11
 rank 1 count T request null T calls 11"
   [ "$out" = "$want" ] || bad "abi_fortran_greq: $out"
+  # MPI-IO from Fortran (MPICH's bindings: MPI_File_f2c/c2f of psim's handles)
+  "$MPIFORT" -O1 -w -o "$TMPD/fio" "$D/abi_fortran_io.f90" || bad "mpifort abi_fortran_io.f90"
+  out=$(cd "$TMPD" && "$PSIM" run --np 3 -q --no-measure -- ./fio 2>/dev/null) || bad "abi_fortran_io failed"
+  [ "$out" = "count 4 next   10  11  12  13 missing T null T" ] || bad "abi_fortran_io: $out"
   # a distributed graph with MPI_UNWEIGHTED, neighbourhood all-to-alls, matched probes from
   # Fortran (MPICH's f77/pt2pt/mprobef, f77/topo/dgraph_*f stopped at them); as real MPICH prints
   "$MPIFORT" -O1 -w -o "$TMPD/ftopo" "$D/abi_fortran_topo.f90" || bad "mpifort abi_fortran_topo.f90"

@@ -42,6 +42,12 @@ typedef int abi_pgreq_free_fn(void *extra_state);
 typedef int abi_pgreq_cancel_fn(void *extra_state, int complete);
 typedef void abi_perrh_fn(int *handle, int *errorcode, ...);   /* comm's and win's */
 
+/* MPICH's MPI_File: a pointer (ROMIO's). psim's file handle h is the pointer value h
+ * (MPI_FILE_NULL 0 in both); nothing dereferences it. */
+typedef struct abi_fileD *abi_file;
+abi_file abi_file_out(int h);
+int abi_file_in(abi_file f);
+
 /* MPICH's special pointers */
 #define ABI_STATUS_IGNORE ((abi_status *)1)
 #define ABI_STATUSES_IGNORE ((abi_status *)1)

@@ -2138,6 +2138,508 @@ int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void
   return abi_err_out(rc);
 }
 
+int (*p_MPI_File_open)(int comm, const char *filename, int amode, int info, int *fh);
+int MPI_File_open(int comm, const char *filename, int amode, int info, abi_file *fh) {
+  if (!p_MPI_File_open) abi_missing("MPI_File_open");
+  int fh_p = 0;
+  int rc = p_MPI_File_open(abi_comm_in(comm), filename, amode, abi_info_in(info), &fh_p);
+  *fh = abi_file_out(fh_p);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_close)(int *fh);
+int MPI_File_close(abi_file *fh) {
+  if (!p_MPI_File_close) abi_missing("MPI_File_close");
+  int fh_p = abi_file_in(*fh);
+  int rc = p_MPI_File_close(&fh_p);
+  *fh = abi_file_out(fh_p);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_delete)(const char *filename, int info);
+int MPI_File_delete(const char *filename, int info) {
+  if (!p_MPI_File_delete) abi_missing("MPI_File_delete");
+  int rc = p_MPI_File_delete(filename, abi_info_in(info));
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_set_size)(int fh, long long size);
+int MPI_File_set_size(abi_file fh, long long size) {
+  if (!p_MPI_File_set_size) abi_missing("MPI_File_set_size");
+  int rc = p_MPI_File_set_size(abi_file_in(fh), size);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_preallocate)(int fh, long long size);
+int MPI_File_preallocate(abi_file fh, long long size) {
+  if (!p_MPI_File_preallocate) abi_missing("MPI_File_preallocate");
+  int rc = p_MPI_File_preallocate(abi_file_in(fh), size);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_get_size)(int fh, long long *size);
+int MPI_File_get_size(abi_file fh, long long *size) {
+  if (!p_MPI_File_get_size) abi_missing("MPI_File_get_size");
+  int rc = p_MPI_File_get_size(abi_file_in(fh), size);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_get_group)(int fh, int *group);
+int MPI_File_get_group(abi_file fh, int *group) {
+  if (!p_MPI_File_get_group) abi_missing("MPI_File_get_group");
+  int group_p = 0;
+  int rc = p_MPI_File_get_group(abi_file_in(fh), &group_p);
+  *group = abi_group_out(group_p);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_get_amode)(int fh, int *amode);
+int MPI_File_get_amode(abi_file fh, int *amode) {
+  if (!p_MPI_File_get_amode) abi_missing("MPI_File_get_amode");
+  int rc = p_MPI_File_get_amode(abi_file_in(fh), amode);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_set_info)(int fh, int info);
+int MPI_File_set_info(abi_file fh, int info) {
+  if (!p_MPI_File_set_info) abi_missing("MPI_File_set_info");
+  int rc = p_MPI_File_set_info(abi_file_in(fh), abi_info_in(info));
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_get_info)(int fh, int *info_used);
+int MPI_File_get_info(abi_file fh, int *info_used) {
+  if (!p_MPI_File_get_info) abi_missing("MPI_File_get_info");
+  int info_used_p = 0;
+  int rc = p_MPI_File_get_info(abi_file_in(fh), &info_used_p);
+  *info_used = abi_info_out(info_used_p);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_set_view)(int fh, long long disp, int etype, int filetype, const char *datarep, int info);
+int MPI_File_set_view(abi_file fh, long long disp, int etype, int filetype, const char *datarep, int info) {
+  if (!p_MPI_File_set_view) abi_missing("MPI_File_set_view");
+  int rc = p_MPI_File_set_view(abi_file_in(fh), disp, abi_dt_in(etype), abi_dt_in(filetype), datarep, abi_info_in(info));
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_get_view)(int fh, long long *disp, int *etype, int *filetype, char *datarep);
+int MPI_File_get_view(abi_file fh, long long *disp, int *etype, int *filetype, char *datarep) {
+  if (!p_MPI_File_get_view) abi_missing("MPI_File_get_view");
+  int etype_p = 0;
+  int filetype_p = 0;
+  int rc = p_MPI_File_get_view(abi_file_in(fh), disp, &etype_p, &filetype_p, datarep);
+  *etype = abi_dt_out(etype_p);
+  *filetype = abi_dt_out(filetype_p);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_get_type_extent)(int fh, int datatype, ptrdiff_t *extent);
+int MPI_File_get_type_extent(abi_file fh, int datatype, ptrdiff_t *extent) {
+  if (!p_MPI_File_get_type_extent) abi_missing("MPI_File_get_type_extent");
+  int rc = p_MPI_File_get_type_extent(abi_file_in(fh), abi_dt_in(datatype), extent);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_set_atomicity)(int fh, int flag);
+int MPI_File_set_atomicity(abi_file fh, int flag) {
+  if (!p_MPI_File_set_atomicity) abi_missing("MPI_File_set_atomicity");
+  int rc = p_MPI_File_set_atomicity(abi_file_in(fh), flag);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_get_atomicity)(int fh, int *flag);
+int MPI_File_get_atomicity(abi_file fh, int *flag) {
+  if (!p_MPI_File_get_atomicity) abi_missing("MPI_File_get_atomicity");
+  int rc = p_MPI_File_get_atomicity(abi_file_in(fh), flag);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_sync)(int fh);
+int MPI_File_sync(abi_file fh) {
+  if (!p_MPI_File_sync) abi_missing("MPI_File_sync");
+  int rc = p_MPI_File_sync(abi_file_in(fh));
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_seek)(int fh, long long offset, int whence);
+int MPI_File_seek(abi_file fh, long long offset, int whence) {
+  if (!p_MPI_File_seek) abi_missing("MPI_File_seek");
+  int rc = p_MPI_File_seek(abi_file_in(fh), offset, whence);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_get_position)(int fh, long long *offset);
+int MPI_File_get_position(abi_file fh, long long *offset) {
+  if (!p_MPI_File_get_position) abi_missing("MPI_File_get_position");
+  int rc = p_MPI_File_get_position(abi_file_in(fh), offset);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_get_byte_offset)(int fh, long long offset, long long *disp);
+int MPI_File_get_byte_offset(abi_file fh, long long offset, long long *disp) {
+  if (!p_MPI_File_get_byte_offset) abi_missing("MPI_File_get_byte_offset");
+  int rc = p_MPI_File_get_byte_offset(abi_file_in(fh), offset, disp);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_seek_shared)(int fh, long long offset, int whence);
+int MPI_File_seek_shared(abi_file fh, long long offset, int whence) {
+  if (!p_MPI_File_seek_shared) abi_missing("MPI_File_seek_shared");
+  int rc = p_MPI_File_seek_shared(abi_file_in(fh), offset, whence);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_get_position_shared)(int fh, long long *offset);
+int MPI_File_get_position_shared(abi_file fh, long long *offset) {
+  if (!p_MPI_File_get_position_shared) abi_missing("MPI_File_get_position_shared");
+  int rc = p_MPI_File_get_position_shared(abi_file_in(fh), offset);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_read_at)(int fh, long long offset, void *buf, int count, int datatype, abi_pstatus *status);
+int MPI_File_read_at(abi_file fh, long long offset, void *buf, int count, int datatype, abi_status *status) {
+  if (!p_MPI_File_read_at) abi_missing("MPI_File_read_at");
+  abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
+  int rc = p_MPI_File_read_at(abi_file_in(fh), offset, buf, count, abi_dt_in(datatype), status_p);
+  if (status_p) abi_status_out(status_p, status);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_read_at_all)(int fh, long long offset, void *buf, int count, int datatype, abi_pstatus *status);
+int MPI_File_read_at_all(abi_file fh, long long offset, void *buf, int count, int datatype, abi_status *status) {
+  if (!p_MPI_File_read_at_all) abi_missing("MPI_File_read_at_all");
+  abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
+  int rc = p_MPI_File_read_at_all(abi_file_in(fh), offset, buf, count, abi_dt_in(datatype), status_p);
+  if (status_p) abi_status_out(status_p, status);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_write_at)(int fh, long long offset, const void *buf, int count, int datatype, abi_pstatus *status);
+int MPI_File_write_at(abi_file fh, long long offset, const void *buf, int count, int datatype, abi_status *status) {
+  if (!p_MPI_File_write_at) abi_missing("MPI_File_write_at");
+  abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
+  int rc = p_MPI_File_write_at(abi_file_in(fh), offset, buf, count, abi_dt_in(datatype), status_p);
+  if (status_p) abi_status_out(status_p, status);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_write_at_all)(int fh, long long offset, const void *buf, int count, int datatype, abi_pstatus *status);
+int MPI_File_write_at_all(abi_file fh, long long offset, const void *buf, int count, int datatype, abi_status *status) {
+  if (!p_MPI_File_write_at_all) abi_missing("MPI_File_write_at_all");
+  abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
+  int rc = p_MPI_File_write_at_all(abi_file_in(fh), offset, buf, count, abi_dt_in(datatype), status_p);
+  if (status_p) abi_status_out(status_p, status);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_iread_at)(int fh, long long offset, void *buf, int count, int datatype, int *request);
+int MPI_File_iread_at(abi_file fh, long long offset, void *buf, int count, int datatype, int *request) {
+  if (!p_MPI_File_iread_at) abi_missing("MPI_File_iread_at");
+  int request_p = 0;
+  int rc = p_MPI_File_iread_at(abi_file_in(fh), offset, buf, count, abi_dt_in(datatype), &request_p);
+  *request = abi_req_out(request_p);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_iwrite_at)(int fh, long long offset, const void *buf, int count, int datatype, int *request);
+int MPI_File_iwrite_at(abi_file fh, long long offset, const void *buf, int count, int datatype, int *request) {
+  if (!p_MPI_File_iwrite_at) abi_missing("MPI_File_iwrite_at");
+  int request_p = 0;
+  int rc = p_MPI_File_iwrite_at(abi_file_in(fh), offset, buf, count, abi_dt_in(datatype), &request_p);
+  *request = abi_req_out(request_p);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_iread_at_all)(int fh, long long offset, void *buf, int count, int datatype, int *request);
+int MPI_File_iread_at_all(abi_file fh, long long offset, void *buf, int count, int datatype, int *request) {
+  if (!p_MPI_File_iread_at_all) abi_missing("MPI_File_iread_at_all");
+  int request_p = 0;
+  int rc = p_MPI_File_iread_at_all(abi_file_in(fh), offset, buf, count, abi_dt_in(datatype), &request_p);
+  *request = abi_req_out(request_p);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_iwrite_at_all)(int fh, long long offset, const void *buf, int count, int datatype, int *request);
+int MPI_File_iwrite_at_all(abi_file fh, long long offset, const void *buf, int count, int datatype, int *request) {
+  if (!p_MPI_File_iwrite_at_all) abi_missing("MPI_File_iwrite_at_all");
+  int request_p = 0;
+  int rc = p_MPI_File_iwrite_at_all(abi_file_in(fh), offset, buf, count, abi_dt_in(datatype), &request_p);
+  *request = abi_req_out(request_p);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_read)(int fh, void *buf, int count, int datatype, abi_pstatus *status);
+int MPI_File_read(abi_file fh, void *buf, int count, int datatype, abi_status *status) {
+  if (!p_MPI_File_read) abi_missing("MPI_File_read");
+  abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
+  int rc = p_MPI_File_read(abi_file_in(fh), buf, count, abi_dt_in(datatype), status_p);
+  if (status_p) abi_status_out(status_p, status);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_read_all)(int fh, void *buf, int count, int datatype, abi_pstatus *status);
+int MPI_File_read_all(abi_file fh, void *buf, int count, int datatype, abi_status *status) {
+  if (!p_MPI_File_read_all) abi_missing("MPI_File_read_all");
+  abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
+  int rc = p_MPI_File_read_all(abi_file_in(fh), buf, count, abi_dt_in(datatype), status_p);
+  if (status_p) abi_status_out(status_p, status);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_write)(int fh, const void *buf, int count, int datatype, abi_pstatus *status);
+int MPI_File_write(abi_file fh, const void *buf, int count, int datatype, abi_status *status) {
+  if (!p_MPI_File_write) abi_missing("MPI_File_write");
+  abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
+  int rc = p_MPI_File_write(abi_file_in(fh), buf, count, abi_dt_in(datatype), status_p);
+  if (status_p) abi_status_out(status_p, status);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_write_all)(int fh, const void *buf, int count, int datatype, abi_pstatus *status);
+int MPI_File_write_all(abi_file fh, const void *buf, int count, int datatype, abi_status *status) {
+  if (!p_MPI_File_write_all) abi_missing("MPI_File_write_all");
+  abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
+  int rc = p_MPI_File_write_all(abi_file_in(fh), buf, count, abi_dt_in(datatype), status_p);
+  if (status_p) abi_status_out(status_p, status);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_iread)(int fh, void *buf, int count, int datatype, int *request);
+int MPI_File_iread(abi_file fh, void *buf, int count, int datatype, int *request) {
+  if (!p_MPI_File_iread) abi_missing("MPI_File_iread");
+  int request_p = 0;
+  int rc = p_MPI_File_iread(abi_file_in(fh), buf, count, abi_dt_in(datatype), &request_p);
+  *request = abi_req_out(request_p);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_iwrite)(int fh, const void *buf, int count, int datatype, int *request);
+int MPI_File_iwrite(abi_file fh, const void *buf, int count, int datatype, int *request) {
+  if (!p_MPI_File_iwrite) abi_missing("MPI_File_iwrite");
+  int request_p = 0;
+  int rc = p_MPI_File_iwrite(abi_file_in(fh), buf, count, abi_dt_in(datatype), &request_p);
+  *request = abi_req_out(request_p);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_iread_all)(int fh, void *buf, int count, int datatype, int *request);
+int MPI_File_iread_all(abi_file fh, void *buf, int count, int datatype, int *request) {
+  if (!p_MPI_File_iread_all) abi_missing("MPI_File_iread_all");
+  int request_p = 0;
+  int rc = p_MPI_File_iread_all(abi_file_in(fh), buf, count, abi_dt_in(datatype), &request_p);
+  *request = abi_req_out(request_p);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_iwrite_all)(int fh, const void *buf, int count, int datatype, int *request);
+int MPI_File_iwrite_all(abi_file fh, const void *buf, int count, int datatype, int *request) {
+  if (!p_MPI_File_iwrite_all) abi_missing("MPI_File_iwrite_all");
+  int request_p = 0;
+  int rc = p_MPI_File_iwrite_all(abi_file_in(fh), buf, count, abi_dt_in(datatype), &request_p);
+  *request = abi_req_out(request_p);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_read_shared)(int fh, void *buf, int count, int datatype, abi_pstatus *status);
+int MPI_File_read_shared(abi_file fh, void *buf, int count, int datatype, abi_status *status) {
+  if (!p_MPI_File_read_shared) abi_missing("MPI_File_read_shared");
+  abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
+  int rc = p_MPI_File_read_shared(abi_file_in(fh), buf, count, abi_dt_in(datatype), status_p);
+  if (status_p) abi_status_out(status_p, status);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_write_shared)(int fh, const void *buf, int count, int datatype, abi_pstatus *status);
+int MPI_File_write_shared(abi_file fh, const void *buf, int count, int datatype, abi_status *status) {
+  if (!p_MPI_File_write_shared) abi_missing("MPI_File_write_shared");
+  abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
+  int rc = p_MPI_File_write_shared(abi_file_in(fh), buf, count, abi_dt_in(datatype), status_p);
+  if (status_p) abi_status_out(status_p, status);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_iread_shared)(int fh, void *buf, int count, int datatype, int *request);
+int MPI_File_iread_shared(abi_file fh, void *buf, int count, int datatype, int *request) {
+  if (!p_MPI_File_iread_shared) abi_missing("MPI_File_iread_shared");
+  int request_p = 0;
+  int rc = p_MPI_File_iread_shared(abi_file_in(fh), buf, count, abi_dt_in(datatype), &request_p);
+  *request = abi_req_out(request_p);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_iwrite_shared)(int fh, const void *buf, int count, int datatype, int *request);
+int MPI_File_iwrite_shared(abi_file fh, const void *buf, int count, int datatype, int *request) {
+  if (!p_MPI_File_iwrite_shared) abi_missing("MPI_File_iwrite_shared");
+  int request_p = 0;
+  int rc = p_MPI_File_iwrite_shared(abi_file_in(fh), buf, count, abi_dt_in(datatype), &request_p);
+  *request = abi_req_out(request_p);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_read_ordered)(int fh, void *buf, int count, int datatype, abi_pstatus *status);
+int MPI_File_read_ordered(abi_file fh, void *buf, int count, int datatype, abi_status *status) {
+  if (!p_MPI_File_read_ordered) abi_missing("MPI_File_read_ordered");
+  abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
+  int rc = p_MPI_File_read_ordered(abi_file_in(fh), buf, count, abi_dt_in(datatype), status_p);
+  if (status_p) abi_status_out(status_p, status);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_write_ordered)(int fh, const void *buf, int count, int datatype, abi_pstatus *status);
+int MPI_File_write_ordered(abi_file fh, const void *buf, int count, int datatype, abi_status *status) {
+  if (!p_MPI_File_write_ordered) abi_missing("MPI_File_write_ordered");
+  abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
+  int rc = p_MPI_File_write_ordered(abi_file_in(fh), buf, count, abi_dt_in(datatype), status_p);
+  if (status_p) abi_status_out(status_p, status);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_read_at_all_begin)(int fh, long long offset, void *buf, int count, int datatype);
+int MPI_File_read_at_all_begin(abi_file fh, long long offset, void *buf, int count, int datatype) {
+  if (!p_MPI_File_read_at_all_begin) abi_missing("MPI_File_read_at_all_begin");
+  int rc = p_MPI_File_read_at_all_begin(abi_file_in(fh), offset, buf, count, abi_dt_in(datatype));
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_read_at_all_end)(int fh, void *buf, abi_pstatus *status);
+int MPI_File_read_at_all_end(abi_file fh, void *buf, abi_status *status) {
+  if (!p_MPI_File_read_at_all_end) abi_missing("MPI_File_read_at_all_end");
+  abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
+  int rc = p_MPI_File_read_at_all_end(abi_file_in(fh), buf, status_p);
+  if (status_p) abi_status_out(status_p, status);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_write_at_all_begin)(int fh, long long offset, const void *buf, int count, int datatype);
+int MPI_File_write_at_all_begin(abi_file fh, long long offset, const void *buf, int count, int datatype) {
+  if (!p_MPI_File_write_at_all_begin) abi_missing("MPI_File_write_at_all_begin");
+  int rc = p_MPI_File_write_at_all_begin(abi_file_in(fh), offset, buf, count, abi_dt_in(datatype));
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_write_at_all_end)(int fh, const void *buf, abi_pstatus *status);
+int MPI_File_write_at_all_end(abi_file fh, const void *buf, abi_status *status) {
+  if (!p_MPI_File_write_at_all_end) abi_missing("MPI_File_write_at_all_end");
+  abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
+  int rc = p_MPI_File_write_at_all_end(abi_file_in(fh), buf, status_p);
+  if (status_p) abi_status_out(status_p, status);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_read_all_begin)(int fh, void *buf, int count, int datatype);
+int MPI_File_read_all_begin(abi_file fh, void *buf, int count, int datatype) {
+  if (!p_MPI_File_read_all_begin) abi_missing("MPI_File_read_all_begin");
+  int rc = p_MPI_File_read_all_begin(abi_file_in(fh), buf, count, abi_dt_in(datatype));
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_read_all_end)(int fh, void *buf, abi_pstatus *status);
+int MPI_File_read_all_end(abi_file fh, void *buf, abi_status *status) {
+  if (!p_MPI_File_read_all_end) abi_missing("MPI_File_read_all_end");
+  abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
+  int rc = p_MPI_File_read_all_end(abi_file_in(fh), buf, status_p);
+  if (status_p) abi_status_out(status_p, status);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_write_all_begin)(int fh, const void *buf, int count, int datatype);
+int MPI_File_write_all_begin(abi_file fh, const void *buf, int count, int datatype) {
+  if (!p_MPI_File_write_all_begin) abi_missing("MPI_File_write_all_begin");
+  int rc = p_MPI_File_write_all_begin(abi_file_in(fh), buf, count, abi_dt_in(datatype));
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_write_all_end)(int fh, const void *buf, abi_pstatus *status);
+int MPI_File_write_all_end(abi_file fh, const void *buf, abi_status *status) {
+  if (!p_MPI_File_write_all_end) abi_missing("MPI_File_write_all_end");
+  abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
+  int rc = p_MPI_File_write_all_end(abi_file_in(fh), buf, status_p);
+  if (status_p) abi_status_out(status_p, status);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_read_ordered_begin)(int fh, void *buf, int count, int datatype);
+int MPI_File_read_ordered_begin(abi_file fh, void *buf, int count, int datatype) {
+  if (!p_MPI_File_read_ordered_begin) abi_missing("MPI_File_read_ordered_begin");
+  int rc = p_MPI_File_read_ordered_begin(abi_file_in(fh), buf, count, abi_dt_in(datatype));
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_read_ordered_end)(int fh, void *buf, abi_pstatus *status);
+int MPI_File_read_ordered_end(abi_file fh, void *buf, abi_status *status) {
+  if (!p_MPI_File_read_ordered_end) abi_missing("MPI_File_read_ordered_end");
+  abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
+  int rc = p_MPI_File_read_ordered_end(abi_file_in(fh), buf, status_p);
+  if (status_p) abi_status_out(status_p, status);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_write_ordered_begin)(int fh, const void *buf, int count, int datatype);
+int MPI_File_write_ordered_begin(abi_file fh, const void *buf, int count, int datatype) {
+  if (!p_MPI_File_write_ordered_begin) abi_missing("MPI_File_write_ordered_begin");
+  int rc = p_MPI_File_write_ordered_begin(abi_file_in(fh), buf, count, abi_dt_in(datatype));
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_write_ordered_end)(int fh, const void *buf, abi_pstatus *status);
+int MPI_File_write_ordered_end(abi_file fh, const void *buf, abi_status *status) {
+  if (!p_MPI_File_write_ordered_end) abi_missing("MPI_File_write_ordered_end");
+  abi_pstatus status_b, *status_p = abi_status_ignored(status) ? NULL : &status_b;
+  if (status_p) abi_status_in(status, status_p);
+  int rc = p_MPI_File_write_ordered_end(abi_file_in(fh), buf, status_p);
+  if (status_p) abi_status_out(status_p, status);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_set_errhandler)(int file, int errhandler);
+int MPI_File_set_errhandler(abi_file file, int errhandler) {
+  if (!p_MPI_File_set_errhandler) abi_missing("MPI_File_set_errhandler");
+  int rc = p_MPI_File_set_errhandler(abi_file_in(file), abi_errh_in(errhandler));
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_get_errhandler)(int file, int *errhandler);
+int MPI_File_get_errhandler(abi_file file, int *errhandler) {
+  if (!p_MPI_File_get_errhandler) abi_missing("MPI_File_get_errhandler");
+  int errhandler_p = 0;
+  int rc = p_MPI_File_get_errhandler(abi_file_in(file), &errhandler_p);
+  *errhandler = abi_errh_out(errhandler_p);
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_File_create_errhandler)(abi_perrh_fn *file_errhandler_fn, int *errhandler);
+int (*p_MPI_File_call_errhandler)(int fh, int errorcode);
+int MPI_File_call_errhandler(abi_file fh, int errorcode) {
+  if (!p_MPI_File_call_errhandler) abi_missing("MPI_File_call_errhandler");
+  int rc = p_MPI_File_call_errhandler(abi_file_in(fh), abi_err_in(errorcode));
+  return abi_err_out(rc);
+}
+
+int (*p_MPI_Type_size_x)(int dt, long long *size);
+int MPI_Type_size_x(int dt, long long *size) {
+  if (!p_MPI_Type_size_x) abi_missing("MPI_Type_size_x");
+  int rc = p_MPI_Type_size_x(abi_dt_in(dt), size);
+  return abi_err_out(rc);
+}
+
 int (*p_MPI_Migrate)(void);
 int MPI_Migrate(void) {
   if (!p_MPI_Migrate) abi_missing("MPI_Migrate");
@@ -2187,95 +2689,34 @@ int MPI_Comm_spawn_multiple(void) { abi_missing("MPI_Comm_spawn_multiple"); }
 int MPI_Exscan_c(void) { abi_missing("MPI_Exscan_c"); }
 int MPI_Exscan_init(void) { abi_missing("MPI_Exscan_init"); }
 int MPI_Exscan_init_c(void) { abi_missing("MPI_Exscan_init_c"); }
-int MPI_File_c2f(void) { abi_missing("MPI_File_c2f"); }
-int MPI_File_call_errhandler(void) { abi_missing("MPI_File_call_errhandler"); }
-int MPI_File_close(void) { abi_missing("MPI_File_close"); }
-int MPI_File_create_errhandler(void) { abi_missing("MPI_File_create_errhandler"); }
-int MPI_File_delete(void) { abi_missing("MPI_File_delete"); }
-int MPI_File_f2c(void) { abi_missing("MPI_File_f2c"); }
-int MPI_File_get_amode(void) { abi_missing("MPI_File_get_amode"); }
-int MPI_File_get_atomicity(void) { abi_missing("MPI_File_get_atomicity"); }
-int MPI_File_get_byte_offset(void) { abi_missing("MPI_File_get_byte_offset"); }
-int MPI_File_get_errhandler(void) { abi_missing("MPI_File_get_errhandler"); }
-int MPI_File_get_group(void) { abi_missing("MPI_File_get_group"); }
-int MPI_File_get_info(void) { abi_missing("MPI_File_get_info"); }
-int MPI_File_get_position(void) { abi_missing("MPI_File_get_position"); }
-int MPI_File_get_position_shared(void) { abi_missing("MPI_File_get_position_shared"); }
-int MPI_File_get_size(void) { abi_missing("MPI_File_get_size"); }
-int MPI_File_get_type_extent(void) { abi_missing("MPI_File_get_type_extent"); }
 int MPI_File_get_type_extent_c(void) { abi_missing("MPI_File_get_type_extent_c"); }
-int MPI_File_get_view(void) { abi_missing("MPI_File_get_view"); }
-int MPI_File_iread(void) { abi_missing("MPI_File_iread"); }
-int MPI_File_iread_all(void) { abi_missing("MPI_File_iread_all"); }
 int MPI_File_iread_all_c(void) { abi_missing("MPI_File_iread_all_c"); }
-int MPI_File_iread_at(void) { abi_missing("MPI_File_iread_at"); }
-int MPI_File_iread_at_all(void) { abi_missing("MPI_File_iread_at_all"); }
 int MPI_File_iread_at_all_c(void) { abi_missing("MPI_File_iread_at_all_c"); }
 int MPI_File_iread_at_c(void) { abi_missing("MPI_File_iread_at_c"); }
 int MPI_File_iread_c(void) { abi_missing("MPI_File_iread_c"); }
-int MPI_File_iread_shared(void) { abi_missing("MPI_File_iread_shared"); }
 int MPI_File_iread_shared_c(void) { abi_missing("MPI_File_iread_shared_c"); }
-int MPI_File_iwrite(void) { abi_missing("MPI_File_iwrite"); }
-int MPI_File_iwrite_all(void) { abi_missing("MPI_File_iwrite_all"); }
 int MPI_File_iwrite_all_c(void) { abi_missing("MPI_File_iwrite_all_c"); }
-int MPI_File_iwrite_at(void) { abi_missing("MPI_File_iwrite_at"); }
-int MPI_File_iwrite_at_all(void) { abi_missing("MPI_File_iwrite_at_all"); }
 int MPI_File_iwrite_at_all_c(void) { abi_missing("MPI_File_iwrite_at_all_c"); }
 int MPI_File_iwrite_at_c(void) { abi_missing("MPI_File_iwrite_at_c"); }
 int MPI_File_iwrite_c(void) { abi_missing("MPI_File_iwrite_c"); }
-int MPI_File_iwrite_shared(void) { abi_missing("MPI_File_iwrite_shared"); }
 int MPI_File_iwrite_shared_c(void) { abi_missing("MPI_File_iwrite_shared_c"); }
-int MPI_File_open(void) { abi_missing("MPI_File_open"); }
-int MPI_File_preallocate(void) { abi_missing("MPI_File_preallocate"); }
-int MPI_File_read(void) { abi_missing("MPI_File_read"); }
-int MPI_File_read_all(void) { abi_missing("MPI_File_read_all"); }
-int MPI_File_read_all_begin(void) { abi_missing("MPI_File_read_all_begin"); }
 int MPI_File_read_all_begin_c(void) { abi_missing("MPI_File_read_all_begin_c"); }
 int MPI_File_read_all_c(void) { abi_missing("MPI_File_read_all_c"); }
-int MPI_File_read_all_end(void) { abi_missing("MPI_File_read_all_end"); }
-int MPI_File_read_at(void) { abi_missing("MPI_File_read_at"); }
-int MPI_File_read_at_all(void) { abi_missing("MPI_File_read_at_all"); }
-int MPI_File_read_at_all_begin(void) { abi_missing("MPI_File_read_at_all_begin"); }
 int MPI_File_read_at_all_begin_c(void) { abi_missing("MPI_File_read_at_all_begin_c"); }
 int MPI_File_read_at_all_c(void) { abi_missing("MPI_File_read_at_all_c"); }
-int MPI_File_read_at_all_end(void) { abi_missing("MPI_File_read_at_all_end"); }
 int MPI_File_read_at_c(void) { abi_missing("MPI_File_read_at_c"); }
 int MPI_File_read_c(void) { abi_missing("MPI_File_read_c"); }
-int MPI_File_read_ordered(void) { abi_missing("MPI_File_read_ordered"); }
-int MPI_File_read_ordered_begin(void) { abi_missing("MPI_File_read_ordered_begin"); }
 int MPI_File_read_ordered_begin_c(void) { abi_missing("MPI_File_read_ordered_begin_c"); }
 int MPI_File_read_ordered_c(void) { abi_missing("MPI_File_read_ordered_c"); }
-int MPI_File_read_ordered_end(void) { abi_missing("MPI_File_read_ordered_end"); }
-int MPI_File_read_shared(void) { abi_missing("MPI_File_read_shared"); }
 int MPI_File_read_shared_c(void) { abi_missing("MPI_File_read_shared_c"); }
-int MPI_File_seek(void) { abi_missing("MPI_File_seek"); }
-int MPI_File_seek_shared(void) { abi_missing("MPI_File_seek_shared"); }
-int MPI_File_set_atomicity(void) { abi_missing("MPI_File_set_atomicity"); }
-int MPI_File_set_errhandler(void) { abi_missing("MPI_File_set_errhandler"); }
-int MPI_File_set_info(void) { abi_missing("MPI_File_set_info"); }
-int MPI_File_set_size(void) { abi_missing("MPI_File_set_size"); }
-int MPI_File_set_view(void) { abi_missing("MPI_File_set_view"); }
-int MPI_File_sync(void) { abi_missing("MPI_File_sync"); }
-int MPI_File_write(void) { abi_missing("MPI_File_write"); }
-int MPI_File_write_all(void) { abi_missing("MPI_File_write_all"); }
-int MPI_File_write_all_begin(void) { abi_missing("MPI_File_write_all_begin"); }
 int MPI_File_write_all_begin_c(void) { abi_missing("MPI_File_write_all_begin_c"); }
 int MPI_File_write_all_c(void) { abi_missing("MPI_File_write_all_c"); }
-int MPI_File_write_all_end(void) { abi_missing("MPI_File_write_all_end"); }
-int MPI_File_write_at(void) { abi_missing("MPI_File_write_at"); }
-int MPI_File_write_at_all(void) { abi_missing("MPI_File_write_at_all"); }
-int MPI_File_write_at_all_begin(void) { abi_missing("MPI_File_write_at_all_begin"); }
 int MPI_File_write_at_all_begin_c(void) { abi_missing("MPI_File_write_at_all_begin_c"); }
 int MPI_File_write_at_all_c(void) { abi_missing("MPI_File_write_at_all_c"); }
-int MPI_File_write_at_all_end(void) { abi_missing("MPI_File_write_at_all_end"); }
 int MPI_File_write_at_c(void) { abi_missing("MPI_File_write_at_c"); }
 int MPI_File_write_c(void) { abi_missing("MPI_File_write_c"); }
-int MPI_File_write_ordered(void) { abi_missing("MPI_File_write_ordered"); }
-int MPI_File_write_ordered_begin(void) { abi_missing("MPI_File_write_ordered_begin"); }
 int MPI_File_write_ordered_begin_c(void) { abi_missing("MPI_File_write_ordered_begin_c"); }
 int MPI_File_write_ordered_c(void) { abi_missing("MPI_File_write_ordered_c"); }
-int MPI_File_write_ordered_end(void) { abi_missing("MPI_File_write_ordered_end"); }
-int MPI_File_write_shared(void) { abi_missing("MPI_File_write_shared"); }
 int MPI_File_write_shared_c(void) { abi_missing("MPI_File_write_shared_c"); }
 int MPI_Gather_c(void) { abi_missing("MPI_Gather_c"); }
 int MPI_Gather_init(void) { abi_missing("MPI_Gather_init"); }
@@ -2462,7 +2903,6 @@ int MPI_Type_get_true_extent_c(void) { abi_missing("MPI_Type_get_true_extent_c")
 int MPI_Type_get_true_extent_x(void) { abi_missing("MPI_Type_get_true_extent_x"); }
 int MPI_Type_indexed_c(void) { abi_missing("MPI_Type_indexed_c"); }
 int MPI_Type_size_c(void) { abi_missing("MPI_Type_size_c"); }
-int MPI_Type_size_x(void) { abi_missing("MPI_Type_size_x"); }
 int MPI_Type_vector_c(void) { abi_missing("MPI_Type_vector_c"); }
 int MPI_Unpack_c(void) { abi_missing("MPI_Unpack_c"); }
 int MPI_Unpack_external_c(void) { abi_missing("MPI_Unpack_external_c"); }
@@ -2580,12 +3020,9 @@ extern __typeof__(MPI_Exscan_c) PMPI_Exscan_c __attribute__((alias("MPI_Exscan_c
 extern __typeof__(MPI_Exscan_init) PMPI_Exscan_init __attribute__((alias("MPI_Exscan_init")));
 extern __typeof__(MPI_Exscan_init_c) PMPI_Exscan_init_c __attribute__((alias("MPI_Exscan_init_c")));
 extern __typeof__(MPI_Fetch_and_op) PMPI_Fetch_and_op __attribute__((alias("MPI_Fetch_and_op")));
-extern __typeof__(MPI_File_c2f) PMPI_File_c2f __attribute__((alias("MPI_File_c2f")));
 extern __typeof__(MPI_File_call_errhandler) PMPI_File_call_errhandler __attribute__((alias("MPI_File_call_errhandler")));
 extern __typeof__(MPI_File_close) PMPI_File_close __attribute__((alias("MPI_File_close")));
-extern __typeof__(MPI_File_create_errhandler) PMPI_File_create_errhandler __attribute__((alias("MPI_File_create_errhandler")));
 extern __typeof__(MPI_File_delete) PMPI_File_delete __attribute__((alias("MPI_File_delete")));
-extern __typeof__(MPI_File_f2c) PMPI_File_f2c __attribute__((alias("MPI_File_f2c")));
 extern __typeof__(MPI_File_get_amode) PMPI_File_get_amode __attribute__((alias("MPI_File_get_amode")));
 extern __typeof__(MPI_File_get_atomicity) PMPI_File_get_atomicity __attribute__((alias("MPI_File_get_atomicity")));
 extern __typeof__(MPI_File_get_byte_offset) PMPI_File_get_byte_offset __attribute__((alias("MPI_File_get_byte_offset")));
@@ -3350,5 +3787,65 @@ const abi_bind abi_binds[] = {
   {"MPI_Get_accumulate", &p_MPI_Get_accumulate},
   {"MPI_Fetch_and_op", &p_MPI_Fetch_and_op},
   {"MPI_Compare_and_swap", &p_MPI_Compare_and_swap},
+  {"MPI_File_open", &p_MPI_File_open},
+  {"MPI_File_close", &p_MPI_File_close},
+  {"MPI_File_delete", &p_MPI_File_delete},
+  {"MPI_File_set_size", &p_MPI_File_set_size},
+  {"MPI_File_preallocate", &p_MPI_File_preallocate},
+  {"MPI_File_get_size", &p_MPI_File_get_size},
+  {"MPI_File_get_group", &p_MPI_File_get_group},
+  {"MPI_File_get_amode", &p_MPI_File_get_amode},
+  {"MPI_File_set_info", &p_MPI_File_set_info},
+  {"MPI_File_get_info", &p_MPI_File_get_info},
+  {"MPI_File_set_view", &p_MPI_File_set_view},
+  {"MPI_File_get_view", &p_MPI_File_get_view},
+  {"MPI_File_get_type_extent", &p_MPI_File_get_type_extent},
+  {"MPI_File_set_atomicity", &p_MPI_File_set_atomicity},
+  {"MPI_File_get_atomicity", &p_MPI_File_get_atomicity},
+  {"MPI_File_sync", &p_MPI_File_sync},
+  {"MPI_File_seek", &p_MPI_File_seek},
+  {"MPI_File_get_position", &p_MPI_File_get_position},
+  {"MPI_File_get_byte_offset", &p_MPI_File_get_byte_offset},
+  {"MPI_File_seek_shared", &p_MPI_File_seek_shared},
+  {"MPI_File_get_position_shared", &p_MPI_File_get_position_shared},
+  {"MPI_File_read_at", &p_MPI_File_read_at},
+  {"MPI_File_read_at_all", &p_MPI_File_read_at_all},
+  {"MPI_File_write_at", &p_MPI_File_write_at},
+  {"MPI_File_write_at_all", &p_MPI_File_write_at_all},
+  {"MPI_File_iread_at", &p_MPI_File_iread_at},
+  {"MPI_File_iwrite_at", &p_MPI_File_iwrite_at},
+  {"MPI_File_iread_at_all", &p_MPI_File_iread_at_all},
+  {"MPI_File_iwrite_at_all", &p_MPI_File_iwrite_at_all},
+  {"MPI_File_read", &p_MPI_File_read},
+  {"MPI_File_read_all", &p_MPI_File_read_all},
+  {"MPI_File_write", &p_MPI_File_write},
+  {"MPI_File_write_all", &p_MPI_File_write_all},
+  {"MPI_File_iread", &p_MPI_File_iread},
+  {"MPI_File_iwrite", &p_MPI_File_iwrite},
+  {"MPI_File_iread_all", &p_MPI_File_iread_all},
+  {"MPI_File_iwrite_all", &p_MPI_File_iwrite_all},
+  {"MPI_File_read_shared", &p_MPI_File_read_shared},
+  {"MPI_File_write_shared", &p_MPI_File_write_shared},
+  {"MPI_File_iread_shared", &p_MPI_File_iread_shared},
+  {"MPI_File_iwrite_shared", &p_MPI_File_iwrite_shared},
+  {"MPI_File_read_ordered", &p_MPI_File_read_ordered},
+  {"MPI_File_write_ordered", &p_MPI_File_write_ordered},
+  {"MPI_File_read_at_all_begin", &p_MPI_File_read_at_all_begin},
+  {"MPI_File_read_at_all_end", &p_MPI_File_read_at_all_end},
+  {"MPI_File_write_at_all_begin", &p_MPI_File_write_at_all_begin},
+  {"MPI_File_write_at_all_end", &p_MPI_File_write_at_all_end},
+  {"MPI_File_read_all_begin", &p_MPI_File_read_all_begin},
+  {"MPI_File_read_all_end", &p_MPI_File_read_all_end},
+  {"MPI_File_write_all_begin", &p_MPI_File_write_all_begin},
+  {"MPI_File_write_all_end", &p_MPI_File_write_all_end},
+  {"MPI_File_read_ordered_begin", &p_MPI_File_read_ordered_begin},
+  {"MPI_File_read_ordered_end", &p_MPI_File_read_ordered_end},
+  {"MPI_File_write_ordered_begin", &p_MPI_File_write_ordered_begin},
+  {"MPI_File_write_ordered_end", &p_MPI_File_write_ordered_end},
+  {"MPI_File_set_errhandler", &p_MPI_File_set_errhandler},
+  {"MPI_File_get_errhandler", &p_MPI_File_get_errhandler},
+  {"MPI_File_create_errhandler", &p_MPI_File_create_errhandler},
+  {"MPI_File_call_errhandler", &p_MPI_File_call_errhandler},
+  {"MPI_Type_size_x", &p_MPI_Type_size_x},
   {"MPI_Migrate", &p_MPI_Migrate},
   {NULL, NULL}};

@@ -490,6 +490,15 @@ static void win_errh_tramp(int *win, int *code, ...) {
   errh_call(h, abi_win_out(*win), *code);
 }
 
+/* A file's handler gets MPICH's MPI_File, a pointer (abi_file). */
+static void file_errh_tramp(int *file, int *code, ...) {
+  int h = 0;
+  if (p_MPI_File_get_errhandler) p_MPI_File_get_errhandler(*file, &h);
+  abi_file f = abi_file_out(*file);
+  int c = abi_err_out(*code);
+  if (h > 0 && (size_t)h < errh_n && errh_fns[h]) ((void (*)(abi_file *, int *, ...))errh_fns[h])(&f, &c);
+}
+
 static int create_errh(int (*create)(abi_perrh_fn *, int *), abi_perrh_fn *tramp, abi_perrh_fn *fn,
                        int *errhandler) {
   int h = 0;
@@ -513,6 +522,17 @@ int MPI_Win_create_errhandler(abi_perrh_fn *fn, int *errhandler) {
   NEED(MPI_Win_create_errhandler);
   return create_errh(p_MPI_Win_create_errhandler, win_errh_tramp, fn, errhandler);
 }
+
+int MPI_File_create_errhandler(abi_perrh_fn *fn, int *errhandler) {
+  NEED(MPI_File_create_errhandler);
+  return create_errh(p_MPI_File_create_errhandler, file_errh_tramp, fn, errhandler);
+}
+
+/* A file's Fortran handle is psim's handle; its C one the pointer of that value. */
+int MPI_File_c2f(abi_file f);
+int MPI_File_c2f(abi_file f) { return abi_file_in(f) < 0 ? 0 : abi_file_in(f); }
+abi_file MPI_File_f2c(int h);
+abi_file MPI_File_f2c(int h) { return abi_file_out(h); }
 
 /* MPICH's Fortran handles are its C handles (MPI_Fint is int). */
 #define C2F(K) \
@@ -539,5 +559,6 @@ ALIAS(MPI_Ineighbor_alltoallw) ALIAS(MPI_Op_create)
 ALIAS(MPI_Grequest_start) ALIAS(MPI_Group_translate_ranks) ALIAS(MPI_Comm_get_attr)
 ALIAS(MPI_Attr_get) ALIAS(MPI_Get_version) ALIAS(MPI_Type_get_contents)
 ALIAS(MPI_Comm_create_errhandler) ALIAS(MPI_Errhandler_create) ALIAS(MPI_Win_create_errhandler)
+ALIAS(MPI_File_create_errhandler) ALIAS(MPI_File_c2f) ALIAS(MPI_File_f2c)
 ALIAS(MPI_Pcontrol) ALIAS(MPI_Type_match_size) ALIAS(MPI_Aint_add) ALIAS(MPI_Aint_diff) ALIAS(MPI_Comm_c2f) ALIAS(MPI_Comm_f2c)
 ALIAS(MPI_Type_c2f) ALIAS(MPI_Type_f2c)

@@ -11,6 +11,7 @@
 #define PSIM_NO_LOCATION
 #include "psim_mpi/mpi.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #include "emul/abi/abi.h"
@@ -130,6 +131,8 @@ int abi_info_in(int h) { return in_of(K_INFO, infos, N(infos), MPI_INFO_ENV + 1,
 int abi_info_out(int h) { return out_of(K_INFO, infos, N(infos), h); }
 
 int abi_win_in(int h) { return in_of(K_WIN, NULL, 0, 1, h); }
+abi_file abi_file_out(int h) { return h > 0 ? (abi_file)(uintptr_t)(unsigned)h : (abi_file)0; }
+int abi_file_in(abi_file f) { return (uintptr_t)f <= (uintptr_t)INT32_MAX ? (int)(uintptr_t)f : -1; }
 int abi_win_out(int h) { return out_of(K_WIN, NULL, 0, h); }
 
 /* MPICH: MPI_PROC_NULL -1, MPI_ANY_SOURCE -2; psim the other way round. MPI_ROOT (-3) and
@@ -152,6 +155,12 @@ static const pair errs[] = {
   {MPI_ERR_BASE, 46}, {MPI_ERR_LOCKTYPE, 47}, {MPI_ERR_KEYVAL, 48}, {MPI_ERR_RMA_CONFLICT, 49},
   {MPI_ERR_RMA_SYNC, 50}, {MPI_ERR_SIZE, 51}, {MPI_ERR_DISP, 52}, {MPI_ERR_ASSERT, 53},
   {MPI_ERR_RMA_RANGE, 55}, {MPI_ERR_LASTCODE, 0x3fffffff},
+  /* MPI-IO's */
+  {MPI_ERR_ACCESS, 20}, {MPI_ERR_AMODE, 21}, {MPI_ERR_BAD_FILE, 22}, {MPI_ERR_CONVERSION, 23},
+  {MPI_ERR_DUP_DATAREP, 24}, {MPI_ERR_FILE_EXISTS, 25}, {MPI_ERR_FILE_IN_USE, 26}, {MPI_ERR_FILE, 27},
+  {MPI_ERR_IO, 32}, {MPI_ERR_NOT_SAME, 35}, {MPI_ERR_NO_SPACE, 36}, {MPI_ERR_NO_SUCH_FILE, 37},
+  {MPI_ERR_QUOTA, 39}, {MPI_ERR_READ_ONLY, 40}, {MPI_ERR_UNSUPPORTED_DATAREP, 43},
+  {MPI_ERR_UNSUPPORTED_OPERATION, 44},
 };
 /* The program's own classes and codes (MPI_Add_error_class...; psim numbers them from
  * MPI_ERR_LASTCODE + 1) are MPICH's dynamic ones: 0x40000000 (MPICH's bit of a dynamic

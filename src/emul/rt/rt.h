@@ -60,8 +60,9 @@ typedef struct rt_comm {
 typedef struct rt_group { int size; int *world; int freed; } rt_group;
 
 /* RQ_RMA: a request-based one-sided operation (MPI_Rput...: rt_win.c); its er has no message
- * and completes (emu_req_finish) when the operation does */
-enum { RQ_SEND, RQ_RECV, RQ_GREQ, RQ_NBR, RQ_RMA };
+ * and completes (emu_req_finish) when the operation does. RQ_FILE: a non-blocking MPI-IO
+ * access (rt_file.c). */
+enum { RQ_SEND, RQ_RECV, RQ_GREQ, RQ_NBR, RQ_RMA, RQ_FILE };
 typedef struct rt_req {
   int used, kind, persistent, active, proc_null, flags;
   emu_req *er;
@@ -89,6 +90,7 @@ typedef struct rt_req {
   void *gextra;
   int gdone;
   int gorphan;               /* freed by MPI_Request_free before it completed */
+  long long io_bytes;        /* RQ_FILE: the bytes its MPI_File_i* moved (its status's count) */
 } rt_req;
 
 typedef struct rt_uop { MPI_User_function *fn; int commute; } rt_uop;
@@ -121,6 +123,7 @@ typedef struct rt_world {
   VEC(rt_pending_inter *) pending_inter;
   struct rt_attrs *attrs;    /* keyvals and attributes of communicators and datatypes */
   struct rt_errs *errs;      /* error classes, codes, strings and handlers (rt_errors.c) */
+  struct rt_files *files;    /* open files (rt_file.c) */
 } rt_world;
 
 typedef struct rt_rank {
@@ -287,6 +290,16 @@ void rt_err_comm_free(MPI_Comm comm);
 void rt_err_win_free(MPI_Win win);
 int *rt_err_lastused(void);   /* MPI_LASTUSEDCODE's value for the calling rank */
 void rt_errs_free(rt_world *w);
+
+/* ---- MPI-IO (rt_file.c, rt_file_view.c, rt_file_io.c) ---- */
+/* rt_p2p.c: a request (RQ_FILE) completed when the disk I/O er ends, its status's count `bytes`. */
+MPI_Request rt_req_io(emu_req *er, long long bytes);
+/* rt_errors.c: raises `code` on file fh (MPI_FILE_NULL: the errors of MPI_File_open and
+ * MPI_File_delete) under its handler, MPI_ERRORS_RETURN unless the program set another. */
+int rt_file_error(MPI_File fh, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void rt_err_file_free(MPI_File fh);
+/* rt_file.c: closes what the run left open (a rank's error stopped it) */
+void rt_files_free(rt_world *w);
 
 /* rt_heap.c: forgets every block (end of a run). */
 void rt_heap_reset(void);

@@ -109,3 +109,5 @@ int MPI_Type_get_name(MPI_Datatype dt, char *name, int *resultlen) {
   *resultlen = (int)strlen(name);
   return MPI_SUCCESS;
 }
+
+int MPI_Type_size_x(MPI_Datatype dt, MPI_Count *size) { *size = (MPI_Count)rt_type(dt)->size; return MPI_SUCCESS; }

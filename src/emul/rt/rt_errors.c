@@ -1,6 +1,8 @@
 /* Errors: strings and classes of MPI's error codes, the program's own classes, codes and
  * strings (MPI_Add_error_class, _code, _string), and error handlers on communicators and
- * windows (MPI_ERRORS_ARE_FATAL, MPI_ERRORS_RETURN, or a function of the program's).
+ * windows and files (MPI_ERRORS_ARE_FATAL, MPI_ERRORS_RETURN, or a function of the program's).
+ * A file starts with MPI_ERRORS_RETURN, as MPI says (MPI_FILE_NULL's handler: the errors of
+ * MPI_File_open and MPI_File_delete); MPI-IO's errors all report through rt_file_error.
  *
  * What the handlers govern: MPI_Comm_call_errhandler and MPI_Win_call_errhandler, and the
  * errors of the calls that report through rt_comm_error (MPI_Type_get_contents,
@@ -20,7 +22,7 @@
 
 #include "emul/rt/rt.h"
 
-enum { EH_COMM, EH_WIN };
+enum { EH_COMM, EH_WIN, EH_FILE, EH_NKINDS };
 
 typedef struct ecode { int rank, code, cls; char *str; } ecode;
 typedef struct ehandler { int kind; void (*fn)(void); } ehandler;
@@ -31,7 +33,7 @@ typedef struct eslot { int *errh; int nset; } eslot;
 struct rt_errs {
   VEC(ecode) codes;
   VEC(ehandler) handlers;    /* handler h is handlers.data[h - 1 - MPI_ERRORS_RETURN] */
-  VEC(eslot) slots[2];       /* per kind (EH_COMM, EH_WIN), indexed by the object's handle
+  VEC(eslot) slots[EH_NKINDS];   /* per kind (EH_COMM, EH_WIN, EH_FILE), indexed by the object's handle
                               * (handles are never reused): a program making and freeing
                               * 100,000 communicators must not search a list of them */
   int *lastused;             /* per world rank */
@@ -53,7 +55,7 @@ void rt_errs_free(rt_world *w) {
   for (size_t i = 0; i < w->errs->codes.len; i++) free(w->errs->codes.data[i].str);
   VEC_FREE(w->errs->codes);
   VEC_FREE(w->errs->handlers);
-  for (int k = 0; k < 2; k++) {
+  for (int k = 0; k < EH_NKINDS; k++) {
     for (size_t i = 0; i < w->errs->slots[k].len; i++) free(w->errs->slots[k].data[i].errh);
     VEC_FREE(w->errs->slots[k]);
   }
@@ -79,9 +81,10 @@ static int predefined(int code) { return code >= MPI_SUCCESS && code <= MPI_ERR_
 
 static int handler_of(int kind, int handle) {
   struct rt_errs *e = errs();
-  if (handle < 0 || (size_t)handle >= e->slots[kind].len || !e->slots[kind].data[handle].errh) return MPI_ERRORS_ARE_FATAL;
+  int dflt = kind == EH_FILE ? MPI_ERRORS_RETURN : MPI_ERRORS_ARE_FATAL;
+  if (handle < 0 || (size_t)handle >= e->slots[kind].len || !e->slots[kind].data[handle].errh) return dflt;
   int h = e->slots[kind].data[handle].errh[rt_world_rank()];
-  return h ? h : MPI_ERRORS_ARE_FATAL;
+  return h ? h : dflt;
 }
 
 static const ehandler *handler_get(MPI_Errhandler h, const char *call) {
@@ -93,7 +96,8 @@ static const ehandler *handler_get(MPI_Errhandler h, const char *call) {
 
 static int set_handler(int kind, int handle, MPI_Errhandler h, const char *call) {
   if (h != MPI_ERRORS_ARE_FATAL && h != MPI_ERRORS_RETURN && handler_get(h, call)->kind != kind)
-    emu_fatal("%s: error handler %d is a %s's (MPI_ERR_ARG)", call, h, kind == EH_COMM ? "window" : "communicator");
+    emu_fatal("%s: error handler %d is not for a %s (MPI_ERR_ARG)", call, h,
+              kind == EH_COMM ? "communicator" : kind == EH_WIN ? "window" : "file");
   struct rt_errs *e = errs();
   while (e->slots[kind].len <= (size_t)handle) VEC_PUSH(e->slots[kind], ((eslot){NULL, 0}));
   eslot *sl = &e->slots[kind].data[handle];
@@ -116,6 +120,7 @@ static void forget_handler(int kind, int handle) {
 
 void rt_err_comm_free(MPI_Comm comm) { forget_handler(EH_COMM, comm); }
 void rt_err_win_free(MPI_Win win) { forget_handler(EH_WIN, win); }
+void rt_err_file_free(MPI_File fh) { forget_handler(EH_FILE, fh); }
 
 typedef void handler_fn(int *handle, int *code, ...);
 
@@ -137,6 +142,15 @@ int rt_comm_error(MPI_Comm comm, int code, const char *fmt, ...) {
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   return raise_on(EH_COMM, comm, code, msg);
+}
+
+int rt_file_error(MPI_File fh, int code, const char *fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return raise_on(EH_FILE, fh, code, msg);
 }
 
 void rt_err_comm_dup(MPI_Comm from, MPI_Comm to) {
@@ -161,6 +175,10 @@ int MPI_Errhandler_create(MPI_Handler_function *fn, MPI_Errhandler *errhandler) 
 
 int MPI_Win_create_errhandler(MPI_Win_errhandler_function *fn, MPI_Errhandler *errhandler) {
   return create_handler(EH_WIN, (void (*)(void))fn, errhandler);
+}
+
+int MPI_File_create_errhandler(MPI_File_errhandler_function *fn, MPI_Errhandler *errhandler) {
+  return create_handler(EH_FILE, (void (*)(void))fn, errhandler);
 }
 
 int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler e) {
@@ -189,6 +207,16 @@ int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *e) {
   return MPI_SUCCESS;
 }
 
+/* A file's handler (rt_file.c checks the handle: MPI_FILE_NULL's is the calling rank's). */
+int MPI_File_set_errhandler(MPI_File fh, MPI_Errhandler e) {
+  return set_handler(EH_FILE, fh, e, "MPI_File_set_errhandler");
+}
+
+int MPI_File_get_errhandler(MPI_File fh, MPI_Errhandler *e) {
+  *e = handler_of(EH_FILE, fh);
+  return MPI_SUCCESS;
+}
+
 int MPI_Errhandler_free(MPI_Errhandler *e) {
   if (*e != MPI_ERRORS_ARE_FATAL && *e != MPI_ERRORS_RETURN) handler_get(*e, "MPI_Errhandler_free");
   *e = MPI_ERRHANDLER_NULL;
@@ -208,6 +236,10 @@ static int call_errhandler(int kind, int handle, int errorcode, const char *call
 int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
   rt_comm_get(comm);
   return call_errhandler(EH_COMM, comm, errorcode, "MPI_Comm_call_errhandler");
+}
+
+int MPI_File_call_errhandler(MPI_File fh, int errorcode) {
+  return call_errhandler(EH_FILE, fh, errorcode, "MPI_File_call_errhandler");
 }
 
 int MPI_Win_call_errhandler(MPI_Win win, int errorcode) {
@@ -238,6 +270,23 @@ static const char *const errnames[] = {
   [MPI_ERR_RMA_SYNC] = "MPI_ERR_RMA_SYNC: wrong synchronization of RMA calls",
   [MPI_ERR_RMA_RANGE] = "MPI_ERR_RMA_RANGE: target memory outside the window",
   [MPI_ERR_KEYVAL] = "MPI_ERR_KEYVAL: invalid key value",
+  /* MPI-IO's */
+  [MPI_ERR_FILE] = "MPI_ERR_FILE: invalid file handle",
+  [MPI_ERR_NOT_SAME] = "MPI_ERR_NOT_SAME: arguments differ between the processes of a collective",
+  [MPI_ERR_AMODE] = "MPI_ERR_AMODE: invalid access mode",
+  [MPI_ERR_UNSUPPORTED_DATAREP] = "MPI_ERR_UNSUPPORTED_DATAREP: unsupported data representation",
+  [MPI_ERR_UNSUPPORTED_OPERATION] = "MPI_ERR_UNSUPPORTED_OPERATION: unsupported operation",
+  [MPI_ERR_NO_SUCH_FILE] = "MPI_ERR_NO_SUCH_FILE: no such file",
+  [MPI_ERR_FILE_EXISTS] = "MPI_ERR_FILE_EXISTS: file exists",
+  [MPI_ERR_BAD_FILE] = "MPI_ERR_BAD_FILE: invalid file name",
+  [MPI_ERR_ACCESS] = "MPI_ERR_ACCESS: permission denied",
+  [MPI_ERR_NO_SPACE] = "MPI_ERR_NO_SPACE: no space left",
+  [MPI_ERR_QUOTA] = "MPI_ERR_QUOTA: quota exceeded",
+  [MPI_ERR_READ_ONLY] = "MPI_ERR_READ_ONLY: read-only file or file system",
+  [MPI_ERR_FILE_IN_USE] = "MPI_ERR_FILE_IN_USE: file in use",
+  [MPI_ERR_DUP_DATAREP] = "MPI_ERR_DUP_DATAREP: data representation already defined",
+  [MPI_ERR_CONVERSION] = "MPI_ERR_CONVERSION: data conversion failed",
+  [MPI_ERR_IO] = "MPI_ERR_IO: I/O error",
 };
 
 /* A predefined code's string; a code the program added has the string it gave ("" if none). */

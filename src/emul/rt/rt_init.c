@@ -77,6 +77,7 @@ void rt_world_free(void *p) {
   rt_inters_free(w);
   rt_infos_free(w);
   rt_wins_free(w);
+  rt_files_free(w);
   rt_attrs_free(w);
   rt_errs_free(w);
   free(w);

@@ -30,6 +30,16 @@ static MPI_Request req_alloc(void) {
 
 MPI_Request rt_req_completed(void) { return req_alloc(); }   /* used, not active: done */
 
+MPI_Request rt_req_io(emu_req *er, long long bytes) {
+  MPI_Request h = req_alloc();
+  rt_req *r = rt_w()->reqs.data[h];
+  r->kind = RQ_FILE;
+  r->active = 1;
+  r->er = er;
+  r->io_bytes = bytes;
+  return h;
+}
+
 static void req_release(MPI_Request h) {
   rt_world *w = rt_w();
   rt_req *r = w->reqs.data[h];
@@ -250,7 +260,10 @@ static void req_complete(MPI_Request *h, MPI_Status *st) {
         st->psim_cancelled = 0;
         st->psim_bytes = (long long)e->got;
       }
-    } else status_clear(st);
+    } else {
+      status_clear(st);
+      if (st && r->kind == RQ_FILE) st->psim_bytes = r->io_bytes;   /* MPI_Get_count's */
+    }
     trace_done(r, e, 1);
     emu_req_take(e);   /* smpi/or, paid as the wait or test returns it */
     emu_req_free(e);
@@ -669,7 +682,7 @@ int MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *st) {
   rt_req *r = req_get(req);
   int detached = r->kind == RQ_SEND && r->er && r->er->q && r->er->q->detached;
   if (r->kind != RQ_GREQ && r->active && !r->proc_null && !detached) {
-    if (emu_polls_injected() && r->kind != RQ_NBR && r->kind != RQ_RMA) {
+    if (emu_polls_injected() && r->kind != RQ_NBR && r->kind != RQ_RMA && r->kind != RQ_FILE) {
       rt_comm *c = r->comm;
       int src = r->kind == RQ_SEND ? emu_self()->id
                 : r->peer == MPI_ANY_SOURCE ? MPI_L_ANY : c->world[r->peer];
@@ -684,6 +697,7 @@ int MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *st) {
     if (r->proc_null) proc_null_status(st);
     else status_clear(st);
     if (r->cancelled) st->psim_cancelled = 1;
+    else if (r->kind == RQ_FILE) st->psim_bytes = r->io_bytes;
     else if (r->kind == RQ_RECV && r->er) {
       st->MPI_SOURCE = r->comm->local[r->er->src];
       st->MPI_TAG = r->er->tag;

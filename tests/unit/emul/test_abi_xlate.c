@@ -47,6 +47,19 @@ static void test_predefined(void **state) {
   assert_int_equal(abi_match_size(1, 8), (int)0x4c00080bu);
   assert_int_equal(abi_match_size(2, 4), (int)0x4c000439u);
   assert_int_equal(abi_match_size(1, 3), (int)0x0c000000u);
+  /* MPI-IO: MPICH's MPI_File is a pointer (MPI_FILE_NULL 0), its error classes its own */
+  assert_true(abi_file_out(MPI_FILE_NULL) == NULL);
+  assert_int_equal(abi_file_in(NULL), MPI_FILE_NULL);
+  assert_int_equal(abi_file_in(abi_file_out(3)), 3);
+  assert_int_equal(abi_file_in((abi_file)(uintptr_t)0x7f0000001000ull), -1);   /* not psim's */
+  assert_int_equal(abi_err_out(MPI_ERR_NO_SUCH_FILE), 37);
+  assert_int_equal(abi_err_out(MPI_ERR_AMODE), 21);
+  assert_int_equal(abi_err_out(MPI_ERR_ACCESS), 20);
+  assert_int_equal(abi_err_out(MPI_ERR_READ_ONLY), 40);
+  assert_int_equal(abi_err_out(MPI_ERR_UNSUPPORTED_DATAREP), 43);
+  assert_int_equal(abi_err_out(MPI_ERR_FILE), 27);
+  assert_int_equal(abi_err_in(25), MPI_ERR_FILE_EXISTS);
+  assert_int_equal(abi_err_in(44), MPI_ERR_UNSUPPORTED_OPERATION);
 }
 
 /* objects the program made: MPICH's "direct" handle of the kind, psim's index below */
