@@ -9,7 +9,8 @@
  * whose latency is 10 us. SMPI maps them to its simulated clock too (smpi_helpers.h:
  * smpi_gettimeofday, smpi_clock_gettime, whatever the clock id); so does psim, the computation
  * since the rank's last call included (rt_wtime ends the burst, as any MPI call does). The
- * date starts at 0 at the start of the simulation, as SMPI's.
+ * date starts at 0 at the start of the simulation, as SMPI's. The CPU-time clocks stay the C
+ * library's (below).
  *
  * Outside a rank (psim's own code, before or after the simulation, another thread) they are
  * the C library's. */
@@ -34,7 +35,12 @@ int __wrap_gettimeofday(struct timeval *tv, void *tz) {
 }
 
 int __wrap_clock_gettime(clockid_t id, struct timespec *ts) {
-  if (!rt_in_rank_code()) return clock_gettime(id, ts);
+  /* A CPU-time clock is the program measuring its own work, which psim measures with the same
+   * clock (its measured computation): left to the C library (SMPI maps those too; a program
+   * spinning until it has used 0.05 s of CPU then waited for a simulated clock that only its
+   * own reads moved). */
+  if (!rt_in_rank_code() || id == CLOCK_PROCESS_CPUTIME_ID || id == CLOCK_THREAD_CPUTIME_ID || id < 0)
+    return clock_gettime(id, ts);
   double t = rt_wtime("clock_gettime");
   ts->tv_sec = (time_t)t;
   ts->tv_nsec = (long)((t - (double)ts->tv_sec) * 1e9);
