@@ -1,5 +1,8 @@
 #!/bin/sh
 # One-sided communication under psim run (issue 9):
+# - MPI_Win_lock_all(MPI_MODE_NOCHECK) takes no lock (tests/data/emul/rma_nocheck.c, 2-5
+#   ranks): the other ranks' exclusive locks on rank 0 are granted while it waits in such an
+#   epoch for their accumulates, as under MPICH (OpenCoarrays' events); before, a hang;
 # - the data: tests/data/emul/rma.c checks fence (Put, Get, Accumulate), exclusive locks
 #   (a counter incremented under the lock by every rank), Win_allocate + lock_all +
 #   Fetch_and_op + Compare_and_swap, PSCW with a vector target type, Get_accumulate(NO_OP),
@@ -49,5 +52,11 @@ for c in "noepoch:outside an access epoch" "range:MPI_ERR_RMA_RANGE" "unlock:no 
   # one rank: no other rank is left blocked in a collective when the run stops
   "$PSIM" run --np 1 -q -- "$TMPD/bad" "${c%%:*}" > /dev/null 2> "$TMPD/err"; rc=$?
   [ $rc -eq 4 ] && grep -q "${c#*:}" "$TMPD/err" || { bad "${c%%:*}: rc $rc"; cat "$TMPD/err"; }
+done
+"$PSIMCC" -O1 -o "$TMPD/nocheck" "$PSIM_TESTDATA/emul/rma_nocheck.c" || { echo "FAIL: psimcc rma_nocheck.c"; exit 1; }
+for np in 2 3 5; do
+  out=$(timeout 60 "$PSIM" run --np $np -q --no-measure -- "$TMPD/nocheck" 2>&1); rc=$?
+  [ $rc -eq 0 ] && [ "$out" = "count $((np - 1))" ] && echo "ok   lock_all(NOCHECK) at np $np: count $((np - 1))" ||
+    bad "lock_all(NOCHECK) at np $np: exit status $rc (124: hung), '$out'"
 done
 finish $fails
