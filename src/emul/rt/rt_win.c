@@ -1,7 +1,8 @@
 /* One-sided communication: windows, their synchronisation (fence, lock/unlock, lock_all,
- * flush, post/start/complete/wait) and the operations (Put, Get, Accumulate, Get_accumulate,
- * Fetch_and_op, Compare_and_swap, and the request-based Rput, Rget, Raccumulate,
- * Rget_accumulate). Dynamic windows (MPI_Win_create_dynamic) have MPI_BOTTOM as
+ * flush, post/start/complete/wait) and the transfers that time the operations (Put, Get,
+ * Accumulate, Get_accumulate, Fetch_and_op, Compare_and_swap, and the request-based Rput,
+ * Rget, Raccumulate, Rget_accumulate), which are rt_win_ops.c's; rt_win_internal.h holds what
+ * both share. Dynamic windows (MPI_Win_create_dynamic) have MPI_BOTTOM as
  * base and unit 1: a target displacement is an address in memory the target attached
  * (MPI_Win_attach, local, no message); their operations and epochs are timed as any window's.
  * Shared windows (MPI_Win_allocate_shared) are memory the ranks of one simulated host really
@@ -32,12 +33,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emul/rt/rt.h"
+#include "emul/rt/rt_win_internal.h"
 
-enum { HELD_NONE = 0, HELD_SHARED = 1, HELD_EXCL = 2 };
 enum { OP_DATA, OP_LOCK_REQ, OP_LOCK_GRANT, OP_UNLOCK, OP_POST, OP_DONE };
 
-typedef struct rma_op rma_op;
 struct rma_op {
   rt_win *win;
   int kind;
@@ -49,51 +48,10 @@ struct rma_op {
   rma_op *prev, *next;       /* the window's operations in flight */
 };
 
-typedef struct lock_wait { int origin, target, type, remote; } lock_wait;
-
-/* memory a rank attached to a dynamic window */
-typedef struct win_region { char *base; MPI_Aint size; } win_region;
-typedef VEC(win_region) win_regions;
-
-/* The info hints MPI defines for windows (MPI 4.0, 12.2.1 and 12.2.7). psim uses none of them
- * to go faster (its RMA is exact whatever the program promises), but it keeps what each rank
- * gave, valid values only, so that MPI_Win_get_info returns it: an empty value is the default.
- * alloc_shared_noncontig does change MPI_Win_allocate_shared's layout. */
-enum { H_NO_LOCKS, H_ACC_ORDERING, H_ACC_OPS, H_SAME_SIZE, H_SAME_DISP, H_NONCONTIG, NHINTS };
 static const char *const hint_key[NHINTS] = {"no_locks", "accumulate_ordering", "accumulate_ops",
                                              "same_size", "same_disp_unit", "alloc_shared_noncontig"};
 static const char *const hint_default[NHINTS] = {"false", "rar,raw,war,waw", "same_op_no_op",
                                                  "false", "false", "false"};
-typedef struct win_hints { char v[NHINTS][24]; } win_hints;
-
-struct rt_win {
-  int handle;
-  rt_comm *comm;             /* a private copy of the creation communicator */
-  int n, flavor, refs;
-  void **base;
-  MPI_Aint *size;
-  int *disp;
-  int *own_mem;              /* MPI_Win_allocate: the window owns base[r] */
-  win_regions *attached;     /* MPI_Win_create_dynamic: per rank, the memory attached */
-  VEC(void *) segs;          /* MPI_Win_allocate_shared: the memory the window owns */
-  win_hints *hints;          /* per rank: the info hints it gave (MPI_Win_set_info...) */
-  char name[MPI_MAX_OBJECT_NAME];
-  /* per origin: operations not yet arrived, in total and per target (n x n) */
-  int *pending, *pending_to;
-  int *waiting;              /* blocked in one of this window's waits (wake on news) */
-  /* locks, per target: holder of the exclusive lock (-1), number of shared holders, queue */
-  int *excl, *nshared;
-  VEC(lock_wait) queue;
-  unsigned char *held;       /* n x n: what origin o holds on target t */
-  int *granted;              /* per origin: its pending lock request was granted */
-  int *fence_open, *lock_all;
-  /* PSCW: posts origin o has received from target t (n x n); access and exposure groups */
-  int *posted;
-  int **acc, *nacc;
-  int **exp, *nexp, *ndone;
-  rma_op *live;
-  int dead;                  /* freed by every rank; destroyed once nothing is in flight */
-};
 
 /* ---- handles ---- */
 
@@ -283,7 +241,7 @@ static void send_note(rt_win *win, int kind, int origin, int target, int from, i
 
 /* An operation of `out` bytes to target t, with a reply of `back` bytes (< 0: none); req
  * (MPI_Rput...; else NULL) completes when it arrives. */
-static void data_op(rt_win *win, int me, int t, double out, double back, emu_req *req) {
+void rtw_data_op(rt_win *win, int me, int t, double out, double back, emu_req *req) {
   if (t == me) {   /* the caller's own window: a local copy, no time */
     if (req) req->done = 1;
     emu_poll_local();
@@ -389,7 +347,7 @@ static void check_attached(const rt_win *win, int t, uintptr_t lo, uintptr_t hi,
 
 /* The target's address of an access of count x dt at disp, checked against its window (a
  * dynamic window's displacement is an address: base MPI_BOTTOM, unit 1). */
-static char *target_addr(rt_win *win, int t, MPI_Aint disp, int count, MPI_Datatype dt, const char *call) {
+char *rtw_target_addr(rt_win *win, int t, MPI_Aint disp, int count, MPI_Datatype dt, const char *call) {
   rt_dtype *ty = rt_type(dt);
   ptrdiff_t off = (ptrdiff_t)disp * win->disp[t];
   if (count > 0 && ty->size > 0) {
@@ -403,8 +361,8 @@ static char *target_addr(rt_win *win, int t, MPI_Aint disp, int count, MPI_Datat
 }
 
 /* Common entry of an operation: the window, the caller, checks; returns the target address. */
-static rt_win *op_begin(const char *call, MPI_Win h, int t, int ocount, MPI_Datatype odt, int tcount,
-                        MPI_Datatype tdt, int *me) {
+rt_win *rtw_op_begin(const char *call, MPI_Win h, int t, int ocount, MPI_Datatype odt, int tcount,
+                     MPI_Datatype tdt, int *me) {
   emu_enter(call);
   rt_need_init();
   rt_win *win = win_get(h);
@@ -899,188 +857,6 @@ int MPI_Win_test(MPI_Win h, int *flag) {
   *flag = all_done(win, me, 0);
   if (!*flag && emu_poll_failed()) *flag = all_done(win, me, 0);
   if (*flag) end_exposure(win, me);
-  emu_leave();
-  return MPI_SUCCESS;
-}
-
-/* ---- operations ---- */
-
-/* MPI_Rput, MPI_Rget, MPI_Raccumulate, MPI_Rget_accumulate: the operation of their blocking
- * counterpart, plus a request that completes when the operation is locally complete. psim
- * takes local completion as arrival, as its MPI_Win_flush_local does (the origin buffer was
- * copied at the call anyway): a Put's or an Accumulate's request completes when its data has
- * reached the target, t(S); a Get's when the reply is back, t(0) + t(S). The operation still
- * counts in the epoch: flush and unlock wait for it too. On the caller's own window, or with
- * MPI_PROC_NULL, the request is complete at once. MPI allows them only in a passive-target
- * epoch (MPI_Win_lock or MPI_Win_lock_all), not with fence or PSCW. */
-static emu_req *rma_request(rt_win *win, int me, int t, const char *call, MPI_Request *request) {
-  if (!request) return NULL;
-  if (t != MPI_PROC_NULL && !win->lock_all[me] && win->held[me * win->n + t] == HELD_NONE)
-    emu_fatal("%s: rank %d to rank %d outside a passive-target epoch (request-based operations need MPI_Win_lock or MPI_Win_lock_all; MPI_ERR_RMA_SYNC)",
-              call, me, t);
-  MPI_Request h = rt_req_completed();
-  rt_req *r = rt_req_at(h);
-  r->kind = RQ_RMA;
-  r->active = 1;
-  r->er = emu_req_new();
-  if (t == MPI_PROC_NULL) r->er->done = 1;
-  *request = h;
-  return r->er;
-}
-
-static int put(const void *oaddr, int ocount, MPI_Datatype odt, int t, MPI_Aint tdisp, int tcount,
-               MPI_Datatype tdt, MPI_Win h, const char *call, MPI_Request *request) {
-  int me;
-  rt_win *win = op_begin(call, h, t, ocount, odt, tcount, tdt, &me);
-  emu_req *req = rma_request(win, me, t, call, request);
-  if (t != MPI_PROC_NULL) {
-    char *dst = target_addr(win, t, tdisp, tcount, tdt, call);
-    size_t len;
-    void *p = rt_pack_alloc(oaddr, ocount, odt, &len);
-    rt_unpack(p, len, dst, tcount, tdt);
-    free(p);
-    data_op(win, me, t, (double)len, -1, req);
-  }
-  emu_leave();
-  return MPI_SUCCESS;
-}
-
-int MPI_Put(const void *oaddr, int ocount, MPI_Datatype odt, int t, MPI_Aint tdisp, int tcount,
-            MPI_Datatype tdt, MPI_Win h) {
-  return put(oaddr, ocount, odt, t, tdisp, tcount, tdt, h, "MPI_Put", NULL);
-}
-
-int MPI_Rput(const void *oaddr, int ocount, MPI_Datatype odt, int t, MPI_Aint tdisp, int tcount,
-             MPI_Datatype tdt, MPI_Win h, MPI_Request *request) {
-  return put(oaddr, ocount, odt, t, tdisp, tcount, tdt, h, "MPI_Rput", request);
-}
-
-static int get(void *oaddr, int ocount, MPI_Datatype odt, int t, MPI_Aint tdisp, int tcount,
-               MPI_Datatype tdt, MPI_Win h, const char *call, MPI_Request *request) {
-  int me;
-  rt_win *win = op_begin(call, h, t, ocount, odt, tcount, tdt, &me);
-  emu_req *req = rma_request(win, me, t, call, request);
-  if (t != MPI_PROC_NULL) {
-    const char *src = target_addr(win, t, tdisp, tcount, tdt, call);
-    size_t len;
-    void *p = rt_pack_alloc(src, tcount, tdt, &len);
-    rt_unpack(p, len, oaddr, ocount, odt);
-    free(p);
-    data_op(win, me, t, 0, (double)len, req);
-  }
-  emu_leave();
-  return MPI_SUCCESS;
-}
-
-int MPI_Get(void *oaddr, int ocount, MPI_Datatype odt, int t, MPI_Aint tdisp, int tcount,
-            MPI_Datatype tdt, MPI_Win h) {
-  return get(oaddr, ocount, odt, t, tdisp, tcount, tdt, h, "MPI_Get", NULL);
-}
-
-int MPI_Rget(void *oaddr, int ocount, MPI_Datatype odt, int t, MPI_Aint tdisp, int tcount,
-             MPI_Datatype tdt, MPI_Win h, MPI_Request *request) {
-  return get(oaddr, ocount, odt, t, tdisp, tcount, tdt, h, "MPI_Rget", request);
-}
-
-/* target (count x dt at addr) = origin op target, on packed copies; result (when not NULL)
- * receives the target's previous contents, packed. A predefined operation combines elements
- * of one predefined type: MPI (4.0, 12.3.4) requires the datatypes' basic elements to be all
- * of one type (a struct of ints with gaps is fine, an int and a double are not; MPI_REPLACE
- * and MPI_NO_OP only move bytes and are let through). */
-static void accumulate(const void *oaddr, int ocount, MPI_Datatype odt, char *taddr, int tcount,
-                       MPI_Datatype tdt, MPI_Op op, void **old, size_t *oldlen, const char *call) {
-  const rt_dtype *tt = rt_type(tdt);
-  if (op != MPI_REPLACE && op != MPI_NO_OP && op < PSIM_NUM_PREDEFINED_OPS && tcount > 0 &&
-      tt->size > 0 && tt->base <= 0)
-    emu_fatal("%s: world rank %d: a predefined operation on a target datatype whose basic elements are of several types (MPI allows one predefined type; MPI_ERR_TYPE)",
-              call, rt_world_rank());
-  size_t la, lb;
-  void *b = rt_pack_alloc(taddr, tcount, tdt, &lb);
-  if (old) { *old = xmalloc(lb ? lb : 1); memcpy(*old, b, lb); *oldlen = lb; }
-  if (op != MPI_NO_OP) {
-    void *a = rt_pack_alloc(oaddr, ocount, odt, &la);
-    if (op >= PSIM_NUM_PREDEFINED_OPS) emu_fatal("one-sided accumulate with a user operation (MPI_ERR_OP)");
-    rt_reduce(op, tdt, a, b, tcount);
-    rt_unpack(b, lb, taddr, tcount, tdt);
-    free(a);
-  }
-  free(b);
-}
-
-static int acc(const void *oaddr, int ocount, MPI_Datatype odt, int t, MPI_Aint tdisp, int tcount,
-               MPI_Datatype tdt, MPI_Op op, MPI_Win h, const char *call, MPI_Request *request) {
-  int me;
-  rt_win *win = op_begin(call, h, t, ocount, odt, tcount, tdt, &me);
-  emu_req *req = rma_request(win, me, t, call, request);
-  if (t != MPI_PROC_NULL) {
-    char *dst = target_addr(win, t, tdisp, tcount, tdt, call);
-    accumulate(oaddr, ocount, odt, dst, tcount, tdt, op, NULL, NULL, call);
-    data_op(win, me, t, (double)rt_pack_size(odt, ocount), -1, req);
-  }
-  emu_leave();
-  return MPI_SUCCESS;
-}
-
-int MPI_Accumulate(const void *oaddr, int ocount, MPI_Datatype odt, int t, MPI_Aint tdisp,
-                   int tcount, MPI_Datatype tdt, MPI_Op op, MPI_Win h) {
-  return acc(oaddr, ocount, odt, t, tdisp, tcount, tdt, op, h, "MPI_Accumulate", NULL);
-}
-
-int MPI_Raccumulate(const void *oaddr, int ocount, MPI_Datatype odt, int t, MPI_Aint tdisp,
-                    int tcount, MPI_Datatype tdt, MPI_Op op, MPI_Win h, MPI_Request *request) {
-  return acc(oaddr, ocount, odt, t, tdisp, tcount, tdt, op, h, "MPI_Raccumulate", request);
-}
-
-static int get_acc(const void *oaddr, int ocount, MPI_Datatype odt, void *raddr, int rcount,
-                   MPI_Datatype rdt, int t, MPI_Aint tdisp, int tcount, MPI_Datatype tdt,
-                   MPI_Op op, MPI_Win h, const char *call, MPI_Request *request) {
-  int me;
-  rt_win *win = op_begin(call, h, t, op == MPI_NO_OP ? tcount : ocount,
-                         op == MPI_NO_OP ? tdt : odt, tcount, tdt, &me);
-  emu_req *req = rma_request(win, me, t, call, request);
-  if (t != MPI_PROC_NULL) {
-    char *dst = target_addr(win, t, tdisp, tcount, tdt, call);
-    void *old;
-    size_t len;
-    accumulate(oaddr, ocount, odt, dst, tcount, tdt, op, &old, &len, call);
-    rt_unpack(old, len, raddr, rcount, rdt);
-    free(old);
-    data_op(win, me, t, op == MPI_NO_OP ? 0 : (double)rt_pack_size(odt, ocount), (double)len, req);
-  }
-  emu_leave();
-  return MPI_SUCCESS;
-}
-
-int MPI_Get_accumulate(const void *oaddr, int ocount, MPI_Datatype odt, void *raddr, int rcount,
-                       MPI_Datatype rdt, int t, MPI_Aint tdisp, int tcount, MPI_Datatype tdt,
-                       MPI_Op op, MPI_Win h) {
-  return get_acc(oaddr, ocount, odt, raddr, rcount, rdt, t, tdisp, tcount, tdt, op, h,
-                 "MPI_Get_accumulate", NULL);
-}
-
-int MPI_Rget_accumulate(const void *oaddr, int ocount, MPI_Datatype odt, void *raddr, int rcount,
-                        MPI_Datatype rdt, int t, MPI_Aint tdisp, int tcount, MPI_Datatype tdt,
-                        MPI_Op op, MPI_Win h, MPI_Request *request) {
-  return get_acc(oaddr, ocount, odt, raddr, rcount, rdt, t, tdisp, tcount, tdt, op, h,
-                 "MPI_Rget_accumulate", request);
-}
-
-int MPI_Fetch_and_op(const void *oaddr, void *raddr, MPI_Datatype dt, int t, MPI_Aint tdisp,
-                     MPI_Op op, MPI_Win h) {
-  return get_acc(oaddr, 1, dt, raddr, 1, dt, t, tdisp, 1, dt, op, h, "MPI_Fetch_and_op", NULL);
-}
-
-int MPI_Compare_and_swap(const void *oaddr, const void *caddr, void *raddr, MPI_Datatype dt,
-                         int t, MPI_Aint tdisp, MPI_Win h) {
-  int me;
-  rt_win *win = op_begin("MPI_Compare_and_swap", h, t, 1, dt, 1, dt, &me);
-  if (t != MPI_PROC_NULL) {
-    size_t sz = rt_type(dt)->size;
-    char *dst = target_addr(win, t, tdisp, 1, dt, "MPI_Compare_and_swap");
-    memcpy(raddr, dst, sz);
-    if (!memcmp(dst, caddr, sz)) memcpy(dst, oaddr, sz);
-    data_op(win, me, t, 2.0 * (double)sz, (double)sz, NULL);
-  }
   emu_leave();
   return MPI_SUCCESS;
 }
