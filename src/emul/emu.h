@@ -73,6 +73,8 @@ typedef struct emu_prog {
   struct emu_abi *abi_in_rank;
   char *dir;
 } emu_prog;
+/* The copy of the program rank `rank` runs (one per rank, or one for all with shared globals). */
+static inline int emu_copy_of(const emu_prog *p, int rank) { return p->nloaded > 1 ? rank : 0; }
 /* The program (and copy) emu_prog_load is loading: its constructors run then. */
 extern emu_prog *emu_loading_prog;
 extern int emu_loading_copy;

@@ -419,9 +419,6 @@ int emu_abi_load_rank(emu_abi *a, int rank, void **handle, emu_main_fn *main_fn,
   /* When ranks load their copies themselves (emu_prog.abi_in_rank), a constructor of this
    * copy may block in MPI inside the dlopen below and another rank load its own meanwhile:
    * this rank's library handles are kept here and put back after it. */
-  void *own[64];
-  int nown = a->nlibs < 64 ? a->nlibs : 64;
-  for (int j = 0; j < nown; j++) own[j] = a->libs[j].handle;
   char *d = xmalloc(a->len);
   memcpy(d, a->data, a->len);
   rename_needed(d, &a->e, a, rank);
@@ -430,10 +427,13 @@ int emu_abi_load_rank(emu_abi *a, int rank, void **handle, emu_main_fn *main_fn,
   int w = write_copy(a->dir, file, d, a->len, name, sizeof name, err);
   free(d);
   if (w < 0) return -1;
+  void **own = xmalloc((size_t)(a->nlibs ? a->nlibs : 1) * sizeof *own);
+  for (int j = 0; j < a->nlibs; j++) own[j] = a->libs[j].handle;
   void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
   unlink(name);
+  for (int j = 0; j < a->nlibs; j++) a->libs[j].handle = own[j];
+  free(own);
   if (!h) return psim_errf(err, 2, a->path, 0, "cannot load rank %d's copy: %s", rank, dlerror());
-  for (int j = 0; j < nown; j++) a->libs[j].handle = own[j];
   struct link_map *lm = NULL;
   if (dlinfo(h, RTLD_DI_LINKMAP, &lm) < 0 || !lm) return psim_errf(err, 2, a->path, 0, "cannot find where rank %d's copy is loaded", rank);
   uintptr_t base = (uintptr_t)lm->l_addr;
@@ -561,7 +561,7 @@ int psim_abi_getopt(int kind, int argc, char *const *argv, const char *opts, con
                     int *longind) {
   const emu_getopt_vars *v = NULL;
   if (emu_current && emu_current->running && emu_current->prog.getopt)
-    v = &emu_current->prog.getopt[emu_current->prog.nloaded > 1 ? emu_current->running->id : 0];
+    v = &emu_current->prog.getopt[emu_copy_of(&emu_current->prog, emu_current->running->id)];
   if (v && v->optind) optind = *v->optind;
   if (v && v->opterr) opterr = *v->opterr;
   int r = kind == 0 ? getopt(argc, argv, opts)

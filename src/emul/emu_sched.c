@@ -466,7 +466,7 @@ static void rank_main(void *arg) {
   if (S->o->measure) emu_mark(k);
   /* A constructor of its copy called MPI_Init as it was loaded (emu_prog.ctor_init): the rank
    * makes that call first (the MPI runtime's rt_ctor_init, the one call up from here). */
-  int ci = S->prog.ctor_init ? S->prog.ctor_init[S->prog.nloaded > 1 ? k->id : 0] : 0;
+  int ci = S->prog.ctor_init ? S->prog.ctor_init[emu_copy_of(&S->prog, k->id)] : 0;
   if (ci) rt_ctor_init(ci);
   int rc = S->prog.mains[k->id](k->argc, k->argv);
   emu_rank_exit(rc);

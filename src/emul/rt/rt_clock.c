@@ -6,7 +6,7 @@
  * Why: benchmarks time themselves with the C library's clocks as often as with MPI_Wtime
  * (NetPIPE's NPmpich2 reads gettimeofday around its ping-pongs). Read for real, they measure
  * the simulator, not the simulated machine: NetPIPE reported 0.4 us per message on a platform
- * whose latency is 10 us. SMPI maps them to its simulated clock too (smpi_helpers.h:
+ * whose route takes 20 us. SMPI maps them to its simulated clock too (smpi_helpers.h:
  * smpi_gettimeofday, smpi_clock_gettime, whatever the clock id); so does psim, the computation
  * since the rank's last call included (rt_wtime ends the burst, as any MPI call does). The
  * date starts at 0 at the start of the simulation, as SMPI's. The CPU-time clocks stay the C
