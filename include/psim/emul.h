@@ -37,6 +37,8 @@ typedef struct emu_opts {
                                  smpi/test, smpi/iprobe, smpi/grow-injected-times); 0 (the
                                  default): a rank polling in vain waits for the next event */
   size_t stack_size;          /* per rank, bytes */
+  uint64_t spin_limit;        /* run/spin-limit: quiet failed polls that make a livelock
+                                 (emu_spin.c); 0: never */
   double compute_limit;       /* wall seconds a rank may run its own code without calling MPI
                                  before the run stops (emu_watch.c); 0: no limit */
   int shared_globals;         /* 1: one copy of the program's globals for all ranks */

@@ -139,6 +139,9 @@ void sim_daemon(sim *s, activity *a);
 
 /* Ready queue of the driver's runnable entities (ranks), served in FIFO order. */
 void sim_make_ready(sim *s, int id);
+/* What may still happen: activities queued (daemons aside), and entities ready to run. */
+size_t sim_pending(const sim *s);
+size_t sim_nready(const sim *s);
 
 /* Runs until nothing but daemons remains to do: serves ready entities with run(ctx, id), solves, advances
  * the clock to the next completion, calls done() callbacks, repeats. Returns the number of

@@ -46,7 +46,9 @@ static const char *HELP =
     "                      rank polling in vain waits for the next event); smpi/wtime:S\n"
     "                      what a read of MPI_Wtime costs (default 1e-8, as in SMPI);\n"
     "                      disk/bandwidth:BW the disk of hosts without a <disk> for MPI-IO\n"
-    "                      (default: none, their I/O takes no time)\n"
+    "                      (default: none, their I/O takes no time); run/spin-limit:N\n"
+    "                      failed polls with only the pollers' own sleeps under way that\n"
+    "                      make a livelock, reported as a deadlock (default 1048576; 0: never)\n"
     CLI_CPU_HELP
     "  --stack-size SIZE   stack of each rank (default 8M; K, M, G suffixes)\n"
     "  --compute-limit S   stop the run when a rank runs its own code S seconds (wall time)\n"

@@ -118,6 +118,12 @@ typedef struct emu_rank {
   uint8_t polling;          /* blocked after unsuccessful tests/iprobes (emu_poll_failed) */
   uint8_t poll_failed;      /* the current MPI call is a poll that failed */
   int poll_streak;          /* failed polls since the rank last did something else */
+  /* livelocks (emu_spin.c): spinning while spin_epoch is the run's; its last quiet failed
+   * poll was the spin_at-th of the run's quiet streak spin_streak; the call of its last
+   * failed poll */
+  unsigned spin_epoch, spin_streak;
+  uint64_t spin_at;
+  const char *spin_call;
   int depth;                /* nesting of MPI calls (only the outermost accounts CPU time) */
   uint64_t calls;           /* its outermost MPI calls so far */
   int nwait;                /* completions still needed to unblock */
@@ -170,6 +176,15 @@ struct emu_sim {
   double cpu_ref, mono_ref;     /* the last CPU clock reading, and CLOCK_MONOTONIC then (emu_mark) */
   int npolling;             /* ranks blocked in emu_poll_failed */
   uint64_t polls;           /* unsuccessful polls so far (to tell progress from spinning) */
+  struct {                  /* livelocks (emu_spin.c) */
+    unsigned epoch;         /* moves with the MPI world (messages, successful polls) */
+    unsigned streak;        /* the current streak of quiet failed polls */
+    uint64_t msgs;          /* the world's message count at the last look */
+    uint64_t quiet;         /* quiet failed polls in the streak */
+    size_t nact;            /* sleeps and computations of spinning ranks under way */
+    double since;           /* date of the streak's first quiet poll */
+    int found;              /* the run stopped on a livelock */
+  } spin;
   int failed, nfinished;
   int exit_status;          /* PSIM_EXIT_APP etc. when a rank failed */
   psim_err *err;
@@ -323,6 +338,19 @@ void emu_call_time_since(emu_rank *k, double t0, double busy_compute);
  * something could have changed (another rank ran, the simulation's next event) and returns 1
  * (look again), else 0. */
 int emu_poll_failed(void);
+/* ---- livelocks (emu_spin.c) ---- */
+/* Rank k (running) polled in vain; 1 when that makes the run a livelock (the run is stopped:
+ * the caller blocks the rank for good). */
+int emu_spin_poll(emu_sim *S, emu_rank *k);
+/* Something moved in the MPI world that the message count does not show. */
+void emu_spin_progress(emu_sim *S);
+int emu_spin_is(const emu_sim *S, const emu_rank *k);
+/* Around a sleep or computation of rank k: counted when k is spinning (pass what begin
+ * returned to end). */
+int emu_spin_act_begin(emu_sim *S, const emu_rank *k);
+void emu_spin_act_end(emu_sim *S, int counted);
+/* The first line of a livelock's report. */
+int emu_spin_header(const emu_sim *S, char *buf, size_t cap);
 /* The running rank's call only looked at its own memory (one-sided operations on its own
  * window): like a poll, it does not end a streak of polls. */
 void emu_poll_local(void);

@@ -225,7 +225,8 @@ void emu_wait(emu_req **reqs, int n, int need) {
 }
 
 void emu_test_poll(int success) {
-  if (!success) emu_poll_failed();
+  if (success) emu_spin_progress(emu_current);
+  else emu_poll_failed();
 }
 
 int emu_polls_injected(void) { return emu_current->o->inject_polls; }
@@ -245,6 +246,8 @@ void emu_test_begin(int any) {
 void emu_test_end(int any, int success) {
   emu_sim *S = emu_current;
   double *n = any ? &S->testany_count : &S->test_count;
+  if (success) emu_spin_progress(S);
+  else if (emu_spin_poll(S, S->running)) emu_block();   /* a livelock (emu_spin.c) */
   if (success) *n = 1;
   else if (any || S->o->net.grow_injected) *n += 1;
 }
@@ -253,6 +256,7 @@ const mpi_req *emu_iprobe(int src, int tag, int ctx) {
   emu_sim *S = emu_current;
   if (!S->o->inject_polls) {
     const mpi_req *s = mpi_iprobe(S->world, S->running->id, src, tag, ctx);
+    if (s) emu_spin_progress(S);
     if (s || !emu_poll_failed()) return s;
     return mpi_iprobe(S->world, S->running->id, src, tag, ctx);
   }
@@ -264,6 +268,8 @@ const mpi_req *emu_iprobe(int src, int tag, int ctx) {
   emu_cpu_overhead(S->iprobe_count * S->o->iprobe_sleep);
   emu_yield();
   const mpi_req *s = mpi_iprobe(S->world, S->running->id, src, tag, ctx);
+  if (s) emu_spin_progress(S);
+  else if (emu_spin_poll(S, S->running)) emu_block();   /* a livelock (emu_spin.c) */
   if (s) S->iprobe_count = 1;
   else if (S->o->net.grow_injected) S->iprobe_count += 1;
   return s;

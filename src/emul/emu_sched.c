@@ -34,6 +34,7 @@ void emu_opts_init(emu_opts *o, const platform *p, int np) {
   o->wtime = 1e-8;           /* smpi/wtime's default */
   o->stack_size = (size_t)8 << 20;
   o->compute_limit = 300;
+  o->spin_limit = (uint64_t)1 << 20;
   o->rank_memory = 1e6;
 }
 
@@ -51,6 +52,14 @@ int emu_opts_cfg(emu_opts *o, const char *key, const char *value, psim_err *err)
     o->inject_polls = 1;
   if (!strcmp(key, "smpi/iprobe")) return parse_double(key, value, &o->iprobe_sleep, err);
   if (!strcmp(key, "smpi/wtime")) return parse_double(key, value, &o->wtime, err);
+  if (!strcmp(key, "run/spin-limit")) {
+    char *end;
+    unsigned long long n = strtoull(value, &end, 10);
+    if (!*value || *end || *value == '-')
+      return psim_errf(err, 2, NULL, 0, "--cfg run/spin-limit expects a whole number of polls (0: never), got '%s'", value);
+    o->spin_limit = n;
+    return 0;
+  }
   if (!strcmp(key, "smpi/cpu-threshold")) return parse_double(key, value, &o->cpu_threshold, err);
   if (!strcmp(key, "smpi/host-speed")) {
     int w = 0;
@@ -168,6 +177,7 @@ int emu_poll_failed(void) {
   emu_sim *S = emu_current;
   emu_rank *k = S->running;
   k->poll_failed = 1;
+  if (emu_spin_poll(S, k)) emu_block();   /* a livelock: the run stops, the rank stays here */
   if (k->poll_streak++ == 0) return 0;
   S->polls++;
   k->polling = 1;
@@ -194,7 +204,10 @@ static void wake_pollers(emu_sim *S) {
   }
 }
 
-void emu_wake_pollers(void) { wake_pollers(emu_current); }
+void emu_wake_pollers(void) {
+  emu_spin_progress(emu_current);
+  wake_pollers(emu_current);
+}
 
 static void activity_done(sim *s, activity *a) {
   (void)s;
@@ -230,7 +243,9 @@ static void compute_now(emu_sim *S, emu_rank *k, double flops) {
   k->poll_streak = 0;   /* work between polls */
   dyn_compute_start(S->dyn, k->id, models_exec(S->models, k->host, flops, compute_done, S, k->id),
                     flops / plat_host_at(S->o->plat, k->host)->speed);
+  int spin = emu_spin_act_begin(S, k);
   emu_block();
+  emu_spin_act_end(S, spin);
   double d = sim_now(S->sim) - t0;
   k->st.compute += d;
   k->call_compute += d;
@@ -268,7 +283,9 @@ void emu_sleep(double seconds) {
   k->poll_streak = 0;
   double t0 = sim_now(S->sim), b0 = mpi_rank_busy_time(S->world, k->id);
   sim_start_timer(S->sim, seconds, activity_done, S, k->id);
+  int spin = emu_spin_act_begin(S, k);
   emu_block();
+  emu_spin_act_end(S, spin);
   double d = sim_now(S->sim) - t0;
   k->st.compute += d;
   k->call_compute += d;
@@ -524,8 +541,13 @@ static void deadlock_report(emu_sim *S, replay_result *res) {
   size_t cap = 4096, len = 0;
   char *buf = xmalloc(cap);
   int nblocked = 0;
-  len = (size_t)snprintf(buf, cap, "deadlock at simulated time %.6f: %d of %d ranks cannot finish\n",
-                         sim_now(S->sim), S->np - S->nfinished, S->np);
+  if (S->spin.found) {
+    int n = emu_spin_header(S, buf, cap);
+    len = n < 0 ? 0 : (size_t)n >= cap ? cap - 1 : (size_t)n;
+  } else {
+    len = (size_t)snprintf(buf, cap, "deadlock at simulated time %.6f: %d of %d ranks cannot finish\n",
+                           sim_now(S->sim), S->np - S->nfinished, S->np);
+  }
   for (int i = 0; i < S->np; i++) {
     emu_rank *k = &S->ranks[i];
     if (k->state == EK_DONE) continue;
@@ -542,9 +564,14 @@ static void deadlock_report(emu_sim *S, replay_result *res) {
                peer[0] && tag[0] ? ", " : "", tag[0] ? "tag " : "", tag);
     }
     if (k->file) snprintf(loc, sizeof loc, " at %s:%d", k->file, k->line);
-    snprintf(line, sizeof line, "  rank %d (host %s): blocked in %s%s%s%s%s\n", i,
-             plat_host_at(S->o->plat, k->host)->name, k->call ? k->call : "?", args, loc,
-             pend[0] ? ": " : "", pend);
+    if (S->spin.found && emu_spin_is(S, k))
+      snprintf(line, sizeof line, "  rank %d (host %s): polls in vain with %s%s%s%s%s\n", i,
+               plat_host_at(S->o->plat, k->host)->name, k->spin_call ? k->spin_call : "?",
+               k->call == k->spin_call ? args : "", loc, pend[0] ? ": " : "", pend);
+    else
+      snprintf(line, sizeof line, "  rank %d (host %s): blocked in %s%s%s%s%s\n", i,
+               plat_host_at(S->o->plat, k->host)->name, k->call ? k->call : "?", args, loc,
+               pend[0] ? ": " : "", pend);
     size_t ll = strlen(line);
     if (len + ll + 1 > cap) { cap = 2 * (len + ll + 1); buf = xrealloc(buf, cap); }
     memcpy(buf + len, line, ll + 1);
@@ -570,6 +597,7 @@ int emu_run(const emu_opts *o, replay_result *res, psim_err *err) {
   S->test_count = 1;
   S->testany_count = 1;
   S->iprobe_count = 1;
+  S->spin.epoch = 1;   /* ranks start with spin_epoch 0: not spinning */
   if (o->measure) {
     S->cpu_cost = clock_cost(emu_cpu_now);
     S->mono_cost = clock_cost(mono_now);
@@ -625,7 +653,7 @@ int emu_run(const emu_opts *o, replay_result *res, psim_err *err) {
    * 1024 updates, polling once per update, before it sends). */
   enum { EMU_IDLE_ROUNDS = 1 << 16 };
   int idle = 0;
-  while (S->npolling && !S->failed && !sim_overflowed(S->sim)) {
+  while (S->npolling && !S->failed && !S->spin.found && !sim_overflowed(S->sim)) {
     uint64_t calls = S->calls, polls = S->polls;
     double now = sim_now(S->sim);
     wake_pollers(S);
@@ -683,8 +711,9 @@ int emu_run(const emu_opts *o, replay_result *res, psim_err *err) {
   for (int i = 0; i < S->np; i++) {
     emu_rank *k = &S->ranks[i];
     if (res->deadlock && k->state != EK_DONE) {
-      /* blocked for good inside an MPI call: its times run up to that block */
-      account_call(k, k->block_t, k->block_busy);
+      /* blocked for good inside an MPI call: its times run up to that block (a spinner of a
+       * livelock may be in a sleep or computation of its own instead, never to end) */
+      if (k->depth > 0) account_call(k, k->block_t, k->block_busy);
       k->st.finish = k->block_t;
       k->st.blocked = 1;
     }

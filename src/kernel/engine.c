@@ -341,6 +341,9 @@ void sim_make_ready(sim *s, int id) {
   s->rlen++;
 }
 
+size_t sim_pending(const sim *s) { return s->heap.len - s->ndaemon; }
+size_t sim_nready(const sim *s) { return s->rlen; }
+
 /* Ends activity a (popped from the heap): frees its variable, calls done(), recycles it. */
 static void finish(sim *s, activity *a) {
   if (a->var >= 0) {
