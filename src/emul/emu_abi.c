@@ -73,6 +73,7 @@ struct emu_abi {
   int nlibs;
   uint64_t main_va;            /* 0: find it through _start */
   uint64_t entry;
+  int origin_loaded;           /* the libraries its RUNPATH's $ORIGIN finds are loaded */
 };
 
 static void *stub;   /* psim's libmpich.so.12: loaded once per process, never closed */
@@ -226,6 +227,43 @@ static void rename_needed(char *d, const elf_info *e, const emu_abi *a, int rank
     char *s = (char *)elf_str(d, e, e->needed[i]);
     for (int j = 0; j < a->nlibs; j++)
       if (!strcmp(s, a->libs[j].soname)) { tag_name(s, a->libs[j].soname, rank); break; }
+  }
+}
+
+/* A variable of one of the program's own libraries that psim neither privatizes nor finds in
+ * the global scope: loaded with the copy (RTLD_LOCAL), so only a handle of that library finds
+ * it (NWChem's libpython3.11: PyExc_MemoryError). The program's NEEDED libraries in their
+ * order, each with its own dependencies, as the loader's search (not the copy itself, whose
+ * definition is the copy relocation's own slot). */
+static void *needed_sym(const emu_abi *a, const char *sym) {
+  for (int i = 0; i < a->e.nneeded; i++) {
+    void *h = dlopen(elf_str(a->data, &a->e, a->e.needed[i]), RTLD_NOW | RTLD_NOLOAD);
+    if (!h) continue;
+    void *p = dlsym(h, sym);
+    dlclose(h);
+    if (p) return p;
+  }
+  return NULL;
+}
+
+/* The copy of the program lies in psim's temporary directory, so its RUNPATH's $ORIGIN names
+ * that directory, not the program's: a library installed next to the program (-Wl,-rpath,
+ * '$ORIGIN', a bundled application's layout) was not found and the copy did not load. Those
+ * libraries are loaded first, from where the program's own RUNPATH finds them; the copy's
+ * NEEDED names then match them by their SONAME, as the loader matches a loaded library. The
+ * libraries psim copies per rank (a->libs) and MPICH's are left alone. */
+static void load_origin_libs(emu_abi *a) {
+  if (a->origin_loaded) return;
+  a->origin_loaded = 1;
+  if (a->e.runpath == UINT64_MAX || !strstr(elf_str(a->data, &a->e, a->e.runpath), "$ORIGIN")) return;
+  for (int i = 0; i < a->e.nneeded; i++) {
+    const char *n = elf_str(a->data, &a->e, a->e.needed[i]);
+    int own = !strncmp(n, "libmpich", 8);
+    for (int j = 0; j < a->nlibs && !own; j++) own = !strcmp(n, a->libs[j].soname);
+    if (own) continue;
+    char *path = find_lib(n, a);
+    if (path) (void)dlopen(path, RTLD_NOW | RTLD_LOCAL);   /* kept for the process's life */
+    free(path);
   }
 }
 
@@ -429,6 +467,7 @@ int emu_abi_load_rank(emu_abi *a, int rank, void **handle, emu_main_fn *main_fn,
   if (w < 0) return -1;
   void **own = xmalloc((size_t)(a->nlibs ? a->nlibs : 1) * sizeof *own);
   for (int j = 0; j < a->nlibs; j++) own[j] = a->libs[j].handle;
+  load_origin_libs(a);
   void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
   unlink(name);
   for (int j = 0; j < a->nlibs; j++) a->libs[j].handle = own[j];
@@ -461,6 +500,7 @@ int emu_abi_load_rank(emu_abi *a, int rank, void **handle, emu_main_fn *main_fn,
      * are variables a program reads (MPI_Dist_graph_create(..., MPI_UNWEIGHTED, ...)) */
     if (!src && stub) src = dlsym(stub, c->name);
     if (!src) src = dlsym(RTLD_DEFAULT, c->name);
+    if (!src) src = needed_sym(a, c->name);
     if (!src) return psim_errf(err, 2, a->path, 0, "its variable %s (a copy relocation) is defined by no loaded library", c->name);
     memcpy((void *)(base + c->at), src, c->size);
     /* the program's own getopt variables, kept in step with the C library's around its calls

@@ -263,6 +263,24 @@ for opt in "" "--privatize-libs libpsimlu.so.1"; do
   out=$("$PSIM" run --np 4 -q --no-measure $opt -- "$TMPD/lu/main" | sort) || bad "abi_libmain ($opt) failed"
   [ "$out" = "$want" ] || bad "abi_libmain ($opt): $out"
 done
+# a program reading the variables of a plain library of its own (copy relocations): filled
+# from that library, which psim neither privatizes nor sees in the global scope (before:
+# "its variable cv_name (a copy relocation) is defined by no loaded library", exit 2; as
+# NWChem's reads of libpython3.11's PyExc_MemoryError); the library found through
+# LD_LIBRARY_PATH, then next to the program through its RUNPATH '$ORIGIN' (before: "cannot
+# load rank 0's copy: libpsimcv.so.1: cannot open shared object file": the copy of the
+# program lies in psim's temporary directory, which its $ORIGIN named)
+cc -shared -fPIC -o "$TMPD/lu/libpsimcv.so.1" -Wl,-soname,libpsimcv.so.1 "$D/abi_copyvar_lib.c" || bad "cc abi_copyvar_lib.c"
+"$MPICC" -o "$TMPD/copyvar" "$D/abi_copyvar.c" "$TMPD/lu/libpsimcv.so.1" || bad "mpicc abi_copyvar.c"
+"$MPICC" -o "$TMPD/lu/copyvar" "$D/abi_copyvar.c" "$TMPD/lu/libpsimcv.so.1" -Wl,-rpath,'$ORIGIN' || bad "mpicc abi_copyvar.c"
+readelf -r "$TMPD/lu/copyvar" | grep -q "R_X86_64_COPY.*cv_table" || bad "abi_copyvar: no copy relocation of cv_table: not the case tested"
+want="rank 0: copy 7 8 9
+rank 1: copy 8 8 9
+rank 2: copy 9 8 9"
+out=$(LD_LIBRARY_PATH="$TMPD/lu" "$PSIM" run --np 3 -q --no-measure -- "$TMPD/copyvar" 2>&1 | sort)
+[ "$out" = "$want" ] && echo "ok   a library's variables read by the program (copy relocations)" || bad "abi_copyvar: $out"
+out=$("$PSIM" run --np 3 -q --no-measure -- "$TMPD/lu/copyvar" 2>&1 | sort)
+[ "$out" = "$want" ] && echo "ok   a library next to the program (RUNPATH \$ORIGIN)" || bad "abi_copyvar, \$ORIGIN: $out"
 # Fortran (mpif.h, MPICH's mpifort): MPICH's own libmpichfort.so.12 over psim's libmpich.so.12,
 # one copy per rank; each rank's MPI_STATUS_IGNORE and MPI_STATUSES_IGNORE are recognized (with
 # one MPI_F_STATUS_IGNORE for all ranks, the statuses of ranks 0-2 were written into them: tag
