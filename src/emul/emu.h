@@ -393,6 +393,7 @@ void emu_trace_fill(emu_rank *k, long id, const char *fmt, ...) __attribute__((f
 int *emu_trace_npend(emu_rank *k);               /* replay's count of pending requests */
 void emu_trace_compute(emu_rank *k, double flops);
 void emu_trace_sleep(emu_rank *k, double seconds);
+void emu_trace_rma(emu_sim *S);                  /* a one-sided message, left out of the trace */
 int emu_trace_dtcode(size_t elem_size);          /* a TIT datatype code of that size */
 
 #endif

@@ -216,6 +216,7 @@ static void op_start(rma_op *o, int from, int to, double bytes) {
   o->to = to;
   mpi_rank_busy(S->world, from, +1);
   mpi_rank_busy(S->world, to, +1);
+  emu_trace_rma(S);
   if (!models_transfer(S->models, S->rank_host[from], S->rank_host[to], bytes, op_arrived, o, 0, S->err))
     emu_fatal("%s", S->err->msg);
 }
