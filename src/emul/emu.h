@@ -334,9 +334,10 @@ void emu_cpu_overhead(double seconds);
 void emu_call_time_since(emu_rank *k, double t0, double busy_compute);
 /* The running rank polled in vain (MPI_Test*, MPI_Iprobe). The first such poll since the rank
  * last did anything else (another MPI call, a computation) returns at once: the rank may have
- * work of its own between polls. A second one in a row is spinning: the rank waits until
- * something could have changed (another rank ran, the simulation's next event) and returns 1
- * (look again), else 0. */
+ * work of its own between polls. The next 64 let the other ranks ready at this date run (no
+ * time passes: a sweep of empty flushes over many windows is not a wait); after them the rank
+ * is spinning and waits until something could have changed (another rank ran, the
+ * simulation's next event). Returns 1 (look again), else 0. */
 int emu_poll_failed(void);
 /* ---- livelocks (emu_spin.c) ---- */
 /* Rank k (running) polled in vain; 1 when that makes the run a livelock (the run is stopped:

@@ -1,8 +1,8 @@
 #!/bin/sh
 # Polling codes (issue 9): by default psim run injects no sleeps into unsuccessful MPI_Test /
-# MPI_Iprobe; a rank that polls twice in a row without doing anything else waits for the next
-# event instead of spinning, so a polling loop ends when the message arrives, after a handful
-# of polls, and costs what the program costs; work between polls goes on; polling for a message
+# MPI_Iprobe; a rank that polls 66 times in a row without doing anything else waits for the
+# next event instead of spinning, so a polling loop ends when the message arrives, after a
+# handful of polls more, and costs what the program costs; work between polls goes on; polling for a message
 # nobody sends is a deadlock. --cfg smpi/test brings SMPI's injected sleeps back.
 . "$(dirname "$0")/../lib/common.sh"
 PSIMCC="$(dirname "$PSIM")/psimcc"
@@ -19,7 +19,9 @@ for mode in test iprobe getstatus; do
   polls=$(sed -n 's/^rank 0 got 42 after \([0-9]*\) polls.*/\1/p' "$TMPD/out")
   echo "$mode: $polls polls, simulated $t s"
   [ "$t" = "$want" ] || bad "$mode: simulated time $t, want $want (the message's arrival + 10 ns)"
-  [ -n "$polls" ] && [ "$polls" -le 5 ] || bad "$mode: $polls polls (spinning?)"
+  # the first poll returns, the next 64 let other ranks run at the same date, then the rank
+  # waits for the next event (emu_poll_failed): about 66 polls, not one per simulated instant
+  [ -n "$polls" ] && [ "$polls" -le 70 ] || bad "$mode: $polls polls (spinning?)"
 done
 # measured: the same, within the measured bursts
 "$PSIM" run --np 2 --platform flat:2,1Gf --host-speed-ref 1e9 -q --json "$TMPD/m.json" -- "$TMPD/poll" test > "$TMPD/out" || bad "measured: rc $?"

@@ -59,6 +59,13 @@ for np in 2 3 5; do
   [ $rc -eq 0 ] && [ "$out" = "count $((np - 1))" ] && echo "ok   lock_all(NOCHECK) at np $np: count $((np - 1))" ||
     bad "lock_all(NOCHECK) at np $np: exit status $rc (124: hung), '$out'"
 done
+# empty flushes in a sweep over many windows (NWChem's Global Arrays) are not a wait: rank 0's
+# 100 sweeps of 32 windows with 1 ms of work after each take 0.1 s while rank 1 computes 1 s
+# (before: 1.099 s, the first sweep waiting for rank 1's computation to end)
+"$PSIMCC" -O1 -o "$TMPD/sweep" "$PSIM_TESTDATA/emul/flush_sweep.c" || bad "psimcc flush_sweep.c"
+out=$("$PSIM" run --np 2 -q --no-measure --cfg smpi/wtime:0 --platform flat:2,1Gf -- "$TMPD/sweep" 2>&1)
+t=$(echo "$out" | sed -n 's/^rank 0 swept in \([0-9.]*\) s$/\1/p')
+close_to "$t" 0.1 1e-6 && echo "ok   100 sweeps of empty flushes over 32 windows: $t s" || bad "flush sweeps: '$out', want 0.100000 s"
 # --trace-tit: TIT has no one-sided actions; the recording says the trace leaves them out
 # (before: silently, and the replay was off; NWChem's by 0.3 %). A run without one-sided
 # communication records without the warning.
