@@ -345,6 +345,8 @@ int emu_poll_failed(void);
 int emu_spin_poll(emu_sim *S, emu_rank *k);
 /* Something moved in the MPI world that the message count does not show. */
 void emu_spin_progress(emu_sim *S);
+/* Rank k's MPI call ended, not as a failed poll. */
+void emu_spin_call(emu_sim *S, const emu_rank *k);
 int emu_spin_is(const emu_sim *S, const emu_rank *k);
 /* Around a sleep or computation of rank k: counted when k is spinning (pass what begin
  * returned to end). */

@@ -231,6 +231,13 @@ void emu_test_poll(int success) {
 
 int emu_polls_injected(void) { return emu_current->o->inject_polls; }
 
+/* A failed poll under SMPI's injected sleeps: the call is a poll (it does not end the rank's
+ * spin, emu_leave), and it may show a livelock (emu_spin.c). */
+static void injected_poll_failed(emu_sim *S) {
+  S->running->poll_failed = 1;
+  if (emu_spin_poll(S, S->running)) emu_block();   /* the run stops, the rank stays here */
+}
+
 /* SMPI's Request::test and Request::testany: the sleep comes first, then the simcall that
  * looks at the request (the rank yields), and only its answer moves the process-wide count
  * (as psim replay's `test`, replay_rank.c). */
@@ -247,7 +254,7 @@ void emu_test_end(int any, int success) {
   emu_sim *S = emu_current;
   double *n = any ? &S->testany_count : &S->test_count;
   if (success) emu_spin_progress(S);
-  else if (emu_spin_poll(S, S->running)) emu_block();   /* a livelock (emu_spin.c) */
+  else injected_poll_failed(S);
   if (success) *n = 1;
   else if (any || S->o->net.grow_injected) *n += 1;
 }
@@ -269,7 +276,7 @@ const mpi_req *emu_iprobe(int src, int tag, int ctx) {
   emu_yield();
   const mpi_req *s = mpi_iprobe(S->world, S->running->id, src, tag, ctx);
   if (s) emu_spin_progress(S);
-  else if (emu_spin_poll(S, S->running)) emu_block();   /* a livelock (emu_spin.c) */
+  else injected_poll_failed(S);
   if (s) S->iprobe_count = 1;
   else if (S->o->net.grow_injected) S->iprobe_count += 1;
   return s;

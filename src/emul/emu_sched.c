@@ -351,6 +351,7 @@ void emu_leave(void) {
    * names are compared only when someone observes: this runs at every MPI call) */
   if (S->o->nobservers && k->call && strncmp(k->call, "psim_", 5) && strcmp(k->call, "PSIM_SAMPLE"))
     emu_observe_action(S, k->id, k->call, TIT_NOOP, k->call_start, now);
+  if (!k->poll_failed) emu_spin_call(S, k);
   k->call = NULL;
   if (!k->poll_failed) k->poll_streak = 0;
   k->poll_failed = 0;

@@ -10,7 +10,9 @@
  *
  * Such a run is told from a slow one by what may still happen. A rank is *spinning* from its
  * failed poll on, until something moves in the MPI world: a message posted (the world's
- * message count), a poll that succeeds, a one-sided change (emu_wake_pollers). The run is
+ * message count), a poll that succeeds, a one-sided change (emu_wake_pollers), any other
+ * MPI call of a spinning rank but those that only ask (MPI_Wtime...) and its own work
+ * (psim_compute, the sleeps). The run is
  * *quiet* at a failed poll when every activity in the simulation's queue is a sleep or
  * computation that a spinning rank started (no message in flight, no computation or I/O of a
  * rank that is not spinning). Only the spinners' own code can then end the wait (a time-out,
@@ -21,6 +23,7 @@
  * for. A rank still computing (a long declared computation, say) when the streak started has
  * not polled in it: the streak starts again instead, so the wait goes on until it sends. */
 #include <stdio.h>
+#include <string.h>
 
 #include "emul/emu.h"
 
@@ -32,6 +35,23 @@ static void progress(emu_sim *S) {
 }
 
 void emu_spin_progress(emu_sim *S) { progress(S); }
+
+/* A spinning rank's MPI call that was not a failed poll (emu_leave): it may have changed what
+ * the others wait for (a lock, an attribute, a one-sided operation on its own window...), so it
+ * counts as something moving, but for the calls that only ask (a time-out loop reads the
+ * clock: the loop is still the spin). Without this a long phase of computation, one-sided
+ * traffic and empty flushes could pass for a livelock; a missed livelock only runs on, as
+ * before. */
+void emu_spin_call(emu_sim *S, const emu_rank *k) {
+  if (!emu_spin_is(S, k) || !k->call) return;
+  /* psim_compute, psim_sleep (usleep...), PSIM_SAMPLE: the rank's own work, not MPI */
+  if (!strncmp(k->call, "psim_", 5) || !strncmp(k->call, "PSIM_", 5)) return;
+  static const char *const ask[] = {"MPI_Wtime", "MPI_Wtick", "MPI_Comm_rank", "MPI_Comm_size",
+                                    "MPI_Initialized", "MPI_Finalized"};
+  for (size_t i = 0; i < sizeof ask / sizeof *ask; i++)
+    if (!strcmp(k->call, ask[i])) return;
+  progress(S);
+}
 
 int emu_spin_is(const emu_sim *S, const emu_rank *k) { return k->spin_epoch == S->spin.epoch; }
 

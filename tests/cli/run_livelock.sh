@@ -59,6 +59,11 @@ rc=$(run compute)
 polls=$(sed -n 's/^rank 0 got 42 after \([0-9]*\) polls at 200.000$/\1/p' "$TMPD/out")
 [ "$rc" = 0 ] && [ -n "$polls" ] && [ "$polls" -gt 1048576 ] && echo "ok   compute: $polls polls, ends at 200 s" ||
   bad "compute: exit status $rc: $(cat "$TMPD/out" "$TMPD/err" | head -c 400)"
+# both ranks poll and compute, but also make other MPI calls: not a livelock, even with a
+# limit of 1000 quiet polls (3000 iterations of 0.1 and 0.15 ms: 0.45 s)
+rc=$(run busy --cfg run/spin-limit:1000)
+[ "$rc" = 0 ] && grep -qx "rank 0 done at 0.450" "$TMPD/out" && echo "ok   busy: polls between other MPI calls are no livelock" ||
+  bad "busy: exit status $rc: $(cat "$TMPD/out" "$TMPD/err" | head -c 400)"
 # 0: never (a hang: not run); a bad value is a usage error
 rc=$(run sleep --cfg run/spin-limit:-3)
 [ "$rc" = 2 ] && grep -q "run/spin-limit expects a whole number of polls" "$TMPD/err" && echo "ok   bad run/spin-limit: exit 2" ||

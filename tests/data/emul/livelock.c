@@ -12,6 +12,9 @@
  *            while rank 0 polls for it with usleep(100) (100,000 polls, a message in flight)
  *   compute  rank 1 first polls twice for a message of rank 0's, then computes 200 s
  *            (declared) before it sends; rank 0 polls with usleep(100): 2,000,000 polls
+ *   busy     both ranks, 3000 times: a failed MPI_Iprobe, 0.1 ms (rank 1: 0.15) of work, an
+ *            MPI_Win_shared_query (an MPI call that is neither a poll nor a message); run with
+ *            a small run/spin-limit (polls and computations alone would look like a livelock)
  * Rank 0 prints how it ended. */
 #include <mpi.h>
 #include <stdio.h>
@@ -27,7 +30,23 @@ int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "sleep";
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (rank == 1) {
+  if (!strcmp(mode, "busy")) {
+    MPI_Win w;
+    int *base, du;
+    MPI_Aint sz;
+    MPI_Comm host;   /* each rank alone on its host */
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
+    MPI_Win_allocate_shared(sizeof(int), sizeof(int), MPI_INFO_NULL, host, &base, &w);
+    for (int i = 0; i < 3000; i++) {
+      MPI_Iprobe(MPI_ANY_SOURCE, 99, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+      psim_compute(rank ? 1.5e5 : 1e5);   /* not in step: rank 1 0.15 ms */
+      MPI_Win_shared_query(w, 0, &sz, &du, &base);   /* local: no message, no poll */
+    }
+    MPI_Win_free(&w);
+    MPI_Comm_free(&host);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) printf("rank 0 done at %.3f\n", MPI_Wtime());
+  } else if (rank == 1) {
     if (!strcmp(mode, "flight")) {   /* 1 MB: 10 s at 100 kB/s */
       static int buf[250000];
       MPI_Send(buf, 250000, MPI_INT, 0, 7, MPI_COMM_WORLD);
