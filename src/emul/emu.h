@@ -140,7 +140,8 @@ typedef struct emu_rank {
   int line;
   int probe_src, probe_tag, probe_ctx;
   int exit_code;
-  char **argv;
+  char **argv;              /* given to main: the program may rearrange it */
+  char **argv_mem;          /* the strings as psim allocated them (freed at the end) */
   int argc;
   /* the C library's getopt state (optind, opterr, optopt, optarg) while the rank is off: one
    * state per process, but each rank parses its own command line (emu_sched.c, rank_run) */

@@ -643,6 +643,10 @@ int emu_run(const emu_opts *o, replay_result *res, psim_err *err) {
     k->st.host = k->host;
     k->argc = o->argc;
     k->argv = copy_argv(o->argc, o->argv);
+    /* main may rearrange argv's pointers (Yorick's mpy drops the options it took, duplicating
+     * entries): psim frees the strings from its own list, not from the program's */
+    k->argv_mem = xmalloc(((size_t)o->argc + 1) * sizeof *k->argv_mem);
+    memcpy(k->argv_mem, k->argv, ((size_t)o->argc + 1) * sizeof *k->argv_mem);
     k->go_ind = 1; k->go_err = 1; k->go_opt = '?'; k->go_arg = NULL;   /* as at a process's start */
     k->call_peer = k->call_tag = -99;
     if (emu_fiber_init(&k->fib, o->stack_size, rank_main, k, err) < 0) { rc = -1; goto out_ranks; }
@@ -744,7 +748,8 @@ out_ranks:
     emu_rank *k = &S->ranks[i];
     for (int j = 0; j < 4; j++) free(k->held[j]);   /* blocked in a call when the run stopped */
     emu_fiber_free(&k->fib);
-    if (k->argv) for (int j = 0; j < k->argc; j++) free(k->argv[j]);
+    if (k->argv_mem) for (int j = 0; j < k->argc; j++) free(k->argv_mem[j]);
+    free(k->argv_mem);
     free(k->argv);
     emu_sample_free(k);
     free(k->rt);   /* the runtime's per-rank state is one flat block */

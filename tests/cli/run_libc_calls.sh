@@ -58,4 +58,10 @@ if [ -x /usr/bin/NPmpich2 ] && [ "${PSIM_SANITIZED:-0}" != 1 ]; then
 else
   echo "skip NetPIPE: /usr/bin/NPmpich2 not installed (Debian's netpipe-mpich2), or a sanitized psim"
 fi
+# a program that rearranges its argv (Yorick's mpy): the run ends well (before: psim freed the
+# program's argv pointers at the end, "double free or corruption", exit 134)
+"$PSIMCC" -O1 -o "$TMPD/argv" "$PSIM_TESTDATA/emul/argv_shuffle.c" || bad "psimcc argv_shuffle.c"
+out=$("$PSIM" run --np 3 -q --no-measure -- "$TMPD/argv" -a -b 2>&1); rc=$?
+[ $rc -eq 0 ] && [ "$out" = "3 args: own -b -b" ] && echo "ok   argv rearranged by main: exit 0" ||
+  bad "argv rearranged by main: exit status $rc: $out"
 finish $fails
