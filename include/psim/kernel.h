@@ -139,7 +139,7 @@ void sim_daemon(sim *s, activity *a);
 
 /* Ready queue of the driver's runnable entities (ranks), served in FIFO order. */
 void sim_make_ready(sim *s, int id);
-/* What may still happen: activities queued (daemons aside), and entities ready to run. */
+/* What may still happen: the activities queued (daemons aside) / the entities ready to run. */
 size_t sim_pending(const sim *s);
 size_t sim_nready(const sim *s);
 

@@ -28,13 +28,11 @@
 #include "emul/emu.h"
 
 /* Something moved: every spinner stops being one, the streak starts again. */
-static void progress(emu_sim *S) {
+void emu_spin_progress(emu_sim *S) {
   S->spin.epoch++;
   S->spin.streak++;
   S->spin.quiet = 0;
 }
-
-void emu_spin_progress(emu_sim *S) { progress(S); }
 
 /* A spinning rank's MPI call that was not a failed poll (emu_leave): it may have changed what
  * the others wait for (a lock, an attribute, a one-sided operation on its own window...), so it
@@ -50,7 +48,7 @@ void emu_spin_call(emu_sim *S, const emu_rank *k) {
                                     "MPI_Initialized", "MPI_Finalized"};
   for (size_t i = 0; i < sizeof ask / sizeof *ask; i++)
     if (!strcmp(k->call, ask[i])) return;
-  progress(S);
+  emu_spin_progress(S);
 }
 
 int emu_spin_is(const emu_sim *S, const emu_rank *k) { return k->spin_epoch == S->spin.epoch; }
@@ -75,7 +73,7 @@ static int all_stuck(const emu_sim *S) {
 
 int emu_spin_poll(emu_sim *S, emu_rank *k) {
   uint64_t msgs = mpi_world_stats(S->world).messages;
-  if (msgs != S->spin.msgs) { S->spin.msgs = msgs; progress(S); }
+  if (msgs != S->spin.msgs) { S->spin.msgs = msgs; emu_spin_progress(S); }
   k->spin_epoch = S->spin.epoch;
   k->spin_call = k->call;
   uint64_t limit = S->o->spin_limit;
