@@ -1,15 +1,17 @@
-/* Loading a program built by a real MPICH mpicc (a PIE executable needing libmpich.so.12), one
- * private copy per rank, as emu_load.c does for psimcc's shared objects.
+/* Loading a program built by a real MPI's mpicc (a PIE executable needing MPICH's
+ * libmpich.so.12 or Open MPI's libmpi.so.40), one private copy per rank, as emu_load.c does
+ * for psimcc's shared objects.
  *
- * What it takes (docs/EMULATION.md, "Precompiled MPICH binaries"):
- * - psim's MPICH-ABI library (build/lib/libmpich.so.12, src/emul/abi/) is loaded first, so the
- *   program's NEEDED libmpich.so.12 is satisfied by it (the loader matches a NEEDED name against
- *   the sonames already loaded before searching the disk), and bound to psim's MPI functions;
+ * What it takes (docs/EMULATION.md, "Precompiled MPICH and Open MPI binaries"):
+ * - psim's library of that MPI's ABI (build/lib/libmpich.so.12 or build/lib/libmpi.so.40,
+ *   src/emul/abi/) is loaded first, so the program's NEEDED name is satisfied by it (the loader
+ *   matches a NEEDED name against the sonames already loaded before searching the disk), and
+ *   bound to psim's MPI functions;
  * - each rank's copy of the executable is patched before dlopen: DF_1_PIE cleared (glibc will
  *   not dlopen an object marked PIE), copy relocations (stdout, stderr, environ... that the
  *   executable keeps in its own .bss) turned into R_X86_64_NONE and done here after loading,
  *   NEEDED names of privatized libraries renamed to that rank's copies;
- * - it is loaded with RTLD_DEEPBIND: its own dependencies (psim's libmpich.so.12 first) come
+ * - it is loaded with RTLD_DEEPBIND: its own dependencies (psim's MPI library first) come
  *   before the global scope, where the psim binary exports psim's own MPI_* (another ABI);
  * - main is not a dynamic symbol of an executable: found in .symtab, or, stripped, in what
  *   _start passes to __libc_start_main;
@@ -74,65 +76,78 @@ struct emu_abi {
   uint64_t main_va;            /* 0: find it through _start */
   uint64_t entry;
   int origin_loaded;           /* the libraries its RUNPATH's $ORIGIN finds are loaded */
+  int mpi;                     /* the MPI whose ABI it speaks: ELF_MPICH or ELF_OMPI */
 };
 
-static void *stub;   /* psim's libmpich.so.12: loaded once per process, never closed */
+/* psim's MPI-ABI libraries, by ELF_MPICH and ELF_OMPI: loaded once per process when a program
+ * needs one, never closed */
+static void *stubs[3];
+static const char *const stub_files[3] = {NULL, "libmpich.so.12", "libmpi.so.40"};
+static const char *const stub_envs[3] = {NULL, "PSIM_MPICH_ABI_LIB", "PSIM_OMPI_ABI_LIB"};
+static const char *const stub_names[3] = {NULL, "MPICH-ABI", "Open MPI-ABI"};
 
-static int load_stub(psim_err *err) {
-  if (stub) return 0;
+static int load_stub(int mpi, psim_err *err) {
+  if (stubs[mpi]) return 0;
   char exe[4096];
   ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 64);
   if (k <= 0) return psim_errf(err, 2, NULL, 0, "cannot find the psim binary (/proc/self/exe)");
   exe[k] = 0;
   char *slash = strrchr(exe, '/');
-  strcpy(slash ? slash + 1 : exe, "lib/libmpich.so.12");
-  const char *env = getenv("PSIM_MPICH_ABI_LIB");
+  snprintf(slash ? slash + 1 : exe, 64, "lib/%s", stub_files[mpi]);
+  const char *env = getenv(stub_envs[mpi]);
   const char *lib = env && *env ? env : exe;
   void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
-  if (!h) return psim_errf(err, 2, lib, 0, "cannot load psim's MPICH-ABI library: %s", dlerror());
+  if (!h) return psim_errf(err, 2, lib, 0, "cannot load psim's %s library: %s", stub_names[mpi], dlerror());
   int (*init)(void *);
   void *f = dlsym(h, "psim_abi_init");
-  if (!f) return psim_errf(err, 2, lib, 0, "is not psim's MPICH-ABI library (no psim_abi_init)");
+  if (!f) return psim_errf(err, 2, lib, 0, "is not psim's %s library (no psim_abi_init)", stub_names[mpi]);
   memcpy(&init, &f, sizeof init);
   void *self = dlopen(NULL, RTLD_NOW);
   if (init(self) <= 0) return psim_errf(err, 2, lib, 0, "found none of psim's MPI functions");
-  stub = h;
+  stubs[mpi] = h;
   return 0;
+}
+
+/* Which copy of the program the calling rank runs, for psim's libmpi.so.40 (its predefined
+ * objects lie in each copy: abi_xlate_ompi.c). */
+int psim_abi_copy_index(void);
+int psim_abi_copy_index(void) {
+  if (emu_loading_prog) return emu_loading_copy;
+  return emu_current && emu_current->running ? emu_copy_of(&emu_current->prog, emu_current->running->id) : 0;
 }
 
 static char *find_lib(const char *name, const emu_abi *a) {
   return elf_search_lib(name, a->path, a->e.runpath != UINT64_MAX ? elf_str(a->data, &a->e, a->e.runpath) : "");
 }
 
+#define MPI_HINT "psim run loads programs built by MPICH's mpicc (libmpich.so.12, e.g. Debian's " \
+  "/usr/bin/mpicc.mpich), by Open MPI 4's mpicc (libmpi.so.40, e.g. /usr/bin/mpicc.openmpi) or by psimcc"
+
 int emu_abi_detect(const char *path, const char *d, size_t n, psim_err *err) {
   elf_info e;
   if (elf_parse(path, d, n, &e, err) < 0) return -1;
   if (!e.exec && !e.pie) return 0;   /* a shared object: psimcc's */
-  const char *other = elf_needs(d, &e, "libmpi.so");
-  if (other)
-    return psim_errf(err, 2, path, 0,
-                     "is linked against Open MPI (%s): psim run loads programs built by MPICH's "
-                     "mpicc (libmpich.so.12, e.g. Debian's /usr/bin/mpicc.mpich) or by psimcc", other);
-  if (!elf_needs(d, &e, "libmpich.so.12")) {
-    /* through a library it needs? */
-    elf_walk w;
-    elf_walk_program(&w, path, d, &e);
-    size_t users = 0;
-    for (size_t i = 0; i < w.libs.len; i++) users += (size_t)w.libs.data[i].mpich;
-    int rc = 0;
-    if (!users && w.other)
-      rc = psim_errf(err, 2, path, 0,
-                     "needs Open MPI through its libraries (%s): psim run loads programs built by "
-                     "MPICH's mpicc (libmpich.so.12, e.g. Debian's /usr/bin/mpicc.mpich) or by psimcc",
-                     w.other);
-    else if (!users)
-      rc = psim_errf(err, 2, path, 0,
-                     "is an executable that does not use MPICH (neither it nor the %zu libraries it "
-                     "needs NEED libmpich.so.12): build it with psimcc, which makes the shared object "
-                     "psim run loads once per rank", w.libs.len);
-    elf_walk_free(&w);
-    if (rc < 0) return rc;
-  }
+  /* the MPI it needs, itself or through a library */
+  elf_walk w;
+  elf_walk_program(&w, path, d, &e);
+  int rc = 0;
+  if (!w.mpis && w.other)
+    rc = psim_errf(err, 2, path, 0, "needs another Open MPI (%s): " MPI_HINT, w.other);
+  else if (!w.mpis)
+    rc = psim_errf(err, 2, path, 0,
+                   "is an executable that does not use MPI (neither it nor the %zu libraries it "
+                   "needs NEED libmpich.so.12 or libmpi.so.40): build it with psimcc, which makes "
+                   "the shared object psim run loads once per rank", w.libs.len);
+  else if (w.mpis == (ELF_MPICH | ELF_OMPI))
+    rc = psim_errf(err, 2, path, 0, "needs both MPICH (libmpich.so.12) and Open MPI (libmpi.so.40) "
+                   "through its libraries: one process has one MPI");
+  else if (w.mpis == ELF_OMPI && w.bindings)
+    rc = psim_errf(err, 2, path, 0,
+                   "uses Open MPI's Fortran or C++ bindings (%s), which psim run does not provide "
+                   "(they call Open MPI's internals): Open MPI programs in C run; build Fortran "
+                   "programs with MPICH's mpifort (mpifort.mpich)", w.bindings);
+  elf_walk_free(&w);
+  if (rc < 0) return rc;
   if (e.exec)
     return psim_errf(err, 2, path, 0,
                      "is a non-PIE executable (linked at fixed addresses, -no-pie): psim run can load "
@@ -143,7 +158,7 @@ int emu_abi_detect(const char *path, const char *d, size_t n, psim_err *err) {
                      "supported for mpicc binaries; build it with psimcc");
 #ifdef ABI_ASAN
   return psim_errf(err, 2, path, 0,
-                   "is an MPICH binary: this psim is built with AddressSanitizer, which refuses the "
+                   "is an MPICH or Open MPI binary: this psim is built with AddressSanitizer, which refuses the "
                    "RTLD_DEEPBIND that loading it needs; use a build without PSIM_SANITIZE");
 #else
   return 1;
@@ -204,8 +219,9 @@ static int add_mpi_libs(emu_abi *a, psim_err *err) {
   elf_walk w;
   elf_walk_program(&w, a->path, a->data, &a->e);
   int rc = 0;
+  a->mpi = w.mpis & ELF_OMPI ? ELF_OMPI : ELF_MPICH;
   for (size_t i = 0; i < w.libs.len && rc == 0; i++)
-    if (w.libs.data[i].mpich) rc = add_lib(a, w.libs.data[i].path, NULL, err);
+    if (w.libs.data[i].mpi) rc = add_lib(a, w.libs.data[i].path, NULL, err);
     else if (per_process(w.libs.data[i].path))
       rc = add_lib(a, w.libs.data[i].path, "the Fortran runtime's state is each process's own", err);
   elf_walk_free(&w);
@@ -258,7 +274,7 @@ static void load_origin_libs(emu_abi *a) {
   if (a->e.runpath == UINT64_MAX || !strstr(elf_str(a->data, &a->e, a->e.runpath), "$ORIGIN")) return;
   for (int i = 0; i < a->e.nneeded; i++) {
     const char *n = elf_str(a->data, &a->e, a->e.needed[i]);
-    int own = !strncmp(n, "libmpich", 8);
+    int own = elf_mpi_of(n) != 0;
     for (int j = 0; j < a->nlibs && !own; j++) own = !strcmp(n, a->libs[j].soname);
     if (own) continue;
     char *path = find_lib(n, a);
@@ -365,7 +381,6 @@ static int interpose(abi_lib *l, uintptr_t exe_base, void **rank_block, psim_err
 int emu_abi_open(emu_abi **out, const char *path, const char *data, size_t len, const char *privatize,
                  const char *dir, psim_err *err) {
   *out = NULL;
-  if (load_stub(err) < 0) return -1;
   /* A Fortran program's units are buffered by libgfortran and flushed at process exit, after
    * psim's report: its output came after the report. Unbuffered (read by libgfortran as it
    * loads, with the program), it comes in order, as a C program's does. The user's setting
@@ -397,6 +412,7 @@ int emu_abi_open(emu_abi **out, const char *path, const char *data, size_t len, 
   }
   if (privatize && *privatize && parse_libs(a, privatize, err) < 0) { emu_abi_free(a); return -1; }
   if (add_mpi_libs(a, err) < 0) { emu_abi_free(a); return -1; }
+  if (load_stub(a->mpi, err) < 0) { emu_abi_free(a); return -1; }
   find_interposed(a);
   *out = a;
   return 0;
@@ -492,17 +508,26 @@ int emu_abi_load_rank(emu_abi *a, int rank, void **handle, emu_main_fn *main_fn,
     if (mprotect((void *)r0, r1 - r0, PROT_READ | PROT_WRITE) != 0)
       return psim_errf(err, 2, a->path, 0, "cannot make rank %d's copy writable: %s", rank, strerror(errno));
   }
+  void (*copied)(int, void *) = NULL;
+  if (a->mpi == ELF_OMPI) {
+    void *f = dlsym(stubs[ELF_OMPI], "psim_abi_copied");
+    memcpy(&copied, &f, sizeof copied);
+  }
   for (size_t i = 0; i < a->copies.len; i++) {
     const copy_reloc *c = &a->copies.data[i];
     void *src = NULL;   /* a privatized library's (this rank's copy), or a shared one's */
     for (int j = 0; j < a->nlibs && !src; j++) src = dlsym(a->libs[j].handle, c->name);
-    /* psim's libmpich.so.12 (loaded RTLD_LOCAL): MPICH's MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY
-     * are variables a program reads (MPI_Dist_graph_create(..., MPI_UNWEIGHTED, ...)) */
-    if (!src && stub) src = dlsym(stub, c->name);
+    /* psim's MPI library (loaded RTLD_LOCAL): MPICH's MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY
+     * are variables a program reads (MPI_Dist_graph_create(..., MPI_UNWEIGHTED, ...)), Open
+     * MPI's predefined objects (MPI_COMM_WORLD is &ompi_mpi_comm_world) */
+    if (!src) src = dlsym(stubs[a->mpi], c->name);
     if (!src) src = dlsym(RTLD_DEFAULT, c->name);
     if (!src) src = needed_sym(a, c->name);
     if (!src) return psim_errf(err, 2, a->path, 0, "its variable %s (a copy relocation) is defined by no loaded library", c->name);
     memcpy((void *)(base + c->at), src, c->size);
+    /* psim's libmpi.so.40 learns where this copy keeps its predefined objects (all of 256
+     * bytes or more) */
+    if (copied && c->size >= 256) copied(rank, (void *)(base + c->at));
     /* the program's own getopt variables, kept in step with the C library's around its calls
      * (psim_abi_getopt) */
     void *at = (void *)(base + c->at);
@@ -574,16 +599,16 @@ void emu_abi_free(emu_abi *a) {
   free(a);
 }
 
-/* Called by psim's libmpich.so.12 for an MPICH function psim does not implement. */
+/* Called by psim's MPI libraries for an MPI function psim does not implement. */
 void psim_abi_unsupported(const char *name);
 void psim_abi_unsupported(const char *name) {
   if (emu_current && emu_current->running) {
     emu_current->running->call = name;
-    emu_fatal("psim does not implement this MPICH call (docs/MPI_SUBSET.md lists what psim run provides)");
+    emu_fatal("psim does not implement this MPI call (docs/MPI_SUBSET.md lists what psim run provides)");
   }
   /* Outside a run: at load (a constructor) or during exit (an exit handler), where exit()
    * must not be called again. */
-  fprintf(stderr, "psim: %s: psim does not implement this MPICH call\n", name);
+  fprintf(stderr, "psim: %s: psim does not implement this MPI call\n", name);
   fflush(NULL);
   _exit(PSIM_EXIT_APP);
 }

@@ -176,21 +176,32 @@ static void walk_add(elf_walk *w, const char *name) {
   VEC_PUSH(w->libs, l);
 }
 
-/* Adds the NEEDED of one image to the walk; returns 1 if it needs libmpich.so.12 itself. */
+int elf_mpi_of(const char *needed) {
+  return !strcmp(needed, "libmpich.so.12") ? ELF_MPICH : !strcmp(needed, "libmpi.so.40") ? ELF_OMPI : 0;
+}
+
+/* Adds the NEEDED of one image to the walk; returns the ELF_* it needs itself. */
 static int walk_needed(void *ctx, const char *d, size_t n, const elf_info *e) {
   (void)n;
   elf_walk *w = ctx;
-  int mpich = 0;
+  int mpi = 0;
   for (int i = 0; i < e->nneeded; i++) {
     const char *s = elf_str(d, e, e->needed[i]);
-    if (!strncmp(s, "libmpich.so.12", 14)) { mpich = 1; continue; }
+    if (elf_mpi_of(s)) { mpi |= elf_mpi_of(s); continue; }
     if (!strncmp(s, "libmpi.so", 9) && !w->other) {
       snprintf(w->other_buf, sizeof w->other_buf, "%s", s);
       w->other = w->other_buf;
     }
+    /* Open MPI's Fortran and C++ bindings (libmpi_mpifh.so.40, libmpi_usempif08.so.40,
+     * libmpi_cxx.so.40...) call Open MPI's internals, which psim's libmpi.so.40 has not */
+    if (!strncmp(s, "libmpi_", 7) && !w->bindings) {
+      snprintf(w->bindings_buf, sizeof w->bindings_buf, "%s", s);
+      w->bindings = w->bindings_buf;
+    }
     walk_add(w, s);
   }
-  return mpich;
+  w->mpis |= mpi;
+  return mpi;
 }
 
 void elf_walk_program(elf_walk *w, const char *path, const char *d, const elf_info *e) {
@@ -200,8 +211,8 @@ void elf_walk_program(elf_walk *w, const char *path, const char *d, const elf_in
   walk_needed(w, d, 0, e);
   for (size_t i = 0; i < w->libs.len; i++) {
     char *lib = w->libs.data[i].path;
-    int mpich = with_image(lib, walk_needed, w);   /* may grow (move) w->libs */
-    w->libs.data[i].mpich = mpich;
+    int mpi = with_image(lib, walk_needed, w);   /* may grow (move) w->libs */
+    w->libs.data[i].mpi = mpi;
   }
 }
 

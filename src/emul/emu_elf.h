@@ -57,20 +57,27 @@ char *elf_search_lib(const char *name, const char *exe_path, const char *rp);
 
 /* ---- Libraries that call MPI ----
  * A program may call MPI only through a library it needs: Debian's ScaLAPACK testers (xdlu...)
- * need libscalapack-mpich.so.2.2, which needs libmpich.so.12. psim's libmpich.so.12, loaded
- * first, satisfies that NEEDED too. Such a library keeps the state of its MPI use in globals
- * (BLACS: its grids and communicators), which must be each rank's own: psim run (emu_abi.c)
- * privatizes every library that needs libmpich.so.12, as --privatize-libs would (shared, the
- * ranks overwrote each other's BLACS grids and the run deadlocked). The walk follows the
- * NEEDED entries breadth first, as the loader searches them (each library's own RUNPATH is not
- * read: the program's and the system's directories are), over at most 128 libraries. */
-typedef struct { char *path; int mpich; } elf_walk_lib;   /* mpich: it NEEDs libmpich.so.12 itself */
+ * need libscalapack-mpich.so.2.2, which needs libmpich.so.12. psim's libmpich.so.12 (or
+ * libmpi.so.40 for Open MPI), loaded first, satisfies that NEEDED too. Such a library keeps
+ * the state of its MPI use in globals (BLACS: its grids and communicators), which must be each
+ * rank's own: psim run (emu_abi.c) privatizes every library that needs the MPI library, as
+ * --privatize-libs would (shared, the ranks overwrote each other's BLACS grids and the run
+ * deadlocked). The walk follows the NEEDED entries breadth first, as the loader searches them
+ * (each library's own RUNPATH is not read: the program's and the system's directories are),
+ * over at most 128 libraries. */
+enum { ELF_MPICH = 1, ELF_OMPI = 2 };   /* the MPIs psim supplies: libmpich.so.12, libmpi.so.40 */
+typedef struct { char *path; int mpi; } elf_walk_lib;   /* mpi: the ELF_* it NEEDs itself, or 0 */
 typedef struct {
   const char *exe_path, *runpath;
   VEC(elf_walk_lib) libs;
-  const char *other;           /* a NEEDED libmpi.so.* (Open MPI) met on the way */
+  int mpis;                    /* the ELF_* needed anywhere, the program's own NEEDED too */
+  const char *other;           /* a NEEDED libmpi.so.* of another Open MPI met on the way */
   char other_buf[256];
+  const char *bindings;        /* Open MPI's Fortran or C++ bindings met on the way */
+  char bindings_buf[256];
 } elf_walk;
+/* Which MPI a NEEDED name is (ELF_*), or 0. */
+int elf_mpi_of(const char *needed);
 /* The libraries of the program (image d, parsed as e, at path), in walk order. */
 void elf_walk_program(elf_walk *w, const char *path, const char *d, const elf_info *e);
 void elf_walk_free(elf_walk *w);

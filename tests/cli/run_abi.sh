@@ -39,7 +39,8 @@
 # - MPI-IO: tests/data/emul/file_io.c built by mpicc writes the file the psimcc build writes,
 #   returns the same error classes, calls its file error handler, takes the same disk times;
 # - errors: an MPICH call psim lacks (MPI_Comm_spawn: exit 4, named), exit(3) from a rank,
-#   a binary linked against Open MPI (libmpi.so.40), a non-PIE executable, --privatize-libs
+#   a binary linked against another Open MPI (libmpi.so.12) or against both MPIs, a non-PIE
+#   executable, --privatize-libs
 #   misused, psim's libmpich.so.12 used outside psim run.
 # Skipped (77) when MPICH's mpicc is missing (scripts/deps.sh test installs mpich, libmpich-dev,
 # libscalapack-mpich-dev); the pdgemm part is skipped alone without libscalapack-mpich.
@@ -389,21 +390,24 @@ fi
 
 # a program using no MPI at all, directly or through its libraries, is still refused
 cc -o "$TMPD/nompi" "$D/abi_libmain.c" -Wl,--unresolved-symbols=ignore-all 2>/dev/null &&
-  expect 2 "does not use MPICH (neither it nor the [0-9]* libraries it needs" "$PSIM" run --np 2 --no-measure -- "$TMPD/nompi"
+  expect 2 "does not use MPI (neither it nor the [0-9]* libraries it needs" "$PSIM" run --np 2 --no-measure -- "$TMPD/nompi"
 
 # errors
 "$MPICC" -o "$TMPD/spawn" "$D/abi_spawn.c" || bad "mpicc abi_spawn.c"
-expect 4 "MPI error in MPI_Comm_spawn: psim does not implement this MPICH call" "$PSIM" run --np 2 -q -- "$TMPD/spawn"
+expect 4 "MPI error in MPI_Comm_spawn: psim does not implement this MPI call" "$PSIM" run --np 2 -q -- "$TMPD/spawn"
 grep -q "before spawn" "$TMPD/out" || bad "spawn: the program's output is lost"
 "$MPICC" -o "$TMPD/exit" "$D/exit.c" || bad "mpicc exit.c"
 expect 4 "rank 1 called exit(3) at simulated time [0-9.]*, before MPI_Finalize" "$PSIM" run --np 3 -q -- "$TMPD/exit" 3
 "$PSIM" run --np 3 -q -- "$TMPD/exit" 0 > "$TMPD/out" || bad "exit(0) on 3 ranks: rc $?"
 [ "$(grep -c 'exits 0 after MPI_Finalize' "$TMPD/out")" = 3 ] || bad "exit(0) on 3 ranks: $(cat "$TMPD/out")"
 printf 'int MPI_Init(int *a, char ***b) { (void)a; (void)b; return 0; }\n' > "$TMPD/fake.c"
-cc -shared -fPIC -o "$TMPD/libmpi.so.40" -Wl,-soname,libmpi.so.40 "$TMPD/fake.c"
+cc -shared -fPIC -o "$TMPD/libmpi.so.12" -Wl,-soname,libmpi.so.12 "$TMPD/fake.c"
 printf 'int MPI_Init(int *, char ***);\nint main(int c, char **v) { return MPI_Init(&c, &v); }\n' > "$TMPD/ompi.c"
-cc -o "$TMPD/ompi" "$TMPD/ompi.c" "$TMPD/libmpi.so.40"
-expect 2 "is linked against Open MPI (libmpi.so.40)" "$PSIM" run --np 2 --no-measure -- "$TMPD/ompi"
+cc -o "$TMPD/ompi" "$TMPD/ompi.c" "$TMPD/libmpi.so.12"
+expect 2 "needs another Open MPI (libmpi.so.12)" "$PSIM" run --np 2 --no-measure -- "$TMPD/ompi"
+cc -shared -fPIC -o "$TMPD/libmpi.so.40" -Wl,-soname,libmpi.so.40 "$TMPD/fake.c"
+"$MPICC" -o "$TMPD/both" "$TMPD/ompi.c" -Wl,--no-as-needed "$TMPD/libmpi.so.40"
+expect 2 "needs both MPICH (libmpich.so.12) and Open MPI (libmpi.so.40)" "$PSIM" run --np 2 --no-measure -- "$TMPD/both"
 "$MPICC" -no-pie -o "$TMPD/nopie" "$D/abi_pi.c" -lm 2>/dev/null &&
   expect 2 "is a non-PIE executable" "$PSIM" run --np 2 --no-measure -- "$TMPD/nopie"
 expect 2 "cannot find libnothere.so" "$PSIM" run --np 2 --no-measure --privatize-libs libnothere.so -- "$TMPD/pi"

@@ -1,22 +1,42 @@
-/* psim's MPICH-ABI library (libmpich.so.12, built into build/lib/): what its files share.
+/* psim's MPI-ABI libraries (built into build/lib/): what their files share.
  *
- * A program built by a real MPICH mpicc calls MPI with MPICH's handle values, constants and
- * MPI_Status layout. This library defines those MPI_* functions; each translates its arguments
- * to psim's ABI (include/psim_mpi/mpi.h), calls psim's function of the same name in the psim
- * binary, and translates the results back. It holds no state of its own beyond the bound
- * function pointers: every translation is arithmetic (see abi_xlate.c), so one copy serves all
- * ranks. psim run loads it before the program (emu_abi.c), so the program's NEEDED
- * libmpich.so.12 is this file, and loads the program with RTLD_DEEPBIND so that the program's
- * MPI_* bind here and not to psim's own exported MPI_* (docs/EMULATION.md).
+ * A program built by a real MPI's mpicc calls MPI with that MPI's handle values, constants and
+ * MPI_Status layout. These libraries define those MPI_* functions; each translates its
+ * arguments to psim's ABI (include/psim_mpi/mpi.h), calls psim's function of the same name in
+ * the psim binary, and translates the results back. The same sources make two libraries:
+ * - libmpich.so.12, MPICH's ABI (handles are ints; abi_xlate.c, abi_fortran.c,
+ *   abi_stubs_mpich.c): every translation is arithmetic, one copy serves all ranks;
+ * - libmpi.so.40, Open MPI's (built with PSIM_ABI_OMPI; handles are pointers to predefined
+ *   objects the program takes the address of; abi_xlate_ompi.c, abi_stubs_ompi.c).
+ * psim run loads the one the program needs before the program (emu_abi.c), so the program's
+ * NEEDED names it, and loads the program with RTLD_DEEPBIND so that the program's MPI_* bind
+ * here and not to psim's own exported MPI_* (docs/EMULATION.md).
  *
- * The files of this directory never include psim's mpi.h except abi_xlate.c: the two ABIs use
- * the same names. Here handles are plain ints, MPICH's status is abi_status, psim's is the
- * opaque abi_pstatus. */
+ * The files of this directory never include psim's mpi.h except the abi_xlate*.c: the ABIs use
+ * the same names. Here a handle of the program's MPI is an abi_h, its status an abi_status;
+ * psim's handles are ints and its status the opaque abi_pstatus. */
 #ifndef PSIM_ABI_H
 #define PSIM_ABI_H
 
 #include <stddef.h>
 
+#ifdef PSIM_ABI_OMPI
+/* Open MPI's handles are pointers (MPI_COMM_WORLD is &ompi_mpi_comm_world) */
+typedef void *abi_h;
+/* Open MPI's MPI_Status */
+typedef struct abi_status {
+  int MPI_SOURCE;
+  int MPI_TAG;
+  int MPI_ERROR;
+  int cancelled;
+  size_t ucount;
+} abi_status;
+#define ABI_STATUS_IGNORE ((abi_status *)0)
+#define ABI_MPI_VERSION 3      /* Open MPI 4.1's mpi.h */
+#define ABI_MPI_SUBVERSION 1
+#else
+/* MPICH's handles are ints */
+typedef int abi_h;
 /* MPICH's MPI_Status (five ints: the byte count split in two, the low bit of the second
  * half is the cancelled flag). */
 typedef struct abi_status {
@@ -26,6 +46,11 @@ typedef struct abi_status {
   int MPI_TAG;
   int MPI_ERROR;
 } abi_status;
+#define ABI_STATUS_IGNORE ((abi_status *)1)
+#define ABI_MPI_VERSION 4      /* MPICH 4.0.2's mpi.h and mpif.h */
+#define ABI_MPI_SUBVERSION 0
+#endif
+#define ABI_STATUSES_IGNORE ABI_STATUS_IGNORE
 
 /* psim's MPI_Status, same size (arrays of statuses are passed to psim as they are):
  * abi_xlate.c checks it against psim's mpi.h and reads it through psim's own type. */
@@ -42,38 +67,33 @@ typedef int abi_pgreq_free_fn(void *extra_state);
 typedef int abi_pgreq_cancel_fn(void *extra_state, int complete);
 typedef void abi_perrh_fn(int *handle, int *errorcode, ...);   /* comm's and win's */
 
-/* MPICH's MPI_File: a pointer (ROMIO's). psim's file handle h is the pointer value h
- * (MPI_FILE_NULL 0 in both); nothing dereferences it. */
+/* MPI_File: a pointer in both MPIs (ROMIO's, Open MPI's ompi_file_t). */
 typedef struct abi_fileD *abi_file;
 abi_file abi_file_out(int h);
 int abi_file_in(abi_file f);
 
-/* MPICH's special pointers */
-#define ABI_STATUS_IGNORE ((abi_status *)1)
-#define ABI_STATUSES_IGNORE ((abi_status *)1)
-
 /* Handles: MPICH value <-> psim value, one pair per kind. _in of a value that is not a handle of
  * that kind gives a psim value that psim's runtime rejects with its own error. */
-int abi_comm_in(int h);
-int abi_comm_out(int h);
-int abi_dt_in(int h);
-int abi_dt_out(int h);
-int abi_op_in(int h);
-int abi_op_out(int h);
-int abi_req_in(int h);
-int abi_req_out(int h);
-int abi_group_in(int h);
-int abi_group_out(int h);
-int abi_info_in(int h);
-int abi_info_out(int h);
-int abi_win_in(int h);
-int abi_win_out(int h);
-int abi_errh_in(int h);
-int abi_errh_out(int h);
+int abi_comm_in(abi_h h);
+abi_h abi_comm_out(int h);
+int abi_dt_in(abi_h h);
+abi_h abi_dt_out(int h);
+int abi_op_in(abi_h h);
+abi_h abi_op_out(int h);
+int abi_req_in(abi_h h);
+abi_h abi_req_out(int h);
+int abi_group_in(abi_h h);
+abi_h abi_group_out(int h);
+int abi_info_in(abi_h h);
+abi_h abi_info_out(int h);
+int abi_win_in(abi_h h);
+abi_h abi_win_out(int h);
+int abi_errh_in(abi_h h);
+abi_h abi_errh_out(int h);
 /* MPI_Message: MPICH's are requests (MPI_MESSAGE_NULL 0x2c000000, MPI_MESSAGE_NO_PROC
  * 0x6c000000), psim's receive requests (MPI_MESSAGE_NO_PROC -1). */
-int abi_msg_in(int h);
-int abi_msg_out(int h);
+int abi_msg_in(abi_h h);
+abi_h abi_msg_out(int h);
 /* Weights of a distributed graph: MPICH's MPI_UNWEIGHTED / MPI_WEIGHTS_EMPTY become psim's
  * (abi_fortran.c, which defines MPICH's; abi_manual.c asks psim for its own). */
 int *abi_weights_in(const int *w);
@@ -87,6 +107,45 @@ int abi_keyval_out(int k);
 int abi_err_in(int e);
 int abi_err_out(int e);
 int abi_combiner_out(int c);
+/* Constants whose values differ between psim and Open MPI only (MPICH's are psim's): RMA
+ * assertions and lock types, array orders and distributions, split types, topology kinds,
+ * MPI_IN_PLACE, the window memory model. */
+#ifdef PSIM_ABI_OMPI
+int abi_assert_in(int a);
+int abi_lock_in(int l);
+int abi_order_in(int o);
+int abi_distrib_in(int d);
+int abi_darg_in(int d);
+int abi_splittype_in(int t);
+int abi_topo_out(int t);
+int abi_winmodel_out(int m);
+void *abi_buf_in(const void *p);
+void abi_contents_out(int combiner, int *ints, int n);
+#else
+static inline int abi_assert_in(int a) { return a; }
+static inline int abi_lock_in(int l) { return l; }
+static inline int abi_order_in(int o) { return o; }
+static inline int abi_distrib_in(int d) { return d; }
+static inline int abi_darg_in(int d) { return d; }
+static inline int abi_splittype_in(int t) { return t; }
+static inline int abi_topo_out(int t) { return t; }
+static inline int abi_winmodel_out(int m) { return m; }
+static inline void *abi_buf_in(const void *p) { return (void *)(size_t)p; }
+static inline void abi_contents_out(int combiner, int *ints, int n) { (void)combiner, (void)ints, (void)n; }
+#endif
+/* MPI_Type_get_contents's integers of psim's combiner: the constants among them (a darray's
+ * distributions, a subarray's order...) in the program's MPI's values */
+/* psim's MPI_IN_PLACE (a buffer after abi_buf_in) */
+#define ABI_PSIM_IN_PLACE ((void *)-1)
+/* Which predefined attribute a keyval of the program's is (the values psim gives need
+ * translating): */
+enum { ABI_KEY_OTHER, ABI_KEY_HOST, ABI_KEY_IO, ABI_KEY_LASTUSEDCODE, ABI_KEY_WIN_MODEL };
+int abi_key_kind(int keyval);
+/* A copy function the program gives for a keyval: 0 its MPI's "null" copy (not copied), 1 its
+ * "dup" (the value copied), 2 a function of the program's; and whether a delete function is
+ * its MPI's "null" delete. */
+int abi_copy_kind(void (*fn)(void));
+int abi_delete_is_null(void (*fn)(void));
 /* MPICH's value of an error code (the program's own too), at a fixed address (MPI_LASTUSEDCODE) */
 const int *abi_err_static(int e);
 /* Attribute values set from Fortran (an integer) are stored boxed (abi_attr.c): C reads the
@@ -98,11 +157,13 @@ int abi_status_ignored(const abi_status *s);
 void abi_status_out(const abi_pstatus *p, abi_status *s);
 void abi_status_in(const abi_status *s, abi_pstatus *p);
 /* MPI_Type_match_size's answer as an MPICH handle: typeclass is MPICH's MPI_TYPECLASS_*. */
-int abi_match_size(int typeclass, int size);
+abi_h abi_match_size(int typeclass, int size);
 
 /* Binding to psim: name -> address of the pointer to fill (abi_calls.c's table). */
 typedef struct abi_bind { const char *name; void *slot; } abi_bind;
 extern const abi_bind abi_binds[];
+/* psim's psim_abi_copy_index (emu_abi.c): which copy of the program the calling rank runs */
+extern int (*abi_psim_copy_index)(void);
 /* psim's psim_abi_exit (emu_abi.c), for abi_exit.c */
 extern void (*abi_psim_exit)(int status, int underscore);
 /* psim's __wrap_sleep, __wrap_usleep, __wrap_nanosleep (abi_sleep.c; struct timespec's

@@ -25,10 +25,10 @@
 
 #include "emul/abi/abi_ptrs.h"
 
-typedef int copy_fn(int, int, void *, void *, void *, int *);
-typedef int delete_fn(int, int, void *, void *);
-typedef int copy_proxy(copy_fn *, int, int, void *, int, void *, void **, int *);
-typedef int delete_proxy(delete_fn *, int, int, int, void *, void *);
+typedef int copy_fn(abi_h, int, void *, void *, void *, int *);
+typedef int delete_fn(abi_h, int, void *, void *);
+typedef int copy_proxy(copy_fn *, abi_h, int, void *, int, void *, void **, int *);
+typedef int delete_proxy(delete_fn *, abi_h, int, int, void *, void *);
 
 enum { ATTR_AINT = 1 };
 
@@ -45,6 +45,7 @@ typedef struct kv_rec {
 
 static kv_rec *recs;
 
+#ifndef PSIM_ABI_OMPI
 int MPIR_Dup_fn(int handle, int keyval, void *extra, void *in, void *out, int *flag);
 int MPIR_Dup_fn(int handle, int keyval, void *extra, void *in, void *out, int *flag) {
   (void)handle; (void)keyval; (void)extra;
@@ -52,6 +53,11 @@ int MPIR_Dup_fn(int handle, int keyval, void *extra, void *in, void *out, int *f
   *flag = 1;
   return 0;
 }
+
+/* MPICH's null copy and delete functions are NULL */
+int abi_copy_kind(void (*fn)(void)) { return !fn ? 0 : fn == (void (*)(void))MPIR_Dup_fn ? 1 : 2; }
+int abi_delete_is_null(void (*fn)(void)) { return !fn; }
+#endif
 
 typedef struct box_chunk {
   ptrdiff_t v[1024];
@@ -79,13 +85,14 @@ int abi_attr_unbox(const void *p, ptrdiff_t *value) {
   return 0;
 }
 
-static int handle_out(const kv_rec *r, int h) {
+static abi_h handle_out(const kv_rec *r, int h) {
   return r->kind == 2 ? abi_win_out(h) : r->kind == 1 ? abi_dt_out(h) : abi_comm_out(h);
 }
 
 static int copy_tramp(int h, int key, void *extra, void *in, void *out, int *flag) {
   const kv_rec *r = extra;
-  int mh = handle_out(r, h), mk = abi_keyval_out(key), rc;
+  abi_h mh = handle_out(r, h);
+  int mk = abi_keyval_out(key), rc;
   ptrdiff_t v;
   int boxed = abi_attr_unbox(in, &v);
   if (boxed) in = (void *)v;
@@ -97,7 +104,8 @@ static int copy_tramp(int h, int key, void *extra, void *in, void *out, int *fla
 
 static int delete_tramp(int h, int key, void *val, void *extra) {
   const kv_rec *r = extra;
-  int mh = handle_out(r, h), mk = abi_keyval_out(key), rc;
+  abi_h mh = handle_out(r, h);
+  int mk = abi_keyval_out(key), rc;
   ptrdiff_t v;
   if (abi_attr_unbox(val, &v)) val = (void *)v;
   if (r->dproxy) rc = r->dproxy(r->del, mh, mk, ATTR_AINT, val, r->extra);
@@ -116,9 +124,10 @@ static int create(create_fn *f, int kind, copy_fn *copy, delete_fn *del, int *ke
   recs = r;
   /* psim gets the trampolines for every callback the program gave: a Fortran program's NULL
    * copy function is a subroutine of libmpichfort (MPI_COMM_NULL_COPY_FN), not NULL */
-  abi_pcomm_copy_fn *pc = !copy ? NULL : copy == MPIR_Dup_fn ? (abi_pcomm_copy_fn *)1 : copy_tramp;
+  int ck = abi_copy_kind((void (*)(void))copy);
+  abi_pcomm_copy_fn *pc = ck == 0 ? NULL : ck == 1 ? (abi_pcomm_copy_fn *)1 : copy_tramp;
   int k = 0;
-  int rc = f(pc, del ? delete_tramp : NULL, &k, r);
+  int rc = f(pc, abi_delete_is_null((void (*)(void))del) ? NULL : delete_tramp, &k, r);
   *keyval = r->keyval = abi_keyval_out(k);
   return abi_err_out(rc);
 }

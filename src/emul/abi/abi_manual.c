@@ -1,4 +1,4 @@
-/* The MPICH-ABI functions that scripts/gen_mpich_abi.py does not write: arrays of requests,
+/* The MPI-ABI functions that scripts/gen_mpich_abi.py does not write (both libraries): arrays of requests,
  * statuses, datatypes or ranks (translated element by element), the predefined attributes whose
  * value is a rank or an error code (MPI_HOST, MPI_IO, MPI_LASTUSEDCODE), user reduction functions (a
  * trampoline gives them MPICH's datatype handle), MPICH calls psim's mpi.h does not declare but
@@ -17,8 +17,11 @@
 static void (*p_unsupported)(const char *name);
 static int *(*p_topo_weights)(int empty);
 
+int (*abi_psim_copy_index)(void);
+
 static const abi_bind extra_binds[] = {
   {"psim_abi_unsupported", &p_unsupported},
+  {"psim_abi_copy_index", &abi_psim_copy_index},
   {"psim_topo_weights", &p_topo_weights},
   {"psim_abi_exit", &abi_psim_exit},
   {"__wrap_sleep", &abi_psim_sleep},
@@ -48,7 +51,7 @@ int psim_abi_init(void *psim) {
 
 void abi_missing(const char *name) {
   if (p_unsupported) p_unsupported(name);
-  fprintf(stderr, "psim: %s: this libmpich.so.12 is psim's MPICH-ABI library: run the program "
+  fprintf(stderr, "psim: %s: this is psim's MPI-ABI library (for MPICH or Open MPI programs): run the program "
                   "with psim run --np N -- PROGRAM\n", name);
   _exit(4);
 }
@@ -60,13 +63,13 @@ int *abi_psim_weights(int empty) { return p_topo_weights ? p_topo_weights(empty)
 
 static void *tmp_alloc(int n, size_t size) { return calloc(n > 0 ? (size_t)n : 1, size); }
 
-static int *reqs_in(int n, const int *reqs) {
+static int *reqs_in(int n, const abi_h *reqs) {
   int *p = tmp_alloc(n, sizeof *p);
   for (int i = 0; i < n; i++) p[i] = abi_req_in(reqs[i]);
   return p;
 }
 
-static void reqs_out(int n, int *reqs, const int *p) {
+static void reqs_out(int n, abi_h *reqs, const int *p) {
   for (int i = 0; i < n; i++) reqs[i] = abi_req_out(p[i]);
 }
 
@@ -78,7 +81,7 @@ static void stats_out(int n, const abi_pstatus *p, abi_status *s) {
   if (p) for (int i = 0; i < n; i++) abi_status_out(&p[i], &s[i]);
 }
 
-int MPI_Waitall(int count, int requests[], abi_status statuses[]) {
+int MPI_Waitall(int count, abi_h requests[], abi_status statuses[]) {
   NEED(MPI_Waitall);
   int *r = reqs_in(count, requests);
   abi_pstatus *s = stats_alloc(count, statuses);
@@ -90,7 +93,7 @@ int MPI_Waitall(int count, int requests[], abi_status statuses[]) {
   return abi_err_out(rc);
 }
 
-int MPI_Testall(int count, int requests[], int *flag, abi_status statuses[]) {
+int MPI_Testall(int count, abi_h requests[], int *flag, abi_status statuses[]) {
   NEED(MPI_Testall);
   int *r = reqs_in(count, requests);
   abi_pstatus *s = stats_alloc(count, statuses);
@@ -102,7 +105,7 @@ int MPI_Testall(int count, int requests[], int *flag, abi_status statuses[]) {
   return abi_err_out(rc);
 }
 
-int MPI_Waitany(int count, int requests[], int *index, abi_status *status) {
+int MPI_Waitany(int count, abi_h requests[], int *index, abi_status *status) {
   NEED(MPI_Waitany);
   int *r = reqs_in(count, requests);
   abi_pstatus st, *s = abi_status_ignored(status) ? NULL : &st;
@@ -114,7 +117,7 @@ int MPI_Waitany(int count, int requests[], int *index, abi_status *status) {
   return abi_err_out(rc);
 }
 
-int MPI_Testany(int count, int requests[], int *index, int *flag, abi_status *status) {
+int MPI_Testany(int count, abi_h requests[], int *index, int *flag, abi_status *status) {
   NEED(MPI_Testany);
   int *r = reqs_in(count, requests);
   abi_pstatus st, *s = abi_status_ignored(status) ? NULL : &st;
@@ -126,7 +129,7 @@ int MPI_Testany(int count, int requests[], int *index, int *flag, abi_status *st
   return abi_err_out(rc);
 }
 
-static int some(int (*f)(int, int *, int *, int *, abi_pstatus *), int incount, int requests[],
+static int some(int (*f)(int, int *, int *, int *, abi_pstatus *), int incount, abi_h requests[],
                 int *outcount, int indices[], abi_status statuses[]) {
   int *r = reqs_in(incount, requests);
   abi_pstatus *s = stats_alloc(incount, statuses);
@@ -138,17 +141,17 @@ static int some(int (*f)(int, int *, int *, int *, abi_pstatus *), int incount, 
   return abi_err_out(rc);
 }
 
-int MPI_Waitsome(int incount, int requests[], int *outcount, int indices[], abi_status statuses[]) {
+int MPI_Waitsome(int incount, abi_h requests[], int *outcount, int indices[], abi_status statuses[]) {
   NEED(MPI_Waitsome);
   return some(p_MPI_Waitsome, incount, requests, outcount, indices, statuses);
 }
 
-int MPI_Testsome(int incount, int requests[], int *outcount, int indices[], abi_status statuses[]) {
+int MPI_Testsome(int incount, abi_h requests[], int *outcount, int indices[], abi_status statuses[]) {
   NEED(MPI_Testsome);
   return some(p_MPI_Testsome, incount, requests, outcount, indices, statuses);
 }
 
-int MPI_Startall(int count, int requests[]) {
+int MPI_Startall(int count, abi_h requests[]) {
   NEED(MPI_Startall);
   int *r = reqs_in(count, requests);
   int rc = p_MPI_Startall(count, r);
@@ -157,14 +160,14 @@ int MPI_Startall(int count, int requests[]) {
   return abi_err_out(rc);
 }
 
-static int *dts_in(int n, const int *types) {
+static int *dts_in(int n, const abi_h *types) {
   int *p = tmp_alloc(n, sizeof *p);
   for (int i = 0; i < n && types; i++) p[i] = abi_dt_in(types[i]);
   return p;
 }
 
 int MPI_Type_create_struct(int count, const int blocklengths[], const ptrdiff_t displs[],
-                           const int types[], int *newtype) {
+                           const abi_h types[], abi_h *newtype) {
   NEED(MPI_Type_create_struct);
   int *t = dts_in(count, types), nt = 0;
   int rc = p_MPI_Type_create_struct(count, blocklengths, displs, t, &nt);
@@ -173,7 +176,7 @@ int MPI_Type_create_struct(int count, const int blocklengths[], const ptrdiff_t 
   return abi_err_out(rc);
 }
 
-int MPI_Type_struct(int count, int blocklengths[], ptrdiff_t displs[], int types[], int *newtype) {
+int MPI_Type_struct(int count, int blocklengths[], ptrdiff_t displs[], abi_h types[], abi_h *newtype) {
   NEED(MPI_Type_struct);
   int *t = dts_in(count, types), nt = 0;
   int rc = p_MPI_Type_struct(count, blocklengths, displs, t, &nt);
@@ -193,11 +196,12 @@ static int group_size(int comm) {
 }
 
 int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                  const int sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
-                  const int recvtypes[], int comm) {
+                  const abi_h sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
+                  const abi_h recvtypes[], abi_h comm) {
   NEED(MPI_Alltoallw);
   int c = abi_comm_in(comm), n = group_size(c);
-  int *st = dts_in(n, sendbuf == (void *)-1 ? NULL : sendtypes), *rt = dts_in(n, recvtypes);
+  sendbuf = abi_buf_in(sendbuf);
+  int *st = dts_in(n, sendbuf == ABI_PSIM_IN_PLACE ? NULL : sendtypes), *rt = dts_in(n, recvtypes);
   int rc = p_MPI_Alltoallw(sendbuf, sendcounts, sdispls, st, recvbuf, recvcounts, rdispls, rt, c);
   free(st);
   free(rt);
@@ -205,11 +209,12 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
 }
 
 int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                   const int sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
-                   const int recvtypes[], int comm, int *request) {
+                   const abi_h sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
+                   const abi_h recvtypes[], abi_h comm, abi_h *request) {
   NEED(MPI_Ialltoallw);
   int c = abi_comm_in(comm), n = group_size(c), r = 0;
-  int *st = dts_in(n, sendbuf == (void *)-1 ? NULL : sendtypes), *rt = dts_in(n, recvtypes);
+  sendbuf = abi_buf_in(sendbuf);
+  int *st = dts_in(n, sendbuf == ABI_PSIM_IN_PLACE ? NULL : sendtypes), *rt = dts_in(n, recvtypes);
   int rc = p_MPI_Ialltoallw(sendbuf, sendcounts, sdispls, st, recvbuf, recvcounts, rdispls, rt, c, &r);
   *request = abi_req_out(r);
   free(st);
@@ -237,8 +242,8 @@ static void degrees(int comm, int *nin, int *nout) {
 
 /* MPI_Neighbor_alltoallw (request NULL) and MPI_Ineighbor_alltoallw */
 static int neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const ptrdiff_t sdispls[],
-                              const int sendtypes[], void *recvbuf, const int recvcounts[],
-                              const ptrdiff_t rdispls[], const int recvtypes[], int comm, int *request) {
+                              const abi_h sendtypes[], void *recvbuf, const int recvcounts[],
+                              const ptrdiff_t rdispls[], const abi_h recvtypes[], abi_h comm, abi_h *request) {
   int c = abi_comm_in(comm), nin, nout, r = 0, rc;
   degrees(c, &nin, &nout);
   int *st = dts_in(nout, sendtypes), *rt = dts_in(nin, recvtypes);
@@ -256,28 +261,28 @@ static int neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const
 }
 
 int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const ptrdiff_t sdispls[],
-                           const int sendtypes[], void *recvbuf, const int recvcounts[],
-                           const ptrdiff_t rdispls[], const int recvtypes[], int comm) {
+                           const abi_h sendtypes[], void *recvbuf, const int recvcounts[],
+                           const ptrdiff_t rdispls[], const abi_h recvtypes[], abi_h comm) {
   return neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                             recvtypes, comm, NULL);
 }
 
 int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const ptrdiff_t sdispls[],
-                            const int sendtypes[], void *recvbuf, const int recvcounts[],
-                            const ptrdiff_t rdispls[], const int recvtypes[], int comm, int *request) {
+                            const abi_h sendtypes[], void *recvbuf, const int recvcounts[],
+                            const ptrdiff_t rdispls[], const abi_h recvtypes[], abi_h comm, abi_h *request) {
   return neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                             recvtypes, comm, request);
 }
 
 /* User reduction functions are called by psim with psim's datatype handle; a trampoline per
- * distinct function hands them MPICH's. The slots are shared by all ranks (each rank's private
+ * distinct function hands them the program's MPI's. The slots are shared by all ranks (each rank's private
  * copy of a library has its own function addresses) and never freed: 128 distinct functions. */
-typedef void user_fn(void *in, void *inout, int *len, int *datatype);
+typedef void user_fn(void *in, void *inout, int *len, abi_h *datatype);
 static user_fn *user_fns[0200];
 static int nuser;
 #define TRAMP(i) \
   static void tramp_##i(void *in, void *inout, int *len, int *dt) { \
-    int d = abi_dt_out(*dt); \
+    abi_h d = abi_dt_out(*dt); \
     user_fns[0##i](in, inout, len, &d); \
   }
 #define TRAMP8(i) TRAMP(i##0) TRAMP(i##1) TRAMP(i##2) TRAMP(i##3) TRAMP(i##4) TRAMP(i##5) TRAMP(i##6) TRAMP(i##7)
@@ -287,9 +292,9 @@ TRAMP64(1)
 #define NAME(i) tramp_##i,
 #define NAME8(i) NAME(i##0) NAME(i##1) NAME(i##2) NAME(i##3) NAME(i##4) NAME(i##5) NAME(i##6) NAME(i##7)
 #define NAME64(i) NAME8(i##0) NAME8(i##1) NAME8(i##2) NAME8(i##3) NAME8(i##4) NAME8(i##5) NAME8(i##6) NAME8(i##7)
-static user_fn *const tramps[0200] = {NAME64(0) NAME64(1)};
+static abi_puser_fn *const tramps[0200] = {NAME64(0) NAME64(1)};
 
-int MPI_Op_create(user_fn *fn, int commute, int *op) {
+int MPI_Op_create(user_fn *fn, int commute, abi_h *op) {
   NEED(MPI_Op_create);
   int i = 0;
   while (i < nuser && user_fns[i] != fn) i++;
@@ -324,7 +329,7 @@ typedef struct greq_rec {
 
 /* The request just started, for MPII_Grequest_set_lang_f77, which libmpichfort calls next. */
 static greq_rec *last_greq;
-static int last_greq_handle;
+static abi_h last_greq_handle;
 
 static int greq_query(void *extra, abi_pstatus *p) {
   greq_rec *g = extra;
@@ -359,14 +364,14 @@ static int greq_cancel(void *extra, int complete) {
   return abi_err_in(rc);
 }
 
-void MPII_Grequest_set_lang_f77(int request);
-void MPII_Grequest_set_lang_f77(int request) {
+void MPII_Grequest_set_lang_f77(abi_h request);
+void MPII_Grequest_set_lang_f77(abi_h request) {
   if (!last_greq || last_greq_handle != request) abi_missing("MPII_Grequest_set_lang_f77 (not the request just started)");
   last_greq->fortran = 1;
 }
 
 int MPI_Grequest_start(greq_query_fn *query_fn, abi_pgreq_free_fn *free_fn,
-                       abi_pgreq_cancel_fn *cancel_fn, void *extra_state, int *request) {
+                       abi_pgreq_cancel_fn *cancel_fn, void *extra_state, abi_h *request) {
   NEED(MPI_Grequest_start);
   greq_rec *g = malloc(sizeof *g);
   if (!g) return 16; /* MPICH's MPI_ERR_INTERN */
@@ -381,7 +386,7 @@ int MPI_Grequest_start(greq_query_fn *query_fn, abi_pgreq_free_fn *free_fn,
 }
 
 /* Ranks in arrays: MPI_PROC_NULL (MPICH's -1, psim's -2) may be asked for, and is given back. */
-int MPI_Group_translate_ranks(int g1, int n, const int ranks1[], int g2, int ranks2[]) {
+int MPI_Group_translate_ranks(abi_h g1, int n, const int ranks1[], abi_h g2, int ranks2[]) {
   NEED(MPI_Group_translate_ranks);
   int *r = tmp_alloc(n, sizeof *r);
   for (int i = 0; i < n; i++) r[i] = abi_rank_in(ranks1[i]);
@@ -392,65 +397,92 @@ int MPI_Group_translate_ranks(int g1, int n, const int ranks1[], int g2, int ran
 }
 
 /* MPI_HOST and MPI_IO are ranks (MPI_PROC_NULL: no host process; MPI_ANY_SOURCE: every rank
- * can do I/O), MPI_LASTUSEDCODE an error code (MPI_ERR_LASTCODE, as none can be added), which
- * psim's attributes point at in psim's values: the program gets a pointer to MPICH's. The
- * keyvals have the same values in both. */
-#define KEY_HOST 0x64400003
-#define KEY_IO 0x64400005
-#define KEY_LASTUSEDCODE 0x6440000b
-static int rank_attr(int rc, int keyval, void *attribute_val, const int *flag) {
-  static const int proc_null = -1, any_source = -2;   /* MPICH's */
+ * can do I/O), MPI_LASTUSEDCODE an error code (MPI_ERR_LASTCODE, as none can be added), a
+ * window's MPI_WIN_MODEL a constant, which psim's attributes point at in psim's values: the
+ * program gets a pointer to its MPI's. */
+static const int consts[] = {-4, -3, -2, -1, 0, 1, 2, 3};
+
+/* *p points at psim's value v; the program's MPI says w: a constant of that value instead. */
+static void const_int(const int **p, int w) {
+  if (w == **p) return;   /* an ordinary rank */
+  for (size_t i = 0; i < sizeof consts / sizeof *consts; i++)
+    if (consts[i] == w) *p = &consts[i];
+}
+
+static int fix_attr(int rc, int keyval, void *attribute_val, const int *flag) {
   if (rc != 0 || !*flag) return abi_err_out(rc);
   const int **p = attribute_val;
-  if (keyval == KEY_LASTUSEDCODE) {
-    *p = abi_err_static(**p);
-    return abi_err_out(rc);
+  switch (abi_key_kind(keyval)) {
+    case ABI_KEY_LASTUSEDCODE: *p = abi_err_static(**p); break;
+    case ABI_KEY_HOST: case ABI_KEY_IO: const_int(p, abi_rank_out(**p)); break;
+    case ABI_KEY_WIN_MODEL: const_int(p, abi_winmodel_out(**p)); break;
+    default: break;
   }
-  if (keyval != KEY_HOST && keyval != KEY_IO) return abi_err_out(rc);
-  int v = abi_rank_out(**p);
-  if (v == proc_null) *p = &proc_null;
-  else if (v == any_source) *p = &any_source;
   return abi_err_out(rc);
 }
 
-int MPI_Comm_get_attr(int comm, int keyval, void *attribute_val, int *flag) {
+int MPI_Comm_get_attr(abi_h comm, int keyval, void *attribute_val, int *flag) {
   NEED(MPI_Comm_get_attr);
   int rc = p_MPI_Comm_get_attr(abi_comm_in(comm), abi_keyval_in(keyval), attribute_val, flag);
-  return rank_attr(rc, keyval, attribute_val, flag);
+  return fix_attr(rc, keyval, attribute_val, flag);
 }
 
-int MPI_Attr_get(int comm, int keyval, void *attribute_val, int *flag) {
+int MPI_Attr_get(abi_h comm, int keyval, void *attribute_val, int *flag) {
   NEED(MPI_Attr_get);
   int rc = p_MPI_Attr_get(abi_comm_in(comm), abi_keyval_in(keyval), attribute_val, flag);
-  return rank_attr(rc, keyval, attribute_val, flag);
+  return fix_attr(rc, keyval, attribute_val, flag);
+}
+
+int MPI_Win_get_attr(abi_h win, int keyval, void *attribute_val, int *flag) {
+  NEED(MPI_Win_get_attr);
+  int rc = p_MPI_Win_get_attr(abi_win_in(win), abi_keyval_in(keyval), attribute_val, flag);
+  return fix_attr(rc, keyval, attribute_val, flag);
+}
+
+/* The distributions and orders of a darray are constants that differ between MPIs. */
+int MPI_Type_create_darray(int size, int rank, int ndims, const int gsizes[], const int distribs[],
+                           const int dargs[], const int psizes[], int order, abi_h oldtype,
+                           abi_h *newtype) {
+  NEED(MPI_Type_create_darray);
+  int *d = tmp_alloc(ndims, sizeof *d), *g = tmp_alloc(ndims, sizeof *g), nt = 0;
+  for (int i = 0; i < ndims; i++) d[i] = abi_distrib_in(distribs[i]), g[i] = abi_darg_in(dargs[i]);
+  int rc = p_MPI_Type_create_darray(size, rank, ndims, gsizes, d, g, psizes, abi_order_in(order),
+                                    abi_dt_in(oldtype), &nt);
+  *newtype = abi_dt_out(nt);
+  free(d);
+  free(g);
+  return abi_err_out(rc);
 }
 
 /* The version of the ABI this library stands for: a program compares it with its mpi.h's or
- * mpif.h's MPI_VERSION and MPI_SUBVERSION, which are MPICH 4.0.2's (MPICH's f77/init/baseenvf;
- * psim's own mpi.h says 3.1 to psimcc programs). What psim implements is docs/MPI_SUBSET.md
- * either way. */
+ * mpif.h's MPI_VERSION and MPI_SUBVERSION, which are MPICH 4.0.2's (4.0: MPICH's
+ * f77/init/baseenvf) or Open MPI 4.1's (3.1); psim's own mpi.h says 3.1 to psimcc programs.
+ * What psim implements is docs/MPI_SUBSET.md either way. */
 int MPI_Get_version(int *version, int *subversion) {
-  *version = 4;
-  *subversion = 0;
+  *version = ABI_MPI_VERSION;
+  *subversion = ABI_MPI_SUBVERSION;
   return 0;
 }
 
 int MPI_Pcontrol(const int level, ...) { (void)level; return 0; }
 
-int MPI_Type_match_size(int typeclass, int size, int *datatype) {
+int MPI_Type_match_size(int typeclass, int size, abi_h *datatype) {
   *datatype = abi_match_size(typeclass, size);
-  return (unsigned)*datatype == 0x0c000000u ? 3 /* MPICH's MPI_ERR_TYPE */ : 0;
+  return abi_dt_in(*datatype) == 0 ? 3 /* MPI_ERR_TYPE in both MPIs */ : 0;
 }
 
 /* The datatypes of a constructor's arguments are handles: MPICH's given back. */
-int MPI_Type_get_contents(int dt, int max_integers, int max_addresses, int max_datatypes, int ints[],
-                          ptrdiff_t addrs[], int types[]) {
+int MPI_Type_get_contents(abi_h dt, int max_integers, int max_addresses, int max_datatypes, int ints[],
+                          ptrdiff_t addrs[], abi_h types[]) {
   NEED(MPI_Type_get_contents);
+  int *t = tmp_alloc(max_datatypes, sizeof *t);
   int rc = p_MPI_Type_get_contents(abi_dt_in(dt), max_integers, max_addresses, max_datatypes, ints,
-                                   addrs, types);
+                                   addrs, t);
   int ni = 0, na = 0, nt = 0, c = 0;
   if (rc == 0 && p_MPI_Type_get_envelope) p_MPI_Type_get_envelope(abi_dt_in(dt), &ni, &na, &nt, &c);
-  for (int i = 0; i < nt; i++) types[i] = abi_dt_out(types[i]);
+  for (int i = 0; i < nt && i < max_datatypes; i++) types[i] = abi_dt_out(t[i]);
+  if (rc == 0) abi_contents_out(c, ints, ni < max_integers ? ni : max_integers);
+  free(t);
   return abi_err_out(rc);
 }
 
@@ -473,9 +505,9 @@ static void errh_remember(int h, abi_perrh_fn *fn) {
   errh_fns[h] = fn;
 }
 
-static void errh_call(int h, int handle, int code) {
+static void errh_call(int h, abi_h handle, int code) {
   int c = abi_err_out(code);
-  if (h > 0 && (size_t)h < errh_n && errh_fns[h]) errh_fns[h](&handle, &c);
+  if (h > 0 && (size_t)h < errh_n && errh_fns[h]) ((void (*)(abi_h *, int *, ...))errh_fns[h])(&handle, &c);
 }
 
 static void comm_errh_tramp(int *comm, int *code, ...) {
@@ -500,7 +532,7 @@ static void file_errh_tramp(int *file, int *code, ...) {
 }
 
 static int create_errh(int (*create)(abi_perrh_fn *, int *), abi_perrh_fn *tramp, abi_perrh_fn *fn,
-                       int *errhandler) {
+                       abi_h *errhandler) {
   int h = 0;
   int rc = create(tramp, &h);
   if (rc == 0) errh_remember(h, fn);
@@ -508,22 +540,22 @@ static int create_errh(int (*create)(abi_perrh_fn *, int *), abi_perrh_fn *tramp
   return abi_err_out(rc);
 }
 
-int MPI_Comm_create_errhandler(abi_perrh_fn *fn, int *errhandler) {
+int MPI_Comm_create_errhandler(abi_perrh_fn *fn, abi_h *errhandler) {
   NEED(MPI_Comm_create_errhandler);
   return create_errh(p_MPI_Comm_create_errhandler, comm_errh_tramp, fn, errhandler);
 }
 
-int MPI_Errhandler_create(abi_perrh_fn *fn, int *errhandler) {
+int MPI_Errhandler_create(abi_perrh_fn *fn, abi_h *errhandler) {
   NEED(MPI_Errhandler_create);
   return create_errh(p_MPI_Errhandler_create, comm_errh_tramp, fn, errhandler);
 }
 
-int MPI_Win_create_errhandler(abi_perrh_fn *fn, int *errhandler) {
+int MPI_Win_create_errhandler(abi_perrh_fn *fn, abi_h *errhandler) {
   NEED(MPI_Win_create_errhandler);
   return create_errh(p_MPI_Win_create_errhandler, win_errh_tramp, fn, errhandler);
 }
 
-int MPI_File_create_errhandler(abi_perrh_fn *fn, int *errhandler) {
+int MPI_File_create_errhandler(abi_perrh_fn *fn, abi_h *errhandler) {
   NEED(MPI_File_create_errhandler);
   return create_errh(p_MPI_File_create_errhandler, file_errh_tramp, fn, errhandler);
 }
@@ -533,12 +565,6 @@ int MPI_File_c2f(abi_file f);
 int MPI_File_c2f(abi_file f) { return abi_file_in(f) < 0 ? 0 : abi_file_in(f); }
 abi_file MPI_File_f2c(int h);
 abi_file MPI_File_f2c(int h) { return abi_file_out(h); }
-
-/* MPICH's Fortran handles are its C handles (MPI_Fint is int). */
-#define C2F(K) \
-  int MPI_##K##_c2f(int h); int MPI_##K##_c2f(int h) { return h; } \
-  int MPI_##K##_f2c(int h); int MPI_##K##_f2c(int h) { return h; }
-C2F(Comm) C2F(Type) C2F(Group) C2F(Op) C2F(Request) C2F(Info) C2F(Win) C2F(Errhandler)
 
 int MPI_Status_c2f(const abi_status *c, int *f);
 int MPI_Status_c2f(const abi_status *c, int *f) { memcpy(f, c, sizeof *c); return 0; }
@@ -560,5 +586,5 @@ ALIAS(MPI_Grequest_start) ALIAS(MPI_Group_translate_ranks) ALIAS(MPI_Comm_get_at
 ALIAS(MPI_Attr_get) ALIAS(MPI_Get_version) ALIAS(MPI_Type_get_contents)
 ALIAS(MPI_Comm_create_errhandler) ALIAS(MPI_Errhandler_create) ALIAS(MPI_Win_create_errhandler)
 ALIAS(MPI_File_create_errhandler) ALIAS(MPI_File_c2f) ALIAS(MPI_File_f2c)
-ALIAS(MPI_Pcontrol) ALIAS(MPI_Type_match_size) ALIAS(MPI_Aint_add) ALIAS(MPI_Aint_diff) ALIAS(MPI_Comm_c2f) ALIAS(MPI_Comm_f2c)
-ALIAS(MPI_Type_c2f) ALIAS(MPI_Type_f2c)
+ALIAS(MPI_Pcontrol) ALIAS(MPI_Type_match_size) ALIAS(MPI_Aint_add) ALIAS(MPI_Aint_diff)
+ALIAS(MPI_Win_get_attr) ALIAS(MPI_Type_create_darray)

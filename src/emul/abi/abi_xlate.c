@@ -231,3 +231,10 @@ void abi_status_in(const abi_status *s, abi_pstatus *p) {
   memset(p, 0, sizeof *p);
   memcpy(p, &st, sizeof st);
 }
+
+/* MPICH's predefined keyvals are psim's values. The window model needs no translation. */
+int abi_key_kind(int keyval) {
+  return keyval == MPI_HOST ? ABI_KEY_HOST : keyval == MPI_IO ? ABI_KEY_IO
+       : keyval == MPI_LASTUSEDCODE ? ABI_KEY_LASTUSEDCODE : ABI_KEY_OTHER;
+}
+

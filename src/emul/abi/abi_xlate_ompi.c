@@ -1,0 +1,448 @@
+/* Translating between Open MPI's ABI and psim's: handles, ranks, error classes, statuses,
+ * constants; and the objects a program built by Open MPI's mpicc takes the address of.
+ *
+ * Open MPI's values are facts of its installed mpi.h (Debian's Open MPI 4.1.4) and of the
+ * sizes of the objects its libmpi.so.40 exports. A handle is a pointer: MPI_COMM_WORLD is
+ * &ompi_mpi_comm_world, MPI_INT &ompi_mpi_int. This library defines those objects, each of
+ * Open MPI's size, and writes into each what it stands for (a magic word, its kind, psim's
+ * handle, its index below). A program compiled as a PIE usually keeps its own copy of the
+ * objects it names (copy relocations: `leaq ompi_mpi_comm_world(%rip)`), so the handle it
+ * passes is the address of its copy; psim run copies the contents there (emu_abi.c), and a
+ * handle is read by its contents, wherever it lies. The other way, a predefined handle psim
+ * gives back (MPI_COMM_NULL after MPI_Comm_free, MPI_DATATYPE_NULL...) must be the address the
+ * program compares with: psim run tells this library where each rank's copy of each object
+ * lies (psim_abi_copied), and the answer is that rank's. The objects the program creates are
+ * not memory at all: a handle is 0xa5 in the top byte, the kind and psim's handle below, which
+ * nothing dereferences.
+ *
+ * This file and abi_xlate.c are the only ones of the library that include psim's mpi.h. */
+#define PSIM_NO_LOCATION
+#include "psim_mpi/mpi.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emul/abi/abi.h"
+
+_Static_assert(sizeof(MPI_Status) == sizeof(abi_pstatus) && _Alignof(MPI_Status) == _Alignof(abi_pstatus),
+               "abi_pstatus must have the size of psim's MPI_Status (arrays of them go to psim)");
+_Static_assert(sizeof(abi_status) == 24, "Open MPI's MPI_Status is 24 bytes");
+
+enum { K_COMM = 1, K_GROUP, K_DT, K_ERRH, K_OP, K_INFO, K_WIN, K_REQ, K_MSG, K_FILE };
+#define NONE (-12345)   /* an Open MPI object psim has no counterpart of: psim rejects it */
+
+#define OBJ_MAGIC 0x216a624f6d697370ull   /* "psimObj!" */
+typedef struct obj { uint64_t magic; int kind, psim, id, pad; } obj;
+
+/* Open MPI's predefined objects: name, size in Open MPI's libmpi.so.40, kind, psim's handle */
+#define OBJECTS(X)                                                                                 \
+  X(ompi_mpi_comm_null, 0x200, K_COMM, MPI_COMM_NULL)                                              \
+  X(ompi_mpi_comm_world, 0x200, K_COMM, MPI_COMM_WORLD)                                            \
+  X(ompi_mpi_comm_self, 0x200, K_COMM, MPI_COMM_SELF)                                              \
+  X(ompi_mpi_group_null, 0x100, K_GROUP, MPI_GROUP_NULL)                                           \
+  X(ompi_mpi_group_empty, 0x100, K_GROUP, MPI_GROUP_EMPTY)                                         \
+  X(ompi_request_null, 0x100, K_REQ, MPI_REQUEST_NULL)                                             \
+  X(ompi_message_null, 0x100, K_MSG, MPI_MESSAGE_NULL)                                             \
+  X(ompi_message_no_proc, 0x100, K_MSG, MPI_MESSAGE_NO_PROC)                                       \
+  X(ompi_mpi_info_null, 0x100, K_INFO, MPI_INFO_NULL)                                              \
+  X(ompi_mpi_info_env, 0x100, K_INFO, MPI_INFO_ENV)                                                \
+  X(ompi_mpi_win_null, 0x200, K_WIN, MPI_WIN_NULL)                                                 \
+  X(ompi_mpi_file_null, 0x600, K_FILE, MPI_FILE_NULL)                                              \
+  X(ompi_mpi_errhandler_null, 0x400, K_ERRH, MPI_ERRHANDLER_NULL)                                  \
+  X(ompi_mpi_errors_are_fatal, 0x400, K_ERRH, MPI_ERRORS_ARE_FATAL)                                \
+  X(ompi_mpi_errors_return, 0x400, K_ERRH, MPI_ERRORS_RETURN)                                      \
+  X(ompi_mpi_errors_throw_exceptions, 0x400, K_ERRH, MPI_ERRORS_ARE_FATAL)                         \
+  X(ompi_mpi_op_null, 0x800, K_OP, MPI_OP_NULL)                                                    \
+  X(ompi_mpi_op_max, 0x800, K_OP, MPI_MAX)                                                         \
+  X(ompi_mpi_op_min, 0x800, K_OP, MPI_MIN)                                                         \
+  X(ompi_mpi_op_sum, 0x800, K_OP, MPI_SUM)                                                         \
+  X(ompi_mpi_op_prod, 0x800, K_OP, MPI_PROD)                                                       \
+  X(ompi_mpi_op_land, 0x800, K_OP, MPI_LAND)                                                       \
+  X(ompi_mpi_op_band, 0x800, K_OP, MPI_BAND)                                                       \
+  X(ompi_mpi_op_lor, 0x800, K_OP, MPI_LOR)                                                         \
+  X(ompi_mpi_op_bor, 0x800, K_OP, MPI_BOR)                                                         \
+  X(ompi_mpi_op_lxor, 0x800, K_OP, MPI_LXOR)                                                       \
+  X(ompi_mpi_op_bxor, 0x800, K_OP, MPI_BXOR)                                                       \
+  X(ompi_mpi_op_maxloc, 0x800, K_OP, MPI_MAXLOC)                                                   \
+  X(ompi_mpi_op_minloc, 0x800, K_OP, MPI_MINLOC)                                                   \
+  X(ompi_mpi_op_replace, 0x800, K_OP, MPI_REPLACE)                                                 \
+  X(ompi_mpi_op_no_op, 0x800, K_OP, MPI_NO_OP)                                                     \
+  /* datatypes: the first with a psim handle is what psim's type becomes */                        \
+  X(ompi_mpi_datatype_null, 0x200, K_DT, MPI_DATATYPE_NULL)                                        \
+  X(ompi_mpi_char, 0x200, K_DT, MPI_CHAR)                                                          \
+  X(ompi_mpi_signed_char, 0x200, K_DT, MPI_SIGNED_CHAR)                                            \
+  X(ompi_mpi_unsigned_char, 0x200, K_DT, MPI_UNSIGNED_CHAR)                                        \
+  X(ompi_mpi_byte, 0x200, K_DT, MPI_BYTE)                                                          \
+  X(ompi_mpi_wchar, 0x200, K_DT, MPI_WCHAR)                                                        \
+  X(ompi_mpi_short, 0x200, K_DT, MPI_SHORT)                                                        \
+  X(ompi_mpi_unsigned_short, 0x200, K_DT, MPI_UNSIGNED_SHORT)                                      \
+  X(ompi_mpi_int, 0x200, K_DT, MPI_INT)                                                            \
+  X(ompi_mpi_unsigned, 0x200, K_DT, MPI_UNSIGNED)                                                  \
+  X(ompi_mpi_long, 0x200, K_DT, MPI_LONG)                                                          \
+  X(ompi_mpi_unsigned_long, 0x200, K_DT, MPI_UNSIGNED_LONG)                                        \
+  X(ompi_mpi_long_long_int, 0x200, K_DT, MPI_LONG_LONG_INT)                                        \
+  X(ompi_mpi_unsigned_long_long, 0x200, K_DT, MPI_UNSIGNED_LONG_LONG)                              \
+  X(ompi_mpi_float, 0x200, K_DT, MPI_FLOAT)                                                        \
+  X(ompi_mpi_double, 0x200, K_DT, MPI_DOUBLE)                                                      \
+  X(ompi_mpi_long_double, 0x200, K_DT, MPI_LONG_DOUBLE)                                            \
+  X(ompi_mpi_c_bool, 0x200, K_DT, MPI_C_BOOL)                                                      \
+  X(ompi_mpi_int8_t, 0x200, K_DT, MPI_INT8_T)                                                      \
+  X(ompi_mpi_int16_t, 0x200, K_DT, MPI_INT16_T)                                                    \
+  X(ompi_mpi_int32_t, 0x200, K_DT, MPI_INT32_T)                                                    \
+  X(ompi_mpi_int64_t, 0x200, K_DT, MPI_INT64_T)                                                    \
+  X(ompi_mpi_uint8_t, 0x200, K_DT, MPI_UINT8_T)                                                    \
+  X(ompi_mpi_uint16_t, 0x200, K_DT, MPI_UINT16_T)                                                  \
+  X(ompi_mpi_uint32_t, 0x200, K_DT, MPI_UINT32_T)                                                  \
+  X(ompi_mpi_uint64_t, 0x200, K_DT, MPI_UINT64_T)                                                  \
+  X(ompi_mpi_aint, 0x200, K_DT, MPI_AINT)                                                          \
+  X(ompi_mpi_offset, 0x200, K_DT, MPI_OFFSET)                                                      \
+  X(ompi_mpi_count, 0x200, K_DT, MPI_COUNT)                                                        \
+  X(ompi_mpi_packed, 0x200, K_DT, MPI_PACKED)                                                      \
+  X(ompi_mpi_c_float_complex, 0x200, K_DT, MPI_C_FLOAT_COMPLEX)                                    \
+  X(ompi_mpi_c_double_complex, 0x200, K_DT, MPI_C_DOUBLE_COMPLEX)                                  \
+  X(ompi_mpi_c_long_double_complex, 0x200, K_DT, MPI_C_LONG_DOUBLE_COMPLEX)                        \
+  X(ompi_mpi_float_int, 0x200, K_DT, MPI_FLOAT_INT)                                                \
+  X(ompi_mpi_double_int, 0x200, K_DT, MPI_DOUBLE_INT)                                              \
+  X(ompi_mpi_long_int, 0x200, K_DT, MPI_LONG_INT)                                                  \
+  X(ompi_mpi_2int, 0x200, K_DT, MPI_2INT)                                                          \
+  X(ompi_mpi_short_int, 0x200, K_DT, MPI_SHORT_INT)                                                \
+  X(ompi_mpi_longdbl_int, 0x200, K_DT, MPI_LONG_DOUBLE_INT)                                        \
+  X(ompi_mpi_ub, 0x200, K_DT, MPI_UB)                                                              \
+  X(ompi_mpi_lb, 0x200, K_DT, MPI_LB)                                                              \
+  X(ompi_mpi_integer, 0x200, K_DT, MPI_INTEGER)                                                    \
+  X(ompi_mpi_real, 0x200, K_DT, MPI_REAL)                                                          \
+  X(ompi_mpi_dblprec, 0x200, K_DT, MPI_DOUBLE_PRECISION)                                           \
+  X(ompi_mpi_cplex, 0x200, K_DT, MPI_COMPLEX)                                                      \
+  X(ompi_mpi_dblcplex, 0x200, K_DT, MPI_DOUBLE_COMPLEX)                                            \
+  X(ompi_mpi_logical, 0x200, K_DT, MPI_LOGICAL)                                                    \
+  X(ompi_mpi_character, 0x200, K_DT, MPI_CHARACTER)                                                \
+  X(ompi_mpi_2integer, 0x200, K_DT, MPI_2INTEGER)                                                  \
+  X(ompi_mpi_2real, 0x200, K_DT, MPI_2REAL)                                                        \
+  X(ompi_mpi_2dblprec, 0x200, K_DT, MPI_2DOUBLE_PRECISION)                                         \
+  X(ompi_mpi_real4, 0x200, K_DT, MPI_REAL4)                                                        \
+  X(ompi_mpi_real8, 0x200, K_DT, MPI_REAL8)                                                        \
+  X(ompi_mpi_real16, 0x200, K_DT, MPI_REAL16)                                                      \
+  X(ompi_mpi_complex8, 0x200, K_DT, MPI_COMPLEX8)                                                  \
+  X(ompi_mpi_complex16, 0x200, K_DT, MPI_COMPLEX16)                                                \
+  X(ompi_mpi_complex32, 0x200, K_DT, MPI_COMPLEX32)                                                \
+  X(ompi_mpi_integer1, 0x200, K_DT, MPI_INTEGER1)                                                  \
+  X(ompi_mpi_integer2, 0x200, K_DT, MPI_INTEGER2)                                                  \
+  X(ompi_mpi_integer4, 0x200, K_DT, MPI_INTEGER4)                                                  \
+  X(ompi_mpi_integer8, 0x200, K_DT, MPI_INTEGER8)                                                  \
+  X(ompi_mpi_cxx_bool, 0x200, K_DT, MPI_CXX_BOOL)                                                  \
+  X(ompi_mpi_cxx_cplex, 0x200, K_DT, MPI_CXX_FLOAT_COMPLEX)                                        \
+  X(ompi_mpi_cxx_dblcplex, 0x200, K_DT, MPI_CXX_DOUBLE_COMPLEX)                                    \
+  X(ompi_mpi_cxx_ldblcplex, 0x200, K_DT, MPI_CXX_LONG_DOUBLE_COMPLEX)                              \
+  /* Open MPI's types psim lacks */                                                                \
+  X(ompi_mpi_integer16, 0x200, K_DT, NONE)                                                         \
+  X(ompi_mpi_real2, 0x200, K_DT, NONE)                                                             \
+  X(ompi_mpi_logical1, 0x200, K_DT, NONE)                                                          \
+  X(ompi_mpi_logical2, 0x200, K_DT, NONE)                                                          \
+  X(ompi_mpi_logical4, 0x200, K_DT, NONE)                                                          \
+  X(ompi_mpi_logical8, 0x200, K_DT, NONE)                                                          \
+  X(ompi_mpi_2cplex, 0x200, K_DT, NONE)                                                            \
+  X(ompi_mpi_2dblcplex, 0x200, K_DT, NONE)
+
+enum {
+#define X(name, size, kind, psim) ID_##name,
+  OBJECTS(X)
+#undef X
+  NOBJ
+};
+
+/* The objects, exported with Open MPI's names and sizes (a copy relocation copies that many
+ * bytes), aligned as Open MPI's. */
+#define X(name, size, kind, psim)                                                                  \
+  struct name##_t { obj o; unsigned char pad[(size) - sizeof(obj)]; };                             \
+  extern struct name##_t name;                                                                     \
+  struct name##_t name __attribute__((aligned(64))) = {{OBJ_MAGIC, kind, psim, ID_##name, 0}, {0}};
+OBJECTS(X)
+#undef X
+
+static obj *const objs[NOBJ] = {
+#define X(name, size, kind, psim) &name.o,
+  OBJECTS(X)
+#undef X
+};
+
+/* ---- where each rank's executable keeps its copies ---- */
+static obj ***copies;    /* copies[c][id]: copy c of the program's copy of object id, or NULL */
+static int ncopies;
+
+/* Called by psim run (emu_abi.c) after it filled a copy relocation of copy c of the program
+ * at dst with one of this library's objects. */
+void psim_abi_copied(int c, void *dst);
+void psim_abi_copied(int c, void *dst) {
+  const obj *o = dst;
+  if (c < 0 || o->magic != OBJ_MAGIC || o->id < 0 || o->id >= NOBJ) return;
+  if (c >= ncopies) {
+    int n = ncopies ? ncopies : 16;
+    while (n <= c) n *= 2;
+    obj ***p = realloc(copies, (size_t)n * sizeof *p);
+    if (!p) abi_missing("psim_abi_copied (out of memory)");
+    memset(p + ncopies, 0, (size_t)(n - ncopies) * sizeof *p);
+    copies = p;
+    ncopies = n;
+  }
+  if (!copies[c] && !(copies[c] = calloc(NOBJ, sizeof *copies[c]))) abi_missing("psim_abi_copied (out of memory)");
+  copies[c][o->id] = (obj *)dst;
+}
+
+/* The address of predefined object id that the calling rank's program compares with. */
+static abi_h pre_addr(int id) {
+  int c = abi_psim_copy_index ? abi_psim_copy_index() : 0;
+  if (c >= 0 && c < ncopies && copies[c] && copies[c][id]) return copies[c][id];
+  return objs[id];
+}
+
+/* ---- handles ---- */
+#define USER_TAG 0xa5ull
+static abi_h user(int kind, int h) {
+  return (abi_h)(uintptr_t)(USER_TAG << 56 | (uint64_t)(unsigned)kind << 40 | (uint32_t)h);
+}
+
+static int in_of(int kind, abi_h h) {
+  uintptr_t u = (uintptr_t)h;
+  if (u >> 56 == USER_TAG) return (int)(u >> 40 & 0xffff) == kind ? (int)(uint32_t)u : -1;
+  if (u < 4096) return -1;   /* not a handle: psim's runtime reports it */
+  const obj *o = h;
+  if (o->magic != OBJ_MAGIC || o->kind != kind) return -1;
+  return o->psim == NONE ? -1 : o->psim;
+}
+
+static abi_h out_of(int kind, int h) {
+  for (int i = 0; i < NOBJ; i++)
+    if (objs[i]->kind == kind && objs[i]->psim == h) return pre_addr(i);
+  return user(kind, h);
+}
+
+int abi_comm_in(abi_h h) { return in_of(K_COMM, h); }
+abi_h abi_comm_out(int h) { return out_of(K_COMM, h); }
+int abi_group_in(abi_h h) { return in_of(K_GROUP, h); }
+abi_h abi_group_out(int h) { return out_of(K_GROUP, h); }
+int abi_dt_in(abi_h h) { return in_of(K_DT, h); }
+abi_h abi_dt_out(int h) { return out_of(K_DT, h); }
+int abi_op_in(abi_h h) { return in_of(K_OP, h); }
+abi_h abi_op_out(int h) { return out_of(K_OP, h); }
+int abi_req_in(abi_h h) { return in_of(K_REQ, h); }
+abi_h abi_req_out(int h) { return out_of(K_REQ, h); }
+int abi_msg_in(abi_h h) { return in_of(K_MSG, h); }
+abi_h abi_msg_out(int h) { return out_of(K_MSG, h); }
+int abi_errh_in(abi_h h) { return in_of(K_ERRH, h); }
+abi_h abi_errh_out(int h) { return out_of(K_ERRH, h); }
+int abi_info_in(abi_h h) { return in_of(K_INFO, h); }
+abi_h abi_info_out(int h) { return out_of(K_INFO, h); }
+int abi_win_in(abi_h h) { return in_of(K_WIN, h); }
+abi_h abi_win_out(int h) { return out_of(K_WIN, h); }
+int abi_file_in(abi_file f) { return in_of(K_FILE, (abi_h)f); }
+abi_file abi_file_out(int h) { return (abi_file)out_of(K_FILE, h); }
+
+abi_h abi_match_size(int typeclass, int size) {
+  int t = MPI_DATATYPE_NULL;
+  /* Open MPI's MPI_TYPECLASS_INTEGER 1, _REAL 2, _COMPLEX 3 */
+  if (typeclass == 2) t = size == 4 ? MPI_FLOAT : size == 8 ? MPI_DOUBLE : size == (int)sizeof(long double) ? MPI_LONG_DOUBLE : t;
+  else if (typeclass == 1) t = size == 1 ? MPI_INT8_T : size == 2 ? MPI_INT16_T : size == 4 ? MPI_INT32_T : size == 8 ? MPI_INT64_T : t;
+  else if (typeclass == 3) t = size == 8 ? MPI_C_FLOAT_COMPLEX : size == 16 ? MPI_C_DOUBLE_COMPLEX : t;
+  return abi_dt_out(t);
+}
+
+/* ---- integers ---- */
+/* Open MPI: MPI_ANY_SOURCE -1, MPI_PROC_NULL -2, as psim's; MPI_ROOT -4 (psim's -3) */
+int abi_rank_in(int r) { return r == -4 ? MPI_ROOT : r; }
+int abi_rank_out(int r) { return r == MPI_ROOT ? -4 : r; }
+
+/* Open MPI's predefined keyvals are 0 (MPI_TAG_UB) to 11 (MPI_WIN_MODEL), MPI_KEYVAL_INVALID
+ * -1; the program's own are psim's + KEY_USER (psim numbers them from 1). */
+#define KEY_USER 64
+static const int keys[] = {MPI_TAG_UB, MPI_HOST, MPI_IO, MPI_WTIME_IS_GLOBAL, MPI_APPNUM,
+                           MPI_LASTUSEDCODE, MPI_UNIVERSE_SIZE, MPI_WIN_BASE, MPI_WIN_SIZE,
+                           MPI_WIN_DISP_UNIT, MPI_WIN_CREATE_FLAVOR, MPI_WIN_MODEL};
+#define NKEYS (int)(sizeof keys / sizeof *keys)
+int abi_keyval_in(int k) {
+  if (k == -1) return MPI_KEYVAL_INVALID;
+  if (k >= 0 && k < NKEYS) return keys[k];
+  return k >= KEY_USER ? k - KEY_USER : -1;
+}
+int abi_keyval_out(int k) {
+  if (k == MPI_KEYVAL_INVALID) return -1;
+  for (int i = 0; i < NKEYS; i++)
+    if (keys[i] == k) return i;
+  return k + KEY_USER;
+}
+int abi_key_kind(int keyval) {
+  return keyval == 1 ? ABI_KEY_HOST : keyval == 2 ? ABI_KEY_IO : keyval == 5 ? ABI_KEY_LASTUSEDCODE
+       : keyval == 11 ? ABI_KEY_WIN_MODEL : ABI_KEY_OTHER;
+}
+
+typedef struct pair { int psim, ompi; } pair;
+#define N(t) (int)(sizeof t / sizeof *t)
+static int to_ompi(const pair *t, int n, int v, int dflt) {
+  for (int i = 0; i < n; i++)
+    if (t[i].psim == v) return t[i].ompi;
+  return dflt;
+}
+static int to_psim(const pair *t, int n, int v, int dflt) {
+  for (int i = 0; i < n; i++)
+    if (t[i].ompi == v) return t[i].psim;
+  return dflt;
+}
+
+static const pair errs[] = {
+  {MPI_SUCCESS, 0}, {MPI_ERR_BUFFER, 1}, {MPI_ERR_COUNT, 2}, {MPI_ERR_TYPE, 3}, {MPI_ERR_TAG, 4},
+  {MPI_ERR_COMM, 5}, {MPI_ERR_RANK, 6}, {MPI_ERR_REQUEST, 7}, {MPI_ERR_ROOT, 8}, {MPI_ERR_GROUP, 9},
+  {MPI_ERR_OP, 10}, {MPI_ERR_TOPOLOGY, 11}, {MPI_ERR_DIMS, 12}, {MPI_ERR_ARG, 13},
+  {MPI_ERR_UNKNOWN, 14}, {MPI_ERR_TRUNCATE, 15}, {MPI_ERR_OTHER, 16}, {MPI_ERR_INTERN, 17},
+  {MPI_ERR_IN_STATUS, 18}, {MPI_ERR_PENDING, 19}, {MPI_ERR_ACCESS, 20}, {MPI_ERR_AMODE, 21},
+  {MPI_ERR_ASSERT, 22}, {MPI_ERR_BAD_FILE, 23}, {MPI_ERR_BASE, 24}, {MPI_ERR_CONVERSION, 25},
+  {MPI_ERR_DISP, 26}, {MPI_ERR_DUP_DATAREP, 27}, {MPI_ERR_FILE_EXISTS, 28},
+  {MPI_ERR_FILE_IN_USE, 29}, {MPI_ERR_FILE, 30}, {MPI_ERR_INFO_KEY, 31}, {MPI_ERR_INFO_NOKEY, 32},
+  {MPI_ERR_INFO_VALUE, 33}, {MPI_ERR_INFO, 34}, {MPI_ERR_IO, 35}, {MPI_ERR_KEYVAL, 36},
+  {MPI_ERR_LOCKTYPE, 37}, {MPI_ERR_NO_MEM, 39}, {MPI_ERR_NOT_SAME, 40}, {MPI_ERR_NO_SPACE, 41},
+  {MPI_ERR_NO_SUCH_FILE, 42}, {MPI_ERR_QUOTA, 44}, {MPI_ERR_READ_ONLY, 45},
+  {MPI_ERR_RMA_CONFLICT, 46}, {MPI_ERR_RMA_SYNC, 47}, {MPI_ERR_SIZE, 49},
+  {MPI_ERR_UNSUPPORTED_DATAREP, 51}, {MPI_ERR_UNSUPPORTED_OPERATION, 52}, {MPI_ERR_WIN, 53},
+  {MPI_ERR_RMA_RANGE, 68}, {MPI_ERR_LASTCODE, 92},
+};
+/* The program's own classes and codes: psim numbers them from its MPI_ERR_LASTCODE + 1, Open
+ * MPI from its own (92) + 1. */
+#define OMPI_LASTCODE 92
+int abi_err_out(int e) {
+  if (e > MPI_ERR_LASTCODE) return e - MPI_ERR_LASTCODE + OMPI_LASTCODE;
+  return to_ompi(errs, N(errs), e, 16 /* MPI_ERR_OTHER */);
+}
+int abi_err_in(int e) {
+  if (e > OMPI_LASTCODE) return e - OMPI_LASTCODE + MPI_ERR_LASTCODE;
+  return to_psim(errs, N(errs), e, MPI_ERR_UNKNOWN);
+}
+const int *abi_err_static(int e) {
+  static int codes[4096], other;
+  int *p = e >= 0 && e < (int)(sizeof codes / sizeof *codes) ? &codes[e] : &other;
+  *p = abi_err_out(e);
+  return p;
+}
+
+static const pair combiners[] = {
+  {MPI_COMBINER_NAMED, 0}, {MPI_COMBINER_DUP, 1}, {MPI_COMBINER_CONTIGUOUS, 2},
+  {MPI_COMBINER_VECTOR, 3}, {MPI_COMBINER_HVECTOR_INTEGER, 4}, {MPI_COMBINER_HVECTOR, 5},
+  {MPI_COMBINER_INDEXED, 6}, {MPI_COMBINER_HINDEXED_INTEGER, 7}, {MPI_COMBINER_HINDEXED, 8},
+  {MPI_COMBINER_INDEXED_BLOCK, 9}, {MPI_COMBINER_STRUCT_INTEGER, 10}, {MPI_COMBINER_STRUCT, 11},
+  {MPI_COMBINER_SUBARRAY, 12}, {MPI_COMBINER_DARRAY, 13}, {MPI_COMBINER_F90_REAL, 14},
+  {MPI_COMBINER_F90_COMPLEX, 15}, {MPI_COMBINER_F90_INTEGER, 16}, {MPI_COMBINER_RESIZED, 17},
+  {MPI_COMBINER_HINDEXED_BLOCK, 18},
+};
+int abi_combiner_out(int c) { return to_ompi(combiners, N(combiners), c, c); }
+
+/* RMA assertions are bits: Open MPI's NOCHECK 1, NOPRECEDE 2, NOPUT 4, NOSTORE 8, NOSUCCEED 16 */
+int abi_assert_in(int a) {
+  static const pair bits[] = {{MPI_MODE_NOCHECK, 1}, {MPI_MODE_NOPRECEDE, 2}, {MPI_MODE_NOPUT, 4},
+                              {MPI_MODE_NOSTORE, 8}, {MPI_MODE_NOSUCCEED, 16}};
+  int p = 0;
+  for (int i = 0; i < N(bits); i++)
+    if (a & bits[i].ompi) p |= bits[i].psim, a &= ~bits[i].ompi;
+  return p | (a ? 1 << 30 : 0);   /* an unknown bit stays visible to psim's check */
+}
+static const pair locks[] = {{MPI_LOCK_EXCLUSIVE, 1}, {MPI_LOCK_SHARED, 2}};
+int abi_lock_in(int l) { return to_psim(locks, N(locks), l, -1); }
+static const pair orders[] = {{MPI_ORDER_C, 0}, {MPI_ORDER_FORTRAN, 1}};
+int abi_order_in(int o) { return to_psim(orders, N(orders), o, -1); }
+static const pair distribs[] = {{MPI_DISTRIBUTE_BLOCK, 0}, {MPI_DISTRIBUTE_CYCLIC, 1}, {MPI_DISTRIBUTE_NONE, 2}};
+int abi_distrib_in(int d) { return to_psim(distribs, N(distribs), d, -1); }
+int abi_darg_in(int d) { return d == -1 ? MPI_DISTRIBUTE_DFLT_DARG : d; }
+/* Open MPI's MPI_COMM_TYPE_SHARED is 0; its finer kinds (OMPI_COMM_TYPE_CORE...) psim lacks */
+int abi_splittype_in(int t) { return t == 0 ? MPI_COMM_TYPE_SHARED : t == MPI_UNDEFINED ? t : NONE; }
+static const pair topos[] = {{MPI_GRAPH, 2}, {MPI_CART, 1}, {MPI_DIST_GRAPH, 3}};
+int abi_topo_out(int t) { return to_ompi(topos, N(topos), t, t); }
+static const pair models[] = {{MPI_WIN_SEPARATE, 1}, {MPI_WIN_UNIFIED, 0}};
+int abi_winmodel_out(int m) { return to_ompi(models, N(models), m, m); }
+void abi_contents_out(int combiner, int *ints, int n) {
+  if (combiner == MPI_COMBINER_SUBARRAY && n >= 1 && n == 3 * ints[0] + 2)
+    ints[n - 1] = to_ompi(orders, N(orders), ints[n - 1], ints[n - 1]);
+  if (combiner == MPI_COMBINER_DARRAY && n >= 3 && n == 4 * ints[2] + 4) {
+    int nd = ints[2];
+    for (int i = 0; i < nd; i++) {
+      ints[3 + nd + i] = to_ompi(distribs, N(distribs), ints[3 + nd + i], ints[3 + nd + i]);
+      if (ints[3 + 2 * nd + i] == MPI_DISTRIBUTE_DFLT_DARG) ints[3 + 2 * nd + i] = -1;
+    }
+    ints[n - 1] = to_ompi(orders, N(orders), ints[n - 1], ints[n - 1]);
+  }
+}
+
+/* Open MPI's MPI_IN_PLACE is 1; MPI_BOTTOM is 0 in both */
+void *abi_buf_in(const void *p) { return p == (const void *)1 ? MPI_IN_PLACE : (void *)(uintptr_t)p; }
+/* Open MPI's MPI_UNWEIGHTED is (int *)2, MPI_WEIGHTS_EMPTY (int *)3 */
+int *abi_weights_in(const int *w) {
+  if (w == (const int *)2) return abi_psim_weights(0);
+  if (w == (const int *)3) return abi_psim_weights(1);
+  return (int *)(uintptr_t)w;
+}
+
+/* ---- statuses: Open MPI's {MPI_SOURCE, MPI_TAG, MPI_ERROR, _cancelled, size_t _ucount} ---- */
+int abi_status_ignored(const abi_status *s) { return s == NULL; }
+
+void abi_status_out(const abi_pstatus *p, abi_status *s) {
+  MPI_Status st;
+  memcpy(&st, p, sizeof st);
+  s->MPI_SOURCE = abi_rank_out(st.MPI_SOURCE);
+  s->MPI_TAG = st.MPI_TAG;
+  s->MPI_ERROR = abi_err_out(st.MPI_ERROR);
+  s->cancelled = st.psim_cancelled ? 1 : 0;
+  s->ucount = (size_t)st.psim_bytes;
+}
+
+void abi_status_in(const abi_status *s, abi_pstatus *p) {
+  MPI_Status st;
+  memset(&st, 0, sizeof st);
+  if (!abi_status_ignored(s)) {
+    st.psim_bytes = (long long)s->ucount;
+    st.psim_cancelled = s->cancelled != 0;
+    st.MPI_SOURCE = abi_rank_in(s->MPI_SOURCE);
+    st.MPI_TAG = s->MPI_TAG;
+    st.MPI_ERROR = abi_err_in(s->MPI_ERROR);
+  }
+  memset(p, 0, sizeof *p);
+  memcpy(p, &st, sizeof st);
+}
+
+/* ---- Open MPI's predefined attribute functions (MPI_COMM_DUP_FN is OMPI_C_MPI_COMM_DUP_FN):
+ * the program passes their addresses; psim is given its own NULL and DUP_FN instead
+ * (abi_attr.c), so they are only called by a program calling them itself. ---- */
+#define NULL_COPY(name)                                                                       \
+  int name(abi_h h, int k, void *extra, void *in, void *out, int *flag);                      \
+  int name(abi_h h, int k, void *extra, void *in, void *out, int *flag) {                     \
+    (void)h; (void)k; (void)extra; (void)in; (void)out;                                       \
+    *flag = 0;                                                                                \
+    return 0;                                                                                 \
+  }
+#define DUP(name)                                                                             \
+  int name(abi_h h, int k, void *extra, void *in, void *out, int *flag);                      \
+  int name(abi_h h, int k, void *extra, void *in, void *out, int *flag) {                     \
+    (void)h; (void)k; (void)extra;                                                            \
+    *(void **)out = in;                                                                       \
+    *flag = 1;                                                                                \
+    return 0;                                                                                 \
+  }
+#define NULL_DELETE(name)                                                                     \
+  int name(abi_h h, int k, void *val, void *extra);                                           \
+  int name(abi_h h, int k, void *val, void *extra) {                                          \
+    (void)h; (void)k; (void)val; (void)extra;                                                 \
+    return 0;                                                                                 \
+  }
+NULL_COPY(OMPI_C_MPI_COMM_NULL_COPY_FN) NULL_COPY(OMPI_C_MPI_TYPE_NULL_COPY_FN)
+NULL_COPY(OMPI_C_MPI_WIN_NULL_COPY_FN) NULL_COPY(OMPI_C_MPI_NULL_COPY_FN)
+DUP(OMPI_C_MPI_COMM_DUP_FN) DUP(OMPI_C_MPI_TYPE_DUP_FN) DUP(OMPI_C_MPI_WIN_DUP_FN) DUP(OMPI_C_MPI_DUP_FN)
+NULL_DELETE(OMPI_C_MPI_COMM_NULL_DELETE_FN) NULL_DELETE(OMPI_C_MPI_TYPE_NULL_DELETE_FN)
+NULL_DELETE(OMPI_C_MPI_WIN_NULL_DELETE_FN) NULL_DELETE(OMPI_C_MPI_NULL_DELETE_FN)
+
+#define FN(f) ((void (*)(void))(f))
+int abi_copy_kind(void (*fn)(void)) {
+  if (!fn || fn == FN(OMPI_C_MPI_COMM_NULL_COPY_FN) || fn == FN(OMPI_C_MPI_TYPE_NULL_COPY_FN) ||
+      fn == FN(OMPI_C_MPI_WIN_NULL_COPY_FN) || fn == FN(OMPI_C_MPI_NULL_COPY_FN)) return 0;
+  if (fn == FN(OMPI_C_MPI_COMM_DUP_FN) || fn == FN(OMPI_C_MPI_TYPE_DUP_FN) ||
+      fn == FN(OMPI_C_MPI_WIN_DUP_FN) || fn == FN(OMPI_C_MPI_DUP_FN)) return 1;
+  return 2;
+}
+int abi_delete_is_null(void (*fn)(void)) {
+  return !fn || fn == FN(OMPI_C_MPI_COMM_NULL_DELETE_FN) || fn == FN(OMPI_C_MPI_TYPE_NULL_DELETE_FN) ||
+         fn == FN(OMPI_C_MPI_WIN_NULL_DELETE_FN) || fn == FN(OMPI_C_MPI_NULL_DELETE_FN);
+}
