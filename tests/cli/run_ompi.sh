@@ -1,0 +1,94 @@
+#!/bin/sh
+# Programs built by Open MPI 4's own mpicc (Debian's mpicc.openmpi, NEEDED libmpi.so.40) under
+# psim run, unchanged (docs/EMULATION.md, "Precompiled MPICH and Open MPI binaries"): psim's
+# libmpi.so.40 translates Open MPI's pointer handles, constants and status to psim's runtime.
+# - tests/data/emul/ompi_handles.c: what differs between the ABIs (predefined handles given back
+#   and compared with the program's own copies of Open MPI's objects: MPI_COMM_NULL after
+#   MPI_Comm_free and MPI_Comm_split, MPI_REQUEST_NULL, MPI_DATATYPE_NULL, MPI_WIN_NULL;
+#   MPI_PROC_NULL, MPI_IN_PLACE, error classes, attributes, MPI_CART, lock types and
+#   assertions, MPI_WIN_MODEL, a subarray's order, c2f/f2c): the lines real Open MPI 4.1.4 prints
+#   (tests/data/emul/ompi_handles.expected, from mpirun -n 4) and the psimcc build prints;
+# - the programs run_abi.sh builds with MPICH's mpicc (abi_probe, abi_pi, abi_attr, darray,
+#   one-sided, topologies, matched probes, MPI-IO...): built by mpicc.openmpi, psim run's whole
+#   output (program lines, simulated times, per-rank table) equals the psimcc build's;
+# - Debian's precompiled NetPIPE for Open MPI (NPopenmpi), when installed: byte-identical
+#   results to its MPICH build (NPmpich2) with --no-measure (the same simulated network);
+# - Debian's precompiled HPC Challenge (hpcc, built against Open MPI), when installed: 4 ranks,
+#   N = 500, ends with Success=1 and HPL's residual check PASSED;
+# - refusals: Open MPI's Fortran bindings (libmpi_mpifh.so.40: they call Open MPI's internals),
+#   an Open MPI call psim lacks (MPI_Comm_spawn: exit 4, named).
+# Skipped (77) when Open MPI's mpicc is missing (scripts/deps.sh test installs libopenmpi-dev).
+# Not run under ASan (label noasan): loading the binaries needs RTLD_DEEPBIND, which ASan refuses.
+. "$(dirname "$0")/../lib/common.sh"
+fails=0
+D=$PSIM_TESTDATA/emul
+PSIMCC="$(dirname "$PSIM")/psimcc"
+MPICC=$(command -v mpicc.openmpi || true)
+[ -n "$MPICC" ] || { echo "SKIP: no Open MPI mpicc (apt-get install libopenmpi-dev)"; exit 77; }
+[ -f "$(dirname "$PSIM")/lib/libmpi.so.40" ] || { echo "FAIL: psim's lib/libmpi.so.40 is not built"; exit 1; }
+export OPENBLAS_NUM_THREADS=1
+
+# the lines of psim run that are the same for every build of a program
+same_lines() { grep -v 'processor\|wall\|host speed'; }
+
+"$MPICC" -O2 -o "$TMPD/handles" "$D/ompi_handles.c" || { echo "FAIL: mpicc.openmpi ompi_handles.c"; exit 1; }
+readelf -d "$TMPD/handles" | grep -q 'NEEDED.*libmpi.so.40' || bad "mpicc.openmpi's binary does not need libmpi.so.40"
+readelf -r "$TMPD/handles" | grep -q 'R_X86_64_COPY.*ompi_mpi_comm_world' ||
+  echo "note: this mpicc.openmpi keeps no copy of ompi_mpi_comm_world in the executable"
+out=$("$PSIM" run --np 4 -q -- "$TMPD/handles" 2>&1) || bad "ompi_handles (mpicc.openmpi) failed: $out"
+[ "$out" = "$(cat "$D/ompi_handles.expected")" ] || bad "ompi_handles (mpicc.openmpi) differs from real Open MPI's lines:
+$(printf '%s\n' "$out" | diff - "$D/ompi_handles.expected")"
+"$PSIMCC" -O2 -o "$TMPD/handles_psim" "$D/ompi_handles.c" || bad "psimcc ompi_handles.c"
+out=$("$PSIM" run --np 4 -q -- "$TMPD/handles_psim" 2>&1) || bad "ompi_handles (psimcc) failed: $out"
+[ "$out" = "$(cat "$D/ompi_handles.expected")" ] || bad "ompi_handles (psimcc) differs from real Open MPI's lines:
+$(printf '%s\n' "$out" | diff - "$D/ompi_handles.expected")"
+
+for f in ompi_handles abi_probe abi_pi abi_attr darray rma_dynamic rma_req rma_shared graph neighbor mprobe file_io get_elements; do
+  "$MPICC" -O2 -o "$TMPD/$f.ompi" "$D/$f.c" -lm || { bad "mpicc.openmpi $f.c"; continue; }
+  "$PSIMCC" -O2 -o "$TMPD/$f.psim" "$D/$f.c" -lm || { bad "psimcc $f.c"; continue; }
+  (cd "$TMPD" && "$PSIM" run --np 4 --no-measure -- "./$f.ompi" 2>&1) | same_lines > "$TMPD/a" || bad "$f (mpicc.openmpi) failed"
+  (cd "$TMPD" && "$PSIM" run --np 4 --no-measure -- "./$f.psim" 2>&1) | same_lines > "$TMPD/b" || bad "$f (psimcc) failed"
+  grep -q 'simulated time: [0-9]' "$TMPD/a" || bad "$f (mpicc.openmpi): no simulated time: $(cat "$TMPD/a")"
+  cmp -s "$TMPD/a" "$TMPD/b" || bad "$f: the Open MPI build's run differs from the psimcc build's:
+$(diff "$TMPD/a" "$TMPD/b" | head -20)"
+done
+
+if [ -x /usr/bin/NPopenmpi ] && [ -x /usr/bin/NPmpich2 ]; then
+  (cd "$TMPD" && "$PSIM" run --np 2 -q --no-measure -- /usr/bin/NPopenmpi -u 65536 -o np_ompi.out > /dev/null 2>&1) ||
+    bad "NPopenmpi failed"
+  (cd "$TMPD" && "$PSIM" run --np 2 -q --no-measure -- /usr/bin/NPmpich2 -u 65536 -o np_mpich.out > /dev/null 2>&1) ||
+    bad "NPmpich2 failed"
+  [ "$(wc -l < "$TMPD/np_ompi.out")" -ge 80 ] || bad "NPopenmpi: $(wc -l < "$TMPD/np_ompi.out") sizes measured"
+  cmp -s "$TMPD/np_ompi.out" "$TMPD/np_mpich.out" || bad "NetPIPE: Open MPI's build and MPICH's differ under psim:
+$(diff "$TMPD/np_ompi.out" "$TMPD/np_mpich.out" | head)"
+else
+  echo "skip NetPIPE: /usr/bin/NPopenmpi or /usr/bin/NPmpich2 not installed (netpipe-openmpi, netpipe-mpich2)"
+fi
+
+if [ -x /usr/bin/hpcc ] && [ -f /usr/share/doc/hpcc/examples/_hpccinf.txt ] && readelf -d /usr/bin/hpcc | grep -q libmpi.so.40; then
+  mkdir "$TMPD/hpcc"
+  sed -e "6s/^[0-9]*/500/" -e "11s/^[0-9]*/2/" -e "12s/^[0-9]*/2/" /usr/share/doc/hpcc/examples/_hpccinf.txt > "$TMPD/hpcc/hpccinf.txt"
+  (cd "$TMPD/hpcc" && "$PSIM" run --np 4 -q -- /usr/bin/hpcc > out 2> err) || bad "hpcc failed: $(tail -5 "$TMPD/hpcc/err")"
+  grep -q '^Success=1' "$TMPD/hpcc/hpccoutf.txt" || bad "hpcc: no Success=1"
+  grep -q 'PASSED' "$TMPD/hpcc/hpccoutf.txt" || bad "hpcc: HPL's residual check did not pass"
+  grep -q 'FAILED' "$TMPD/hpcc/hpccoutf.txt" && bad "hpcc: a check FAILED"
+else
+  echo "skip hpcc: Debian's /usr/bin/hpcc (built against Open MPI) not installed"
+fi
+
+# refusals
+if command -v mpifort.openmpi >/dev/null; then
+  printf 'program f\n  use mpi\n  integer :: ierr\n  call MPI_Init(ierr)\n  call MPI_Finalize(ierr)\nend program\n' > "$TMPD/f.f90"
+  if mpifort.openmpi -o "$TMPD/fortran" "$TMPD/f.f90" 2>/dev/null; then
+    "$PSIM" run --np 2 -- "$TMPD/fortran" > "$TMPD/out" 2> "$TMPD/err"
+    [ $? = 2 ] && grep -q "uses Open MPI's Fortran or C++ bindings (libmpi_mpifh.so.40)" "$TMPD/err" ||
+      bad "Open MPI Fortran program: $(cat "$TMPD/err")"
+  fi
+fi
+"$MPICC" -o "$TMPD/spawn" "$D/abi_spawn.c" || bad "mpicc.openmpi abi_spawn.c"
+"$PSIM" run --np 2 -q -- "$TMPD/spawn" > "$TMPD/out" 2> "$TMPD/err"
+[ $? = 4 ] && grep -q "MPI error in MPI_Comm_spawn: psim does not implement this MPI call" "$TMPD/err" ||
+  bad "MPI_Comm_spawn: $(cat "$TMPD/err")"
+
+[ "$fails" = 0 ] || exit 1
+echo "ok: Open MPI binaries under psim run"
