@@ -143,8 +143,8 @@ int emu_abi_detect(const char *path, const char *d, size_t n, psim_err *err) {
                    "through its libraries: one process has one MPI");
   else if (w.mpis == ELF_OMPI && w.bindings)
     rc = psim_errf(err, 2, path, 0,
-                   "uses Open MPI's Fortran or C++ bindings (%s), which psim run does not provide "
-                   "(they call Open MPI's internals): Open MPI programs in C run; build Fortran "
+                   "uses Open MPI's Fortran bindings (%s), which psim run does not provide (they "
+                   "call Open MPI's internals): Open MPI programs in C and C++ run; build Fortran "
                    "programs with MPICH's mpifort (mpifort.mpich)", w.bindings);
   elf_walk_free(&w);
   if (rc < 0) return rc;

@@ -73,7 +73,7 @@ typedef struct {
   int mpis;                    /* the ELF_* needed anywhere, the program's own NEEDED too */
   const char *other;           /* a NEEDED libmpi.so.* of another Open MPI met on the way */
   char other_buf[256];
-  const char *bindings;        /* Open MPI's Fortran or C++ bindings met on the way */
+  const char *bindings;        /* Open MPI's Fortran bindings met on the way */
   char bindings_buf[256];
 } elf_walk;
 /* Which MPI a NEEDED name is (ELF_*), or 0. */

@@ -11,6 +11,8 @@
 # - the programs run_abi.sh builds with MPICH's mpicc (abi_probe, abi_pi, abi_attr, darray,
 #   one-sided, topologies, matched probes, MPI-IO...): built by mpicc.openmpi, psim run's whole
 #   output (program lines, simulated times, per-rank table) equals the psimcc build's;
+# - tests/data/emul/ompi_cxx.cc built by mpicxx.openmpi (Open MPI's C++ bindings,
+#   libmpi_cxx.so.40, with the C API): the line real Open MPI prints;
 # - Debian's precompiled NetPIPE for Open MPI (NPopenmpi), when installed: byte-identical
 #   results to its MPICH build (NPmpich2) with --no-measure (the same simulated network);
 # - Debian's precompiled HPC Challenge (hpcc, built against Open MPI), when installed: 4 ranks,
@@ -53,6 +55,14 @@ for f in ompi_handles abi_probe abi_pi abi_attr darray rma_dynamic rma_req rma_s
 $(diff "$TMPD/a" "$TMPD/b" | head -20)"
 done
 
+if command -v mpicxx.openmpi >/dev/null && mpicxx.openmpi -O2 -o "$TMPD/cxx" "$D/ompi_cxx.cc" 2>/dev/null; then
+  readelf -d "$TMPD/cxx" | grep -q 'NEEDED.*libmpi_cxx.so.40' || echo "note: mpicxx.openmpi did not link libmpi_cxx.so.40"
+  out=$("$PSIM" run --np 4 -q -- "$TMPD/cxx" 2>&1) || bad "C++ program (mpicxx.openmpi) failed: $out"
+  [ "$out" = "C++: 4 ranks, sum 6, C rank 0, dup size 4" ] || bad "C++ program (mpicxx.openmpi): $out"
+else
+  echo "skip C++: no mpicxx.openmpi"
+fi
+
 if [ -x /usr/bin/NPopenmpi ] && [ -x /usr/bin/NPmpich2 ]; then
   (cd "$TMPD" && "$PSIM" run --np 2 -q --no-measure -- /usr/bin/NPopenmpi -u 65536 -o np_ompi.out > /dev/null 2>&1) ||
     bad "NPopenmpi failed"
@@ -81,7 +91,7 @@ if command -v mpifort.openmpi >/dev/null; then
   printf 'program f\n  use mpi\n  integer :: ierr\n  call MPI_Init(ierr)\n  call MPI_Finalize(ierr)\nend program\n' > "$TMPD/f.f90"
   if mpifort.openmpi -o "$TMPD/fortran" "$TMPD/f.f90" 2>/dev/null; then
     "$PSIM" run --np 2 -- "$TMPD/fortran" > "$TMPD/out" 2> "$TMPD/err"
-    [ $? = 2 ] && grep -q "uses Open MPI's Fortran or C++ bindings (libmpi_mpifh.so.40)" "$TMPD/err" ||
+    [ $? = 2 ] && grep -q "uses Open MPI's Fortran bindings (libmpi_mpifh.so.40)" "$TMPD/err" ||
       bad "Open MPI Fortran program: $(cat "$TMPD/err")"
   fi
 fi

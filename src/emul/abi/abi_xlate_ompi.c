@@ -446,3 +446,17 @@ int abi_delete_is_null(void (*fn)(void)) {
   return !fn || fn == FN(OMPI_C_MPI_COMM_NULL_DELETE_FN) || fn == FN(OMPI_C_MPI_TYPE_NULL_DELETE_FN) ||
          fn == FN(OMPI_C_MPI_WIN_NULL_DELETE_FN) || fn == FN(OMPI_C_MPI_NULL_DELETE_FN);
 }
+
+/* ---- What Open MPI's C++ bindings (libmpi_cxx.so.40) need of Open MPI's internals: present
+ * so that a C++ program linked with them loads, and stopping the run, named, if called (the
+ * bindings call them only for keyvals, error handlers and operations created through the C++
+ * API; their other methods call MPI_* and run). The variables are never read by psim. ---- */
+int ompi_errcode_intern_lastused;
+unsigned char ompi_errcodes_intern[0x78], ompi_registered_datareps[0x40];
+#define CXX_INTERNAL(name)  \
+  void name(void);          \
+  void name(void) { abi_missing(#name " (Open MPI's C++ bindings: a keyval, error handler or operation created through MPI:: classes)"); }
+CXX_INTERNAL(ompi_attr_create_keyval)
+CXX_INTERNAL(ompi_errhandler_create)
+CXX_INTERNAL(ompi_errhandler_invoke)
+CXX_INTERNAL(ompi_op_set_cxx_callback)
