@@ -17,6 +17,8 @@
 #   results to its MPICH build (NPmpich2) with --no-measure (the same simulated network);
 # - Debian's precompiled HPC Challenge (hpcc, built against Open MPI), when installed: 4 ranks,
 #   N = 500, ends with Success=1 and HPL's residual check PASSED;
+# - Debian's precompiled LAMMPS (lmp, C++), its "melt" example at 4 ranks: real Open MPI's
+#   thermodynamics, line for line (tests/data/emul/lammps_melt.thermo);
 # - refusals: Open MPI's Fortran bindings (libmpi_mpifh.so.40: they call Open MPI's internals),
 #   an Open MPI call psim lacks (MPI_Comm_spawn: exit 4, named).
 # Skipped (77) when Open MPI's mpicc is missing (scripts/deps.sh test installs libopenmpi-dev).
@@ -84,6 +86,19 @@ if [ -x /usr/bin/hpcc ] && [ -f /usr/share/doc/hpcc/examples/_hpccinf.txt ] && r
   grep -q 'FAILED' "$TMPD/hpcc/hpccoutf.txt" && bad "hpcc: a check FAILED"
 else
   echo "skip hpcc: Debian's /usr/bin/hpcc (built against Open MPI) not installed"
+fi
+
+# Debian's LAMMPS (lmp, C++, built against Open MPI): its own "melt" example at 4 ranks prints
+# the thermodynamics real Open MPI's run prints (mpirun -n 4, tests/data/emul/lammps_melt.thermo)
+if [ -x /usr/bin/lmp ] && [ -f /usr/share/lammps/examples/melt/in.melt ]; then
+  mkdir "$TMPD/lmp"
+  (cd "$TMPD/lmp" && OMP_NUM_THREADS=1 "$PSIM" run --np 4 -- /usr/bin/lmp -in /usr/share/lammps/examples/melt/in.melt > out 2> err) ||
+    bad "lmp failed: $(tail -5 "$TMPD/lmp/err")"
+  grep -A6 '^Step' "$TMPD/lmp/out" | cmp -s - "$D/lammps_melt.thermo" ||
+    bad "LAMMPS melt: thermodynamics differ from real Open MPI's: $(grep -A6 '^Step' "$TMPD/lmp/out" | diff - "$D/lammps_melt.thermo")"
+  grep -q 'Loop time of [0-9.]* on 4 procs for 250 steps with 4000 atoms' "$TMPD/lmp/out" || bad "LAMMPS melt: no loop time"
+else
+  echo "skip LAMMPS: Debian's /usr/bin/lmp not installed (package lammps)"
 fi
 
 # refusals
