@@ -37,6 +37,8 @@ typedef struct emu_opts {
                                  smpi/test, smpi/iprobe, smpi/grow-injected-times); 0 (the
                                  default): a rank polling in vain waits for the next event */
   size_t stack_size;          /* per rank, bytes */
+  double lock_limit;          /* run/lock-limit: seconds of wall time a rank may wait for a lock
+                                  outside MPI while nothing in the process runs (0: never) */
   uint64_t spin_limit;        /* run/spin-limit: quiet failed polls that make a livelock
                                  (emu_spin.c); 0: never */
   double compute_limit;       /* wall seconds a rank may run its own code without calling MPI

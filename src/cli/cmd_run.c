@@ -48,7 +48,9 @@ static const char *HELP =
     "                      disk/bandwidth:BW the disk of hosts without a <disk> for MPI-IO\n"
     "                      (default: none, their I/O takes no time); run/spin-limit:N\n"
     "                      failed polls with only the pollers' own sleeps under way that\n"
-    "                      make a livelock, reported as a deadlock (default 1048576; 0: never)\n"
+    "                      make a livelock, reported as a deadlock (default 1048576; 0: never);\n"
+    "                      run/lock-limit:S wall seconds a rank may wait for a lock outside\n"
+    "                      MPI that another rank holds, nothing else running (default 10)\n"
     CLI_CPU_HELP
     "  --stack-size SIZE   stack of each rank (default 8M; K, M, G suffixes)\n"
     "  --compute-limit S   stop the run when a rank runs its own code S seconds (wall time)\n"

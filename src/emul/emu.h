@@ -204,6 +204,7 @@ struct emu_sim {
     int rank;               /* which, since simulated time sim_time */
     double sim_time;
     int running;
+    int tid;                /* the thread that runs the ranks */
     pthread_t thread;
   } watch;
 };

@@ -35,6 +35,7 @@ void emu_opts_init(emu_opts *o, const platform *p, int np) {
   o->stack_size = (size_t)8 << 20;
   o->compute_limit = 300;
   o->spin_limit = (uint64_t)1 << 20;
+  o->lock_limit = 10;
   o->rank_memory = 1e6;
 }
 
@@ -60,6 +61,7 @@ int emu_opts_cfg(emu_opts *o, const char *key, const char *value, psim_err *err)
     o->spin_limit = n;
     return 0;
   }
+  if (!strcmp(key, "run/lock-limit")) return parse_double(key, value, &o->lock_limit, err);
   if (!strcmp(key, "smpi/cpu-threshold")) return parse_double(key, value, &o->cpu_threshold, err);
   if (!strcmp(key, "smpi/host-speed")) {
     int w = 0;

@@ -11,9 +11,19 @@
  * A thread looks twice a second at a heartbeat that the ranks' MPI calls move (emu_watch_enter,
  * emu_watch_leave: plain stores, nothing on the hot path that locks or calls the kernel); when
  * a rank has stayed in its own code for --compute-limit seconds of wall time, it prints which
- * rank and since when, and ends the process (exit 4, as a failed application). */
+ * rank and since when, and ends the process (exit 4, as a failed application).
+ *
+ * The same thread sees a second way to hang: a rank waiting for a lock that another rank holds.
+ * The ranks share one process and one thread, so a library whose lock is the process's, taken
+ * by a rank that then waits in MPI (an interpreter's global lock: Debian's mpb-mpi runs its
+ * ranks inside Guile), stops the next rank that enters the library in the kernel, waiting for a
+ * rank that can only run once it returns. When the ranks' thread has been blocked in futex()
+ * (its /proc/self/task/TID/syscall) in a rank's own code for run/lock-limit seconds of wall
+ * time and the process has used almost no CPU meanwhile (no helper thread, e.g. OpenBLAS's,
+ * works for it), the run stops as a deadlock (exit 3). */
 #include <errno.h>
 #include <pthread.h>
+#include <sys/syscall.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,10 +65,46 @@ static void report(emu_sim *S, double idle) {
   _exit(PSIM_EXIT_APP);
 }
 
+/* The ranks' thread is blocked in futex() (x86-64's syscall 202), as /proc says. */
+static int in_futex(int tid) {
+  char path[64], buf[64];
+  snprintf(path, sizeof path, "/proc/self/task/%d/syscall", tid);
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = 0;
+  return atoi(buf) == SYS_futex && buf[0] >= '0' && buf[0] <= '9';
+}
+
+static double cpu_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void report_lock(emu_sim *S, double idle) {
+  int rank = __atomic_load_n(&S->watch.rank, __ATOMIC_RELAXED);
+  double t;
+  __atomic_load(&S->watch.sim_time, &t, __ATOMIC_RELAXED);
+  char msg[1024];
+  int n = snprintf(msg, sizeof msg,
+                   "psim: deadlock outside MPI: rank %d has waited %.0f s (wall time) for a lock in "
+                   "its own code, since simulated time %.6f, and nothing in the process runs: "
+                   "another rank holds that lock while it waits in MPI. psim run's ranks share one "
+                   "process, so a library whose lock is the process's (an interpreter's global "
+                   "lock...) is shared by the ranks. The run stops; --cfg run/lock-limit:SECONDS "
+                   "sets this limit (0: none)\n",
+                   rank, idle, t);
+  if (n > 0) (void)!write(2, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
+  /* no fflush: the lock the rank waits for may be stdio's */
+  _exit(PSIM_EXIT_DEADLOCK);
+}
+
 static void *watch(void *arg) {
   emu_sim *S = arg;
   uint64_t last = ~(uint64_t)0;
-  double since = mono();
+  double since = mono(), locked = -1, cpu0 = 0;
   pthread_mutex_lock(&lock);
   while (!stopping) {
     struct timespec until;
@@ -71,8 +117,15 @@ static void *watch(void *arg) {
     uint64_t beat = __atomic_load_n(&S->watch.beat, __ATOMIC_RELAXED);
     int in_user = __atomic_load_n(&S->watch.in_user, __ATOMIC_RELAXED);
     double now = mono();
-    if (beat != last || !in_user) { last = beat; since = now; continue; }
-    if (now - since >= S->o->compute_limit) report(S, now - since);
+    if (beat != last || !in_user) { last = beat; since = now; locked = -1; continue; }
+    if (S->o->lock_limit > 0 && in_futex(S->watch.tid)) {
+      if (locked < 0) locked = now, cpu0 = cpu_now();
+      /* blocked all along, and the process used under 2 % of a core meanwhile */
+      else if (now - locked >= S->o->lock_limit && cpu_now() - cpu0 < 0.02 * (now - locked)) report_lock(S, now - locked);
+    } else {
+      locked = -1;
+    }
+    if (S->o->compute_limit > 0 && now - since >= S->o->compute_limit) report(S, now - since);
   }
   pthread_mutex_unlock(&lock);
   return NULL;
@@ -80,7 +133,8 @@ static void *watch(void *arg) {
 
 void emu_watch_start(emu_sim *S) {
   S->watch.running = 0;
-  if (!(S->o->compute_limit > 0)) return;
+  if (!(S->o->compute_limit > 0) && !(S->o->lock_limit > 0)) return;
+  S->watch.tid = (int)syscall(SYS_gettid);
   stopping = 0;
   S->watch.running = pthread_create(&S->watch.thread, NULL, watch, S) == 0;
 }

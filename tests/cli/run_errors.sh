@@ -2,7 +2,8 @@
 # psim run and psimcc on bad programs: a deadlock lists the blocked ranks with their calls and
 # source lines (exit 3); a crash names the rank and signal, a stack overflow gives advice, an
 # MPI error is fatal with a clear message (exit 4); an MPI call psim lacks fails at link time; a
-# rank that never calls MPI again stops the run after --compute-limit (it would hang it).
+# rank that never calls MPI again stops the run after --compute-limit (it would hang it), and
+# one waiting for a lock another rank holds after run/lock-limit.
 . "$(dirname "$0")/../lib/common.sh"
 PSIMCC="$(dirname "$PSIM")/psimcc"
 D="$PSIM_TESTDATA/emul"
@@ -28,6 +29,19 @@ expect 4 "simulated time overflows at 1e+308 s" "$PSIM" run --np 2 -q -- "$TMPD/
 expect 4 "rank 0 has run its own code for [0-9]* s (wall time) without calling MPI, since simulated time 0.0000" \
   "$PSIM" run --np 4 -q --compute-limit 1 -- "$TMPD/spin_forever"
 "$PSIM" run --np 4 -q --compute-limit 3 -- "$TMPD/spin_forever" work > "$TMPD/out" 2>&1 || { echo "FAIL: spin_forever work stopped:"; cat "$TMPD/out"; fails=$((fails + 1)); }
+# ranks sharing a library's process-wide lock (lock_shared.c, as mpb-mpi shares Guile's): a rank
+# waits in the kernel for the lock the other holds in MPI_Barrier: a deadlock outside MPI, reported
+# after run/lock-limit seconds (it hung until --compute-limit's 300 s, then was called a
+# computation); brief holds, and a wait while a thread of the rank's computes, are no deadlock
+cc -shared -fPIC -o "$TMPD/liblockshared.so" "$D/lock_shared_lib.c" -lpthread || { echo "FAIL: cc lock_shared_lib.c"; exit 1; }
+"$PSIMCC" -g -o "$TMPD/lock_shared" "$D/lock_shared.c" -L"$TMPD" -Wl,-rpath,"$TMPD" -llockshared -lpthread || { echo "FAIL: psimcc lock_shared.c"; exit 1; }
+expect 3 "deadlock outside MPI: rank [01] has waited [0-9]* s (wall time) for a lock in its own code, since simulated time 0.0000" \
+  "$PSIM" run --np 2 -q --cfg run/lock-limit:1 -- "$TMPD/lock_shared"
+for m in brief helper; do
+  "$PSIM" run --np 2 -q --cfg run/lock-limit:1 -- "$TMPD/lock_shared" $m > "$TMPD/out" 2>&1 && grep -q '^done' "$TMPD/out" ||
+    { echo "FAIL: lock_shared $m:"; cat "$TMPD/out"; fails=$((fails + 1)); }
+done
+expect 2 "run/lock-limit expects a non-negative number" "$PSIM" run --np 2 --cfg run/lock-limit:x -- "$TMPD/lock_shared"
 expect 2 "compute-limit expects seconds" "$PSIM" run --np 2 --compute-limit -1 -- "$TMPD/spin_forever"
 for coll in allreduce:MPI_Allreduce allgather:MPI_Allgather gather:MPI_Gather gatherlate:MPI_Gather; do
   expect 4 "MPI error in ${coll#*:}: the send and receive buffers are the same (MPI_ERR_BUFFER)" \
