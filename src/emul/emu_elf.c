@@ -81,14 +81,6 @@ const char *elf_str(const char *d, const elf_info *e, uint64_t off) {
   return d + e->str_off + off;
 }
 
-const char *elf_needs(const char *d, const elf_info *e, const char *prefix) {
-  for (int i = 0; i < e->nneeded; i++) {
-    const char *s = elf_str(d, e, e->needed[i]);
-    if (!strncmp(s, prefix, strlen(prefix))) return s;
-  }
-  return NULL;
-}
-
 
 /* main's address in the file, from .symtab (0 when stripped). */
 uint64_t elf_symtab_main(const char *d, size_t n) {

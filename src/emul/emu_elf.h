@@ -46,8 +46,6 @@ static inline uint16_t rd16(const char *p) { uint16_t v; memcpy(&v, p, 2); retur
 int elf_parse(const char *path, const char *d, size_t n, elf_info *e, psim_err *err);
 /* A string of .dynstr, or "" when out of range. */
 const char *elf_str(const char *d, const elf_info *e, uint64_t off);
-/* The first NEEDED name that starts with prefix, or NULL. */
-const char *elf_needs(const char *d, const elf_info *e, const char *prefix);
 /* main's address in the file, from .symtab (0 when stripped). */
 uint64_t elf_symtab_main(const char *d, size_t n);
 
