@@ -450,6 +450,9 @@ int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group);
 #define MPI_COMM_TYPE_SHARED 1
 #define MPI_COMM_TYPE_HW_UNGUIDED 2
 #define MPI_COMM_TYPE_HW_GUIDED 3
+/* MPICH's MPIX_COMM_TYPE_NEIGHBORHOOD, for MPICH binaries (src/emul/abi/abi_xlate.c): the ranks
+ * that share access to the directory of info key "nbhd_common_dirname" */
+#define PSIM_COMM_TYPE_NEIGHBORHOOD 4
 int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
                         MPI_Comm *newcomm);
 int MPI_Dims_create(int nnodes, int ndims, int dims[]);

@@ -116,7 +116,6 @@ int abi_lock_in(int l);
 int abi_order_in(int o);
 int abi_distrib_in(int d);
 int abi_darg_in(int d);
-int abi_splittype_in(int t);
 int abi_topo_out(int t);
 int abi_winmodel_out(int m);
 void *abi_buf_in(const void *p);
@@ -127,7 +126,6 @@ static inline int abi_lock_in(int l) { return l; }
 static inline int abi_order_in(int o) { return o; }
 static inline int abi_distrib_in(int d) { return d; }
 static inline int abi_darg_in(int d) { return d; }
-static inline int abi_splittype_in(int t) { return t; }
 static inline int abi_topo_out(int t) { return t; }
 static inline int abi_winmodel_out(int m) { return m; }
 static inline void *abi_buf_in(const void *p) { return (void *)(size_t)p; }
@@ -135,6 +133,9 @@ static inline void abi_contents_out(int combiner, int *ints, int n) { (void)comb
 #endif
 /* MPI_Type_get_contents's integers of psim's combiner: the constants among them (a darray's
  * distributions, a subarray's order...) in the program's MPI's values */
+/* MPI_Comm_split_type's split type (MPICH's MPI_COMM_TYPE_HW_GUIDED is psim's
+ * MPI_COMM_TYPE_HW_UNGUIDED and the other way round; Open MPI's are its own) */
+int abi_splittype_in(int t);
 /* psim's MPI_IN_PLACE (a buffer after abi_buf_in) */
 #define ABI_PSIM_IN_PLACE ((void *)-1)
 /* Which predefined attribute a keyval of the program's is (the values psim gives need

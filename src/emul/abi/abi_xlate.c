@@ -232,6 +232,13 @@ void abi_status_in(const abi_status *s, abi_pstatus *p) {
   memcpy(p, &st, sizeof st);
 }
 
+/* MPICH: MPI_COMM_TYPE_SHARED 1, MPI_COMM_TYPE_HW_GUIDED 2, MPI_COMM_TYPE_HW_UNGUIDED 3,
+ * MPIX_COMM_TYPE_NEIGHBORHOOD 4 */
+int abi_splittype_in(int t) {
+  return t == 2 ? MPI_COMM_TYPE_HW_GUIDED : t == 3 ? MPI_COMM_TYPE_HW_UNGUIDED
+       : t == 4 ? PSIM_COMM_TYPE_NEIGHBORHOOD : t;
+}
+
 /* MPICH's predefined keyvals are psim's values. The window model needs no translation. */
 int abi_key_kind(int keyval) {
   return keyval == MPI_HOST ? ABI_KEY_HOST : keyval == MPI_IO ? ABI_KEY_IO

@@ -349,8 +349,11 @@ int abi_order_in(int o) { return to_psim(orders, N(orders), o, -1); }
 static const pair distribs[] = {{MPI_DISTRIBUTE_BLOCK, 0}, {MPI_DISTRIBUTE_CYCLIC, 1}, {MPI_DISTRIBUTE_NONE, 2}};
 int abi_distrib_in(int d) { return to_psim(distribs, N(distribs), d, -1); }
 int abi_darg_in(int d) { return d == -1 ? MPI_DISTRIBUTE_DFLT_DARG : d; }
-/* Open MPI's MPI_COMM_TYPE_SHARED is 0; its finer kinds (OMPI_COMM_TYPE_CORE...) psim lacks */
-int abi_splittype_in(int t) { return t == 0 ? MPI_COMM_TYPE_SHARED : t == MPI_UNDEFINED ? t : NONE; }
+/* Open MPI's MPI_COMM_TYPE_SHARED (OMPI_COMM_TYPE_NODE) is 0, then OMPI_COMM_TYPE_HWTHREAD 1,
+ * CORE, the caches, SOCKET, NUMA, BOARD to HOST 9: every level of a simulated host is the host
+ * (psim models no sockets or caches, as for MPI_COMM_TYPE_HW_GUIDED); CU 10 and CLUSTER 11,
+ * above the host, psim lacks */
+int abi_splittype_in(int t) { return t >= 0 && t <= 9 ? MPI_COMM_TYPE_SHARED : t == MPI_UNDEFINED ? t : NONE; }
 static const pair topos[] = {{MPI_GRAPH, 2}, {MPI_CART, 1}, {MPI_DIST_GRAPH, 3}};
 int abi_topo_out(int t) { return to_ompi(topos, N(topos), t, t); }
 static const pair models[] = {{MPI_WIN_SEPARATE, 1}, {MPI_WIN_UNIFIED, 0}};

@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "emul/rt/rt.h"
 
@@ -306,6 +307,23 @@ void rt_topo_neighbors(rt_comm *c, const char *call, int *nin, int **in, int **t
   }
 }
 
+/* MPICH's MPIX_COMM_TYPE_NEIGHBORHOOD: the ranks that share access to the directory the info
+ * key "nbhd_common_dirname" names. psim's ranks share one file system: all of them when every
+ * rank names the same directory and it exists; nobody (MPI_COMM_NULL) when a rank names
+ * another, names none, or gives another key (MPICH's own test, cmsplit_type.c, asks for each).
+ * Agreeing costs an allreduce, as MPICH's exchange does. Returns the color. */
+static int neighborhood(MPI_Comm comm, MPI_Info info) {
+  char v[MPI_MAX_INFO_VAL + 1];
+  int flag = 0;
+  if (info != MPI_INFO_NULL) MPI_Info_get(info, "nbhd_common_dirname", MPI_MAX_INFO_VAL, v, &flag);
+  unsigned long h = 1469598103934665603ul;   /* FNV-1a of the name; 0: none */
+  for (const char *s = v; flag && *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ul;
+  if (!flag || access(v, F_OK) != 0) h = 0;
+  unsigned long mine[2] = {h, ~h}, all[2];
+  MPI_Allreduce(mine, all, 2, MPI_UNSIGNED_LONG, MPI_MAX, comm);
+  return h != 0 && all[0] == h && ~all[1] == h ? 0 : MPI_UNDEFINED;
+}
+
 /* MPI_COMM_TYPE_SHARED groups the ranks that share memory: those on one simulated host.
  * MPI_COMM_TYPE_HW_GUIDED does the same when the info names a resource type (every level of
  * a simulated host is the host: psim models no sockets or caches) and gives MPI_COMM_NULL
@@ -325,6 +343,9 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
     if (info != MPI_INFO_NULL) MPI_Info_get(info, "mpi_hw_resource_type", MPI_MAX_INFO_VAL, v, &flag);
     if (!flag) { *newcomm = MPI_COMM_NULL; emu_leave(); return MPI_SUCCESS; }
     color = emu_self()->host;
+  } else if (split_type == PSIM_COMM_TYPE_NEIGHBORHOOD) {
+    color = neighborhood(comm, info);
+    if (color == MPI_UNDEFINED) { *newcomm = MPI_COMM_NULL; emu_leave(); return MPI_SUCCESS; }
   } else if (split_type == MPI_COMM_TYPE_HW_UNGUIDED) {
     *newcomm = MPI_COMM_NULL;
     emu_leave();
