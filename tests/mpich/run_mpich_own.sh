@@ -6,6 +6,10 @@
 #   tests/mpich/run_mpich_own.sh                      all directories below
 #   tests/mpich/run_mpich_own.sh pt2pt coll           some of them
 #   PSIM_MPICH_RECONFIGURE=1 tests/mpich/run_mpich_own.sh   configure again (psim changed)
+#   PSIM_MPICH_CC=mpicc.openmpi tests/mpich/run_mpich_own.sh  tests built by a real MPI's mpicc
+#                                                     (own-mpicc.openmpi/), run through psim's
+#                                                     MPI-ABI library (configure's checks run
+#                                                     natively then)
 #
 # The tests of each directory are those SimGrid 3.32's SMPI runs
 # (../shared/cases/mpich/smpi-3.32-<dir>.testlist, lines starting with # left out) for pt2pt,
@@ -25,6 +29,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 SRC_ROOT=$(cd "$HERE/../.." && pwd)
 : "${PSIM:=$SRC_ROOT/build/psim}"
 PSIMCC="$(dirname "$PSIM")/psimcc"
+: "${PSIM_MPICH_CC:=$PSIMCC}"
 : "${PSIM_SHARED:=$SRC_ROOT/../shared}"
 : "${PSIM_MPICH_DIR:=${XDG_CACHE_HOME:-$HOME/.cache}/psim/mpich}"
 # 300 s: a 16-rank test takes over 120 s of wall time when the 2-core machine is loaded
@@ -40,14 +45,15 @@ OWN_LISTS=" rma topo "
 tarball=$(ls "$PSIM_MPICH_DIR"/mpich_*.orig.tar.* 2>/dev/null | head -n 1)
 [ -n "$tarball" ] || { echo "run_mpich_own.sh: no mpich tarball in $PSIM_MPICH_DIR (run tests/mpich/run_mpich.sh once)" >&2; exit 77; }
 O=$PSIM_MPICH_DIR/own
+[ "$PSIM_MPICH_CC" = "$PSIMCC" ] || O=$PSIM_MPICH_DIR/own-$(basename "$PSIM_MPICH_CC")
 T=$O/test/mpi
 # $O/configured is written once configure has succeeded: a configure stopped half way (it
 # writes runtests before libtool) is done again rather than taken for a configured tree
 if [ ! -f "$O/configured" ] || [ -n "${PSIM_MPICH_RECONFIGURE:-}" ]; then
   mpich_extract "$tarball" "$O" || exit 1
-  echo "run_mpich_own.sh: configuring MPICH's test suite with psimcc (log: $O/configure.log)" >&2
+  echo "run_mpich_own.sh: configuring MPICH's test suite with $PSIM_MPICH_CC (log: $O/configure.log)" >&2
   # MPICC too: the suite's configure prefers an mpicc found on PATH over CC
-  (cd "$T" && ./configure CC="$PSIMCC" MPICC="$PSIMCC" MPIEXEC="$HERE/psim-mpiexec" \
+  (cd "$T" && ./configure CC="$PSIM_MPICH_CC" MPICC="$PSIM_MPICH_CC" MPIEXEC="$HERE/psim-mpiexec" \
      --disable-fortran --disable-cxx --disable-spawn --disable-romio --disable-ft-tests \
      --enable-threads=single > "$O/configure.log" 2>&1) || { tail -n 20 "$O/configure.log" >&2; exit 1; }
   : > "$O/configured"
