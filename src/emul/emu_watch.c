@@ -36,25 +36,31 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
 static int stopping;
 
-static double mono(void) {
+static double seconds(clockid_t id) {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(id, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static void report(emu_sim *S, double idle) {
+/* Writes the report fmt made of the rank last seen leaving MPI, the wall seconds idle and the
+ * simulated time it left at (in that order), with write(2): stdio may be what hangs. */
+static void say(emu_sim *S, const char *fmt, double idle) {
   int rank = __atomic_load_n(&S->watch.rank, __ATOMIC_RELAXED);
   double t;
   __atomic_load(&S->watch.sim_time, &t, __ATOMIC_RELAXED);
   char msg[1024];
-  int n = snprintf(msg, sizeof msg,
-                   "psim: rank %d has run its own code for %.0f s (wall time) without calling MPI, "
-                   "since simulated time %.6f: under psim run the ranks take turns on one core, so "
-                   "a rank that never calls MPI again keeps the others from running (a loop that "
-                   "waits for another rank, e.g. for its MPI_Abort, never ends here). The run "
-                   "stops; --compute-limit SECONDS sets this limit (0: none)\n",
-                   rank, idle, t);
+  int n = snprintf(msg, sizeof msg, fmt, rank, idle, t);
   if (n > 0) (void)!write(2, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
+}
+
+static void report(emu_sim *S, double idle) {
+  say(S,
+      "psim: rank %d has run its own code for %.0f s (wall time) without calling MPI, since "
+      "simulated time %.6f: under psim run the ranks take turns on one core, so a rank that "
+      "never calls MPI again keeps the others from running (a loop that waits for another rank, "
+      "e.g. for its MPI_Abort, never ends here). The run stops; --compute-limit SECONDS sets "
+      "this limit (0: none)\n",
+      idle);
   /* What the ranks wrote through stdio reaches its file (a Fortran program's preconnected
    * units are unbuffered under psim run, emu_abi.c: the BLACS tester's whole report). The rank
    * spins in its own code, not inside stdio as a rule; if it holds stdout's lock after all, the
@@ -77,26 +83,14 @@ static int in_futex(int tid) {
   return atoi(buf) == SYS_futex && buf[0] >= '0' && buf[0] <= '9';
 }
 
-static double cpu_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static void report_lock(emu_sim *S, double idle) {
-  int rank = __atomic_load_n(&S->watch.rank, __ATOMIC_RELAXED);
-  double t;
-  __atomic_load(&S->watch.sim_time, &t, __ATOMIC_RELAXED);
-  char msg[1024];
-  int n = snprintf(msg, sizeof msg,
-                   "psim: deadlock outside MPI: rank %d has waited %.0f s (wall time) for a lock in "
-                   "its own code, since simulated time %.6f, and nothing in the process runs: "
-                   "another rank holds that lock while it waits in MPI. psim run's ranks share one "
-                   "process, so a library whose lock is the process's (an interpreter's global "
-                   "lock...) is shared by the ranks. The run stops; --cfg run/lock-limit:SECONDS "
-                   "sets this limit (0: none)\n",
-                   rank, idle, t);
-  if (n > 0) (void)!write(2, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
+  say(S,
+      "psim: deadlock outside MPI: rank %d has waited %.0f s (wall time) for a lock in its own "
+      "code, since simulated time %.6f, and nothing in the process runs: another rank holds "
+      "that lock while it waits in MPI. psim run's ranks share one process, so a library whose "
+      "lock is the process's (an interpreter's global lock...) is shared by the ranks. The run "
+      "stops; --cfg run/lock-limit:SECONDS sets this limit (0: none)\n",
+      idle);
   /* no fflush: the lock the rank waits for may be stdio's */
   _exit(PSIM_EXIT_DEADLOCK);
 }
@@ -104,7 +98,7 @@ static void report_lock(emu_sim *S, double idle) {
 static void *watch(void *arg) {
   emu_sim *S = arg;
   uint64_t last = ~(uint64_t)0;
-  double since = mono(), locked = -1, cpu0 = 0;
+  double since = seconds(CLOCK_MONOTONIC), locked = -1, cpu0 = 0;
   pthread_mutex_lock(&lock);
   while (!stopping) {
     struct timespec until;
@@ -116,12 +110,12 @@ static void *watch(void *arg) {
     if (rc != 0 && rc != ETIMEDOUT) continue;
     uint64_t beat = __atomic_load_n(&S->watch.beat, __ATOMIC_RELAXED);
     int in_user = __atomic_load_n(&S->watch.in_user, __ATOMIC_RELAXED);
-    double now = mono();
+    double now = seconds(CLOCK_MONOTONIC);
     if (beat != last || !in_user) { last = beat; since = now; locked = -1; continue; }
     if (S->o->lock_limit > 0 && in_futex(S->watch.tid)) {
-      if (locked < 0) locked = now, cpu0 = cpu_now();
+      if (locked < 0) locked = now, cpu0 = seconds(CLOCK_PROCESS_CPUTIME_ID);
       /* blocked all along, and the process used under 2 % of a core meanwhile */
-      else if (now - locked >= S->o->lock_limit && cpu_now() - cpu0 < 0.02 * (now - locked)) report_lock(S, now - locked);
+      else if (now - locked >= S->o->lock_limit && seconds(CLOCK_PROCESS_CPUTIME_ID) - cpu0 < 0.02 * (now - locked)) report_lock(S, now - locked);
     } else {
       locked = -1;
     }

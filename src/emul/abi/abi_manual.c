@@ -400,6 +400,15 @@ int MPI_Group_translate_ranks(abi_h g1, int n, const int ranks1[], abi_h g2, int
  * can do I/O), MPI_LASTUSEDCODE an error code (MPI_ERR_LASTCODE, as none can be added), a
  * window's MPI_WIN_MODEL a constant, which psim's attributes point at in psim's values: the
  * program gets a pointer to its MPI's. */
+/* One slot per psim code (predefined or the program's), written with its (constant) value in
+ * the program's MPI: shared by all ranks. */
+const int *abi_err_static(int e) {
+  static int codes[4096], other;
+  int *p = e >= 0 && e < (int)(sizeof codes / sizeof *codes) ? &codes[e] : &other;
+  *p = abi_err_out(e);
+  return p;
+}
+
 static const int consts[] = {-4, -3, -2, -1, 0, 1, 2, 3};
 
 /* *p points at psim's value v; the program's MPI says w: a constant of that value instead. */

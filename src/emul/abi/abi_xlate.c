@@ -179,15 +179,6 @@ int abi_err_in(int e) {
   return MPI_ERR_UNKNOWN;
 }
 
-/* One slot per psim code (predefined or the program's), written with its (constant) MPICH
- * value: shared by all ranks. */
-const int *abi_err_static(int e) {
-  static int codes[4096], other;
-  int *p = e >= 0 && e < (int)N(codes) ? &codes[e] : &other;
-  *p = abi_err_out(e);
-  return p;
-}
-
 static const pair combiners[] = {
   {MPI_COMBINER_NAMED, 1}, {MPI_COMBINER_DUP, 2}, {MPI_COMBINER_CONTIGUOUS, 3},
   {MPI_COMBINER_VECTOR, 4}, {MPI_COMBINER_HVECTOR_INTEGER, 5}, {MPI_COMBINER_HVECTOR, 6},

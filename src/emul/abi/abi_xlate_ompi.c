@@ -315,13 +315,6 @@ int abi_err_in(int e) {
   if (e > OMPI_LASTCODE) return e - OMPI_LASTCODE + MPI_ERR_LASTCODE;
   return to_psim(errs, N(errs), e, MPI_ERR_UNKNOWN);
 }
-const int *abi_err_static(int e) {
-  static int codes[4096], other;
-  int *p = e >= 0 && e < (int)(sizeof codes / sizeof *codes) ? &codes[e] : &other;
-  *p = abi_err_out(e);
-  return p;
-}
-
 static const pair combiners[] = {
   {MPI_COMBINER_NAMED, 0}, {MPI_COMBINER_DUP, 1}, {MPI_COMBINER_CONTIGUOUS, 2},
   {MPI_COMBINER_VECTOR, 3}, {MPI_COMBINER_HVECTOR_INTEGER, 4}, {MPI_COMBINER_HVECTOR, 5},
