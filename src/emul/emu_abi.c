@@ -141,11 +141,6 @@ int emu_abi_detect(const char *path, const char *d, size_t n, psim_err *err) {
   else if (w.mpis == (ELF_MPICH | ELF_OMPI))
     rc = psim_errf(err, 2, path, 0, "needs both MPICH (libmpich.so.12) and Open MPI (libmpi.so.40) "
                    "through its libraries: one process has one MPI");
-  else if (w.mpis == ELF_OMPI && w.bindings)
-    rc = psim_errf(err, 2, path, 0,
-                   "uses Open MPI's Fortran bindings (%s), which psim run does not provide (they "
-                   "call Open MPI's internals): Open MPI programs in C and C++ run; build Fortran "
-                   "programs with MPICH's mpifort (mpifort.mpich)", w.bindings);
   elf_walk_free(&w);
   if (rc < 0) return rc;
   if (e.exec)

@@ -184,13 +184,6 @@ static int walk_needed(void *ctx, const char *d, size_t n, const elf_info *e) {
       snprintf(w->other_buf, sizeof w->other_buf, "%s", s);
       w->other = w->other_buf;
     }
-    /* Open MPI's Fortran bindings (libmpi_mpifh.so.40, libmpi_usempif08.so.40...) call Open
-     * MPI's internals, which psim's libmpi.so.40 has not; its C++ bindings (libmpi_cxx.so.40)
-     * only where psim's libmpi.so.40 stops the run naming them (abi_xlate_ompi.c) */
-    if (!strncmp(s, "libmpi_", 7) && strncmp(s, "libmpi_cxx.", 11) && !w->bindings) {
-      snprintf(w->bindings_buf, sizeof w->bindings_buf, "%s", s);
-      w->bindings = w->bindings_buf;
-    }
     walk_add(w, s);
   }
   w->mpis |= mpi;

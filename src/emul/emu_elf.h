@@ -71,8 +71,6 @@ typedef struct {
   int mpis;                    /* the ELF_* needed anywhere, the program's own NEEDED too */
   const char *other;           /* a NEEDED libmpi.so.* of another Open MPI met on the way */
   char other_buf[256];
-  const char *bindings;        /* Open MPI's Fortran bindings met on the way */
-  char bindings_buf[256];
 } elf_walk;
 /* Which MPI a NEEDED name is (ELF_*), or 0. */
 int elf_mpi_of(const char *needed);

@@ -19,8 +19,10 @@
 #   N = 500, ends with Success=1 and HPL's residual check PASSED;
 # - Debian's precompiled LAMMPS (lmp, C++), its "melt" example at 4 ranks: real Open MPI's
 #   thermodynamics, line for line (tests/data/emul/lammps_melt.thermo);
-# - refusals: Open MPI's Fortran bindings (libmpi_mpifh.so.40: they call Open MPI's internals),
-#   an Open MPI call psim lacks (MPI_Comm_spawn: exit 4, named).
+# - Fortran through Open MPI's own bindings (libmpi_mpifh.so.40, libmpi_usempif08.so.40):
+#   tests/data/emul/ompi_fortran.f90 (mpif.h-style: status, MPI_IN_PLACE, attributes read and
+#   set, a keyval) and ompi_f08.f90 (mpi_f08) print real Open MPI's lines;
+# - refusals: an Open MPI call psim lacks (MPI_Comm_spawn: exit 4, named).
 # Skipped (77) when Open MPI's mpicc is missing (scripts/deps.sh test installs libopenmpi-dev).
 # Not run under ASan (label noasan): loading the binaries needs RTLD_DEEPBIND, which ASan refuses.
 . "$(dirname "$0")/../lib/common.sh"
@@ -102,13 +104,18 @@ else
 fi
 
 # refusals
+# Fortran: mpif.h/`use mpi` (Open MPI's libmpi_mpifh.so.40) and `use mpi_f08` programs print
+# real Open MPI's lines (mpirun.openmpi -n 4)
 if command -v mpifort.openmpi >/dev/null; then
-  printf 'program f\n  use mpi\n  integer :: ierr\n  call MPI_Init(ierr)\n  call MPI_Finalize(ierr)\nend program\n' > "$TMPD/f.f90"
-  if mpifort.openmpi -o "$TMPD/fortran" "$TMPD/f.f90" 2>/dev/null; then
-    "$PSIM" run --np 2 -- "$TMPD/fortran" > "$TMPD/out" 2> "$TMPD/err"
-    [ $? = 2 ] && grep -q "uses Open MPI's Fortran bindings (libmpi_mpifh.so.40)" "$TMPD/err" ||
-      bad "Open MPI Fortran program: $(cat "$TMPD/err")"
-  fi
+  for f in "ompi_fortran:fortran: got 3 from 3 count 1 sum 10.0 max 4.0 tag_ub T host null T attr 42 freed null T" \
+           "ompi_f08:f08: got  3 from  3 sum  10.0 freed null T"; do
+    name=${f%%:*} want=${f#*:}
+    mpifort.openmpi -O2 -o "$TMPD/$name" "$D/$name.f90" || { bad "mpifort.openmpi $name.f90"; continue; }
+    out=$("$PSIM" run --np 4 -q -- "$TMPD/$name" 2>&1) || bad "$name failed: $out"
+    [ "$out" = "$want" ] || bad "$name: '$out', real Open MPI prints '$want'"
+  done
+else
+  echo "skip Fortran: no mpifort.openmpi"
 fi
 "$MPICC" -o "$TMPD/spawn" "$D/abi_spawn.c" || bad "mpicc.openmpi abi_spawn.c"
 "$PSIM" run --np 2 -q -- "$TMPD/spawn" > "$TMPD/out" 2> "$TMPD/err"

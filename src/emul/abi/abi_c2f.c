@@ -1,21 +1,13 @@
-/* MPI_Comm_c2f, MPI_Comm_f2c and their kin: a handle as a Fortran integer and back.
- * MPICH's Fortran handles are its C handles (MPI_Fint is int). Open MPI's C handles are
- * pointers: here a Fortran handle is psim's handle, which the pointer stands for. */
+/* MPI_Comm_c2f, MPI_Comm_f2c and their kin for MPICH: a handle as a Fortran integer and back.
+ * MPICH's Fortran handles are its C handles (MPI_Fint is int). (Open MPI's: abi_xlate_ompi.c.) */
 #include "emul/abi/abi.h"
 
-#ifdef PSIM_ABI_OMPI
-#define C2F(K, k)                                                                   \
-  int MPI_##K##_c2f(abi_h h);                                                       \
-  int MPI_##K##_c2f(abi_h h) { return abi_##k##_in(h); }                            \
-  abi_h MPI_##K##_f2c(int f);                                                       \
-  abi_h MPI_##K##_f2c(int f) { return abi_##k##_out(f); }
-#else
+#ifndef PSIM_ABI_OMPI   /* Open MPI's: abi_xlate_ompi.c */
 #define C2F(K, k)                                                                   \
   int MPI_##K##_c2f(int h);                                                         \
   int MPI_##K##_c2f(int h) { return h; }                                            \
   int MPI_##K##_f2c(int h);                                                         \
   int MPI_##K##_f2c(int h) { return h; }
-#endif
 #define ALIASES(K)                                                                                 \
   extern __typeof__(MPI_##K##_c2f) PMPI_##K##_c2f __attribute__((alias("MPI_" #K "_c2f")));        \
   extern __typeof__(MPI_##K##_f2c) PMPI_##K##_f2c __attribute__((alias("MPI_" #K "_f2c")));
@@ -24,3 +16,4 @@ C2F(Comm, comm) C2F(Type, dt) C2F(Group, group) C2F(Op, op) C2F(Request, req) C2
 C2F(Win, win) C2F(Errhandler, errh) C2F(Message, msg)
 ALIASES(Comm) ALIASES(Type) ALIASES(Group) ALIASES(Op) ALIASES(Request) ALIASES(Info) ALIASES(Win)
 ALIASES(Errhandler) ALIASES(Message)
+#endif

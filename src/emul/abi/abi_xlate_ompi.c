@@ -33,119 +33,120 @@ enum { K_COMM = 1, K_GROUP, K_DT, K_ERRH, K_OP, K_INFO, K_WIN, K_REQ, K_MSG, K_F
 #define NONE (-12345)   /* an Open MPI object psim has no counterpart of: psim rejects it */
 
 #define OBJ_MAGIC 0x216a624f6d697370ull   /* "psimObj!" */
-typedef struct obj { uint64_t magic; int kind, psim, id, pad; } obj;
+typedef struct obj { uint64_t magic; int kind, psim, id, fortran; } obj;
 
-/* Open MPI's predefined objects: name, size in Open MPI's libmpi.so.40, kind, psim's handle */
+/* Open MPI's predefined objects: name, size in Open MPI's libmpi.so.40, kind, psim's handle,
+ * Fortran handle (Open MPI's mpif-handles.h; -1: none) */
 #define OBJECTS(X)                                                                                 \
-  X(ompi_mpi_comm_null, 0x200, K_COMM, MPI_COMM_NULL)                                              \
-  X(ompi_mpi_comm_world, 0x200, K_COMM, MPI_COMM_WORLD)                                            \
-  X(ompi_mpi_comm_self, 0x200, K_COMM, MPI_COMM_SELF)                                              \
-  X(ompi_mpi_group_null, 0x100, K_GROUP, MPI_GROUP_NULL)                                           \
-  X(ompi_mpi_group_empty, 0x100, K_GROUP, MPI_GROUP_EMPTY)                                         \
-  X(ompi_request_null, 0x100, K_REQ, MPI_REQUEST_NULL)                                             \
-  X(ompi_message_null, 0x100, K_MSG, MPI_MESSAGE_NULL)                                             \
-  X(ompi_message_no_proc, 0x100, K_MSG, MPI_MESSAGE_NO_PROC)                                       \
-  X(ompi_mpi_info_null, 0x100, K_INFO, MPI_INFO_NULL)                                              \
-  X(ompi_mpi_info_env, 0x100, K_INFO, MPI_INFO_ENV)                                                \
-  X(ompi_mpi_win_null, 0x200, K_WIN, MPI_WIN_NULL)                                                 \
-  X(ompi_mpi_file_null, 0x600, K_FILE, MPI_FILE_NULL)                                              \
-  X(ompi_mpi_errhandler_null, 0x400, K_ERRH, MPI_ERRHANDLER_NULL)                                  \
-  X(ompi_mpi_errors_are_fatal, 0x400, K_ERRH, MPI_ERRORS_ARE_FATAL)                                \
-  X(ompi_mpi_errors_return, 0x400, K_ERRH, MPI_ERRORS_RETURN)                                      \
-  X(ompi_mpi_errors_throw_exceptions, 0x400, K_ERRH, MPI_ERRORS_ARE_FATAL)                         \
-  X(ompi_mpi_op_null, 0x800, K_OP, MPI_OP_NULL)                                                    \
-  X(ompi_mpi_op_max, 0x800, K_OP, MPI_MAX)                                                         \
-  X(ompi_mpi_op_min, 0x800, K_OP, MPI_MIN)                                                         \
-  X(ompi_mpi_op_sum, 0x800, K_OP, MPI_SUM)                                                         \
-  X(ompi_mpi_op_prod, 0x800, K_OP, MPI_PROD)                                                       \
-  X(ompi_mpi_op_land, 0x800, K_OP, MPI_LAND)                                                       \
-  X(ompi_mpi_op_band, 0x800, K_OP, MPI_BAND)                                                       \
-  X(ompi_mpi_op_lor, 0x800, K_OP, MPI_LOR)                                                         \
-  X(ompi_mpi_op_bor, 0x800, K_OP, MPI_BOR)                                                         \
-  X(ompi_mpi_op_lxor, 0x800, K_OP, MPI_LXOR)                                                       \
-  X(ompi_mpi_op_bxor, 0x800, K_OP, MPI_BXOR)                                                       \
-  X(ompi_mpi_op_maxloc, 0x800, K_OP, MPI_MAXLOC)                                                   \
-  X(ompi_mpi_op_minloc, 0x800, K_OP, MPI_MINLOC)                                                   \
-  X(ompi_mpi_op_replace, 0x800, K_OP, MPI_REPLACE)                                                 \
-  X(ompi_mpi_op_no_op, 0x800, K_OP, MPI_NO_OP)                                                     \
+  X(ompi_mpi_comm_null, 0x200, K_COMM, MPI_COMM_NULL, 2)                                              \
+  X(ompi_mpi_comm_world, 0x200, K_COMM, MPI_COMM_WORLD, 0)                                            \
+  X(ompi_mpi_comm_self, 0x200, K_COMM, MPI_COMM_SELF, 1)                                              \
+  X(ompi_mpi_group_null, 0x100, K_GROUP, MPI_GROUP_NULL, 0)                                           \
+  X(ompi_mpi_group_empty, 0x100, K_GROUP, MPI_GROUP_EMPTY, 1)                                         \
+  X(ompi_request_null, 0x100, K_REQ, MPI_REQUEST_NULL, 0)                                             \
+  X(ompi_message_null, 0x100, K_MSG, MPI_MESSAGE_NULL, 0)                                             \
+  X(ompi_message_no_proc, 0x100, K_MSG, MPI_MESSAGE_NO_PROC, 1)                                       \
+  X(ompi_mpi_info_null, 0x100, K_INFO, MPI_INFO_NULL, 0)                                              \
+  X(ompi_mpi_info_env, 0x100, K_INFO, MPI_INFO_ENV, 1)                                                \
+  X(ompi_mpi_win_null, 0x200, K_WIN, MPI_WIN_NULL, 0)                                                 \
+  X(ompi_mpi_file_null, 0x600, K_FILE, MPI_FILE_NULL, 0)                                              \
+  X(ompi_mpi_errhandler_null, 0x400, K_ERRH, MPI_ERRHANDLER_NULL, 0)                                  \
+  X(ompi_mpi_errors_are_fatal, 0x400, K_ERRH, MPI_ERRORS_ARE_FATAL, 1)                                \
+  X(ompi_mpi_errors_return, 0x400, K_ERRH, MPI_ERRORS_RETURN, 2)                                      \
+  X(ompi_mpi_errors_throw_exceptions, 0x400, K_ERRH, MPI_ERRORS_ARE_FATAL, -1)                         \
+  X(ompi_mpi_op_null, 0x800, K_OP, MPI_OP_NULL, 0)                                                    \
+  X(ompi_mpi_op_max, 0x800, K_OP, MPI_MAX, 1)                                                         \
+  X(ompi_mpi_op_min, 0x800, K_OP, MPI_MIN, 2)                                                         \
+  X(ompi_mpi_op_sum, 0x800, K_OP, MPI_SUM, 3)                                                         \
+  X(ompi_mpi_op_prod, 0x800, K_OP, MPI_PROD, 4)                                                       \
+  X(ompi_mpi_op_land, 0x800, K_OP, MPI_LAND, 5)                                                       \
+  X(ompi_mpi_op_band, 0x800, K_OP, MPI_BAND, 6)                                                       \
+  X(ompi_mpi_op_lor, 0x800, K_OP, MPI_LOR, 7)                                                         \
+  X(ompi_mpi_op_bor, 0x800, K_OP, MPI_BOR, 8)                                                         \
+  X(ompi_mpi_op_lxor, 0x800, K_OP, MPI_LXOR, 9)                                                       \
+  X(ompi_mpi_op_bxor, 0x800, K_OP, MPI_BXOR, 10)                                                       \
+  X(ompi_mpi_op_maxloc, 0x800, K_OP, MPI_MAXLOC, 11)                                                   \
+  X(ompi_mpi_op_minloc, 0x800, K_OP, MPI_MINLOC, 12)                                                   \
+  X(ompi_mpi_op_replace, 0x800, K_OP, MPI_REPLACE, 13)                                                 \
+  X(ompi_mpi_op_no_op, 0x800, K_OP, MPI_NO_OP, 14)                                                     \
   /* datatypes: the first with a psim handle is what psim's type becomes */                        \
-  X(ompi_mpi_datatype_null, 0x200, K_DT, MPI_DATATYPE_NULL)                                        \
-  X(ompi_mpi_char, 0x200, K_DT, MPI_CHAR)                                                          \
-  X(ompi_mpi_signed_char, 0x200, K_DT, MPI_SIGNED_CHAR)                                            \
-  X(ompi_mpi_unsigned_char, 0x200, K_DT, MPI_UNSIGNED_CHAR)                                        \
-  X(ompi_mpi_byte, 0x200, K_DT, MPI_BYTE)                                                          \
-  X(ompi_mpi_wchar, 0x200, K_DT, MPI_WCHAR)                                                        \
-  X(ompi_mpi_short, 0x200, K_DT, MPI_SHORT)                                                        \
-  X(ompi_mpi_unsigned_short, 0x200, K_DT, MPI_UNSIGNED_SHORT)                                      \
-  X(ompi_mpi_int, 0x200, K_DT, MPI_INT)                                                            \
-  X(ompi_mpi_unsigned, 0x200, K_DT, MPI_UNSIGNED)                                                  \
-  X(ompi_mpi_long, 0x200, K_DT, MPI_LONG)                                                          \
-  X(ompi_mpi_unsigned_long, 0x200, K_DT, MPI_UNSIGNED_LONG)                                        \
-  X(ompi_mpi_long_long_int, 0x200, K_DT, MPI_LONG_LONG_INT)                                        \
-  X(ompi_mpi_unsigned_long_long, 0x200, K_DT, MPI_UNSIGNED_LONG_LONG)                              \
-  X(ompi_mpi_float, 0x200, K_DT, MPI_FLOAT)                                                        \
-  X(ompi_mpi_double, 0x200, K_DT, MPI_DOUBLE)                                                      \
-  X(ompi_mpi_long_double, 0x200, K_DT, MPI_LONG_DOUBLE)                                            \
-  X(ompi_mpi_c_bool, 0x200, K_DT, MPI_C_BOOL)                                                      \
-  X(ompi_mpi_int8_t, 0x200, K_DT, MPI_INT8_T)                                                      \
-  X(ompi_mpi_int16_t, 0x200, K_DT, MPI_INT16_T)                                                    \
-  X(ompi_mpi_int32_t, 0x200, K_DT, MPI_INT32_T)                                                    \
-  X(ompi_mpi_int64_t, 0x200, K_DT, MPI_INT64_T)                                                    \
-  X(ompi_mpi_uint8_t, 0x200, K_DT, MPI_UINT8_T)                                                    \
-  X(ompi_mpi_uint16_t, 0x200, K_DT, MPI_UINT16_T)                                                  \
-  X(ompi_mpi_uint32_t, 0x200, K_DT, MPI_UINT32_T)                                                  \
-  X(ompi_mpi_uint64_t, 0x200, K_DT, MPI_UINT64_T)                                                  \
-  X(ompi_mpi_aint, 0x200, K_DT, MPI_AINT)                                                          \
-  X(ompi_mpi_offset, 0x200, K_DT, MPI_OFFSET)                                                      \
-  X(ompi_mpi_count, 0x200, K_DT, MPI_COUNT)                                                        \
-  X(ompi_mpi_packed, 0x200, K_DT, MPI_PACKED)                                                      \
-  X(ompi_mpi_c_float_complex, 0x200, K_DT, MPI_C_FLOAT_COMPLEX)                                    \
-  X(ompi_mpi_c_double_complex, 0x200, K_DT, MPI_C_DOUBLE_COMPLEX)                                  \
-  X(ompi_mpi_c_long_double_complex, 0x200, K_DT, MPI_C_LONG_DOUBLE_COMPLEX)                        \
-  X(ompi_mpi_float_int, 0x200, K_DT, MPI_FLOAT_INT)                                                \
-  X(ompi_mpi_double_int, 0x200, K_DT, MPI_DOUBLE_INT)                                              \
-  X(ompi_mpi_long_int, 0x200, K_DT, MPI_LONG_INT)                                                  \
-  X(ompi_mpi_2int, 0x200, K_DT, MPI_2INT)                                                          \
-  X(ompi_mpi_short_int, 0x200, K_DT, MPI_SHORT_INT)                                                \
-  X(ompi_mpi_longdbl_int, 0x200, K_DT, MPI_LONG_DOUBLE_INT)                                        \
-  X(ompi_mpi_ub, 0x200, K_DT, MPI_UB)                                                              \
-  X(ompi_mpi_lb, 0x200, K_DT, MPI_LB)                                                              \
-  X(ompi_mpi_integer, 0x200, K_DT, MPI_INTEGER)                                                    \
-  X(ompi_mpi_real, 0x200, K_DT, MPI_REAL)                                                          \
-  X(ompi_mpi_dblprec, 0x200, K_DT, MPI_DOUBLE_PRECISION)                                           \
-  X(ompi_mpi_cplex, 0x200, K_DT, MPI_COMPLEX)                                                      \
-  X(ompi_mpi_dblcplex, 0x200, K_DT, MPI_DOUBLE_COMPLEX)                                            \
-  X(ompi_mpi_logical, 0x200, K_DT, MPI_LOGICAL)                                                    \
-  X(ompi_mpi_character, 0x200, K_DT, MPI_CHARACTER)                                                \
-  X(ompi_mpi_2integer, 0x200, K_DT, MPI_2INTEGER)                                                  \
-  X(ompi_mpi_2real, 0x200, K_DT, MPI_2REAL)                                                        \
-  X(ompi_mpi_2dblprec, 0x200, K_DT, MPI_2DOUBLE_PRECISION)                                         \
-  X(ompi_mpi_real4, 0x200, K_DT, MPI_REAL4)                                                        \
-  X(ompi_mpi_real8, 0x200, K_DT, MPI_REAL8)                                                        \
-  X(ompi_mpi_real16, 0x200, K_DT, MPI_REAL16)                                                      \
-  X(ompi_mpi_complex8, 0x200, K_DT, MPI_COMPLEX8)                                                  \
-  X(ompi_mpi_complex16, 0x200, K_DT, MPI_COMPLEX16)                                                \
-  X(ompi_mpi_complex32, 0x200, K_DT, MPI_COMPLEX32)                                                \
-  X(ompi_mpi_integer1, 0x200, K_DT, MPI_INTEGER1)                                                  \
-  X(ompi_mpi_integer2, 0x200, K_DT, MPI_INTEGER2)                                                  \
-  X(ompi_mpi_integer4, 0x200, K_DT, MPI_INTEGER4)                                                  \
-  X(ompi_mpi_integer8, 0x200, K_DT, MPI_INTEGER8)                                                  \
-  X(ompi_mpi_cxx_bool, 0x200, K_DT, MPI_CXX_BOOL)                                                  \
-  X(ompi_mpi_cxx_cplex, 0x200, K_DT, MPI_CXX_FLOAT_COMPLEX)                                        \
-  X(ompi_mpi_cxx_dblcplex, 0x200, K_DT, MPI_CXX_DOUBLE_COMPLEX)                                    \
-  X(ompi_mpi_cxx_ldblcplex, 0x200, K_DT, MPI_CXX_LONG_DOUBLE_COMPLEX)                              \
+  X(ompi_mpi_datatype_null, 0x200, K_DT, MPI_DATATYPE_NULL, 0)                                        \
+  X(ompi_mpi_char, 0x200, K_DT, MPI_CHAR, 34)                                                          \
+  X(ompi_mpi_signed_char, 0x200, K_DT, MPI_SIGNED_CHAR, 36)                                            \
+  X(ompi_mpi_unsigned_char, 0x200, K_DT, MPI_UNSIGNED_CHAR, 35)                                        \
+  X(ompi_mpi_byte, 0x200, K_DT, MPI_BYTE, 1)                                                          \
+  X(ompi_mpi_wchar, 0x200, K_DT, MPI_WCHAR, 33)                                                        \
+  X(ompi_mpi_short, 0x200, K_DT, MPI_SHORT, 37)                                                        \
+  X(ompi_mpi_unsigned_short, 0x200, K_DT, MPI_UNSIGNED_SHORT, 38)                                      \
+  X(ompi_mpi_int, 0x200, K_DT, MPI_INT, 39)                                                            \
+  X(ompi_mpi_unsigned, 0x200, K_DT, MPI_UNSIGNED, 40)                                                  \
+  X(ompi_mpi_long, 0x200, K_DT, MPI_LONG, 41)                                                          \
+  X(ompi_mpi_unsigned_long, 0x200, K_DT, MPI_UNSIGNED_LONG, 42)                                        \
+  X(ompi_mpi_long_long_int, 0x200, K_DT, MPI_LONG_LONG_INT, 43)                                        \
+  X(ompi_mpi_unsigned_long_long, 0x200, K_DT, MPI_UNSIGNED_LONG_LONG, 44)                              \
+  X(ompi_mpi_float, 0x200, K_DT, MPI_FLOAT, 45)                                                        \
+  X(ompi_mpi_double, 0x200, K_DT, MPI_DOUBLE, 46)                                                      \
+  X(ompi_mpi_long_double, 0x200, K_DT, MPI_LONG_DOUBLE, 47)                                            \
+  X(ompi_mpi_c_bool, 0x200, K_DT, MPI_C_BOOL, 68)                                                      \
+  X(ompi_mpi_int8_t, 0x200, K_DT, MPI_INT8_T, 58)                                                      \
+  X(ompi_mpi_int16_t, 0x200, K_DT, MPI_INT16_T, 60)                                                    \
+  X(ompi_mpi_int32_t, 0x200, K_DT, MPI_INT32_T, 62)                                                    \
+  X(ompi_mpi_int64_t, 0x200, K_DT, MPI_INT64_T, 64)                                                    \
+  X(ompi_mpi_uint8_t, 0x200, K_DT, MPI_UINT8_T, 59)                                                    \
+  X(ompi_mpi_uint16_t, 0x200, K_DT, MPI_UINT16_T, 61)                                                  \
+  X(ompi_mpi_uint32_t, 0x200, K_DT, MPI_UINT32_T, 63)                                                  \
+  X(ompi_mpi_uint64_t, 0x200, K_DT, MPI_UINT64_T, 65)                                                  \
+  X(ompi_mpi_aint, 0x200, K_DT, MPI_AINT, 66)                                                          \
+  X(ompi_mpi_offset, 0x200, K_DT, MPI_OFFSET, 67)                                                      \
+  X(ompi_mpi_count, 0x200, K_DT, MPI_COUNT, 72)                                                        \
+  X(ompi_mpi_packed, 0x200, K_DT, MPI_PACKED, 2)                                                      \
+  X(ompi_mpi_c_float_complex, 0x200, K_DT, MPI_C_FLOAT_COMPLEX, 69)                                    \
+  X(ompi_mpi_c_double_complex, 0x200, K_DT, MPI_C_DOUBLE_COMPLEX, 70)                                  \
+  X(ompi_mpi_c_long_double_complex, 0x200, K_DT, MPI_C_LONG_DOUBLE_COMPLEX, 71)                        \
+  X(ompi_mpi_float_int, 0x200, K_DT, MPI_FLOAT_INT, 48)                                                \
+  X(ompi_mpi_double_int, 0x200, K_DT, MPI_DOUBLE_INT, 49)                                              \
+  X(ompi_mpi_long_int, 0x200, K_DT, MPI_LONG_INT, 51)                                                  \
+  X(ompi_mpi_2int, 0x200, K_DT, MPI_2INT, 52)                                                          \
+  X(ompi_mpi_short_int, 0x200, K_DT, MPI_SHORT_INT, 53)                                                \
+  X(ompi_mpi_longdbl_int, 0x200, K_DT, MPI_LONG_DOUBLE_INT, 50)                                        \
+  X(ompi_mpi_ub, 0x200, K_DT, MPI_UB, 3)                                                              \
+  X(ompi_mpi_lb, 0x200, K_DT, MPI_LB, 4)                                                              \
+  X(ompi_mpi_integer, 0x200, K_DT, MPI_INTEGER, 7)                                                    \
+  X(ompi_mpi_real, 0x200, K_DT, MPI_REAL, 13)                                                          \
+  X(ompi_mpi_dblprec, 0x200, K_DT, MPI_DOUBLE_PRECISION, 17)                                           \
+  X(ompi_mpi_cplex, 0x200, K_DT, MPI_COMPLEX, 18)                                                      \
+  X(ompi_mpi_dblcplex, 0x200, K_DT, MPI_DOUBLE_COMPLEX, 22)                                            \
+  X(ompi_mpi_logical, 0x200, K_DT, MPI_LOGICAL, 6)                                                    \
+  X(ompi_mpi_character, 0x200, K_DT, MPI_CHARACTER, 5)                                                \
+  X(ompi_mpi_2integer, 0x200, K_DT, MPI_2INTEGER, 25)                                                  \
+  X(ompi_mpi_2real, 0x200, K_DT, MPI_2REAL, 23)                                                        \
+  X(ompi_mpi_2dblprec, 0x200, K_DT, MPI_2DOUBLE_PRECISION, 24)                                         \
+  X(ompi_mpi_real4, 0x200, K_DT, MPI_REAL4, 14)                                                        \
+  X(ompi_mpi_real8, 0x200, K_DT, MPI_REAL8, 15)                                                        \
+  X(ompi_mpi_real16, 0x200, K_DT, MPI_REAL16, 16)                                                      \
+  X(ompi_mpi_complex8, 0x200, K_DT, MPI_COMPLEX8, 19)                                                  \
+  X(ompi_mpi_complex16, 0x200, K_DT, MPI_COMPLEX16, 20)                                                \
+  X(ompi_mpi_complex32, 0x200, K_DT, MPI_COMPLEX32, 21)                                                \
+  X(ompi_mpi_integer1, 0x200, K_DT, MPI_INTEGER1, 8)                                                  \
+  X(ompi_mpi_integer2, 0x200, K_DT, MPI_INTEGER2, 9)                                                  \
+  X(ompi_mpi_integer4, 0x200, K_DT, MPI_INTEGER4, 10)                                                  \
+  X(ompi_mpi_integer8, 0x200, K_DT, MPI_INTEGER8, 11)                                                  \
+  X(ompi_mpi_cxx_bool, 0x200, K_DT, MPI_CXX_BOOL, 54)                                                  \
+  X(ompi_mpi_cxx_cplex, 0x200, K_DT, MPI_CXX_FLOAT_COMPLEX, 55)                                        \
+  X(ompi_mpi_cxx_dblcplex, 0x200, K_DT, MPI_CXX_DOUBLE_COMPLEX, 56)                                    \
+  X(ompi_mpi_cxx_ldblcplex, 0x200, K_DT, MPI_CXX_LONG_DOUBLE_COMPLEX, 57)                              \
   /* Open MPI's types psim lacks */                                                                \
-  X(ompi_mpi_integer16, 0x200, K_DT, NONE)                                                         \
-  X(ompi_mpi_real2, 0x200, K_DT, NONE)                                                             \
-  X(ompi_mpi_logical1, 0x200, K_DT, NONE)                                                          \
-  X(ompi_mpi_logical2, 0x200, K_DT, NONE)                                                          \
-  X(ompi_mpi_logical4, 0x200, K_DT, NONE)                                                          \
-  X(ompi_mpi_logical8, 0x200, K_DT, NONE)                                                          \
-  X(ompi_mpi_2cplex, 0x200, K_DT, NONE)                                                            \
-  X(ompi_mpi_2dblcplex, 0x200, K_DT, NONE)
+  X(ompi_mpi_integer16, 0x200, K_DT, NONE, 12)                                                         \
+  X(ompi_mpi_real2, 0x200, K_DT, NONE, 28)                                                             \
+  X(ompi_mpi_logical1, 0x200, K_DT, NONE, 29)                                                          \
+  X(ompi_mpi_logical2, 0x200, K_DT, NONE, 30)                                                          \
+  X(ompi_mpi_logical4, 0x200, K_DT, NONE, 31)                                                          \
+  X(ompi_mpi_logical8, 0x200, K_DT, NONE, 32)                                                          \
+  X(ompi_mpi_2cplex, 0x200, K_DT, NONE, 26)                                                            \
+  X(ompi_mpi_2dblcplex, 0x200, K_DT, NONE, 27)
 
 enum {
-#define X(name, size, kind, psim) ID_##name,
+#define X(name, size, kind, psim, fortran) ID_##name,
   OBJECTS(X)
 #undef X
   NOBJ
@@ -153,15 +154,15 @@ enum {
 
 /* The objects, exported with Open MPI's names and sizes (a copy relocation copies that many
  * bytes), aligned as Open MPI's. */
-#define X(name, size, kind, psim)                                                                  \
+#define X(name, size, kind, psim, fortran)                                                                  \
   struct name##_t { obj o; unsigned char pad[(size) - sizeof(obj)]; };                             \
   extern struct name##_t name;                                                                     \
-  struct name##_t name __attribute__((aligned(64))) = {{OBJ_MAGIC, kind, psim, ID_##name, 0}, {0}};
+  struct name##_t name __attribute__((aligned(64))) = {{OBJ_MAGIC, kind, psim, ID_##name, fortran}, {0}};
 OBJECTS(X)
 #undef X
 
 static obj *const objs[NOBJ] = {
-#define X(name, size, kind, psim) &name.o,
+#define X(name, size, kind, psim, fortran) &name.o,
   OBJECTS(X)
 #undef X
 };
@@ -197,9 +198,55 @@ static abi_h pre_addr(int id) {
 }
 
 /* ---- handles ---- */
+/* Open MPI's Fortran bindings read a communicator's, datatype's or window's attribute table
+ * themselves (c_keyhash, d_keyhash, w_keyhash: at these offsets in Open MPI 4.1.4's objects,
+ * as its libmpi_mpifh's code reads them) and hand it to ompi_attr_get_aint...: in psim's
+ * objects that field points at the object itself, so that abi_fortran_ompi.c knows which. */
+static size_t keyhash_at(int kind) { return kind == K_COMM ? 0x110 : kind == K_DT ? 0xd0 : kind == K_WIN ? 0xf0 : 0; }
+static void set_keyhash(obj *o) {
+  size_t at = keyhash_at(o->kind);
+  if (at) memcpy((char *)o + at, &o, sizeof o);
+}
+__attribute__((constructor)) static void keyhash_init(void) {
+  for (int i = 0; i < NOBJ; i++) set_keyhash(objs[i]);
+}
+
+/* An object the program made: a communicator, datatype or window is an object of this library
+ * (one per psim handle, kept: the Fortran bindings read it); the others are not memory: 0xa5
+ * in the top byte, the kind and psim's handle below. */
 #define USER_TAG 0xa5ull
+#define OBJ_SIZE 0x118   /* past the last keyhash */
+static obj **made[K_FILE + 1];
+static size_t nmade[K_FILE + 1];
 static abi_h user(int kind, int h) {
-  return (abi_h)(uintptr_t)(USER_TAG << 56 | (uint64_t)(unsigned)kind << 40 | (uint32_t)h);
+  if (!keyhash_at(kind) || h < 0) return (abi_h)(uintptr_t)(USER_TAG << 56 | (uint64_t)(unsigned)kind << 40 | (uint32_t)h);
+  if ((size_t)h >= nmade[kind]) {
+    size_t n = nmade[kind] ? 2 * nmade[kind] : 64;
+    while (n <= (size_t)h) n *= 2;
+    obj **t = realloc(made[kind], n * sizeof *t);
+    if (!t) abi_missing("a handle (out of memory)");
+    memset(t + nmade[kind], 0, (n - nmade[kind]) * sizeof *t);
+    made[kind] = t;
+    nmade[kind] = n;
+  }
+  if (!made[kind][h]) {
+    obj *o = calloc(1, OBJ_SIZE);
+    if (!o) abi_missing("a handle (out of memory)");
+    *o = (obj){OBJ_MAGIC, kind, h, -1, -1};
+    set_keyhash(o);
+    made[kind][h] = o;
+  }
+  return made[kind][h];
+}
+
+/* psim's handle and kind of the object whose attribute table Open MPI's Fortran bindings
+ * passed (see keyhash_at), or -1 */
+int abi_ompi_keyhash_owner(const void *keyhash, int *kind);
+int abi_ompi_keyhash_owner(const void *keyhash, int *kind) {
+  const obj *o = keyhash;
+  if ((uintptr_t)o < 4096 || (uintptr_t)o >> 56 == USER_TAG || o->magic != OBJ_MAGIC) return -1;
+  *kind = o->kind == K_COMM ? 0 : o->kind == K_DT ? 1 : o->kind == K_WIN ? 2 : -1;
+  return *kind < 0 ? -1 : o->psim;
 }
 
 static int in_of(int kind, abi_h h) {
@@ -237,6 +284,74 @@ int abi_win_in(abi_h h) { return in_of(K_WIN, h); }
 abi_h abi_win_out(int h) { return out_of(K_WIN, h); }
 int abi_file_in(abi_file f) { return in_of(K_FILE, (abi_h)f); }
 abi_file abi_file_out(int h) { return (abi_file)out_of(K_FILE, h); }
+
+/* ---- handles as Fortran integers (MPI_Comm_c2f...: Open MPI's Fortran bindings convert
+ * every handle with them). A predefined object's is Open MPI's (mpif-handles.h: MPI_COMM_WORLD
+ * 0, MPI_INTEGER 7...); an object the program made is psim's handle + F_USER. ---- */
+#define F_USER 1000
+static int c2f(int kind, abi_h h) {
+  uintptr_t u = (uintptr_t)h;
+  if (u >> 56 != USER_TAG && u >= 4096) {
+    const obj *o = h;
+    if (o->magic == OBJ_MAGIC && o->kind == kind && o->fortran >= 0) return o->fortran;
+  }
+  int p = in_of(kind, h);
+  return p < 0 ? -1 : p + F_USER;
+}
+
+static abi_h f2c(int kind, int f) {
+  if (f >= F_USER) return out_of(kind, f - F_USER);
+  for (int i = 0; i < NOBJ; i++)
+    if (objs[i]->kind == kind && objs[i]->fortran == f) return pre_addr(i);
+  return user(kind, -1);   /* not a handle: psim's runtime reports it */
+}
+
+/* psim's mpi.h makes them macros; here they are Open MPI's functions */
+#undef PMPI_Comm_c2f
+#undef PMPI_Comm_f2c
+#undef PMPI_Type_c2f
+#undef PMPI_Type_f2c
+#undef PMPI_Group_c2f
+#undef PMPI_Group_f2c
+#undef PMPI_Op_c2f
+#undef PMPI_Op_f2c
+#undef PMPI_Request_c2f
+#undef PMPI_Request_f2c
+#undef PMPI_Info_c2f
+#undef PMPI_Info_f2c
+#undef PMPI_Win_c2f
+#undef PMPI_Win_f2c
+#undef PMPI_Errhandler_c2f
+#undef PMPI_Errhandler_f2c
+#undef PMPI_Message_c2f
+#undef PMPI_Message_f2c
+#undef MPI_Comm_c2f
+#undef MPI_Comm_f2c
+#undef MPI_Type_c2f
+#undef MPI_Type_f2c
+#undef MPI_Group_c2f
+#undef MPI_Group_f2c
+#undef MPI_Op_c2f
+#undef MPI_Op_f2c
+#undef MPI_Request_c2f
+#undef MPI_Request_f2c
+#undef MPI_Info_c2f
+#undef MPI_Info_f2c
+#undef MPI_Win_c2f
+#undef MPI_Win_f2c
+#undef MPI_Errhandler_c2f
+#undef MPI_Errhandler_f2c
+#undef MPI_Message_c2f
+#undef MPI_Message_f2c
+#define C2F(K, k)                                                                               \
+  int MPI_##K##_c2f(abi_h h);                                                                   \
+  int MPI_##K##_c2f(abi_h h) { return c2f(k, h); }                                              \
+  abi_h MPI_##K##_f2c(int f);                                                                   \
+  abi_h MPI_##K##_f2c(int f) { return f2c(k, f); }                                              \
+  extern __typeof__(MPI_##K##_c2f) PMPI_##K##_c2f __attribute__((alias("MPI_" #K "_c2f")));    \
+  extern __typeof__(MPI_##K##_f2c) PMPI_##K##_f2c __attribute__((alias("MPI_" #K "_f2c")));
+C2F(Comm, K_COMM) C2F(Type, K_DT) C2F(Group, K_GROUP) C2F(Op, K_OP) C2F(Request, K_REQ)
+C2F(Info, K_INFO) C2F(Win, K_WIN) C2F(Errhandler, K_ERRH) C2F(Message, K_MSG)
 
 abi_h abi_match_size(int typeclass, int size) {
   int t = MPI_DATATYPE_NULL;

@@ -1,0 +1,37 @@
+! An mpif.h/`use mpi` program built by Open MPI's mpifort (libmpi_mpifh.so.40, Open MPI's
+! Fortran bindings over psim's libmpi.so.40; tests/cli/run_ompi.sh): handles as Open MPI's
+! Fortran integers, a status, MPI_IN_PLACE, attributes read and set. Run it on 4 ranks: it
+! prints the line real Open MPI prints.
+program ompi_fortran
+  use mpi
+  implicit none
+  integer :: ierr, rank, size, left, right, token, st(MPI_STATUS_SIZE), cnt, req, dup, key, hostp
+  integer(kind=MPI_ADDRESS_KIND) :: v, ub
+  double precision :: x, s
+  logical :: flag
+  call MPI_Init(ierr)
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
+  call MPI_Comm_size(MPI_COMM_WORLD, size, ierr)
+  right = mod(rank + 1, size)
+  left = mod(rank + size - 1, size)
+  call MPI_Irecv(token, 1, MPI_INTEGER, MPI_ANY_SOURCE, 5, MPI_COMM_WORLD, req, ierr)
+  call MPI_Send(rank, 1, MPI_INTEGER, right, 5, MPI_COMM_WORLD, ierr)
+  call MPI_Wait(req, st, ierr)
+  call MPI_Get_count(st, MPI_INTEGER, cnt, ierr)
+  x = rank + 1
+  call MPI_Allreduce(x, s, 1, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, ierr)
+  call MPI_Allreduce(MPI_IN_PLACE, x, 1, MPI_DOUBLE_PRECISION, MPI_MAX, MPI_COMM_WORLD, ierr)
+  call MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, ub, flag, ierr)
+  call MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_HOST, v, flag, ierr)
+  hostp = 0
+  if (v == MPI_PROC_NULL) hostp = 1
+  call MPI_Comm_dup(MPI_COMM_WORLD, dup, ierr)
+  call MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, key, 0_MPI_ADDRESS_KIND, ierr)
+  call MPI_Comm_set_attr(dup, key, 42_MPI_ADDRESS_KIND, ierr)
+  call MPI_Comm_get_attr(dup, key, v, flag, ierr)
+  call MPI_Comm_free(dup, ierr)
+  if (rank == 0) print '(a,i2,a,i2,a,i2,a,f5.1,a,f4.1,a,l2,a,l2,a,i3,a,l2)', 'fortran: got', token, &
+       ' from', st(MPI_SOURCE), ' count', cnt, ' sum', s, ' max', x, ' tag_ub', ub >= 32767, &
+       ' host null', hostp == 1, ' attr', int(v), ' freed null', dup == MPI_COMM_NULL
+  call MPI_Finalize(ierr)
+end program
