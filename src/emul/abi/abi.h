@@ -120,7 +120,13 @@ int abi_topo_out(int t);
 int abi_winmodel_out(int m);
 void *abi_buf_in(const void *p);
 void abi_contents_out(int combiner, int *ints, int n);
+int abi_op_is_fortran(abi_h op);   /* made by Open MPI's Fortran bindings' MPI_OP_CREATE */
+int abi_req_is_fortran(abi_h req); /* a generalized request Open MPI's Fortran bindings started */
+void abi_req_set_c(abi_h req);     /* ... which they mark after starting it as C's */
 #else
+static inline void abi_req_set_c(abi_h req) { (void)req; }
+static inline int abi_op_is_fortran(abi_h op) { (void)op; return 0; }
+static inline int abi_req_is_fortran(abi_h req) { (void)req; return 0; }
 static inline int abi_assert_in(int a) { return a; }
 static inline int abi_lock_in(int l) { return l; }
 static inline int abi_order_in(int o) { return o; }

@@ -275,15 +275,22 @@ int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const p
 }
 
 /* User reduction functions are called by psim with psim's datatype handle; a trampoline per
- * distinct function hands them the program's MPI's. The slots are shared by all ranks (each rank's private
+ * distinct function hands them the program's MPI's (a Fortran subroutine given to Open MPI's
+ * Fortran bindings gets the Fortran handle: the bindings mark such an op). The slots are shared by all ranks (each rank's private
  * copy of a library has its own function addresses) and never freed: 128 distinct functions. */
 typedef void user_fn(void *in, void *inout, int *len, abi_h *datatype);
 static user_fn *user_fns[0200];
+static abi_h user_ops[0200];   /* the op last made with each */
 static int nuser;
+int MPI_Type_c2f(abi_h h);
 #define TRAMP(i) \
   static void tramp_##i(void *in, void *inout, int *len, int *dt) { \
     abi_h d = abi_dt_out(*dt); \
-    user_fns[0##i](in, inout, len, &d); \
+    if (abi_op_is_fortran(user_ops[0##i])) { \
+      int f = MPI_Type_c2f(d); \
+      ((void (*)(void *, void *, int *, int *))user_fns[0##i])(in, inout, len, &f); \
+    } else \
+      user_fns[0##i](in, inout, len, &d); \
   }
 #define TRAMP8(i) TRAMP(i##0) TRAMP(i##1) TRAMP(i##2) TRAMP(i##3) TRAMP(i##4) TRAMP(i##5) TRAMP(i##6) TRAMP(i##7)
 #define TRAMP64(i) TRAMP8(i##0) TRAMP8(i##1) TRAMP8(i##2) TRAMP8(i##3) TRAMP8(i##4) TRAMP8(i##5) TRAMP8(i##6) TRAMP8(i##7)
@@ -304,7 +311,7 @@ int MPI_Op_create(user_fn *fn, int commute, abi_h *op) {
   }
   int o = 0;
   int rc = p_MPI_Op_create(tramps[i], commute, &o);
-  *op = abi_op_out(o);
+  *op = user_ops[i] = abi_op_out(o);
   return abi_err_out(rc);
 }
 
@@ -324,8 +331,11 @@ typedef struct greq_rec {
   abi_pgreq_free_fn *free_fn;
   abi_pgreq_cancel_fn *cancel;
   void *extra;
-  int fortran;
+  int fortran;       /* MPICH's bindings said so (MPII_Grequest_set_lang_f77) */
+  abi_h request;     /* Open MPI's bindings mark the request itself */
 } greq_rec;
+
+static int f77(const greq_rec *g) { return g->fortran || abi_req_is_fortran(g->request); }
 
 /* The request just started, for MPII_Grequest_set_lang_f77, which libmpichfort calls next. */
 static greq_rec *last_greq;
@@ -336,7 +346,7 @@ static int greq_query(void *extra, abi_pstatus *p) {
   abi_status s;
   abi_status_out(p, &s);
   int rc = 0;
-  if (g->query && g->fortran) {
+  if (g->query && f77(g)) {
     int f[sizeof s / sizeof(int)];
     memcpy(f, &s, sizeof s);
     ((f77_query_fn *)(void *)g->query)(g->extra, f, &rc);
@@ -349,7 +359,7 @@ static int greq_query(void *extra, abi_pstatus *p) {
 static int greq_free(void *extra) {
   greq_rec *g = extra;
   int rc = 0;
-  if (g->free_fn && g->fortran) ((f77_free_fn *)(void *)g->free_fn)(g->extra, &rc);
+  if (g->free_fn && f77(g)) ((f77_free_fn *)(void *)g->free_fn)(g->extra, &rc);
   else if (g->free_fn) rc = g->free_fn(g->extra);
   if (last_greq == g) last_greq = NULL;
   free(g);
@@ -359,7 +369,7 @@ static int greq_free(void *extra) {
 static int greq_cancel(void *extra, int complete) {
   greq_rec *g = extra;
   int rc = 0;
-  if (g->cancel && g->fortran) ((f77_cancel_fn *)(void *)g->cancel)(g->extra, &complete, &rc);
+  if (g->cancel && f77(g)) ((f77_cancel_fn *)(void *)g->cancel)(g->extra, &complete, &rc);
   else if (g->cancel) rc = g->cancel(g->extra, complete);
   return abi_err_in(rc);
 }
@@ -375,11 +385,13 @@ int MPI_Grequest_start(greq_query_fn *query_fn, abi_pgreq_free_fn *free_fn,
   NEED(MPI_Grequest_start);
   greq_rec *g = malloc(sizeof *g);
   if (!g) return 16; /* MPICH's MPI_ERR_INTERN */
-  *g = (greq_rec){query_fn, free_fn, cancel_fn, extra_state, 0};
+  *g = (greq_rec){query_fn, free_fn, cancel_fn, extra_state, 0, 0};
   int r = 0;
   int rc = p_MPI_Grequest_start(greq_query, greq_free, greq_cancel, g, &r);
-  if (rc != 0) free(g);
   *request = abi_req_out(r);
+  if (rc != 0) free(g);
+  else g->request = *request;
+  abi_req_set_c(*request);   /* C's until Open MPI's Fortran bindings say otherwise */
   last_greq = rc == 0 ? g : NULL;
   last_greq_handle = *request;
   return abi_err_out(rc);

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emul/abi/abi.h"
+#include "emul/abi/abi_ptrs.h"
 
 _Static_assert(sizeof(MPI_Status) == sizeof(abi_pstatus) && _Alignof(MPI_Status) == _Alignof(abi_pstatus),
                "abi_pstatus must have the size of psim's MPI_Status (arrays of them go to psim)");
@@ -198,28 +198,88 @@ static abi_h pre_addr(int id) {
 }
 
 /* ---- handles ---- */
-/* Open MPI's Fortran bindings read a communicator's, datatype's or window's attribute table
- * themselves (c_keyhash, d_keyhash, w_keyhash: at these offsets in Open MPI 4.1.4's objects,
- * as its libmpi_mpifh's code reads them) and hand it to ompi_attr_get_aint...: in psim's
- * objects that field points at the object itself, so that abi_fortran_ompi.c knows which. */
+/* Open MPI's Fortran bindings read some fields of Open MPI's objects themselves, at these
+ * offsets in Open MPI 4.1.4's objects (as its libmpi_mpifh's and libmpi's code reads them):
+ * - the Fortran handle, which Open MPI keeps in each object (f_to_c_index: MPI_WAIT gives back
+ *   the request's, MPI_GROUP_INCL the new group's without calling MPI_Group_c2f);
+ * - a communicator's, datatype's or window's attribute table (c_keyhash, d_keyhash, w_keyhash),
+ *   handed to ompi_attr_get_aint...: in psim's objects it points at the object itself, so that
+ *   abi_fortran_ompi.c knows which;
+ * - an op's flags (0x54), where the bindings mark an op made from Fortran (bit 2);
+ * - a generalized request's "callbacks are C" byte (0xc0), which they clear (Fortran's);
+ * - a communicator's flags (0xe8: bit 0 an inter-communicator) and groups (0xf8 local, 0x100
+ *   remote), whose size (at 0x10 of a group) sizes the datatype arrays of MPI_ALLTOALLW: in
+ *   psim's objects the groups are blocks inside the object, filled as the bindings ask for the
+ *   communicator (comm_groups). */
+static size_t fortran_at(int kind) {
+  static const size_t at[K_FILE + 1] = {[K_COMM] = 0x128, [K_DT] = 0xcc, [K_GROUP] = 0x18, [K_OP] = 0x58,
+                                        [K_REQ] = 0x68, [K_INFO] = 0x48, [K_WIN] = 0xf8, [K_ERRH] = 0x80,
+                                        [K_MSG] = 0x38, [K_FILE] = 0x78};
+  return at[kind];
+}
 static size_t keyhash_at(int kind) { return kind == K_COMM ? 0x110 : kind == K_DT ? 0xd0 : kind == K_WIN ? 0xf0 : 0; }
-static void set_keyhash(obj *o) {
+#define OP_FLAGS_AT 0x54
+#define OP_FORTRAN 2
+#define F_USER 1000    /* the Fortran handle of an object the program made: psim's + F_USER */
+#define GREQ_C_AT 0xc0
+#define COMM_FLAGS_AT 0xe8
+#define LOCAL_GROUP_AT 0xf8
+#define REMOTE_GROUP_AT 0x100
+#define GROUP_BLOCKS_AT 0x140   /* two blocks of 0x20 in the object: the local group's, the remote's */
+#define GROUP_SIZE_AT 0x10
+#define OBJ_SIZE 0x180 /* past the last field above */
+_Static_assert(sizeof(obj) <= 0x18, "an object's own fields end where Open MPI's first read one lies");
+
+static void set_fields(obj *o) {
   size_t at = keyhash_at(o->kind);
   if (at) memcpy((char *)o + at, &o, sizeof o);
-}
-__attribute__((constructor)) static void keyhash_init(void) {
-  for (int i = 0; i < NOBJ; i++) set_keyhash(objs[i]);
+  int f = o->fortran;
+  memcpy((char *)o + fortran_at(o->kind), &f, sizeof f);
+  if (o->kind == K_REQ) ((unsigned char *)o)[GREQ_C_AT] = 1;
 }
 
-/* An object the program made: a communicator, datatype or window is an object of this library
- * (one per psim handle, kept: the Fortran bindings read it); the others are not memory: 0xa5
- * in the top byte, the kind and psim's handle below. */
-#define USER_TAG 0xa5ull
-#define OBJ_SIZE 0x118   /* past the last keyhash */
+static int in_of(int kind, abi_h h);
+
+/* The communicator's kind and group sizes where Open MPI's Fortran bindings read them. */
+static void comm_groups(abi_h h) {
+  char *o = h;
+  int c = in_of(K_COMM, h), inter = 0, n = 0, rn = 0;
+  if (c <= 0 || !p_MPI_Comm_test_inter || !p_MPI_Comm_size) return;   /* MPI_COMM_NULL, not a handle */
+  if (p_MPI_Comm_test_inter(c, &inter) != 0 || p_MPI_Comm_size(c, &n) != 0) return;
+  if (inter && p_MPI_Comm_remote_size) p_MPI_Comm_remote_size(c, &rn);
+  char *local = o + GROUP_BLOCKS_AT, *remote = local + 0x20;
+  memcpy(local + GROUP_SIZE_AT, &n, sizeof n);
+  memcpy(remote + GROUP_SIZE_AT, &rn, sizeof rn);
+  memcpy(o + LOCAL_GROUP_AT, &local, sizeof local);
+  memcpy(o + REMOTE_GROUP_AT, &remote, sizeof remote);
+  o[COMM_FLAGS_AT] = (char)(inter ? 1 : 0);
+}
+
+void abi_req_set_c(abi_h req) {
+  uintptr_t u = (uintptr_t)req;
+  obj *o = req;
+  if (u >= 4096 && u >> 56 != 0xa5 && o->magic == OBJ_MAGIC && o->kind == K_REQ) ((unsigned char *)o)[GREQ_C_AT] = 1;
+}
+
+/* A generalized request whose callbacks are Fortran subroutines (the bindings cleared the byte) */
+int abi_req_is_fortran(abi_h req) {
+  uintptr_t u = (uintptr_t)req;
+  if (u < 4096 || u >> 56 == 0xa5) return 0;
+  const obj *o = req;
+  return o->magic == OBJ_MAGIC && o->kind == K_REQ && ((const unsigned char *)o)[GREQ_C_AT] == 0;
+}
+__attribute__((constructor)) static void fields_init(void) {
+  for (int i = 0; i < NOBJ; i++) set_fields(objs[i]);
+}
+
+/* An object the program made: an object of this library too, one per psim handle and kind,
+ * kept for the run (psim reuses its handles; the Fortran bindings read the objects). A value
+ * psim rejects (negative) is 0xa5 in the top byte, the kind and the value below: no memory. */
+#define BAD_TAG 0xa5ull
 static obj **made[K_FILE + 1];
 static size_t nmade[K_FILE + 1];
 static abi_h user(int kind, int h) {
-  if (!keyhash_at(kind) || h < 0) return (abi_h)(uintptr_t)(USER_TAG << 56 | (uint64_t)(unsigned)kind << 40 | (uint32_t)h);
+  if (h < 0) return (abi_h)(uintptr_t)(BAD_TAG << 56 | (uint64_t)(unsigned)kind << 40 | (uint32_t)h);
   if ((size_t)h >= nmade[kind]) {
     size_t n = nmade[kind] ? 2 * nmade[kind] : 64;
     while (n <= (size_t)h) n *= 2;
@@ -232,11 +292,19 @@ static abi_h user(int kind, int h) {
   if (!made[kind][h]) {
     obj *o = calloc(1, OBJ_SIZE);
     if (!o) abi_missing("a handle (out of memory)");
-    *o = (obj){OBJ_MAGIC, kind, h, -1, -1};
-    set_keyhash(o);
+    *o = (obj){OBJ_MAGIC, kind, h, -1, h + F_USER};
+    set_fields(o);
     made[kind][h] = o;
   }
   return made[kind][h];
+}
+
+/* An op the program made from Fortran (Open MPI's bindings mark it after MPI_Op_create) */
+int abi_op_is_fortran(abi_h op) {
+  uintptr_t u = (uintptr_t)op;
+  if (u < 4096 || u >> 56 == BAD_TAG) return 0;
+  const obj *o = op;
+  return o->magic == OBJ_MAGIC && o->kind == K_OP && ((const unsigned char *)o)[OP_FLAGS_AT] & OP_FORTRAN;
 }
 
 /* psim's handle and kind of the object whose attribute table Open MPI's Fortran bindings
@@ -244,14 +312,14 @@ static abi_h user(int kind, int h) {
 int abi_ompi_keyhash_owner(const void *keyhash, int *kind);
 int abi_ompi_keyhash_owner(const void *keyhash, int *kind) {
   const obj *o = keyhash;
-  if ((uintptr_t)o < 4096 || (uintptr_t)o >> 56 == USER_TAG || o->magic != OBJ_MAGIC) return -1;
+  if ((uintptr_t)o < 4096 || (uintptr_t)o >> 56 == BAD_TAG || o->magic != OBJ_MAGIC) return -1;
   *kind = o->kind == K_COMM ? 0 : o->kind == K_DT ? 1 : o->kind == K_WIN ? 2 : -1;
   return *kind < 0 ? -1 : o->psim;
 }
 
 static int in_of(int kind, abi_h h) {
   uintptr_t u = (uintptr_t)h;
-  if (u >> 56 == USER_TAG) return (int)(u >> 40 & 0xffff) == kind ? (int)(uint32_t)u : -1;
+  if (u >> 56 == BAD_TAG) return (int)(u >> 40 & 0xffff) == kind ? (int)(uint32_t)u : -1;
   if (u < 4096) return -1;   /* not a handle: psim's runtime reports it */
   const obj *o = h;
   if (o->magic != OBJ_MAGIC || o->kind != kind) return -1;
@@ -288,22 +356,20 @@ abi_file abi_file_out(int h) { return (abi_file)out_of(K_FILE, h); }
 /* ---- handles as Fortran integers (MPI_Comm_c2f...: Open MPI's Fortran bindings convert
  * every handle with them). A predefined object's is Open MPI's (mpif-handles.h: MPI_COMM_WORLD
  * 0, MPI_INTEGER 7...); an object the program made is psim's handle + F_USER. ---- */
-#define F_USER 1000
 static int c2f(int kind, abi_h h) {
   uintptr_t u = (uintptr_t)h;
-  if (u >> 56 != USER_TAG && u >= 4096) {
-    const obj *o = h;
-    if (o->magic == OBJ_MAGIC && o->kind == kind && o->fortran >= 0) return o->fortran;
-  }
-  int p = in_of(kind, h);
-  return p < 0 ? -1 : p + F_USER;
+  if (u < 4096 || u >> 56 == BAD_TAG) return -1;
+  const obj *o = h;
+  return o->magic == OBJ_MAGIC && o->kind == kind ? o->fortran : -1;
 }
 
 static abi_h f2c(int kind, int f) {
-  if (f >= F_USER) return out_of(kind, f - F_USER);
-  for (int i = 0; i < NOBJ; i++)
-    if (objs[i]->kind == kind && objs[i]->fortran == f) return pre_addr(i);
-  return user(kind, -1);   /* not a handle: psim's runtime reports it */
+  abi_h h = user(kind, -1);   /* not a handle: psim's runtime reports it */
+  if (f >= F_USER) h = out_of(kind, f - F_USER);
+  for (int i = 0; i < NOBJ && f < F_USER; i++)
+    if (objs[i]->kind == kind && objs[i]->fortran == f) h = pre_addr(i);
+  if (kind == K_COMM) comm_groups(h);
+  return h;
 }
 
 /* psim's mpi.h makes them macros; here they are Open MPI's functions */
