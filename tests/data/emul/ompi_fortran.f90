@@ -1,11 +1,16 @@
 ! An mpif.h/`use mpi` program built by Open MPI's mpifort (libmpi_mpifh.so.40, Open MPI's
 ! Fortran bindings over psim's libmpi.so.40; tests/cli/run_ompi.sh): handles as Open MPI's
-! Fortran integers, a status, MPI_IN_PLACE, attributes read and set. Run it on 4 ranks: it
-! prints the line real Open MPI prints.
+! Fortran integers, a status, MPI_IN_PLACE, attributes read and set; and what the bindings read
+! of Open MPI's objects themselves: a reduction subroutine (the op's Fortran mark), a persistent
+! request (its Fortran handle after MPI_WAIT), MPI_ALLTOALLW (the communicator's group size).
+! Run it on 4 ranks: it prints the lines real Open MPI prints.
 program ompi_fortran
   use mpi
   implicit none
   integer :: ierr, rank, size, left, right, token, st(MPI_STATUS_SIZE), cnt, req, dup, key, hostp
+  integer :: op, preq, i, got, ival, isum, st2(MPI_STATUS_SIZE)
+  integer :: scnt(4), sdsp(4), stype(4), rcnt(4), rdsp(4), rtype(4), sbuf(4), rbuf(4)
+  external :: addsq
   integer(kind=MPI_ADDRESS_KIND) :: v, ub
   double precision :: x, s
   logical :: flag
@@ -29,9 +34,48 @@ program ompi_fortran
   call MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, key, 0_MPI_ADDRESS_KIND, ierr)
   call MPI_Comm_set_attr(dup, key, 42_MPI_ADDRESS_KIND, ierr)
   call MPI_Comm_get_attr(dup, key, v, flag, ierr)
+  ! a reduction subroutine (a sum that checks it is given MPI_INTEGER's Fortran handle)
+  call MPI_Op_create(addsq, .true., op, ierr)
+  ival = rank + 1
+  call MPI_Allreduce(ival, isum, 1, MPI_INTEGER, op, MPI_COMM_WORLD, ierr)
+  call MPI_Op_free(op, ierr)
+  ! a persistent send, started twice
+  got = 0
+  if (rank == 0) then
+    call MPI_Send_init(ival, 1, MPI_INTEGER, 1, 9, MPI_COMM_WORLD, preq, ierr)
+    do i = 1, 2
+      call MPI_Start(preq, ierr)
+      call MPI_Wait(preq, st2, ierr)
+    end do
+    call MPI_Request_free(preq, ierr)
+  else if (rank == 1) then
+    do i = 1, 2
+      call MPI_Recv(ival, 1, MPI_INTEGER, 0, 9, MPI_COMM_WORLD, st2, ierr)
+      got = got + ival
+    end do
+  end if
+  ! alltoallw on the dup: one integer to each rank
+  do i = 1, 4
+    scnt(i) = 1; rcnt(i) = 1; sdsp(i) = 4 * (i - 1); rdsp(i) = 4 * (i - 1)
+    stype(i) = MPI_INTEGER; rtype(i) = MPI_INTEGER; sbuf(i) = 10 * rank + i
+  end do
+  call MPI_Alltoallw(sbuf, scnt, sdsp, stype, rbuf, rcnt, rdsp, rtype, dup, ierr)
   call MPI_Comm_free(dup, ierr)
+  if (rank == 1) print '(a,i3,a,i3,a,4i4)', 'fortran: op sum', isum, ' persistent', got, ' alltoallw', rbuf
+  call MPI_Barrier(MPI_COMM_WORLD, ierr)
   if (rank == 0) print '(a,i2,a,i2,a,i2,a,f5.1,a,f4.1,a,l2,a,l2,a,i3,a,l2)', 'fortran: got', token, &
        ' from', st(MPI_SOURCE), ' count', cnt, ' sum', s, ' max', x, ' tag_ub', ub >= 32767, &
        ' host null', hostp == 1, ' attr', int(v), ' freed null', dup == MPI_COMM_NULL
   call MPI_Finalize(ierr)
 end program
+
+subroutine addsq(invec, inoutvec, len, dtype)
+  use mpi
+  implicit none
+  integer :: len, dtype, i
+  integer :: invec(len), inoutvec(len)
+  do i = 1, len
+    inoutvec(i) = inoutvec(i) + invec(i)
+    if (dtype /= MPI_INTEGER) inoutvec(i) = -1000
+  end do
+end subroutine
