@@ -22,7 +22,8 @@
 # - Fortran through Open MPI's own bindings (libmpi_mpifh.so.40, libmpi_usempif08.so.40):
 #   tests/data/emul/ompi_fortran.f90 (status, MPI_IN_PLACE, attributes read and set, a keyval,
 #   a reduction subroutine, a persistent request, MPI_ALLTOALLW: the last three need what the
-#   bindings read of Open MPI's objects) and ompi_f08.f90 (mpi_f08) print real Open MPI's lines;
+#   bindings read of Open MPI's objects; a keyval and an error handler with the program's own
+#   subroutines) and ompi_f08.f90 (mpi_f08) print real Open MPI's lines;
 # - refusals: an Open MPI call psim lacks (MPI_Comm_spawn: exit 4, named).
 # Skipped (77) when Open MPI's mpicc is missing (scripts/deps.sh test installs libopenmpi-dev).
 # Not run under ASan (label noasan): loading the binaries needs RTLD_DEEPBIND, which ASan refuses.
@@ -108,7 +109,7 @@ fi
 # Fortran: mpif.h/`use mpi` (Open MPI's libmpi_mpifh.so.40) and `use mpi_f08` programs print
 # real Open MPI's lines (mpirun.openmpi -n 4)
 if command -v mpifort.openmpi >/dev/null; then
-  for f in "ompi_fortran:fortran: op sum 10 persistent  2 alltoallw   2  12  22  32|fortran: got 3 from 3 count 1 sum 10.0 max 4.0 tag_ub T host null T attr 42 freed null T" \
+  for f in "ompi_fortran:fortran: copied 105 handler calls 1|fortran: op sum 10 persistent  2 alltoallw   2  12  22  32|fortran: got 3 from 3 count 1 sum 10.0 max 4.0 tag_ub T host null T attr 42 freed null T" \
            "ompi_f08:f08: got  3 from  3 sum  10.0 freed null T"; do
     name=${f%%:*} want=$(printf '%s\n' "${f#*:}" | tr '|' '\n')
     mpifort.openmpi -O2 -o "$TMPD/$name" "$D/$name.f90" || { bad "mpifort.openmpi $name.f90"; continue; }

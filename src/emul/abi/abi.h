@@ -158,6 +158,8 @@ const int *abi_err_static(int e);
 /* Attribute values set from Fortran (an integer) are stored boxed (abi_attr.c): C reads the
  * box's address, a pointer to the value, as from MPICH; Fortran and the callbacks the value. */
 void *abi_attr_box(ptrdiff_t value);
+abi_h abi_errh_create_fortran(int type, abi_perrh_fn *fn);   /* abi_manual.c */
+int abi_attr_create_fortran(int kind, void (*copy)(void), void (*del)(void), int *keyval, ptrdiff_t extra, int aint);
 int abi_attr_unbox(const void *p, ptrdiff_t *value);   /* 1 when p is a box */
 /* Statuses */
 int abi_status_ignored(const abi_status *s);

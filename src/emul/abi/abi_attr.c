@@ -40,8 +40,23 @@ typedef struct kv_rec {
   void *extra;
   copy_proxy *cproxy;
   delete_proxy *dproxy;
+  int fortran;               /* Fortran subroutines, called directly (Open MPI's bindings):
+                                1 with INTEGER values (MPI_KEYVAL_CREATE), 2 address-sized */
+  ptrdiff_t fextra;          /* their extra_state */
   struct kv_rec *next;
 } kv_rec;
+
+/* the Fortran handle of an object of the program's MPI (abi_c2f.c, abi_xlate_ompi.c) */
+int MPI_Comm_c2f(abi_h h);
+int MPI_Type_c2f(abi_h h);
+int MPI_Win_c2f(abi_h h);
+static int fortran_handle(const kv_rec *r, abi_h h) {
+  return r->kind == 2 ? MPI_Win_c2f(h) : r->kind == 1 ? MPI_Type_c2f(h) : MPI_Comm_c2f(h);
+}
+typedef void f_copy_aint(int *, int *, ptrdiff_t *, ptrdiff_t *, ptrdiff_t *, int *, int *);
+typedef void f_copy_int(int *, int *, int *, int *, int *, int *, int *);
+typedef void f_delete_aint(int *, int *, ptrdiff_t *, ptrdiff_t *, int *);
+typedef void f_delete_int(int *, int *, int *, int *, int *);
 
 static kv_rec *recs;
 
@@ -96,6 +111,21 @@ static int copy_tramp(int h, int key, void *extra, void *in, void *out, int *fla
   ptrdiff_t v;
   int boxed = abi_attr_unbox(in, &v);
   if (boxed) in = (void *)v;
+  if (r->fortran) {   /* (object, keyval, extra, value in, value out, flag, ierr), by reference */
+    int fh = fortran_handle(r, mh), fl = 0, ierr = 0;
+    ptrdiff_t vout = 0;
+    if (r->fortran == 2) {
+      ptrdiff_t ex = r->fextra, vin = (ptrdiff_t)in;
+      ((f_copy_aint *)(void *)r->copy)(&fh, &mk, &ex, &vin, &vout, &fl, &ierr);
+    } else {
+      int ex = (int)r->fextra, vin = (int)(ptrdiff_t)in, o = 0;
+      ((f_copy_int *)(void *)r->copy)(&fh, &mk, &ex, &vin, &o, &fl, &ierr);
+      vout = o;
+    }
+    *flag = fl != 0;
+    if (*flag) *(void **)out = abi_attr_box(vout);   /* Fortran's values stay boxed */
+    return abi_err_in(ierr);
+  }
   if (r->cproxy) rc = r->cproxy(r->copy, mh, mk, r->extra, ATTR_AINT, in, out, flag);
   else rc = r->copy(mh, mk, r->extra, in, out, flag);
   if (boxed && *flag) *(void **)out = abi_attr_box((ptrdiff_t) * (void **)out);   /* still Fortran's */
@@ -108,6 +138,17 @@ static int delete_tramp(int h, int key, void *val, void *extra) {
   int mk = abi_keyval_out(key), rc;
   ptrdiff_t v;
   if (abi_attr_unbox(val, &v)) val = (void *)v;
+  if (r->fortran) {   /* (object, keyval, value, extra, ierr), by reference */
+    int fh = fortran_handle(r, mh), ierr = 0;
+    if (r->fortran == 2) {
+      ptrdiff_t vin = (ptrdiff_t)val, ex = r->fextra;
+      ((f_delete_aint *)(void *)r->del)(&fh, &mk, &vin, &ex, &ierr);
+    } else {
+      int vin = (int)(ptrdiff_t)val, ex = (int)r->fextra;
+      ((f_delete_int *)(void *)r->del)(&fh, &mk, &vin, &ex, &ierr);
+    }
+    return abi_err_in(ierr);
+  }
   if (r->dproxy) rc = r->dproxy(r->del, mh, mk, ATTR_AINT, val, r->extra);
   else rc = r->del(mh, mk, val, r->extra);
   return abi_err_in(rc);
@@ -120,7 +161,7 @@ typedef int create_fn(abi_pcomm_copy_fn *, abi_pcomm_delete_fn *, int *, void *)
 static int create(create_fn *f, int kind, copy_fn *copy, delete_fn *del, int *keyval, void *extra) {
   kv_rec *r = calloc(1, sizeof *r);
   if (!r) return 16; /* MPICH's MPI_ERR_INTERN */
-  *r = (kv_rec){kind, 0, copy, del, extra, NULL, NULL, recs};
+  *r = (kv_rec){kind, 0, copy, del, extra, NULL, NULL, 0, 0, recs};
   recs = r;
   /* psim gets the trampolines for every callback the program gave: a Fortran program's NULL
    * copy function is a subroutine of libmpichfort (MPI_COMM_NULL_COPY_FN), not NULL */
@@ -150,6 +191,23 @@ int MPI_Type_create_keyval(copy_fn *copy, delete_fn *del, int *keyval, void *ext
 int MPI_Win_create_keyval(copy_fn *copy, delete_fn *del, int *keyval, void *extra_state) {
   if (!p_MPI_Win_create_keyval) abi_missing("MPI_Win_create_keyval");
   return create(p_MPI_Win_create_keyval, 2, copy, del, keyval, extra_state);
+}
+
+/* A keyval whose callbacks are Fortran subroutines called directly (Open MPI's Fortran
+ * bindings: abi_fortran_ompi.c); kind: 0 communicator, 1 datatype, 2 window; aint: their
+ * values are address-sized (MPI_COMM_CREATE_KEYVAL) rather than INTEGER (MPI_KEYVAL_CREATE). */
+int abi_attr_create_fortran(int kind, void (*copy)(void), void (*del)(void), int *keyval, ptrdiff_t extra, int aint) {
+  create_fn *f = kind == 0 ? p_MPI_Comm_create_keyval : kind == 1 ? p_MPI_Type_create_keyval
+               : (create_fn *)(void *)p_MPI_Win_create_keyval;
+  if (!f) abi_missing("MPI_*_CREATE_KEYVAL");
+  kv_rec *r = calloc(1, sizeof *r);
+  if (!r) abi_missing("MPI_*_CREATE_KEYVAL (out of memory)");
+  *r = (kv_rec){kind, 0, (copy_fn *)(void *)copy, (delete_fn *)(void *)del, NULL, NULL, NULL, aint ? 2 : 1, extra, recs};
+  recs = r;
+  int k = 0;
+  int rc = f(copy ? copy_tramp : NULL, del ? delete_tramp : NULL, &k, r);
+  *keyval = r->keyval = abi_keyval_out(k);
+  return abi_err_out(rc);
 }
 
 /* libmpichfort's MPI_COMM_CREATE_KEYVAL (and the others) create the keyval with the program's

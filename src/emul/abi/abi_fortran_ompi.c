@@ -1,15 +1,17 @@
-/* What Open MPI's Fortran bindings (libmpi_mpifh.so.40, which `use mpi` and mpif.h programs
- * built by mpifort.openmpi need) take from libmpi.so.40 besides MPI_*: psim's libmpi.so.40 only.
+/* What Open MPI's Fortran bindings (libmpi_mpifh.so.40, which mpif.h, `use mpi` and, below
+ * libmpi_usempif08.so.40, `use mpi_f08` programs built by mpifort.openmpi need) take from
+ * libmpi.so.40 besides MPI_*: psim's libmpi.so.40 only.
  *
  * The bindings convert a Fortran INTEGER handle with PMPI_*_f2c and back with PMPI_*_c2f
  * (abi_xlate_ompi.c numbers them as Open MPI's mpif-handles.h does), a Fortran status with
  * PMPI_Status_f2c/c2f (the same six integers as Open MPI's C status), and recognise MPI_BOTTOM,
  * MPI_IN_PLACE, MPI_STATUS_IGNORE... by the addresses of common blocks, defined here (a program
  * that names one has its own copy, which its bindings' copy is pointed at: emu_abi.c). Strings
- * go through ompi_fortran_string_f2c/c2f, attributes through ompi_attr_get_aint and its kin
- * (below). The rest of what they take is for calls psim does not provide from Fortran: keyvals
- * with Fortran callbacks, spawning, MPI_TYPE_MATCH_SIZE, persistent collectives: each stops the
- * run naming what it is for. */
+ * go through ompi_fortran_string_f2c/c2f, attributes through ompi_attr_get_aint and its kin,
+ * keyvals through ompi_attr_create_keyval_fint/aint (below; their subroutines are called by
+ * abi_attr.c), error handlers through ompi_errhandler_create (abi_xlate_ompi.c, abi_manual.c).
+ * The rest of what they take is for calls psim does not provide from Fortran: spawning,
+ * MPI_TYPE_MATCH_SIZE, persistent collectives: each stops the run naming what it is for. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -138,41 +140,24 @@ F_NULL_COPY(mpi_null_copy_fn_) F_DUP(mpi_comm_dup_fn_) F_DUP(mpi_type_dup_fn_) F
 F_DUP(mpi_dup_fn_) F_NULL_DELETE(mpi_comm_null_delete_fn_) F_NULL_DELETE(mpi_type_null_delete_fn_)
 F_NULL_DELETE(mpi_win_null_delete_fn_) F_NULL_DELETE(mpi_null_delete_fn_)
 
-#define FN(f) ((void (*)(void))(f))
-/* A keyval made from Fortran (Open MPI's type: 1 communicator, 2 datatype, 3 window), with the
- * predefined subroutines only: a program's own copy or delete subroutine stops the run. */
-static int create_keyval(int type, void (*copy)(void), void (*del)(void), int *key) {
-  int dup = copy == FN(mpi_comm_dup_fn_) || copy == FN(mpi_type_dup_fn_) || copy == FN(mpi_win_dup_fn_) || copy == FN(mpi_dup_fn_);
-  int null_copy = copy == FN(mpi_comm_null_copy_fn_) || copy == FN(mpi_type_null_copy_fn_) ||
-                  copy == FN(mpi_win_null_copy_fn_) || copy == FN(mpi_null_copy_fn_);
-  int null_del = del == FN(mpi_comm_null_delete_fn_) || del == FN(mpi_type_null_delete_fn_) ||
-                 del == FN(mpi_win_null_delete_fn_) || del == FN(mpi_null_delete_fn_);
-  if (!(dup || null_copy) || !null_del)
-    abi_missing("MPI_*_CREATE_KEYVAL with a copy or delete subroutine of the program's (Open MPI's Fortran "
-                "bindings: psim run takes the predefined ones only)");
-  abi_pcomm_copy_fn *pc = dup ? (abi_pcomm_copy_fn *)1 : NULL;
-  int k = 0, rc;
-  if (type == 1 && p_MPI_Comm_create_keyval) rc = p_MPI_Comm_create_keyval(pc, NULL, &k, NULL);
-  else if (type == 2 && p_MPI_Type_create_keyval) rc = p_MPI_Type_create_keyval(pc, NULL, &k, NULL);
-  else if (type == 3 && p_MPI_Win_create_keyval) rc = p_MPI_Win_create_keyval((abi_pwin_copy_fn *)pc, NULL, &k, NULL);
-  else abi_missing("MPI_*_CREATE_KEYVAL (Open MPI's Fortran bindings)");
-  *key = abi_keyval_out(k);
-  return abi_err_out(rc);
-}
-
+/* A keyval made from Fortran (Open MPI's type: 1 communicator, 2 datatype, 3 window): its
+ * callbacks, the predefined subroutines above or the program's, are called as Fortran
+ * subroutines (abi_attr.c). */
 int ompi_attr_create_keyval_fint(int type, void (*copy)(void), void (*del)(void), int *key, int extra, int flags,
                                  void *bindings);
 int ompi_attr_create_keyval_fint(int type, void (*copy)(void), void (*del)(void), int *key, int extra, int flags,
                                  void *bindings) {
-  (void)extra, (void)flags, (void)bindings;
-  return create_keyval(type, copy, del, key);
+  (void)flags, (void)bindings;
+  if (type < 1 || type > 3) abi_missing("ompi_attr_create_keyval_fint (an object type psim does not know)");
+  return abi_attr_create_fortran(type - 1, copy, del, key, extra, 0);
 }
 int ompi_attr_create_keyval_aint(int type, void (*copy)(void), void (*del)(void), int *key, ptrdiff_t extra,
                                  int flags, void *bindings);
 int ompi_attr_create_keyval_aint(int type, void (*copy)(void), void (*del)(void), int *key, ptrdiff_t extra,
                                  int flags, void *bindings) {
-  (void)extra, (void)flags, (void)bindings;
-  return create_keyval(type, copy, del, key);
+  (void)flags, (void)bindings;
+  if (type < 1 || type > 3) abi_missing("ompi_attr_create_keyval_aint (an object type psim does not know)");
+  return abi_attr_create_fortran(type - 1, copy, del, key, extra, 1);
 }
 
 #define NOT_FROM_FORTRAN(name, what)  \

@@ -514,33 +514,47 @@ int MPI_Type_get_contents(abi_h dt, int max_integers, int max_addresses, int max
 static abi_perrh_fn **errh_fns;
 static size_t errh_n;
 
+/* Handlers that are Fortran subroutines (Open MPI's bindings: abi_errh_create_fortran) are
+ * called with the Fortran handle: one flag per handler, beside errh_fns. */
+static unsigned char *errh_f77;
+
 static void errh_remember(int h, abi_perrh_fn *fn) {
   if ((size_t)h >= errh_n) {
     size_t n = errh_n ? 2 * errh_n : 64;
     while (n <= (size_t)h) n *= 2;
     errh_fns = realloc(errh_fns, n * sizeof *errh_fns);
-    if (!errh_fns) abi_missing("MPI_Comm_create_errhandler (out of memory)");
+    errh_f77 = realloc(errh_f77, n);
+    if (!errh_fns || !errh_f77) abi_missing("MPI_Comm_create_errhandler (out of memory)");
     memset(errh_fns + errh_n, 0, (n - errh_n) * sizeof *errh_fns);
+    memset(errh_f77 + errh_n, 0, n - errh_n);
     errh_n = n;
   }
   errh_fns[h] = fn;
+  errh_f77[h] = 0;
 }
+int MPI_Comm_c2f(abi_h h);
+int MPI_Win_c2f(abi_h h);
 
-static void errh_call(int h, abi_h handle, int code) {
+static void errh_call(int h, abi_h handle, int is_win, int code) {
   int c = abi_err_out(code);
-  if (h > 0 && (size_t)h < errh_n && errh_fns[h]) ((void (*)(abi_h *, int *, ...))errh_fns[h])(&handle, &c);
+  if (!(h > 0 && (size_t)h < errh_n && errh_fns[h])) return;
+  if (errh_f77[h]) {
+    int f = is_win ? MPI_Win_c2f(handle) : MPI_Comm_c2f(handle);
+    ((void (*)(int *, int *))errh_fns[h])(&f, &c);
+  } else
+    ((void (*)(abi_h *, int *, ...))errh_fns[h])(&handle, &c);
 }
 
 static void comm_errh_tramp(int *comm, int *code, ...) {
   int h = 0;
   if (p_MPI_Comm_get_errhandler) p_MPI_Comm_get_errhandler(*comm, &h);
-  errh_call(h, abi_comm_out(*comm), *code);
+  errh_call(h, abi_comm_out(*comm), 0, *code);
 }
 
 static void win_errh_tramp(int *win, int *code, ...) {
   int h = 0;
   if (p_MPI_Win_get_errhandler) p_MPI_Win_get_errhandler(*win, &h);
-  errh_call(h, abi_win_out(*win), *code);
+  errh_call(h, abi_win_out(*win), 1, *code);
 }
 
 /* A file's handler gets MPICH's MPI_File, a pointer (abi_file). */
@@ -559,6 +573,17 @@ static int create_errh(int (*create)(abi_perrh_fn *, int *), abi_perrh_fn *tramp
   if (rc == 0) errh_remember(h, fn);
   *errhandler = abi_errh_out(h);
   return abi_err_out(rc);
+}
+
+/* An error handler made by Open MPI's Fortran bindings (ompi_errhandler_create: type 1 a
+ * communicator's, 2 a window's) from a subroutine (handle, error code), by reference. */
+abi_h abi_errh_create_fortran(int type, abi_perrh_fn *fn) {
+  abi_h e = abi_errh_out(0);
+  if (type != 1 && type != 2) abi_missing("an error handler for files made from Fortran");
+  if (create_errh(type == 1 ? p_MPI_Comm_create_errhandler : p_MPI_Win_create_errhandler,
+                  type == 1 ? comm_errh_tramp : win_errh_tramp, fn, &e) != 0) return e;
+  errh_f77[abi_errh_in(e)] = 1;   /* errh_remember made its slot */
+  return e;
 }
 
 int MPI_Comm_create_errhandler(abi_perrh_fn *fn, abi_h *errhandler) {

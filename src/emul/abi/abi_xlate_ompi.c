@@ -634,6 +634,12 @@ unsigned char ompi_errcodes_intern[0x78], ompi_registered_datareps[0x40];
   void name(void);          \
   void name(void) { abi_missing(#name " (Open MPI's C++ bindings: a keyval, error handler or operation created through MPI:: classes)"); }
 CXX_INTERNAL(ompi_attr_create_keyval)
-CXX_INTERNAL(ompi_errhandler_create)
+/* (object type: 1 communicator, 2 window, 3 file; function; language: 0 C, 1 C++, 2 Fortran):
+ * Open MPI's Fortran bindings make their error handlers with it, its C++ bindings theirs */
+abi_h ompi_errhandler_create(int type, abi_perrh_fn *fn, int lang);
+abi_h ompi_errhandler_create(int type, abi_perrh_fn *fn, int lang) {
+  if (lang != 2) abi_missing("ompi_errhandler_create (Open MPI's C++ bindings: an error handler created through MPI:: classes)");
+  return abi_errh_create_fortran(type, fn);
+}
 CXX_INTERNAL(ompi_errhandler_invoke)
 CXX_INTERNAL(ompi_op_set_cxx_callback)

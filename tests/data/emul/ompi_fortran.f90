@@ -2,7 +2,8 @@
 ! Fortran bindings over psim's libmpi.so.40; tests/cli/run_ompi.sh): handles as Open MPI's
 ! Fortran integers, a status, MPI_IN_PLACE, attributes read and set; and what the bindings read
 ! of Open MPI's objects themselves: a reduction subroutine (the op's Fortran mark), a persistent
-! request (its Fortran handle after MPI_WAIT), MPI_ALLTOALLW (the communicator's group size).
+! request (its Fortran handle after MPI_WAIT), MPI_ALLTOALLW (the communicator's group size);
+! a keyval and an error handler with subroutines of the program's.
 ! Run it on 4 ranks: it prints the lines real Open MPI prints.
 program ompi_fortran
   use mpi
@@ -10,7 +11,12 @@ program ompi_fortran
   integer :: ierr, rank, size, left, right, token, st(MPI_STATUS_SIZE), cnt, req, dup, key, hostp
   integer :: op, preq, i, got, ival, isum, st2(MPI_STATUS_SIZE)
   integer :: scnt(4), sdsp(4), stype(4), rcnt(4), rdsp(4), rtype(4), sbuf(4), rbuf(4)
-  external :: addsq
+  integer :: key2, dup2, eh, dup3
+  integer(kind=MPI_ADDRESS_KIND) :: v2
+  logical :: flag2
+  external :: addsq, mycopy, myerr
+  integer :: errs_seen
+  common /seen/ errs_seen
   integer(kind=MPI_ADDRESS_KIND) :: v, ub
   double precision :: x, s
   logical :: flag
@@ -61,6 +67,22 @@ program ompi_fortran
   end do
   call MPI_Alltoallw(sbuf, scnt, sdsp, stype, rbuf, rcnt, rdsp, rtype, dup, ierr)
   call MPI_Comm_free(dup, ierr)
+  ! a keyval with a copy subroutine of the program's (adds 1 as MPI_Comm_dup copies), and an
+  ! error handler of the program's, called by MPI_COMM_CALL_ERRHANDLER
+  call MPI_Comm_create_keyval(mycopy, MPI_COMM_NULL_DELETE_FN, key2, 5_MPI_ADDRESS_KIND, ierr)
+  call MPI_Comm_set_attr(MPI_COMM_WORLD, key2, 100_MPI_ADDRESS_KIND, ierr)
+  call MPI_Comm_dup(MPI_COMM_WORLD, dup2, ierr)
+  call MPI_Comm_get_attr(dup2, key2, v2, flag2, ierr)
+  errs_seen = 0
+  call MPI_Comm_create_errhandler(myerr, eh, ierr)
+  call MPI_Comm_dup(MPI_COMM_WORLD, dup3, ierr)
+  call MPI_Comm_set_errhandler(dup3, eh, ierr)
+  call MPI_Comm_call_errhandler(dup3, MPI_ERR_OTHER, ierr)
+  call MPI_Comm_free(dup3, ierr)
+  call MPI_Comm_free(dup2, ierr)
+  call MPI_Comm_delete_attr(MPI_COMM_WORLD, key2, ierr)
+  if (rank == 2) print '(a,i4,a,i2)', 'fortran: copied', int(v2), ' handler calls', errs_seen
+  call MPI_Barrier(MPI_COMM_WORLD, ierr)
   if (rank == 1) print '(a,i3,a,i3,a,4i4)', 'fortran: op sum', isum, ' persistent', got, ' alltoallw', rbuf
   call MPI_Barrier(MPI_COMM_WORLD, ierr)
   if (rank == 0) print '(a,i2,a,i2,a,i2,a,f5.1,a,f4.1,a,l2,a,l2,a,i3,a,l2)', 'fortran: got', token, &
@@ -78,4 +100,23 @@ subroutine addsq(invec, inoutvec, len, dtype)
     inoutvec(i) = inoutvec(i) + invec(i)
     if (dtype /= MPI_INTEGER) inoutvec(i) = -1000
   end do
+end subroutine
+
+subroutine mycopy(oldcomm, keyval, extra, valin, valout, flag, ierr)
+  use mpi
+  implicit none
+  integer :: oldcomm, keyval, ierr
+  integer(kind=MPI_ADDRESS_KIND) :: extra, valin, valout
+  logical :: flag
+  valout = valin + extra
+  flag = .true.
+  ierr = MPI_SUCCESS
+end subroutine
+
+subroutine myerr(comm, code)
+  use mpi
+  implicit none
+  integer :: comm, code, errs_seen
+  common /seen/ errs_seen
+  if (code == MPI_ERR_OTHER .and. comm /= MPI_COMM_WORLD) errs_seen = errs_seen + 1
 end subroutine
