@@ -12,8 +12,7 @@
  * gives back (MPI_COMM_NULL after MPI_Comm_free, MPI_DATATYPE_NULL...) must be the address the
  * program compares with: psim run tells this library where each rank's copy of each object
  * lies (psim_abi_copied), and the answer is that rank's. The objects the program creates are
- * not memory at all: a handle is 0xa5 in the top byte, the kind and psim's handle below, which
- * nothing dereferences.
+ * objects of this library too, with what Open MPI's Fortran bindings read of them (below).
  *
  * This file and abi_xlate.c are the only ones of the library that include psim's mpi.h. */
 #define PSIM_NO_LOCATION
@@ -34,6 +33,18 @@ enum { K_COMM = 1, K_GROUP, K_DT, K_ERRH, K_OP, K_INFO, K_WIN, K_REQ, K_MSG, K_F
 
 #define OBJ_MAGIC 0x216a624f6d697370ull   /* "psimObj!" */
 typedef struct obj { uint64_t magic; int kind, psim, id, fortran; } obj;
+
+/* A value psim rejects (negative) is no memory: 0xa5 in the top byte, the kind and the value
+ * below (user() makes it). */
+#define BAD_TAG 0xa5ull
+
+/* The object handle h is, if it is one of kind (any kind: 0), else NULL. */
+static obj *as_obj(abi_h h, int kind) {
+  uintptr_t u = (uintptr_t)h;
+  if (u < 4096 || u >> 56 == BAD_TAG) return NULL;
+  obj *o = h;
+  return o->magic == OBJ_MAGIC && (!kind || o->kind == kind) ? o : NULL;
+}
 
 /* Open MPI's predefined objects: name, size in Open MPI's libmpi.so.40, kind, psim's handle,
  * Fortran handle (Open MPI's mpif-handles.h; -1: none) */
@@ -256,26 +267,21 @@ static void comm_groups(abi_h h) {
 }
 
 void abi_req_set_c(abi_h req) {
-  uintptr_t u = (uintptr_t)req;
-  obj *o = req;
-  if (u >= 4096 && u >> 56 != 0xa5 && o->magic == OBJ_MAGIC && o->kind == K_REQ) ((unsigned char *)o)[GREQ_C_AT] = 1;
+  obj *o = as_obj(req, K_REQ);
+  if (o) ((unsigned char *)o)[GREQ_C_AT] = 1;
 }
 
 /* A generalized request whose callbacks are Fortran subroutines (the bindings cleared the byte) */
 int abi_req_is_fortran(abi_h req) {
-  uintptr_t u = (uintptr_t)req;
-  if (u < 4096 || u >> 56 == 0xa5) return 0;
-  const obj *o = req;
-  return o->magic == OBJ_MAGIC && o->kind == K_REQ && ((const unsigned char *)o)[GREQ_C_AT] == 0;
+  const obj *o = as_obj(req, K_REQ);
+  return o && ((const unsigned char *)o)[GREQ_C_AT] == 0;
 }
 __attribute__((constructor)) static void fields_init(void) {
   for (int i = 0; i < NOBJ; i++) set_fields(objs[i]);
 }
 
 /* An object the program made: an object of this library too, one per psim handle and kind,
- * kept for the run (psim reuses its handles; the Fortran bindings read the objects). A value
- * psim rejects (negative) is 0xa5 in the top byte, the kind and the value below: no memory. */
-#define BAD_TAG 0xa5ull
+ * kept for the run (psim reuses its handles; the Fortran bindings read the objects). */
 static obj **made[K_FILE + 1];
 static size_t nmade[K_FILE + 1];
 static abi_h user(int kind, int h) {
@@ -301,18 +307,16 @@ static abi_h user(int kind, int h) {
 
 /* An op the program made from Fortran (Open MPI's bindings mark it after MPI_Op_create) */
 int abi_op_is_fortran(abi_h op) {
-  uintptr_t u = (uintptr_t)op;
-  if (u < 4096 || u >> 56 == BAD_TAG) return 0;
-  const obj *o = op;
-  return o->magic == OBJ_MAGIC && o->kind == K_OP && ((const unsigned char *)o)[OP_FLAGS_AT] & OP_FORTRAN;
+  const obj *o = as_obj(op, K_OP);
+  return o && ((const unsigned char *)o)[OP_FLAGS_AT] & OP_FORTRAN;
 }
 
 /* psim's handle and kind of the object whose attribute table Open MPI's Fortran bindings
  * passed (see keyhash_at), or -1 */
 int abi_ompi_keyhash_owner(const void *keyhash, int *kind);
 int abi_ompi_keyhash_owner(const void *keyhash, int *kind) {
-  const obj *o = keyhash;
-  if ((uintptr_t)o < 4096 || (uintptr_t)o >> 56 == BAD_TAG || o->magic != OBJ_MAGIC) return -1;
+  const obj *o = as_obj((abi_h)(uintptr_t)keyhash, 0);
+  if (!o) return -1;
   *kind = o->kind == K_COMM ? 0 : o->kind == K_DT ? 1 : o->kind == K_WIN ? 2 : -1;
   return *kind < 0 ? -1 : o->psim;
 }
@@ -320,10 +324,8 @@ int abi_ompi_keyhash_owner(const void *keyhash, int *kind) {
 static int in_of(int kind, abi_h h) {
   uintptr_t u = (uintptr_t)h;
   if (u >> 56 == BAD_TAG) return (int)(u >> 40 & 0xffff) == kind ? (int)(uint32_t)u : -1;
-  if (u < 4096) return -1;   /* not a handle: psim's runtime reports it */
-  const obj *o = h;
-  if (o->magic != OBJ_MAGIC || o->kind != kind) return -1;
-  return o->psim == NONE ? -1 : o->psim;
+  const obj *o = as_obj(h, kind);
+  return !o || o->psim == NONE ? -1 : o->psim;   /* -1: not a handle, psim's runtime reports it */
 }
 
 static abi_h out_of(int kind, int h) {
@@ -357,10 +359,8 @@ abi_file abi_file_out(int h) { return (abi_file)out_of(K_FILE, h); }
  * every handle with them). A predefined object's is Open MPI's (mpif-handles.h: MPI_COMM_WORLD
  * 0, MPI_INTEGER 7...); an object the program made is psim's handle + F_USER. ---- */
 static int c2f(int kind, abi_h h) {
-  uintptr_t u = (uintptr_t)h;
-  if (u < 4096 || u >> 56 == BAD_TAG) return -1;
-  const obj *o = h;
-  return o->magic == OBJ_MAGIC && o->kind == kind ? o->fortran : -1;
+  const obj *o = as_obj(h, kind);
+  return o ? o->fortran : -1;
 }
 
 static abi_h f2c(int kind, int f) {
