@@ -11,7 +11,9 @@
 # - Debian's precompiled NetPIPE (NPmpich2, netpipe-mpich2), when installed: every size it
 #   reports takes 20 us + size / 1 GB/s one way (with NetPIPE's own synchronisation message
 #   spread over its repetitions), to its 2 printed decimals; before, it crashed in its option
-#   parsing, and then reported the simulator's speed (0.4 us per message).
+#   parsing, and then reported the simulator's speed (0.4 us per message);
+# - rand, random, lrand48 (tests/data/emul/rand_ranks.c, psimcc, mpicc.mpich and mpicc.openmpi
+#   builds): each rank draws what a process of its own draws (rt_rand.c).
 . "$(dirname "$0")/../lib/common.sh"
 PSIMCC="$(dirname "$PSIM")/psimcc"
 fails=0
@@ -64,4 +66,25 @@ fi
 out=$("$PSIM" run --np 3 -q --no-measure -- "$TMPD/argv" -a -b 2>&1); rc=$?
 [ $rc -eq 0 ] && [ "$out" = "3 args: own -b -b" ] && echo "ok   argv rearranged by main: exit 0" ||
   bad "argv rearranged by main: exit status $rc: $out"
+# the C library's random numbers: each rank draws what a process of its own draws (rand_ranks.c,
+# the ranks drawing in turn; built without MPI, each rank's numbers come from a process of its
+# own). Before, the ranks shared one generator: rank 0's second draws were another rank's.
+cc -DSERIAL -o "$TMPD/rand_serial" "$PSIM_TESTDATA/emul/rand_ranks.c" || bad "cc -DSERIAL rand_ranks.c"
+want=$(for r in 0 1 2; do "$TMPD/rand_serial" $r; done)
+"$PSIMCC" -O1 -o "$TMPD/rand" "$PSIM_TESTDATA/emul/rand_ranks.c" || bad "psimcc rand_ranks.c"
+builds="$TMPD/rand"
+if command -v mpicc.mpich > /dev/null && [ "${PSIM_SANITIZED:-0}" != 1 ]; then
+  mpicc.mpich -O1 -o "$TMPD/rand_mpich" "$PSIM_TESTDATA/emul/rand_ranks.c" && builds="$builds $TMPD/rand_mpich"
+fi
+if command -v mpicc.openmpi > /dev/null && [ "${PSIM_SANITIZED:-0}" != 1 ]; then
+  mpicc.openmpi -O1 -o "$TMPD/rand_ompi" "$PSIM_TESTDATA/emul/rand_ranks.c" && builds="$builds $TMPD/rand_ompi"
+fi
+for b in $builds; do
+  out=$("$PSIM" run --np 3 -q --no-measure -- "$b" 2>&1)
+  [ "$out" = "$want" ] && echo "ok   rand, random, lrand48 per rank: $(basename "$b")" ||
+    bad "$(basename "$b"): the ranks' random numbers
+$out
+differ from separate processes'
+$want"
+done
 finish $fails

@@ -171,6 +171,10 @@ abi_h abi_match_size(int typeclass, int size);
 /* Binding to psim: name -> address of the pointer to fill (abi_calls.c's table). */
 typedef struct abi_bind { const char *name; void *slot; } abi_bind;
 extern const abi_bind abi_binds[];
+/* psim's __wrap_rand, __wrap_srand... (rt_rand.c), for abi_rand.c, bound by name */
+enum { ABI_NRAND = 9 };
+extern const char *const abi_rand_names[ABI_NRAND];
+extern void *abi_psim_rand[ABI_NRAND];
 /* psim's psim_abi_copy_index (emu_abi.c): which copy of the program the calling rank runs */
 extern int (*abi_psim_copy_index)(void);
 /* psim's psim_abi_exit (emu_abi.c), for abi_exit.c */

@@ -46,6 +46,7 @@ int psim_abi_init(void *psim) {
     void *f = dlsym(psim, t->name);
     memcpy(t->slot, &f, sizeof f);
   }
+  for (int i = 0; i < ABI_NRAND; i++) abi_psim_rand[i] = dlsym(psim, abi_rand_names[i]);
   return found;
 }
 
