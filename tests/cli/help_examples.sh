@@ -38,11 +38,11 @@ for c in replay run lb balance demo gen "gen stencil2d" platform calibrate criti
   sensitivity trace; do
   checks=$((checks + 1))
   ex=$(mktemp -d "$TMPD/ex.XXXXXX")
-  # under a sanitized psim, the lines that build with MPICH's mpicc (-o NAME) and those that
+  # under a sanitized psim, the lines that build with a real mpicc (-o NAME) and those that
   # use NAME are left out: ASan refuses to load such programs (run_abi.sh is noasan)
   # shellcheck disable=SC2086
   examples $c | if [ "${PSIM_SANITIZED:-0}" = 1 ]; then
-    awk '/mpicc\.mpich/ { for (i = 1; i < NF; i++) if ($i == "-o") skip[$(i + 1)] = 1; next }
+    awk '/mpicc\.(mpich|openmpi)/ { for (i = 1; i < NF; i++) if ($i == "-o") skip[$(i + 1)] = 1; next }
          { for (n in skip) if (index($0, n " ")) next; print }'
   else cat; fi | sed -e 's/[[:space:]]#.*$//' \
     -e "s#/tmp/#$ex/#g" \
