@@ -1,11 +1,14 @@
-/* The MPI-ABI functions that scripts/gen_mpich_abi.py does not write (both libraries): arrays of requests,
- * statuses, datatypes or ranks (translated element by element), the predefined attributes whose
- * value is a rank or an error code (MPI_HOST, MPI_IO, MPI_LASTUSEDCODE), user reduction functions (a
- * trampoline gives them MPICH's datatype handle), MPICH calls psim's mpi.h does not declare but
- * that are pure conversions (MPI_Comm_c2f..., MPI_Type_match_size, MPI_Pcontrol), binding to
- * psim (psim_abi_init), and exit()/_exit(), which end only the calling rank as psimcc's
- * --wrap=exit does (abi_exit.c), and sleep()/usleep()/nanosleep(), simulated time as psimcc's
- * --wrap=sleep... makes them (abi_sleep.c). */
+/* The MPI-ABI functions that scripts/gen_mpich_abi.py does not write (both libraries): arrays of
+ * requests, statuses, datatypes or ranks (translated element by element), the predefined
+ * attributes whose value is a rank, an error code or a constant (MPI_HOST, MPI_IO,
+ * MPI_LASTUSEDCODE, MPI_WIN_MODEL), user reduction functions (a trampoline gives them the
+ * program's MPI's datatype handle), generalized requests and error handlers (C's or Fortran's
+ * callbacks), calls psim's mpi.h does not declare but that are pure conversions
+ * (MPI_Type_match_size, MPI_Pcontrol, MPI_Status_c2f...; the handles' c2f/f2c: abi_c2f.c and
+ * abi_xlate_ompi.c), and binding to psim (psim_abi_init). exit()/_exit() (abi_exit.c),
+ * sleep()/usleep()/nanosleep() (abi_sleep.c), the clocks (abi_time.c), getopt (abi_getopt.c)
+ * and the random numbers (abi_rand.c) are the program's calls of the C library that go to psim,
+ * as psimcc's --wrap makes them. */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
