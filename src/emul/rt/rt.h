@@ -139,6 +139,10 @@ typedef struct rt_rank {
   long wtime_streak, wtime_moved;
   double wtime_slept;
   int thread_level;          /* what MPI_Init_thread provided (MPI_THREAD_SINGLE: 0) */
+  /* the C library's random generators of this rank (rt_rand.c's rank_rand), made on first use:
+   * one run's, as the rest of this state */
+  int rand_ready;
+  _Alignas(16) unsigned char rand_state[256];
 } rt_rank;
 
 /* rt_init.c */

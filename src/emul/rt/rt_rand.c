@@ -21,32 +21,20 @@
 #include "emul/rt/rt.h"
 
 typedef struct rank_rand {
-  int ready;
   struct random_data rd;
   char state[128];   /* TYPE_3, glibc's default */
   struct drand48_data d48;
 } rank_rand;
+_Static_assert(sizeof(rank_rand) <= sizeof(((rt_rank *)0)->rand_state), "rt_rank's rand_state holds a rank_rand");
 
-static rank_rand *rands;
-static size_t nrands;
-
-/* the running rank's generators, made on first use */
+/* the running rank's generators, made on first use (in its rt_rank: one run's) */
 static rank_rand *mine(void) {
-  size_t id = (size_t)emu_current->running->id;
-  if (id >= nrands) {
-    size_t n = nrands ? 2 * nrands : 64;
-    while (n <= id) n *= 2;
-    rank_rand *p = realloc(rands, n * sizeof *p);
-    if (!p) emu_fatal("out of memory for the ranks' random number generators");
-    memset(p + nrands, 0, (n - nrands) * sizeof *p);
-    rands = p;
-    nrands = n;
-  }
-  rank_rand *r = &rands[id];
-  if (!r->ready) {
+  rt_rank *me = rt_me();
+  rank_rand *r = (rank_rand *)(void *)me->rand_state;
+  if (!me->rand_ready) {
     memset(r, 0, sizeof *r);
     initstate_r(1, r->state, sizeof r->state, &r->rd);
-    r->ready = 1;
+    me->rand_ready = 1;
   }
   return r;
 }
