@@ -79,7 +79,10 @@ elif [ -n "$MPICC" ] && [ -f "$(dirname "$PSIM")/lib/libmpich.so.12" ]; then
   [ "$out" = "$want_eh" ] || bad "errhan (mpicc): $out"
   if command -v mpiexec.mpich > /dev/null && out=$(timeout 60 mpiexec.mpich -n 1 "$TMPD/dec_m" 2> /dev/null); then
     [ "$out" = "$want_dec" ] || bad "dtype_decode (real MPICH) differs: $out"
-    out=$(timeout 60 mpiexec.mpich -n 2 "$TMPD/eh_m" 2> /dev/null | sort)
+    # one file per rank: mpiexec forwards the two processes' output in pieces, which
+    # interleaved within a line now and then
+    timeout 60 mpiexec.mpich -outfile-pattern "$TMPD/eh_out.%r" -n 2 "$TMPD/eh_m" 2> /dev/null
+    out=$(cat "$TMPD"/eh_out.* | sort)
     [ "$out" = "$want_eh" ] || bad "errhan (real MPICH) differs: $out"
   else
     echo "note: real MPICH not run (mpiexec.mpich missing or failing)"
