@@ -49,111 +49,111 @@ static obj *as_obj(abi_h h, int kind) {
 /* Open MPI's predefined objects: name, size in Open MPI's libmpi.so.40, kind, psim's handle,
  * Fortran handle (Open MPI's mpif-handles.h; -1: none) */
 #define OBJECTS(X)                                                                                 \
-  X(ompi_mpi_comm_null, 0x200, K_COMM, MPI_COMM_NULL, 2)                                              \
-  X(ompi_mpi_comm_world, 0x200, K_COMM, MPI_COMM_WORLD, 0)                                            \
-  X(ompi_mpi_comm_self, 0x200, K_COMM, MPI_COMM_SELF, 1)                                              \
-  X(ompi_mpi_group_null, 0x100, K_GROUP, MPI_GROUP_NULL, 0)                                           \
-  X(ompi_mpi_group_empty, 0x100, K_GROUP, MPI_GROUP_EMPTY, 1)                                         \
-  X(ompi_request_null, 0x100, K_REQ, MPI_REQUEST_NULL, 0)                                             \
-  X(ompi_message_null, 0x100, K_MSG, MPI_MESSAGE_NULL, 0)                                             \
-  X(ompi_message_no_proc, 0x100, K_MSG, MPI_MESSAGE_NO_PROC, 1)                                       \
-  X(ompi_mpi_info_null, 0x100, K_INFO, MPI_INFO_NULL, 0)                                              \
-  X(ompi_mpi_info_env, 0x100, K_INFO, MPI_INFO_ENV, 1)                                                \
-  X(ompi_mpi_win_null, 0x200, K_WIN, MPI_WIN_NULL, 0)                                                 \
-  X(ompi_mpi_file_null, 0x600, K_FILE, MPI_FILE_NULL, 0)                                              \
-  X(ompi_mpi_errhandler_null, 0x400, K_ERRH, MPI_ERRHANDLER_NULL, 0)                                  \
-  X(ompi_mpi_errors_are_fatal, 0x400, K_ERRH, MPI_ERRORS_ARE_FATAL, 1)                                \
-  X(ompi_mpi_errors_return, 0x400, K_ERRH, MPI_ERRORS_RETURN, 2)                                      \
-  X(ompi_mpi_errors_throw_exceptions, 0x400, K_ERRH, MPI_ERRORS_ARE_FATAL, -1)                         \
-  X(ompi_mpi_op_null, 0x800, K_OP, MPI_OP_NULL, 0)                                                    \
-  X(ompi_mpi_op_max, 0x800, K_OP, MPI_MAX, 1)                                                         \
-  X(ompi_mpi_op_min, 0x800, K_OP, MPI_MIN, 2)                                                         \
-  X(ompi_mpi_op_sum, 0x800, K_OP, MPI_SUM, 3)                                                         \
-  X(ompi_mpi_op_prod, 0x800, K_OP, MPI_PROD, 4)                                                       \
-  X(ompi_mpi_op_land, 0x800, K_OP, MPI_LAND, 5)                                                       \
-  X(ompi_mpi_op_band, 0x800, K_OP, MPI_BAND, 6)                                                       \
-  X(ompi_mpi_op_lor, 0x800, K_OP, MPI_LOR, 7)                                                         \
-  X(ompi_mpi_op_bor, 0x800, K_OP, MPI_BOR, 8)                                                         \
-  X(ompi_mpi_op_lxor, 0x800, K_OP, MPI_LXOR, 9)                                                       \
-  X(ompi_mpi_op_bxor, 0x800, K_OP, MPI_BXOR, 10)                                                       \
-  X(ompi_mpi_op_maxloc, 0x800, K_OP, MPI_MAXLOC, 11)                                                   \
-  X(ompi_mpi_op_minloc, 0x800, K_OP, MPI_MINLOC, 12)                                                   \
-  X(ompi_mpi_op_replace, 0x800, K_OP, MPI_REPLACE, 13)                                                 \
-  X(ompi_mpi_op_no_op, 0x800, K_OP, MPI_NO_OP, 14)                                                     \
+  X(ompi_mpi_comm_null, 0x200, K_COMM, MPI_COMM_NULL, 2)                                           \
+  X(ompi_mpi_comm_world, 0x200, K_COMM, MPI_COMM_WORLD, 0)                                         \
+  X(ompi_mpi_comm_self, 0x200, K_COMM, MPI_COMM_SELF, 1)                                           \
+  X(ompi_mpi_group_null, 0x100, K_GROUP, MPI_GROUP_NULL, 0)                                        \
+  X(ompi_mpi_group_empty, 0x100, K_GROUP, MPI_GROUP_EMPTY, 1)                                      \
+  X(ompi_request_null, 0x100, K_REQ, MPI_REQUEST_NULL, 0)                                          \
+  X(ompi_message_null, 0x100, K_MSG, MPI_MESSAGE_NULL, 0)                                          \
+  X(ompi_message_no_proc, 0x100, K_MSG, MPI_MESSAGE_NO_PROC, 1)                                    \
+  X(ompi_mpi_info_null, 0x100, K_INFO, MPI_INFO_NULL, 0)                                           \
+  X(ompi_mpi_info_env, 0x100, K_INFO, MPI_INFO_ENV, 1)                                             \
+  X(ompi_mpi_win_null, 0x200, K_WIN, MPI_WIN_NULL, 0)                                              \
+  X(ompi_mpi_file_null, 0x600, K_FILE, MPI_FILE_NULL, 0)                                           \
+  X(ompi_mpi_errhandler_null, 0x400, K_ERRH, MPI_ERRHANDLER_NULL, 0)                               \
+  X(ompi_mpi_errors_are_fatal, 0x400, K_ERRH, MPI_ERRORS_ARE_FATAL, 1)                             \
+  X(ompi_mpi_errors_return, 0x400, K_ERRH, MPI_ERRORS_RETURN, 2)                                   \
+  X(ompi_mpi_errors_throw_exceptions, 0x400, K_ERRH, MPI_ERRORS_ARE_FATAL, -1)                     \
+  X(ompi_mpi_op_null, 0x800, K_OP, MPI_OP_NULL, 0)                                                 \
+  X(ompi_mpi_op_max, 0x800, K_OP, MPI_MAX, 1)                                                      \
+  X(ompi_mpi_op_min, 0x800, K_OP, MPI_MIN, 2)                                                      \
+  X(ompi_mpi_op_sum, 0x800, K_OP, MPI_SUM, 3)                                                      \
+  X(ompi_mpi_op_prod, 0x800, K_OP, MPI_PROD, 4)                                                    \
+  X(ompi_mpi_op_land, 0x800, K_OP, MPI_LAND, 5)                                                    \
+  X(ompi_mpi_op_band, 0x800, K_OP, MPI_BAND, 6)                                                    \
+  X(ompi_mpi_op_lor, 0x800, K_OP, MPI_LOR, 7)                                                      \
+  X(ompi_mpi_op_bor, 0x800, K_OP, MPI_BOR, 8)                                                      \
+  X(ompi_mpi_op_lxor, 0x800, K_OP, MPI_LXOR, 9)                                                    \
+  X(ompi_mpi_op_bxor, 0x800, K_OP, MPI_BXOR, 10)                                                   \
+  X(ompi_mpi_op_maxloc, 0x800, K_OP, MPI_MAXLOC, 11)                                               \
+  X(ompi_mpi_op_minloc, 0x800, K_OP, MPI_MINLOC, 12)                                               \
+  X(ompi_mpi_op_replace, 0x800, K_OP, MPI_REPLACE, 13)                                             \
+  X(ompi_mpi_op_no_op, 0x800, K_OP, MPI_NO_OP, 14)                                                 \
   /* datatypes: the first with a psim handle is what psim's type becomes */                        \
-  X(ompi_mpi_datatype_null, 0x200, K_DT, MPI_DATATYPE_NULL, 0)                                        \
-  X(ompi_mpi_char, 0x200, K_DT, MPI_CHAR, 34)                                                          \
-  X(ompi_mpi_signed_char, 0x200, K_DT, MPI_SIGNED_CHAR, 36)                                            \
-  X(ompi_mpi_unsigned_char, 0x200, K_DT, MPI_UNSIGNED_CHAR, 35)                                        \
-  X(ompi_mpi_byte, 0x200, K_DT, MPI_BYTE, 1)                                                          \
-  X(ompi_mpi_wchar, 0x200, K_DT, MPI_WCHAR, 33)                                                        \
-  X(ompi_mpi_short, 0x200, K_DT, MPI_SHORT, 37)                                                        \
-  X(ompi_mpi_unsigned_short, 0x200, K_DT, MPI_UNSIGNED_SHORT, 38)                                      \
-  X(ompi_mpi_int, 0x200, K_DT, MPI_INT, 39)                                                            \
-  X(ompi_mpi_unsigned, 0x200, K_DT, MPI_UNSIGNED, 40)                                                  \
-  X(ompi_mpi_long, 0x200, K_DT, MPI_LONG, 41)                                                          \
-  X(ompi_mpi_unsigned_long, 0x200, K_DT, MPI_UNSIGNED_LONG, 42)                                        \
-  X(ompi_mpi_long_long_int, 0x200, K_DT, MPI_LONG_LONG_INT, 43)                                        \
-  X(ompi_mpi_unsigned_long_long, 0x200, K_DT, MPI_UNSIGNED_LONG_LONG, 44)                              \
-  X(ompi_mpi_float, 0x200, K_DT, MPI_FLOAT, 45)                                                        \
-  X(ompi_mpi_double, 0x200, K_DT, MPI_DOUBLE, 46)                                                      \
-  X(ompi_mpi_long_double, 0x200, K_DT, MPI_LONG_DOUBLE, 47)                                            \
-  X(ompi_mpi_c_bool, 0x200, K_DT, MPI_C_BOOL, 68)                                                      \
-  X(ompi_mpi_int8_t, 0x200, K_DT, MPI_INT8_T, 58)                                                      \
-  X(ompi_mpi_int16_t, 0x200, K_DT, MPI_INT16_T, 60)                                                    \
-  X(ompi_mpi_int32_t, 0x200, K_DT, MPI_INT32_T, 62)                                                    \
-  X(ompi_mpi_int64_t, 0x200, K_DT, MPI_INT64_T, 64)                                                    \
-  X(ompi_mpi_uint8_t, 0x200, K_DT, MPI_UINT8_T, 59)                                                    \
-  X(ompi_mpi_uint16_t, 0x200, K_DT, MPI_UINT16_T, 61)                                                  \
-  X(ompi_mpi_uint32_t, 0x200, K_DT, MPI_UINT32_T, 63)                                                  \
-  X(ompi_mpi_uint64_t, 0x200, K_DT, MPI_UINT64_T, 65)                                                  \
-  X(ompi_mpi_aint, 0x200, K_DT, MPI_AINT, 66)                                                          \
-  X(ompi_mpi_offset, 0x200, K_DT, MPI_OFFSET, 67)                                                      \
-  X(ompi_mpi_count, 0x200, K_DT, MPI_COUNT, 72)                                                        \
-  X(ompi_mpi_packed, 0x200, K_DT, MPI_PACKED, 2)                                                      \
-  X(ompi_mpi_c_float_complex, 0x200, K_DT, MPI_C_FLOAT_COMPLEX, 69)                                    \
-  X(ompi_mpi_c_double_complex, 0x200, K_DT, MPI_C_DOUBLE_COMPLEX, 70)                                  \
-  X(ompi_mpi_c_long_double_complex, 0x200, K_DT, MPI_C_LONG_DOUBLE_COMPLEX, 71)                        \
-  X(ompi_mpi_float_int, 0x200, K_DT, MPI_FLOAT_INT, 48)                                                \
-  X(ompi_mpi_double_int, 0x200, K_DT, MPI_DOUBLE_INT, 49)                                              \
-  X(ompi_mpi_long_int, 0x200, K_DT, MPI_LONG_INT, 51)                                                  \
-  X(ompi_mpi_2int, 0x200, K_DT, MPI_2INT, 52)                                                          \
-  X(ompi_mpi_short_int, 0x200, K_DT, MPI_SHORT_INT, 53)                                                \
-  X(ompi_mpi_longdbl_int, 0x200, K_DT, MPI_LONG_DOUBLE_INT, 50)                                        \
-  X(ompi_mpi_ub, 0x200, K_DT, MPI_UB, 3)                                                              \
-  X(ompi_mpi_lb, 0x200, K_DT, MPI_LB, 4)                                                              \
-  X(ompi_mpi_integer, 0x200, K_DT, MPI_INTEGER, 7)                                                    \
-  X(ompi_mpi_real, 0x200, K_DT, MPI_REAL, 13)                                                          \
-  X(ompi_mpi_dblprec, 0x200, K_DT, MPI_DOUBLE_PRECISION, 17)                                           \
-  X(ompi_mpi_cplex, 0x200, K_DT, MPI_COMPLEX, 18)                                                      \
-  X(ompi_mpi_dblcplex, 0x200, K_DT, MPI_DOUBLE_COMPLEX, 22)                                            \
-  X(ompi_mpi_logical, 0x200, K_DT, MPI_LOGICAL, 6)                                                    \
-  X(ompi_mpi_character, 0x200, K_DT, MPI_CHARACTER, 5)                                                \
-  X(ompi_mpi_2integer, 0x200, K_DT, MPI_2INTEGER, 25)                                                  \
-  X(ompi_mpi_2real, 0x200, K_DT, MPI_2REAL, 23)                                                        \
-  X(ompi_mpi_2dblprec, 0x200, K_DT, MPI_2DOUBLE_PRECISION, 24)                                         \
-  X(ompi_mpi_real4, 0x200, K_DT, MPI_REAL4, 14)                                                        \
-  X(ompi_mpi_real8, 0x200, K_DT, MPI_REAL8, 15)                                                        \
-  X(ompi_mpi_real16, 0x200, K_DT, MPI_REAL16, 16)                                                      \
-  X(ompi_mpi_complex8, 0x200, K_DT, MPI_COMPLEX8, 19)                                                  \
-  X(ompi_mpi_complex16, 0x200, K_DT, MPI_COMPLEX16, 20)                                                \
-  X(ompi_mpi_complex32, 0x200, K_DT, MPI_COMPLEX32, 21)                                                \
-  X(ompi_mpi_integer1, 0x200, K_DT, MPI_INTEGER1, 8)                                                  \
-  X(ompi_mpi_integer2, 0x200, K_DT, MPI_INTEGER2, 9)                                                  \
-  X(ompi_mpi_integer4, 0x200, K_DT, MPI_INTEGER4, 10)                                                  \
-  X(ompi_mpi_integer8, 0x200, K_DT, MPI_INTEGER8, 11)                                                  \
-  X(ompi_mpi_cxx_bool, 0x200, K_DT, MPI_CXX_BOOL, 54)                                                  \
-  X(ompi_mpi_cxx_cplex, 0x200, K_DT, MPI_CXX_FLOAT_COMPLEX, 55)                                        \
-  X(ompi_mpi_cxx_dblcplex, 0x200, K_DT, MPI_CXX_DOUBLE_COMPLEX, 56)                                    \
-  X(ompi_mpi_cxx_ldblcplex, 0x200, K_DT, MPI_CXX_LONG_DOUBLE_COMPLEX, 57)                              \
+  X(ompi_mpi_datatype_null, 0x200, K_DT, MPI_DATATYPE_NULL, 0)                                     \
+  X(ompi_mpi_char, 0x200, K_DT, MPI_CHAR, 34)                                                      \
+  X(ompi_mpi_signed_char, 0x200, K_DT, MPI_SIGNED_CHAR, 36)                                        \
+  X(ompi_mpi_unsigned_char, 0x200, K_DT, MPI_UNSIGNED_CHAR, 35)                                    \
+  X(ompi_mpi_byte, 0x200, K_DT, MPI_BYTE, 1)                                                       \
+  X(ompi_mpi_wchar, 0x200, K_DT, MPI_WCHAR, 33)                                                    \
+  X(ompi_mpi_short, 0x200, K_DT, MPI_SHORT, 37)                                                    \
+  X(ompi_mpi_unsigned_short, 0x200, K_DT, MPI_UNSIGNED_SHORT, 38)                                  \
+  X(ompi_mpi_int, 0x200, K_DT, MPI_INT, 39)                                                        \
+  X(ompi_mpi_unsigned, 0x200, K_DT, MPI_UNSIGNED, 40)                                              \
+  X(ompi_mpi_long, 0x200, K_DT, MPI_LONG, 41)                                                      \
+  X(ompi_mpi_unsigned_long, 0x200, K_DT, MPI_UNSIGNED_LONG, 42)                                    \
+  X(ompi_mpi_long_long_int, 0x200, K_DT, MPI_LONG_LONG_INT, 43)                                    \
+  X(ompi_mpi_unsigned_long_long, 0x200, K_DT, MPI_UNSIGNED_LONG_LONG, 44)                          \
+  X(ompi_mpi_float, 0x200, K_DT, MPI_FLOAT, 45)                                                    \
+  X(ompi_mpi_double, 0x200, K_DT, MPI_DOUBLE, 46)                                                  \
+  X(ompi_mpi_long_double, 0x200, K_DT, MPI_LONG_DOUBLE, 47)                                        \
+  X(ompi_mpi_c_bool, 0x200, K_DT, MPI_C_BOOL, 68)                                                  \
+  X(ompi_mpi_int8_t, 0x200, K_DT, MPI_INT8_T, 58)                                                  \
+  X(ompi_mpi_int16_t, 0x200, K_DT, MPI_INT16_T, 60)                                                \
+  X(ompi_mpi_int32_t, 0x200, K_DT, MPI_INT32_T, 62)                                                \
+  X(ompi_mpi_int64_t, 0x200, K_DT, MPI_INT64_T, 64)                                                \
+  X(ompi_mpi_uint8_t, 0x200, K_DT, MPI_UINT8_T, 59)                                                \
+  X(ompi_mpi_uint16_t, 0x200, K_DT, MPI_UINT16_T, 61)                                              \
+  X(ompi_mpi_uint32_t, 0x200, K_DT, MPI_UINT32_T, 63)                                              \
+  X(ompi_mpi_uint64_t, 0x200, K_DT, MPI_UINT64_T, 65)                                              \
+  X(ompi_mpi_aint, 0x200, K_DT, MPI_AINT, 66)                                                      \
+  X(ompi_mpi_offset, 0x200, K_DT, MPI_OFFSET, 67)                                                  \
+  X(ompi_mpi_count, 0x200, K_DT, MPI_COUNT, 72)                                                    \
+  X(ompi_mpi_packed, 0x200, K_DT, MPI_PACKED, 2)                                                   \
+  X(ompi_mpi_c_float_complex, 0x200, K_DT, MPI_C_FLOAT_COMPLEX, 69)                                \
+  X(ompi_mpi_c_double_complex, 0x200, K_DT, MPI_C_DOUBLE_COMPLEX, 70)                              \
+  X(ompi_mpi_c_long_double_complex, 0x200, K_DT, MPI_C_LONG_DOUBLE_COMPLEX, 71)                    \
+  X(ompi_mpi_float_int, 0x200, K_DT, MPI_FLOAT_INT, 48)                                            \
+  X(ompi_mpi_double_int, 0x200, K_DT, MPI_DOUBLE_INT, 49)                                          \
+  X(ompi_mpi_long_int, 0x200, K_DT, MPI_LONG_INT, 51)                                              \
+  X(ompi_mpi_2int, 0x200, K_DT, MPI_2INT, 52)                                                      \
+  X(ompi_mpi_short_int, 0x200, K_DT, MPI_SHORT_INT, 53)                                            \
+  X(ompi_mpi_longdbl_int, 0x200, K_DT, MPI_LONG_DOUBLE_INT, 50)                                    \
+  X(ompi_mpi_ub, 0x200, K_DT, MPI_UB, 3)                                                           \
+  X(ompi_mpi_lb, 0x200, K_DT, MPI_LB, 4)                                                           \
+  X(ompi_mpi_integer, 0x200, K_DT, MPI_INTEGER, 7)                                                 \
+  X(ompi_mpi_real, 0x200, K_DT, MPI_REAL, 13)                                                      \
+  X(ompi_mpi_dblprec, 0x200, K_DT, MPI_DOUBLE_PRECISION, 17)                                       \
+  X(ompi_mpi_cplex, 0x200, K_DT, MPI_COMPLEX, 18)                                                  \
+  X(ompi_mpi_dblcplex, 0x200, K_DT, MPI_DOUBLE_COMPLEX, 22)                                        \
+  X(ompi_mpi_logical, 0x200, K_DT, MPI_LOGICAL, 6)                                                 \
+  X(ompi_mpi_character, 0x200, K_DT, MPI_CHARACTER, 5)                                             \
+  X(ompi_mpi_2integer, 0x200, K_DT, MPI_2INTEGER, 25)                                              \
+  X(ompi_mpi_2real, 0x200, K_DT, MPI_2REAL, 23)                                                    \
+  X(ompi_mpi_2dblprec, 0x200, K_DT, MPI_2DOUBLE_PRECISION, 24)                                     \
+  X(ompi_mpi_real4, 0x200, K_DT, MPI_REAL4, 14)                                                    \
+  X(ompi_mpi_real8, 0x200, K_DT, MPI_REAL8, 15)                                                    \
+  X(ompi_mpi_real16, 0x200, K_DT, MPI_REAL16, 16)                                                  \
+  X(ompi_mpi_complex8, 0x200, K_DT, MPI_COMPLEX8, 19)                                              \
+  X(ompi_mpi_complex16, 0x200, K_DT, MPI_COMPLEX16, 20)                                            \
+  X(ompi_mpi_complex32, 0x200, K_DT, MPI_COMPLEX32, 21)                                            \
+  X(ompi_mpi_integer1, 0x200, K_DT, MPI_INTEGER1, 8)                                               \
+  X(ompi_mpi_integer2, 0x200, K_DT, MPI_INTEGER2, 9)                                               \
+  X(ompi_mpi_integer4, 0x200, K_DT, MPI_INTEGER4, 10)                                              \
+  X(ompi_mpi_integer8, 0x200, K_DT, MPI_INTEGER8, 11)                                              \
+  X(ompi_mpi_cxx_bool, 0x200, K_DT, MPI_CXX_BOOL, 54)                                              \
+  X(ompi_mpi_cxx_cplex, 0x200, K_DT, MPI_CXX_FLOAT_COMPLEX, 55)                                    \
+  X(ompi_mpi_cxx_dblcplex, 0x200, K_DT, MPI_CXX_DOUBLE_COMPLEX, 56)                                \
+  X(ompi_mpi_cxx_ldblcplex, 0x200, K_DT, MPI_CXX_LONG_DOUBLE_COMPLEX, 57)                          \
   /* Open MPI's types psim lacks */                                                                \
-  X(ompi_mpi_integer16, 0x200, K_DT, NONE, 12)                                                         \
-  X(ompi_mpi_real2, 0x200, K_DT, NONE, 28)                                                             \
-  X(ompi_mpi_logical1, 0x200, K_DT, NONE, 29)                                                          \
-  X(ompi_mpi_logical2, 0x200, K_DT, NONE, 30)                                                          \
-  X(ompi_mpi_logical4, 0x200, K_DT, NONE, 31)                                                          \
-  X(ompi_mpi_logical8, 0x200, K_DT, NONE, 32)                                                          \
-  X(ompi_mpi_2cplex, 0x200, K_DT, NONE, 26)                                                            \
+  X(ompi_mpi_integer16, 0x200, K_DT, NONE, 12)                                                     \
+  X(ompi_mpi_real2, 0x200, K_DT, NONE, 28)                                                         \
+  X(ompi_mpi_logical1, 0x200, K_DT, NONE, 29)                                                      \
+  X(ompi_mpi_logical2, 0x200, K_DT, NONE, 30)                                                      \
+  X(ompi_mpi_logical4, 0x200, K_DT, NONE, 31)                                                      \
+  X(ompi_mpi_logical8, 0x200, K_DT, NONE, 32)                                                      \
+  X(ompi_mpi_2cplex, 0x200, K_DT, NONE, 26)                                                        \
   X(ompi_mpi_2dblcplex, 0x200, K_DT, NONE, 27)
 
 enum {
@@ -165,7 +165,7 @@ enum {
 
 /* The objects, exported with Open MPI's names and sizes (a copy relocation copies that many
  * bytes), aligned as Open MPI's. */
-#define X(name, size, kind, psim, fortran)                                                                  \
+#define X(name, size, kind, psim, fortran)                                                         \
   struct name##_t { obj o; unsigned char pad[(size) - sizeof(obj)]; };                             \
   extern struct name##_t name;                                                                     \
   struct name##_t name __attribute__((aligned(64))) = {{OBJ_MAGIC, kind, psim, ID_##name, fortran}, {0}};
@@ -251,11 +251,16 @@ static void set_fields(obj *o) {
 
 static int in_of(int kind, abi_h h);
 
-/* The communicator's kind and group sizes where Open MPI's Fortran bindings read them. */
+/* The communicator's kind and group sizes where Open MPI's Fortran bindings read them, once
+ * per communicator (its local group pointer set says it is done; abi_comm_out, which gives a
+ * handle psim may have reused, clears it): asking psim costs MPI calls of the rank's own. */
 static void comm_groups(abi_h h) {
   char *o = h;
   int c = in_of(K_COMM, h), inter = 0, n = 0, rn = 0;
+  void *done;
   if (c <= 0 || !p_MPI_Comm_test_inter || !p_MPI_Comm_size) return;   /* MPI_COMM_NULL, not a handle */
+  memcpy(&done, o + LOCAL_GROUP_AT, sizeof done);
+  if (done) return;
   if (p_MPI_Comm_test_inter(c, &inter) != 0 || p_MPI_Comm_size(c, &n) != 0) return;
   if (inter && p_MPI_Comm_remote_size) p_MPI_Comm_remote_size(c, &rn);
   char *local = o + GROUP_BLOCKS_AT, *remote = local + 0x20;
@@ -276,8 +281,22 @@ int abi_req_is_fortran(abi_h req) {
   const obj *o = as_obj(req, K_REQ);
   return o && ((const unsigned char *)o)[GREQ_C_AT] == 0;
 }
-__attribute__((constructor)) static void fields_init(void) {
-  for (int i = 0; i < NOBJ; i++) set_fields(objs[i]);
+/* The predefined object of a kind with a psim handle, or with a Fortran handle, by value: each
+ * handle given back looks it up (a scan of the table was on every call's path). Object id + 1,
+ * 0 for none; the first object in the table wins, as a scan would. */
+#define PRE_MAX 96
+_Static_assert(PSIM_NUM_PREDEFINED_TYPES < PRE_MAX && PSIM_NUM_PREDEFINED_OPS < PRE_MAX, "PRE_MAX holds psim's handles");
+static unsigned char pre_psim[K_FILE + 1][PRE_MAX + 1];   /* [kind][psim handle + 1] */
+static unsigned char pre_fortran[K_FILE + 1][PRE_MAX];    /* [kind][Fortran handle] */
+_Static_assert(NOBJ < 255, "an object id + 1 fits a byte");
+
+__attribute__((constructor)) static void objects_init(void) {
+  for (int i = 0; i < NOBJ; i++) {
+    const obj *o = objs[i];
+    set_fields(objs[i]);
+    if (o->psim >= -1 && o->psim < PRE_MAX && !pre_psim[o->kind][o->psim + 1]) pre_psim[o->kind][o->psim + 1] = (unsigned char)(i + 1);
+    if (o->fortran >= 0 && o->fortran < PRE_MAX && !pre_fortran[o->kind][o->fortran]) pre_fortran[o->kind][o->fortran] = (unsigned char)(i + 1);
+  }
 }
 
 /* An object the program made: an object of this library too, one per psim handle and kind,
@@ -329,13 +348,17 @@ static int in_of(int kind, abi_h h) {
 }
 
 static abi_h out_of(int kind, int h) {
-  for (int i = 0; i < NOBJ; i++)
-    if (objs[i]->kind == kind && objs[i]->psim == h) return pre_addr(i);
-  return user(kind, h);
+  int id = h >= -1 && h < PRE_MAX ? pre_psim[kind][h + 1] : 0;
+  return id ? pre_addr(id - 1) : user(kind, h);
 }
 
 int abi_comm_in(abi_h h) { return in_of(K_COMM, h); }
-abi_h abi_comm_out(int h) { return out_of(K_COMM, h); }
+abi_h abi_comm_out(int h) {
+  abi_h c = out_of(K_COMM, h);
+  obj *o = as_obj(c, K_COMM);
+  if (o) memset((char *)o + LOCAL_GROUP_AT, 0, sizeof(void *));   /* comm_groups asks again */
+  return c;
+}
 int abi_group_in(abi_h h) { return in_of(K_GROUP, h); }
 abi_h abi_group_out(int h) { return out_of(K_GROUP, h); }
 int abi_dt_in(abi_h h) { return in_of(K_DT, h); }
@@ -364,10 +387,9 @@ static int c2f(int kind, abi_h h) {
 }
 
 static abi_h f2c(int kind, int f) {
-  abi_h h = user(kind, -1);   /* not a handle: psim's runtime reports it */
-  if (f >= F_USER) h = out_of(kind, f - F_USER);
-  for (int i = 0; i < NOBJ && f < F_USER; i++)
-    if (objs[i]->kind == kind && objs[i]->fortran == f) h = pre_addr(i);
+  int id = f >= 0 && f < PRE_MAX ? pre_fortran[kind][f] : 0;
+  abi_h h = f >= F_USER ? out_of(kind, f - F_USER) : id ? pre_addr(id - 1)
+          : user(kind, -1);   /* not a handle: psim's runtime reports it */
   if (kind == K_COMM) comm_groups(h);
   return h;
 }
