@@ -343,7 +343,6 @@ static int f77(const greq_rec *g) { return g->fortran || abi_req_is_fortran(g->r
 
 /* The request just started, for MPII_Grequest_set_lang_f77, which libmpichfort calls next. */
 static greq_rec *last_greq;
-static abi_h last_greq_handle;
 
 static int greq_query(void *extra, abi_pstatus *p) {
   greq_rec *g = extra;
@@ -380,7 +379,7 @@ static int greq_cancel(void *extra, int complete) {
 
 void MPII_Grequest_set_lang_f77(abi_h request);
 void MPII_Grequest_set_lang_f77(abi_h request) {
-  if (!last_greq || last_greq_handle != request) abi_missing("MPII_Grequest_set_lang_f77 (not the request just started)");
+  if (!last_greq || last_greq->request != request) abi_missing("MPII_Grequest_set_lang_f77 (not the request just started)");
   last_greq->fortran = 1;
 }
 
@@ -397,7 +396,6 @@ int MPI_Grequest_start(greq_query_fn *query_fn, abi_pgreq_free_fn *free_fn,
   else g->request = *request;
   abi_req_set_c(*request);   /* C's until Open MPI's Fortran bindings say otherwise */
   last_greq = rc == 0 ? g : NULL;
-  last_greq_handle = *request;
   return abi_err_out(rc);
 }
 
