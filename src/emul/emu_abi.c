@@ -315,6 +315,16 @@ static const char *const rank_vars[] = {"MPI_F_STATUS_IGNORE", "MPI_F_STATUSES_I
 enum { NRANK_VARS = sizeof rank_vars / sizeof *rank_vars };
 #define RANK_VAR (UINT64_MAX - NRANK_VARS)   /* interp_reloc.exe_va of rank_vars[k]: RANK_VAR + k */
 
+/* The process's end, from a privatized library: libgfortran's STOP and ERROR STOP call exit
+ * (a Fortran program ending with STOP, the commonest ending there is). Loaded with
+ * RTLD_DEEPBIND before the executable, a library's copy binds exit to the C library's, which
+ * ends the whole process under the other ranks' feet ("called exit(0) from a library"): it is
+ * set to the exit of psim's MPI library instead (abi_exit.c), which ends the calling rank only,
+ * as it does for the executable. */
+static const char *const stub_syms[] = {"exit", "_exit"};
+enum { NSTUB_SYMS = sizeof stub_syms / sizeof *stub_syms };
+#define STUB_SYM (RANK_VAR - NSTUB_SYMS)     /* interp_reloc.exe_va of stub_syms[k]: STUB_SYM + k */
+
 /* Storage of the per-rank variables: one block per rank, allocated as a rank is loaded and
  * kept for the life of the process (the ranks' library copies point into it). */
 static void **rank_var_blocks;
@@ -338,6 +348,8 @@ static void find_interposed(emu_abi *a) {
         uint64_t va = hit ? hit->va : 0;
         for (int v = 0; v < NRANK_VARS && !hit; v++)
           if (!strcmp(key.name, rank_vars[v])) { va = RANK_VAR + (uint64_t)v; hit = &key; }
+        for (int v = 0; v < NSTUB_SYMS && !hit; v++)
+          if (!strcmp(key.name, stub_syms[v])) { va = STUB_SYM + (uint64_t)v; hit = &key; }
         if (!hit) continue;
         interp_reloc ir = {rd64(l->data + r), type, (int64_t)rd64(l->data + r + 16), va};
         VEC_PUSH(l->interp, ir);
@@ -346,9 +358,10 @@ static void find_interposed(emu_abi *a) {
   free(syms);
 }
 
-/* Points rank's copy of library l at the executable (loaded at exe_base) as find_interposed
- * listed; the pages of PT_GNU_RELRO are made writable for it, then read-only again. */
-static int interpose(abi_lib *l, uintptr_t exe_base, void **rank_block, psim_err *err) {
+/* Points rank's copy of library l at the executable (loaded at exe_base), its rank's
+ * variables and psim's MPI library (stub) as find_interposed listed; the pages of
+ * PT_GNU_RELRO are made writable for it, then read-only again. */
+static int interpose(abi_lib *l, uintptr_t exe_base, void **rank_block, void *stub, psim_err *err) {
   if (!l->interp.len) return 0;
   struct link_map *lm = NULL;
   if (dlinfo(l->handle, RTLD_DI_LINKMAP, &lm) < 0 || !lm)
@@ -364,8 +377,13 @@ static int interpose(abi_lib *l, uintptr_t exe_base, void **rank_block, psim_err
   }
   for (size_t i = 0; i < l->interp.len; i++) {
     const interp_reloc *ir = &l->interp.data[i];
-    uint64_t v = ir->exe_va >= RANK_VAR ? (uint64_t)(uintptr_t)&rank_block[ir->exe_va - RANK_VAR]
-                                        : exe_base + ir->exe_va;
+    uint64_t v;
+    if (ir->exe_va >= RANK_VAR) v = (uint64_t)(uintptr_t)&rank_block[ir->exe_va - RANK_VAR];
+    else if (ir->exe_va >= STUB_SYM) {
+      void *f = dlsym(stub, stub_syms[ir->exe_va - STUB_SYM]);
+      if (!f) return psim_errf(err, 2, l->path, 0, "psim's MPI library defines no %s", stub_syms[ir->exe_va - STUB_SYM]);
+      v = (uint64_t)(uintptr_t)f;
+    } else v = exe_base + ir->exe_va;
     if (ir->type == R_X86_64_64_) v += (uint64_t)ir->addend;
     memcpy((void *)(base + ir->at), &v, sizeof v);
   }
@@ -491,7 +509,7 @@ int emu_abi_load_rank(emu_abi *a, int rank, void **handle, emu_main_fn *main_fn,
   rank_var_blocks = xrealloc(rank_var_blocks, (nrank_var_blocks + 1) * sizeof *rank_var_blocks);
   rank_var_blocks[nrank_var_blocks++] = block;
   for (int j = 0; j < a->nlibs; j++)
-    if (interpose(&a->libs[j], base, block, err) < 0) return -1;
+    if (interpose(&a->libs[j], base, block, stubs[a->mpi], err) < 0) return -1;
   /* the copy relocations: the current value of the library's variable. A const variable's
    * copy (MPICH's MPI_UNWEIGHTED, `int *const`) lies in the executable's PT_GNU_RELRO,
    * read-only once loaded: writable for the copy, then read-only again */

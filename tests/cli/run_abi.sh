@@ -322,6 +322,8 @@ f08: rank 2 sum 6 got 1 from 1"; do
 rank 1 shift T translate T host T io T version T
 rank 2 shift T translate T host T io T version T"
   [ "$out" = "$want" ] || bad "abi_fortran_ranks: $out"
+  # STOP and ERROR STOP (libgfortran's exit) end the rank, not the run
+  fortran_stop_check "$MPIFORT"
   # Fortran's datatypes are their own (a user operation given MPI_INTEGER, not MPI_INT; names),
   # and MINLOC/MAXLOC take MPI_2REAL, MPI_2DOUBLE_PRECISION, MPI_2INTEGER (found by MPICH's
   # f77/coll/uallreducef and f77/datatype/typenamef); all T, as real MPICH prints

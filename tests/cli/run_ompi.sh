@@ -116,6 +116,8 @@ if command -v mpifort.openmpi >/dev/null; then
     out=$("$PSIM" run --np 4 -q -- "$TMPD/$name" 2>&1) || bad "$name failed: $out"
     [ "$out" = "$want" ] || bad "$name: '$out', real Open MPI prints '$want'"
   done
+  # STOP and ERROR STOP (libgfortran's exit) end the rank, not the run
+  fortran_stop_check mpifort.openmpi
 else
   echo "skip Fortran: no mpifort.openmpi"
 fi

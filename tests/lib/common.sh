@@ -24,3 +24,23 @@ dom() {
   timeout 120 "$BROWSER" --headless --no-sandbox --disable-gpu --disable-background-networking \
     --no-first-run --user-data-dir="$prof" --enable-logging=stderr --v=0 --dump-dom "file://$1" > "$2" 2> "$2.log"
 }
+
+# fortran_stop_check COMPILER: tests/data/emul/fortran_stop.f90 built by COMPILER (a real MPI's
+# mpifort) ends every rank with STOP, libgfortran's exit from a privatized copy of libgfortran:
+# the run ends normally with every rank's line; with ERROR STOP 3 on rank 1 before
+# MPI_Finalize it stops with exit 4 naming rank 1 and exit(3). Before psim set the copies'
+# exit to its own, STOP ended the whole process: "called exit(0) from a library".
+fortran_stop_check() {
+  "$1" -O1 -o "$TMPD/fstop" "$PSIM_TESTDATA/emul/fortran_stop.f90" || { bad "$1 fortran_stop.f90"; return; }
+  local out want="rank 0 total 6
+rank 1 total 6
+rank 2 total 6
+rank 3 total 6"
+  out=$("$PSIM" run --np 4 -q --no-measure -- "$TMPD/fstop" 2> "$TMPD/fstop.err" | sort) ||
+    bad "fortran_stop ($1): exit $?: $(cat "$TMPD/fstop.err")"
+  [ "$out" = "$want" ] && [ ! -s "$TMPD/fstop.err" ] || bad "fortran_stop ($1): '$out' $(cat "$TMPD/fstop.err")"
+  "$PSIM" run --np 4 -q --no-measure -- "$TMPD/fstop" error > /dev/null 2> "$TMPD/fstop.err"
+  local rc=$?
+  [ $rc = 4 ] && grep -q 'rank 1 called exit(3) at simulated time [0-9.]*, before MPI_Finalize: the run stops' "$TMPD/fstop.err" ||
+    bad "fortran_stop error ($1): exit $rc: $(cat "$TMPD/fstop.err")"
+}
