@@ -158,14 +158,16 @@ static int with_image(const char *path, int (*fn)(void *ctx, const char *d, size
 }
 
 
-static void walk_add(elf_walk *w, const char *name) {
-  if (w->libs.len >= MAX_WALK) return;
+/* Adds library `name` to the walk (once); its index, or -1 (not found, or past MAX_WALK). */
+static int walk_add(elf_walk *w, const char *name) {
   char *p = elf_search_lib(name, w->exe_path, w->runpath);
-  if (!p) return;
+  if (!p) return -1;
   for (size_t i = 0; i < w->libs.len; i++)
-    if (!strcmp(w->libs.data[i].path, p)) { free(p); return; }
+    if (!strcmp(w->libs.data[i].path, p)) { free(p); return (int)i; }
+  if (w->libs.len >= MAX_WALK) { free(p); return -1; }
   elf_walk_lib l = {p, 0};
   VEC_PUSH(w->libs, l);
+  return (int)w->libs.len - 1;
 }
 
 int elf_mpi_of(const char *needed) {
@@ -184,7 +186,12 @@ static int walk_needed(void *ctx, const char *d, size_t n, const elf_info *e) {
       snprintf(w->other_buf, sizeof w->other_buf, "%s", s);
       w->other = w->other_buf;
     }
-    walk_add(w, s);
+    int to = walk_add(w, s);
+    if (w->from >= 0 && to >= 0) {
+      int edge[2] = {w->from, to};
+      VEC_PUSH(w->edges, edge[0]);
+      VEC_PUSH(w->edges, edge[1]);
+    }
   }
   w->mpis |= mpi;
   return mpi;
@@ -194,17 +201,32 @@ void elf_walk_program(elf_walk *w, const char *path, const char *d, const elf_in
   memset(w, 0, sizeof *w);
   w->exe_path = path;
   w->runpath = e->runpath != UINT64_MAX ? elf_str(d, e, e->runpath) : "";
+  w->from = -1;
   walk_needed(w, d, 0, e);
   for (size_t i = 0; i < w->libs.len; i++) {
     char *lib = w->libs.data[i].path;
+    w->from = (int)i;
     int mpi = with_image(lib, walk_needed, w);   /* may grow (move) w->libs */
     w->libs.data[i].mpi = mpi;
+  }
+  /* A library that needs one calling MPI calls MPI too, through it: MUMPS's libdmumps calls
+   * MPI through Open MPI's Fortran bindings (libmpi_mpifh.so.40, which needs libmpi.so.40),
+   * and keeps its own state of that use (its load balancing's arrays, allocated per process).
+   * Shared by the ranks, one rank's arrays were another's: "Attempt to DEALLOCATE unallocated
+   * 'load_flops'". Propagated up the NEEDED edges until nothing changes. */
+  for (int changed = 1; changed;) {
+    changed = 0;
+    for (size_t k = 0; k + 1 < w->edges.len; k += 2) {
+      elf_walk_lib *f = &w->libs.data[w->edges.data[k]], *t = &w->libs.data[w->edges.data[k + 1]];
+      if ((f->mpi | t->mpi) != f->mpi) { f->mpi |= t->mpi; changed = 1; }
+    }
   }
 }
 
 void elf_walk_free(elf_walk *w) {
   for (size_t i = 0; i < w->libs.len; i++) free(w->libs.data[i].path);
   VEC_FREE(w->libs);
+  VEC_FREE(w->edges);
 }
 
 

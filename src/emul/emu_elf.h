@@ -60,14 +60,18 @@ char *elf_search_lib(const char *name, const char *exe_path, const char *rp);
  * the state of its MPI use in globals (BLACS: its grids and communicators), which must be each
  * rank's own: psim run (emu_abi.c) privatizes every library that needs the MPI library, as
  * --privatize-libs would (shared, the ranks overwrote each other's BLACS grids and the run
- * deadlocked). The walk follows the NEEDED entries breadth first, as the loader searches them
+ * deadlocked), and every library that needs one of those (MUMPS needs Open MPI's Fortran
+ * bindings, which need libmpi.so.40). The walk follows the NEEDED entries breadth first, as the loader searches them
  * (each library's own RUNPATH is not read: the program's and the system's directories are),
  * over at most 128 libraries. */
 enum { ELF_MPICH = 1, ELF_OMPI = 2 };   /* the MPIs psim supplies: libmpich.so.12, libmpi.so.40 */
-typedef struct { char *path; int mpi; } elf_walk_lib;   /* mpi: the ELF_* it NEEDs itself, or 0 */
+/* mpi: the ELF_* it needs, itself or through the libraries it needs, or 0 */
+typedef struct { char *path; int mpi; } elf_walk_lib;
 typedef struct {
   const char *exe_path, *runpath;
   VEC(elf_walk_lib) libs;
+  VEC(int) edges;              /* NEEDED edges between libs: pairs (needing, needed) */
+  int from;                    /* the library whose NEEDED are being read; -1: the program */
   int mpis;                    /* the ELF_* needed anywhere, the program's own NEEDED too */
   const char *other;           /* a NEEDED libmpi.so.* of another Open MPI met on the way */
   char other_buf[256];

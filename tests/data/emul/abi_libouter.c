@@ -1,0 +1,23 @@
+/* A library that calls MPI only through another one (abi_libuser.c), as MUMPS's libdmumps
+ * calls it through Open MPI's Fortran bindings, and keeps per-process state of its own: each
+ * rank needs its own copy of it too, though it does not need libmpich.so.12 itself. */
+void lu_init(int *argc, char ***argv);
+int lu_ring(void);
+int lu_rank(void);
+void lu_end(void);
+
+static int mine = -1;   /* this process's rank, as the library keeps it */
+
+void outer_start(int *argc, char ***argv) {
+  lu_init(argc, argv);
+  mine = lu_rank();
+}
+
+/* The rank it kept, read after every rank has started (a ring exchange): shared, every rank
+ * read the last one's. */
+int outer_rank(void) {
+  (void)lu_ring();
+  return mine;
+}
+
+void outer_end(void) { lu_end(); }
