@@ -19,6 +19,10 @@
 #   N = 500, ends with Success=1 and HPL's residual check PASSED;
 # - Debian's precompiled LAMMPS (lmp, C++), its "melt" example at 4 ranks: real Open MPI's
 #   thermodynamics, line for line (tests/data/emul/lammps_melt.thermo);
+# - Debian's precompiled MUMPS testers (mumps-test: Fortran, MPI through Open MPI's Fortran
+#   bindings from libdmumps, ScaLAPACK), dsimpletest and zsimpletest at 4 ranks: real Open MPI's
+#   solutions, digit for digit (libdmumps shared by the ranks failed before);
+# - Fortran's STOP and ERROR STOP end the rank (tests/data/emul/fortran_stop.f90);
 # - Fortran through Open MPI's own bindings (libmpi_mpifh.so.40, libmpi_usempif08.so.40):
 #   tests/data/emul/ompi_fortran.f90 (status, MPI_IN_PLACE, attributes read and set, a keyval,
 #   a reduction subroutine, a persistent request, MPI_ALLTOALLW: the last three need what the
@@ -103,6 +107,20 @@ if [ -x /usr/bin/lmp ] && [ -f /usr/share/lammps/examples/melt/in.melt ]; then
   grep -q 'Loop time of [0-9.]* on 4 procs for 250 steps with 4000 atoms' "$TMPD/lmp/out" || bad "LAMMPS melt: no loop time"
 else
   echo "skip LAMMPS: Debian's /usr/bin/lmp not installed (package lammps)"
+fi
+
+# Debian's MUMPS testers (mumps-test): the solution real Open MPI prints (mpirun.openmpi -n 4)
+if [ -x /usr/lib/mumps/dsimpletest ]; then
+  for f in "d:real:0.99999999999999933 1.9999999999999998 3.0000000000000004 3.9999999999999996 5.0000000000000000" \
+           "z:cmplx:(0.99999999999999989,0.0000000000000000) (2.0000000000000000,0.0000000000000000) (3.0000000000000004,0.0000000000000000) (3.9999999999999996,0.0000000000000000) (4.9999999999999991,0.0000000000000000)"; do
+    t=${f%%:*} rest=${f#*:} in=${rest%%:*} want=${rest#*:}
+    "$PSIM" run --np 4 -q -- "/usr/lib/mumps/${t}simpletest" < "/usr/lib/mumps/input_simpletest_$in" > "$TMPD/mumps.out" 2> "$TMPD/mumps.err" ||
+      bad "MUMPS ${t}simpletest: exit $?: $(tail -3 "$TMPD/mumps.err")"
+    got=$(grep -A1 'Solution is' "$TMPD/mumps.out" | tr -s ' ' '\n' | grep -v -e '^$' -e Solution -e '^is$' | tr '\n' ' ')
+    [ "$got" = "$want " ] || bad "MUMPS ${t}simpletest: solution '$got', real Open MPI's '$want'"
+  done
+else
+  echo "skip MUMPS: Debian's mumps-test not installed"
 fi
 
 # refusals
