@@ -108,6 +108,9 @@ struct emu_req {
 
 typedef enum { EK_NEW, EK_READY, EK_BLOCKED, EK_DONE } emu_rank_state;
 
+/* An exit handler of a rank: atexit's (fn0) or __cxa_atexit's (fn, arg). */
+typedef struct emu_atexit { void (*fn)(void *); void (*fn0)(void); void *arg; } emu_atexit;
+
 typedef struct emu_rank {
   /* Heap blocks the rank holds while it is blocked inside a call (a collective's program and
    * its request arrays, emu_hold): freed by the run's teardown if the run stops while the
@@ -140,6 +143,7 @@ typedef struct emu_rank {
   int line;
   int probe_src, probe_tag, probe_ctx;
   int exit_code;
+  const char *exit_fn;      /* "exit" or "_exit" when it ended by that call */
   char **argv;              /* given to main: the program may rearrange it */
   char **argv_mem;          /* the strings as psim allocated them (freed at the end) */
   int argc;
@@ -148,6 +152,9 @@ typedef struct emu_rank {
   int go_ind, go_err, go_opt;
   char *go_arg;
   int loading;              /* loading its own copy (emu_sched.c, load_own_copy): not computing */
+  int in_main;              /* running its main (or its exit handlers): see emu_rank_atexit */
+  struct emu_atexit *atexits;   /* the exit handlers its main registered, in order */
+  size_t natexits, catexits;
   void *rt;                 /* the MPI runtime's per-rank state (one malloc'ed block, freed by emu_run) */
   void *sample;             /* PSIM_SAMPLE sites */
   int trace_off;            /* > 0: inside a recorded collective, its parts are not recorded */
@@ -274,7 +281,11 @@ double emu_burst(const emu_rank *k);  /* seconds of user code since emu_mark (em
 /* Stops the simulation with an MPI error (like MPI_ERRORS_ARE_FATAL). Does not return. */
 void emu_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 void emu_abort(int code) __attribute__((noreturn));
+/* The running rank ends with code: its exit handlers run first (emu_rank_atexit). */
 void emu_rank_exit(int code) __attribute__((noreturn));
+/* An exit handler registered by the running rank's main: its own, run when it ends (1), or
+ * not a rank's (0: the caller gives it to the C library). fn0 for atexit's, else fn(arg). */
+int emu_rank_atexit(void (*fn)(void *), void (*fn0)(void), void *arg);
 /* The running rank called exit(status) (fn: "exit" or "_exit") from code at `caller`:
  * status 0 ends the rank as returning 0 from main; any other stops the run (exit 4). */
 void emu_rank_called_exit(int status, const char *fn, const void *caller) __attribute__((noreturn));

@@ -371,16 +371,47 @@ __attribute__((noreturn)) static void finish_rank(emu_sim *S, emu_rank *k) {
   abort(); /* never resumed */
 }
 
+/* The exit handlers the program registers as a rank runs its main: atexit (psimcc's
+ * --wrap=atexit, rt_exit.c) and __cxa_atexit (a precompiled program's atexit, and its C++
+ * function-local statics' destructors: psim's MPI libraries, abi_exit.c). In a real run each
+ * process runs its own at its exit, and programs put MPI_Finalize there (Debian's IQ-TREE
+ * registers it with atexit): run at the end of the simulation, once for the process, they
+ * called MPI after every rank had ended. So each rank keeps its own, run in reverse order when
+ * it returns from main or calls exit, inside the simulation. Those registered as the program
+ * loads (C++ global destructors) stay the process's. Returns 0 when not a rank's (the caller
+ * then registers it with the C library). */
+int emu_rank_atexit(void (*fn)(void *), void (*fn0)(void), void *arg) {
+  emu_sim *S = emu_current;
+  emu_rank *k = S ? S->running : NULL;
+  if (!k || !k->in_main || k->depth) return 0;
+  if (k->natexits == k->catexits) {
+    k->catexits = k->catexits ? 2 * k->catexits : 8;
+    k->atexits = xrealloc(k->atexits, k->catexits * sizeof *k->atexits);
+  }
+  k->atexits[k->natexits++] = (emu_atexit){fn, fn0, arg};
+  return 1;
+}
+
 void emu_rank_exit(int code) {
   emu_sim *S = emu_current;
   emu_rank *k = S->running;
+  /* Each handler is taken off before it runs: one that calls exit comes back here and the
+   * others run, as the C library does. */
+  while (k->natexits && !S->failed) {
+    emu_atexit h = k->atexits[--k->natexits];
+    if (h.fn0) h.fn0();
+    else h.fn(h.arg);
+  }
+  k->in_main = 0;
   k->exit_code = code;
   if (!k->finalized && S->o->measure && k->depth == 0) {
     double burst = emu_burst(k);
     if (burst >= S->o->cpu_threshold) compute_now(S, k, burst * S->o->host_speed_ref);
   }
-  if (k->initialized && !k->finalized && !S->failed)
-    fprintf(stderr, "psim: warning: rank %d returned from main without calling MPI_Finalize\n", k->id);
+  if (k->initialized && !k->finalized && !S->failed) {
+    if (k->exit_fn) fprintf(stderr, "psim: warning: rank %d called %s(0) without calling MPI_Finalize\n", k->id, k->exit_fn);
+    else fprintf(stderr, "psim: warning: rank %d returned from main without calling MPI_Finalize\n", k->id);
+  }
   finish_rank(S, k);
 }
 
@@ -401,6 +432,8 @@ static void where_called(const void *caller, char *buf, size_t n) {
 void emu_rank_called_exit(int status, const char *fn, const void *caller) {
   emu_sim *S = emu_current;
   emu_rank *k = S->running;
+  if (!strcmp(fn, "_exit")) k->natexits = 0;   /* _exit runs no exit handler */
+  k->exit_fn = fn;
   if (status == 0) emu_rank_exit(0);
   char in[300], last[600] = "";
   where_called(caller, in, sizeof in);
@@ -498,6 +531,7 @@ static void rank_main(void *arg) {
    * makes that call first (the MPI runtime's rt_ctor_init, the one call up from here). */
   int ci = S->prog.ctor_init ? S->prog.ctor_init[emu_copy_of(&S->prog, k->id)] : 0;
   if (ci) rt_ctor_init(ci);
+  k->in_main = 1;
   int rc = S->prog.mains[k->id](k->argc, k->argv);
   emu_rank_exit(rc);
 }
@@ -752,6 +786,7 @@ out_ranks:
     emu_fiber_free(&k->fib);
     if (k->argv_mem) for (int j = 0; j < k->argc; j++) free(k->argv_mem[j]);
     free(k->argv_mem);
+    free(k->atexits);
     free(k->argv);
     emu_sample_free(k);
     free(k->rt);   /* the runtime's per-rank state is one flat block */

@@ -13,7 +13,9 @@
 #   spread over its repetitions), to its 2 printed decimals; before, it crashed in its option
 #   parsing, and then reported the simulator's speed (0.4 us per message);
 # - rand, random, lrand48 (tests/data/emul/rand_ranks.c, psimcc, mpicc.mpich and mpicc.openmpi
-#   builds): each rank draws what a process of its own draws (rt_rand.c).
+#   builds): each rank draws what a process of its own draws (rt_rand.c);
+# - atexit handlers (tests/data/emul/atexit_ranks.c, the same three builds) are each rank's,
+#   run when it ends, inside the simulation (emu_sched.c, emu_rank_atexit).
 . "$(dirname "$0")/../lib/common.sh"
 PSIMCC="$(dirname "$PSIM")/psimcc"
 fails=0
@@ -86,5 +88,26 @@ for b in $builds; do
 $out
 differ from separate processes'
 $want"
+done
+# exit handlers are each rank's own, run when it ends (atexit_ranks.c): one communicates, one
+# calls MPI_Finalize; _exit runs none. Before, they ran once for the process after the
+# simulation: "the program called MPI after its simulation had ended"
+"$PSIMCC" -O1 -o "$TMPD/atexit" "$PSIM_TESTDATA/emul/atexit_ranks.c" || bad "psimcc atexit_ranks.c"
+builds="$TMPD/atexit"
+if command -v mpicc.mpich > /dev/null && [ "${PSIM_SANITIZED:-0}" != 1 ]; then
+  mpicc.mpich -O1 -o "$TMPD/atexit_mpich" "$PSIM_TESTDATA/emul/atexit_ranks.c" && builds="$builds $TMPD/atexit_mpich"
+fi
+if command -v mpicc.openmpi > /dev/null && [ "${PSIM_SANITIZED:-0}" != 1 ]; then
+  mpicc.openmpi -O1 -o "$TMPD/atexit_ompi" "$PSIM_TESTDATA/emul/atexit_ranks.c" && builds="$builds $TMPD/atexit_ompi"
+fi
+for b in $builds; do
+  out=$("$PSIM" run --np 3 -q --no-measure -- "$b" 2>&1 | sort); rc=$?
+  want=$(printf 'rank %d: handler, sum 3\n' 0 1 2)
+  [ $rc = 0 ] && [ "$out" = "$want" ] && echo "ok   exit handlers per rank: $(basename "$b")" ||
+    bad "$(basename "$b"): exit handlers: exit $rc: $out"
+  out=$("$PSIM" run --np 3 -q --no-measure -- "$b" _exit 2>&1 | sort)
+  want=$(echo 'psim: warning: rank 1 called _exit(0) without calling MPI_Finalize'; printf 'rank %d: handler, sum %d\n' 0 0 2 2)
+  [ "$out" = "$want" ] && echo "ok   _exit runs no exit handler: $(basename "$b")" ||
+    bad "$(basename "$b"): _exit: $out"
 done
 finish $fails

@@ -179,6 +179,7 @@ extern void *abi_psim_rand[ABI_NRAND];
 extern int (*abi_psim_copy_index)(void);
 /* psim's psim_abi_exit (emu_abi.c), for abi_exit.c */
 extern void (*abi_psim_exit)(int status, int underscore);
+extern int (*abi_psim_atexit)(void (*fn)(void *), void *arg);
 /* psim's __wrap_sleep, __wrap_usleep, __wrap_nanosleep (abi_sleep.c; struct timespec's
  * pointer is opaque here) */
 extern unsigned int (*abi_psim_sleep)(unsigned int seconds);

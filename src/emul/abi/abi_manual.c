@@ -27,6 +27,7 @@ static const abi_bind extra_binds[] = {
   {"psim_abi_copy_index", &abi_psim_copy_index},
   {"psim_topo_weights", &p_topo_weights},
   {"psim_abi_exit", &abi_psim_exit},
+  {"psim_abi_atexit", &abi_psim_atexit},
   {"__wrap_sleep", &abi_psim_sleep},
   {"__wrap_usleep", &abi_psim_usleep},
   {"__wrap_nanosleep", &abi_psim_nanosleep},

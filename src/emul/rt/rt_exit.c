@@ -10,6 +10,7 @@
 #include "emul/rt/rt.h"
 
 void __wrap_exit(int status) __attribute__((noreturn));
+int __wrap_atexit(void (*fn)(void));
 void __wrap__exit(int status) __attribute__((noreturn));
 
 void __wrap_exit(int status) {
@@ -23,3 +24,15 @@ void __wrap__exit(int status) {
     emu_rank_called_exit(status, "_exit", __builtin_return_address(0));
   _exit(status);
 }
+
+/* atexit from the rank's main: the rank's own handler, run when the rank ends (psimcc links
+ * with --wrap=atexit; emu_rank_atexit). */
+int __wrap_atexit(void (*fn)(void)) {
+  if (emu_rank_atexit(NULL, fn, NULL)) return 0;
+  return atexit(fn);   /* psim's own atexit: the C library's */
+}
+
+/* The same for a precompiled program's __cxa_atexit (its atexit, its C++ local statics'
+ * destructors), called by psim's MPI libraries (abi_exit.c). */
+int psim_abi_atexit(void (*fn)(void *), void *arg);
+int psim_abi_atexit(void (*fn)(void *), void *arg) { return emu_rank_atexit(fn, NULL, arg); }
