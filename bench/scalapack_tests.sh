@@ -1,8 +1,9 @@
 #!/bin/sh
 # Debian's precompiled ScaLAPACK testers under psim run, unchanged: package scalapack-mpi-test
 # (ScaLAPACK 2.2.1's own TESTING drivers, its PBLAS and BLACS testers, built by Debian against
-# MPICH). Fortran programs that call MPI through libscalapack-mpich (BLACS) and through MPICH's
-# Fortran bindings (libmpichfort): nobody here wrote or rebuilt them. Each runs at the rank count
+# MPICH, and against Open MPI: MPI=openmpi). Fortran programs that call MPI through
+# libscalapack-mpich (BLACS) and through MPICH's Fortran bindings (libmpichfort), or Open MPI's
+# (libscalapack-openmpi, libmpi_mpifh): nobody here wrote or rebuilt them. Each runs at the rank count
 # its CTestTestfile.cmake gives (4), on psim's default platform, and is judged by its own
 # verdict:
 #   - ScaLAPACK drivers (xdlu, xdqr, ...): "N tests completed and failed residual checks" must be
@@ -13,17 +14,21 @@
 #   - BLACS testers (xCbtest, xFbtest): as their runtest.cmake, the output must reach
 #     "DONE BLACS_GRIDEXIT"; they end by testing BLACS_ABORT, rank 2 aborting while the others
 #     spin in a loop that only the abort ends, so psim stops them with --compute-limit (exit 4).
-# Prints per tester: verdict (ok, FAIL, or as-mpich: the failures real MPICH gives, see
-# native_failures), tests passed / failed (as the tester counts them), the simulated time and
+# Prints per tester: verdict (ok, FAIL, or as-real: the failures real MPICH and Open MPI give,
+# see native_failures), tests passed / failed (as the tester counts them), the simulated time and
 # the wall time of the simulation. Exit status 1 when a tester fails.
 #
 #   bench/scalapack_tests.sh                 every tester (about 10 minutes)
 #   bench/scalapack_tests.sh xdlu xdqr       these only
 #   PSIM_RUN_ARGS="--platform cluster:16"    more options for psim run
+#   MPI=openmpi bench/scalapack_tests.sh     the same testers as Debian built them against Open
+#                                            MPI (libscalapack-openmpi, Open MPI's Fortran
+#                                            bindings), run through psim's libmpi.so.40
 #
 # The packages are fetched once with `apt-get download` (no root) into $PSIM_SCALAPACK_DIR
 # (default ~/.cache/psim/scalapack) and unpacked with dpkg-deb. The libraries they need are
-# Debian's libscalapack-mpich2.2 and MPICH's libmpichfort (scripts/deps.sh test installs both).
+# Debian's libscalapack-mpich2.2 and MPICH's libmpichfort, or libscalapack-openmpi2.2 and Open
+# MPI's libmpi_mpifh (scripts/deps.sh test installs all four).
 # Real MPICH is no reference here: 4 busy-polling processes on this 2-core machine take over
 # 10 minutes for xdlu (3 s under psim).
 set -u
@@ -32,12 +37,14 @@ SRC_ROOT=$(cd "$HERE/.." && pwd)
 : "${PSIM:=$SRC_ROOT/build/psim}"
 : "${PSIM_SCALAPACK_DIR:=${XDG_CACHE_HOME:-$HOME/.cache}/psim/scalapack}"
 : "${PSIM_RUN_ARGS:=}"
+: "${MPI:=mpich}"
+case $MPI in mpich|openmpi) ;; *) echo "scalapack_tests.sh: MPI is mpich or openmpi" >&2; exit 2 ;; esac
 [ -x "$PSIM" ] || { echo "scalapack_tests.sh: build psim first (make)" >&2; exit 1; }
-[ -e /usr/lib/x86_64-linux-gnu/libscalapack-mpich.so.2.2 ] ||
-  { echo "scalapack_tests.sh: needs libscalapack-mpich2.2 (scripts/deps.sh test)" >&2; exit 77; }
+[ -e /usr/lib/x86_64-linux-gnu/libscalapack-$MPI.so.2.2 ] ||
+  { echo "scalapack_tests.sh: needs libscalapack-${MPI}2.2 (scripts/deps.sh test)" >&2; exit 77; }
 
 D=$PSIM_SCALAPACK_DIR
-T=$D/mpich-tests
+T=$D/$MPI-tests
 if [ ! -f "$T/CTestTestfile.cmake" ]; then
   mkdir -p "$D/debs" || exit 1
   (cd "$D/debs" && apt-get download scalapack-mpi-test scalapack-test-common) >&2 ||
@@ -45,7 +52,7 @@ if [ ! -f "$T/CTestTestfile.cmake" ]; then
   rm -rf "$D/root" && mkdir -p "$D/root"
   for deb in "$D"/debs/*.deb; do dpkg-deb -x "$deb" "$D/root" || exit 1; done
   # a writable copy, the data files' symbolic links resolved
-  rm -rf "$T" && cp -rL "$D/root/usr/lib/x86_64-linux-gnu/scalapack/mpich-tests" "$T" || exit 1
+  rm -rf "$T" && cp -rL "$D/root/usr/lib/x86_64-linux-gnu/scalapack/$MPI-tests" "$T" || exit 1
 fi
 
 # tester list: NAME DIR NP, in CTestTestfile order
@@ -58,9 +65,10 @@ list() {
   echo "xFbtest BLACS 4"
 }
 
-# Tests that fail under real MPICH too (mpiexec.mpich -n 4 on this machine, 2026-11-27): the same
-# count here is MPICH's result, reported "as-mpich". cpb1tst: PSCASUM, 6 of 16 (24.775406 where
-# the tester expects 24.773506, ...); psim run's output is line for line real MPICH's.
+# Tests that fail under the real MPI too (mpiexec.mpich -n 4 and mpirun.openmpi -n 4 on this
+# machine, 2026-11-27): the same count here is the real MPI's result, reported "as-real".
+# cpb1tst: PSCASUM, 6 of 16 (24.775406 where the tester expects 24.773506, ...), under both;
+# psim run's output is line for line real MPICH's.
 native_failures() { case $1 in cpb1tst) echo 6 ;; *) echo 0 ;; esac; }
 
 export OPENBLAS_NUM_THREADS=1
@@ -107,10 +115,10 @@ list | while read -r name sub np; do
        grep -q 'DONE BLACS_GRIDEXIT' "$out" && [ "$failed" = 0 ] && v=ok || v=FAIL ;;
   esac
   nf=$(native_failures "$name")
-  [ "$v" = FAIL ] && [ "$nf" != 0 ] && [ "$failed" = "$nf" ] && grep -q -i 'End of Tests' "$out" && v=as-mpich
+  [ "$v" = FAIL ] && [ "$nf" != 0 ] && [ "$failed" = "$nf" ] && grep -q -i 'End of Tests' "$out" && v=as-real
   printf "%-10s %-8s %8s %8s %14s %10.1f\n" "$name" "$v" "$passed" "$failed" "${sim:--}" "$(echo "$e - $s" | bc)"
   echo "$v" >> "$res"
   [ $v = FAIL ] && echo "  (exit $rc; $dir/$name.out, $dir/$name.err)"
 done
-echo "$(grep -c '^ok' "$res") of $(wc -l < "$res") testers pass, $(grep -c as-mpich "$res") fail as under real MPICH"
+echo "$(grep -c '^ok' "$res") of $(wc -l < "$res") testers pass, $(grep -c as-real "$res") fail as under the real MPI"
 ! grep -q FAIL "$res"
