@@ -1,7 +1,8 @@
 #!/bin/sh
-# MPI called outside the simulation. After it, from the program's exit handlers or its
-# libraries' destructors (psim runs them at its own exit: libgfortran flushes there, HDF5 closes
-# its library there and frees communicators): tests/data/emul/after_run.c, built by psimcc and,
+# MPI called outside the simulation. After it, from the exit handlers the program registered
+# as it was loaded or its libraries' destructors (psim runs them at its own exit: libgfortran
+# flushes there, HDF5 closes its library there and frees communicators; those a rank's main
+# registers are the rank's, run_libc_calls.sh): tests/data/emul/after_run.c, built by psimcc and,
 # when MPICH's mpicc is here, by mpicc.mpich (through psim's libmpich.so.12):
 # - a run that ends well: exit status 0, the handler sees MPI_Initialized and MPI_Finalized
 #   answer 1, and its MPI_Comm_free stops the process with psim's message (before: a
