@@ -73,15 +73,20 @@ out=$("$PSIM" run --np 3 -q --no-measure -- "$TMPD/argv" -a -b 2>&1); rc=$?
 # own). Before, the ranks shared one generator: rank 0's second draws were another rank's.
 cc -DSERIAL -o "$TMPD/rand_serial" "$PSIM_TESTDATA/emul/rand_ranks.c" || bad "cc -DSERIAL rand_ranks.c"
 want=$(for r in 0 1 2; do "$TMPD/rand_serial" $r; done)
-"$PSIMCC" -O1 -o "$TMPD/rand" "$PSIM_TESTDATA/emul/rand_ranks.c" || bad "psimcc rand_ranks.c"
-builds="$TMPD/rand"
-if command -v mpicc.mpich > /dev/null && [ "${PSIM_SANITIZED:-0}" != 1 ]; then
-  mpicc.mpich -O1 -o "$TMPD/rand_mpich" "$PSIM_TESTDATA/emul/rand_ranks.c" && builds="$builds $TMPD/rand_mpich"
-fi
-if command -v mpicc.openmpi > /dev/null && [ "${PSIM_SANITIZED:-0}" != 1 ]; then
-  mpicc.openmpi -O1 -o "$TMPD/rand_ompi" "$PSIM_TESTDATA/emul/rand_ranks.c" && builds="$builds $TMPD/rand_ompi"
-fi
-for b in $builds; do
+# builds NAME: tests/data/emul/NAME.c built by psimcc, and by MPICH's and Open MPI's mpicc when
+# they are here (their binaries need RTLD_DEEPBIND, which AddressSanitizer refuses: not in the
+# sanitizer pass); the binaries in $BUILDS
+builds() {
+  BUILDS=""
+  "$PSIMCC" -O1 -o "$TMPD/$1" "$PSIM_TESTDATA/emul/$1.c" && BUILDS="$TMPD/$1" || bad "psimcc $1.c"
+  [ "${PSIM_SANITIZED:-0}" = 1 ] && return
+  for mpi in mpich openmpi; do
+    command -v mpicc.$mpi > /dev/null || continue
+    mpicc.$mpi -O1 -o "$TMPD/${1}_$mpi" "$PSIM_TESTDATA/emul/$1.c" && BUILDS="$BUILDS $TMPD/${1}_$mpi" || bad "mpicc.$mpi $1.c"
+  done
+}
+builds rand_ranks
+for b in $BUILDS; do
   out=$("$PSIM" run --np 3 -q --no-measure -- "$b" 2>&1)
   [ "$out" = "$want" ] && echo "ok   rand, random, lrand48 per rank: $(basename "$b")" ||
     bad "$(basename "$b"): the ranks' random numbers
@@ -92,16 +97,10 @@ done
 # exit handlers are each rank's own, run when it ends (atexit_ranks.c): one communicates, one
 # calls MPI_Finalize; _exit runs none. Before, they ran once for the process after the
 # simulation: "the program called MPI after its simulation had ended"
-"$PSIMCC" -O1 -o "$TMPD/atexit" "$PSIM_TESTDATA/emul/atexit_ranks.c" || bad "psimcc atexit_ranks.c"
-builds="$TMPD/atexit"
-if command -v mpicc.mpich > /dev/null && [ "${PSIM_SANITIZED:-0}" != 1 ]; then
-  mpicc.mpich -O1 -o "$TMPD/atexit_mpich" "$PSIM_TESTDATA/emul/atexit_ranks.c" && builds="$builds $TMPD/atexit_mpich"
-fi
-if command -v mpicc.openmpi > /dev/null && [ "${PSIM_SANITIZED:-0}" != 1 ]; then
-  mpicc.openmpi -O1 -o "$TMPD/atexit_ompi" "$PSIM_TESTDATA/emul/atexit_ranks.c" && builds="$builds $TMPD/atexit_ompi"
-fi
-for b in $builds; do
-  out=$("$PSIM" run --np 3 -q --no-measure -- "$b" 2>&1 | sort); rc=$?
+builds atexit_ranks
+for b in $BUILDS; do
+  "$PSIM" run --np 3 -q --no-measure -- "$b" > "$TMPD/out" 2>&1; rc=$?
+  out=$(sort "$TMPD/out")
   want=$(printf 'rank %d: handler, sum 3\n' 0 1 2)
   [ $rc = 0 ] && [ "$out" = "$want" ] && echo "ok   exit handlers per rank: $(basename "$b")" ||
     bad "$(basename "$b"): exit handlers: exit $rc: $out"
