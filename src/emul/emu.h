@@ -132,6 +132,7 @@ typedef struct emu_rank {
   int nwait;                /* completions still needed to unblock */
   emu_fiber fib;
   double cpu_mark;          /* thread CPU time when user code resumed */
+  double cpu_own;           /* CPU seconds of its own code in the bursts ended so far (emu_rank_cpu) */
   /* accounting of the current MPI call: its start; time and busy time (mpi_rank_busy_time)
    * spent computing inside it; busy time at its start; date and busy time of its last block */
   double call_start, call_compute, call_busy_compute, call_busy0, block_t, block_busy;
@@ -278,6 +279,8 @@ double emu_now(void);
 double emu_cpu_now(void);             /* this thread's CPU time (seconds) */
 void emu_mark(emu_rank *k);           /* user code of rank k resumes: start measuring */
 double emu_burst(const emu_rank *k);  /* seconds of user code since emu_mark (emu_sched.c) */
+/* CPU seconds of the running rank's own code so far; -1 if not measured (emu_sched.c). */
+double emu_rank_cpu(void);
 /* Stops the simulation with an MPI error (like MPI_ERRORS_ARE_FATAL). Does not return. */
 void emu_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 void emu_abort(int code) __attribute__((noreturn));

@@ -315,13 +315,18 @@ static const char *const rank_vars[] = {"MPI_F_STATUS_IGNORE", "MPI_F_STATUSES_I
 enum { NRANK_VARS = sizeof rank_vars / sizeof *rank_vars };
 #define RANK_VAR (UINT64_MAX - NRANK_VARS)   /* interp_reloc.exe_va of rank_vars[k]: RANK_VAR + k */
 
-/* The process's end, from a privatized library: libgfortran's STOP and ERROR STOP call exit
- * (a Fortran program ending with STOP, the commonest ending there is). Loaded with
- * RTLD_DEEPBIND before the executable, a library's copy binds exit to the C library's, which
- * ends the whole process under the other ranks' feet ("called exit(0) from a library"): it is
- * set to the exit of psim's MPI library instead (abi_exit.c), which ends the calling rank only,
- * as it does for the executable. */
-static const char *const stub_syms[] = {"exit", "_exit"};
+/* The calls of the C library that psim's MPI libraries take over for the executable (its
+ * lookup scope has them before libc: abi_exit.c, abi_sleep.c, abi_time.c, abi_rand.c,
+ * abi_getopt.c; the names their version scripts export), from a privatized library. Loaded
+ * with RTLD_DEEPBIND before the executable, a library's copy binds them to the C library's:
+ * libgfortran's STOP and ERROR STOP called the C library's exit (a Fortran program ending with
+ * STOP, the commonest ending there is), which ended the whole process under the other ranks'
+ * feet ("called exit(0) from a library"); LAMMPS's library read the process's CPU time with
+ * getrusage. They are set to psim's MPI library's, as the executable's are. */
+static const char *const stub_syms[] = {
+  "exit", "_exit", "__cxa_atexit", "sleep", "usleep", "nanosleep", "gettimeofday", "clock_gettime",
+  "clock", "getrusage", "rand", "srand", "random", "srandom", "drand48", "lrand48", "mrand48",
+  "srand48", "seed48", "getopt", "getopt_long", "getopt_long_only"};
 enum { NSTUB_SYMS = sizeof stub_syms / sizeof *stub_syms };
 #define STUB_SYM (RANK_VAR - NSTUB_SYMS)     /* interp_reloc.exe_va of stub_syms[k]: STUB_SYM + k */
 

@@ -265,11 +265,12 @@ for opt in "" "--privatize-libs libpsimlu.so.1"; do
   [ "$out" = "$want" ] || bad "abi_libmain ($opt): $out"
 done
 # a library that calls MPI through that one only (as MUMPS through Open MPI's Fortran
-# bindings) is each rank's own too: before, it was shared and every rank read rank 3's state
+# bindings) is each rank's own too: before, it was shared and every rank read rank 3's state;
+# its sleep and gettimeofday are psim's (a simulated second; before, the C library's)
 cc -shared -fPIC -o "$TMPD/lu/libpsimouter.so.1" -Wl,-soname,libpsimouter.so.1 "$D/abi_libouter.c" "$TMPD/lu/libpsimlu.so.1" || bad "cc abi_libouter.c"
 cc -o "$TMPD/lu/outer" "$D/abi_outermain.c" "$TMPD/lu/libpsimouter.so.1" -Wl,-rpath,'$ORIGIN' || bad "cc abi_outermain.c"
 out=$("$PSIM" run --np 4 -q --no-measure -- "$TMPD/lu/outer" | sort)
-[ "$out" = "$(printf 'outer rank %s\n' 0 1 2 3)" ] || bad "abi_outermain: $out"
+[ "$out" = "$(printf 'outer rank %s slept 1.000000\n' 0 1 2 3)" ] || bad "abi_outermain: $out"
 # a program reading the variables of a plain library of its own (copy relocations): filled
 # from that library, which psim neither privatizes nor sees in the global scope (before:
 # "its variable cv_name (a copy relocation) is defined by no loaded library", exit 2; as

@@ -15,7 +15,9 @@
 # - rand, random, lrand48 (tests/data/emul/rand_ranks.c, psimcc, mpicc.mpich and mpicc.openmpi
 #   builds): each rank draws what a process of its own draws (rt_rand.c);
 # - atexit handlers (tests/data/emul/atexit_ranks.c, the same three builds) are each rank's,
-#   run when it ends, inside the simulation (emu_sched.c, emu_rank_atexit).
+#   run when it ends, inside the simulation (emu_sched.c, emu_rank_atexit);
+# - the CPU-time clocks (tests/data/emul/cpu_clocks.c, the same three builds) tell the rank's
+#   own CPU time (emu_rank_cpu).
 . "$(dirname "$0")/../lib/common.sh"
 PSIMCC="$(dirname "$PSIM")/psimcc"
 fails=0
@@ -108,5 +110,14 @@ for b in $BUILDS; do
   want=$(echo 'psim: warning: rank 1 called _exit(0) without calling MPI_Finalize'; printf 'rank %d: handler, sum %d\n' 0 0 2 2)
   [ "$out" = "$want" ] && echo "ok   _exit runs no exit handler: $(basename "$b")" ||
     bad "$(basename "$b"): _exit: $out"
+done
+# the CPU-time clocks are each rank's own (cpu_clocks.c: each rank spins (rank + 1) x 20 ms of
+# CPU in turn; clock_gettime's CPU clocks, clock and getrusage tell its own). Before, the C
+# library's: every rank's CPU time and psim's together
+builds cpu_clocks
+for b in $BUILDS; do
+  out=$("$PSIM" run --np 4 -q -- "$b" 2>&1 | grep -v 'host speed reference' | sort)
+  [ "$out" = "$(printf 'rank %d: cpu ok\n' 0 1 2 3)" ] && echo "ok   CPU-time clocks per rank: $(basename "$b")" ||
+    bad "$(basename "$b"): CPU-time clocks: $out"
 done
 finish $fails

@@ -193,6 +193,9 @@ struct option;
 struct timeval;
 extern int (*abi_psim_gettimeofday)(struct timeval *tv, void *tz);
 extern int (*abi_psim_clock_gettime)(int id, struct timespec *ts);
+struct rusage;
+extern long (*abi_psim_clock)(void);
+extern int (*abi_psim_getrusage)(int who, struct rusage *ru);
 extern int (*abi_psim_getopt)(int kind, int argc, char *const *argv, const char *opts,
                               const struct option *longopts, int *longind);
 /* Stops the run: the program called an MPI function psim does not implement. */

@@ -34,6 +34,8 @@ static const abi_bind extra_binds[] = {
   {"psim_abi_getopt", &abi_psim_getopt},
   {"__wrap_gettimeofday", &abi_psim_gettimeofday},
   {"__wrap_clock_gettime", &abi_psim_clock_gettime},
+  {"__wrap_clock", &abi_psim_clock},
+  {"__wrap_getrusage", &abi_psim_getrusage},
   {NULL, NULL}};
 
 /* Called by psim run (emu_abi.c) with dlopen(NULL): the psim binary, whose dynamic symbols are

@@ -1,6 +1,7 @@
-/* gettimeofday() and clock_gettime() of a program loaded through psim's libmpich.so.12: the
+/* gettimeofday() and clock_gettime() of a program loaded through psim's MPI libraries: the
  * simulated clock, as psimcc's --wrap=gettimeofday,clock_gettime makes them for programs it
- * links (src/emul/rt/rt_clock.c says why). An mpicc binary cannot be relinked, but its lookup
+ * links (src/emul/rt/rt_clock.c says why); the CPU-time clocks (clock_gettime's, clock,
+ * getrusage) the rank's own CPU time. An mpicc binary cannot be relinked, but its lookup
  * scope (RTLD_DEEPBIND) has this library before libc, as for exit (abi_exit.c): its calls bind
  * here and go to psim's __wrap_* functions, which are the C library's outside a rank. Before
  * psim_abi_init has bound them, the C library's next definition is called. */
@@ -9,6 +10,7 @@
 #endif
 #include <dlfcn.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/time.h>
 #include <time.h>
 
@@ -16,6 +18,8 @@
 
 int (*abi_psim_gettimeofday)(struct timeval *tv, void *tz);
 int (*abi_psim_clock_gettime)(int id, struct timespec *ts);
+long (*abi_psim_clock)(void);
+int (*abi_psim_getrusage)(int who, struct rusage *ru);
 
 static void *libc_fn(const char *name) { return dlsym(RTLD_NEXT, name); }
 
@@ -31,4 +35,20 @@ int clock_gettime(clockid_t id, struct timespec *ts) {
   void *p = libc_fn("clock_gettime");
   memcpy(&f, &p, sizeof f);
   return f ? f(id, ts) : -1;
+}
+
+clock_t clock(void) {
+  if (abi_psim_clock) return (clock_t)abi_psim_clock();
+  clock_t (*f)(void);
+  void *p = libc_fn("clock");
+  memcpy(&f, &p, sizeof f);
+  return f ? f() : (clock_t)-1;
+}
+
+int getrusage(int who, struct rusage *ru) {
+  if (abi_psim_getrusage) return abi_psim_getrusage(who, ru);
+  int (*f)(int, struct rusage *);
+  void *p = libc_fn("getrusage");
+  memcpy(&f, &p, sizeof f);
+  return f ? f(who, ru) : -1;
 }

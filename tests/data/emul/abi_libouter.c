@@ -1,6 +1,11 @@
 /* A library that calls MPI only through another one (abi_libuser.c), as MUMPS's libdmumps
  * calls it through Open MPI's Fortran bindings, and keeps per-process state of its own: each
- * rank needs its own copy of it too, though it does not need libmpich.so.12 itself. */
+ * rank needs its own copy of it too, though it does not need libmpich.so.12 itself. Its calls
+ * of the C library that psim takes over (sleep, gettimeofday) must be psim's, as the
+ * program's are: a simulated second, on the simulated clock. */
+#include <sys/time.h>
+#include <unistd.h>
+
 void lu_init(int *argc, char ***argv);
 int lu_ring(void);
 int lu_rank(void);
@@ -18,6 +23,15 @@ void outer_start(int *argc, char ***argv) {
 int outer_rank(void) {
   (void)lu_ring();
   return mine;
+}
+
+/* Seconds gettimeofday saw pass over sleep(1). */
+double outer_slept(void) {
+  struct timeval a, b;
+  gettimeofday(&a, NULL);
+  sleep(1);
+  gettimeofday(&b, NULL);
+  return (double)(b.tv_sec - a.tv_sec) + 1e-6 * (double)(b.tv_usec - a.tv_usec);
 }
 
 void outer_end(void) { lu_end(); }

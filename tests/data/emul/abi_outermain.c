@@ -4,11 +4,12 @@
 
 void outer_start(int *argc, char ***argv);
 int outer_rank(void);
+double outer_slept(void);
 void outer_end(void);
 
 int main(int argc, char **argv) {
   outer_start(&argc, &argv);
-  printf("outer rank %d\n", outer_rank());
+  printf("outer rank %d slept %.6f\n", outer_rank(), outer_slept());
   outer_end();
   return 0;
 }
