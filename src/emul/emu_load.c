@@ -12,6 +12,7 @@
  *
  * --shared-globals loads the program once: cheaper, for programs whose globals are constant
  * or which keep all per-rank state on the stack and heap. */
+#include <ctype.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -54,7 +55,42 @@ int emu_read_file(const char *path, const char *what, char **data, size_t *len, 
 /* ELF e_type at offset 16: 3 = ET_DYN (shared object or PIE), 2 = ET_EXEC. psimcc's programs
  * are shared objects with an interpreter (psim-start, so that ./prog runs); a PIE executable
  * (what mpicc makes) is marked DF_1_PIE in its dynamic section, and glibc refuses to dlopen it. */
+/* A launcher script (Debian's HYPHYMPI, examl and ppuzzle are shell scripts that pick the
+ * binary for the CPU and exec it): under mpirun each process runs the script, which execs the
+ * program; psim run loads the program itself into its ranks, so it must be given the program.
+ * The error names the directories and programs the script mentions. */
+static int script_error(const char *path, const char *d, size_t n, psim_err *err) {
+  size_t end = n < 8192 ? n : 8192, eol = 2;
+  while (eol < end && d[eol] != '\n') eol++;
+  char seen[512] = "";
+  size_t used = 0;
+  int found = 0;
+  for (size_t i = eol; i < end && found < 3; i++) {
+    if (d[i] != '/' || (i > 0 && d[i - 1] != ' ' && d[i - 1] != '=' && d[i - 1] != '"' && d[i - 1] != '\'' && d[i - 1] != '\n'))
+      continue;
+    size_t j = i;
+    while (j < end && (isalnum((unsigned char)d[j]) || strchr("/._+-", d[j]))) j++;
+    char p[256];
+    if (j - i < 2 || j - i >= sizeof p) continue;
+    memcpy(p, d + i, j - i);
+    p[j - i] = 0;
+    while (j - i > 1 && p[j - i - 1] == '/') p[--j - i] = 0;   /* a trailing slash */
+    if (access(p, X_OK) != 0 || !strncmp(p, "/proc", 5) || !strncmp(p, "/dev", 4) || strstr(seen, p)) continue;
+    int k = snprintf(seen + used, sizeof seen - used, "%s%s", found ? ", " : "", p);
+    if (k < 0 || (size_t)k >= sizeof seen - used) break;
+    used += (size_t)k;
+    found++;
+  }
+  int il = (int)(eol - 2 < 60 ? eol - 2 : 60);
+  return psim_errf(err, 2, path, 0,
+                   "is a script (#!%.*s), not a program: under mpirun each process runs it and "
+                   "it starts the MPI program, but psim run loads the program itself into every "
+                   "rank: give psim run the program the script starts%s%s%s",
+                   il, d + 2, found ? " (the script names " : "", seen, found ? ")" : "");
+}
+
 static int check_elf(const char *path, const char *d, size_t n, psim_err *err) {
+  if (n >= 2 && d[0] == '#' && d[1] == '!') return script_error(path, d, n, err);
   if (n < 64 || memcmp(d, "\177ELF", 4))
     return psim_errf(err, 2, path, 0,
                      "not an ELF shared object: build the program with psimcc (e.g. "

@@ -76,6 +76,11 @@ head -c 100 "$TMPD/deadlock" > "$TMPD/truncated" && expect 2 "is truncated or co
 printf 'int main(void) { return 0; }\n' > "$TMPD/plain.c" && cc -o "$TMPD/plain" "$TMPD/plain.c"
 expect 2 "build it with psimcc" "$PSIM" run --np 2 -q -- "$TMPD/plain"
 cc -no-pie -o "$TMPD/plain-nopie" "$TMPD/plain.c" && expect 2 "build it with psimcc" "$PSIM" run --np 2 -q -- "$TMPD/plain-nopie"
+# a launcher script (Debian's HYPHYMPI, examl): psim run needs the program it starts, and says
+# what the script names (before: "not an ELF shared object: build the program with psimcc")
+mkdir -p "$TMPD/bin" && cp "$TMPD/deadlock" "$TMPD/bin/prog"
+printf '#!/bin/sh\nDIR=%s\nexec "$DIR/prog" "$@"\n' "$TMPD/bin" > "$TMPD/launcher" && chmod +x "$TMPD/launcher"
+expect 2 "launcher: is a script (#!/bin/sh), not a program: .*give psim run the program the script starts (the script names $TMPD/bin)" "$PSIM" run --np 2 -q -- "$TMPD/launcher"
 expect 2 "no program given" "$PSIM" run --np 2
 expect 2 "cpu-threshold expects seconds, got ''" "$PSIM" run --np 2 --cpu-threshold "" -- "$TMPD/deadlock"
 expect 2 "unknown option '--bogus'" "$PSIM" run --np 2 --bogus -- "$TMPD/deadlock"
