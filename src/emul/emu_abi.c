@@ -480,7 +480,12 @@ int emu_abi_load_rank(emu_abi *a, int rank, void **handle, emu_main_fn *main_fn,
       int w = write_copy(a->dir, file, d, l->len, name, sizeof name, err);
       free(d);
       if (w < 0) return -1;
-      void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+      /* Lazily bound: a library may call a function its program defines (NEURON's libnrniv
+       * calls nrniv's modl_reg), which a process started normally finds in the executable,
+       * first in the global scope; loaded before its rank's executable, the copy cannot bind
+       * it now, and RTLD_NOW refused it ("undefined symbol: modl_reg"). interpose() sets
+       * those calls to the executable's definition once it is loaded. */
+      void *h = dlopen(name, RTLD_LAZY | RTLD_LOCAL | RTLD_DEEPBIND);
       unlink(name);
       if (!h) return psim_errf(err, 2, l->path, 0, "cannot load rank %d's copy: %s", rank, dlerror());
       l->handle = h;

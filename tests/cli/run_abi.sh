@@ -271,6 +271,13 @@ cc -shared -fPIC -o "$TMPD/lu/libpsimouter.so.1" -Wl,-soname,libpsimouter.so.1 "
 cc -o "$TMPD/lu/outer" "$D/abi_outermain.c" "$TMPD/lu/libpsimouter.so.1" -Wl,-rpath,'$ORIGIN' || bad "cc abi_outermain.c"
 out=$("$PSIM" run --np 4 -q --no-measure -- "$TMPD/lu/outer" | sort)
 [ "$out" = "$(printf 'outer rank %s slept 1.000000\n' 0 1 2 3)" ] || bad "abi_outermain: $out"
+# a library calling MPI and a function its program defines (as NEURON's libnrniv calls nrniv's
+# modl_reg): before, its rank's copy, loaded before the program, was refused ("cannot load rank
+# 0's copy: undefined symbol: hook_of_program")
+"$MPICC" -shared -fPIC -o "$TMPD/lu/libpsimlh.so.1" -Wl,-soname,libpsimlh.so.1 "$D/abi_libhook.c" || bad "mpicc abi_libhook.c"
+cc -o "$TMPD/lu/hook" "$D/abi_hookmain.c" "$TMPD/lu/libpsimlh.so.1" -Wl,-rpath,'$ORIGIN' || bad "cc abi_hookmain.c"
+out=$("$PSIM" run --np 4 -q --no-measure -- "$TMPD/lu/hook" 2>&1)
+[ "$out" = "$(printf 'hook sum 60\nhook sum 60\nhook sum 60\nhook sum 60')" ] || bad "abi_hookmain: $out"
 # a program reading the variables of a plain library of its own (copy relocations): filled
 # from that library, which psim neither privatizes nor sees in the global scope (before:
 # "its variable cv_name (a copy relocation) is defined by no loaded library", exit 2; as
