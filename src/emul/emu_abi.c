@@ -51,13 +51,14 @@
 /* A relocation of a privatized library naming a symbol the executable defines: set to the
  * executable's definition once both are loaded (see interpose below). */
 typedef struct interp_reloc { uint64_t at; uint32_t type; int64_t addend; uint64_t exe_va; } interp_reloc;
+typedef VEC(interp_reloc) interp_vec;
 
 typedef struct abi_lib {
   char *path, *soname;
   char *data;
   size_t len;
   elf_info e;
-  VEC(interp_reloc) interp;
+  interp_vec interp;
   int loaded;                  /* in the current rank */
   void *handle;                /* the current rank's copy */
 } abi_lib;
@@ -71,6 +72,7 @@ struct emu_abi {
   elf_info e;
   const char *dir;
   VEC(copy_reloc) copies;
+  interp_vec interp;           /* its references to the C library's live variables */
   abi_lib *libs;
   int nlibs;
   uint64_t main_va;            /* 0: find it through _start */
@@ -330,70 +332,98 @@ static const char *const stub_syms[] = {
 enum { NSTUB_SYMS = sizeof stub_syms / sizeof *stub_syms };
 #define STUB_SYM (RANK_VAR - NSTUB_SYMS)     /* interp_reloc.exe_va of stub_syms[k]: STUB_SYM + k */
 
+/* The C library's variables that psim's own executable keeps (copy relocations: a PIE built by
+ * gcc copies the variables it uses into its .bss, and the C library then uses that copy). A
+ * rank's program or privatized library loaded with RTLD_DEEPBIND binds them to the C library's
+ * own definition, which nobody writes any more: Debian's ffindex_apply_mpi reads optind through
+ * its GOT, and getopt, which moves the live optind, seemed to leave it at 1 ("-d: No such
+ * file"). They are pointed at the live ones (the global scope's: psim's copies). */
+static const char *const proc_vars[] = {"optind", "optarg", "opterr", "optopt", "stdin", "stdout", "stderr"};
+enum { NPROC_VARS = sizeof proc_vars / sizeof *proc_vars };
+#define PROC_VAR (STUB_SYM - NPROC_VARS)     /* interp_reloc.exe_va of proc_vars[k]: PROC_VAR + k */
+
 /* Storage of the per-rank variables: one block per rank, allocated as a rank is loaded and
  * kept for the life of the process (the ranks' library copies point into it). */
 static void **rank_var_blocks;
 static size_t nrank_var_blocks;
 
+/* The relocations of image d (parsed as e) that psim sets itself once a rank's copies are
+ * loaded: naming a symbol the executable defines (syms: for a privatized library), a rank
+ * variable or a C library call psim takes over (a library), a live variable of the C library
+ * (both). */
+static void scan_relocs(const char *d, size_t len, const elf_info *e, const elf_sym *syms, size_t nsyms,
+                        int lib, interp_vec *out) {
+  const uint64_t tables[2][2] = {{e->rela_off, e->rela_size}, {e->jmprel_off, e->jmprel_size}};
+  for (int t = 0; t < 2; t++)
+    for (uint64_t r = tables[t][0]; tables[t][0] && r + 24 <= tables[t][0] + tables[t][1]; r += 24) {
+      uint64_t info = rd64(d + r + 8), k = info >> 32;
+      uint32_t type = (uint32_t)info;
+      if (!k || (type != R_X86_64_64_ && type != R_X86_64_GLOB_DAT_ && type != R_X86_64_JUMP_SLOT_)) continue;
+      uint64_t sym = e->sym_off + k * 24;
+      if (!e->sym_off || sym + 24 > len) continue;
+      elf_sym key = {elf_str(d, e, rd32(d + sym)), 0};
+      const elf_sym *hit = nsyms ? bsearch(&key, syms, nsyms, sizeof *syms, elf_sym_cmp) : NULL;
+      uint64_t va = hit ? hit->va : 0;
+      for (int v = 0; v < NRANK_VARS && !hit && lib; v++)
+        if (!strcmp(key.name, rank_vars[v])) { va = RANK_VAR + (uint64_t)v; hit = &key; }
+      for (int v = 0; v < NSTUB_SYMS && !hit && lib; v++)
+        if (!strcmp(key.name, stub_syms[v])) { va = STUB_SYM + (uint64_t)v; hit = &key; }
+      for (int v = 0; v < NPROC_VARS && !hit && type != R_X86_64_JUMP_SLOT_; v++)
+        if (!strcmp(key.name, proc_vars[v])) { va = PROC_VAR + (uint64_t)v; hit = &key; }
+      if (!hit) continue;
+      interp_reloc ir = {rd64(d + r), type, (int64_t)rd64(d + r + 16), va};
+      VEC_PUSH(*out, ir);
+    }
+}
+
 static void find_interposed(emu_abi *a) {
   size_t nsyms;
   elf_sym *syms = elf_defined_symbols(a->data, a->len, &a->e, &nsyms);
-  for (int j = 0; j < a->nlibs; j++) {
-    abi_lib *l = &a->libs[j];
-    const uint64_t tables[2][2] = {{l->e.rela_off, l->e.rela_size}, {l->e.jmprel_off, l->e.jmprel_size}};
-    for (int t = 0; t < 2; t++)
-      for (uint64_t r = tables[t][0]; tables[t][0] && r + 24 <= tables[t][0] + tables[t][1]; r += 24) {
-        uint64_t info = rd64(l->data + r + 8), k = info >> 32;
-        uint32_t type = (uint32_t)info;
-        if (!k || (type != R_X86_64_64_ && type != R_X86_64_GLOB_DAT_ && type != R_X86_64_JUMP_SLOT_)) continue;
-        uint64_t sym = l->e.sym_off + k * 24;
-        if (!l->e.sym_off || sym + 24 > l->len) continue;
-        elf_sym key = {elf_str(l->data, &l->e, rd32(l->data + sym)), 0};
-        const elf_sym *hit = nsyms ? bsearch(&key, syms, nsyms, sizeof *syms, elf_sym_cmp) : NULL;
-        uint64_t va = hit ? hit->va : 0;
-        for (int v = 0; v < NRANK_VARS && !hit; v++)
-          if (!strcmp(key.name, rank_vars[v])) { va = RANK_VAR + (uint64_t)v; hit = &key; }
-        for (int v = 0; v < NSTUB_SYMS && !hit; v++)
-          if (!strcmp(key.name, stub_syms[v])) { va = STUB_SYM + (uint64_t)v; hit = &key; }
-        if (!hit) continue;
-        interp_reloc ir = {rd64(l->data + r), type, (int64_t)rd64(l->data + r + 16), va};
-        VEC_PUSH(l->interp, ir);
-      }
-  }
+  for (int j = 0; j < a->nlibs; j++)
+    scan_relocs(a->libs[j].data, a->libs[j].len, &a->libs[j].e, syms, nsyms, 1, &a->libs[j].interp);
+  scan_relocs(a->data, a->len, &a->e, NULL, 0, 0, &a->interp);
   free(syms);
 }
 
-/* Points rank's copy of library l at the executable (loaded at exe_base), its rank's
- * variables and psim's MPI library (stub) as find_interposed listed; the pages of
+/* Points a rank's copy of an image (the program or a privatized library, loaded at base,
+ * parsed as e) at the executable (loaded at exe_base), its rank's variables, psim's MPI
+ * library (stub) and the C library's live variables, as find_interposed listed; the pages of
  * PT_GNU_RELRO are made writable for it, then read-only again. */
-static int interpose(abi_lib *l, uintptr_t exe_base, void **rank_block, void *stub, psim_err *err) {
-  if (!l->interp.len) return 0;
-  struct link_map *lm = NULL;
-  if (dlinfo(l->handle, RTLD_DI_LINKMAP, &lm) < 0 || !lm)
-    return psim_errf(err, 2, l->path, 0, "cannot find where a rank's copy is loaded");
-  uintptr_t base = (uintptr_t)lm->l_addr;
+static int patch_relocs(const char *path, uintptr_t base, const elf_info *e, const interp_vec *rs,
+                        uintptr_t exe_base, void **rank_block, void *stub, psim_err *err) {
+  if (!rs->len) return 0;
   long pg = sysconf(_SC_PAGESIZE);
   uintptr_t r0 = 0, r1 = 0;
-  if (l->e.relro_size) {
-    r0 = (base + l->e.relro_va) & ~(uintptr_t)(pg - 1);
-    r1 = base + l->e.relro_va + l->e.relro_size;
+  if (e->relro_size) {
+    r0 = (base + e->relro_va) & ~(uintptr_t)(pg - 1);
+    r1 = base + e->relro_va + e->relro_size;
     if (mprotect((void *)r0, r1 - r0, PROT_READ | PROT_WRITE) != 0)
-      return psim_errf(err, 2, l->path, 0, "cannot make a rank's copy writable: %s", strerror(errno));
+      return psim_errf(err, 2, path, 0, "cannot make a rank's copy writable: %s", strerror(errno));
   }
-  for (size_t i = 0; i < l->interp.len; i++) {
-    const interp_reloc *ir = &l->interp.data[i];
+  for (size_t i = 0; i < rs->len; i++) {
+    const interp_reloc *ir = &rs->data[i];
     uint64_t v;
     if (ir->exe_va >= RANK_VAR) v = (uint64_t)(uintptr_t)&rank_block[ir->exe_va - RANK_VAR];
-    else if (ir->exe_va >= STUB_SYM) {
-      void *f = dlsym(stub, stub_syms[ir->exe_va - STUB_SYM]);
-      if (!f) return psim_errf(err, 2, l->path, 0, "psim's MPI library defines no %s", stub_syms[ir->exe_va - STUB_SYM]);
+    else if (ir->exe_va >= STUB_SYM || ir->exe_va >= PROC_VAR) {
+      int stubbed = ir->exe_va >= STUB_SYM;
+      const char *name = stubbed ? stub_syms[ir->exe_va - STUB_SYM] : proc_vars[ir->exe_va - PROC_VAR];
+      void *f = dlsym(stubbed ? stub : RTLD_DEFAULT, name);
+      if (!f) return psim_errf(err, 2, path, 0, "%s defines no %s", stubbed ? "psim's MPI library" : "the C library", name);
       v = (uint64_t)(uintptr_t)f;
     } else v = exe_base + ir->exe_va;
     if (ir->type == R_X86_64_64_) v += (uint64_t)ir->addend;
     memcpy((void *)(base + ir->at), &v, sizeof v);
   }
-  if (l->e.relro_size) mprotect((void *)r0, r1 - r0, PROT_READ);
+  if (e->relro_size) mprotect((void *)r0, r1 - r0, PROT_READ);
   return 0;
+}
+
+static int interpose(abi_lib *l, uintptr_t exe_base, void **rank_block, void *stub, psim_err *err) {
+  if (!l->interp.len) return 0;
+  struct link_map *lm = NULL;
+  if (dlinfo(l->handle, RTLD_DI_LINKMAP, &lm) < 0 || !lm)
+    return psim_errf(err, 2, l->path, 0, "cannot find where a rank's copy is loaded");
+  return patch_relocs(l->path, (uintptr_t)lm->l_addr, &l->e, &l->interp, exe_base, rank_block, stub, err);
 }
 
 int emu_abi_open(emu_abi **out, const char *path, const char *data, size_t len, const char *privatize,
@@ -520,6 +550,7 @@ int emu_abi_load_rank(emu_abi *a, int rank, void **handle, emu_main_fn *main_fn,
   rank_var_blocks[nrank_var_blocks++] = block;
   for (int j = 0; j < a->nlibs; j++)
     if (interpose(&a->libs[j], base, block, stubs[a->mpi], err) < 0) return -1;
+  if (patch_relocs(a->path, base, &a->e, &a->interp, base, block, stubs[a->mpi], err) < 0) return -1;
   /* the copy relocations: the current value of the library's variable. A const variable's
    * copy (MPICH's MPI_UNWEIGHTED, `int *const`) lies in the executable's PT_GNU_RELRO,
    * read-only once loaded: writable for the copy, then read-only again */
@@ -611,6 +642,7 @@ void emu_abi_free(emu_abi *a) {
   if (!a) return;
   for (size_t i = 0; i < a->copies.len; i++) free(a->copies.data[i].name);
   VEC_FREE(a->copies);
+  VEC_FREE(a->interp);
   for (int j = 0; j < a->nlibs; j++) {
     VEC_FREE(a->libs[j].interp);
     free(a->libs[j].path);

@@ -96,6 +96,18 @@ $out
 differ from separate processes'
 $want"
 done
+# getopt's variables read through the GOT (-fPIC: no copy relocation in the program, as
+# Debian's ffindex_apply_mpi) are the live ones: before, the program read the C library's
+# own optind, which getopt no longer moves (psim's executable keeps the live copy), and took
+# "-d" for its first file
+for mpi in mpich openmpi; do
+  command -v mpicc.$mpi > /dev/null && [ "${PSIM_SANITIZED:-0}" != 1 ] || continue
+  mpicc.$mpi -fPIC -O1 -o "$TMPD/getopt_got_$mpi" "$PSIM_TESTDATA/emul/getopt_got.c" || { bad "mpicc.$mpi -fPIC getopt_got.c"; continue; }
+  readelf -r "$TMPD/getopt_got_$mpi" | grep -q "GLOB_DAT.*optind" || bad "getopt_got_$mpi: optind is not read through the GOT: not the case tested"
+  out=$("$PSIM" run --np 2 -q --no-measure -- "$TMPD/getopt_got_$mpi" -d out -i idx data index -- prog 2>&1 | sort)
+  [ "$out" = "$(printf 'rank %d: d out i idx rest data index prog\n' 0 1)" ] && echo "ok   getopt through the GOT: $mpi" ||
+    bad "getopt_got_$mpi: $out"
+done
 # exit handlers are each rank's own, run when it ends (atexit_ranks.c): one communicates, one
 # calls MPI_Finalize; _exit runs none. Before, they ran once for the process after the
 # simulation: "the program called MPI after its simulation had ended"
