@@ -15,7 +15,7 @@ expect() { # expect RC PATTERN command...
     echo "FAIL: $* (rc $rc, want $want; '$pat' expected in:)"; cat "$TMPD/err"; fails=$((fails + 1))
   fi
 }
-for p in deadlock crash overflow mpierr exit datemax badvol alias spin_forever; do
+for p in deadlock crash overflow mpierr exit datemax badvol alias spin_forever after_finalize; do
   "$PSIMCC" -g -o "$TMPD/$p" "$D/$p.c" || { echo "FAIL: psimcc $p"; exit 1; }
 done
 expect 3 "rank 1 (host node-1): blocked in MPI_Recv(peer 0, tag 7) at .*deadlock.c:7" "$PSIM" run --np 2 -q -- "$TMPD/deadlock"
@@ -76,6 +76,10 @@ head -c 100 "$TMPD/deadlock" > "$TMPD/truncated" && expect 2 "is truncated or co
 printf 'int main(void) { return 0; }\n' > "$TMPD/plain.c" && cc -o "$TMPD/plain" "$TMPD/plain.c"
 expect 2 "build it with psimcc" "$PSIM" run --np 2 -q -- "$TMPD/plain"
 cc -no-pie -o "$TMPD/plain-nopie" "$TMPD/plain.c" && expect 2 "build it with psimcc" "$PSIM" run --np 2 -q -- "$TMPD/plain-nopie"
+# a local MPI call after MPI_Finalize, from main or from an exit handler (run in the rank):
+# exit 4 naming the call (before: it returned success)
+expect 4 "rank 0: MPI error in MPI_Comm_free: MPI function called after MPI_Finalize" "$PSIM" run --np 2 -q -- "$TMPD/after_finalize"
+expect 4 "rank 0: MPI error in MPI_Comm_free: MPI function called after MPI_Finalize" "$PSIM" run --np 2 -q -- "$TMPD/after_finalize" handler
 # a launcher script (Debian's HYPHYMPI, examl): psim run needs the program it starts, and says
 # what the script names (before: "not an ELF shared object: build the program with psimcc")
 mkdir -p "$TMPD/bin" && cp "$TMPD/deadlock" "$TMPD/bin/prog"

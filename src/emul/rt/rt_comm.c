@@ -1,6 +1,7 @@
 /* Communicators and groups. A communicator is one object shared by its members (created once
  * by whichever member completes the creating collective first); its context id separates its
  * messages from every other communicator's in the MPI layer's matching. */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +39,19 @@ void rt_comms_init(rt_world *w, int np) {
   VEC_PUSH(w->groups, empty);             /* MPI_GROUP_EMPTY */
 }
 
+/* A call naming a communicator after the rank's MPI_Finalize: erroneous (MPICH and Open MPI
+ * abort the job), even a local one, say MPI_Comm_free in an exit handler, which runs in the
+ * rank after its main (emu_rank_atexit). The call is named by the caller's symbol when it is
+ * an MPI function of psim's (most calls come straight here). */
+static __attribute__((noinline, cold, noreturn)) void after_finalize(const void *caller) {
+  Dl_info di;
+  if (caller && dladdr(caller, &di) && di.dli_sname && !strncmp(di.dli_sname, "MPI_", 4)) emu_self()->call = di.dli_sname;
+  emu_fatal("MPI function called after MPI_Finalize");
+}
+
 rt_comm *rt_comm_get(MPI_Comm h) {
+  const emu_rank *k = emu_self();
+  if (__builtin_expect(k && k->finalized, 0)) after_finalize(__builtin_return_address(0));
   rt_world *w = rt_w();
   if (h == MPI_COMM_SELF) return rt_me()->self;
   if (h <= 0 || (size_t)h >= w->comms.len || !w->comms.data[h] || w->comms.data[h]->local[rt_world_rank()] < 0)
