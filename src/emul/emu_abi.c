@@ -382,6 +382,16 @@ static void find_interposed(emu_abi *a) {
   for (int j = 0; j < a->nlibs; j++)
     scan_relocs(a->libs[j].data, a->libs[j].len, &a->libs[j].e, syms, nsyms, 1, &a->libs[j].interp);
   scan_relocs(a->data, a->len, &a->e, NULL, 0, 0, &a->interp);
+  /* A variable the executable keeps a copy of itself (a copy relocation) is its own, kept in
+   * step by psim (psim_abi_getopt): its other references to it stay on that copy. */
+  size_t kept = 0;
+  for (size_t i = 0; i < a->interp.len; i++) {
+    const char *name = proc_vars[a->interp.data[i].exe_va - PROC_VAR];
+    int own = 0;
+    for (size_t c = 0; c < a->copies.len && !own; c++) own = !strcmp(a->copies.data[c].name, name);
+    if (!own) a->interp.data[kept++] = a->interp.data[i];
+  }
+  a->interp.len = kept;
   free(syms);
 }
 
@@ -404,7 +414,7 @@ static int patch_relocs(const char *path, uintptr_t base, const elf_info *e, con
     const interp_reloc *ir = &rs->data[i];
     uint64_t v;
     if (ir->exe_va >= RANK_VAR) v = (uint64_t)(uintptr_t)&rank_block[ir->exe_va - RANK_VAR];
-    else if (ir->exe_va >= STUB_SYM || ir->exe_va >= PROC_VAR) {
+    else if (ir->exe_va >= PROC_VAR) {   /* psim's MPI library's function, or a live variable */
       int stubbed = ir->exe_va >= STUB_SYM;
       const char *name = stubbed ? stub_syms[ir->exe_va - STUB_SYM] : proc_vars[ir->exe_va - PROC_VAR];
       void *f = dlsym(stubbed ? stub : RTLD_DEFAULT, name);
