@@ -174,6 +174,7 @@ struct emu_sim {
   int *rank_host;
   int np;
   emu_rank *running;
+  pthread_t thread;         /* the thread that runs every rank (emu_self) */
   emu_fiber_host host;
   emu_prog prog;
   emu_req *free_reqs;
@@ -255,8 +256,12 @@ static inline void emu_watch_leave(emu_sim *S, int rank, double now) {
  * emu_runs_ended: simulations ended in this process (MPI is finalized once one has). */
 extern int emu_runs_ended;
 void emu_after_run(void) __attribute__((noreturn, cold));
+/* MPI called from a thread the program started: psim runs every rank in one thread, its
+ * own; stops the process with a message (emu_sched.c). */
+void emu_foreign_thread(void) __attribute__((noreturn, cold));
 static inline emu_rank *emu_self(void) {
   if (__builtin_expect(!emu_current, 0)) emu_after_run();
+  if (__builtin_expect(!pthread_equal(pthread_self(), emu_current->thread), 0)) emu_foreign_thread();
   return emu_current->running;
 }
 

@@ -317,9 +317,26 @@ void emu_sleep(double seconds) {
 }
 
 /* ---- MPI call boundaries ---- */
+/* A thread the program started (MolDS's boost::thread that communicates while its rank
+ * computes) called MPI. psim runs every rank in one thread of its own, switching between them
+ * in MPI calls, so it provides MPI_THREAD_FUNNELED at most (MPI_Init_thread says so): the
+ * call would race with the ranks' thread on psim's state (MolDS's run hung, then was called a
+ * deadlock outside MPI). Stop with a message, from that thread: a simulation cannot go on. */
+void emu_foreign_thread(void) {
+  static const char msg[] = "psim: an MPI function was called from a thread the program started, "
+                            "not from its rank's own: psim runs every rank in one thread of its own "
+                            "(MPI_THREAD_FUNNELED at most, as MPI_Init_thread answers), so a program "
+                            "that communicates from threads of its own (MPI_THREAD_MULTIPLE) cannot "
+                            "be run; the run stops\n";
+  fflush(stdout);
+  (void)!write(2, msg, sizeof msg - 1);
+  _exit(PSIM_EXIT_APP);
+}
+
 void emu_enter(const char *name) {
   emu_sim *S = emu_current;
   if (!S) emu_after_run();   /* outside the simulation (a constructor, an exit handler) */
+  if (!pthread_equal(pthread_self(), S->thread)) emu_foreign_thread();
   emu_rank *k = S->running;
   if (k->depth++ > 0) return;
   emu_watch_enter(S);
@@ -652,6 +669,7 @@ int emu_run(const emu_opts *o, replay_result *res, psim_err *err) {
   if (emu_current) return psim_errf(err, 2, NULL, 0, "one psim run at a time per process");
   emu_sim *S = xcalloc(1, sizeof *S);
   S->o = o;
+  S->thread = pthread_self();
   S->np = o->np;
   S->err = err;
   S->test_count = 1;

@@ -15,7 +15,7 @@ expect() { # expect RC PATTERN command...
     echo "FAIL: $* (rc $rc, want $want; '$pat' expected in:)"; cat "$TMPD/err"; fails=$((fails + 1))
   fi
 }
-for p in deadlock crash overflow mpierr exit datemax badvol alias spin_forever after_finalize; do
+for p in deadlock crash overflow mpierr exit datemax badvol alias spin_forever after_finalize thread_mpi; do
   "$PSIMCC" -g -o "$TMPD/$p" "$D/$p.c" || { echo "FAIL: psimcc $p"; exit 1; }
 done
 expect 3 "rank 1 (host node-1): blocked in MPI_Recv(peer 0, tag 7) at .*deadlock.c:7" "$PSIM" run --np 2 -q -- "$TMPD/deadlock"
@@ -80,6 +80,10 @@ cc -no-pie -o "$TMPD/plain-nopie" "$TMPD/plain.c" && expect 2 "build it with psi
 # exit 4 naming the call (before: it returned success)
 expect 4 "rank 0: MPI error in MPI_Comm_free: MPI function called after MPI_Finalize" "$PSIM" run --np 2 -q -- "$TMPD/after_finalize"
 expect 4 "rank 0: MPI error in MPI_Comm_free: MPI function called after MPI_Finalize" "$PSIM" run --np 2 -q -- "$TMPD/after_finalize" handler
+# MPI called from a thread the program started (MPI_THREAD_MULTIPLE use): exit 4 and a message
+# (before: it raced with the ranks' thread on psim's state; MolDS hung)
+expect 4 "an MPI function was called from a thread the program started" "$PSIM" run --np 2 -q -- "$TMPD/thread_mpi"
+grep -q "provided FUNNELED" "$TMPD/out" || { echo "FAIL: thread_mpi: MPI_Init_thread(MULTIPLE) did not provide FUNNELED"; fails=$((fails + 1)); }
 # a launcher script (Debian's HYPHYMPI, examl): psim run needs the program it starts, and says
 # what the script names (before: "not an ELF shared object: build the program with psimcc")
 mkdir -p "$TMPD/bin" && cp "$TMPD/deadlock" "$TMPD/bin/prog"

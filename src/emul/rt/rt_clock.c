@@ -45,6 +45,7 @@ int __wrap_gettimeofday(struct timeval *tv, void *tz) {
  * and psim (one thread runs them all: LAMMPS at 4 ranks printed "287.1% CPU use"). Under
  * --no-measure, and outside a rank, the C library's. */
 static int rank_cpu(struct timespec *ts) {
+  if (!rt_in_rank_code()) return 0;   /* psim's own code, or a thread the program started */
   double c = emu_rank_cpu();
   if (c < 0) return 0;
   ts->tv_sec = (time_t)c;
