@@ -139,7 +139,8 @@ int emu_abi_detect(const char *path, const char *d, size_t n, psim_err *err) {
     rc = psim_errf(err, 2, path, 0,
                    "is an executable that does not use MPI (neither it nor the %zu libraries it "
                    "needs NEED libmpich.so.12 or libmpi.so.40): build it with psimcc, which makes "
-                   "the shared object psim run loads once per rank", w.libs.len);
+                   "the shared object psim run loads once per rank (an interpreter that loads MPI "
+                   "later, python3 with mpi4py, cannot be run)", w.libs.len);
   else if (w.mpis == (ELF_MPICH | ELF_OMPI))
     rc = psim_errf(err, 2, path, 0, "needs both MPICH (libmpich.so.12) and Open MPI (libmpi.so.40) "
                    "through its libraries: one process has one MPI");
