@@ -188,9 +188,8 @@ static int walk_needed(void *ctx, const char *d, size_t n, const elf_info *e) {
     }
     int to = walk_add(w, s);
     if (w->from >= 0 && to >= 0) {
-      int edge[2] = {w->from, to};
-      VEC_PUSH(w->edges, edge[0]);
-      VEC_PUSH(w->edges, edge[1]);
+      VEC_PUSH(w->edges, w->from);
+      VEC_PUSH(w->edges, to);
     }
   }
   w->mpis |= mpi;

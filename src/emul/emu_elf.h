@@ -61,9 +61,9 @@ char *elf_search_lib(const char *name, const char *exe_path, const char *rp);
  * rank's own: psim run (emu_abi.c) privatizes every library that needs the MPI library, as
  * --privatize-libs would (shared, the ranks overwrote each other's BLACS grids and the run
  * deadlocked), and every library that needs one of those (MUMPS needs Open MPI's Fortran
- * bindings, which need libmpi.so.40). The walk follows the NEEDED entries breadth first, as the loader searches them
- * (each library's own RUNPATH is not read: the program's and the system's directories are),
- * over at most 128 libraries. */
+ * bindings, which need libmpi.so.40). The walk follows the NEEDED entries breadth first, as
+ * the loader searches them (each library's own RUNPATH is not read: the program's and the
+ * system's directories are), over at most 128 libraries. */
 enum { ELF_MPICH = 1, ELF_OMPI = 2 };   /* the MPIs psim supplies: libmpich.so.12, libmpi.so.40 */
 /* mpi: the ELF_* it needs, itself or through the libraries it needs, or 0 */
 typedef struct { char *path; int mpi; } elf_walk_lib;

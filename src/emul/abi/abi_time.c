@@ -38,17 +38,13 @@ int clock_gettime(clockid_t id, struct timespec *ts) {
 }
 
 clock_t clock(void) {
-  if (abi_psim_clock) return (clock_t)abi_psim_clock();
-  clock_t (*f)(void);
-  void *p = libc_fn("clock");
-  memcpy(&f, &p, sizeof f);
-  return f ? f() : (clock_t)-1;
+  long (*f)(void) = abi_psim_clock;   /* clock_t is long */
+  if (!f) { void *p = libc_fn("clock"); memcpy(&f, &p, sizeof f); }
+  return f ? (clock_t)f() : (clock_t)-1;
 }
 
 int getrusage(int who, struct rusage *ru) {
-  if (abi_psim_getrusage) return abi_psim_getrusage(who, ru);
-  int (*f)(int, struct rusage *);
-  void *p = libc_fn("getrusage");
-  memcpy(&f, &p, sizeof f);
+  int (*f)(int, struct rusage *) = abi_psim_getrusage;
+  if (!f) { void *p = libc_fn("getrusage"); memcpy(&f, &p, sizeof f); }
   return f ? f(who, ru) : -1;
 }

@@ -54,9 +54,9 @@ static int rank_cpu(struct timespec *ts) {
 }
 
 int __wrap_clock_gettime(clockid_t id, struct timespec *ts) {
-  if ((id == CLOCK_PROCESS_CPUTIME_ID || id == CLOCK_THREAD_CPUTIME_ID) && rank_cpu(ts)) return 0;
-  if (!rt_in_rank_code() || id == CLOCK_PROCESS_CPUTIME_ID || id == CLOCK_THREAD_CPUTIME_ID || id < 0)
-    return clock_gettime(id, ts);
+  if (id == CLOCK_PROCESS_CPUTIME_ID || id == CLOCK_THREAD_CPUTIME_ID)
+    return rank_cpu(ts) ? 0 : clock_gettime(id, ts);
+  if (!rt_in_rank_code() || id < 0) return clock_gettime(id, ts);
   double t = rt_wtime("clock_gettime");
   ts->tv_sec = (time_t)t;
   ts->tv_nsec = (long)((t - (double)ts->tv_sec) * 1e9);
