@@ -37,6 +37,11 @@ typedef struct emu_opts {
                                  smpi/test, smpi/iprobe, smpi/grow-injected-times); 0 (the
                                  default): a rank polling in vain waits for the next event */
   size_t stack_size;          /* per rank, bytes */
+  int thread_level;           /* run/thread-level: the highest level MPI_Init_thread provides
+                                 (0 SINGLE .. 3 MULTIPLE; default 1, FUNNELED). Whatever it
+                                 says, only a rank's own thread can call MPI (another thread's
+                                 call stops the run): above FUNNELED it is for programs that ask
+                                 more than they use (cp2k asks SERIALIZED and aborts without) */
   double lock_limit;          /* run/lock-limit: seconds of wall time a rank may wait for a lock
                                   outside MPI while nothing in the process runs (0: never) */
   uint64_t spin_limit;        /* run/spin-limit: quiet failed polls that make a livelock

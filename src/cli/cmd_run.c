@@ -50,7 +50,10 @@ static const char *HELP =
     "                      failed polls with only the pollers' own sleeps under way that\n"
     "                      make a livelock, reported as a deadlock (default 1048576; 0: never);\n"
     "                      run/lock-limit:S wall seconds a rank may wait for a lock outside\n"
-    "                      MPI that another rank holds, nothing else running (default 10)\n"
+    "                      MPI that another rank holds, nothing else running (default 10);\n"
+    "                      run/thread-level:L the most MPI_Init_thread provides: single,\n"
+    "                      funneled (default), serialized, multiple; only a rank's main\n"
+    "                      thread can call MPI whatever it says (cp2k asks serialized)\n"
     CLI_CPU_HELP
     "  --stack-size SIZE   stack of each rank (default 8M; K, M, G suffixes)\n"
     "  --compute-limit S   stop the run when a rank runs its own code S seconds (wall time)\n"

@@ -66,6 +66,7 @@ typedef struct emu_prog {
   /* per copy: a constructor called MPI_Init or MPI_Init_thread as the copy was loaded (1 +
    * the thread level it got), done at the rank's start (rt_init.c, rt_ctor_init) */
   int *ctor_init;
+  int thread_level;         /* emu_opts.thread_level, for MPI_Init_thread from a constructor */
   /* An MPICH-built program whose constructors communicate (OpenCoarrays' runtime): each rank
    * loads its own copy at its start, on its own stack (emu_sched.c, rank_main), so that they
    * run inside the simulation; then this is the loader's state and `dir` its directory (both
@@ -80,9 +81,10 @@ extern emu_prog *emu_loading_prog;
 extern int emu_loading_copy;
 /* src/emul/rt/rt_init.c: a constructor's MPI_Init, made at the rank's start */
 void rt_ctor_init(int how);
-/* privatize_libs: --privatize-libs (a program built by MPICH's mpicc: emu_abi.c), or NULL */
+/* privatize_libs: --privatize-libs (a program built by MPICH's mpicc: emu_abi.c), or NULL;
+ * thread_level: emu_opts.thread_level (MPI_Init_thread from a constructor) */
 int emu_prog_load(emu_prog *p, const char *path, int nranks, int shared_globals,
-                  const char *privatize_libs, psim_err *err);
+                  const char *privatize_libs, int thread_level, psim_err *err);
 void emu_prog_unload(emu_prog *p);
 int emu_read_file(const char *path, const char *what, char **data, size_t *len, psim_err *err);
 
@@ -165,6 +167,20 @@ typedef struct emu_rank {
   rank_stats st;
 } emu_rank;
 
+/* ---- per-rank copies of the OpenMP runtime's thread-local state (emu_tls.c) ---- */
+#define EMU_TLS_MAX 4
+typedef struct {
+  int nblocks;
+  struct { void *addr; size_t size; } blocks[EMU_TLS_MAX];   /* in psim's thread */
+  size_t total;
+  unsigned char *copies;    /* np x total: each rank's state */
+  unsigned char *host;      /* the thread's own (before and after the simulation) */
+  int owner;                /* whose state the thread holds: a rank, or -1 its own */
+} emu_tls;
+void emu_tls_init(emu_tls *t, int np);     /* after the program is loaded */
+void emu_tls_switch(emu_tls *t, int rank); /* before rank runs (-1: the thread's own) */
+void emu_tls_free(emu_tls *t);
+
 struct emu_sim {
   const emu_opts *o;
   sim *sim;
@@ -177,6 +193,7 @@ struct emu_sim {
   pthread_t thread;         /* the thread that runs every rank (emu_self) */
   emu_fiber_host host;
   emu_prog prog;
+  emu_tls tls;              /* the OpenMP runtime's thread-local state, per rank */
   emu_req *free_reqs;
   VEC(emu_req *) all_reqs;
   double test_count;        /* SMPI's process-wide count of injected test sleeps */
@@ -288,7 +305,7 @@ double emu_burst(const emu_rank *k);  /* seconds of user code since emu_mark (em
 double emu_rank_cpu(void);
 /* Stops the simulation with an MPI error (like MPI_ERRORS_ARE_FATAL). Does not return. */
 void emu_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-void emu_abort(int code) __attribute__((noreturn));
+void emu_abort(int code, const char *hint) __attribute__((noreturn));   /* hint: appended, or NULL */
 /* The running rank ends with code: its exit handlers run first (emu_rank_atexit). */
 void emu_rank_exit(int code) __attribute__((noreturn));
 /* An exit handler registered by the running rank's main: its own, run when it ends (1), or

@@ -210,18 +210,49 @@ static int per_process(const char *path) {
   return !strncmp(b, "libgfortran.so", 14);
 }
 
+/* A library the executable takes a variable from by a copy relocation (the program reads
+ * and writes its own copy, in its .bss; in a normal process the library's code uses that copy
+ * too), when the variable stays writable: shared by the ranks, the library would go on using
+ * its own, which the program never writes. mpgrafic sets GSL's gsl_rng_default_seed per rank
+ * and GSL read its own (0): ranks 1-3 drew rank 0's white noise and wrote wrong initial
+ * conditions, silently. Such a library is each rank's own, as a process's; its copies then
+ * use the rank's executable's (see "The executable's symbols come first"). Not the C and C++
+ * runtimes (stdout, optind, std::cout: psim keeps those right otherwise; their copies would
+ * not be shared by the other libraries that use them), nor a library with thread-local
+ * storage (a copy per rank may not fit in the static TLS area). The variable's name, or NULL. */
+static const char *state_var(const emu_abi *a, const char *path) {
+  static const char *const runtimes[] = {"libc.so", "libm.so", "libstdc++.so", "libgcc_s.so", "libpthread.so",
+                                         "libdl.so", "librt.so", "ld-linux", "libgomp.so", "libquadmath.so"};
+  if (!a->copies.len) return NULL;
+  const char *b = strrchr(path, '/');
+  b = b ? b + 1 : path;
+  for (size_t i = 0; i < sizeof runtimes / sizeof *runtimes; i++)
+    if (!strncmp(b, runtimes[i], strlen(runtimes[i]))) return NULL;
+  char **names = xmalloc(a->copies.len * sizeof *names);
+  for (size_t i = 0; i < a->copies.len; i++) names[i] = a->copies.data[i].name;
+  int k = elf_lib_state_var(path, names, a->copies.len);
+  free(names);
+  return k < 0 ? NULL : a->copies.data[k].name;
+}
+
 /* The libraries that call MPI (elf_walk), each rank's own, whether the program calls MPI
  * itself too (an mpicc-linked ScaLAPACK driver) or only through them (the testers); and those
- * whose state is per process (per_process). */
+ * whose state is per process (per_process, state_var). */
 static int add_mpi_libs(emu_abi *a, psim_err *err) {
   elf_walk w;
   elf_walk_program(&w, a->path, a->data, &a->e);
   int rc = 0;
   a->mpi = w.mpis & ELF_OMPI ? ELF_OMPI : ELF_MPICH;
-  for (size_t i = 0; i < w.libs.len && rc == 0; i++)
-    if (w.libs.data[i].mpi) rc = add_lib(a, w.libs.data[i].path, NULL, err);
-    else if (per_process(w.libs.data[i].path))
-      rc = add_lib(a, w.libs.data[i].path, "the Fortran runtime's state is each process's own", err);
+  for (size_t i = 0; i < w.libs.len && rc == 0; i++) {
+    const char *path = w.libs.data[i].path, *var;
+    char why[300];
+    if (w.libs.data[i].mpi) rc = add_lib(a, path, NULL, err);
+    else if (per_process(path)) rc = add_lib(a, path, "the Fortran runtime's state is each process's own", err);
+    else if ((var = state_var(a, path))) {
+      snprintf(why, sizeof why, "the program keeps a copy of its variable %s, which is each process's own", var);
+      rc = add_lib(a, path, why, err);
+    }
+  }
   elf_walk_free(&w);
   return rc;
 }
@@ -624,6 +655,7 @@ int emu_abi_probe_ctors(emu_abi *a) {
     int ctor_init = 0;
     emu_prog scratch = {0};
     scratch.ctor_init = &ctor_init;
+    scratch.thread_level = emu_loading_prog ? emu_loading_prog->thread_level : 1;   /* (FUNNELED) */
     emu_loading_prog = &scratch;
     emu_loading_copy = 0;
     void *h = NULL;

@@ -233,6 +233,35 @@ int elf_sym_cmp(const void *x, const void *y) {
   return strcmp(((const elf_sym *)x)->name, ((const elf_sym *)y)->name);
 }
 
+typedef struct { char *const *names; size_t count; int found; } state_ctx;
+
+static int find_state_var(void *ctx, const char *d, size_t n, const elf_info *e) {
+  state_ctx *c = ctx;
+  if (e->tls) return 0;
+  size_t ns;
+  elf_sym *syms = elf_defined_symbols(d, n, e, &ns);
+  uint64_t phoff = rd64(d + 32);
+  uint16_t phentsize = rd16(d + 54), phnum = rd16(d + 56);
+  for (size_t i = 0; i < c->count && c->found < 0 && ns; i++) {
+    elf_sym key = {c->names[i], 0};
+    const elf_sym *s = bsearch(&key, syms, ns, sizeof *syms, elf_sym_cmp);
+    if (!s || (s->va >= e->relro_va && s->va < e->relro_va + e->relro_size)) continue;
+    for (uint16_t p = 0; p < phnum; p++) {
+      const char *ph = d + phoff + (uint64_t)p * phentsize;
+      uint64_t va = rd64(ph + 16), memsz = rd64(ph + 40);
+      if (rd32(ph) == PT_LOAD_ && (rd32(ph + 4) & 2) && s->va >= va && s->va < va + memsz) { c->found = (int)i; break; }
+    }
+  }
+  free(syms);
+  return 0;
+}
+
+int elf_lib_state_var(const char *path, char *const *names, size_t count) {
+  state_ctx c = {names, count, -1};
+  with_image(path, find_state_var, &c);
+  return c.found;
+}
+
 elf_sym *elf_defined_symbols(const char *d, size_t n, const elf_info *e, size_t *count) {
   *count = 0;
   uint64_t shoff = rd64(d + 40);

@@ -88,5 +88,9 @@ int elf_sym_cmp(const void *x, const void *y);   /* by name, for qsort and bsear
 /* The image's defined dynamic symbols (global or weak functions and objects), sorted by name
  * (malloc'ed, NULL when none or no section headers). */
 elf_sym *elf_defined_symbols(const char *d, size_t n, const elf_info *e, size_t *count);
+/* Which of names[0..count) the library at path defines as a variable that stays writable once
+ * loaded (in a writable segment, outside PT_GNU_RELRO): its index, or -1 (none, the file is
+ * unreadable, or the library has thread-local storage). */
+int elf_lib_state_var(const char *path, char *const *names, size_t count);
 
 #endif

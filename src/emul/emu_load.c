@@ -144,8 +144,9 @@ static void *open_copy(const char *path, const char *dir, const char *data, size
 }
 
 int emu_prog_load(emu_prog *p, const char *path, int nranks, int shared_globals,
-                  const char *privatize_libs, psim_err *err) {
+                  const char *privatize_libs, int thread_level, psim_err *err) {
   memset(p, 0, sizeof *p);
+  p->thread_level = thread_level;
   char *data = NULL;
   size_t len = 0;
   if (emu_read_file(path, "the program", &data, &len, err) < 0) return -1;

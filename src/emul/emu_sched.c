@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -36,6 +37,7 @@ void emu_opts_init(emu_opts *o, const platform *p, int np) {
   o->compute_limit = 300;
   o->spin_limit = (uint64_t)1 << 20;
   o->lock_limit = 10;
+  o->thread_level = 1;       /* MPI_THREAD_FUNNELED */
   o->rank_memory = 1e6;
 }
 
@@ -62,6 +64,12 @@ int emu_opts_cfg(emu_opts *o, const char *key, const char *value, psim_err *err)
     return 0;
   }
   if (!strcmp(key, "run/lock-limit")) return parse_double(key, value, &o->lock_limit, err);
+  if (!strcmp(key, "run/thread-level")) {
+    static const char *const levels[] = {"single", "funneled", "serialized", "multiple"};
+    for (int i = 0; i < 4; i++)
+      if (!strcasecmp(value, levels[i])) { o->thread_level = i; return 0; }
+    return psim_errf(err, 2, NULL, 0, "--cfg run/thread-level expects single, funneled, serialized or multiple, got '%s'", value);
+  }
   if (!strcmp(key, "smpi/cpu-threshold")) return parse_double(key, value, &o->cpu_threshold, err);
   if (!strcmp(key, "smpi/host-speed")) {
     int w = 0;
@@ -325,9 +333,10 @@ void emu_sleep(double seconds) {
 void emu_foreign_thread(void) {
   static const char msg[] = "psim: an MPI function was called from a thread the program started, "
                             "not from its rank's own: psim runs every rank in one thread of its own "
-                            "(MPI_THREAD_FUNNELED at most, as MPI_Init_thread answers), so a program "
-                            "that communicates from threads of its own (MPI_THREAD_MULTIPLE) cannot "
-                            "be run; the run stops\n";
+                            "(MPI_THREAD_FUNNELED, what MPI_Init_thread answers unless --cfg "
+                            "run/thread-level says more), so a program that communicates from "
+                            "threads of its own (MPI_THREAD_SERIALIZED or MULTIPLE) cannot be run; "
+                            "the run stops\n";
   fflush(stdout);
   (void)!write(2, msg, sizeof msg - 1);
   _exit(PSIM_EXIT_APP);
@@ -518,12 +527,12 @@ void emu_fatal(const char *fmt, ...) {
   fail_rank(S, k);
 }
 
-void emu_abort(int code) {
+void emu_abort(int code, const char *hint) {
   emu_sim *S = emu_current;
   emu_rank *k = S->running;
   psim_errf(S->err, PSIM_EXIT_APP, k->file ? k->file : NULL, k->file ? k->line : 0,
-            "rank %d called MPI_Abort with error code %d at simulated time %.6f", k->id, code,
-            sim_now(S->sim));
+            "rank %d called MPI_Abort with error code %d at simulated time %.6f%s", k->id, code,
+            sim_now(S->sim), hint ? hint : "");
   fail_rank(S, k);
 }
 
@@ -576,6 +585,7 @@ static void rank_run(void *ctx, int id) {
    * line, at its own pace (ranks take turns inside MPI_Init, so all may parse after rank 0 is
    * done): each gets the state it left, and starts with a fresh one (set where ranks are made). */
   optind = k->go_ind; opterr = k->go_err; optopt = k->go_opt; optarg = k->go_arg;
+  emu_tls_switch(&S->tls, k->id);   /* its OpenMP runtime's state, likewise */
   emu_fiber_enter(&S->host, &k->fib);
   k->go_ind = optind; k->go_err = opterr; k->go_opt = optopt; k->go_arg = optarg;
   S->running = NULL;
@@ -681,7 +691,7 @@ int emu_run(const emu_opts *o, replay_result *res, psim_err *err) {
     S->mono_cost = clock_cost(mono_now);
   }
   int rc = 0;
-  if (emu_prog_load(&S->prog, o->program, o->np, o->shared_globals, o->privatize_libs, err) < 0) { free(S); return -1; }
+  if (emu_prog_load(&S->prog, o->program, o->np, o->shared_globals, o->privatize_libs, o->thread_level, err) < 0) { free(S); return -1; }
   int nh = plat_nhosts(o->plat);
   S->rank_host = xmalloc((size_t)S->np * sizeof *S->rank_host);
   for (int i = 0; i < S->np; i++)
@@ -720,6 +730,7 @@ int emu_run(const emu_opts *o, replay_result *res, psim_err *err) {
     sim_make_ready(S->sim, i);
   }
   if (o->trace_tit && emu_trace_open(S, err) < 0) { rc = -1; goto out_ranks; }
+  emu_tls_init(&S->tls, S->np);
   static int hooked;   /* process-wide, as exit is */
   if (!hooked) hooked = on_exit(exit_hook, NULL) == 0;
   if (models_cpu_start(S->models, S->rank_host, S->np, err) < 0) { rc = -1; goto out_ranks; }
@@ -834,6 +845,7 @@ out_ranks:
   }
   VEC_FREE(S->all_reqs);
 out_world:
+  emu_tls_free(&S->tls);
   free(S->ranks);
   mpi_world_free(S->world);
   models_free(S->models);

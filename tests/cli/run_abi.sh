@@ -289,9 +289,12 @@ cc -shared -fPIC -o "$TMPD/lu/libpsimcv.so.1" -Wl,-soname,libpsimcv.so.1 "$D/abi
 "$MPICC" -o "$TMPD/copyvar" "$D/abi_copyvar.c" "$TMPD/lu/libpsimcv.so.1" || bad "mpicc abi_copyvar.c"
 "$MPICC" -o "$TMPD/lu/copyvar" "$D/abi_copyvar.c" "$TMPD/lu/libpsimcv.so.1" -Wl,-rpath,'$ORIGIN' || bad "mpicc abi_copyvar.c"
 readelf -r "$TMPD/lu/copyvar" | grep -q "R_X86_64_COPY.*cv_table" || bad "abi_copyvar: no copy relocation of cv_table: not the case tested"
-want="rank 0: copy 7 8 9
-rank 1: copy 8 8 9
-rank 2: copy 9 8 9"
+# the library reads the variable as the program wrote it in each rank (the library is each
+# rank's own, as it would be each process's: before, every rank's cv_sum read the library's
+# own cv_table, 24; mpgrafic's ranks drew rank 0's random numbers from GSL)
+want="rank 0: copy 7 8 9 sum 24
+rank 1: copy 8 8 9 sum 25
+rank 2: copy 9 8 9 sum 26"
 out=$(LD_LIBRARY_PATH="$TMPD/lu" "$PSIM" run --np 3 -q --no-measure -- "$TMPD/copyvar" 2>&1 | sort)
 [ "$out" = "$want" ] && echo "ok   a library's variables read by the program (copy relocations)" || bad "abi_copyvar: $out"
 out=$("$PSIM" run --np 3 -q --no-measure -- "$TMPD/lu/copyvar" 2>&1 | sort)

@@ -15,7 +15,7 @@ expect() { # expect RC PATTERN command...
     echo "FAIL: $* (rc $rc, want $want; '$pat' expected in:)"; cat "$TMPD/err"; fails=$((fails + 1))
   fi
 }
-for p in deadlock crash overflow mpierr exit datemax badvol alias spin_forever after_finalize thread_mpi; do
+for p in deadlock crash overflow mpierr exit datemax badvol alias spin_forever after_finalize thread_mpi thread_level; do
   "$PSIMCC" -g -o "$TMPD/$p" "$D/$p.c" || { echo "FAIL: psimcc $p"; exit 1; }
 done
 expect 3 "rank 1 (host node-1): blocked in MPI_Recv(peer 0, tag 7) at .*deadlock.c:7" "$PSIM" run --np 2 -q -- "$TMPD/deadlock"
@@ -80,10 +80,27 @@ cc -no-pie -o "$TMPD/plain-nopie" "$TMPD/plain.c" && expect 2 "build it with psi
 # exit 4 naming the call (before: it returned success)
 expect 4 "rank 0: MPI error in MPI_Comm_free: MPI function called after MPI_Finalize" "$PSIM" run --np 2 -q -- "$TMPD/after_finalize"
 expect 4 "rank 0: MPI error in MPI_Comm_free: MPI function called after MPI_Finalize" "$PSIM" run --np 2 -q -- "$TMPD/after_finalize" handler
+# calls naming no communicator (before: answered; the program went on)
+for a in type:MPI_Type_size op:MPI_Op_free request:MPI_Request_free; do
+  expect 4 "rank 0: MPI error in ${a#*:}: MPI function called after MPI_Finalize" "$PSIM" run --np 2 -q -- "$TMPD/after_finalize" "${a%%:*}"
+done
 # MPI called from a thread the program started (MPI_THREAD_MULTIPLE use): exit 4 and a message
 # (before: it raced with the ranks' thread on psim's state; MolDS hung)
 expect 4 "an MPI function was called from a thread the program started" "$PSIM" run --np 2 -q -- "$TMPD/thread_mpi"
 grep -q "provided FUNNELED" "$TMPD/out" || { echo "FAIL: thread_mpi: MPI_Init_thread(MULTIPLE) did not provide FUNNELED"; fails=$((fails + 1)); }
+# --cfg run/thread-level raises what MPI_Init_thread answers, the check staying
+expect 4 "an MPI function was called from a thread the program started" "$PSIM" run --np 2 -q --cfg run/thread-level:multiple -- "$TMPD/thread_mpi"
+grep -q "provided other" "$TMPD/out" || { echo "FAIL: thread_mpi: run/thread-level:multiple did not raise the level"; fails=$((fails + 1)); }
+# a program refused the level it asks for (cp2k: SERIALIZED) and aborting: the error says how to
+# give it; given it, it runs (before: no hint, no way)
+expect 4 "rank [01] called MPI_Abort with error code 1 at simulated time [0-9.]* (it had asked MPI_Init_thread for MPI_THREAD_SERIALIZED and was given MPI_THREAD_FUNNELED: .*--cfg run/thread-level:serialized gives it what it asks)" \
+  "$PSIM" run --np 2 -q -- "$TMPD/thread_level" 2
+for c in "serialized 2 SERIALIZED" "multiple 0 SINGLE"; do
+  set -- $c
+  out=$("$PSIM" run --np 2 -q --cfg run/thread-level:$1 -- "$TMPD/thread_level" $2)
+  [ $? -eq 0 ] && [ "$out" = "provided $3, queried $3" ] || { echo "FAIL: thread_level $2 under run/thread-level:$1: '$out'"; fails=$((fails + 1)); }
+done
+expect 2 "run/thread-level expects single, funneled, serialized or multiple, got 'some'" "$PSIM" run --np 2 --cfg run/thread-level:some -- "$TMPD/thread_level"
 # a launcher script (Debian's HYPHYMPI, examl): psim run needs the program it starts, and says
 # what the script names (before: "not an ELF shared object: build the program with psimcc")
 mkdir -p "$TMPD/bin" && cp "$TMPD/deadlock" "$TMPD/bin/prog"

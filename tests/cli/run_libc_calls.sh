@@ -17,7 +17,9 @@
 # - atexit handlers (tests/data/emul/atexit_ranks.c, the same three builds) are each rank's,
 #   run when it ends, inside the simulation (emu_sched.c, emu_rank_atexit);
 # - the CPU-time clocks (tests/data/emul/cpu_clocks.c, the same three builds) tell the rank's
-#   own CPU time (emu_rank_cpu).
+#   own CPU time (emu_rank_cpu);
+# - OpenMP's teams are each rank's (tests/data/emul/omp_ranks.c, the same three builds, built
+#   with -fopenmp; emu_tls.c).
 . "$(dirname "$0")/../lib/common.sh"
 PSIMCC="$(dirname "$PSIM")/psimcc"
 fails=0
@@ -78,13 +80,14 @@ want=$(for r in 0 1 2; do "$TMPD/rand_serial" $r; done)
 # builds NAME: tests/data/emul/NAME.c built by psimcc, and by MPICH's and Open MPI's mpicc when
 # they are here (their binaries need RTLD_DEEPBIND, which AddressSanitizer refuses: not in the
 # sanitizer pass); the binaries in $BUILDS
-builds() {
-  BUILDS=""
-  "$PSIMCC" -O1 -o "$TMPD/$1" "$PSIM_TESTDATA/emul/$1.c" && BUILDS="$TMPD/$1" || bad "psimcc $1.c"
+builds() { # NAME [compiler flags]
+  BUILDS="" n=$1
+  shift
+  "$PSIMCC" -O1 "$@" -o "$TMPD/$n" "$PSIM_TESTDATA/emul/$n.c" && BUILDS="$TMPD/$n" || bad "psimcc $n.c"
   [ "${PSIM_SANITIZED:-0}" = 1 ] && return
   for mpi in mpich openmpi; do
     command -v mpicc.$mpi > /dev/null || continue
-    mpicc.$mpi -O1 -o "$TMPD/${1}_$mpi" "$PSIM_TESTDATA/emul/$1.c" && BUILDS="$BUILDS $TMPD/${1}_$mpi" || bad "mpicc.$mpi $1.c"
+    mpicc.$mpi -O1 "$@" -o "$TMPD/${n}_$mpi" "$PSIM_TESTDATA/emul/$n.c" && BUILDS="$BUILDS $TMPD/${n}_$mpi" || bad "mpicc.$mpi $n.c"
   done
 }
 builds rand_ranks
@@ -131,5 +134,15 @@ for b in $BUILDS; do
   out=$("$PSIM" run --np 4 -q -- "$b" 2>&1 | grep -v 'host speed reference' | sort)
   [ "$out" = "$(printf 'rank %d: cpu ok\n' 0 1 2 3)" ] && echo "ok   CPU-time clocks per rank: $(basename "$b")" ||
     bad "$(basename "$b"): CPU-time clocks: $out"
+done
+# OpenMP in the ranks, MPI called by the master thread inside a parallel region: each rank's
+# regions have their own team (omp_ranks.c). Before, the OpenMP runtime's thread-local state was
+# the one thread's: a rank entering its region while another rank's was open got a nested team
+# of one thread (cp2k.psmp: "Number of threads has changed from 2 to 1")
+builds omp_ranks -fopenmp
+for b in $BUILDS; do
+  out=$(OMP_NUM_THREADS=3 OMP_WAIT_POLICY=passive "$PSIM" run --np 4 -q --no-measure -- "$b" 2>&1 | sort)
+  [ "$out" = "$(printf 'rank %d: 3 threads, teams ok\n' 0 1 2 3)" ] && echo "ok   OpenMP teams per rank: $(basename "$b")" ||
+    bad "$(basename "$b"): OpenMP teams: $out"
 done
 finish $fails

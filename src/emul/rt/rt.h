@@ -139,6 +139,7 @@ typedef struct rt_rank {
   long wtime_streak, wtime_moved;
   double wtime_slept;
   int thread_level;          /* what MPI_Init_thread provided (MPI_THREAD_SINGLE: 0) */
+  int thread_asked;          /* what it was asked */
   /* the C library's random generators of this rank (rt_rand.c's rank_rand), made on first use:
    * one run's, as the rest of this state */
   int rand_ready;
@@ -150,6 +151,18 @@ rt_world *rt_w(void);
 rt_rank *rt_me(void);
 int rt_world_rank(void);
 void rt_need_init(void);
+/* A call after the rank's MPI_Finalize is erroneous (MPICH and Open MPI abort the job), even a
+ * local one naming a handle: MPI_Comm_free or MPI_Type_size in an exit handler, which runs in
+ * the rank after its main (emu_rank_atexit). The handle lookups (communicators, groups,
+ * datatypes, requests, infos, windows) check it, given `caller`, their return address, which
+ * names the call when it is one of psim's MPI functions; other calls name themselves. */
+void rt_after_finalize(const void *caller, const char *call) __attribute__((noinline, cold, noreturn));
+static inline void rt_live(const void *caller) {
+  if (__builtin_expect(emu_self()->finalized, 0)) rt_after_finalize(caller, NULL);
+}
+static inline void rt_live_call(const char *call) {
+  if (__builtin_expect(emu_self()->finalized, 0)) rt_after_finalize(NULL, call);
+}
 /* A read of the simulated clock by `call` (MPI_Wtime; gettimeofday and clock_gettime: rt_clock.c). */
 double rt_wtime(const char *call);
 /* User code of a rank is running (not psim's, not before or after the simulation), on the

@@ -1,7 +1,6 @@
 /* Communicators and groups. A communicator is one object shared by its members (created once
  * by whichever member completes the creating collective first); its context id separates its
  * messages from every other communicator's in the MPI layer's matching. */
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,19 +38,8 @@ void rt_comms_init(rt_world *w, int np) {
   VEC_PUSH(w->groups, empty);             /* MPI_GROUP_EMPTY */
 }
 
-/* A call naming a communicator after the rank's MPI_Finalize: erroneous (MPICH and Open MPI
- * abort the job), even a local one, say MPI_Comm_free in an exit handler, which runs in the
- * rank after its main (emu_rank_atexit). The call is named by the caller's symbol when it is
- * an MPI function of psim's (most calls come straight here). */
-static __attribute__((noinline, cold, noreturn)) void after_finalize(const void *caller) {
-  Dl_info di;
-  if (caller && dladdr(caller, &di) && di.dli_sname && !strncmp(di.dli_sname, "MPI_", 4)) emu_self()->call = di.dli_sname;
-  emu_fatal("MPI function called after MPI_Finalize");
-}
-
 rt_comm *rt_comm_get(MPI_Comm h) {
-  const emu_rank *k = emu_self();
-  if (__builtin_expect(k && k->finalized, 0)) after_finalize(__builtin_return_address(0));
+  rt_live(__builtin_return_address(0));
   rt_world *w = rt_w();
   if (h == MPI_COMM_SELF) return rt_me()->self;
   if (h <= 0 || (size_t)h >= w->comms.len || !w->comms.data[h] || w->comms.data[h]->local[rt_world_rank()] < 0)
@@ -139,6 +127,7 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
 }
 
 static rt_group *group_get(MPI_Group g) {
+  rt_live(__builtin_return_address(0));
   rt_world *w = rt_w();
   if (g <= 0 || (size_t)g >= w->groups.len || !w->groups.data[g]) emu_fatal("invalid group %d (MPI_ERR_GROUP)", g);
   return w->groups.data[g];

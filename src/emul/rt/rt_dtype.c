@@ -142,6 +142,7 @@ void rt_dtypes_init(rt_world *w) {
 }
 
 rt_dtype *rt_type(MPI_Datatype dt) {
+  rt_live(__builtin_return_address(0));
   rt_world *w = rt_w();
   if (dt <= 0 || (size_t)dt >= w->types.len || !w->types.data[dt] || w->types.data[dt]->freed)
     emu_fatal("invalid datatype %d (MPI_ERR_TYPE)", dt);

@@ -1,4 +1,5 @@
 /* Environment management, predefined attributes and psim's own calls (psim_compute...). */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,13 @@ void rt_need_init(void) {
   emu_rank *k = emu_self();
   if (!k->initialized) emu_fatal("MPI function called before MPI_Init");
   if (k->finalized) emu_fatal("MPI function called after MPI_Finalize");
+}
+
+void rt_after_finalize(const void *caller, const char *call) {
+  Dl_info di;
+  if (call) emu_self()->call = call;
+  else if (caller && dladdr(caller, &di) && di.dli_sname && !strncmp(di.dli_sname, "MPI_", 4)) emu_self()->call = di.dli_sname;
+  emu_fatal("MPI function called after MPI_Finalize");
 }
 
 void rt_world_free(void *p) {
@@ -106,17 +114,21 @@ int MPI_Init(int *argc, char ***argv) {
   return MPI_SUCCESS;
 }
 
-/* Up to MPI_THREAD_FUNNELED: a rank's MPI calls run on its own stack in psim's thread, and
- * FUNNELED promises that only the thread that initialized MPI calls it; the program's other
- * threads (OpenMP's) may compute meanwhile (their CPU time is not the rank's measured time).
- * OpenCoarrays asks for FUNNELED and stops when given less. SERIALIZED and MULTIPLE would let
- * other threads call MPI, which psim cannot run. */
+/* Up to MPI_THREAD_FUNNELED by default: a rank's MPI calls run on its own stack in psim's
+ * thread, and FUNNELED promises that only the thread that initialized MPI calls it; the
+ * program's other threads (OpenMP's) may compute meanwhile (their CPU time is not the rank's
+ * measured time). OpenCoarrays asks for FUNNELED and stops when given less. SERIALIZED and
+ * MULTIPLE would let other threads call MPI, which psim cannot run (emu_foreign_thread stops
+ * the run); --cfg run/thread-level raises the answer for programs that ask more than they use
+ * (cp2k asks SERIALIZED and aborts when refused), the check staying. */
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
-  int level = required >= MPI_THREAD_FUNNELED ? MPI_THREAD_FUNNELED : MPI_THREAD_SINGLE;
+  int max = emu_current ? emu_current->o->thread_level : emu_loading_prog ? emu_loading_prog->thread_level : MPI_THREAD_FUNNELED;
+  int level = required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE : required > max ? max : required;
   *provided = level;
   if (!emu_current && init_from_ctor(level)) return MPI_SUCCESS;
   int rc = MPI_Init(argc, argv);
   rt_me()->thread_level = level;
+  rt_me()->thread_asked = required;
   return rc;
 }
 
@@ -124,7 +136,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
  * made (1 + the thread level it got), now in the rank. */
 void rt_ctor_init(int how) {
   MPI_Init(NULL, NULL);
-  rt_me()->thread_level = how - 1;
+  rt_me()->thread_level = rt_me()->thread_asked = how - 1;
 }
 
 /* (also outside the simulation, as MPICH allows: SINGLE then) */
@@ -155,7 +167,18 @@ int MPI_Finalized(int *flag) { *flag = emu_current ? emu_self()->finalized : emu
 int MPI_Abort(MPI_Comm comm, int errorcode) {
   (void)comm;
   emu_enter("MPI_Abort");
-  emu_abort(errorcode);
+  /* a program refused the thread level it asked for often aborts: say how to give it */
+  static const char *const names[] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED", "MPI_THREAD_SERIALIZED", "MPI_THREAD_MULTIPLE"};
+  static const char *const cfg[] = {"single", "funneled", "serialized", "multiple"};
+  char hint[400];
+  const rt_rank *me = emu_self()->rt;
+  if (me && me->thread_asked > me->thread_level && me->thread_asked <= MPI_THREAD_MULTIPLE && me->thread_level >= 0) {
+    snprintf(hint, sizeof hint, " (it had asked MPI_Init_thread for %s and was given %s: if it calls MPI "
+             "from its main thread only, --cfg run/thread-level:%s gives it what it asks)",
+             names[me->thread_asked], names[me->thread_level], cfg[me->thread_asked]);
+    emu_abort(errorcode, hint);
+  }
+  emu_abort(errorcode, NULL);
 }
 
 /* Reading the clock costs time, as in SMPI (smpi_mpi_wtime): after the read, the rank sleeps

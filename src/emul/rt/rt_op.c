@@ -189,15 +189,21 @@ void rt_reduce(MPI_Op op, MPI_Datatype dt, const void *in, void *inout, int coun
 }
 
 int MPI_Op_create(MPI_User_function *fn, int commute, MPI_Op *op) {
+  rt_live_call("MPI_Op_create");
   rt_world *w = rt_w();
   VEC_PUSH(w->ops, ((rt_uop){fn, commute}));
   *op = (int)w->ops.len - 1;
   return MPI_SUCCESS;
 }
 
-int MPI_Op_free(MPI_Op *op) { *op = MPI_OP_NULL; return MPI_SUCCESS; }
+int MPI_Op_free(MPI_Op *op) {
+  rt_live_call("MPI_Op_free");
+  *op = MPI_OP_NULL;
+  return MPI_SUCCESS;
+}
 
 int MPI_Op_commutative(MPI_Op op, int *commute) {
+  rt_live_call("MPI_Op_commutative");
   rt_world *w = rt_w();
   if (op <= 0 || (size_t)op >= w->ops.len) emu_fatal("invalid operation %d (MPI_ERR_OP)", op);
   *commute = w->ops.data[op].commute;

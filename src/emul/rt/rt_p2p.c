@@ -51,6 +51,7 @@ static void req_release(MPI_Request h) {
 }
 
 static rt_req *req_get(MPI_Request h) {
+  rt_live(__builtin_return_address(0));
   rt_world *w = rt_w();
   if (h <= 0 || (size_t)h >= w->reqs.len || !w->reqs.data[h]->used) emu_fatal("invalid request %d (MPI_ERR_REQUEST)", h);
   return w->reqs.data[h];
