@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 
 #include "psim/coll.h"
@@ -113,11 +114,15 @@ typedef enum { EK_NEW, EK_READY, EK_BLOCKED, EK_DONE } emu_rank_state;
 /* An exit handler of a rank: atexit's (fn0) or __cxa_atexit's (fn, arg). */
 typedef struct emu_atexit { void (*fn)(void *); void (*fn0)(void); void *arg; } emu_atexit;
 
+#define EMU_NSIGS 5   /* the crash signals psim reports (emu_signal.c) */
 typedef struct emu_rank {
   /* Heap blocks the rank holds while it is blocked inside a call (a collective's program and
    * its request arrays, emu_hold): freed by the run's teardown if the run stops while the
    * rank is blocked there (another rank's error), else by their owner, which releases them. */
   void *held[4];
+  /* the handlers the rank set for the crash signals (rt_signal.c): its view only, psim's own
+   * handler stays the process's (emu_signal.c) */
+  struct sigaction sig_acts[EMU_NSIGS];
   int id, host;
   uint8_t state, finalized, initialized, probing;
   uint8_t polling;          /* blocked after unsuccessful tests/iprobes (emu_poll_failed) */
@@ -249,6 +254,8 @@ static inline void emu_release(emu_rank *k, void *p) {
 
 /* Takes the crash signals back from libgfortran's handlers (emu_signal.c; MPI_Init calls it). */
 void emu_signals_reclaim(void);
+/* The index of a crash signal psim handles (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT), or -1. */
+int emu_crash_signal(int sig);
 
 /* ---- the watchdog (emu_watch.c): a rank that never calls MPI again (--compute-limit) ---- */
 void emu_watch_start(emu_sim *S);

@@ -49,8 +49,10 @@
 /* ---- the per-rank copies ---- */
 
 /* A relocation of a privatized library naming a symbol the executable defines: set to the
- * executable's definition once both are loaded (see interpose below). */
-typedef struct interp_reloc { uint64_t at; uint32_t type; int64_t addend; uint64_t exe_va; } interp_reloc;
+ * executable's definition once both are loaded (see interpose below); or, with sym set, to the
+ * definition of sym in the rank's copy of privatized library `from` (-1: psim's MPI library):
+ * the MPI's own COMMON blocks (see "One MPI_IN_PLACE"). */
+typedef struct interp_reloc { uint64_t at; uint32_t type; int64_t addend; uint64_t exe_va; const char *sym; int from; } interp_reloc;
 typedef VEC(interp_reloc) interp_vec;
 
 typedef struct abi_lib {
@@ -360,7 +362,7 @@ enum { NRANK_VARS = sizeof rank_vars / sizeof *rank_vars };
 static const char *const stub_syms[] = {
   "exit", "_exit", "__cxa_atexit", "sleep", "usleep", "nanosleep", "gettimeofday", "clock_gettime",
   "clock", "getrusage", "rand", "srand", "random", "srandom", "drand48", "lrand48", "mrand48",
-  "srand48", "seed48", "getopt", "getopt_long", "getopt_long_only"};
+  "srand48", "seed48", "getopt", "getopt_long", "getopt_long_only", "signal", "sigaction"};
 enum { NSTUB_SYMS = sizeof stub_syms / sizeof *stub_syms };
 #define STUB_SYM (RANK_VAR - NSTUB_SYMS)     /* interp_reloc.exe_va of stub_syms[k]: STUB_SYM + k */
 
@@ -393,7 +395,7 @@ static void scan_relocs(const char *d, size_t len, const elf_info *e, const elf_
       if (!k || (type != R_X86_64_64_ && type != R_X86_64_GLOB_DAT_ && type != R_X86_64_JUMP_SLOT_)) continue;
       uint64_t sym = e->sym_off + k * 24;
       if (!e->sym_off || sym + 24 > len) continue;
-      elf_sym key = {elf_str(d, e, rd32(d + sym)), 0};
+      elf_sym key = {elf_str(d, e, rd32(d + sym)), 0, 0};
       const elf_sym *hit = nsyms ? bsearch(&key, syms, nsyms, sizeof *syms, elf_sym_cmp) : NULL;
       uint64_t va = hit ? hit->va : 0;
       for (int v = 0; v < NRANK_VARS && !hit && lib; v++)
@@ -403,16 +405,82 @@ static void scan_relocs(const char *d, size_t len, const elf_info *e, const elf_
       for (int v = 0; v < NPROC_VARS && !hit && type != R_X86_64_JUMP_SLOT_; v++)
         if (!strcmp(key.name, proc_vars[v])) { va = PROC_VAR + (uint64_t)v; hit = &key; }
       if (!hit) continue;
-      interp_reloc ir = {rd64(d + r), type, (int64_t)rd64(d + r + 16), va};
+      interp_reloc ir = {rd64(d + r), type, (int64_t)rd64(d + r + 16), va, NULL, 0};
       VEC_PUSH(*out, ir);
     }
+}
+
+/* ---- One MPI_IN_PLACE ----
+ * A Fortran library that includes mpif.h defines its own copy of MPI's COMMON blocks, whose
+ * addresses are MPI_IN_PLACE, MPI_BOTTOM, MPI_STATUS_IGNORE... In a process every reference
+ * binds to one definition, and the MPI's Fortran bindings recognize those arguments by that
+ * address: Open MPI's libmpi_mpifh compares with libmpi's mpi_fortran_in_place_ (here psim's
+ * libmpi.so.40), MPICH's libmpichfort registers its own mpipriv1_ as it initializes. A
+ * privatized library's copy, loaded with RTLD_DEEPBIND, bound to its own: MUMPS's libdmumps
+ * (under PETSc, in getdp) reduced "in place" from its COMMON block's bytes and crashed on the
+ * result; a C program's Fortran library summing in place got zeros (abi_inplace_lib.f90).
+ * Its references to a variable it defines itself that the MPI's bindings (or psim's MPI
+ * library) define too are set to theirs, unless the executable defines it (it comes first). */
+static int is_binding(const abi_lib *l) {
+  static const char *const names[] = {"libmpichfort.", "libmpi_mpifh.", "libmpi_usempif08.", "libmpi_usempi_ignore_tkr."};
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+    if (!strncmp(l->soname, names[i], strlen(names[i]))) return 1;
+  return 0;
+}
+
+typedef struct { int lib; elf_sym *syms; size_t n; } binding_syms;
+
+static void scan_commons(emu_abi *a, int j, const elf_sym *exe, size_t nexe, const binding_syms *bind, int nbind,
+                         void *stub) {
+  abi_lib *l = &a->libs[j];
+  if (is_binding(l)) return;
+  size_t nown;
+  elf_sym *own = elf_defined_symbols(l->data, l->len, &l->e, &nown);
+  const elf_info *e = &l->e;
+  for (uint64_t r = e->rela_off; nown && e->rela_off && r + 24 <= e->rela_off + e->rela_size; r += 24) {
+    uint64_t info = rd64(l->data + r + 8), k = info >> 32;
+    uint32_t type = (uint32_t)info;
+    if (!k || (type != R_X86_64_64_ && type != R_X86_64_GLOB_DAT_)) continue;
+    uint64_t sym = e->sym_off + k * 24;
+    if (!e->sym_off || sym + 24 > l->len) continue;
+    elf_sym key = {elf_str(l->data, e, rd32(l->data + sym)), 0, 0};
+    const elf_sym *mine = bsearch(&key, own, nown, sizeof *own, elf_sym_cmp);
+    if (!mine || mine->type != 1 || (nexe && bsearch(&key, exe, nexe, sizeof *exe, elf_sym_cmp))) continue;
+    int from = -2;
+    for (int b = 0; b < nbind && from == -2; b++) {
+      const elf_sym *hit = bind[b].n ? bsearch(&key, bind[b].syms, bind[b].n, sizeof *bind[b].syms, elf_sym_cmp) : NULL;
+      if (hit && hit->type == 1) from = bind[b].lib;
+    }
+    Dl_info di;
+    const ElfW(Sym) *st = NULL;
+    void *p;
+    if (from == -2 && (p = dlsym(stub, key.name)) && dladdr1(p, &di, (void **)&st, RTLD_DL_SYMENT) && st &&
+        ELF64_ST_TYPE(st->st_info) == STT_OBJECT)
+      from = -1;
+    if (from == -2) continue;
+    interp_reloc ir = {rd64(l->data + r), type, (int64_t)rd64(l->data + r + 16), 0, key.name, from};
+    VEC_PUSH(l->interp, ir);
+  }
+  free(own);
 }
 
 static void find_interposed(emu_abi *a) {
   size_t nsyms;
   elf_sym *syms = elf_defined_symbols(a->data, a->len, &a->e, &nsyms);
-  for (int j = 0; j < a->nlibs; j++)
+  binding_syms *bind = xcalloc((size_t)a->nlibs + 1, sizeof *bind);
+  int nbind = 0;
+  for (int b = 0; b < a->nlibs; b++)
+    if (is_binding(&a->libs[b])) {
+      bind[nbind].lib = b;
+      bind[nbind].syms = elf_defined_symbols(a->libs[b].data, a->libs[b].len, &a->libs[b].e, &bind[nbind].n);
+      nbind++;
+    }
+  for (int j = 0; j < a->nlibs; j++) {
     scan_relocs(a->libs[j].data, a->libs[j].len, &a->libs[j].e, syms, nsyms, 1, &a->libs[j].interp);
+    scan_commons(a, j, syms, nsyms, bind, nbind, stubs[a->mpi]);
+  }
+  for (int b = 0; b < nbind; b++) free(bind[b].syms);
+  free(bind);
   scan_relocs(a->data, a->len, &a->e, NULL, 0, 0, &a->interp);
   /* A variable the executable keeps a copy of itself (a copy relocation) is its own, kept in
    * step by psim (psim_abi_getopt): its other references to it stay on that copy. */
@@ -432,7 +500,7 @@ static void find_interposed(emu_abi *a) {
  * library (stub) and the C library's live variables, as find_interposed listed; the pages of
  * PT_GNU_RELRO are made writable for it, then read-only again. */
 static int patch_relocs(const char *path, uintptr_t base, const elf_info *e, const interp_vec *rs,
-                        uintptr_t exe_base, void **rank_block, void *stub, psim_err *err) {
+                        uintptr_t exe_base, void **rank_block, void *stub, const abi_lib *libs, psim_err *err) {
   if (!rs->len) return 0;
   long pg = sysconf(_SC_PAGESIZE);
   uintptr_t r0 = 0, r1 = 0;
@@ -445,7 +513,11 @@ static int patch_relocs(const char *path, uintptr_t base, const elf_info *e, con
   for (size_t i = 0; i < rs->len; i++) {
     const interp_reloc *ir = &rs->data[i];
     uint64_t v;
-    if (ir->exe_va >= RANK_VAR) v = (uint64_t)(uintptr_t)&rank_block[ir->exe_va - RANK_VAR];
+    if (ir->sym) {   /* an MPI COMMON block: the rank's bindings' or psim's MPI library's */
+      void *p = dlsym(ir->from < 0 ? stub : libs[ir->from].handle, ir->sym);
+      if (!p) return psim_errf(err, 2, path, 0, "%s defines no %s", ir->from < 0 ? "psim's MPI library" : libs[ir->from].path, ir->sym);
+      v = (uint64_t)(uintptr_t)p;
+    } else if (ir->exe_va >= RANK_VAR) v = (uint64_t)(uintptr_t)&rank_block[ir->exe_va - RANK_VAR];
     else if (ir->exe_va >= PROC_VAR) {   /* psim's MPI library's function, or a live variable */
       int stubbed = ir->exe_va >= STUB_SYM;
       const char *name = stubbed ? stub_syms[ir->exe_va - STUB_SYM] : proc_vars[ir->exe_va - PROC_VAR];
@@ -460,12 +532,12 @@ static int patch_relocs(const char *path, uintptr_t base, const elf_info *e, con
   return 0;
 }
 
-static int interpose(abi_lib *l, uintptr_t exe_base, void **rank_block, void *stub, psim_err *err) {
+static int interpose(const abi_lib *libs, abi_lib *l, uintptr_t exe_base, void **rank_block, void *stub, psim_err *err) {
   if (!l->interp.len) return 0;
   struct link_map *lm = NULL;
   if (dlinfo(l->handle, RTLD_DI_LINKMAP, &lm) < 0 || !lm)
     return psim_errf(err, 2, l->path, 0, "cannot find where a rank's copy is loaded");
-  return patch_relocs(l->path, (uintptr_t)lm->l_addr, &l->e, &l->interp, exe_base, rank_block, stub, err);
+  return patch_relocs(l->path, (uintptr_t)lm->l_addr, &l->e, &l->interp, exe_base, rank_block, stub, libs, err);
 }
 
 int emu_abi_open(emu_abi **out, const char *path, const char *data, size_t len, const char *privatize,
@@ -591,8 +663,8 @@ int emu_abi_load_rank(emu_abi *a, int rank, void **handle, emu_main_fn *main_fn,
   rank_var_blocks = xrealloc(rank_var_blocks, (nrank_var_blocks + 1) * sizeof *rank_var_blocks);
   rank_var_blocks[nrank_var_blocks++] = block;
   for (int j = 0; j < a->nlibs; j++)
-    if (interpose(&a->libs[j], base, block, stubs[a->mpi], err) < 0) return -1;
-  if (patch_relocs(a->path, base, &a->e, &a->interp, base, block, stubs[a->mpi], err) < 0) return -1;
+    if (interpose(a->libs, &a->libs[j], base, block, stubs[a->mpi], err) < 0) return -1;
+  if (patch_relocs(a->path, base, &a->e, &a->interp, base, block, stubs[a->mpi], a->libs, err) < 0) return -1;
   /* the copy relocations: the current value of the library's variable. A const variable's
    * copy (MPICH's MPI_UNWEIGHTED, `int *const`) lies in the executable's PT_GNU_RELRO,
    * read-only once loaded: writable for the copy, then read-only again */

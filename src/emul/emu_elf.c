@@ -243,7 +243,7 @@ static int find_state_var(void *ctx, const char *d, size_t n, const elf_info *e)
   uint64_t phoff = rd64(d + 32);
   uint16_t phentsize = rd16(d + 54), phnum = rd16(d + 56);
   for (size_t i = 0; i < c->count && c->found < 0 && ns; i++) {
-    elf_sym key = {c->names[i], 0};
+    elf_sym key = {c->names[i], 0, 0};
     const elf_sym *s = bsearch(&key, syms, ns, sizeof *syms, elf_sym_cmp);
     if (!s || (s->va >= e->relro_va && s->va < e->relro_va + e->relro_size)) continue;
     for (uint16_t p = 0; p < phnum; p++) {
@@ -279,7 +279,7 @@ elf_sym *elf_defined_symbols(const char *d, size_t n, const elf_info *e, size_t 
     const char *sym = d + e->sym_off + k * 24;
     int type = sym[4] & 0xf, bind = (unsigned char)sym[4] >> 4;
     if (rd16(sym + 6) == 0 || (type != 1 && type != 2) || (bind != 1 && bind != 2)) continue;
-    v[*count] = (elf_sym){elf_str(d, e, rd32(sym)), rd64(sym + 8)};
+    v[*count] = (elf_sym){elf_str(d, e, rd32(sym)), rd64(sym + 8), type};
     if (*v[*count].name) (*count)++;
   }
   qsort(v, *count, sizeof *v, elf_sym_cmp);

@@ -82,8 +82,8 @@ int elf_mpi_of(const char *needed);
 void elf_walk_program(elf_walk *w, const char *path, const char *d, const elf_info *e);
 void elf_walk_free(elf_walk *w);
 
-/* A defined dynamic symbol: its name (in the image) and value. */
-typedef struct { const char *name; uint64_t va; } elf_sym;
+/* A defined dynamic symbol: its name (in the image), value and type (STT_OBJECT 1, STT_FUNC 2). */
+typedef struct { const char *name; uint64_t va; int type; } elf_sym;
 int elf_sym_cmp(const void *x, const void *y);   /* by name, for qsort and bsearch */
 /* The image's defined dynamic symbols (global or weak functions and objects), sorted by name
  * (malloc'ed, NULL when none or no section headers). */

@@ -1,7 +1,10 @@
 /* Crashes of user code: a rank that faults is reported with its rank, the signal and the last
  * MPI call it made; a fault on a stack guard page is reported as a stack overflow with advice.
  * The handler runs on an alternate stack (the faulting stack may be exhausted) and ends the
- * process: the simulation cannot continue once a rank's state is undefined. */
+ * process: the simulation cannot continue once a rank's state is undefined. While ranks run,
+ * the handlers they set for these signals are only theirs to see (rt_signal.c): one process's
+ * handler cannot be every rank's, and PETSc's copies, each rank's, ended up setting SIG_DFL,
+ * so that a crash killed psim without a word. */
 #include <dlfcn.h>
 #include <signal.h>
 #include <stdio.h>
@@ -11,8 +14,14 @@
 
 #include "emul/emu.h"
 
-static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
-#define NSIGS (int)(sizeof sigs / sizeof sigs[0])
+static const int sigs[EMU_NSIGS] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+#define NSIGS EMU_NSIGS
+
+int emu_crash_signal(int sig) {
+  for (int i = 0; i < NSIGS; i++)
+    if (sigs[i] == sig) return i;
+  return -1;
+}
 /* Saved dispositions and the alternate stack: process-wide by nature (signals are). */
 static struct sigaction saved[NSIGS];
 static stack_t saved_alt;

@@ -341,6 +341,8 @@ rank 2 shift T translate T host T io T version T"
   [ "$out" = "$want" ] || bad "abi_fortran_ranks: $out"
   # STOP and ERROR STOP (libgfortran's exit) end the rank, not the run
   fortran_stop_check "$MPIFORT"
+  # MPI_IN_PLACE from a Fortran library of a C program (its own copy of MPICH's COMMON blocks)
+  fortran_inplace_check "$MPIFORT" "$MPICC"
   # Fortran's datatypes are their own (a user operation given MPI_INTEGER, not MPI_INT; names),
   # and MINLOC/MAXLOC take MPI_2REAL, MPI_2DOUBLE_PRECISION, MPI_2INTEGER (found by MPICH's
   # f77/coll/uallreducef and f77/datatype/typenamef); all T, as real MPICH prints

@@ -19,7 +19,9 @@
 # - the CPU-time clocks (tests/data/emul/cpu_clocks.c, the same three builds) tell the rank's
 #   own CPU time (emu_rank_cpu);
 # - OpenMP's teams are each rank's (tests/data/emul/omp_ranks.c, the same three builds, built
-#   with -fopenmp; emu_tls.c).
+#   with -fopenmp; emu_tls.c);
+# - the handlers a rank sets for the crash signals are its own, and a crash is still psim's
+#   report (tests/data/emul/signal_ranks.c, the same three builds; rt_signal.c).
 . "$(dirname "$0")/../lib/common.sh"
 PSIMCC="$(dirname "$PSIM")/psimcc"
 fails=0
@@ -144,5 +146,19 @@ for b in $BUILDS; do
   out=$(OMP_NUM_THREADS=3 OMP_WAIT_POLICY=passive "$PSIM" run --np 4 -q --no-measure -- "$b" 2>&1 | sort)
   [ "$out" = "$(printf 'rank %d: 3 threads, teams ok\n' 0 1 2 3)" ] && echo "ok   OpenMP teams per rank: $(basename "$b")" ||
     bad "$(basename "$b"): OpenMP teams: $out"
+done
+# a rank's handlers for the crash signals are its own view, and psim's report of a crash stays
+# (signal_ranks.c: each rank sets one and puts SIG_DFL back, as PETSc's copies do). Before,
+# rank 1 read rank 0's handler, and the last SIG_DFL let a crash kill psim silently (exit 139)
+builds signal_ranks
+for b in $BUILDS; do
+  out=$("$PSIM" run --np 3 -q --no-measure -- "$b" 2>&1 | sort)
+  [ "$out" = "$(printf 'rank %d: own handlers\n' 0 1 2)" ] && echo "ok   signal handlers per rank: $(basename "$b")" ||
+    bad "$(basename "$b"): signal handlers: $out"
+  "$PSIM" run --np 3 -q --no-measure -- "$b" crash > "$TMPD/sig.out" 2> "$TMPD/sig.err"
+  rc=$?
+  [ $rc = 4 ] && grep -q "rank 1 crashed with signal 11" "$TMPD/sig.err" && ! grep -q "handler ran" "$TMPD/sig.out" &&
+    echo "ok   a crash after the ranks set handlers is psim's report: $(basename "$b")" ||
+    bad "$(basename "$b"): crash with handlers set: exit $rc: $(cat "$TMPD/sig.err" "$TMPD/sig.out")"
 done
 finish $fails

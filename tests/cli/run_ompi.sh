@@ -23,6 +23,8 @@
 #   bindings from libdmumps, ScaLAPACK), dsimpletest and zsimpletest at 4 ranks: real Open MPI's
 #   solutions, digit for digit (libdmumps shared by the ranks failed before);
 # - Fortran's STOP and ERROR STOP end the rank (tests/data/emul/fortran_stop.f90);
+# - a C program's Fortran library reducing in place (abi_inplace_lib.f90: its own copy of the
+#   COMMON block that is MPI_IN_PLACE) gets the sums (fortran_inplace_check);
 # - Fortran through Open MPI's own bindings (libmpi_mpifh.so.40, libmpi_usempif08.so.40):
 #   tests/data/emul/ompi_fortran.f90 (status, MPI_IN_PLACE, attributes read and set, a keyval,
 #   a reduction subroutine, a persistent request, MPI_ALLTOALLW: the last three need what the
@@ -136,6 +138,7 @@ if command -v mpifort.openmpi >/dev/null; then
   done
   # STOP and ERROR STOP (libgfortran's exit) end the rank, not the run
   fortran_stop_check mpifort.openmpi
+  fortran_inplace_check mpifort.openmpi "$MPICC"
 else
   echo "skip Fortran: no mpifort.openmpi"
 fi

@@ -30,6 +30,21 @@ dom() {
 # the run ends normally with every rank's line; with ERROR STOP 3 on rank 1 before
 # MPI_Finalize it stops with exit 4 naming rank 1 and exit(3). Before psim set the copies'
 # exit to its own, STOP ended the whole process: "called exit(0) from a library".
+# A C program (abi_inplace_main.c, built by C compiler $2) calling a Fortran library
+# (abi_inplace_lib.f90, built by $1) that reduces in place: every rank gets the sums, as under
+# the real MPI. The library defines its own copy of MPI's COMMON blocks (mpif.h) and must use the
+# one the MPI's bindings recognize MPI_IN_PLACE by (before: zeros; MUMPS under PETSc crashed).
+fortran_inplace_check() {
+  mkdir -p "$TMPD/ip"
+  "$1" -shared -fPIC -o "$TMPD/ip/libpsimip.so.1" -Wl,-soname,libpsimip.so.1 "$PSIM_TESTDATA/emul/abi_inplace_lib.f90" &&
+    "$2" -o "$TMPD/ip/inplace" "$PSIM_TESTDATA/emul/abi_inplace_main.c" "$TMPD/ip/libpsimip.so.1" -Wl,-rpath,'$ORIGIN' ||
+    { bad "$1/$2 abi_inplace"; return; }
+  local out
+  out=$("$PSIM" run --np 4 -q --no-measure -- "$TMPD/ip/inplace" 2>&1 | sort)
+  [ "$out" = "$(printf 'rank %d: 6 60 4\n' 0 1 2 3)" ] && echo "ok   MPI_IN_PLACE from a Fortran library ($1)" ||
+    bad "abi_inplace ($1): $out"
+}
+
 fortran_stop_check() {
   "$1" -O1 -o "$TMPD/fstop" "$PSIM_TESTDATA/emul/fortran_stop.f90" || { bad "$1 fortran_stop.f90"; return; }
   local out want="rank 0 total 6

@@ -196,6 +196,11 @@ extern int (*abi_psim_clock_gettime)(int id, struct timespec *ts);
 struct rusage;
 extern long (*abi_psim_clock)(void);
 extern int (*abi_psim_getrusage)(int who, struct rusage *ru);
+/* psim's __wrap_signal and __wrap_sigaction (abi_signal.c; struct sigaction's pointer is
+ * opaque here) */
+struct sigaction;
+extern void (*(*abi_psim_signal)(int sig, void (*handler)(int)))(int);
+extern int (*abi_psim_sigaction)(int sig, const struct sigaction *act, struct sigaction *oldact);
 extern int (*abi_psim_getopt)(int kind, int argc, char *const *argv, const char *opts,
                               const struct option *longopts, int *longind);
 /* Stops the run: the program called an MPI function psim does not implement. */

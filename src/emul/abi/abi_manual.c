@@ -36,6 +36,8 @@ static const abi_bind extra_binds[] = {
   {"__wrap_clock_gettime", &abi_psim_clock_gettime},
   {"__wrap_clock", &abi_psim_clock},
   {"__wrap_getrusage", &abi_psim_getrusage},
+  {"__wrap_signal", &abi_psim_signal},
+  {"__wrap_sigaction", &abi_psim_sigaction},
   {NULL, NULL}};
 
 /* Called by psim run (emu_abi.c) with dlopen(NULL): the psim binary, whose dynamic symbols are
