@@ -158,10 +158,12 @@ void rt_need_init(void);
  * names the call when it is one of psim's MPI functions; other calls name themselves. */
 void rt_after_finalize(const void *caller, const char *call) __attribute__((noinline, cold, noreturn));
 static inline void rt_live(const void *caller) {
-  if (__builtin_expect(emu_self()->finalized, 0)) rt_after_finalize(caller, NULL);
+  const emu_rank *k = emu_self();   /* NULL in psim's own code between ranks */
+  if (__builtin_expect(k && k->finalized, 0)) rt_after_finalize(caller, NULL);
 }
 static inline void rt_live_call(const char *call) {
-  if (__builtin_expect(emu_self()->finalized, 0)) rt_after_finalize(NULL, call);
+  const emu_rank *k = emu_self();
+  if (__builtin_expect(k && k->finalized, 0)) rt_after_finalize(NULL, call);
 }
 /* A read of the simulated clock by `call` (MPI_Wtime; gettimeofday and clock_gettime: rt_clock.c). */
 double rt_wtime(const char *call);
