@@ -3,6 +3,7 @@
  * (see include/psim/emul.h and src/emul/emu.h). */
 #include <float.h>
 #include <dlfcn.h>
+#include <execinfo.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -325,20 +326,63 @@ void emu_sleep(double seconds) {
 }
 
 /* ---- MPI call boundaries ---- */
+/* A frame's object, as the user knows it: a rank's copy of the program ("rank-3", "rank-3.so")
+ * is the program, a rank's copy of a library ("rank-3-libptscotch-7.0.so") that library. */
+static const char *object_name(const char *path) {
+  const char *b = strrchr(path, '/');
+  b = b ? b + 1 : path;
+  if (strncmp(b, "rank-", 5)) return b;
+  const char *p = b + 5;
+  while (*p >= '0' && *p <= '9') p++;
+  return *p == '-' ? p + 1 : "the program";
+}
+
+static int mpi_named(const char *s) {
+  return s && (!strncmp(s, "MPI_", 4) || !strncmp(s, "PMPI_", 5) || !strncasecmp(s, "mpi_", 4) || !strncasecmp(s, "pmpi_", 5));
+}
+
+/* The MPI function the thread called and who called it: the first frame out of psim and of the
+ * MPI libraries above the outermost MPI function (" (MPI_Isend, called from X in LIB)"). */
+static void foreign_caller(char *out, size_t n) {
+  void *fr[64];
+  int nf = backtrace(fr, 64);
+  const char *mpi = NULL;
+  Dl_info self, di;
+  *out = 0;
+  if (!dladdr((void *)emu_foreign_thread, &self) || !self.dli_fname) return;
+  for (int i = 0; i < nf; i++) {
+    if (!dladdr(fr[i], &di) || !di.dli_fname) continue;
+    if (mpi_named(di.dli_sname)) {   /* PMPI_Send and MPI_Send are one function: the name users call */
+      mpi = di.dli_sname + (di.dli_sname[0] == 'P' || di.dli_sname[0] == 'p');
+      continue;
+    }
+    const char *obj = object_name(di.dli_fname);
+    if (!mpi || !strcmp(di.dli_fname, self.dli_fname) || strstr(obj, "libmpi")) continue;
+    if (di.dli_sname) snprintf(out, n, " (%s, called from %s in %s)", mpi, di.dli_sname, obj);
+    else snprintf(out, n, " (%s, called from %s)", mpi, obj);
+    return;
+  }
+  if (mpi) snprintf(out, n, " (%s)", mpi);
+}
+
 /* A thread the program started (MolDS's boost::thread that communicates while its rank
- * computes) called MPI. psim runs every rank in one thread of its own, switching between them
- * in MPI calls, so it provides MPI_THREAD_FUNNELED at most (MPI_Init_thread says so): the
- * call would race with the ranks' thread on psim's state (MolDS's run hung, then was called a
- * deadlock outside MPI). Stop with a message, from that thread: a simulation cannot go on. */
+ * computes; Debian's PT-Scotch, built to communicate from threads of its own, under DOLFINx)
+ * called MPI. psim runs every rank in one thread of its own, switching between them in MPI
+ * calls, so it provides MPI_THREAD_FUNNELED at most (MPI_Init_thread says so): the call would
+ * race with the ranks' thread on psim's state (MolDS's run hung, then was called a deadlock
+ * outside MPI). Stop with a message naming the call and its caller, from that thread: a
+ * simulation cannot go on. */
 void emu_foreign_thread(void) {
-  static const char msg[] = "psim: an MPI function was called from a thread the program started, "
-                            "not from its rank's own: psim runs every rank in one thread of its own "
-                            "(MPI_THREAD_FUNNELED, what MPI_Init_thread answers unless --cfg "
-                            "run/thread-level says more), so a program that communicates from "
-                            "threads of its own (MPI_THREAD_SERIALIZED or MULTIPLE) cannot be run; "
-                            "the run stops\n";
+  char who[600], msg[1200];
+  foreign_caller(who, sizeof who);
+  int n = snprintf(msg, sizeof msg,
+                   "psim: an MPI function was called from a thread the program started%s, not from its "
+                   "rank's own: psim runs every rank in one thread of its own (MPI_THREAD_FUNNELED, what "
+                   "MPI_Init_thread answers unless --cfg run/thread-level says more), so a program that "
+                   "communicates from threads of its own (MPI_THREAD_SERIALIZED or MULTIPLE) cannot be "
+                   "run; the run stops\n", who);
   fflush(stdout);
-  (void)!write(2, msg, sizeof msg - 1);
+  if (n > 0) (void)!write(2, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
   _exit(PSIM_EXIT_APP);
 }
 
