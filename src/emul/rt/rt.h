@@ -154,8 +154,9 @@ void rt_need_init(void);
 /* A call after the rank's MPI_Finalize is erroneous (MPICH and Open MPI abort the job), even a
  * local one naming a handle: MPI_Comm_free or MPI_Type_size in an exit handler, which runs in
  * the rank after its main (emu_rank_atexit). The handle lookups (communicators, groups,
- * datatypes, requests, infos, windows) check it, given `caller`, their return address, which
- * names the call when it is one of psim's MPI functions; other calls name themselves. */
+ * datatypes, requests, windows; not infos, which MPI-4 allows then) check it, given `caller`,
+ * their return address, which names the call when it is one of psim's MPI functions; other
+ * calls name themselves. */
 void rt_after_finalize(const void *caller, const char *call) __attribute__((noinline, cold, noreturn));
 static inline void rt_live(const void *caller) {
   const emu_rank *k = emu_self();   /* NULL in psim's own code between ranks */

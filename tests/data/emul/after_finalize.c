@@ -2,7 +2,8 @@
  * frees a communicator after it, from main or (with the argument "handler") from an exit
  * handler main registered, which runs in the rank as it ends. With "type", "op" or "request",
  * it asks a datatype's size, frees an operation or a persistent request instead (calls that
- * name no communicator). */
+ * name no communicator). With "info" it uses an info object, which MPI-4 allows after
+ * MPI_Finalize (as before MPI_Init): that one must succeed. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,15 @@ int main(int argc, char **argv) {
   } else if (!strcmp(what, "op")) {
     MPI_Op_free(&op);
     printf("MPI_Op_free returned\n");
+  } else if (!strcmp(what, "info")) {
+    MPI_Info info;
+    char value[16];
+    int flag;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "key", "v1");
+    MPI_Info_get(info, "key", sizeof value - 1, value, &flag);
+    MPI_Info_free(&info);
+    printf("info after MPI_Finalize: %s\n", flag && !strcmp(value, "v1") ? "ok" : "wrong");
   } else if (!strcmp(what, "request")) {
     MPI_Request_free(&req);
     printf("MPI_Request_free returned\n");
