@@ -207,9 +207,8 @@ static int parse_libs(emu_abi *a, const char *list, psim_err *err) {
  * file of their own wrote into one another's files; its random generator: OpenCoarrays'
  * random_init test saw the images' seeds mixed). */
 static int per_process(const char *path) {
-  const char *b = strrchr(path, '/');
-  b = b ? b + 1 : path;
-  return !strncmp(b, "libgfortran.so", 14);
+  static const char *const fortran[] = {"libgfortran.so"};
+  return elf_name_is(path, fortran, 1);
 }
 
 /* A library the executable takes a variable from by a copy relocation (the program reads
@@ -225,11 +224,7 @@ static int per_process(const char *path) {
 static const char *state_var(const emu_abi *a, const char *path) {
   static const char *const runtimes[] = {"libc.so", "libm.so", "libstdc++.so", "libgcc_s.so", "libpthread.so",
                                          "libdl.so", "librt.so", "ld-linux", "libgomp.so", "libquadmath.so"};
-  if (!a->copies.len) return NULL;
-  const char *b = strrchr(path, '/');
-  b = b ? b + 1 : path;
-  for (size_t i = 0; i < sizeof runtimes / sizeof *runtimes; i++)
-    if (!strncmp(b, runtimes[i], strlen(runtimes[i]))) return NULL;
+  if (!a->copies.len || elf_name_is(path, runtimes, sizeof runtimes / sizeof *runtimes)) return NULL;
   char **names = xmalloc(a->copies.len * sizeof *names);
   for (size_t i = 0; i < a->copies.len; i++) names[i] = a->copies.data[i].name;
   int k = elf_lib_state_var(path, names, a->copies.len);
@@ -381,12 +376,55 @@ enum { NPROC_VARS = sizeof proc_vars / sizeof *proc_vars };
 static void **rank_var_blocks;
 static size_t nrank_var_blocks;
 
+/* ---- One MPI_IN_PLACE ----
+ * A Fortran library that includes mpif.h defines its own copy of MPI's COMMON blocks, whose
+ * addresses are MPI_IN_PLACE, MPI_BOTTOM, MPI_STATUS_IGNORE... In a process every reference
+ * binds to one definition, and the MPI's Fortran bindings recognize those arguments by that
+ * address: Open MPI's libmpi_mpifh compares with libmpi's mpi_fortran_in_place_ (here psim's
+ * libmpi.so.40), MPICH's libmpichfort registers its own mpipriv1_ as it initializes. A
+ * privatized library's copy, loaded with RTLD_DEEPBIND, bound to its own: MUMPS's libdmumps
+ * (under PETSc, in getdp) reduced "in place" from its COMMON block's bytes and crashed on the
+ * result; a C program's Fortran library summing in place got zeros (abi_inplace_lib.f90).
+ * Its references to a variable it defines itself that the MPI's bindings (or psim's MPI
+ * library) define too are set to theirs, unless the executable defines it (it comes first). */
+static int is_binding(const abi_lib *l) {
+  static const char *const names[] = {"libmpichfort.", "libmpi_mpifh.", "libmpi_usempif08.", "libmpi_usempi_ignore_tkr."};
+  return elf_name_is(l->soname, names, sizeof names / sizeof *names);
+}
+
+typedef struct { int lib; elf_sym *syms; size_t n; } binding_syms;
+/* What scan_relocs needs to find them in one privatized library (not a binding itself). */
+typedef struct {
+  const elf_sym *own;           /* the library's defined symbols */
+  size_t nown;
+  const binding_syms *bind;     /* the privatized bindings' */
+  int nbind;
+  void *stub;                   /* psim's MPI library */
+} commons;
+
+/* Whose definition a reference to variable `name` of the library must use: a binding's index,
+ * -1 psim's MPI library, or -2 its own (not one of MPI's COMMON blocks). */
+static int common_owner(const commons *cm, const char *name) {
+  elf_sym key = {name, 0, 0};
+  const elf_sym *mine = cm->nown ? bsearch(&key, cm->own, cm->nown, sizeof *cm->own, elf_sym_cmp) : NULL;
+  if (!mine || mine->type != 1) return -2;
+  for (int b = 0; b < cm->nbind; b++) {
+    const elf_sym *hit = cm->bind[b].n ? bsearch(&key, cm->bind[b].syms, cm->bind[b].n, sizeof *cm->bind[b].syms, elf_sym_cmp) : NULL;
+    if (hit && hit->type == 1) return cm->bind[b].lib;
+  }
+  Dl_info di;
+  const ElfW(Sym) *st = NULL;
+  void *p = dlsym(cm->stub, name);
+  if (p && dladdr1(p, &di, (void **)&st, RTLD_DL_SYMENT) && st && ELF64_ST_TYPE(st->st_info) == STT_OBJECT) return -1;
+  return -2;
+}
+
 /* The relocations of image d (parsed as e) that psim sets itself once a rank's copies are
  * loaded: naming a symbol the executable defines (syms: for a privatized library), a rank
  * variable or a C library call psim takes over (a library), a live variable of the C library
  * (both). */
 static void scan_relocs(const char *d, size_t len, const elf_info *e, const elf_sym *syms, size_t nsyms,
-                        int lib, interp_vec *out) {
+                        int lib, const commons *cm, interp_vec *out) {
   const uint64_t tables[2][2] = {{e->rela_off, e->rela_size}, {e->jmprel_off, e->jmprel_size}};
   for (int t = 0; t < 2; t++)
     for (uint64_t r = tables[t][0]; tables[t][0] && r + 24 <= tables[t][0] + tables[t][1]; r += 24) {
@@ -404,64 +442,12 @@ static void scan_relocs(const char *d, size_t len, const elf_info *e, const elf_
         if (!strcmp(key.name, stub_syms[v])) { va = STUB_SYM + (uint64_t)v; hit = &key; }
       for (int v = 0; v < NPROC_VARS && !hit && type != R_X86_64_JUMP_SLOT_; v++)
         if (!strcmp(key.name, proc_vars[v])) { va = PROC_VAR + (uint64_t)v; hit = &key; }
-      if (!hit) continue;
-      interp_reloc ir = {rd64(d + r), type, (int64_t)rd64(d + r + 16), va, NULL, 0};
+      int from = -2;   /* one of MPI's COMMON blocks (cm: a privatized library) */
+      if (!hit && cm && type != R_X86_64_JUMP_SLOT_) from = common_owner(cm, key.name);
+      if (!hit && from == -2) continue;
+      interp_reloc ir = {rd64(d + r), type, (int64_t)rd64(d + r + 16), va, hit ? NULL : key.name, from};
       VEC_PUSH(*out, ir);
     }
-}
-
-/* ---- One MPI_IN_PLACE ----
- * A Fortran library that includes mpif.h defines its own copy of MPI's COMMON blocks, whose
- * addresses are MPI_IN_PLACE, MPI_BOTTOM, MPI_STATUS_IGNORE... In a process every reference
- * binds to one definition, and the MPI's Fortran bindings recognize those arguments by that
- * address: Open MPI's libmpi_mpifh compares with libmpi's mpi_fortran_in_place_ (here psim's
- * libmpi.so.40), MPICH's libmpichfort registers its own mpipriv1_ as it initializes. A
- * privatized library's copy, loaded with RTLD_DEEPBIND, bound to its own: MUMPS's libdmumps
- * (under PETSc, in getdp) reduced "in place" from its COMMON block's bytes and crashed on the
- * result; a C program's Fortran library summing in place got zeros (abi_inplace_lib.f90).
- * Its references to a variable it defines itself that the MPI's bindings (or psim's MPI
- * library) define too are set to theirs, unless the executable defines it (it comes first). */
-static int is_binding(const abi_lib *l) {
-  static const char *const names[] = {"libmpichfort.", "libmpi_mpifh.", "libmpi_usempif08.", "libmpi_usempi_ignore_tkr."};
-  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-    if (!strncmp(l->soname, names[i], strlen(names[i]))) return 1;
-  return 0;
-}
-
-typedef struct { int lib; elf_sym *syms; size_t n; } binding_syms;
-
-static void scan_commons(emu_abi *a, int j, const elf_sym *exe, size_t nexe, const binding_syms *bind, int nbind,
-                         void *stub) {
-  abi_lib *l = &a->libs[j];
-  if (is_binding(l)) return;
-  size_t nown;
-  elf_sym *own = elf_defined_symbols(l->data, l->len, &l->e, &nown);
-  const elf_info *e = &l->e;
-  for (uint64_t r = e->rela_off; nown && e->rela_off && r + 24 <= e->rela_off + e->rela_size; r += 24) {
-    uint64_t info = rd64(l->data + r + 8), k = info >> 32;
-    uint32_t type = (uint32_t)info;
-    if (!k || (type != R_X86_64_64_ && type != R_X86_64_GLOB_DAT_)) continue;
-    uint64_t sym = e->sym_off + k * 24;
-    if (!e->sym_off || sym + 24 > l->len) continue;
-    elf_sym key = {elf_str(l->data, e, rd32(l->data + sym)), 0, 0};
-    const elf_sym *mine = bsearch(&key, own, nown, sizeof *own, elf_sym_cmp);
-    if (!mine || mine->type != 1 || (nexe && bsearch(&key, exe, nexe, sizeof *exe, elf_sym_cmp))) continue;
-    int from = -2;
-    for (int b = 0; b < nbind && from == -2; b++) {
-      const elf_sym *hit = bind[b].n ? bsearch(&key, bind[b].syms, bind[b].n, sizeof *bind[b].syms, elf_sym_cmp) : NULL;
-      if (hit && hit->type == 1) from = bind[b].lib;
-    }
-    Dl_info di;
-    const ElfW(Sym) *st = NULL;
-    void *p;
-    if (from == -2 && (p = dlsym(stub, key.name)) && dladdr1(p, &di, (void **)&st, RTLD_DL_SYMENT) && st &&
-        ELF64_ST_TYPE(st->st_info) == STT_OBJECT)
-      from = -1;
-    if (from == -2) continue;
-    interp_reloc ir = {rd64(l->data + r), type, (int64_t)rd64(l->data + r + 16), 0, key.name, from};
-    VEC_PUSH(l->interp, ir);
-  }
-  free(own);
 }
 
 static void find_interposed(emu_abi *a) {
@@ -476,12 +462,16 @@ static void find_interposed(emu_abi *a) {
       nbind++;
     }
   for (int j = 0; j < a->nlibs; j++) {
-    scan_relocs(a->libs[j].data, a->libs[j].len, &a->libs[j].e, syms, nsyms, 1, &a->libs[j].interp);
-    scan_commons(a, j, syms, nsyms, bind, nbind, stubs[a->mpi]);
+    abi_lib *l = &a->libs[j];
+    commons cm = {NULL, 0, bind, nbind, stubs[a->mpi]};
+    elf_sym *own = is_binding(l) ? NULL : elf_defined_symbols(l->data, l->len, &l->e, &cm.nown);
+    cm.own = own;
+    scan_relocs(l->data, l->len, &l->e, syms, nsyms, 1, own ? &cm : NULL, &l->interp);
+    free(own);
   }
   for (int b = 0; b < nbind; b++) free(bind[b].syms);
   free(bind);
-  scan_relocs(a->data, a->len, &a->e, NULL, 0, 0, &a->interp);
+  scan_relocs(a->data, a->len, &a->e, NULL, 0, 0, NULL, &a->interp);
   /* A variable the executable keeps a copy of itself (a copy relocation) is its own, kept in
    * step by psim (psim_abi_getopt): its other references to it stay on that copy. */
   size_t kept = 0;

@@ -229,6 +229,18 @@ void elf_walk_free(elf_walk *w) {
 }
 
 
+const char *elf_basename(const char *path) {
+  const char *b = strrchr(path, '/');
+  return b ? b + 1 : path;
+}
+
+int elf_name_is(const char *path, const char *const *names, size_t n) {
+  const char *b = elf_basename(path);
+  for (size_t i = 0; i < n; i++)
+    if (!strncmp(b, names[i], strlen(names[i]))) return 1;
+  return 0;
+}
+
 int elf_sym_cmp(const void *x, const void *y) {
   return strcmp(((const elf_sym *)x)->name, ((const elf_sym *)y)->name);
 }

@@ -82,6 +82,11 @@ int elf_mpi_of(const char *needed);
 void elf_walk_program(elf_walk *w, const char *path, const char *d, const elf_info *e);
 void elf_walk_free(elf_walk *w);
 
+/* The file name of path (after its last '/'), and whether it starts with one of names[0..n)
+ * ("libgomp.so" matches /usr/lib/x86_64-linux-gnu/libgomp.so.1). */
+const char *elf_basename(const char *path);
+int elf_name_is(const char *path, const char *const *names, size_t n);
+
 /* A defined dynamic symbol: its name (in the image), value and type (STT_OBJECT 1, STT_FUNC 2). */
 typedef struct { const char *name; uint64_t va; int type; } elf_sym;
 int elf_sym_cmp(const void *x, const void *y);   /* by name, for qsort and bsearch */

@@ -16,6 +16,7 @@
 
 #include "emul/emu.h"
 #include "emul/emu_abi.h"
+#include "emul/emu_elf.h"
 
 /* The simulation whose rank is running (the one global; see emu.h). */
 emu_sim *emu_current;
@@ -329,8 +330,7 @@ void emu_sleep(double seconds) {
 /* A frame's object, as the user knows it: a rank's copy of the program ("rank-3", "rank-3.so")
  * is the program, a rank's copy of a library ("rank-3-libptscotch-7.0.so") that library. */
 static const char *object_name(const char *path) {
-  const char *b = strrchr(path, '/');
-  b = b ? b + 1 : path;
+  const char *b = elf_basename(path);
   if (strncmp(b, "rank-", 5)) return b;
   const char *p = b + 5;
   while (*p >= '0' && *p <= '9') p++;

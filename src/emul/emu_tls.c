@@ -19,16 +19,10 @@
 #include <string.h>
 
 #include "emul/emu.h"
+#include "emul/emu_elf.h"
 
 static const char *const runtimes[] = {"libgomp.so", "libomp.so", "libomp5.so", "libiomp5.so"};
 
-static int is_runtime(const char *path) {
-  const char *b = strrchr(path, '/');
-  b = b ? b + 1 : path;
-  for (size_t i = 0; i < sizeof runtimes / sizeof *runtimes; i++)
-    if (!strncmp(b, runtimes[i], strlen(runtimes[i]))) return 1;
-  return 0;
-}
 
 /* The TLS ABI's lookup of a module's block in the calling thread (ld.so's; "ELF Handling For
  * Thread-Local Storage"): it also brings the thread's view up to date for a runtime loaded
@@ -39,7 +33,7 @@ extern void *__tls_get_addr(tls_index *ti);
 static int scan(struct dl_phdr_info *info, size_t size, void *arg) {
   (void)size;
   emu_tls *t = arg;
-  if (!info->dlpi_name || !is_runtime(info->dlpi_name) || !info->dlpi_tls_modid) return 0;
+  if (!info->dlpi_name || !elf_name_is(info->dlpi_name, runtimes, sizeof runtimes / sizeof *runtimes) || !info->dlpi_tls_modid) return 0;
   for (int i = 0; i < info->dlpi_phnum; i++)
     if (info->dlpi_phdr[i].p_type == PT_TLS && info->dlpi_phdr[i].p_memsz > 0 && t->nblocks < EMU_TLS_MAX) {
       tls_index ti = {info->dlpi_tls_modid, 0};
