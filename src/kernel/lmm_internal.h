@@ -76,6 +76,9 @@ typedef struct { int var, el; double coeff; } lmm_hidden;
 typedef struct { int var, w; uint64_t ord; } lmmo_ent;   /* w: consumes (coefficient > 0) */
 typedef struct { lmmo_ent *e; size_t n, cap, dead; } lmmo_list;
 typedef struct { int c; size_t pos; int v, j; const lmmo_list *l; } lmmo_frame;
+/* lmmo_fill: a constraint that can still saturate (SimGrid's ConstraintLight), with its
+ * active variables at o_act[a0 .. a0 + an). */
+typedef struct { int c, an; size_t a0; double r; } lmmo_light;
 
 struct lmm_system {
   VEC(lmm_cnst) cnsts;
@@ -121,6 +124,10 @@ struct lmm_system {
   lmmo_list *o_lists;       /* per constraint */
   size_t o_nlists;
   VEC(void *) o_owners;     /* the actions of the last solve's M, in SimGrid's order */
+  /* lmmo_fill's scratch: its light table, the active elements' variables, the saturated
+   * constraints and variables of a round */
+  VEC(lmmo_light) o_light;
+  VEC(int) o_act, o_sat, o_vlist;
 };
 
 /* Values of var.bneck besides a constraint index. */
@@ -181,5 +188,8 @@ void lmmo_switched_on(lmm_system *s, int v);
 void lmmo_elem_added(lmm_system *s, int v, int c, double coeff);
 void lmmo_off(lmm_system *s, int v);
 void lmmo_free(lmm_system *s);
+/* SimGrid's progressive filling of M's variables over M's constraints, operation for
+ * operation in SimGrid's order; sets newval of the variables of vs (every variable of M). */
+void lmmo_fill(lmm_system *s, const int *vs, size_t nvs);
 
 #endif

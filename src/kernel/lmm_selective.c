@@ -21,7 +21,8 @@
  * M, and that variable is then solved against the constraints of M only. The result can
  * exceed a link's capacity or leave some unused, until a later walk covers the link.
  *
- * psim's exact solver (lmm.c) is used whenever it gives the same values as SimGrid's rule:
+ * In psim's default order of ties, its exact solver (lmm.c) is used whenever it gives the same
+ * values as SimGrid's rule (under SimGrid's order, lmmo_fill fills every M, lmm_sgorder.c):
  * when M is closed (every variable using a constraint of M has all its constraints in M,
  * which makes M a union of connected components whose max-min solution SimGrid computes), no
  * variable in M holds a stale value (one computed from a non-closed M: SimGrid recomputes it
@@ -292,7 +293,8 @@ static void solve_restricted(lmm_system *s, int open, void (*changed)(void *ctx,
       VEC_PUSH(s->comp_v, v);
     }
   }
-  sg_fill(s, s->comp_v.data, s->comp_v.len, s->m_list.data, s->m_list.len);
+  if (s->order) lmmo_fill(s, s->comp_v.data, s->comp_v.len);
+  else sg_fill(s, s->comp_v.data, s->comp_v.len, s->m_list.data, s->m_list.len);
   s->solves++;
   for (size_t i = 0; i < s->comp_v.len; i++) {
     int v = s->comp_v.data[i];
@@ -405,18 +407,19 @@ void lmms_solve(lmm_system *s, void (*changed)(void *ctx, void *owner, double va
   int open = m_is_open(s);
   int outside = 0;
   for (size_t i = 0; i < s->dirty_cnsts.len && !outside; i++) outside = !in_m(s, s->dirty_cnsts.data[i]);
-  if (!open && !s->stale_in_m && !outside && !s->sg_always) {
+  if (s->order) {
+    /* Under SimGrid's order of ties, every M is filled as SimGrid fills it, operation for
+     * operation (lmmo_fill), closed ones too: the exact solver's values are the same max-min
+     * solution but rounded otherwise, and a last-bit difference splits dates that SimGrid
+     * sees as ties, whose order this mode exists to follow (docs/performance.md, "Open sets
+     * under SimGrid's order of ties" and "Every modified set filled in SimGrid's order"). */
+    s->sel_restricted++;
+    s->sel_open += (uint64_t)open;
+    solve_restricted(s, open, changed, ctx);
+  } else if (!open && !s->stale_in_m && !outside && !s->sg_always) {
     s->sel_fast++;
     lmmi_solve_exact(s, changed, ctx);
-  } else if (open && !s->no_hide && !s->order && hide_open(s)) {
-    /* Not under SimGrid's order of ties (s->order): there, an open set is filled as SimGrid
-     * fills it (below). The local repair's values differ from SimGrid's filling in the last
-     * bits, more where a level is what is left of a link after many flows (cancellation:
-     * 1e-12 relative after a 2,700-flow open set), and the variables of an open set stay
-     * stale and filled for several epochs in SimGrid's rule, repaired under hiding: the
-     * difference then reaches dates that SimGrid sees as exact ties, and their order
-     * (which this mode exists to follow) changes. See docs/performance.md, "Open sets
-     * under SimGrid's order of ties". */
+  } else if (open && !s->no_hide && hide_open(s)) {
     s->sel_fast++;
     s->sel_hidden++;
     lmmi_solve_exact(s, changed, ctx);

@@ -1,5 +1,6 @@
 /* SimGrid's ORDER of its selective update: in which order constraints join the modified set M,
- * and in which order the actions of M are handed back to their model after a solve.
+ * in which order the actions of M are handed back to their model after a solve, and M's
+ * progressive filling in SimGrid's order of operations (lmmo_fill, below).
  *
  * Which constraints join M is lmm_selective.c's business; the order matters because SimGrid
  * re-inserts every action of M into its model's action heap after each solve, and that heap
@@ -21,6 +22,7 @@
  *   - after a solve, the actions of M are listed constraint by constraint in M's order, each
  *     constraint's enabled elements with a positive consumption in list order, each action
  *     once (System::solve appending to the model's modified action set). */
+#include <math.h>
 #include <stdlib.h>
 
 #include "lmm_internal.h"
@@ -85,6 +87,179 @@ void lmmo_free(lmm_system *s) {
   s->o_lists = NULL;
   s->o_nlists = 0;
   VEC_FREE(s->o_frames);
+  VEC_FREE(s->o_light);
+  VEC_FREE(s->o_act);
+  VEC_FREE(s->o_sat);
+  VEC_FREE(s->o_vlist);
+}
+
+/* ---- SimGrid's progressive filling, in SimGrid's order ----
+ * Under SimGrid's order of ties, dates that SimGrid computes equal must come out equal here
+ * too, bit for bit: the rates must be SimGrid's own roundings, not merely the max-min values.
+ * lmmo_fill therefore repeats SimGrid 3.32's MaxMin::maxmin_solve (src/kernel/lmm/maxmin.cpp)
+ * over M, operation for operation (facts from its source):
+ *   - each constraint of M, in M's order, sums its usage (consumption / penalty) over its
+ *     enabled elements in list order (newest first), setting their variables' values to 0,
+ *     and makes each consuming element active: pushed to the FRONT of the constraint's
+ *     active list, which so ends up oldest first; a constraint with remaining capacity and
+ *     usage joins the "light" table, in that order;
+ *   - a round takes the smallest remaining / usage (ties by exact equality, in light-table
+ *     order), lists the not yet listed variables of those constraints' active lists in
+ *     order, and fixes them (or, when some of them have a bound under the level, only those
+ *     whose bound is within 1e-5 of the smallest, the others waiting for a later round);
+ *   - fixing a variable subtracts its consumption from the remaining capacity and its weight
+ *     from the usage of each of its constraints in the order they were added, with
+ *     SimGrid's precision rule (a remainder under 1e-5, of the bound for capacities, is 0);
+ *     a constraint left without usage or capacity leaves the light table, the last entry
+ *     taking its place; its elements become inactive;
+ *   - the next round's level is found by a new scan of the light table.
+ * The variables' values are what SimGrid's rates are, to the bit, provided M, the lists'
+ * order and the arithmetic before (remaining work, dates) are SimGrid's too. */
+#define SGO_PRECISION 1e-5
+
+static double sgo_update(double v, double minus, double precision) {
+  v -= minus;
+  return v < precision ? 0 : v;
+}
+
+static double coeff_on(const lmm_var *x, int c) {
+  for (int j = 0; j < x->nel; j++)
+    if (x->el[j].cnst == c) return x->el[j].coeff;
+  return 0;
+}
+
+static void sat_update(lmm_system *s, double r, int pos, double *min_usage) {
+  if (*min_usage < 0 || *min_usage > r) {
+    *min_usage = r;
+    s->o_sat.len = 0;
+    VEC_PUSH(s->o_sat, pos);
+  } else if (*min_usage == r) {
+    VEC_PUSH(s->o_sat, pos);
+  }
+}
+
+/* The variables of this round's saturated constraints, in SimGrid's order, each once. */
+static void sat_vars(lmm_system *s) {
+  s->istamp++;
+  for (size_t i = 0; i < s->o_sat.len; i++) {
+    const lmmo_light *L = &s->o_light.data[s->o_sat.data[i]];
+    for (int j = 0; j < L->an; j++) {
+      int v = s->o_act.data[L->a0 + (size_t)j];
+      lmm_var *x = &s->vars.data[v];
+      if (x->fixed || x->qmark == s->istamp) continue;   /* inactive, or listed */
+      x->qmark = s->istamp;
+      VEC_PUSH(s->o_vlist, v);
+    }
+  }
+}
+
+/* Constraint k's usage or capacity is spent: it leaves the light table. */
+static void leave_light(lmm_system *s, lmm_cnst *k) {
+  int i = k->nfree - 1;
+  size_t last = s->o_light.len - 1;
+  s->o_light.data[i] = s->o_light.data[last];
+  s->cnsts.data[s->o_light.data[i].c].nfree = i + 1;
+  s->o_light.len = last;
+  k->nfree = 0;
+}
+
+/* The value SimGrid's variable holds during the solve: 0 once reset by it, else the last. */
+static double sgo_value(const lmm_system *s, const lmm_var *x) {
+  return x->mark == s->stamp ? x->newval : x->value;
+}
+
+void lmmo_fill(lmm_system *s, const int *vs, size_t nvs) {
+  s->stamp++;
+  for (size_t i = 0; i < nvs; i++) {
+    lmm_var *x = &s->vars.data[vs[i]];
+    x->fixed = x->penalty <= 0;
+    x->newval = x->penalty <= 0 ? 0 : x->value;
+    x->bneck = BNECK_NONE;
+  }
+  s->o_light.len = s->o_act.len = s->o_sat.len = s->o_vlist.len = 0;
+  double min_usage = -1;
+  for (size_t i = 0; i < s->m_list.len; i++) {
+    int c = s->m_list.data[i];
+    lmm_cnst *k = &s->cnsts.data[c];
+    k->nfree = 0;
+    k->remaining = k->capacity;
+    if (!(k->remaining > k->capacity * SGO_PRECISION)) continue;
+    k->usage = 0;
+    size_t a0 = s->o_act.len;
+    const lmmo_list *l = list_at(s, c);
+    for (size_t j = l->n; j-- > 0;) {
+      const lmmo_ent *e = &l->e[j];
+      if (!live(s, e)) continue;
+      lmm_var *x = &s->vars.data[e->var];
+      x->newval = 0;
+      x->mark = s->stamp;
+      double a = coeff_on(x, c);
+      if (a <= 0) continue;
+      if (!k->fatpipe) k->usage += a / x->penalty;
+      else if (k->usage < a / x->penalty) k->usage = a / x->penalty;
+      VEC_PUSH(s->o_act, e->var);
+    }
+    /* pushed to the front one after the other: the active list is the reverse */
+    for (size_t lo = a0, hi = s->o_act.len; lo + 1 < hi; lo++, hi--) {
+      int tmp = s->o_act.data[lo];
+      s->o_act.data[lo] = s->o_act.data[hi - 1];
+      s->o_act.data[hi - 1] = tmp;
+    }
+    if (k->usage > 0) {
+      lmmo_light L = {c, (int)(s->o_act.len - a0), a0, k->remaining / k->usage};
+      VEC_PUSH(s->o_light, L);
+      k->nfree = (int)s->o_light.len;
+      sat_update(s, L.r, (int)s->o_light.len - 1, &min_usage);
+    }
+  }
+  sat_vars(s);
+  while (s->o_vlist.len) {
+    double min_bound = -1;
+    for (size_t i = 0; i < s->o_vlist.len; i++) {
+      const lmm_var *x = &s->vars.data[s->o_vlist.data[i]];
+      double b = x->bound * x->penalty;
+      if (x->bound > 0 && b < min_usage && (min_bound < 0 || b < min_bound)) min_bound = b;
+    }
+    for (size_t i = 0; i < s->o_vlist.len; i++) {
+      lmm_var *x = &s->vars.data[s->o_vlist.data[i]];
+      double value;
+      if (min_bound < 0) value = min_usage / x->penalty;
+      else if (fabs(min_bound - x->bound * x->penalty) < SGO_PRECISION) value = x->bound;
+      else continue;   /* its turn comes in a later round */
+      x->newval = value;
+      x->fixed = 1;
+      for (int j = 0; j < x->nel; j++) {
+        const lmm_elem *el = &x->el[j];
+        lmm_cnst *k = &s->cnsts.data[el->cnst];
+        if (!k->fatpipe) {
+          k->remaining = sgo_update(k->remaining, el->coeff * value, k->capacity * SGO_PRECISION);
+          k->usage = sgo_update(k->usage, el->coeff / x->penalty, SGO_PRECISION);
+        } else {
+          k->usage = 0;
+          const lmmo_list *l = list_at(s, el->cnst);
+          for (size_t r = l->n; r-- > 0;) {
+            const lmmo_ent *e = &l->e[r];
+            if (!live(s, e)) continue;
+            const lmm_var *u = &s->vars.data[e->var];
+            if (sgo_value(s, u) > 0) continue;
+            double a = coeff_on(u, el->cnst);
+            if (a > 0 && a / u->penalty > k->usage) k->usage = a / u->penalty;
+          }
+        }
+        if (!k->nfree) continue;   /* outside the light table */
+        if (!(k->usage > SGO_PRECISION) || !(k->remaining > k->capacity * SGO_PRECISION)) leave_light(s, k);
+        else s->o_light.data[k->nfree - 1].r = k->remaining / k->usage;
+      }
+    }
+    s->o_vlist.len = 0;
+    min_usage = -1;
+    s->o_sat.len = 0;
+    for (size_t i = 0; i < s->o_light.len; i++) sat_update(s, s->o_light.data[i].r, (int)i, &min_usage);
+    s->rounds++;
+    sat_vars(s);
+  }
+  for (size_t i = 0; i < s->o_light.len; i++) s->cnsts.data[s->o_light.data[i].c].nfree = 0;
+  s->work += nvs;
 }
 
 /* The next live variable of frame f's list, newest first; -1 at the end. */
