@@ -147,6 +147,7 @@ void lmm_expand(lmm_system *s, int c, int v, double coeff) {
       else x->el[i].coeff += coeff;
       s->cnsts.data[c].refs[x->el[i].cpos].coeff = x->el[i].coeff;
       lmmb_elem_changed(s, v, i, old);
+      if (s->order && x->penalty > 0) lmmo_reweigh(s, v);   /* SimGrid's order */
       lmmi_mark_cnst(s, c);
       return;
     }
@@ -164,7 +165,7 @@ void lmm_expand(lmm_system *s, int c, int v, double coeff) {
   k->refs[k->n] = (lmm_ref){v, x->nel, coeff};
   x->nel++; k->n++;
   lmmb_elem_changed(s, v, x->nel - 1, 0);
-  if (s->order && x->penalty > 0) lmmo_elem_added(s, v, c, coeff);   /* SimGrid's order */
+  if (s->order && x->penalty > 0) lmmo_elem_added(s, v, x->nel - 1);   /* SimGrid's order */
   lmmi_mark_cnst(s, c);
 }
 
@@ -173,8 +174,10 @@ void lmm_var_set_penalty(lmm_system *s, int v, double penalty) {
   lmm_var *x = &s->vars.data[v];
   if (s->order && x->penalty > 0 && penalty <= 0) lmmo_off(s, v);   /* SimGrid's order */
   int on = x->penalty <= 0 && penalty > 0;
+  int reweigh = !on && x->penalty > 0 && penalty > 0 && penalty != x->penalty;
   x->penalty = penalty;
   if (s->order && on) lmmo_switched_on(s, v);
+  else if (s->order && reweigh) lmmo_reweigh(s, v);
   lmmi_mark_var(s, v);
   for (int i = 0; i < x->nel; i++) lmmi_mark_cnst(s, x->el[i].cnst);
 }

@@ -73,7 +73,9 @@ typedef struct { int var, el; double coeff; } lmm_hidden;
  * increasing stamp, read from the end; entries whose variable went off or away are skipped,
  * then dropped), and one level of SimGrid's recursive walk (constraint c, at list position
  * pos, variable v, its element j). */
-typedef struct { int var, w; uint64_t ord; } lmmo_ent;   /* w: consumes (coefficient > 0) */
+/* el: the variable's element on the constraint; w: its weight there, coefficient / penalty
+ * (what SimGrid's filling sums); var is -1 once the variable went off or away. */
+typedef struct { int var, el; uint64_t ord; double w; } lmmo_ent;
 typedef struct { lmmo_ent *e; size_t n, cap, dead; } lmmo_list;
 typedef struct { int c; size_t pos; int v, j; const lmmo_list *l; } lmmo_frame;
 /* lmmo_fill: a constraint that can still saturate (SimGrid's ConstraintLight), with its
@@ -185,11 +187,13 @@ void lmmo_collect(lmm_system *s);
 /* Variable v is switched on (goes to the front of its constraints' lists), gets a new
  * element on constraint c, goes off or away. */
 void lmmo_switched_on(lmm_system *s, int v);
-void lmmo_elem_added(lmm_system *s, int v, int c, double coeff);
+void lmmo_elem_added(lmm_system *s, int v, int el);
 void lmmo_off(lmm_system *s, int v);
+/* v, switched on, has a new penalty or a new coefficient on one of its elements. */
+void lmmo_reweigh(lmm_system *s, int v);
 void lmmo_free(lmm_system *s);
-/* SimGrid's progressive filling of M's variables over M's constraints, operation for
- * operation in SimGrid's order; sets newval of the variables of vs (every variable of M). */
-void lmmo_fill(lmm_system *s, const int *vs, size_t nvs);
+/* Solves M as SimGrid does, operation for operation in its order (lmmo_fill), and reports
+ * the values that changed. */
+void lmmo_solve(lmm_system *s, void (*changed)(void *ctx, void *owner, double value), void *ctx);
 
 #endif

@@ -293,8 +293,7 @@ static void solve_restricted(lmm_system *s, int open, void (*changed)(void *ctx,
       VEC_PUSH(s->comp_v, v);
     }
   }
-  if (s->order) lmmo_fill(s, s->comp_v.data, s->comp_v.len);
-  else sg_fill(s, s->comp_v.data, s->comp_v.len, s->m_list.data, s->m_list.len);
+  sg_fill(s, s->comp_v.data, s->comp_v.len, s->m_list.data, s->m_list.len);
   s->solves++;
   for (size_t i = 0; i < s->comp_v.len; i++) {
     int v = s->comp_v.data[i];
@@ -415,7 +414,8 @@ void lmms_solve(lmm_system *s, void (*changed)(void *ctx, void *owner, double va
      * under SimGrid's order of ties" and "Every modified set filled in SimGrid's order"). */
     s->sel_restricted++;
     s->sel_open += (uint64_t)open;
-    solve_restricted(s, open, changed, ctx);
+    lmmo_solve(s, changed, ctx);
+    lmmi_clear_dirty(s);
   } else if (!open && !s->stale_in_m && !outside && !s->sg_always) {
     s->sel_fast++;
     lmmi_solve_exact(s, changed, ctx);

@@ -23,6 +23,7 @@
  *     constraint's enabled elements with a positive consumption in list order, each action
  *     once (System::solve appending to the model's modified action set). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "lmm_internal.h"
@@ -44,38 +45,71 @@ static const lmmo_list *list_at(const lmm_system *s, int c) {
   return (size_t)c < s->o_nlists ? &s->o_lists[c] : &empty;
 }
 
-/* A variable off or away has stamp 0 (lmmo_off; a new slot starts at 0): stamps are unique. */
-static int live(const lmm_system *s, const lmmo_ent *e) { return s->vwalk[e->var].ord == e->ord; }
+/* An entry dies in place when its variable goes off or away (lmmo_off): the lists are read at
+ * every solve, and testing the entry itself spares a read of the variable per entry. */
+static int live(const lmmo_ent *e) { return e->var >= 0; }
 
-static void append(lmm_system *s, int c, int v, double coeff) {
+static void append(lmm_system *s, int c, int v, int el) {
   lmmo_list *l = list_of(s, c);
   if (l->n == l->cap) {
     l->cap = l->cap ? 2 * l->cap : 8;
     l->e = xrealloc(l->e, l->cap * sizeof *l->e);
   }
-  l->e[l->n++] = (lmmo_ent){v, coeff > 0, s->vwalk[v].ord};
+  const lmm_var *x = &s->vars.data[v];
+  l->e[l->n++] = (lmmo_ent){v, el, s->vwalk[v].ord, x->el[el].coeff / x->penalty};
 }
 
 void lmmo_switched_on(lmm_system *s, int v) {
   s->vwalk[v].ord = ++s->ord_next;
   const lmm_var *x = &s->vars.data[v];
-  for (int i = 0; i < x->nel; i++) append(s, x->el[i].cnst, v, x->el[i].coeff);
+  for (int i = 0; i < x->nel; i++) append(s, x->el[i].cnst, v, i);
 }
 
 /* (A later lmm_expand of the same element only adds to its consumption: it stays positive.) */
-void lmmo_elem_added(lmm_system *s, int v, int c, double coeff) { append(s, c, v, coeff); }
+void lmmo_elem_added(lmm_system *s, int v, int el) { append(s, s->vars.data[v].el[el].cnst, v, el); }
 
 /* v goes off or away: its entries die (its stamp becomes 0); a list more than half dead is
  * compacted. */
+/* v's entry in constraint c's list: the entries of a switching-on are appended together, so
+ * the list is sorted by stamp but for elements added later (lmmo_elem_added), looked for from
+ * the end when the binary search misses. */
+static lmmo_ent *find(lmm_system *s, int c, int v) {
+  lmmo_list *l = list_of(s, c);
+  uint64_t ord = s->vwalk[v].ord;
+  size_t lo = 0, hi = l->n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (l->e[mid].ord < ord) lo = mid + 1;
+    else hi = mid;
+  }
+  for (; lo < l->n && l->e[lo].ord == ord; lo++)
+    if (l->e[lo].var == v) return &l->e[lo];
+  for (size_t j = l->n; j-- > 0;)
+    if (l->e[j].var == v && l->e[j].ord == ord) return &l->e[j];
+  return NULL;
+}
+
+void lmmo_reweigh(lmm_system *s, int v) {
+  const lmm_var *x = &s->vars.data[v];
+  for (int i = 0; i < x->nel; i++) {
+    lmmo_ent *e = find(s, x->el[i].cnst, v);
+    if (e) e->w = x->el[i].coeff / x->penalty;
+  }
+}
+
 void lmmo_off(lmm_system *s, int v) {
   const lmm_var *x = &s->vars.data[v];
+  for (int i = 0; i < x->nel; i++) {
+    lmmo_ent *e = find(s, x->el[i].cnst, v);
+    if (e) e->var = -1;
+  }
   s->vwalk[v].ord = 0;
   for (int i = 0; i < x->nel; i++) {
     lmmo_list *l = list_of(s, x->el[i].cnst);
     if (++l->dead * 2 <= l->n) continue;
     size_t k = 0;
     for (size_t j = 0; j < l->n; j++)
-      if (live(s, &l->e[j])) l->e[k++] = l->e[j];
+      if (live(&l->e[j])) l->e[k++] = l->e[j];
     l->n = k;
     l->dead = 0;
   }
@@ -122,12 +156,6 @@ static double sgo_update(double v, double minus, double precision) {
   return v < precision ? 0 : v;
 }
 
-static double coeff_on(const lmm_var *x, int c) {
-  for (int j = 0; j < x->nel; j++)
-    if (x->el[j].cnst == c) return x->el[j].coeff;
-  return 0;
-}
-
 static void sat_update(lmm_system *s, double r, int pos, double *min_usage) {
   if (*min_usage < 0 || *min_usage > r) {
     *min_usage = r;
@@ -168,12 +196,15 @@ static double sgo_value(const lmm_system *s, const lmm_var *x) {
   return x->mark == s->stamp ? x->newval : x->value;
 }
 
-void lmmo_fill(lmm_system *s, const int *vs, size_t nvs) {
-  s->stamp++;
+static void lmmo_fill(lmm_system *s, const int *vs, size_t nvs) {
+  /* SimGrid sets to 0 the value of every variable of M's constraints as it sums their usage
+   * (all of them, but for a constraint of no capacity, which SimGrid skips and psim's
+   * platforms do not have); they carry s->stamp (lmmo_solve), which tells sgo_value the
+   * variables reset from the others. */
   for (size_t i = 0; i < nvs; i++) {
     lmm_var *x = &s->vars.data[vs[i]];
     x->fixed = x->penalty <= 0;
-    x->newval = x->penalty <= 0 ? 0 : x->value;
+    x->newval = 0;
     x->bneck = BNECK_NONE;
   }
   s->o_light.len = s->o_act.len = s->o_sat.len = s->o_vlist.len = 0;
@@ -189,14 +220,9 @@ void lmmo_fill(lmm_system *s, const int *vs, size_t nvs) {
     const lmmo_list *l = list_at(s, c);
     for (size_t j = l->n; j-- > 0;) {
       const lmmo_ent *e = &l->e[j];
-      if (!live(s, e)) continue;
-      lmm_var *x = &s->vars.data[e->var];
-      x->newval = 0;
-      x->mark = s->stamp;
-      double a = coeff_on(x, c);
-      if (a <= 0) continue;
-      if (!k->fatpipe) k->usage += a / x->penalty;
-      else if (k->usage < a / x->penalty) k->usage = a / x->penalty;
+      if (!live(e) || !(e->w > 0)) continue;
+      if (!k->fatpipe) k->usage += e->w;
+      else if (k->usage < e->w) k->usage = e->w;
       VEC_PUSH(s->o_act, e->var);
     }
     /* pushed to the front one after the other: the active list is the reverse */
@@ -239,11 +265,10 @@ void lmmo_fill(lmm_system *s, const int *vs, size_t nvs) {
           const lmmo_list *l = list_at(s, el->cnst);
           for (size_t r = l->n; r-- > 0;) {
             const lmmo_ent *e = &l->e[r];
-            if (!live(s, e)) continue;
+            if (!live(e)) continue;
             const lmm_var *u = &s->vars.data[e->var];
             if (sgo_value(s, u) > 0) continue;
-            double a = coeff_on(u, el->cnst);
-            if (a > 0 && a / u->penalty > k->usage) k->usage = a / u->penalty;
+            if (e->w > 0 && e->w > k->usage) k->usage = e->w;
           }
         }
         if (!k->nfree) continue;   /* outside the light table */
@@ -262,12 +287,52 @@ void lmmo_fill(lmm_system *s, const int *vs, size_t nvs) {
   s->work += nvs;
 }
 
+/* M's variables, each once: under SimGrid's order the walks run at every event, so a switched-on
+ * variable using a constraint of M has its first constraint in M (a walk that reaches it brings
+ * all its constraints; one switched on behind a wall has its first constraint in M; a new one
+ * touches each of its links), and the entries of first elements list each of them once,
+ * without a visit of every variable from each of its constraints. PSIM_LMM_CHECK verifies
+ * it. (Variables switched off are in no list: psim's models create flows after their latency,
+ * switched on, and none is switched off.) */
+static void collect_m(lmm_system *s) {
+  s->stamp++;
+  s->comp_v.len = 0;
+  for (size_t i = 0; i < s->m_list.len; i++) {
+    const lmmo_list *l = list_at(s, s->m_list.data[i]);
+    for (size_t j = 0; j < l->n; j++) {
+      const lmmo_ent *e = &l->e[j];
+      if (!live(e) || e->el != 0) continue;
+      s->vars.data[e->var].mark = s->stamp;
+      VEC_PUSH(s->comp_v, e->var);
+    }
+  }
+  if (!s->check) return;
+  for (size_t i = 0; i < s->m_list.len; i++) {
+    const lmm_cnst *k = &s->cnsts.data[s->m_list.data[i]];
+    for (int j = 0; j < k->n; j++) {
+      const lmm_var *x = &s->vars.data[k->refs[j].var];
+      if (x->penalty > 0 && x->mark != s->stamp) {
+        fprintf(stderr, "psim: internal error: variable %d of modified constraint %d missed by collect_m\n",
+                k->refs[j].var, s->m_list.data[i]);
+        abort();
+      }
+    }
+  }
+}
+
+void lmmo_solve(lmm_system *s, void (*changed)(void *ctx, void *owner, double value), void *ctx) {
+  collect_m(s);
+  lmmo_fill(s, s->comp_v.data, s->comp_v.len);
+  s->solves++;
+  for (size_t i = 0; i < s->comp_v.len; i++) lmmi_commit(s, s->comp_v.data[i], changed, ctx);
+}
+
 /* The next live variable of frame f's list, newest first; -1 at the end. */
-static int next_var(lmm_system *s, lmmo_frame *f) {
+static int next_var(lmmo_frame *f) {
   const lmmo_list *l = f->l;
   while (f->pos > 0) {
     const lmmo_ent *e = &l->e[--f->pos];
-    if (live(s, e)) return e->var;
+    if (live(e)) return e->var;
   }
   return -1;
 }
@@ -277,7 +342,7 @@ static void enter(lmm_system *s, int c) {
   VEC_PUSH(s->m_list, c);
   const lmmo_list *l = list_at(s, c);   /* no list grows during a walk */
   lmmo_frame f = {c, l->n, -1, 0, l};
-  f.v = next_var(s, &f);
+  f.v = next_var(&f);
   VEC_PUSH(s->o_frames, f);
 }
 
@@ -311,7 +376,7 @@ void lmmo_walk(lmm_system *s, int c) {
       if (xw->stale) s->stale_in_m = 1;
     }
     f->j = 0;
-    f->v = next_var(s, f);
+    f->v = next_var(f);
   }
 }
 
@@ -322,9 +387,9 @@ void lmmo_collect(lmm_system *s) {
     const lmmo_list *l = list_at(s, s->m_list.data[i]);
     for (size_t j = l->n; j-- > 0;) {
       const lmmo_ent *e = &l->e[j];
-      if (!live(s, e)) continue;
+      if (!live(e) || !(e->w > 0)) continue;
       lmm_var_walk *xw = &s->vwalk[e->var];
-      if (xw->ostamp == s->o_stamp || !e->w) continue;
+      if (xw->ostamp == s->o_stamp) continue;
       void *owner = s->vcold[e->var].owner;
       if (!owner) continue;
       xw->ostamp = s->o_stamp;

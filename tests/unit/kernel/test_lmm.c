@@ -323,6 +323,39 @@ static void selective_hidden_elements(void **st) {
   }
 }
 
+/* Under SimGrid's order of ties every modified set is filled as SimGrid 3.32 fills it,
+ * operation for operation (lmm_sgorder.c, lmmo_fill): a constraint's usage is summed over its
+ * variables newest first, and the level is capacity / usage to the bit. Weights 1, 1e-16,
+ * 1e-16 (penalties 1, 1e16, 1e16) created in that order sum to (1e-16 + 1e-16) + 1, which
+ * rounds to 1 + 2^-52; created in the other order, to (1 + 1e-16) + 1e-16 = 1. So the first
+ * variable gets 10 / (1 + 2^-52) in one order and exactly 10 in the other (a max-min solver
+ * free to sum in any order gets 10 in both). */
+static void sg_order_fill_sums_newest_first(void **st) {
+  (void)st;
+  for (int rev = 0; rev <= 1; rev++) {
+    lmm_system *s = lmm_new();
+    lmm_set_selective(s, 1);
+    lmm_set_sg_order(s, 1);
+    int c = lmm_cnst_new(s, 10, 0);
+    const double pen[3] = {1, 1e16, 1e16};
+    int v[3];
+    for (int i = 0; i < 3; i++) {
+      int k = rev ? 2 - i : i;
+      v[k] = lmm_var_new(s, pen[k], -1, &tag[k]);
+      lmm_expand(s, c, v[k], 1);
+      lmm_touch_cnst(s, c);
+    }
+    lmm_solve(s, NULL, NULL);
+    volatile double w = 1 / pen[1];   /* volatile: summed at run time, in this order */
+    double usage = rev ? (1 + w) + w : (w + w) + 1;
+    assert_true(rev ? usage == 1 : usage == 1 + 0x1p-52);
+    assert_true(lmm_var_value(s, v[0]) == 10 / usage / pen[0]);
+    assert_true(lmm_var_value(s, v[1]) == 10 / usage / pen[1]);
+    assert_true(lmm_var_value(s, v[2]) == 10 / usage / pen[2]);
+    lmm_free(s);
+  }
+}
+
 /* The same rule on random events: two systems given the same epochs (flows announced with a
  * switched-off variable over 1-3 links, switched on in groups, freed), one solving open sets
  * by hiding, the other by SimGrid's progressive filling; their values must agree to rounding
@@ -484,6 +517,7 @@ int main(void) {
       cmocka_unit_test(selective_open_set),     cmocka_unit_test(selective_order_matters),
       cmocka_unit_test(selective_hidden_elements), cmocka_unit_test(selective_hidden_random),
       cmocka_unit_test(backbone_bound),     cmocka_unit_test(saturated_backbone_repairs),
+      cmocka_unit_test(sg_order_fill_sums_newest_first),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
