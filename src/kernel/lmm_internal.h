@@ -62,7 +62,7 @@ typedef struct {
   unsigned visit;     /* reached by the walk of this epoch */
   int stale;          /* value from a solve that did not see all its constraints */
   uint64_t ord;       /* SimGrid's order (lmm_sgorder.c): when it was last switched on */
-  uint64_t ostamp;    /* lmm_sgorder.c: listed by this solve's lmmo_collect */
+  uint64_t ostamp;    /* lmm_sgorder.c: listed by this solve (lmmo_solve) */
   int hidden;         /* elements left out of the solution (lmm_selective.c, "Open sets") */
 } lmm_var_walk;
 
@@ -182,8 +182,6 @@ void lmms_solve(lmm_system *s, void (*changed)(void *ctx, void *owner, double va
 /* lmm_sgorder.c */
 /* Touches constraint c (not in M) as SimGrid's recursive walk does, in its order. */
 void lmmo_walk(lmm_system *s, int c);
-/* Lists M's actions in SimGrid's order (o_owners), before M is forgotten. */
-void lmmo_collect(lmm_system *s);
 /* Variable v is switched on (goes to the front of its constraints' lists), gets a new
  * element on constraint c, goes off or away. */
 void lmmo_switched_on(lmm_system *s, int v);
@@ -192,8 +190,8 @@ void lmmo_off(lmm_system *s, int v);
 /* v, switched on, has a new penalty or a new coefficient on one of its elements. */
 void lmmo_reweigh(lmm_system *s, int v);
 void lmmo_free(lmm_system *s);
-/* Solves M as SimGrid does, operation for operation in its order (lmmo_fill), and reports
- * the values that changed. */
+/* Solves M as SimGrid does, operation for operation in its order (lmmo_fill), reports the
+ * values that changed, and lists M's actions in SimGrid's order (o_owners). */
 void lmmo_solve(lmm_system *s, void (*changed)(void *ctx, void *owner, double value), void *ctx);
 
 #endif

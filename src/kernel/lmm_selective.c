@@ -428,6 +428,5 @@ void lmms_solve(lmm_system *s, void (*changed)(void *ctx, void *owner, double va
     s->sel_open += (uint64_t)open;
     solve_restricted(s, open, changed, ctx);
   }
-  if (s->order) lmmo_collect(s);
   next_epoch(s);
 }

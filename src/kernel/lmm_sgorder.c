@@ -287,23 +287,37 @@ static void lmmo_fill(lmm_system *s, const int *vs, size_t nvs) {
   s->work += nvs;
 }
 
-/* M's variables, each once: under SimGrid's order the walks run at every event, so a switched-on
- * variable using a constraint of M has its first constraint in M (a walk that reaches it brings
- * all its constraints; one switched on behind a wall has its first constraint in M; a new one
- * touches each of its links), and the entries of first elements list each of them once,
- * without a visit of every variable from each of its constraints. PSIM_LMM_CHECK verifies
- * it. (Variables switched off are in no list: psim's models create flows after their latency,
- * switched on, and none is switched off.) */
+/* One pass over M's lists, newest first, lists:
+ *   - M's variables, each once (comp_v). Under SimGrid's order the walks run at every event,
+ *     so a switched-on variable using a constraint of M has its first constraint in M (a walk
+ *     that reaches it brings all its constraints; one switched on behind a wall has its first
+ *     constraint in M; a new one touches each of its links): the entries of first elements
+ *     list each of them once, without a visit of every variable from each of its
+ *     constraints. PSIM_LMM_CHECK verifies it. (Variables switched off are in no list: psim's
+ *     models create flows after their latency, switched on, and none is switched off.)
+ *   - the actions of M in SimGrid's order (o_owners; see the top of this file): the values
+ *     play no part in it, so it is done before the fill. */
 static void collect_m(lmm_system *s) {
   s->stamp++;
   s->comp_v.len = 0;
+  s->o_owners.len = 0;
+  s->o_stamp++;
   for (size_t i = 0; i < s->m_list.len; i++) {
     const lmmo_list *l = list_at(s, s->m_list.data[i]);
-    for (size_t j = 0; j < l->n; j++) {
+    for (size_t j = l->n; j-- > 0;) {
       const lmmo_ent *e = &l->e[j];
-      if (!live(e) || e->el != 0) continue;
-      s->vars.data[e->var].mark = s->stamp;
-      VEC_PUSH(s->comp_v, e->var);
+      if (!live(e)) continue;
+      if (e->el == 0) {
+        s->vars.data[e->var].mark = s->stamp;
+        VEC_PUSH(s->comp_v, e->var);
+      }
+      if (!(e->w > 0)) continue;
+      lmm_var_walk *xw = &s->vwalk[e->var];
+      if (xw->ostamp == s->o_stamp) continue;
+      void *owner = s->vcold[e->var].owner;
+      if (!owner) continue;
+      xw->ostamp = s->o_stamp;
+      VEC_PUSH(s->o_owners, owner);
     }
   }
   if (!s->check) return;
@@ -377,24 +391,6 @@ void lmmo_walk(lmm_system *s, int c) {
     }
     f->j = 0;
     f->v = next_var(f);
-  }
-}
-
-void lmmo_collect(lmm_system *s) {
-  s->o_owners.len = 0;
-  s->o_stamp++;
-  for (size_t i = 0; i < s->m_list.len; i++) {
-    const lmmo_list *l = list_at(s, s->m_list.data[i]);
-    for (size_t j = l->n; j-- > 0;) {
-      const lmmo_ent *e = &l->e[j];
-      if (!live(e) || !(e->w > 0)) continue;
-      lmm_var_walk *xw = &s->vwalk[e->var];
-      if (xw->ostamp == s->o_stamp) continue;
-      void *owner = s->vcold[e->var].owner;
-      if (!owner) continue;
-      xw->ostamp = s->o_stamp;
-      VEC_PUSH(s->o_owners, owner);
-    }
   }
 }
 
