@@ -78,7 +78,7 @@ typedef struct { int var, el; double coeff; } lmm_hidden;
 typedef struct { int var, el; uint64_t ord; double w; } lmmo_ent;
 typedef struct { lmmo_ent *e; size_t n, cap, dead; } lmmo_list;
 typedef struct { int c; size_t pos; int v, j; const lmmo_list *l; } lmmo_frame;
-/* lmmo_fill: a constraint that can still saturate (SimGrid's ConstraintLight), with its
+/* lmmo_solve: a constraint that can still saturate (SimGrid's ConstraintLight), with its
  * active variables at o_act[a0 .. a0 + an). */
 typedef struct { int c, an; size_t a0; double r; } lmmo_light;
 
@@ -126,7 +126,7 @@ struct lmm_system {
   lmmo_list *o_lists;       /* per constraint */
   size_t o_nlists;
   VEC(void *) o_owners;     /* the actions of the last solve's M, in SimGrid's order */
-  /* lmmo_fill's scratch: its light table, the active elements' variables, the saturated
+  /* lmmo_solve's scratch: its light table, the active elements' variables, the saturated
    * constraints and variables of a round */
   VEC(lmmo_light) o_light;
   VEC(int) o_act, o_sat, o_vlist;
@@ -190,7 +190,7 @@ void lmmo_off(lmm_system *s, int v);
 /* v, switched on, has a new penalty or a new coefficient on one of its elements. */
 void lmmo_reweigh(lmm_system *s, int v);
 void lmmo_free(lmm_system *s);
-/* Solves M as SimGrid does, operation for operation in its order (lmmo_fill), reports the
+/* Solves M as SimGrid does, operation for operation in its order, reports the
  * values that changed, and lists M's actions in SimGrid's order (o_owners). */
 void lmmo_solve(lmm_system *s, void (*changed)(void *ctx, void *owner, double value), void *ctx);
 

@@ -22,7 +22,7 @@
  * exceed a link's capacity or leave some unused, until a later walk covers the link.
  *
  * In psim's default order of ties, its exact solver (lmm.c) is used whenever it gives the same
- * values as SimGrid's rule (under SimGrid's order, lmmo_fill fills every M, lmm_sgorder.c):
+ * values as SimGrid's rule (under SimGrid's order, lmmo_solve fills every M, lmm_sgorder.c):
  * when M is closed (every variable using a constraint of M has all its constraints in M,
  * which makes M a union of connected components whose max-min solution SimGrid computes), no
  * variable in M holds a stale value (one computed from a non-closed M: SimGrid recomputes it
@@ -408,7 +408,7 @@ void lmms_solve(lmm_system *s, void (*changed)(void *ctx, void *owner, double va
   for (size_t i = 0; i < s->dirty_cnsts.len && !outside; i++) outside = !in_m(s, s->dirty_cnsts.data[i]);
   if (s->order) {
     /* Under SimGrid's order of ties, every M is filled as SimGrid fills it, operation for
-     * operation (lmmo_fill), closed ones too: the exact solver's values are the same max-min
+     * operation (lmmo_solve), closed ones too: the exact solver's values are the same max-min
      * solution but rounded otherwise, and a last-bit difference splits dates that SimGrid
      * sees as ties, whose order this mode exists to follow (docs/performance.md, "Open sets
      * under SimGrid's order of ties" and "Every modified set filled in SimGrid's order"). */

@@ -1,6 +1,6 @@
 /* SimGrid's ORDER of its selective update: in which order constraints join the modified set M,
  * in which order the actions of M are handed back to their model after a solve, and M's
- * progressive filling in SimGrid's order of operations (lmmo_fill, below).
+ * progressive filling in SimGrid's order of operations (lmmo_solve, below).
  *
  * Which constraints join M is lmm_selective.c's business; the order matters because SimGrid
  * re-inserts every action of M into its model's action heap after each solve, and that heap
@@ -130,7 +130,7 @@ void lmmo_free(lmm_system *s) {
 /* ---- SimGrid's progressive filling, in SimGrid's order ----
  * Under SimGrid's order of ties, dates that SimGrid computes equal must come out equal here
  * too, bit for bit: the rates must be SimGrid's own roundings, not merely the max-min values.
- * lmmo_fill therefore repeats SimGrid 3.32's MaxMin::maxmin_solve (src/kernel/lmm/maxmin.cpp)
+ * lmmo_solve therefore repeats SimGrid 3.32's MaxMin::maxmin_solve (src/kernel/lmm/maxmin.cpp)
  * over M, operation for operation (facts from its source):
  *   - each constraint of M, in M's order, sums its usage (consumption / penalty) over its
  *     enabled elements in list order (newest first), setting their variables' values to 0,
@@ -196,17 +196,24 @@ static double sgo_value(const lmm_system *s, const lmm_var *x) {
   return x->mark == s->stamp ? x->newval : x->value;
 }
 
-static void lmmo_fill(lmm_system *s, const int *vs, size_t nvs) {
-  /* SimGrid sets to 0 the value of every variable of M's constraints as it sums their usage
-   * (all of them, but for a constraint of no capacity, which SimGrid skips and psim's
-   * platforms do not have); they carry s->stamp (lmmo_solve), which tells sgo_value the
-   * variables reset from the others. */
-  for (size_t i = 0; i < nvs; i++) {
-    lmm_var *x = &s->vars.data[vs[i]];
-    x->fixed = x->penalty <= 0;
-    x->newval = 0;
-    x->bneck = BNECK_NONE;
-  }
+/* The first pass, over M's lists newest first, constraint by constraint in M's order (the
+ * order of SimGrid's sums and of its list of actions), finds three things at once:
+ *   - each constraint's usage and active list, and the light table (SimGrid's first loop);
+ *   - M's variables, each once (comp_v). Under SimGrid's order the walks run at every event,
+ *     so a switched-on variable using a constraint of M has its first constraint in M (a walk
+ *     that reaches it brings all its constraints; one switched on behind a wall has its first
+ *     constraint in M; a new one touches each of its links): the entries of first elements
+ *     list each of them once, without a visit of every variable from each of its
+ *     constraints. PSIM_LMM_CHECK verifies it. (Variables switched off are in no list: psim's
+ *     models create flows after their latency, switched on, and none is switched off.)
+ *   - the actions of M in SimGrid's order (o_owners; see the top of this file): the values
+ *     play no part in it, so it is done before the rounds.
+ * Returns the first round's level. */
+static double first_pass(lmm_system *s) {
+  s->stamp++;
+  s->comp_v.len = 0;
+  s->o_owners.len = 0;
+  s->o_stamp++;
   s->o_light.len = s->o_act.len = s->o_sat.len = s->o_vlist.len = 0;
   double min_usage = -1;
   for (size_t i = 0; i < s->m_list.len; i++) {
@@ -214,16 +221,30 @@ static void lmmo_fill(lmm_system *s, const int *vs, size_t nvs) {
     lmm_cnst *k = &s->cnsts.data[c];
     k->nfree = 0;
     k->remaining = k->capacity;
-    if (!(k->remaining > k->capacity * SGO_PRECISION)) continue;
     k->usage = 0;
+    /* SimGrid leaves out a constraint without capacity (psim's platforms have none) */
+    int fills = k->remaining > k->capacity * SGO_PRECISION;
     size_t a0 = s->o_act.len;
     const lmmo_list *l = list_at(s, c);
     for (size_t j = l->n; j-- > 0;) {
       const lmmo_ent *e = &l->e[j];
-      if (!live(e) || !(e->w > 0)) continue;
-      if (!k->fatpipe) k->usage += e->w;
-      else if (k->usage < e->w) k->usage = e->w;
-      VEC_PUSH(s->o_act, e->var);
+      if (!live(e)) continue;
+      if (e->el == 0) {
+        s->vars.data[e->var].mark = s->stamp;
+        VEC_PUSH(s->comp_v, e->var);
+      }
+      if (!(e->w > 0)) continue;
+      if (fills) {
+        if (!k->fatpipe) k->usage += e->w;
+        else if (k->usage < e->w) k->usage = e->w;
+        VEC_PUSH(s->o_act, e->var);
+      }
+      lmm_var_walk *xw = &s->vwalk[e->var];
+      if (xw->ostamp == s->o_stamp) continue;
+      void *owner = s->vcold[e->var].owner;
+      if (!owner) continue;
+      xw->ostamp = s->o_stamp;
+      VEC_PUSH(s->o_owners, owner);
     }
     /* pushed to the front one after the other: the active list is the reverse */
     for (size_t lo = a0, hi = s->o_act.len; lo + 1 < hi; lo++, hi--) {
@@ -238,6 +259,35 @@ static void lmmo_fill(lmm_system *s, const int *vs, size_t nvs) {
       sat_update(s, L.r, (int)s->o_light.len - 1, &min_usage);
     }
   }
+  return min_usage;
+}
+
+static void check_first_pass(const lmm_system *s) {
+  for (size_t i = 0; i < s->m_list.len; i++) {
+    const lmm_cnst *k = &s->cnsts.data[s->m_list.data[i]];
+    for (int j = 0; j < k->n; j++) {
+      const lmm_var *x = &s->vars.data[k->refs[j].var];
+      if (x->penalty > 0 && x->mark != s->stamp) {
+        fprintf(stderr, "psim: internal error: variable %d of modified constraint %d missed by first_pass\n",
+                k->refs[j].var, s->m_list.data[i]);
+        abort();
+      }
+    }
+  }
+}
+
+void lmmo_solve(lmm_system *s, void (*changed)(void *ctx, void *owner, double value), void *ctx) {
+  double min_usage = first_pass(s);
+  if (s->check) check_first_pass(s);
+  /* SimGrid set every variable of M's constraints to 0 as it summed their usage; they carry
+   * s->stamp, which tells sgo_value them from the others. */
+  for (size_t i = 0; i < s->comp_v.len; i++) {
+    lmm_var *x = &s->vars.data[s->comp_v.data[i]];
+    x->fixed = x->penalty <= 0;
+    x->newval = 0;
+    x->bneck = BNECK_NONE;
+  }
+  /* the rounds */
   sat_vars(s);
   while (s->o_vlist.len) {
     double min_bound = -1;
@@ -284,59 +334,7 @@ static void lmmo_fill(lmm_system *s, const int *vs, size_t nvs) {
     sat_vars(s);
   }
   for (size_t i = 0; i < s->o_light.len; i++) s->cnsts.data[s->o_light.data[i].c].nfree = 0;
-  s->work += nvs;
-}
-
-/* One pass over M's lists, newest first, lists:
- *   - M's variables, each once (comp_v). Under SimGrid's order the walks run at every event,
- *     so a switched-on variable using a constraint of M has its first constraint in M (a walk
- *     that reaches it brings all its constraints; one switched on behind a wall has its first
- *     constraint in M; a new one touches each of its links): the entries of first elements
- *     list each of them once, without a visit of every variable from each of its
- *     constraints. PSIM_LMM_CHECK verifies it. (Variables switched off are in no list: psim's
- *     models create flows after their latency, switched on, and none is switched off.)
- *   - the actions of M in SimGrid's order (o_owners; see the top of this file): the values
- *     play no part in it, so it is done before the fill. */
-static void collect_m(lmm_system *s) {
-  s->stamp++;
-  s->comp_v.len = 0;
-  s->o_owners.len = 0;
-  s->o_stamp++;
-  for (size_t i = 0; i < s->m_list.len; i++) {
-    const lmmo_list *l = list_at(s, s->m_list.data[i]);
-    for (size_t j = l->n; j-- > 0;) {
-      const lmmo_ent *e = &l->e[j];
-      if (!live(e)) continue;
-      if (e->el == 0) {
-        s->vars.data[e->var].mark = s->stamp;
-        VEC_PUSH(s->comp_v, e->var);
-      }
-      if (!(e->w > 0)) continue;
-      lmm_var_walk *xw = &s->vwalk[e->var];
-      if (xw->ostamp == s->o_stamp) continue;
-      void *owner = s->vcold[e->var].owner;
-      if (!owner) continue;
-      xw->ostamp = s->o_stamp;
-      VEC_PUSH(s->o_owners, owner);
-    }
-  }
-  if (!s->check) return;
-  for (size_t i = 0; i < s->m_list.len; i++) {
-    const lmm_cnst *k = &s->cnsts.data[s->m_list.data[i]];
-    for (int j = 0; j < k->n; j++) {
-      const lmm_var *x = &s->vars.data[k->refs[j].var];
-      if (x->penalty > 0 && x->mark != s->stamp) {
-        fprintf(stderr, "psim: internal error: variable %d of modified constraint %d missed by collect_m\n",
-                k->refs[j].var, s->m_list.data[i]);
-        abort();
-      }
-    }
-  }
-}
-
-void lmmo_solve(lmm_system *s, void (*changed)(void *ctx, void *owner, double value), void *ctx) {
-  collect_m(s);
-  lmmo_fill(s, s->comp_v.data, s->comp_v.len);
+  s->work += s->comp_v.len;
   s->solves++;
   for (size_t i = 0; i < s->comp_v.len; i++) lmmi_commit(s, s->comp_v.data[i], changed, ctx);
 }

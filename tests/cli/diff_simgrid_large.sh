@@ -106,7 +106,7 @@ recorded async-fattree "$X/platforms/cluster_fat_tree.xml" "$X/hostfiles/cluster
 # grow the old count (replay_rank.c, R_TEST_KEY; 0.322136 with the reset before the sleep)
 recorded or-torus "$X/platforms/cluster_torus.xml" "$X/hostfiles/cluster_torus" 64 23013 40 0.321822 "network/tie-order:simgrid smpi/or:0:2e-6:1e-9"
 # Under SimGrid's order of ties every modified set is filled as SimGrid fills it, operation for
-# operation (lmmo_fill): with network/weight-S:0 a flow's share depends on its route's latency,
+# operation (lmmo_solve): with network/weight-S:0 a flow's share depends on its route's latency,
 # and the exact local repair of closed sets rounded the levels otherwise, which moved dates
 # SimGrid sees as ties (0.565677 with the repair)
 recorded weightS-fattree "$X/platforms/cluster_fat_tree.xml" "$X/hostfiles/cluster_fat_tree" 96 31017 30 0.565669 "network/tie-order:simgrid network/weight-S:0"

@@ -324,7 +324,7 @@ static void selective_hidden_elements(void **st) {
 }
 
 /* Under SimGrid's order of ties every modified set is filled as SimGrid 3.32 fills it,
- * operation for operation (lmm_sgorder.c, lmmo_fill): a constraint's usage is summed over its
+ * operation for operation (lmm_sgorder.c, lmmo_solve): a constraint's usage is summed over its
  * variables newest first, and the level is capacity / usage to the bit. Weights 1, 1e-16,
  * 1e-16 (penalties 1, 1e16, 1e16) created in that order sum to (1e-16 + 1e-16) + 1, which
  * rounds to 1 + 2^-52; created in the other order, to (1 + 1e-16) + 1e-16 = 1. So the first
