@@ -153,6 +153,15 @@ static inline void lmmi_commit(lmm_system *s, int v, void (*changed)(void *ctx, 
 void lmmi_solve_exact(lmm_system *s, void (*changed)(void *ctx, void *owner, double value), void *ctx);
 void lmmi_clear_dirty(lmm_system *s);
 
+/* SimGrid's precision rule in its progressive filling (maxmin/precision, 1e-5), shared by
+ * lmm_selective.c's sg_fill and lmm_sgorder.c's lmmo_solve: what is left of a capacity or a
+ * usage after a subtraction counts as 0 under `precision` (1e-5 of the capacity, or 1e-5). */
+#define LMM_SG_PRECISION 1e-5
+static inline double lmmi_sg_update(double v, double minus, double precision) {
+  v -= minus;
+  return v < precision ? 0 : v;
+}
+
 /* lmm_bound.c */
 void lmmb_refresh(lmm_cnst *k);
 /* Element i of variable v was added (old_coeff 0) or its coefficient grew from old_coeff. */

@@ -164,12 +164,6 @@ static int m_is_open(lmm_system *s) {
  * 1e-5, counts as saturated and drops out (its unfixed variables are then set by their other
  * constraints, or stay at 0); ties between constraints are exact; a variable's bound is taken
  * when within 1e-5 of the smallest one. */
-#define SG_PRECISION 1e-5
-
-static double sg_update(double v, double minus, double precision) {
-  v -= minus;
-  return v < precision ? 0 : v;
-}
 
 static void sg_fill(lmm_system *s, const int *vs, size_t nvs, const int *cs, size_t ncs) {
   s->inc_c.len = 0;
@@ -184,7 +178,7 @@ static void sg_fill(lmm_system *s, const int *vs, size_t nvs, const int *cs, siz
     k->remaining = k->capacity;
     k->usage = 0;
     k->nfree = 0;
-    if (!(k->capacity > k->capacity * SG_PRECISION)) continue;
+    if (!(k->capacity > k->capacity * LMM_SG_PRECISION)) continue;
     for (int j = 0; j < k->n; j++) {
       const lmm_var *x = &s->vars.data[k->refs[j].var];
       double a = k->refs[j].coeff;
@@ -236,7 +230,7 @@ static void sg_fill(lmm_system *s, const int *vs, size_t nvs, const int *cs, siz
       if (min_bound < 0) {
         value = min_usage / x->penalty;
         x->bneck = BNECK_NONE;
-      } else if (fabs(min_bound - x->bound * x->penalty) < SG_PRECISION) {
+      } else if (fabs(min_bound - x->bound * x->penalty) < LMM_SG_PRECISION) {
         value = x->bound;
         x->bneck = BNECK_BOUND;
       } else {
@@ -249,8 +243,8 @@ static void sg_fill(lmm_system *s, const int *vs, size_t nvs, const int *cs, siz
         lmm_cnst *k = &s->cnsts.data[e->cnst];
         if (!k->nfree) continue;   /* not in the light list (or outside M) */
         if (!k->fatpipe) {
-          k->remaining = sg_update(k->remaining, e->coeff * value, k->capacity * SG_PRECISION);
-          k->usage = sg_update(k->usage, e->coeff / x->penalty, SG_PRECISION);
+          k->remaining = lmmi_sg_update(k->remaining, e->coeff * value, k->capacity * LMM_SG_PRECISION);
+          k->usage = lmmi_sg_update(k->usage, e->coeff / x->penalty, LMM_SG_PRECISION);
         } else {
           k->usage = 0;
           for (int r = 0; r < k->n; r++) {
@@ -260,7 +254,7 @@ static void sg_fill(lmm_system *s, const int *vs, size_t nvs, const int *cs, siz
             if (a / u->penalty > k->usage) k->usage = a / u->penalty;
           }
         }
-        if (!(k->usage > SG_PRECISION) || !(k->remaining > k->capacity * SG_PRECISION)) k->nfree = 0;
+        if (!(k->usage > LMM_SG_PRECISION) || !(k->remaining > k->capacity * LMM_SG_PRECISION)) k->nfree = 0;
       }
     }
   }

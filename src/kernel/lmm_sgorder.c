@@ -65,11 +65,9 @@ void lmmo_switched_on(lmm_system *s, int v) {
   for (int i = 0; i < x->nel; i++) append(s, x->el[i].cnst, v, i);
 }
 
-/* (A later lmm_expand of the same element only adds to its consumption: it stays positive.) */
+/* (A later lmm_expand of the same element changes its weight: lmmo_reweigh.) */
 void lmmo_elem_added(lmm_system *s, int v, int el) { append(s, s->vars.data[v].el[el].cnst, v, el); }
 
-/* v goes off or away: its entries die (its stamp becomes 0); a list more than half dead is
- * compacted. */
 /* v's entry in constraint c's list: the entries of a switching-on are appended together, so
  * the list is sorted by stamp but for elements added later (lmmo_elem_added), looked for from
  * the end when the binary search misses. */
@@ -97,6 +95,8 @@ void lmmo_reweigh(lmm_system *s, int v) {
   }
 }
 
+/* v goes off or away: its entries die (its stamp becomes 0); a list more than half dead is
+ * compacted. */
 void lmmo_off(lmm_system *s, int v) {
   const lmm_var *x = &s->vars.data[v];
   for (int i = 0; i < x->nel; i++) {
@@ -149,12 +149,6 @@ void lmmo_free(lmm_system *s) {
  *   - the next round's level is found by a new scan of the light table.
  * The variables' values are what SimGrid's rates are, to the bit, provided M, the lists'
  * order and the arithmetic before (remaining work, dates) are SimGrid's too. */
-#define SGO_PRECISION 1e-5
-
-static double sgo_update(double v, double minus, double precision) {
-  v -= minus;
-  return v < precision ? 0 : v;
-}
 
 static void sat_update(lmm_system *s, double r, int pos, double *min_usage) {
   if (*min_usage < 0 || *min_usage > r) {
@@ -223,7 +217,7 @@ static double first_pass(lmm_system *s) {
     k->remaining = k->capacity;
     k->usage = 0;
     /* SimGrid leaves out a constraint without capacity (psim's platforms have none) */
-    int fills = k->remaining > k->capacity * SGO_PRECISION;
+    int fills = k->remaining > k->capacity * LMM_SG_PRECISION;
     size_t a0 = s->o_act.len;
     const lmmo_list *l = list_at(s, c);
     for (size_t j = l->n; j-- > 0;) {
@@ -300,7 +294,7 @@ void lmmo_solve(lmm_system *s, void (*changed)(void *ctx, void *owner, double va
       lmm_var *x = &s->vars.data[s->o_vlist.data[i]];
       double value;
       if (min_bound < 0) value = min_usage / x->penalty;
-      else if (fabs(min_bound - x->bound * x->penalty) < SGO_PRECISION) value = x->bound;
+      else if (fabs(min_bound - x->bound * x->penalty) < LMM_SG_PRECISION) value = x->bound;
       else continue;   /* its turn comes in a later round */
       x->newval = value;
       x->fixed = 1;
@@ -308,8 +302,8 @@ void lmmo_solve(lmm_system *s, void (*changed)(void *ctx, void *owner, double va
         const lmm_elem *el = &x->el[j];
         lmm_cnst *k = &s->cnsts.data[el->cnst];
         if (!k->fatpipe) {
-          k->remaining = sgo_update(k->remaining, el->coeff * value, k->capacity * SGO_PRECISION);
-          k->usage = sgo_update(k->usage, el->coeff / x->penalty, SGO_PRECISION);
+          k->remaining = lmmi_sg_update(k->remaining, el->coeff * value, k->capacity * LMM_SG_PRECISION);
+          k->usage = lmmi_sg_update(k->usage, el->coeff / x->penalty, LMM_SG_PRECISION);
         } else {
           k->usage = 0;
           const lmmo_list *l = list_at(s, el->cnst);
@@ -318,11 +312,11 @@ void lmmo_solve(lmm_system *s, void (*changed)(void *ctx, void *owner, double va
             if (!live(e)) continue;
             const lmm_var *u = &s->vars.data[e->var];
             if (sgo_value(s, u) > 0) continue;
-            if (e->w > 0 && e->w > k->usage) k->usage = e->w;
+            if (e->w > k->usage) k->usage = e->w;   /* usage >= 0: consumers only */
           }
         }
         if (!k->nfree) continue;   /* outside the light table */
-        if (!(k->usage > SGO_PRECISION) || !(k->remaining > k->capacity * SGO_PRECISION)) leave_light(s, k);
+        if (!(k->usage > LMM_SG_PRECISION) || !(k->remaining > k->capacity * LMM_SG_PRECISION)) leave_light(s, k);
         else s->o_light.data[k->nfree - 1].r = k->remaining / k->usage;
       }
     }
