@@ -8,6 +8,7 @@
 #include "psim/util.h"
 
 int cmd_replay(int argc, char **argv);
+int cmd_replay_with(int argc, char **argv, int (*prepare)(void *ctx), void *ctx);
 int cmd_demo(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_platform(int argc, char **argv);

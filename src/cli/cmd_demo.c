@@ -15,6 +15,21 @@ static int rmtree(const char *dir, int n) {
   return rmdir(dir);
 }
 
+/* Writes the demo's trace into dir and says what it is (once the options are known good). */
+static int demo_trace(void *dir) {
+  gen_stencil_opts o;
+  gen_stencil_defaults(&o);
+  o.iters = 50;
+  psim_err err;
+  psim_err_clear(&err);
+  if (gen_stencil(&o, dir, &err) < 0) return cli_fail(&err);
+  printf("psim demo: a 64-rank 2-D stencil (50 iterations of 4+4 halo messages of 16 KiB, 1 Mflop,\n"
+         "an 8-byte allreduce) replayed on the embedded 64-node cluster.\n"
+         "Equivalent command: psim gen stencil --ranks 64 --iters 50 -o DIR && psim replay DIR\n\n");
+  cli_flush_stdout();
+  return 0;
+}
+
 int cmd_demo(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -22,7 +37,8 @@ int cmd_demo(int argc, char **argv) {
            "Generates a 2-D stencil (64 ranks, 50 iterations: halo exchange, compute,\n"
            "allreduce) and replays it on the embedded 64-node cluster (10 Gf nodes, 10 Gbps / 1 us\n"
            "links, 100 Gbps backbone), with the SMPI network model. See 'psim platform --default'.\n"
-           "Options of psim replay are passed on (--json, --report, --network, --cfg, ...).\n\n"
+           "Options of psim replay are passed on (--json, --report, --network, --cfg, ...: see\n"
+           "'psim replay --help').\n\n"
            "example:\n"
            "  psim demo\n"
            "  psim demo --report demo.html --json demo.json");
@@ -37,22 +53,13 @@ int cmd_demo(int argc, char **argv) {
   }
   char dir[] = "/tmp/psim-demo-XXXXXX";
   if (!mkdtemp(dir)) { perror("psim demo: mkdtemp"); return 2; }
-  gen_stencil_opts o;
-  gen_stencil_defaults(&o);
-  o.iters = 50;
-  psim_err err;
-  psim_err_clear(&err);
-  if (gen_stencil(&o, dir, &err) < 0) { rmtree(dir, 64); return cli_fail(&err); }
-  printf("psim demo: a 64-rank 2-D stencil (50 iterations of 4+4 halo messages of 16 KiB, 1 Mflop,\n"
-         "an 8-byte allreduce) replayed on the embedded 64-node cluster.\n"
-         "Equivalent command: psim gen stencil --ranks 64 --iters 50 -o DIR && psim replay DIR\n\n");
-  cli_flush_stdout();
-  /* psim replay DIR followed by the demo's options (psim replay rejects unknown ones) */
+  /* psim replay DIR followed by the demo's options: replay checks them (and names "demo" in
+   * its messages) before demo_trace writes the trace into DIR. */
   char **args = xcalloc((size_t)argc + 2, sizeof *args);
-  args[0] = "replay";
+  args[0] = "demo";
   args[1] = dir;
   for (int i = 1; i < argc; i++) args[i + 1] = argv[i];
-  int rc = cmd_replay(argc + 1, args);
+  int rc = cmd_replay_with(argc + 1, args, demo_trace, dir);
   free(args);
   rmtree(dir, 64);
   return rc;

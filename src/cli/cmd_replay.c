@@ -74,7 +74,12 @@ static int list_algorithms(void) {
   return 0;
 }
 
-int cmd_replay(int argc, char **argv) {
+int cmd_replay(int argc, char **argv) { return cmd_replay_with(argc, argv, NULL, NULL); }
+
+/* argv[0] names the command in messages (psim demo runs this with "demo"); prepare, when
+ * given, runs once the options are known to be good, before the trace is read. */
+int cmd_replay_with(int argc, char **argv, int (*prepare)(void *ctx), void *ctx) {
+  const char *cmd = argv[0];
   const char *json = NULL, *actions = NULL, *report = NULL;
   int quiet = 0, progress = isatty(2), timeline = 0;
   obs_record *rec = NULL;
@@ -94,13 +99,13 @@ int cmd_replay(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-    int k = cli_dyn_option(&dyn, "replay", "--host-events", argc, argv, &i);
+    int k = cli_dyn_option(&dyn, cmd, "--host-events", argc, argv, &i);
     if (k < 0) goto out;
     if (k > 0) continue;
-    k = cli_run_option(&run, "replay", argc, argv, &i);
+    k = cli_run_option(&run, cmd, argc, argv, &i);
     if (k < 0) goto out;
     if (k > 0) continue;
-#define NEEDV() do { if (!v) { rc = cli_usage("replay", "%s needs a value", a); goto out; } i++; } while (0)
+#define NEEDV() do { if (!v) { rc = cli_usage(cmd, "%s needs a value", a); goto out; } i++; } while (0)
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(HELP, stdout); rc = 0; goto out; }
     else if (!strcmp(a, "--list-algorithms")) { rc = list_algorithms(); goto out; }
     else if (!strcmp(a, "--json")) { NEEDV(); json = v; }
@@ -111,14 +116,15 @@ int cmd_replay(int argc, char **argv) {
     else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) quiet = 1;
     else if (!strcmp(a, "--progress")) progress = 1;
     else if (!strcmp(a, "--no-progress")) progress = 0;
-    else { rc = cli_usage("replay", "unknown option '%s'", a); goto out; }
+    else { rc = cli_usage(cmd, "unknown option '%s'", a); goto out; }
 #undef NEEDV
   }
   if (cli_check_out(json) || cli_check_out(report)) goto out;
-  if ((rc = cli_run_setup(&run, "replay")) != 0) goto out;
+  if (prepare && (rc = prepare(ctx)) != 0) goto out;
+  if ((rc = cli_run_setup(&run, cmd)) != 0) goto out;
   rc = 2;
   replay_opts *o = &run.o;
-  if ((rc = cli_dyn_setup(&dyn, "replay", "--host-events", plat_nhosts(run.plat), cli_dyn_host_name,
+  if ((rc = cli_dyn_setup(&dyn, cmd, "--host-events", plat_nhosts(run.plat), cli_dyn_host_name,
                           run.plat, &o->move_policy)) != 0)
     goto out;
   rc = 2;

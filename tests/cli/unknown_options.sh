@@ -36,7 +36,10 @@ rejects "$U" lb --bogus
 rejects "$U" lb "$TMPD/lb.txt" --pes 2 --balancer greedy --bogus
 rejects "$U" balance --bogus
 rejects "$U" balance "$TMPD/sit.txt" --balancer greedy --bogus
-rejects "$U" demo --bogus
+# the demo names itself, and rejects before it generates or prints anything
+rejects "psim demo: $U" demo --bogus
+checks=$((checks + 1))
+if [ -s "$TMPD/out" ]; then echo "FAIL psim demo --bogus: printed on stdout: $(head -n 1 "$TMPD/out")"; fails=$((fails + 1)); fi
 rejects "$U" forecast pdgemm --bogus
 rejects "$U" forecast pdgemm --m 64 --n 64 --k 64 --nb 8 --procs 4 --kernel-rate 1e9 --bogus
 rejects "unknown routine '--bogus'" forecast --bogus
