@@ -135,7 +135,9 @@ void replay_mtx_init(replay *R);
 void replay_mtx_free(replay *R);
 /* Rank k posts to receiver p: 1 when it holds p's mailbox mutex, 0 when it queued for it
  * (blocked; woken holding it). Always 1 without the mutexes. */
-int replay_mtx_take(replay *R, rank *k, int p);
+int replay_mtx_take(replay *R, rank *k, int p);   /* 0 queued, 1 taken, 2 handed over */
+/* Yields until turn `post` of the post's simcalls (1 = the lock's); 1 if it yielded. */
+int replay_mtx_wait_post(replay *R, rank *k, int taken, int post);
 /* k's post is `turns` simcalls: it unlocks (and the next queued rank runs) after them. */
 void replay_mtx_hold(replay *R, rank *k, int turns);
 /* The engine ran id np + k: a turn of k's unlock countdown. */

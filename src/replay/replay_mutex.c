@@ -7,11 +7,14 @@
  * date therefore take turns: the second one's lock waits until the first one unlocks, and
  * resumes, before the first goes on, in the turn that follows the unlock.
  *
- * Here: a post takes the receiver's mutex (replay_mtx_take) or queues for it, and holds it for
- * as many turns as its simcalls; the release is a token in the engine's ready queue, id np +
- * rank, that counts those turns down (a rank blocked in its wait right after posting still
- * unlocks on time), then hands the mutex to the first rank queued and wakes it. Not in psim
- * lb's VP mode, which has no actor turns. */
+ * Here: a post takes the receiver's mutex (replay_mtx_take) or queues for it; the send or
+ * receive itself is made in the turn of its simcall, the last but one (replay_mtx_wait_post:
+ * which message starts first at a date decides ties later on); the mutex is then held for the
+ * turns left. The release is a token in the engine's ready queue, id np + rank, that counts
+ * those turns down (a rank blocked in its wait right after posting still unlocks on time),
+ * then hands the mutex to the first rank queued and wakes it. The probes read mailboxes that
+ * only the mutex's holder can change, so they may be read at the lock. Not in psim lb's VP
+ * mode, which has no actor turns. */
 #include <stdlib.h>
 
 #include "replay_internal.h"
@@ -49,7 +52,7 @@ static void release(replay *R, int k) {
 
 int replay_mtx_take(replay *R, rank *k, int p) {
   if (!R->mtx_owner) return 1;
-  if (R->mtx_owner[p] == k->id) return 1;          /* handed over by its last owner */
+  if (R->mtx_owner[p] == k->id) return 2;          /* handed over by its last owner */
   if (R->mtx_held[k->id] >= 0) release(R, k->id);   /* an earlier post still counting down */
   if (R->mtx_owner[p] < 0) {
     R->mtx_owner[p] = k->id;
@@ -62,6 +65,14 @@ int replay_mtx_take(replay *R, rank *k, int p) {
   R->mtx_tail[p] = k->id;
   k->state = RK_BLOCKED;
   return 0;
+}
+
+int replay_mtx_wait_post(replay *R, rank *k, int taken, int post) {
+  int at = taken == 2 ? 2 : 1;   /* a rank handed the mutex resumes after its lock */
+  if (!R->mtx_owner || post <= at) return 0;
+  k->yields = (uint8_t)(post - at - 1);
+  sim_make_ready(R->sim, k->id);
+  return 1;
 }
 
 void replay_mtx_hold(replay *R, rank *k, int turns) {

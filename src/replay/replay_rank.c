@@ -298,7 +298,8 @@ static void end_overhead(replay *R, rank *k) {
 
 /* The simcalls of a post (turns of the rank: see replay_rank_run). One, SMPI's isend or irecv;
  * under smpi/async-small-thresh, SMPI's Request::start also takes the receiver's mailbox mutex
- * and probes its mailboxes: lock, the probes, the post, unlock. A receive smaller than the
+ * and probes its mailboxes: lock, the probes, the post, unlock (the post is the last but one:
+ * replay_mtx_wait_post). A receive smaller than the
  * threshold probes the small mailbox, then, when no matching small message waits there, the
  * large one; a larger receive probes the small one only. A send smaller than the threshold
  * probes the large mailbox; a larger one goes to it without a probe. `waiting`: a matching
@@ -341,9 +342,14 @@ static int exec_op(replay *R, rank *k, const rop *op) {
       if (overhead_then(R, k, ovh, 1)) return 1;
     }
     if (k->sub == 1) {
-      if (!replay_mtx_take(R, k, op->peer)) return 1;
+      int taken = replay_mtx_take(R, k, op->peer);
+      if (!taken) return 1;
+      k->sub = 3;
+      if (replay_mtx_wait_post(R, k, taken, post_turns(c, 1, op->bytes, 0) - 1)) return 1;
+    }
+    if (k->sub == 3) {   /* the post's own turn: the turns left are the unlock's */
       q = mpi_isend(R->world, k->id, op->peer, op->tag, op->ctx, op->bytes, 0, R->err);
-      k->posted = post_turns(c, 1, op->bytes, 0);
+      k->posted = c->async_small_thresh > 0 ? 2 : 1;
       replay_mtx_hold(R, k, k->posted);
       if (!q) { replay_rank_fail(R); return 1; }
       if (op->kind == R_ISEND) { push_preq(k, q); return 0; }
@@ -359,14 +365,19 @@ static int exec_op(replay *R, rank *k, const rop *op) {
   case R_IRECV:
   case R_IRECV_KEEP:
     if (k->sub == 0) {
-      if (!replay_mtx_take(R, k, k->id)) return 1;
+      int taken = replay_mtx_take(R, k, k->id);
+      if (!taken) return 1;
+      k->sub = 3;
       int waiting = 0;
       if (c->async_small_thresh > 0) {
         const mpi_req *w = mpi_iprobe(R->world, k->id, op->peer, op->tag, op->ctx);
         waiting = w && w->bytes < c->async_small_thresh;
       }
+      if (replay_mtx_wait_post(R, k, taken, post_turns(c, 0, op->bytes, waiting) - 1)) return 1;
+    }
+    if (k->sub == 3) {   /* the post's own turn: the turns left are the unlock's */
       q = mpi_irecv(R->world, k->id, op->peer, op->tag, op->ctx, op->bytes, R->err);
-      k->posted = post_turns(c, 0, op->bytes, waiting);
+      k->posted = c->async_small_thresh > 0 ? 2 : 1;
       replay_mtx_hold(R, k, k->posted);
       if (!q) { replay_rank_fail(R); return 1; }
       if (op->kind == R_IRECV) { push_preq(k, q); return 0; }
