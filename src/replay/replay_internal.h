@@ -133,12 +133,14 @@ int replay_rank_move(replay *R, rank *k);
 /* ---- replay_mutex.c ---- */
 void replay_mtx_init(replay *R);
 void replay_mtx_free(replay *R);
-/* Rank k posts to receiver p: 1 when it holds p's mailbox mutex, 0 when it queued for it
- * (blocked; woken holding it). Always 1 without the mutexes. */
-int replay_mtx_take(replay *R, rank *k, int p);   /* 0 queued, 1 taken, 2 handed over */
+/* Rank k posts to receiver p: 1 when it takes p's mailbox mutex, 2 when it was handed it
+ * (it had queued: woken holding it), 0 when it queues for it (blocked). Always 1 without the
+ * mutexes. */
+int replay_mtx_take(replay *R, rank *k, int p);
 /* Yields until turn `post` of the post's simcalls (1 = the lock's); 1 if it yielded. */
 int replay_mtx_wait_post(replay *R, rank *k, int taken, int post);
-/* k's post is `turns` simcalls: it unlocks (and the next queued rank runs) after them. */
+/* k holds the mutex for `turns` more simcalls (its post's and the unlock): it unlocks, and the
+ * next queued rank runs, after them. */
 void replay_mtx_hold(replay *R, rank *k, int turns);
 /* The engine ran id np + k: a turn of k's unlock countdown. */
 void replay_mtx_token(replay *R, int k);
