@@ -95,8 +95,8 @@ void lmmo_reweigh(lmm_system *s, int v) {
   }
 }
 
-/* v goes off or away: its entries die (its stamp becomes 0); a list more than half dead is
- * compacted. */
+/* v goes off or away: its entries die in place (var = -1; its stamp is reset too); a list
+ * more than half dead is compacted. */
 void lmmo_off(lmm_system *s, int v) {
   const lmm_var *x = &s->vars.data[v];
   for (int i = 0; i < x->nel; i++) {
