@@ -287,6 +287,18 @@ static void compute_now(emu_sim *S, emu_rank *k, double flops) {
   emu_observe_action(S, k->id, NULL, TIT_COMPUTE, t0, sim_now(S->sim));
 }
 
+/* Charges `seconds` of CPU time the rank used as a computation, through its carry; `flush`:
+ * the rank's last chance (MPI_Finalize, its end), the whole carry is charged. */
+static void charge_cpu(emu_sim *S, emu_rank *k, double seconds, int flush) {
+  double c = emu_carry_add(&k->carry, seconds, flush ? 0 : S->o->cpu_threshold);
+  if (c > 0) compute_now(S, k, c * S->o->host_speed_ref);
+}
+
+void emu_carry_flush(void) {
+  emu_sim *S = emu_current;
+  if (S->o->measure) charge_cpu(S, S->running, 0, 1);
+}
+
 void emu_call_time_since(emu_rank *k, double t0, double busy_compute) {
   double d = sim_now(emu_current->sim) - t0;
   k->st.compute -= d;
@@ -400,7 +412,7 @@ void emu_enter(const char *name) {
   if (S->o->measure && !k->loading) {
     double burst = emu_burst(k);
     k->cpu_own += burst;
-    if (burst >= S->o->cpu_threshold) compute_now(S, k, burst * S->o->host_speed_ref);
+    charge_cpu(S, k, burst, 0);
   }
   if (S->maps) emu_dyn_boundary(S, k);
   k->call_start = sim_now(S->sim);
@@ -489,7 +501,7 @@ void emu_rank_exit(int code) {
   if (!k->finalized && S->o->measure && k->depth == 0) {
     double burst = emu_burst(k);
     k->cpu_own += burst;
-    if (burst >= S->o->cpu_threshold) compute_now(S, k, burst * S->o->host_speed_ref);
+    charge_cpu(S, k, burst, 1);   /* the last burst, and the carry with it */
   }
   if (k->initialized && !k->finalized && !S->failed) {
     if (k->exit_fn) fprintf(stderr, "psim: warning: rank %d called %s(0) without calling MPI_Finalize\n", k->id, k->exit_fn);

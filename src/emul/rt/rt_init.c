@@ -149,6 +149,8 @@ int MPI_Is_thread_main(int *flag) { *flag = 1; return MPI_SUCCESS; }
 int MPI_Finalize(void) {
   emu_rank *k = emu_self();
   emu_enter("MPI_Finalize");
+  /* the short bursts carried since the last charge: after MPI_Finalize nothing is measured */
+  emu_carry_flush();
   rt_need_init();
   /* MPI: MPI_COMM_SELF's attributes are deleted first, callbacks run (libraries clean up) */
   rt_attr_comm_free(MPI_COMM_SELF, "MPI_Finalize");
@@ -184,8 +186,9 @@ int MPI_Abort(MPI_Comm comm, int errorcode) {
 /* Reading the clock costs time, as in SMPI (smpi_mpi_wtime): after the read, the rank sleeps
  * smpi/wtime (10 ns by default, --cfg smpi/wtime:S). That is what lets a loop waiting for the
  * clock end (STREAM's checktick, `while (MPI_Wtime() - t0 < 2.0);` in MPICH's bsendpending)
- * when its own code takes no simulated time (under --no-measure, or passes shorter than
- * smpi/cpu-threshold, whose measured bursts are dropped), and it gives such loops SMPI's times.
+ * when its own code takes no simulated time (under --no-measure; passes shorter than
+ * smpi/cpu-threshold are carried over and charged once they add up to it, emu_carry_add, so
+ * measured loops move the clock by their own work too), and it gives such loops SMPI's times.
  *
  * A long wait would take one sleep per 10 ns: 2e8 reads for MPICH's 2 s. So psim follows a
  * "streak" of reads per rank: its MPI calls since its last MPI_Wtime were none but this one,
