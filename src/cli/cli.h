@@ -24,6 +24,7 @@ int cmd_lb(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_forecast(int argc, char **argv);
 int cmd_calibrate_kernels(int argc, char **argv);   /* psim calibrate --kernels */
+int cmd_calibrate_machine(int argc, char **argv);   /* psim calibrate --machine */
 int cmd_sweep(int argc, char **argv);   /* cmd_sweep.c */
 int cmd_plan(int argc, char **argv);    /* sweep_plan.c */
 int cmd_gen_stencil2d(int argc, char **argv);   /* argv[1] == "stencil2d" */

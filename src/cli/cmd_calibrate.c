@@ -1,4 +1,5 @@
-/* psim calibrate: measures this machine's flop rate (the default --host-speed-ref of psim run). */
+/* psim calibrate: measures this machine's flop rate (the default --host-speed-ref of psim run);
+ * --machine and --kernels are their own files. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,8 @@
 
 static const char *HELP =
     "usage: psim calibrate [--seconds S]\n"
+    "       psim calibrate --machine [-o FILE] [--mpiexec CMD] [--report F.html]   (a platform\n"
+    "                  of this machine measured with its MPI, for psim run; see --machine --help)\n"
     "       psim calibrate --kernels [-o FILE] [--report F.html]   (BLAS kernel models for\n"
     "                  psim forecast; see psim calibrate --kernels --help)\n"
     "\n"
@@ -23,6 +26,7 @@ int cmd_calibrate(int argc, char **argv) {
   double secs = 1.0;
   for (int i = 1; i < argc; i++)
     if (!strcmp(argv[i], "--kernels")) return cmd_calibrate_kernels(argc, argv);
+    else if (!strcmp(argv[i], "--machine")) return cmd_calibrate_machine(argc, argv);
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) { fputs(HELP, stdout); return 0; }
     if (strcmp(argv[i], "--seconds")) return cli_usage("calibrate", "unknown option '%s'", argv[i]);

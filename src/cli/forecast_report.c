@@ -87,6 +87,44 @@ void fcr_scatter(FILE *f, const char *title, const double *meas, const double *f
              "<text x=\"14\" y=\"170\" transform=\"rotate(-90 14 170)\" text-anchor=\"middle\">fitted time (s)</text>\n</svg>\n");
 }
 
+void fcr_curve(FILE *f, const char *title, const char *xlabel, const char *ylabel, const double *x,
+               const double *meas, const double *model, int n) {
+  double xlo, xhi, lo, hi, lo2, hi2;
+  log_range(x, n, &xlo, &xhi);
+  log_range(meas, n, &lo, &hi);
+  log_range(model, n, &lo2, &hi2);
+  if (lo2 < lo) lo = lo2;
+  if (hi2 > hi) hi = hi2;
+  const double x0 = 70, x1 = 870, y0 = 420, y1 = 20;
+  fprintf(f, "<h3>");
+  fcr_esc(f, title);
+  fprintf(f, "</h3>\n<svg width=\"900\" height=\"460\" role=\"img\">\n");
+  log_ticks(f, xlo, xhi, 0, x0, x1, y0, y0 - y1);
+  log_ticks(f, lo, hi, 1, y0, y1, x0, x1 - x0);
+  fputs("<polyline fill=\"none\" stroke=\"#c33\" stroke-width=\"1.5\" points=\"", f);
+  for (int i = 0; i < n; i++)
+    if (x[i] > 0 && model[i] > 0) fprintf(f, "%.1f,%.1f ", logpos(x[i], xlo, xhi, x0, x1), logpos(model[i], lo, hi, y0, y1));
+  fputs("\"/>\n", f);
+  for (int i = 0; i < n; i++) {
+    if (!(x[i] > 0 && meas[i] > 0)) continue;
+    fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"#36c\"><title>%.0f: measured %.4g, model %.4g (%+.1f %%)</title></circle>\n",
+            logpos(x[i], xlo, xhi, x0, x1), logpos(meas[i], lo, hi, y0, y1), x[i], meas[i], model[i], 100 * (model[i] / meas[i] - 1));
+  }
+  fprintf(f, "<text x=\"470\" y=\"452\" text-anchor=\"middle\">");
+  fcr_esc(f, xlabel);
+  fprintf(f, "</text><text x=\"14\" y=\"220\" transform=\"rotate(-90 14 220)\" text-anchor=\"middle\">");
+  fcr_esc(f, ylabel);
+  fputs("</text>\n</svg>\n", f);
+  /* the same figures as a table, for reading off and for screen readers */
+  fputs("<table><tr><th>", f);
+  fcr_esc(f, xlabel);
+  fputs("</th><th>measured</th><th>model</th><th>error</th></tr>\n", f);
+  for (int i = 0; i < n; i++)
+    fprintf(f, "<tr><td>%.0f</td><td>%.4g</td><td>%.4g</td><td>%+.1f %%</td></tr>\n", x[i], meas[i], model[i],
+            100 * (model[i] / meas[i] - 1));
+  fputs("</table>\n", f);
+}
+
 static void colour(double v, char *buf, size_t n) {
   /* v in [0,1]: blue (fast) -> yellow -> red (slow) */
   int r = (int)(v < 0.5 ? 60 + 390 * v : 255), g = (int)(v < 0.5 ? 120 + 240 * v : 240 - 400 * (v - 0.5));

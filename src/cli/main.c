@@ -22,7 +22,7 @@ static const char *USAGE =
     "  gen        write synthetic workloads (traces) for experiments and benchmarks\n"
     "  platform   print the embedded platform, or check and describe a platform file\n"
     "  run        run an MPI program built with psimcc inside the simulator\n"
-    "  calibrate  measure this machine's flop rate (the reference of psim run)\n"
+    "  calibrate  measure this machine (its MPI with --machine: a platform for psim run)\n"
     "  critical-path  the chain of actions and messages that fixed a replay's simulated time\n"
     "  report     the HTML report (charts, critical path) of a result written by replay --json\n"
     "  sensitivity  re-run varying latency, bandwidth, speed, overheads, compute one at a time\n"

@@ -1,0 +1,64 @@
+/* Machine calibration (psim calibrate --machine, docs/calibrate.md): what the probe measured
+ * on the real MPI, the fit of its message times, and the platform that describes the machine.
+ * Pure functions of the measurements; running the probe is the command's (src/cli). */
+#ifndef PSIM_CALIB_H
+#define PSIM_CALIB_H
+
+#include <stdio.h>
+
+#include "psim/util.h"
+
+enum { CALIB_MAXSEG = 8, CALIB_MAXPTS = 128 };
+
+/* What the probe (src/tools/probe/psim_probe.c) printed: times of one-way ping-pong messages
+ * and of exchanges (two transfers at once, one each way), and the costs of polling calls. */
+typedef struct calib_probe {
+  int npp, nex;
+  double pp_size[CALIB_MAXPTS], pp_time[CALIB_MAXPTS];
+  double ex_size[CALIB_MAXPTS], ex_time[CALIB_MAXPTS];
+  double iprobe, test, wtime;   /* seconds per call; < 0 when not measured */
+} calib_probe;
+
+/* Reads the probe's output (its line format is in psim_probe.c); errors name the file and line. */
+int calib_probe_read(FILE *f, const char *name, calib_probe *p, psim_err *err);
+/* Writes it back in the same format (psim calibrate --save-measurements). */
+void calib_probe_write(FILE *f, const calib_probe *p);
+
+/* A segment of a piecewise linear fit: for sizes from `from` on, time = a + b * size. */
+typedef struct calib_seg { double from, to, a, b; } calib_seg;
+
+/* Fits t(size) over n points sorted by size with at most kmax segments of 3 points or more
+ * (least squares on the relative error, a and b >= 0; segment bounds are measured sizes). It
+ * takes the fewest segments whose worst relative error is within tol, or, when none is, within
+ * 10 % of the best reachable. Returns the number of segments, -1 (err) on fewer than 3 points. */
+int calib_fit_segments(const double *size, const double *t, int n, int kmax, double tol,
+                       calib_seg *seg, psim_err *err);
+double calib_segments_eval(const calib_seg *seg, int k, double size);
+
+/* The machine as psim's platform describes it: a cluster with one host per core, each host's
+ * private link a FATPIPE of bandwidth bw and latency lat / 2 (a transfer alone), the cluster's
+ * backbone a SHARED link of bandwidth bus (the node's memory, shared by all transfers of the
+ * node in both directions), SMPI's factors per size (sections of thr, as smpi/bw-factor and
+ * smpi/lat-factor write them), and the polling calls' costs (smpi/iprobe, smpi/test,
+ * smpi/wtime). One-way time of a message of P = size + envelope bytes with s transfers at once:
+ *   latf(P) lat + P / (bwf(P) min(bw, bus / s)). */
+typedef struct calib_model {
+  double speed;                 /* flop/s of one core: hosts' speed and smpi/host-speed */
+  int cores;
+  double lat, bw, bus, envelope;
+  int nseg;
+  double thr[CALIB_MAXSEG], latf[CALIB_MAXSEG], bwf[CALIB_MAXSEG];
+  double iprobe, test, wtime;   /* < 0: not written */
+  double exch_ratio;            /* measured exchange / ping-pong time at large sizes */
+  const char *coll;             /* smpi/coll-selector; NULL: SimGrid's default */
+} calib_model;
+
+/* The model of the fitted ping-pong segments (sizes as the program sends them) and of the
+ * exchanges: the backbone's bandwidth from the ratio of exchange to ping-pong times over the
+ * largest third of the sizes both measured. */
+void calib_model_from_fit(calib_model *m, const calib_seg *seg, int k, const calib_probe *p);
+double calib_model_time(const calib_model *m, double size, int streams);
+/* Writes the platform (SimGrid's XML, version 4.1, with its <config>); comment may be NULL. */
+void calib_write_platform(FILE *f, const calib_model *m, const char *comment);
+
+#endif

@@ -1,0 +1,338 @@
+/* psim calibrate --machine: measures this machine with the real MPI (the embedded probe,
+ * src/tools/probe/psim_probe.c, built with the MPI's compiler and run under its mpiexec at 2
+ * ranks), fits SMPI's piecewise message model to it and writes the platform that psim run
+ * and psim replay read (docs/calibrate.md). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/forecast_report.h"
+#include "psim/calib.h"
+#include "psim/emul.h"
+#include "psim/replay.h"
+
+extern const char calib_probe_source[];   /* generated from psim_probe.c at build time */
+
+static const char *HELP =
+    "usage: psim calibrate --machine [-o FILE] [--mpiexec CMD] [--mpicc CMD] [--hostfile H]\n"
+    "                      [--report F.html] [--max-size BYTES] [--reps N] [--cores N] [--quick]\n"
+    "                      [--save-measurements F] [--measurements F]\n"
+    "\n"
+    "Measures this machine with the MPI your programs use and writes a platform (SimGrid's XML\n"
+    "with its <config>) on which psim run predicts what programs measure here:\n"
+    "  - one-way ping-pong times from 1 byte to --max-size (default 256 MiB, two sizes per\n"
+    "    octave), fitted piecewise (smpi/lat-factor, smpi/bw-factor: the protocol thresholds\n"
+    "    are where the fit breaks);\n"
+    "  - exchanges (two transfers at once, one each way): the node's memory bandwidth, shared\n"
+    "    by all of its transfers (the cluster's backbone);\n"
+    "  - the cost of MPI_Iprobe, MPI_Test and MPI_Wtime (smpi/iprobe, smpi/test, smpi/wtime);\n"
+    "  - one core's flop rate (the hosts' speed and smpi/host-speed: a CPU second measured by\n"
+    "    psim run is a second on these hosts);\n"
+    "  - the MPI's own collective algorithms (smpi/coll-selector), when psim has them.\n"
+    "The probe is built with --mpicc (default: the compiler beside --mpiexec, mpicc.mpich for\n"
+    "mpiexec.mpich) and run as `MPIEXEC -n 2 probe`; with --hostfile H the two ranks go on\n"
+    "different nodes (MPICH: -f H -ppn 1; Open MPI: --hostfile H --map-by node), so the fit is\n"
+    "the network's. Prints what it measured and the fit's residuals; --report draws measured\n"
+    "points against the model. Every figure is the best of --reps batches (default 5).\n"
+    "--measurements F fits saved measurements (--save-measurements) without running anything.\n"
+    "--quick: sizes up to 4 MiB, 3 batches, 0.3 s of flop rate (tests).\n"
+    "\n"
+    "examples:\n"
+    "  psim calibrate --machine -o this.xml --report calib.html\n"
+    "  psim run --np 2 --platform this.xml -- ./prog\n";
+
+typedef struct calib_args {
+  const char *out, *mpiexec, *mpicc, *hostfile, *report, *save, *from;
+  double max_size;
+  long reps, cores;
+  int quick;
+} calib_args;
+
+/* Whether name runs as a command (a path, or found on PATH). */
+static int runnable(const char *name) {
+  if (strchr(name, '/')) return access(name, X_OK) == 0;
+  const char *path = getenv("PATH");
+  if (!path) return 0;
+  char buf[4096];
+  for (const char *p = path; *p;) {
+    const char *e = strchr(p, ':');
+    size_t n = e ? (size_t)(e - p) : strlen(p);
+    if (n && n + strlen(name) + 2 < sizeof buf) {
+      snprintf(buf, sizeof buf, "%.*s/%s", (int)n, p, name);
+      if (access(buf, X_OK) == 0) return 1;
+    }
+    p += n + (e != NULL);
+  }
+  return 0;
+}
+
+/* Runs argv with stdout to out (NULL: psim's stderr, so the user sees it); its exit status,
+ * or -1 when it could not start (printed). */
+static int run(char *const *argv, const char *out) {
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid < 0) { fprintf(stderr, "psim calibrate: cannot start %s: %s\n", argv[0], strerror(errno)); return -1; }
+  if (pid == 0) {
+    FILE *o = out ? freopen(out, "w", stdout) : NULL;
+    if (out && !o) _exit(126);
+    if (!out) dup2(2, 1);
+    execvp(argv[0], argv);
+    fprintf(stderr, "psim calibrate: cannot run %s: %s\n", argv[0], strerror(errno));
+    _exit(127);
+  }
+  int st;
+  while (waitpid(pid, &st, 0) < 0)
+    if (errno != EINTR) return -1;
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Which MPI mpiexec belongs to, from what `mpiexec --version` prints: "mpich" (Hydra: MPICH,
+ * and MPIs built on it), "ompi" (Open MPI), or NULL. */
+static const char *mpi_kind(const char *mpiexec, const char *dir) {
+  char out[4200];
+  snprintf(out, sizeof out, "%s/version.txt", dir);
+  char *argv[] = {(char *)mpiexec, "--version", NULL};
+  if (run(argv, out) != 0) return NULL;
+  FILE *f = fopen(out, "r");
+  if (!f) return NULL;
+  char buf[512];
+  const char *kind = NULL;
+  while (!kind && fgets(buf, sizeof buf, f)) {
+    if (strstr(buf, "HYDRA") || strstr(buf, "MPICH")) kind = "mpich";
+    else if (strstr(buf, "Open MPI") || strstr(buf, "OpenRTE")) kind = "ompi";
+  }
+  fclose(f);
+  return kind;
+}
+
+/* mpicc beside mpiexec: mpiexec.mpich -> mpicc.mpich, /x/bin/mpirun -> /x/bin/mpicc. */
+static void default_mpicc(const char *mpiexec, char *out, size_t n) {
+  const char *base = strrchr(mpiexec, '/');
+  size_t dir = base ? (size_t)(base - mpiexec + 1) : 0;
+  base = base ? base + 1 : mpiexec;
+  const char *suffix = strchr(base, '.');
+  snprintf(out, n, "%.*smpicc%s", (int)dir, mpiexec, suffix ? suffix : "");
+}
+
+/* Builds the probe and runs it; the measurements in dir/probe.out. Exit status or 0. */
+static int measure(const calib_args *a, const char *dir, const char **kind) {
+  char src[4200], exe[4200], out[4200], mpicc[4200], maxs[64], reps[32];
+  const char *mpiexec = a->mpiexec;
+  if (!mpiexec) mpiexec = runnable("mpiexec.mpich") ? "mpiexec.mpich" : "mpiexec";
+  if (!runnable(mpiexec)) {
+    fprintf(stderr, "psim calibrate: no %s on PATH: install the MPI your programs use (Debian: apt-get install "
+                    "mpich libmpich-dev) or name its launcher with --mpiexec\n", mpiexec);
+    return 2;
+  }
+  if (a->mpicc) snprintf(mpicc, sizeof mpicc, "%s", a->mpicc);
+  else default_mpicc(mpiexec, mpicc, sizeof mpicc);
+  if (!runnable(mpicc)) {
+    fprintf(stderr, "psim calibrate: no %s (the compiler of %s): name it with --mpicc\n", mpicc, mpiexec);
+    return 2;
+  }
+  *kind = mpi_kind(mpiexec, dir);
+  snprintf(src, sizeof src, "%s/psim_probe.c", dir);
+  snprintf(exe, sizeof exe, "%s/psim_probe", dir);
+  snprintf(out, sizeof out, "%s/probe.out", dir);
+  FILE *f = fopen(src, "w");
+  if (!f || fputs(calib_probe_source, f) < 0 || fclose(f)) return cli_write_error(src, errno);
+  char *cc[] = {mpicc, "-O2", "-o", exe, src, NULL};
+  int st = run(cc, NULL);
+  if (st) {
+    fprintf(stderr, "psim calibrate: building the probe with %s failed (status %d)\n", mpicc, st);
+    return 1;
+  }
+  snprintf(maxs, sizeof maxs, "%.0f", a->max_size);
+  snprintf(reps, sizeof reps, "%ld", a->reps);
+  /* Open MPI refuses to start as root without these (the CI machines run as root) */
+  if (*kind && !strcmp(*kind, "ompi") && geteuid() == 0) {
+    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
+    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
+  }
+  char *argv[16];
+  int n = 0;
+  argv[n++] = (char *)mpiexec;
+  if (a->hostfile) {
+    int ompi = *kind && !strcmp(*kind, "ompi");
+    argv[n++] = ompi ? "--hostfile" : "-f";
+    argv[n++] = (char *)a->hostfile;
+    argv[n++] = ompi ? "--map-by" : "-ppn";
+    argv[n++] = ompi ? "node" : "1";
+  }
+  argv[n++] = "-n";
+  argv[n++] = "2";
+  argv[n++] = exe;
+  argv[n++] = maxs;
+  argv[n++] = reps;
+  argv[n] = NULL;
+  fprintf(stderr, "psim calibrate: measuring with %s (%s) ...\n", mpiexec, *kind ? *kind : "an MPI psim does not know");
+  st = run(argv, out);
+  if (st) {
+    fprintf(stderr, "psim calibrate: the probe failed under %s (status %d)\n", mpiexec, st);
+    return 1;
+  }
+  return 0;
+}
+
+static int parse(int argc, char **argv, calib_args *a) {
+  memset(a, 0, sizeof *a);
+  a->max_size = 268435456;
+  a->reps = 5;
+  for (int i = 1; i < argc; i++) {
+    const char *o = argv[i];
+    if (!strcmp(o, "--machine")) continue;
+    if (!strcmp(o, "--quick")) { a->quick = 1; continue; }
+    const char **slot = !strcmp(o, "-o") ? &a->out : !strcmp(o, "--mpiexec") ? &a->mpiexec
+                      : !strcmp(o, "--mpicc") ? &a->mpicc : !strcmp(o, "--hostfile") ? &a->hostfile
+                      : !strcmp(o, "--report") ? &a->report : !strcmp(o, "--save-measurements") ? &a->save
+                      : !strcmp(o, "--measurements") ? &a->from : NULL;
+    int num = !strcmp(o, "--max-size") || !strcmp(o, "--reps") || !strcmp(o, "--cores");
+    if (!slot && !num) return cli_usage("calibrate --machine", "unknown option '%s'", o);
+    if (i + 1 >= argc) return cli_usage("calibrate --machine", "%s needs a value", o);
+    const char *v = argv[++i];
+    if (slot) { *slot = v; continue; }
+    if (!strcmp(o, "--max-size")) {
+      if (cli_num("calibrate --machine", o, v, &a->max_size) < 0) return 2;
+      if (a->max_size < 64 || a->max_size > 1073741824)
+        return cli_usage("calibrate --machine", "--max-size expects 64 to 1073741824 bytes, got '%s'", v);
+      continue;
+    }
+    long x = cli_int("calibrate --machine", o, v);
+    if (x < 1) return x < 0 ? 2 : cli_usage("calibrate --machine", "%s must be at least 1", o);
+    *(!strcmp(o, "--reps") ? &a->reps : &a->cores) = x;
+  }
+  if (a->quick) {
+    if (a->max_size > 4194304) a->max_size = 4194304;
+    if (a->reps > 3) a->reps = 3;
+  }
+  if (!a->cores) {
+    long c = sysconf(_SC_NPROCESSORS_ONLN);
+    a->cores = c > 0 ? c : 1;
+  }
+  return 0;
+}
+
+/* smpi/coll-selector for the MPI, when psim has that selector (replay's own check). */
+static const char *mpi_coll_selector(const char *kind) {
+  if (!kind) return NULL;
+  replay_opts r;
+  replay_opts_init(&r, NULL, 1);
+  psim_err err;
+  psim_err_clear(&err);
+  return replay_opts_cfg(&r, "smpi/coll-selector", kind, &err) == 0 ? kind : NULL;
+}
+
+static void print_fit(FILE *f, const calib_probe *p, const calib_model *m, const calib_seg *seg) {
+  fprintf(f, "flop rate of one core: %.4g flop/s\n", m->speed);
+  fprintf(f, "latency %.4g us, bandwidth of a transfer %.4g GB/s, node memory shared by transfers %.4g GB/s "
+             "(exchange / ping-pong at large sizes: %.3f)\n", m->lat * 1e6, m->bw / 1e9, m->bus / 1e9, m->exch_ratio);
+  fprintf(f, "ping-pong fit, %d segment%s:\n", m->nseg, m->nseg > 1 ? "s" : "");
+  for (int i = 0; i < m->nseg; i++)
+    fprintf(f, "  %10.0f - %10.0f B: %.4g us + %.4g GB/s   (lat-factor %.4g, bw-factor %.4g)\n", seg[i].from,
+            seg[i].to, seg[i].a * 1e6, seg[i].b > 0 ? 1e-9 / seg[i].b : INFINITY, m->latf[i], m->bwf[i]);
+  if (m->iprobe > 0 || m->test > 0 || m->wtime > 0)
+    fprintf(f, "polling: MPI_Iprobe %.3g us, MPI_Test %.3g us, MPI_Wtime %.3g us\n", m->iprobe * 1e6,
+            m->test * 1e6, m->wtime * 1e6);
+  fprintf(f, "%12s %12s %12s %8s %12s %12s %8s\n", "bytes", "ping-pong", "model", "error", "exchange", "model", "error");
+  double worst_pp = 0, worst_ex = 0;
+  for (int i = 0; i < p->npp; i++) {
+    double s = p->pp_size[i], t = p->pp_time[i], mt = calib_model_time(m, s, 1);
+    double e = mt / t - 1;
+    if (fabs(e) > fabs(worst_pp)) worst_pp = e;
+    fprintf(f, "%12.0f %10.4g us %10.4g us %+7.1f%%", s, t * 1e6, mt * 1e6, 100 * e);
+    for (int j = 0; j < p->nex; j++)
+      if (p->ex_size[j] == s) {
+        double x = calib_model_time(m, s, 2), ex = x / p->ex_time[j] - 1;
+        if (fabs(ex) > fabs(worst_ex)) worst_ex = ex;
+        fprintf(f, " %10.4g us %10.4g us %+7.1f%%", p->ex_time[j] * 1e6, x * 1e6, 100 * ex);
+      }
+    fputc('\n', f);
+  }
+  fprintf(f, "worst residual: ping-pong %+.1f %%, exchange %+.1f %%\n", 100 * worst_pp, 100 * worst_ex);
+}
+
+/* Measured points and the model's curve against the size, log-log. */
+static void report(FILE *f, const calib_probe *p, const calib_model *m, const char *title) {
+  fcr_begin(f, title);
+  double mod[CALIB_MAXPTS];
+  for (int i = 0; i < p->npp; i++) mod[i] = calib_model_time(m, p->pp_size[i], 1);
+  fcr_curve(f, "One-way ping-pong time against the message size", "bytes", "seconds", p->pp_size, p->pp_time, mod, p->npp);
+  for (int i = 0; i < p->nex; i++) mod[i] = calib_model_time(m, p->ex_size[i], 2);
+  if (p->nex)
+    fcr_curve(f, "Exchange (one transfer each way at once) against the message size", "bytes", "seconds", p->ex_size,
+              p->ex_time, mod, p->nex);
+  fputs("<p>Points: measured (best of the batches); line: the model written to the platform.</p>\n", f);
+  fcr_end(f);
+}
+
+int cmd_calibrate_machine(int argc, char **argv) {
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) { fputs(HELP, stdout); return 0; }
+  calib_args a;
+  int rc = parse(argc, argv, &a);
+  if (rc) return rc;
+  if (cli_check_out(a.out) || cli_check_out(a.report) || cli_check_out(a.save)) return 2;
+  const char *kind = NULL;
+  char dir[] = "/tmp/psim-calibrate.XXXXXX", path[64];
+  const char *probe_path = a.from;
+  if (!a.from) {
+    if (!mkdtemp(dir)) return cli_write_error(dir, errno);
+    rc = measure(&a, dir, &kind);
+    snprintf(path, sizeof path, "%s/probe.out", dir);
+    probe_path = path;
+  }
+  calib_probe p;
+  psim_err err;
+  psim_err_clear(&err);
+  FILE *f = rc ? NULL : fopen(probe_path, "r");
+  if (!rc && !f) rc = cli_write_error(probe_path, errno);   /* names the file and why */
+  if (f) {
+    if (calib_probe_read(f, a.from ? a.from : "the probe's output", &p, &err) < 0) rc = cli_fail(&err);
+    fclose(f);
+  }
+  if (!a.from) {   /* the measurements are read: the scratch directory goes */
+    const char *names[] = {"psim_probe.c", "psim_probe", "probe.out", "version.txt"};
+    char x[128];
+    for (int i = 0; i < 4; i++) snprintf(x, sizeof x, "%s/%s", dir, names[i]), unlink(x);
+    rmdir(dir);
+  }
+  if (rc) return rc;
+  if (a.save) {
+    FILE *o = cli_open_out(a.save);
+    if (!o) return 2;
+    calib_probe_write(o, &p);
+    if ((rc = cli_close_out(o, a.save))) return rc;
+  }
+  calib_model m = {0};
+  m.envelope = 16;   /* SMPI's bytes per message, which psim's model adds too */
+  m.cores = (int)a.cores;
+  m.speed = emu_calibrate(a.quick ? 0.3 : 1.0);
+  m.coll = mpi_coll_selector(kind);
+  calib_seg seg[CALIB_MAXSEG];
+  int k = calib_fit_segments(p.pp_size, p.pp_time, p.npp, CALIB_MAXSEG, 0.05, seg, &err);
+  if (k < 0) return cli_fail(&err);
+  calib_model_from_fit(&m, seg, k, &p);
+  FILE *out = cli_open_out(a.out ? a.out : "-");
+  if (!out) return 2;
+  char comment[600];
+  snprintf(comment, sizeof comment, "this machine as psim calibrate --machine measured it%s%s%s (docs/calibrate.md)",
+           kind ? " with " : "", kind ? (!strcmp(kind, "mpich") ? "MPICH" : "Open MPI") : "",
+           a.hostfile ? ", between two nodes" : "");
+  calib_write_platform(out, &m, comment);
+  if ((rc = cli_close_out(out, a.out ? a.out : "-"))) return rc;
+  /* the summary goes where the platform does not */
+  print_fit(a.out && strcmp(a.out, "-") ? stdout : stderr, &p, &m, seg);
+  if (a.report) {
+    FILE *r = cli_open_out(a.report);
+    if (!r) return 2;
+    report(r, &p, &m, "psim calibrate --machine");
+    if ((rc = cli_close_out(r, a.report))) return rc;
+  }
+  return 0;
+}

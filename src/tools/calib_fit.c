@@ -1,0 +1,162 @@
+/* psim calibrate --machine's fit: message times piecewise linear in the size (the form of
+ * SMPI's smpi/lat-factor and smpi/bw-factor, SimGrid's own calibration procedure), and the
+ * model they make with the node's shared memory bandwidth (include/psim/calib.h). */
+#include <math.h>
+#include <string.h>
+
+#include "psim/calib.h"
+
+/* Least squares on relative errors of t ~ a + b s over points [i, j), with a, b >= 0: weights
+ * 1 / t^2. Returns the weighted sum of squared residuals. */
+static double fit_line(const double *s, const double *t, int i, int j, double *a, double *b) {
+  double sw = 0, sws = 0, swss = 0, swt = 0, swst = 0;
+  for (int k = i; k < j; k++) {
+    double w = 1 / (t[k] * t[k]);
+    sw += w, sws += w * s[k], swss += w * s[k] * s[k], swt += w * t[k], swst += w * s[k] * t[k];
+  }
+  double det = sw * swss - sws * sws;
+  double A = 0, B = 0;
+  if (det > 0) {
+    A = (swss * swt - sws * swst) / det;
+    B = (sw * swst - sws * swt) / det;
+  }
+  if (!(det > 0) || B < 0) { B = 0; A = swt / sw; }            /* flat: the weighted mean */
+  else if (A < 0) { A = 0; B = swst / swss; }                  /* through the origin */
+  double r = 0;
+  for (int k = i; k < j; k++) {
+    double e = (A + B * s[k] - t[k]) / t[k];
+    r += e * e;
+  }
+  *a = A, *b = B;
+  return r;
+}
+
+double calib_segments_eval(const calib_seg *seg, int k, double size) {
+  int i = 0;
+  while (i + 1 < k && size >= seg[i + 1].from) i++;
+  return seg[i].a + seg[i].b * size;
+}
+
+static double worst_error(const double *s, const double *t, int n, const calib_seg *seg, int k) {
+  double w = 0;
+  for (int i = 0; i < n; i++) {
+    double e = fabs(calib_segments_eval(seg, k, s[i]) / t[i] - 1);
+    if (e > w) w = e;
+  }
+  return w;
+}
+
+enum { MINPTS = 3 };
+
+/* The best split of [0, n) into k segments (dynamic programming over the cost of every
+ * segment); writes the segments and returns the total cost. */
+static double best_split(const double *s, const double *t, int n, int k, calib_seg *out) {
+  static double cost[CALIB_MAXSEG + 1][CALIB_MAXPTS + 1];
+  static int from[CALIB_MAXSEG + 1][CALIB_MAXPTS + 1];
+  for (int q = 0; q <= k; q++)
+    for (int j = 0; j <= n; j++) cost[q][j] = INFINITY, from[q][j] = -1;
+  cost[0][0] = 0;
+  for (int q = 1; q <= k; q++)
+    for (int j = q * MINPTS; j <= n; j++)
+      for (int i = (q - 1) * MINPTS; i + MINPTS <= j; i++) {
+        if (!isfinite(cost[q - 1][i])) continue;
+        double a, b, c = cost[q - 1][i] + fit_line(s, t, i, j, &a, &b);
+        if (c < cost[q][j]) cost[q][j] = c, from[q][j] = i;
+      }
+  if (!isfinite(cost[k][n])) return INFINITY;
+  for (int q = k, j = n; q > 0; q--) {
+    int i = from[q][j];
+    calib_seg *g = &out[q - 1];
+    fit_line(s, t, i, j, &g->a, &g->b);
+    g->from = s[i];
+    g->to = s[j - 1];
+    j = i;
+  }
+  return cost[k][n];
+}
+
+int calib_fit_segments(const double *size, const double *t, int n, int kmax, double tol,
+                       calib_seg *seg, psim_err *err) {
+  if (n < MINPTS) return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "a fit needs %d points or more, got %d", MINPTS, n);
+  if (n > CALIB_MAXPTS) n = CALIB_MAXPTS;
+  if (kmax > CALIB_MAXSEG) kmax = CALIB_MAXSEG;
+  if (kmax > n / MINPTS) kmax = n / MINPTS;
+  calib_seg cand[CALIB_MAXSEG][CALIB_MAXSEG];
+  double worst[CALIB_MAXSEG], least = INFINITY;
+  for (int k = 1; k <= kmax; k++) {
+    worst[k - 1] = isfinite(best_split(size, t, n, k, cand[k - 1])) ? worst_error(size, t, n, cand[k - 1], k) : INFINITY;
+    if (worst[k - 1] < least) least = worst[k - 1];
+  }
+  int k = kmax;
+  for (int q = 1; q <= kmax; q++)
+    if (worst[q - 1] <= tol || worst[q - 1] <= 1.1 * least) { k = q; break; }
+  memcpy(seg, cand[k - 1], (size_t)k * sizeof *seg);
+  return k;
+}
+
+/* The median of v[0..n) (sorted in place). */
+static double median(double *v, int n) {
+  for (int i = 1; i < n; i++)
+    for (int j = i; j > 0 && v[j - 1] > v[j]; j--) { double x = v[j]; v[j] = v[j - 1]; v[j - 1] = x; }
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Exchange time over ping-pong time at the sizes both measured, over the largest third of
+ * them: where transfers are limited by memory, not by latency or caches. 1 when unknown. */
+static double exchange_ratio(const calib_probe *p) {
+  double r[CALIB_MAXPTS];
+  int n = 0;
+  for (int i = 0; i < p->nex; i++)
+    for (int j = 0; j < p->npp; j++)
+      if (p->pp_size[j] == p->ex_size[i] && p->pp_time[j] > 0) r[n++] = p->ex_time[i] / p->pp_time[j];
+  if (!n) return 1;
+  int first = n - (n + 2) / 3;
+  return median(r + first, n - first);
+}
+
+void calib_model_from_fit(calib_model *m, const calib_seg *seg, int k, const calib_probe *p) {
+  double env = m->envelope;
+  /* A segment a + b s with P = s + env: latf lat = a - b env, bwf bw = 1 / b. The first
+   * segment gives the latency (factor 1), the fastest one the bandwidth (factors <= 1). */
+  double bmin = INFINITY;
+  for (int i = 0; i < k; i++)
+    if (seg[i].b > 0 && seg[i].b < bmin) bmin = seg[i].b;
+  if (!isfinite(bmin)) bmin = 1e-12;   /* no slope measured at all: 1 TB/s */
+  m->bw = 1 / bmin;
+  double lat0 = seg[0].a - (seg[0].b > 0 ? seg[0].b : bmin) * env;
+  m->lat = lat0 > 0 ? lat0 : seg[0].a > 0 ? seg[0].a : 1e-9;
+  m->nseg = k;
+  for (int i = 0; i < k; i++) {
+    double b = seg[i].b > 0 ? seg[i].b : bmin;
+    double l = seg[i].a - b * env;
+    /* SimGrid's sections: sizes P above thr use the section, P <= thr the one before; the
+     * bound is between the last size of the previous segment and the first of this one. */
+    m->thr[i] = i ? sqrt(seg[i - 1].to * seg[i].from) + env : 0;
+    m->latf[i] = l > 0 ? l / m->lat : 0;
+    m->bwf[i] = (1 / b) / m->bw;
+  }
+  /* Two transfers at once (one each way) share the bus: each gets min(bw, bus / 2), so the
+   * ratio of their times to a transfer alone is bw / min(bw, bus / 2). A ratio at or under 1
+   * is no sharing (bus = 2 bw); above 2 is worse than one after the other, which sharing
+   * cannot give (bus = bw, the most it can take). */
+  double r = exchange_ratio(p);
+  m->exch_ratio = r;
+  m->bus = r <= 1 ? 2 * m->bw : r >= 2 ? m->bw : 2 * m->bw / r;
+  m->iprobe = p->iprobe, m->test = p->test, m->wtime = p->wtime;
+}
+
+static double step(const double *thr, const double *v, int n, double P) {
+  double cur = 1;   /* below the first section: factor 1, as SMPI */
+  for (int i = 0; i < n; i++) {
+    if (P <= thr[i]) return cur;
+    cur = v[i];
+  }
+  return cur;
+}
+
+double calib_model_time(const calib_model *m, double size, int streams) {
+  double P = size + m->envelope;
+  double x = m->bus / (streams > 0 ? streams : 1);
+  if (m->bw < x) x = m->bw;
+  return step(m->thr, m->latf, m->nseg, P) * m->lat + P / (step(m->thr, m->bwf, m->nseg, P) * x);
+}

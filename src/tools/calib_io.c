@@ -1,0 +1,106 @@
+/* psim calibrate --machine's files: the probe's measurements (read and written back) and the
+ * platform that describes the machine (include/psim/calib.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "psim/calib.h"
+
+static int add_point(double *sz, double *tm, int *n, double s, double t, const char *name, long line, psim_err *err) {
+  if (*n == CALIB_MAXPTS)
+    return psim_errf(err, PSIM_EXIT_INPUT, name, line, "more than %d sizes of one kind", CALIB_MAXPTS);
+  if (*n && s <= sz[*n - 1])
+    return psim_errf(err, PSIM_EXIT_INPUT, name, line, "sizes must grow (%.0f after %.0f)", s, sz[*n - 1]);
+  sz[*n] = s, tm[*n] = t, ++*n;
+  return 0;
+}
+
+int calib_probe_read(FILE *f, const char *name, calib_probe *p, psim_err *err) {
+  memset(p, 0, sizeof *p);
+  p->iprobe = p->test = p->wtime = -1;
+  char buf[256];
+  long line = 0;
+  int ended = 0, header = 0;
+  while (fgets(buf, sizeof buf, f)) {
+    line++;
+    if (!strchr(buf, '\n') && !feof(f)) return psim_errf(err, PSIM_EXIT_INPUT, name, line, "line too long");
+    char kind[32];
+    double x, y;
+    int nf = sscanf(buf, "%31s %lf %lf", kind, &x, &y);
+    if (nf <= 0 || kind[0] == '#') continue;
+    if (ended) return psim_errf(err, PSIM_EXIT_INPUT, name, line, "'%s' after 'end'", kind);
+    if (!strcmp(kind, "end")) { ended = 1; continue; }
+    if (!strcmp(kind, "probe")) {
+      if (nf < 2 || x != 1) return psim_errf(err, PSIM_EXIT_INPUT, name, line, "expected 'probe 1 MAXSIZE' (format 1)");
+      header = 1;
+      continue;
+    }
+    if (!header) return psim_errf(err, PSIM_EXIT_INPUT, name, line, "expected the header 'probe 1 MAXSIZE' first, got '%s'", kind);
+    int two = !strcmp(kind, "pingpong") || !strcmp(kind, "exchange");
+    int one = !strcmp(kind, "iprobe") || !strcmp(kind, "test") || !strcmp(kind, "wtime");
+    if (!one && !two)
+      return psim_errf(err, PSIM_EXIT_INPUT, name, line,
+                       "unknown measurement '%s' (expected pingpong, exchange, iprobe, test, wtime or end)", kind);
+    if (nf != (two ? 3 : 2))
+      return psim_errf(err, PSIM_EXIT_INPUT, name, line, two ? "expected '%s SIZE SECONDS'" : "expected '%s SECONDS'", kind);
+    double t = two ? y : x;
+    if (!isfinite(t) || t <= 0 || (two && !(x >= 1 && x <= 1e12)))
+      return psim_errf(err, PSIM_EXIT_INPUT, name, line, "'%s': expected a size of 1 byte or more and a positive time", kind);
+    if (!strcmp(kind, "pingpong") && add_point(p->pp_size, p->pp_time, &p->npp, x, t, name, line, err) < 0) return -1;
+    if (!strcmp(kind, "exchange") && add_point(p->ex_size, p->ex_time, &p->nex, x, t, name, line, err) < 0) return -1;
+    if (!strcmp(kind, "iprobe")) p->iprobe = t;
+    if (!strcmp(kind, "test")) p->test = t;
+    if (!strcmp(kind, "wtime")) p->wtime = t;
+  }
+  if (ferror(f)) return psim_errf(err, PSIM_EXIT_INPUT, name, 0, "read error");
+  if (!ended) return psim_errf(err, PSIM_EXIT_INPUT, name, line, "the measurements end before 'end' (the probe did not finish)");
+  if (p->npp < 3) return psim_errf(err, PSIM_EXIT_INPUT, name, line, "%d ping-pong sizes measured: the fit needs 3 or more", p->npp);
+  return 0;
+}
+
+void calib_probe_write(FILE *f, const calib_probe *p) {
+  fprintf(f, "probe 1 %.0f\n", p->npp ? p->pp_size[p->npp - 1] : 0);
+  for (int i = 0; i < p->npp; i++) fprintf(f, "pingpong %.0f %.9e\n", p->pp_size[i], p->pp_time[i]);
+  for (int i = 0; i < p->nex; i++) fprintf(f, "exchange %.0f %.9e\n", p->ex_size[i], p->ex_time[i]);
+  if (p->iprobe > 0) fprintf(f, "iprobe %.9e\n", p->iprobe);
+  if (p->test > 0) fprintf(f, "test %.9e\n", p->test);
+  if (p->wtime > 0) fprintf(f, "wtime %.9e\n", p->wtime);
+  fputs("end\n", f);
+}
+
+static void sections(FILE *f, const char *key, const calib_model *m, const double *v) {
+  fprintf(f, "    <prop id=\"%s\" value=\"", key);
+  for (int i = 0; i < m->nseg; i++) fprintf(f, "%s%.0f:%.6g", i ? ";" : "", m->thr[i], v[i]);
+  fputs("\"/>\n", f);
+}
+
+void calib_write_platform(FILE *f, const calib_model *m, const char *comment) {
+  fputs("<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n", f);
+  if (comment) {   /* "--" ends nothing but is not allowed inside an XML comment */
+    fputs("<!-- ", f);
+    for (const char *c = comment; *c; c++) fputs(c[0] == '-' && (c[1] == '-' || c[1] == 0) ? "- " : (char[]){*c, 0}, f);
+    fputs(" -->\n", f);
+  }
+  fputs("<platform version=\"4.1\">\n  <config>\n", f);
+  /* what a measured CPU second is worth: a second on these hosts */
+  fprintf(f, "    <prop id=\"smpi/host-speed\" value=\"%.6gf\"/>\n", m->speed);
+  sections(f, "smpi/lat-factor", m, m->latf);
+  sections(f, "smpi/bw-factor", m, m->bwf);
+  /* two cores do not acknowledge as TCP does */
+  fputs("    <prop id=\"network/crosstraffic\" value=\"0\"/>\n", f);
+  /* the polling calls cost what they measured, every time (SMPI grows them by default) */
+  if (m->iprobe > 0) fprintf(f, "    <prop id=\"smpi/iprobe\" value=\"%.6g\"/>\n", m->iprobe);
+  if (m->test > 0) fprintf(f, "    <prop id=\"smpi/test\" value=\"%.6g\"/>\n", m->test);
+  if (m->wtime > 0) fprintf(f, "    <prop id=\"smpi/wtime\" value=\"%.6g\"/>\n", m->wtime);
+  if (m->iprobe > 0 || m->test > 0) fputs("    <prop id=\"smpi/grow-injected-times\" value=\"no\"/>\n", f);
+  if (m->coll) fprintf(f, "    <prop id=\"smpi/coll-selector\" value=\"%s\"/>\n", m->coll);
+  fputs("  </config>\n", f);
+  /* One host per core; a transfer crosses its source's link, the node's memory (the
+   * backbone, shared by every transfer of the node, both ways) and its destination's link. */
+  fprintf(f,
+          "  <cluster id=\"node\" prefix=\"core\" suffix=\"\" radical=\"0-%d\" speed=\"%.6gf\"\n"
+          "           bw=\"%.6gBps\" lat=\"%.6gs\" sharing_policy=\"FATPIPE\"\n"
+          "           bb_bw=\"%.6gBps\" bb_lat=\"0s\" bb_sharing_policy=\"SHARED\"/>\n",
+          m->cores - 1, m->speed, m->bw, m->lat / 2, m->bus);
+  fputs("</platform>\n", f);
+}

@@ -1,0 +1,154 @@
+/* psim calibrate --machine's probe: an MPI program that psim writes out, builds with the real
+ * MPI's compiler and runs under its mpiexec at 2 ranks (it is embedded in the psim binary, so
+ * it needs nothing but the MPI). Rank 0 prints one line per measurement, read by
+ * src/cli/cmd_calibrate_machine.c:
+ *
+ *   probe 1 MAXSIZE                  first line: the format and the largest size
+ *   pingpong SIZE SECONDS            one-way time: half the round trip of SIZE bytes
+ *   exchange SIZE SECONDS            both ranks MPI_Sendrecv SIZE bytes to each other at once:
+ *                                    the time of one exchange (two transfers at once)
+ *   iprobe SECONDS                   one MPI_Iprobe that finds nothing
+ *   test SECONDS                     one MPI_Test of a receive that has not arrived
+ *   wtime SECONDS                    one MPI_Wtime
+ *   end
+ *
+ * Every figure is the best of REPS batches (default 5), each batch long enough (BATCH_S of
+ * wall time, or one operation when that is longer) that the clock's resolution does not count:
+ * the best batch is the one least disturbed by other processes, which is what a quiet machine
+ * gives. The program uses only MPI-1 calls, so any MPI builds it.
+ *
+ * Usage: psim_probe [MAXSIZE [REPS]]   (defaults 268435456 and 5) */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BATCH_S 2e-3
+
+static int rank;
+
+/* The number of operations a batch needs to last BATCH_S, from one timed operation (rank 0
+ * decides, so both ranks run the same count). */
+static long batch_count(double one) {
+  long n = one > 0 ? (long)(BATCH_S / one) + 1 : 1000;
+  if (n < 1) n = 1;
+  if (n > 1000000) n = 1000000;
+  MPI_Bcast(&n, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+  return n;
+}
+
+/* One round trip. The send and receive buffers differ, as in OSU's osu_latency: a ping-pong
+ * that receives into the buffer it sends from makes each transfer move cache lines the other
+ * core has just written, which MPICH's shared memory transfers on this machine took up to 2.8x
+ * longer for (12 KB to 1 MB), a cost of where the data sit that applications exchanging from
+ * a send buffer into a receive buffer do not pay (docs/VALIDATION.md). */
+static void pp_round(char *sbuf, char *rbuf, int bytes) {
+  if (rank == 0) {
+    MPI_Send(sbuf, bytes, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
+    MPI_Recv(rbuf, bytes, MPI_BYTE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  } else if (rank == 1) {
+    MPI_Recv(rbuf, bytes, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Send(sbuf, bytes, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
+  }
+}
+
+static void ex_round(char *sbuf, char *rbuf, int bytes) {
+  if (rank > 1) return;
+  MPI_Sendrecv(sbuf, bytes, MPI_BYTE, 1 - rank, 2, rbuf, bytes, MPI_BYTE, 1 - rank, 2,
+               MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
+/* Best time of one operation over reps batches; kind 0: ping-pong round, 1: exchange. */
+static double measure(int kind, char *a, char *b, int bytes, int reps) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t0 = MPI_Wtime();
+  if (kind == 0) pp_round(a, b, bytes);   /* warm-up, and the estimate of one operation */
+  else ex_round(a, b, bytes);
+  double one = MPI_Wtime() - t0;
+  long n = batch_count(one);
+  double best = 1e30;
+  for (int r = 0; r < reps; r++) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    t0 = MPI_Wtime();
+    for (long i = 0; i < n; i++) {
+      if (kind == 0) pp_round(a, b, bytes);
+      else ex_round(a, b, bytes);
+    }
+    double t = (MPI_Wtime() - t0) / (double)n;
+    if (t < best) best = t;
+  }
+  return best;
+}
+
+/* Best time of one local call (kind 0: MPI_Iprobe finding nothing, 1: MPI_Test of a pending
+ * receive, 2: MPI_Wtime), measured on rank 0 while rank 1 waits in a receive. */
+static double poll_cost(int kind, int reps) {
+  double best = 1e30, sink = 0;
+  MPI_Request req = MPI_REQUEST_NULL;
+  int flag = 0, go = 0;
+  if (rank == 0 && kind == 1) MPI_Irecv(&go, 1, MPI_INT, 1, 4, MPI_COMM_WORLD, &req);
+  if (rank == 0) {
+    const long n = 20000;
+    for (int r = 0; r < reps + 1; r++) {   /* the first batch warms up */
+      double t0 = MPI_Wtime();
+      for (long i = 0; i < n; i++) {
+        if (kind == 0) MPI_Iprobe(1, 5, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+        else if (kind == 1) MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
+        else sink += MPI_Wtime();
+      }
+      double t = (MPI_Wtime() - t0) / (double)n;
+      if (r > 0 && t < best) best = t;
+    }
+  }
+  if (kind == 1) {
+    if (rank == 1) MPI_Send(&go, 1, MPI_INT, 0, 4, MPI_COMM_WORLD);
+    if (rank == 0) MPI_Wait(&req, MPI_STATUS_IGNORE);
+  }
+  if (sink < 0) printf("%g\n", sink);   /* keeps the Wtime loop */
+  MPI_Barrier(MPI_COMM_WORLD);
+  return best;
+}
+
+/* Sizes 1, 2, 3, 4, 6, 8, 12, 16, ...: two per octave, so a protocol's threshold shows. */
+static long next_size(long s) {
+  if (s == 1) return 2;
+  return (s & (s - 1)) == 0 ? s / 2 * 3 : s / 3 * 4;
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  long maxsize = argc > 1 ? atol(argv[1]) : 268435456L;
+  int reps = argc > 2 ? atoi(argv[2]) : 5;
+  if (size < 2 || maxsize < 1 || maxsize > 1073741824L || reps < 1) {
+    if (rank == 0) fprintf(stderr, "psim_probe: needs 2 ranks, 1 <= MAXSIZE <= 1 GiB, REPS >= 1\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  char *a = malloc((size_t)maxsize), *b = malloc((size_t)maxsize);
+  if (!a || !b) {
+    fprintf(stderr, "psim_probe: cannot allocate 2 x %ld bytes\n", maxsize);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  memset(a, 1, (size_t)maxsize);
+  memset(b, 2, (size_t)maxsize);
+  if (rank == 0) printf("probe 1 %ld\n", maxsize);
+  for (long s = 1; s <= maxsize; s = next_size(s)) {
+    double t = measure(0, a, b, (int)s, reps) / 2;
+    if (rank == 0) printf("pingpong %ld %.9e\n", s, t);
+  }
+  for (long s = 64; s <= maxsize; s = next_size(s)) {
+    double t = measure(1, a, b, (int)s, reps);
+    if (rank == 0) printf("exchange %ld %.9e\n", s, t);
+  }
+  double ip = poll_cost(0, reps), te = poll_cost(1, reps), wt = poll_cost(2, reps);
+  if (rank == 0) {
+    printf("iprobe %.9e\ntest %.9e\nwtime %.9e\nend\n", ip, te, wt);
+    fflush(stdout);
+  }
+  free(a);
+  free(b);
+  MPI_Finalize();
+  return 0;
+}
