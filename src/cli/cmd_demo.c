@@ -15,15 +15,24 @@ static int rmtree(const char *dir, int n) {
   return rmdir(dir);
 }
 
+/* Where the demo writes its trace, and where it says what the trace is: stderr when stdout
+ * carries replay's JSON or action log (--json -, --actions -), which must be alone there. */
+typedef struct demo_ctx {
+  char *dir;
+  FILE *say;
+} demo_ctx;
+
 /* Writes the demo's trace into dir and says what it is (once the options are known good). */
-static int demo_trace(void *dir) {
+static int demo_trace(void *arg) {
+  const demo_ctx *c = arg;
+  const char *dir = c->dir;
   gen_stencil_opts o;
   gen_stencil_defaults(&o);
   o.iters = 50;
   psim_err err;
   psim_err_clear(&err);
   if (gen_stencil(&o, dir, &err) < 0) return cli_fail(&err);
-  printf("psim demo: a 64-rank 2-D stencil (50 iterations of 4+4 halo messages of 16 KiB, 1 Mflop,\n"
+  fprintf(c->say, "psim demo: a 64-rank 2-D stencil (50 iterations of 4+4 halo messages of 16 KiB, 1 Mflop,\n"
          "an 8-byte allreduce) replayed on the embedded 64-node cluster.\n"
          "Equivalent command: psim gen stencil --ranks 64 --iters 50 -o DIR && psim replay DIR\n\n");
   cli_flush_stdout();
@@ -31,6 +40,7 @@ static int demo_trace(void *dir) {
 }
 
 int cmd_demo(int argc, char **argv) {
+  FILE *say = stdout;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
       puts("usage: psim demo [REPLAY-OPTIONS]\n\n"
@@ -47,7 +57,11 @@ int cmd_demo(int argc, char **argv) {
     /* options only (with their values): the trace is the demo's own */
     static const char *const with_value[] = {"--platform", "--hostfile", "--np", "--network", "--cfg",
                                              "--json", "--actions", "--trace", "--report", NULL};
-    if (cli_is_one_of(argv[i], with_value)) i++;
+    if (cli_is_one_of(argv[i], with_value)) {
+      if (i + 1 < argc && !strcmp(argv[i + 1], "-") && (!strcmp(argv[i], "--json") || !strcmp(argv[i], "--actions")))
+        say = stderr;
+      i++;
+    }
     else if (argv[i][0] != '-')
       return cli_usage("demo", "unexpected argument '%s' (the demo replays its own trace)", argv[i]);
   }
@@ -59,7 +73,8 @@ int cmd_demo(int argc, char **argv) {
   args[0] = "demo";
   args[1] = dir;
   for (int i = 1; i < argc; i++) args[i + 1] = argv[i];
-  int rc = cmd_replay_with(argc + 1, args, demo_trace, dir);
+  demo_ctx ctx = {dir, say};
+  int rc = cmd_replay_with(argc + 1, args, demo_trace, &ctx);
   free(args);
   rmtree(dir, 64);
   return rc;

@@ -366,49 +366,51 @@ int cmd_forecast(int argc, char **argv) {
     for (size_t i = 0; i < sc.len; i++)
       if (sc.data[i].fits && (sbest < 0 || sc.data[i].total < sc.data[sbest].total)) sbest = (int)i;
   }
-  /* text */
+  /* text, unless stdout carries the JSON (--json -): then stdout is JSON only, for a pipe */
   const char *rname = o.pb.routine == FC_PDGEMM ? "pdgemm" : "pdtrsm";
-  if (o.pb.routine == FC_PDGEMM)
-    printf("psim forecast pdgemm: C (%ld x %ld) = A (%ld x %ld) B (%ld x %ld), blocks %ld\n", o.pb.m,
-           o.pb.n, o.pb.m, o.pb.k, o.pb.k, o.pb.n, o.pb.nb);
-  else
-    printf("psim forecast pdtrsm: side %c uplo %c trans %c (case %d), B %ld x %ld, blocks %ld\n",
-           o.pb.side, o.pb.uplo, o.pb.trans, fc_trsm_case(o.pb.side, o.pb.uplo, o.pb.trans),
-           o.pb.m, o.pb.n, o.pb.nb);
-  printf("network: lambda %.6g s, tau %.6g s per 8-byte element (bandwidth %.6g B/s), %s; %s\n",
-         net.lambda, net.tau, 8.0 / net.tau, netdesc,
-         net.smpi ? "SMPI's latency and bandwidth factors" : "lambda + L tau per message");
-  printf("kernels: %s\n", km.source);
-  if (!o.quiet) {
-    int trsm = o.pb.routine == FC_PDTRSM;
-    printf("%7s %11s %13s %13s %13s%s %12s\n", "procs", "grid", "time (s)", "compute (s)",
-           "comm (s)", trsm ? "      idle (s)" : "", "memory/proc");
-    for (size_t i = 0; i < g.len; i++) {
-      const fc_grid *x = &g.data[i];
-      char grid[32], mem[32];
-      snprintf(grid, sizeof grid, "%d x %d", x->p, x->q);
-      print_mem(mem, sizeof mem, x->mem);
-      printf("%7ld %11s %13.6g %13.6g %13.6g", (long)x->p * x->q, grid, x->time, x->compute, x->comm);
-      if (trsm) printf(" %13.6g", x->idle);
-      printf(" %12s%s\n", mem, (int)i == best ? "  * best" : x->fits ? "" : "  discarded: exceeds --memory");
+  if (!(o.json && !strcmp(o.json, "-"))) {
+    if (o.pb.routine == FC_PDGEMM)
+      printf("psim forecast pdgemm: C (%ld x %ld) = A (%ld x %ld) B (%ld x %ld), blocks %ld\n", o.pb.m,
+             o.pb.n, o.pb.m, o.pb.k, o.pb.k, o.pb.n, o.pb.nb);
+    else
+      printf("psim forecast pdtrsm: side %c uplo %c trans %c (case %d), B %ld x %ld, blocks %ld\n",
+             o.pb.side, o.pb.uplo, o.pb.trans, fc_trsm_case(o.pb.side, o.pb.uplo, o.pb.trans),
+             o.pb.m, o.pb.n, o.pb.nb);
+    printf("network: lambda %.6g s, tau %.6g s per 8-byte element (bandwidth %.6g B/s), %s; %s\n",
+           net.lambda, net.tau, 8.0 / net.tau, netdesc,
+           net.smpi ? "SMPI's latency and bandwidth factors" : "lambda + L tau per message");
+    printf("kernels: %s\n", km.source);
+    if (!o.quiet) {
+      int trsm = o.pb.routine == FC_PDTRSM;
+      printf("%7s %11s %13s %13s %13s%s %12s\n", "procs", "grid", "time (s)", "compute (s)",
+             "comm (s)", trsm ? "      idle (s)" : "", "memory/proc");
+      for (size_t i = 0; i < g.len; i++) {
+        const fc_grid *x = &g.data[i];
+        char grid[32], mem[32];
+        snprintf(grid, sizeof grid, "%d x %d", x->p, x->q);
+        print_mem(mem, sizeof mem, x->mem);
+        printf("%7ld %11s %13.6g %13.6g %13.6g", (long)x->p * x->q, grid, x->time, x->compute, x->comm);
+        if (trsm) printf(" %13.6g", x->idle);
+        printf(" %12s%s\n", mem, (int)i == best ? "  * best" : x->fits ? "" : "  discarded: exceeds --memory");
+      }
     }
-  }
-  if (best >= 0)
-    printf("best grid: %d x %d (%d processes): %.6g s\n", g.data[best].p, g.data[best].q,
-           g.data[best].p * g.data[best].q, g.data[best].time);
-  else
-    printf("best grid: none fits in %.6g bytes per host\n", memory);
-  if (sc.len) {
-    printf("\nA on Ga = %dx%d (processes 0-%d), B on Gb = %dx%d (processes %d-%d): where to compute?\n",
-           o.ga[0], o.ga[1], o.ga[0] * o.ga[1] - 1, o.gb[0], o.gb[1], o.ga[0] * o.ga[1],
-           o.ga[0] * o.ga[1] + o.gb[0] * o.gb[1] - 1);
-    printf("%-9s %8s %16s %13s %13s\n", "option", "grid", "redistribute(s)", "pdgemm (s)", "total (s)");
-    for (size_t i = 0; i < sc.len; i++) {
-      char grid[32];
-      snprintf(grid, sizeof grid, "%dx%d", sc.data[i].p, sc.data[i].q);
-      printf("%-9s %8s %16.6g %13.6g %13.6g%s\n", sc.data[i].what, grid, sc.data[i].redist,
-             sc.data[i].run, sc.data[i].total,
-             (int)i == sbest ? "  * best" : sc.data[i].fits ? "" : "  discarded: exceeds --memory");
+    if (best >= 0)
+      printf("best grid: %d x %d (%d processes): %.6g s\n", g.data[best].p, g.data[best].q,
+             g.data[best].p * g.data[best].q, g.data[best].time);
+    else
+      printf("best grid: none fits in %.6g bytes per host\n", memory);
+    if (sc.len) {
+      printf("\nA on Ga = %dx%d (processes 0-%d), B on Gb = %dx%d (processes %d-%d): where to compute?\n",
+             o.ga[0], o.ga[1], o.ga[0] * o.ga[1] - 1, o.gb[0], o.gb[1], o.ga[0] * o.ga[1],
+             o.ga[0] * o.ga[1] + o.gb[0] * o.gb[1] - 1);
+      printf("%-9s %8s %16s %13s %13s\n", "option", "grid", "redistribute(s)", "pdgemm (s)", "total (s)");
+      for (size_t i = 0; i < sc.len; i++) {
+        char grid[32];
+        snprintf(grid, sizeof grid, "%dx%d", sc.data[i].p, sc.data[i].q);
+        printf("%-9s %8s %16.6g %13.6g %13.6g%s\n", sc.data[i].what, grid, sc.data[i].redist,
+               sc.data[i].run, sc.data[i].total,
+               (int)i == sbest ? "  * best" : sc.data[i].fits ? "" : "  discarded: exceeds --memory");
+      }
     }
   }
   /* JSON */

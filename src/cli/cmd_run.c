@@ -66,8 +66,9 @@ static const char *HELP =
     "                      as SimGrid's smpi/privatize-libs); the libraries it needs that call\n"
     "                      MPI (NEEDED libmpich.so.12 or libmpi.so.40) get one\n"
     "                      without being listed\n"
-    "  --json FILE         write the results as JSON ('-' = stdout)\n"
-    "  --actions FILE      log each MPI call: END_TIME RANK CALL DURATION\n"
+    "  --json FILE         write the results as JSON ('-' = stdout, then the program's own\n"
+    "                      output goes to stderr: stdout holds only the JSON)\n"
+    "  --actions FILE      log each MPI call: END_TIME RANK CALL DURATION ('-': as --json -)\n"
     "  --trace FILE        timeline of the run: FILE.paje (Paje: ViTE, pj_dump) or FILE.json\n"
     "                      (Chrome trace events: Perfetto); repeatable (as psim replay)\n"
     "  --report FILE.html  the HTML report of the run (timeline, critical path; see psim report)\n"
@@ -129,6 +130,28 @@ static int split_cfg(char *s, char **key, char **value) {
   *key = s;
   *value = sep + 1;
   return 0;
+}
+
+/* Points fd 1 at stderr, for the program's output, and returns psim's stdout as a new
+ * descriptor (stdout_back restores it), or -1 with a message. */
+static int program_output_to_stderr(void) {
+  cli_flush_stdout();
+  int fd = dup(1);
+  if (fd < 0 || dup2(2, 1) < 0) {
+    perror("psim run: keeping stdout for --json - / --actions -");
+    if (fd >= 0) close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+/* fd 1 is psim's stdout again (after the program's output is flushed to stderr). */
+static void stdout_back(int *saved) {
+  if (*saved < 0) return;
+  fflush(stdout);
+  dup2(*saved, 1);
+  close(*saved);
+  *saved = -1;
 }
 
 int cmd_run(int argc, char **argv) {
@@ -225,6 +248,7 @@ int cmd_run(int argc, char **argv) {
   emu_opts_init(&o, plat, (int)np);
   int *hosts = NULL;
   FILE *af = NULL;
+  int saved_stdout = -1;   /* psim's stdout while the program's output goes to stderr */
   replay_result res = {0};
   if (hostfile) {
     int n = plat_hostfile_load(plat, hostfile, &hosts, &err);
@@ -291,7 +315,20 @@ int cmd_run(int argc, char **argv) {
   o.program = argv[prog_at];
   o.argc = argc - prog_at;
   o.argv = argv + prog_at;
-  if (actions && !(af = cli_open_out(actions))) { rc = 2; goto done; }
+  /* --json - or --actions -: stdout holds only that output (for a pipe into a JSON reader), so
+   * the program's own output (its printf, its Fortran units) goes to stderr during the run */
+  if ((json && !strcmp(json, "-")) || (actions && !strcmp(actions, "-"))) {
+    if ((saved_stdout = program_output_to_stderr()) < 0) { rc = 2; goto done; }
+  }
+  if (actions && !strcmp(actions, "-") && saved_stdout >= 0) {
+    int fd = dup(saved_stdout);
+    if (fd < 0 || !(af = fdopen(fd, "w"))) {
+      if (fd >= 0) close(fd);
+      perror("psim run: --actions -");
+      rc = 2;
+      goto done;
+    }
+  } else if (actions && !(af = cli_open_out(actions))) { rc = 2; goto done; }
   o.actions = af;
   {
     int *rh = obs_rank_hosts(plat, o.hostfile, o.nhostfile, (int)np);
@@ -307,6 +344,7 @@ int cmd_run(int argc, char **argv) {
   int r = emu_run(&o, &res, &err);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   cli_flush_stdout();
+  stdout_back(&saved_stdout);
   double wall = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
   if (af) {
     int bad = cli_close_out(af, actions);
@@ -338,6 +376,7 @@ int cmd_run(int argc, char **argv) {
   }
 done:
   if (af) cli_close_out(af, actions);
+  stdout_back(&saved_stdout);
   cli_observe_free(&obsv);
   replay_result_free(&res);
   free(hosts);

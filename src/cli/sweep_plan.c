@@ -170,7 +170,11 @@ int cmd_plan(int argc, char **argv) {
     if (beyond(r, &t)) seen_beyond = 1;
     else if (seen_beyond) monotone = 0;
   }
-  if (!quiet) sweep_write_table(&job, stdout);
+  /* stdout carrying the JSON or CSV (-) holds only that, as for psim sweep: no table, and the
+   * answer (also in the JSON's "plan") goes to stderr */
+  int to_stdout = (job.json && !strcmp(job.json, "-")) || (job.csv && !strcmp(job.csv, "-"));
+  FILE *say = to_stdout ? stderr : stdout;
+  if (!quiet && !to_stdout) sweep_write_table(&job, stdout);
   char extra[512];
   int n = snprintf(extra, sizeof extra, "\"plan\": {\"parameter\": \"hosts\", \"low\": %ld, \"high\": %ld, \"target_makespan\": ", lo, hi);
   n += snprintf(extra + n, sizeof extra - (size_t)n, isnan(t.makespan) ? "null" : "%.17g", t.makespan);
@@ -192,15 +196,15 @@ int cmd_plan(int argc, char **argv) {
   const char *what = eff_mode ? "largest host count with efficiency >=" : "smallest host count with makespan <=";
   double goal = eff_mode ? t.efficiency : t.makespan;
   if (answer < 0) {
-    printf("no host count in %ld..%ld meets the target (%s %g); %zu runs\n", lo, hi, what, goal, measured);
+    fprintf(say, "no host count in %ld..%ld meets the target (%s %g); %zu runs\n", lo, hi, what, goal, measured);
     if (!rc) rc = 1;
     goto out;
   }
   const sweep_run *r = &job.runs[answer - lo];
-  printf("%s %g: %ld (makespan %.6f s, efficiency %.4f relative to %ld host%s); %zu runs instead of %ld\n", what,
+  fprintf(say, "%s %g: %ld (makespan %.6f s, efficiency %.4f relative to %ld host%s); %zu runs instead of %ld\n", what,
          goal, answer, r->time, r->efficiency, lo, lo > 1 ? "s" : "", measured, hi - lo + 1);
   if (!eff_mode && !isnan(t.efficiency) && !(r->efficiency >= t.efficiency)) {
-    printf("its efficiency is below %g: no count in %ld..%ld meets both targets\n", t.efficiency, lo, hi);
+    fprintf(say, "its efficiency is below %g: no count in %ld..%ld meets both targets\n", t.efficiency, lo, hi);
     if (!rc) rc = 1;
   }
 out:
