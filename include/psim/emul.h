@@ -28,6 +28,9 @@ typedef struct emu_opts {
   double host_speed_ref;      /* flop/s of this machine (CPU seconds x this = flops) */
   double cpu_threshold;       /* measured bursts shorter than this (s) are not simulated */
   int measure;                /* 0: only declared costs count (psim_compute...) */
+  int charge_copies;          /* run/charge-copies (default 1): the MPI runtime's packing of
+                                 non-contiguous datatypes, sends to self and collectives' local
+                                 copies are measured and charged to the rank as computation */
   double iprobe_sleep;        /* smpi/iprobe: simulated time an unsuccessful iprobe costs */
   double wtime;               /* smpi/wtime: simulated time a read of MPI_Wtime costs */
   int singleton;              /* --singleton: the run looks like the program alone (no notes of

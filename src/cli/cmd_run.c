@@ -54,6 +54,9 @@ static const char *HELP =
     "                      run/thread-level:L the most MPI_Init_thread provides: single,\n"
     "                      funneled (default), serialized, multiple; only a rank's main\n"
     "                      thread can call MPI whatever it says (cp2k asks serialized)\n"
+    "                      run/charge-copies:yes|no the MPI's own work is the rank's\n"
+    "                      computation: packing non-contiguous datatypes, sends to self,\n"
+    "                      collectives' local copies, measured (default yes)\n"
     CLI_CPU_HELP
     "  --stack-size SIZE   stack of each rank (default 8M; K, M, G suffixes)\n"
     "  --compute-limit S   stop the run when a rank runs its own code S seconds (wall time)\n"

@@ -142,6 +142,8 @@ typedef struct emu_rank {
   double cpu_own;           /* CPU seconds of its own code in the bursts ended so far (emu_rank_cpu) */
   double carry;             /* measured CPU seconds not charged yet: bursts under --cpu-threshold
                                add up here until they pass it (emu_carry_add) */
+  double work;              /* CPU seconds of the MPI runtime's own work for it, not charged yet */
+  int work_depth;           /* nesting of emu_work_begin (only the outermost measures) */
   /* accounting of the current MPI call: its start; time and busy time (mpi_rank_busy_time)
    * spent computing inside it; busy time at its start; date and busy time of its last block */
   double call_start, call_compute, call_busy_compute, call_busy0, block_t, block_busy;
@@ -327,6 +329,14 @@ static inline double emu_carry_add(double *carry, double seconds, double thresho
 }
 /* Charges the running rank's carry whatever its size (MPI_Finalize: no burst comes after). */
 void emu_carry_flush(void);
+/* The MPI runtime's own work for the running rank (packing a non-contiguous datatype, a send
+ * to self, a collective's local copy), measured between emu_work_begin and emu_work_end like
+ * a burst and charged as its computation (run/charge-copies; emu_sched.c): pending until
+ * emu_work_charge (before a send) or the end of the outermost MPI call. */
+typedef struct emu_work { double cpu, mono; int on, nested; } emu_work;
+void emu_work_begin(emu_work *w);
+void emu_work_end(emu_work *w);
+void emu_work_charge(void);
 /* CPU seconds of the running rank's own code so far; -1 if not measured (emu_sched.c). */
 double emu_rank_cpu(void);
 /* Stops the simulation with an MPI error (like MPI_ERRORS_ARE_FATAL). Does not return. */

@@ -64,7 +64,13 @@ static void deliver(emu_req *s, emu_req *r) {
   if (!r) return;
   size_t n = s->len;
   if (n > r->rcap) { r->truncated = 1; n = r->rcap; }
+  /* a send to self is a copy the rank makes itself (the network model has no link to time
+   * it); to another rank, the copy is psim's way of moving the bytes the model times */
+  emu_work w = {0};
+  int self = s->owner == r->owner;
+  if (self) emu_work_begin(&w);
   if (n && r->rbuf && s->data) memcpy(r->rbuf, s->data, n);
+  if (self) emu_work_end(&w);
   r->got = s->len;
   r->copied = 1;
   if (s->owned) { free((void *)s->data); s->owned = 0; }
@@ -144,7 +150,10 @@ emu_req *emu_isend(int dst, int tag, int ctx, const void *data, size_t len, int 
     if (owned) { r->data = data; r->owned = 1; }
     else if (detached) {
       void *copy = xmalloc(len);
+      emu_work w = {0};   /* to itself: the eager copy is the rank's work too (deliver) */
+      if (dst == k->id) emu_work_begin(&w);
       memcpy(copy, data, len);
+      if (dst == k->id) emu_work_end(&w);
       r->data = copy;
       r->owned = 1;
     } else {

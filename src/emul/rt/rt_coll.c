@@ -211,6 +211,7 @@ static int world_shaped(const rt_comm *c) {
 }
 
 void rt_coll_timing(rt_comm *c, coll_call *call) {
+  emu_work_charge();   /* packing its contribution (a non-contiguous type) comes first */
   coll_prog p = {0};
   psim_err e;
   psim_err_clear(&e);
@@ -273,6 +274,18 @@ static void *reduce_upto(rt_slot *s, int upto, int count, MPI_Datatype dt, MPI_O
     acc = t;
   }
   return acc;
+}
+
+/* The copy a real MPI makes on the rank's core of its own block (gather's root, allgather,
+ * alltoall, scatter's root: from its send buffer to its receive buffer) or of its send buffer
+ * into its result (reductions, which then combine into it): charged to the rank as its work
+ * (emu_work, run/charge-copies). The other blocks come through messages the program times. */
+static size_t local_unpack(const void *in, size_t len, void *buf, int count, MPI_Datatype dt) {
+  emu_work w;
+  emu_work_begin(&w);
+  size_t n = rt_unpack(in, len, buf, count, dt);
+  emu_work_end(&w);
+  return n;
 }
 
 static void need(rt_slot *s, int i) {
@@ -351,7 +364,7 @@ static void reduce_common(const char *name, const void *sbuf, void *rbuf, int co
   rt_coll_timing(c, &x);
   if (all || me == root) {
     if (!s->res) s->res = reduce_upto(s, c->size - 1, count, dt, op);
-    rt_unpack(s->res, rt_pack_size(dt, count), rbuf, count, dt);
+    local_unpack(s->res, rt_pack_size(dt, count), rbuf, count, dt);
   }
   rt_slot_leave(c, s);
   emu_leave();
@@ -380,7 +393,7 @@ static void scan_common(const char *name, int ex, const void *sbuf, void *rbuf, 
   int upto = ex ? me - 1 : me;
   if (upto >= 0) {
     void *r = reduce_upto(s, upto, count, dt, op);
-    rt_unpack(r, rt_pack_size(dt, count), rbuf, count, dt);
+    local_unpack(r, rt_pack_size(dt, count), rbuf, count, dt);
     free(r);
   }
   rt_slot_leave(c, s);
@@ -414,7 +427,7 @@ int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Da
   free(cnt);
   if (!s->res) s->res = reduce_upto(s, n - 1, total, dt, op);
   size_t off = rt_pack_size(dt, before);
-  rt_unpack((char *)s->res + off, rt_pack_size(dt, rcounts[me]), rbuf, rcounts[me], dt);
+  local_unpack((char *)s->res + off, rt_pack_size(dt, rcounts[me]), rbuf, rcounts[me], dt);
   rt_slot_leave(c, s);
   emu_leave();
   return MPI_SUCCESS;
@@ -464,7 +477,8 @@ static void gather_common(const char *name, const void *sbuf, int scount, MPI_Da
       need(s, i);
       int cnt_i = rcounts ? rcounts[i] : rcount;
       char *dst = (char *)rbuf + (ptrdiff_t)(rcounts ? displs[i] : i * rcount) * ext;
-      rt_unpack(s->data[i], s->len[i], dst, cnt_i, rtype);
+      if (i == me) local_unpack(s->data[i], s->len[i], dst, cnt_i, rtype);
+      else rt_unpack(s->data[i], s->len[i], dst, cnt_i, rtype);
     }
   }
   rt_slot_leave(c, s);
@@ -525,7 +539,11 @@ static void scatter_common(const char *name, const void *sbuf, int scount, const
   }
   rt_coll_timing(c, &x);
   free(cnt);
-  if (!inplace) { need(s, me); rt_unpack(s->data[me], s->len[me], rbuf, rcount, rtype); }
+  if (!inplace) {
+    need(s, me);
+    if (me == root) local_unpack(s->data[me], s->len[me], rbuf, rcount, rtype);
+    else rt_unpack(s->data[me], s->len[me], rbuf, rcount, rtype);
+  }
   rt_slot_leave(c, s);
   emu_leave();
 }
@@ -579,7 +597,9 @@ static void allgather_common(const char *name, const void *sbuf, int scount, MPI
     need(s, i);
     if (i == me && sbuf == MPI_IN_PLACE) continue;
     int ci = rcounts ? rcounts[i] : rcount;
-    rt_unpack(s->data[i], s->len[i], (char *)rbuf + (ptrdiff_t)(rcounts ? displs[i] : i * rcount) * ext, ci, rtype);
+    char *dst = (char *)rbuf + (ptrdiff_t)(rcounts ? displs[i] : i * rcount) * ext;
+    if (i == me) local_unpack(s->data[i], s->len[i], dst, ci, rtype);
+    else rt_unpack(s->data[i], s->len[i], dst, ci, rtype);
   }
   rt_slot_leave(c, s);
   emu_leave();
@@ -664,7 +684,9 @@ static void alltoall_common(const char *name, const void *sbuf, int scount, cons
     const size_t *o = s->data[i];
     const char *piece = (const char *)s->data[i] + hdr + o[me];
     int ci = rcounts ? rcounts[i] : rcount;
-    rt_unpack(piece, o[me + 1] - o[me], (char *)rbuf + (ptrdiff_t)(rcounts ? rdispls[i] : i * rcount) * rext, ci, rtype);
+    char *dst = (char *)rbuf + (ptrdiff_t)(rcounts ? rdispls[i] : i * rcount) * rext;
+    if (i == me) local_unpack(piece, o[me + 1] - o[me], dst, ci, rtype);
+    else rt_unpack(piece, o[me + 1] - o[me], dst, ci, rtype);
   }
   rt_slot_leave(c, s);
   emu_leave();

@@ -138,6 +138,7 @@ static void req_start(rt_req *r, int blocking) {
     if (t->contig) r->er = emu_isend(c->world[r->peer], r->tag, ctx, r->buf, len, 0, r->flags, blocking);
     else {
       void *p = rt_pack_alloc(r->buf, r->count, r->dt, &len);
+      emu_work_charge();   /* the packing, measured: the message leaves after it */
       r->er = emu_isend(c->world[r->peer], r->tag, ctx, p, len, 1, r->flags, blocking);
     }
   } else {
