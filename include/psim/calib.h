@@ -17,6 +17,8 @@ typedef struct calib_probe {
   double pp_size[CALIB_MAXPTS], pp_time[CALIB_MAXPTS];
   double ex_size[CALIB_MAXPTS], ex_time[CALIB_MAXPTS];
   double iprobe, test, wtime;   /* seconds per call; < 0 when not measured */
+  double flops;                 /* one core's flop/s as psim run measures it (psim adds the
+                                   line 'flops RATE'); <= 0 when not measured */
 } calib_probe;
 
 /* Reads the probe's output (its line format is in psim_probe.c); errors name the file and line. */

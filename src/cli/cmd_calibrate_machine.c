@@ -303,16 +303,18 @@ int cmd_calibrate_machine(int argc, char **argv) {
     rmdir(dir);
   }
   if (rc) return rc;
+  calib_model m = {0};
+  m.envelope = 16;   /* SMPI's bytes per message, which psim's model adds too */
+  m.cores = (int)a.cores;
+  /* measured flop rates are kept with the other measurements, so a refit is the same fit */
+  if (!(p.flops > 0)) p.flops = emu_calibrate(a.quick ? 0.3 : 1.0);
+  m.speed = p.flops;
   if (a.save) {
     FILE *o = cli_open_out(a.save);
     if (!o) return 2;
     calib_probe_write(o, &p);
     if ((rc = cli_close_out(o, a.save))) return rc;
   }
-  calib_model m = {0};
-  m.envelope = 16;   /* SMPI's bytes per message, which psim's model adds too */
-  m.cores = (int)a.cores;
-  m.speed = emu_calibrate(a.quick ? 0.3 : 1.0);
   m.coll = mpi_coll_selector(kind);
   calib_seg seg[CALIB_MAXSEG];
   int k = calib_fit_segments(p.pp_size, p.pp_time, p.npp, CALIB_MAXSEG, 0.05, seg, &err);

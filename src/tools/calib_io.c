@@ -17,7 +17,7 @@ static int add_point(double *sz, double *tm, int *n, double s, double t, const c
 
 int calib_probe_read(FILE *f, const char *name, calib_probe *p, psim_err *err) {
   memset(p, 0, sizeof *p);
-  p->iprobe = p->test = p->wtime = -1;
+  p->iprobe = p->test = p->wtime = p->flops = -1;
   char buf[256];
   long line = 0;
   int ended = 0, header = 0;
@@ -37,10 +37,10 @@ int calib_probe_read(FILE *f, const char *name, calib_probe *p, psim_err *err) {
     }
     if (!header) return psim_errf(err, PSIM_EXIT_INPUT, name, line, "expected the header 'probe 1 MAXSIZE' first, got '%s'", kind);
     int two = !strcmp(kind, "pingpong") || !strcmp(kind, "exchange");
-    int one = !strcmp(kind, "iprobe") || !strcmp(kind, "test") || !strcmp(kind, "wtime");
+    int one = !strcmp(kind, "iprobe") || !strcmp(kind, "test") || !strcmp(kind, "wtime") || !strcmp(kind, "flops");
     if (!one && !two)
       return psim_errf(err, PSIM_EXIT_INPUT, name, line,
-                       "unknown measurement '%s' (expected pingpong, exchange, iprobe, test, wtime or end)", kind);
+                       "unknown measurement '%s' (expected pingpong, exchange, iprobe, test, wtime, flops or end)", kind);
     if (nf != (two ? 3 : 2))
       return psim_errf(err, PSIM_EXIT_INPUT, name, line, two ? "expected '%s SIZE SECONDS'" : "expected '%s SECONDS'", kind);
     double t = two ? y : x;
@@ -51,6 +51,7 @@ int calib_probe_read(FILE *f, const char *name, calib_probe *p, psim_err *err) {
     if (!strcmp(kind, "iprobe")) p->iprobe = t;
     if (!strcmp(kind, "test")) p->test = t;
     if (!strcmp(kind, "wtime")) p->wtime = t;
+    if (!strcmp(kind, "flops")) p->flops = t;
   }
   if (ferror(f)) return psim_errf(err, PSIM_EXIT_INPUT, name, 0, "read error");
   if (!ended) return psim_errf(err, PSIM_EXIT_INPUT, name, line, "the measurements end before 'end' (the probe did not finish)");
@@ -65,6 +66,7 @@ void calib_probe_write(FILE *f, const calib_probe *p) {
   if (p->iprobe > 0) fprintf(f, "iprobe %.9e\n", p->iprobe);
   if (p->test > 0) fprintf(f, "test %.9e\n", p->test);
   if (p->wtime > 0) fprintf(f, "wtime %.9e\n", p->wtime);
+  if (p->flops > 0) fprintf(f, "flops %.9e\n", p->flops);
   fputs("end\n", f);
 }
 

@@ -1,0 +1,69 @@
+#!/bin/sh
+# psim calibrate --machine (docs/calibrate.md): the platform written from fixed measurements
+# (tests/data/calib/mpich-np2.txt, MPICH on the development machine) is the same every time,
+# loads in psim and in SimGrid, and replays each ping-pong in twice the model's one-way time
+# (the table the command prints); bad measurements and a missing MPI are errors that say what
+# is wrong; with MPICH installed, a quick calibration of this machine runs end to end.
+set -u
+. "$(dirname "$0")/../lib/common.sh"
+fails=0
+M=$PSIM_TESTDATA/calib/mpich-np2.txt
+
+"$PSIM" calibrate --machine --measurements "$M" --cores 2 -o "$TMPD/p.xml" >"$TMPD/fit.txt" 2>"$TMPD/err" ||
+  bad "calibrate from measurements: exit $? ($(head -c 300 "$TMPD/err"))"
+"$PSIM" calibrate --machine --measurements "$M" --cores 2 -o "$TMPD/p2.xml" >/dev/null 2>&1
+cmp -s "$TMPD/p.xml" "$TMPD/p2.xml" || bad "two fits of the same measurements differ"
+grep -q 'radical="0-1"' "$TMPD/p.xml" || bad "the platform has not one host per core (2)"
+grep -q '<prop id="smpi/bw-factor"' "$TMPD/p.xml" || bad "no smpi/bw-factor in the platform's <config>"
+grep -q '<prop id="smpi/host-speed" value="7.53035e+09f"/>' "$TMPD/p.xml" || bad "smpi/host-speed is not the measured flop rate"
+grep -q '<prop id="smpi/iprobe" value="1.97123e-08"/>' "$TMPD/p.xml" || bad "smpi/iprobe is not the measured MPI_Iprobe cost"
+grep -q '^worst residual: ping-pong' "$TMPD/fit.txt" || bad "no residuals printed"
+# the model's one-way time of SIZE bytes, as the fit's table prints it (us)
+model_us() { awk -v s="$1" '$1 == s && $3 == "us" { print $4; exit }' "$TMPD/fit.txt"; }
+printf 'core0\ncore1\n' >"$TMPD/hosts"
+for s in 8 4096 65536 1048576 33554432; do
+  printf '0 init\n1 init\n0 send 1 0 %s\n1 recv 0 0 %s\n1 send 0 0 %s\n0 recv 1 0 %s\n0 finalize\n1 finalize\n' \
+    "$s" "$s" "$s" "$s" >"$TMPD/pp$s.txt"
+  "$PSIM" replay --np 2 --platform "$TMPD/p.xml" --hostfile "$TMPD/hosts" --json "$TMPD/pp$s.json" "$TMPD/pp$s.txt" \
+    >/dev/null 2>&1 || { bad "replay of a $s-byte ping-pong on the platform failed"; continue; }
+  got=$(json_get "$TMPD/pp$s.json" simulated_time)
+  want=$(awk -v m="$(model_us "$s")" 'BEGIN { print 2 * m * 1e-6 }')
+  # the table prints 4 significant digits
+  rel_close "$got" "$want" 1e-3 || bad "ping-pong of $s bytes replayed in $got s, the model says $want s"
+  if [ "$s" = 1048576 ] && command -v smpirun >/dev/null 2>&1; then
+    sg=$("$PSIM_SHARED/tools/simgrid-oracle" --np 2 --platform "$TMPD/p.xml" --hostfile "$TMPD/hosts" "$TMPD/pp$s.txt" 2>"$TMPD/sgerr")
+    ps=$(awk -v t="$got" 'BEGIN { printf "%.6f", t }')
+    [ "$sg" = "$ps" ] || bad "SimGrid replays the 1 MiB ping-pong on the platform in '$sg' s, psim in $ps s ($(head -c 300 "$TMPD/sgerr"))"
+  fi
+done
+
+# bad measurements name the file and the line; a missing MPI says what to install
+head -n 20 "$M" >"$TMPD/cut.txt"
+"$PSIM" calibrate --machine --measurements "$TMPD/cut.txt" >/dev/null 2>"$TMPD/err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "cut.txt:20: the measurements end before 'end'" "$TMPD/err" ||
+  bad "truncated measurements: exit $rc, $(cat "$TMPD/err")"
+"$PSIM" calibrate --machine --mpiexec /nonexistent/mpiexec -o "$TMPD/x.xml" >/dev/null 2>"$TMPD/err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "no /nonexistent/mpiexec on PATH: install" "$TMPD/err" && [ ! -s "$TMPD/x.xml" ] ||
+  bad "missing mpiexec: exit $rc, $(cat "$TMPD/err")"
+"$PSIM" calibrate --machine --reps 0 >/dev/null 2>"$TMPD/err"
+[ $? -eq 2 ] && grep -q -- "--reps must be at least 1" "$TMPD/err" || bad "--reps 0: $(cat "$TMPD/err")"
+
+# this machine, for real, when MPICH is here (make check installs it)
+if command -v mpiexec.mpich >/dev/null 2>&1 && command -v mpicc.mpich >/dev/null 2>&1; then
+  "$PSIM" calibrate --machine --quick -o "$TMPD/live.xml" --report "$TMPD/live.html" \
+    --save-measurements "$TMPD/live.txt" >"$TMPD/live.out" 2>"$TMPD/err" ||
+    bad "psim calibrate --machine --quick: exit $? ($(tail -n 5 "$TMPD/err"))"
+  n=$(grep -c '^pingpong ' "$TMPD/live.txt" 2>/dev/null)
+  [ "${n:-0}" -ge 40 ] && grep -q '^end$' "$TMPD/live.txt" || bad "saved measurements: ${n:-0} ping-pong sizes"
+  grep -q '<svg' "$TMPD/live.html" 2>/dev/null || bad "the report has no chart"
+  grep -q 'smpi/coll-selector' "$TMPD/live.xml" 2>/dev/null && ! "$PSIM" platform "$TMPD/live.xml" >/dev/null 2>&1 &&
+    bad "the platform names a collective selector psim refuses"
+  "$PSIM" platform "$TMPD/live.xml" >/dev/null 2>"$TMPD/err" || bad "psim platform refuses the measured platform: $(cat "$TMPD/err")"
+  "$PSIM" replay --np 2 --platform "$TMPD/live.xml" --hostfile "$TMPD/hosts" "$TMPD/pp65536.txt" >/dev/null 2>"$TMPD/err" ||
+    bad "replay on the measured platform failed: $(cat "$TMPD/err")"
+else
+  echo "note: no MPICH (mpiexec.mpich, mpicc.mpich): the live calibration is not checked"
+fi
+finish $fails
