@@ -39,7 +39,8 @@ static const char *HELP =
     "mpiexec.mpich) and run as `MPIEXEC -n 2 probe`; with --hostfile H the two ranks go on\n"
     "different nodes (MPICH: -f H -ppn 1; Open MPI: --hostfile H --map-by node), so the fit is\n"
     "the network's. Prints what it measured and the fit's residuals; --report draws measured\n"
-    "points against the model. Every figure is the best of --reps batches (default 5).\n"
+    "points against the model. Every figure is the best of --reps batches (default 5) in each of\n"
+    "two passes over the sizes.\n"
     "--measurements F fits saved measurements (--save-measurements) without running anything.\n"
     "--quick: sizes up to 4 MiB, 3 batches, 0.3 s of flop rate (tests).\n"
     "\n"
@@ -172,12 +173,26 @@ static int measure(const calib_args *a, const char *dir, const char **kind) {
   argv[n++] = reps;
   argv[n] = NULL;
   fprintf(stderr, "psim calibrate: measuring with %s (%s) ...\n", mpiexec, *kind ? *kind : "an MPI psim does not know");
+  warn_if_busy(a->cores);
   st = run(argv, out);
   if (st) {
     fprintf(stderr, "psim calibrate: the probe failed under %s (status %d)\n", mpiexec, st);
     return 1;
   }
   return 0;
+}
+
+/* Other processes running make every real figure slower and noisier (MPICH's ranks wait for
+ * each other by polling, so a message waits until both processes have a core): say so. */
+static void warn_if_busy(long cores) {
+  FILE *f = fopen("/proc/loadavg", "r");
+  double load;
+  if (!f) return;
+  if (fscanf(f, "%lf", &load) == 1 && load > 0.5 * (double)cores)
+    fprintf(stderr, "psim calibrate: warning: the load average is %.2f on %ld cores: other processes disturb the "
+                    "measurements (each figure is the best of its batches, but a busy machine still gives slower, "
+                    "noisier ones); calibrate on a quiet machine\n", load, cores);
+  fclose(f);
 }
 
 static int parse(int argc, char **argv, calib_args *a) {

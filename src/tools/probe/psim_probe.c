@@ -12,7 +12,8 @@
  *   wtime SECONDS                    one MPI_Wtime
  *   end
  *
- * Every figure is the best of REPS batches (default 5), each batch long enough (BATCH_S of
+ * Every figure is the best of REPS batches (default 5) in each of two passes over the sizes,
+ * each batch long enough (BATCH_S of
  * wall time, or one operation when that is longer) that the clock's resolution does not count:
  * the best batch is the one least disturbed by other processes, which is what a quiet machine
  * gives. The program uses only MPI-1 calls, so any MPI builds it.
@@ -134,14 +135,28 @@ int main(int argc, char **argv) {
   memset(a, 1, (size_t)maxsize);
   memset(b, 2, (size_t)maxsize);
   if (rank == 0) printf("probe 1 %ld\n", maxsize);
-  for (long s = 1; s <= maxsize; s = next_size(s)) {
-    double t = measure(0, a, b, (int)s, reps) / 2;
-    if (rank == 0) printf("pingpong %ld %.9e\n", s, t);
+  /* Two passes over the sizes, the best of both kept: a burst of load from another process
+   * lasts longer than one size's batches, so it spoils one pass's figures of a few sizes. */
+  enum { MAXN = 128 };
+  double pp[MAXN], ex[MAXN];
+  for (int pass = 0; pass < 2; pass++) {
+    int i = 0;
+    for (long s = 1; s <= maxsize && i < MAXN; s = next_size(s), i++) {
+      double t = measure(0, a, b, (int)s, reps) / 2;
+      if (!pass || t < pp[i]) pp[i] = t;
+    }
+    i = 0;
+    for (long s = 64; s <= maxsize && i < MAXN; s = next_size(s), i++) {
+      double t = measure(1, a, b, (int)s, reps);
+      if (!pass || t < ex[i]) ex[i] = t;
+    }
   }
-  for (long s = 64; s <= maxsize; s = next_size(s)) {
-    double t = measure(1, a, b, (int)s, reps);
-    if (rank == 0) printf("exchange %ld %.9e\n", s, t);
-  }
+  int i = 0;
+  for (long s = 1; s <= maxsize && i < MAXN; s = next_size(s), i++)
+    if (rank == 0) printf("pingpong %ld %.9e\n", s, pp[i]);
+  i = 0;
+  for (long s = 64; s <= maxsize && i < MAXN; s = next_size(s), i++)
+    if (rank == 0) printf("exchange %ld %.9e\n", s, ex[i]);
   double ip = poll_cost(0, reps), te = poll_cost(1, reps), wt = poll_cost(2, reps);
   if (rank == 0) {
     printf("iprobe %.9e\ntest %.9e\nwtime %.9e\nend\n", ip, te, wt);
