@@ -121,6 +121,19 @@ static void default_mpicc(const char *mpiexec, char *out, size_t n) {
   snprintf(out, n, "%.*smpicc%s", (int)dir, mpiexec, suffix ? suffix : "");
 }
 
+/* Other processes running make every real figure slower and noisier (MPICH's ranks wait for
+ * each other by polling, so a message waits until both processes have a core): say so. */
+static void warn_if_busy(long cores) {
+  FILE *f = fopen("/proc/loadavg", "r");
+  double load;
+  if (!f) return;
+  if (fscanf(f, "%lf", &load) == 1 && load > 0.5 * (double)cores)
+    fprintf(stderr, "psim calibrate: warning: the load average is %.2f on %ld cores: other processes disturb the "
+                    "measurements (each figure is the best of its batches, but a busy machine still gives slower, "
+                    "noisier ones); calibrate on a quiet machine\n", load, cores);
+  fclose(f);
+}
+
 /* Builds the probe and runs it; the measurements in dir/probe.out. Exit status or 0. */
 static int measure(const calib_args *a, const char *dir, const char **kind) {
   char src[4200], exe[4200], out[4200], mpicc[4200], maxs[64], reps[32];
@@ -180,19 +193,6 @@ static int measure(const calib_args *a, const char *dir, const char **kind) {
     return 1;
   }
   return 0;
-}
-
-/* Other processes running make every real figure slower and noisier (MPICH's ranks wait for
- * each other by polling, so a message waits until both processes have a core): say so. */
-static void warn_if_busy(long cores) {
-  FILE *f = fopen("/proc/loadavg", "r");
-  double load;
-  if (!f) return;
-  if (fscanf(f, "%lf", &load) == 1 && load > 0.5 * (double)cores)
-    fprintf(stderr, "psim calibrate: warning: the load average is %.2f on %ld cores: other processes disturb the "
-                    "measurements (each figure is the best of its batches, but a busy machine still gives slower, "
-                    "noisier ones); calibrate on a quiet machine\n", load, cores);
-  fclose(f);
 }
 
 static int parse(int argc, char **argv, calib_args *a) {
