@@ -9,6 +9,7 @@
 #   bench/hpcc.sh 4 16            each process count in turn (16: P x Q = 4 x 4)
 #   HPCC_N=2000 bench/hpcc.sh 4   another HPL matrix size
 #   PSIM_RUN_ARGS="--no-measure"  more options for psim run (default: none)
+#   bench/hpcc.sh --fetch-only    only fetch the source (bench/validate_mpich.sh)
 #
 # The source is Debian bookworm's `hpcc` source package (its upstream tarball, unpatched),
 # fetched once as tests/mpich/run_mpich.sh fetches mpich (a private apt sources list, no root)
@@ -51,6 +52,7 @@ if [ -z "${PSIM_HPCC_SRC:-}" ]; then
   fi
 fi
 
+[ "$1" = --fetch-only ] && exit 0
 W=$(mktemp -d "${TMPDIR:-/tmp}/psim-hpcc.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 cp -r "$PSIM_HPCC_SRC" "$W/hpcc" || exit 1

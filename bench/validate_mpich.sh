@@ -1,58 +1,71 @@
 #!/bin/sh
-# psim run against real MPICH on this machine (issue 9's validation table): the same sources
-# built twice, with the real mpicc and with psimcc, run at np=2 under mpiexec and under psim
-# run, on a platform that describes this machine; prints a markdown table (quantity, real,
-# predicted, error) of the medians over the repeats, the platform used, the machine's load
-# during the runs, and how long MPIRandomAccess takes for real and to simulate.
+# psim run against real MPICH on this machine (issue 34's validation table): the platform is
+# the one `psim calibrate --machine` writes, and nothing else is given to psim run. The same
+# sources are built twice, with the real mpicc and with psimcc, run at np=2 under mpiexec and
+# under psim run; prints a markdown table (quantity, real, predicted, error, psim's spread).
 #
-#   bench/validate_mpich.sh                  HPL N=2000 and 4000, 3 repeats (~12 min)
-#   bench/validate_mpich.sh -r 5 -n "4000 8000" -w /tmp/val   (the issue's sizes: every HPCC test
-#                   grows with the largest N, RandomAccess 4x: well over the 15 min budget)
+#   bench/validate_mpich.sh                  everything, 5 repeats (~25 min on a quiet 2-core VM)
+#   bench/validate_mpich.sh -k "net pack"    only some kinds (net pack pdgemm hpcc hpcg comd)
+#   bench/validate_mpich.sh -p this.xml      a platform written earlier instead of calibrating
+#   bench/validate_mpich.sh -s -r 3          only MPIRandomAccess's wall times (speed goal)
 #
-# options: -r N     repeats of every run (default 3; medians are reported)
-#          -n "N.." HPL sizes, in one hpccinf.txt (the largest sizes the other HPCC tests)
-#          -w DIR   keep builds and outputs in DIR (the builds are reused when present)
-#          -s       emulation speed only: HPCC's MPIRandomAccess, real and simulated wall time
-#                   (each run is stopped at the end of that section; no table)
+# options: -r N     repeats of every run (default 5): the real figure is the best of them (the
+#                   least disturbed: a time's minimum, a rate's maximum), psim's the median,
+#                   with the spread (max - min) / median of psim's own runs
+#          -n "N.." HPL sizes, in one hpccinf.txt (default "2000 4000")
+#          -k KINDS the kinds of rows (default "net pack pdgemm hpcc hpcg comd")
+#          -p FILE  the platform (default: psim calibrate --machine, measured first)
+#          -w DIR   keep builds and outputs in DIR (builds are reused when present)
+#          -s       emulation speed only: MPIRandomAccess, real and simulated wall time
 #          -h       this help
 # What is compared:
-#   - bench/validate_net.c: ping-pong latency (8 B) and bandwidth (2 MB) between two ranks, ring
-#     latency and bandwidth (MPI_Sendrecv to the right neighbour), timed with MPI_Wtime (under
-#     psim run: simulated time, so the same binary prints the prediction);
-#   - HPC Challenge 1.5.0 (Debian's source, as bench/hpcc.sh fetches it; the arch makefile is
-#     bench/hpcc.sh's own, with CC = LINKER = the real mpicc or psimcc): HPL Gflop/s at each
-#     size, PTRANS GB/s, MPIFFT Gflop/s, MPIRandomAccess GUP/s, from hpccoutf.txt.
-# The platform: flat:2 (each host a SPLITDUPLEX link; a message crosses two of them), hosts at
-# the flop rate `psim calibrate` measures with --host-speed-ref the same (a CPU second measured
-# is a simulated second), link latency = half the real ping-pong one-way latency, link
-# bandwidth = 2 MB / (real one-way time - latency), SMPI's bandwidth and latency factors 1 and
-# no cross-traffic (no network card nor TCP acknowledgements between two cores). So the ping-pong rows are the calibration (they check the
-# model reproduces what it was given); the others are predictions.
-# The real MPI is named explicitly (MPICC=mpicc.mpich, MPIEXEC=mpiexec.mpich): Debian's
-# `mpicc` alternative may point at Open MPI. BLAS threads are off (OPENBLAS_NUM_THREADS=1) in
-# both, as each rank has one core. Exit status: 0, 1 when a build or run failed, 2 bad usage,
-# 77 when MPICH or the hpcc source is missing.
+#   net     bench/validate_net.c: ping-pong at every power of 2 from 8 B to 16 MiB, ring steps
+#           (8 B, 2 MB), MPI_Allreduce and MPI_Alltoall (8 B, 1 MiB), timed with MPI_Wtime
+#           (under psim run: simulated time, so the same source prints the prediction);
+#   pack    bench/validate_pack.c: PTRANS's exchange, 32 MB each way, strided and contiguous;
+#   pdgemm  bench/validate_pdgemm.c: Debian's ScaLAPACK pdgemm, N=2000, NB=64, 1 x 2 grid,
+#           against `psim forecast pdgemm` with kernels from `psim calibrate --kernels` and
+#           the network of the platform (no simulation);
+#   hpcc    HPC Challenge 1.5.0 (Debian's source, as bench/hpcc.sh fetches it, whose arch
+#           makefile is used): HPL Gflop/s at each size, PTRANS, MPIFFT, MPIRandomAccess;
+#   hpcg    HPCG 3.1 (github.com/hpcg-benchmark/hpcg; PSIM_HPCG_SRC, or cloned into the
+#           cache): 16^3 per rank, 2 s, its GFLOP/s rating;
+#   comd    CoMD 1.1 (github.com/ECP-copa/CoMD; PSIM_COMD_SRC, or cloned): 24^3 x 2 atoms'
+#           cells, 100 steps, its loop time.
+# The real MPI is named explicitly (MPICC=mpicc.mpich, MPICXX=mpicxx.mpich,
+# MPIEXEC=mpiexec.mpich): Debian's `mpicc` alternative may point at Open MPI. BLAS threads are
+# off (OPENBLAS_NUM_THREADS=1) in both, as each rank has one core. Exit status: 0, 1 when a
+# build or run failed, 2 bad usage, 77 when MPICH is missing.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 SRC_ROOT=$(cd "$HERE/.." && pwd)
 : "${PSIM:=$SRC_ROOT/build/psim}"
 PSIMCC="$(dirname "$PSIM")/psimcc"
+PSIMCXX="$(dirname "$PSIM")/psimc++"
 : "${MPICC:=mpicc.mpich}"
+: "${MPICXX:=mpicxx.mpich}"
 : "${MPIEXEC:=mpiexec.mpich}"
-: "${PSIM_HPCC_DIR:=${XDG_CACHE_HOME:-$HOME/.cache}/psim/hpcc}"
+CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/psim
+: "${PSIM_HPCC_DIR:=$CACHE/hpcc}"
 : "${PSIM_HPCC_SRC:=$PSIM_HPCC_DIR/src}"
-REPEATS=3
+: "${PSIM_HPCG_SRC:=$CACHE/hpcg/src}"
+: "${PSIM_COMD_SRC:=$CACHE/comd/src}"
+REPEATS=5
 SIZES="2000 4000"
+KINDS="net pack pdgemm hpcc hpcg comd"
 W=
+PLATFORM=
 NP=2
 SPEED_ONLY=
 usage() { sed -n '2,/^set -u/p' "$0" | sed -e '/^set -u/d' -e 's/^# \{0,1\}//'; }
-while getopts r:n:w:sh o; do
+while getopts r:n:k:p:w:sh o; do
   case $o in
     r) REPEATS=$OPTARG ;;
     n) SIZES=$OPTARG ;;
+    k) KINDS=$OPTARG ;;
+    p) PLATFORM=$OPTARG ;;
     w) W=$OPTARG ;;
-    s) SPEED_ONLY=1 ;;
+    s) SPEED_ONLY=1 KINDS=hpcc ;;
     h) usage; exit 0 ;;
     *) usage >&2; exit 2 ;;
   esac
@@ -63,14 +76,13 @@ case $REPEATS in '' | *[!0-9]* | 0) echo "validate_mpich.sh: -r expects a positi
 for n in $SIZES; do
   case $n in *[!0-9]* | 0*) echo "validate_mpich.sh: -n expects sizes like \"4000 8000\", got '$n'" >&2; exit 2 ;; esac
 done
+for k in $KINDS; do
+  case $k in net | pack | pdgemm | hpcc | hpcg | comd) ;; *) echo "validate_mpich.sh: -k: unknown kind '$k'" >&2; exit 2 ;; esac
+done
 [ -n "$SIZES" ] || { echo "validate_mpich.sh: -n expects at least one size" >&2; exit 2; }
 [ -x "$PSIM" ] && [ -x "$PSIMCC" ] || { echo "validate_mpich.sh: build psim first (make)" >&2; exit 1; }
 command -v "$MPICC" > /dev/null && command -v "$MPIEXEC" > /dev/null ||
   { echo "validate_mpich.sh: needs MPICH ($MPICC, $MPIEXEC: apt-get install mpich libmpich-dev)" >&2; exit 77; }
-if [ ! -f "$PSIM_HPCC_SRC/hpl/Make.top" ]; then
-  echo "validate_mpich.sh: no hpcc source in $PSIM_HPCC_SRC: run bench/hpcc.sh once (it fetches it) or set PSIM_HPCC_SRC" >&2
-  exit 77
-fi
 if [ -z "$W" ]; then
   W=$(mktemp -d "${TMPDIR:-/tmp}/psim-validate.XXXXXX")
   trap 'rm -rf "$W"' EXIT
@@ -80,50 +92,25 @@ rm -f "$W"/res/*
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 log() { echo "validate_mpich.sh: $*" >&2; }
 loadavg() { cut -d' ' -f1 /proc/loadavg; }
-# median of the values of KEY over the files res/KIND.* ("-" when none)
-median() { # KIND KEY
-  cat "$W"/res/"$1".* 2> /dev/null | awk -v k="$2" '$1 == k { v[n++] = $2 }
+has() { case " $KINDS " in *" $1 "*) return 0 ;; esac; return 1; }
+fails=0
+
+# Values of KEY over res/KIND.*: "best" (the least for times, the most for rates), "median",
+# "spread" ((max - min) / median); "-" when none. Times are the keys ending in _us, _ms, _s.
+stat() { # KIND KEY WHAT
+  cat "$W"/res/"$1".* 2> /dev/null | awk -v k="$2" -v w="$3" '$1 == k { v[n++] = $2 }
     END { if (!n) { print "-"; exit }
           for (i = 1; i < n; i++) for (j = i; j > 0 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
-          if (n % 2) print v[(n - 1) / 2]; else print (v[n / 2 - 1] + v[n / 2]) / 2 }'
+          med = n % 2 ? v[(n - 1) / 2] : (v[n / 2 - 1] + v[n / 2]) / 2
+          if (w == "median") print med
+          else if (w == "spread") print (med > 0 ? (v[n - 1] - v[0]) / med : 0)
+          else print (k ~ /_(us|ms|s)$/ ? v[0] : v[n - 1]) }'
 }
 print_load() {
   awk '{ v[n++] = $1 } END { for (i = 1; i < n; i++) for (j = i; j > 0 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
     printf "load average (1 min) sampled between runs: min %s, median %s, max %s (%d samples)\n", v[0], v[int(n / 2)], v[n - 1], n }' "$W/res/load"
 }
-print_ra() {
-  awk -v r="$(median real ra_wall_s)" -v p="$(median psim ra_wall_s)" -v s="$SIZES" 'BEGIN {
-    if (r == "-" || p == "-") print "MPIRandomAccess wall time: not measured";
-    else printf "MPIRandomAccess section wall time (HPL sizes %s, median): real %.2f s, psim run %.2f s: %.2fx (goal <= 5x)\n", s, r, p, p / r }'
-}
 echo "$(loadavg)" >> "$W/res/load"
-
-# ---- builds (each kind: the network program and HPCC) ----
-# The arch makefile is bench/hpcc.sh's heredoc, run with PSIMCC set to the compiler: the same
-# file for both builds, by construction.
-sed -n '/^cat > "\$W\/hpcc\/hpl\/Make.psim" <<MK$/,/^MK$/p' "$HERE/hpcc.sh" > "$W/mk.sh"
-[ "$(wc -l < "$W/mk.sh")" -gt 10 ] || { log "cannot find the arch makefile in bench/hpcc.sh"; exit 1; }
-build() { # KIND CC
-  d=$W/$1
-  if [ ! -x "$d/hpcc/hpcc" ]; then
-    rm -rf "$d" && mkdir -p "$d" && cp -r "$PSIM_HPCC_SRC" "$d/hpcc" || return 1
-    W=$d PSIMCC=$(command -v "$2") sh "$W/mk.sh" || return 1
-    t0=$(date +%s)
-    (cd "$d/hpcc" && make arch=psim > "$d/build.log" 2>&1) ||
-      { tail -n 20 "$d/build.log" >&2; log "building hpcc with $2 failed"; return 1; }
-    log "built hpcc with $2 in $(($(date +%s) - t0)) s"
-  fi
-  "$2" -O2 -o "$d/net" "$HERE/validate_net.c" || return 1
-}
-build real "$MPICC" || exit 1
-build psim "$PSIMCC" || exit 1
-
-# ---- runs ----
-# hpccinf.txt: P x Q = 1 x 2, every size of -n in one run (HPL runs each in turn).
-nsz=$(echo $SIZES | wc -w)
-sed -e "5s/^[0-9]*/$nsz/" -e "6s/^[0-9]* */$SIZES /" -e "11s/^[0-9]*/1/" -e "12s/^[0-9]*/2/" \
-  "$PSIM_HPCC_SRC/_hpccinf.txt" > "$W/hpccinf.txt"
-fails=0
 
 # Runs CMD... in DIR with a 20-minute limit; meanwhile notes the wall-clock dates at which
 # hpccoutf.txt (if any) shows MPIRandomAccess's section begin and end (polled every 0.05 s),
@@ -140,7 +127,6 @@ timed() { # DIR CMD...
       if [ -z "$rb" ] && grep -q '^Begin of MPIRandomAccess section' "$dir/hpccoutf.txt"; then rb=$(date +%s.%N); fi
       if [ -n "$rb" ] && grep -q '^End of MPIRandomAccess section' "$dir/hpccoutf.txt"; then
         re=$(date +%s.%N)
-        # timeout passes the signal on to mpiexec or psim
         [ -n "$SPEED_ONLY" ] && kill $pid && wait $pid && break
       fi
     fi
@@ -160,108 +146,180 @@ timed() { # DIR CMD...
   return $rc
 }
 
-if [ -n "$SPEED_ONLY" ]; then
-  # the platform does not change how fast psim simulates RandomAccess's messages much
-  PSIM_ARGS="--platform flat:$NP --host-speed-ref 1e9"
-  echo "$(loadavg)" >> "$W/res/load"
-  i=1
-  while [ $i -le "$REPEATS" ]; do
-    for k in real psim; do
-      R=$W/$k/ra.$i
-      rm -rf "$R" && mkdir -p "$R" && cp "$W/hpccinf.txt" "$R/"
-      if [ $k = real ]; then timed "$R" "$MPIEXEC" -n $NP "$W/real/hpcc/hpcc"
-      # shellcheck disable=SC2086
-      else timed "$R" "$PSIM" run --np $NP $PSIM_ARGS -q -- "$W/psim/hpcc/hpcc"; fi
-      [ -f "$R/ra_wall" ] && echo "ra_wall_s $(cat "$R/ra_wall")" >> "$W/res/$k.$i"
-    done
-    log "MPIRandomAccess run $i: real $(cat "$W/real/ra.$i/ra_wall" 2> /dev/null) s, psim run $(cat "$W/psim/ra.$i/ra_wall" 2> /dev/null) s"
-    i=$((i + 1))
-  done
-  print_load
-  print_ra
-  [ $fails -eq 0 ]
-  exit
+# ---- the platform: this machine as psim calibrate --machine measures it ----
+if [ -z "$PLATFORM" ]; then
+  PLATFORM=$W/this.xml
+  "$PSIM" calibrate --machine --mpiexec "$MPIEXEC" --mpicc "$MPICC" -o "$PLATFORM" --report "$W/calibrate.html" \
+    --save-measurements "$W/measurements.txt" > "$W/calibrate.txt" || { log "psim calibrate --machine failed"; exit 1; }
+  log "platform: $PLATFORM ($(grep '^worst residual' "$W/calibrate.txt"))"
+fi
+PSIM_RUN="$PSIM run --np $NP --platform $PLATFORM -q"
+
+# ---- sources and builds (each once per kind, real and psim) ----
+# A public repository's source, cloned once into the cache unless its variable names a tree.
+source_of() { # NAME DIR URL
+  [ -d "$2" ] && return 0
+  log "cloning $3 into $2"
+  git clone -q --depth 1 "$3" "$2" 2> /dev/null || { log "no $1 source (offline?): set PSIM_$(echo "$1" | tr a-z A-Z)_SRC"; return 1; }
+}
+if has hpcc; then
+  if [ ! -f "$PSIM_HPCC_SRC/hpl/Make.top" ]; then
+    PSIM_HPCC_DIR=$PSIM_HPCC_DIR sh "$HERE/hpcc.sh" --fetch-only > /dev/null
+  fi
+  [ -f "$PSIM_HPCC_SRC/hpl/Make.top" ] || { log "no hpcc source in $PSIM_HPCC_SRC: run bench/hpcc.sh once"; KINDS=$(echo " $KINDS " | sed 's/ hpcc / /'); }
+fi
+has hpcg && { source_of hpcg "$PSIM_HPCG_SRC" https://github.com/hpcg-benchmark/hpcg.git || KINDS=$(echo " $KINDS " | sed 's/ hpcg / /'); }
+has comd && { source_of comd "$PSIM_COMD_SRC" https://github.com/ECP-copa/CoMD.git || KINDS=$(echo " $KINDS " | sed 's/ comd / /'); }
+
+# The HPL arch makefile is bench/hpcc.sh's heredoc, run with PSIMCC set to the compiler: the
+# same file for both builds, by construction.
+sed -n '/^cat > "\$W\/hpcc\/hpl\/Make.psim" <<MK$/,/^MK$/p' "$HERE/hpcc.sh" > "$W/mk.sh"
+build() { # KIND CC CXX [VAR=VALUE: the environment of HPCG's build]
+  d=$W/$1
+  mkdir -p "$d"
+  if has net; then "$2" -O2 -o "$d/net" "$HERE/validate_net.c" || return 1; fi
+  if has pack; then "$2" -O2 -o "$d/pack" "$HERE/validate_pack.c" || return 1; fi
+  if has hpcc && [ ! -x "$d/hpcc/hpcc" ]; then
+    rm -rf "$d/hpcc" && cp -r "$PSIM_HPCC_SRC" "$d/hpcc" || return 1
+    W=$d PSIMCC=$(command -v "$2") sh "$W/mk.sh" || return 1
+    (cd "$d/hpcc" && make arch=psim > "$d/hpcc.log" 2>&1) || { tail -n 20 "$d/hpcc.log" >&2; log "building hpcc with $2 failed"; return 1; }
+  fi
+  if has hpcg && [ ! -x "$d/hpcg/bin/xhpcg" ]; then
+    rm -rf "$d/hpcg" && mkdir -p "$d/hpcg" || return 1
+    sed "s|^CXX *=.*|CXX = $3|" "$PSIM_HPCG_SRC/setup/Make.Linux_MPI" > "$d/hpcg/Make.V$1"
+    cp "$d/hpcg/Make.V$1" "$PSIM_HPCG_SRC/setup/Make.V$1"
+    (cd "$d/hpcg" && "$PSIM_HPCG_SRC/configure" "V$1" > /dev/null && env ${4:-} make -j2 > "$d/hpcg.log" 2>&1) ||
+      { tail -n 20 "$d/hpcg.log" >&2; log "building hpcg with $3 failed"; return 1; }
+    printf 'HPCG benchmark input file\nvalidate_mpich.sh\n16 16 16\n2\n' > "$d/hpcg/bin/hpcg.dat"
+  fi
+  if has comd && [ ! -x "$d/comd/bin/CoMD-mpi" ]; then
+    rm -rf "$d/comd" && cp -r "$PSIM_COMD_SRC" "$d/comd" || return 1
+    cp "$d/comd/src-mpi/Makefile.vanilla" "$d/comd/src-mpi/Makefile"
+    (cd "$d/comd/src-mpi" && make CC="$2" OPTFLAGS=-O2 > "$d/comd.log" 2>&1) ||
+      { tail -n 20 "$d/comd.log" >&2; log "building CoMD with $2 failed"; return 1; }
+  fi
+}
+# psimc++ when the build has it; else psimcc compiling C++ with g++ (PSIMCC_CC)
+if [ -x "$PSIMCXX" ]; then set -- "$PSIMCXX"; else set -- "$PSIMCC" PSIMCC_CC=g++; fi
+build real "$MPICC" "$MPICXX" || exit 1
+build psim "$PSIMCC" "$@" || exit 1
+if has pdgemm; then
+  "$MPICC" -O2 -o "$W/real/pdgemm" "$HERE/validate_pdgemm.c" -lscalapack-mpich -lopenblas -lm ||
+    { log "cannot build validate_pdgemm.c (libscalapack-mpich-dev, libopenblas-dev)"; KINDS=$(echo " $KINDS " | sed 's/ pdgemm / /'); }
 fi
 
-# The network program: the real runs first, as they calibrate the platform.
-net_run() { # KIND I CMD...
+# ---- runs: real and simulated interleaved, so both see the same load drift ----
+if has hpcc; then
+  nsz=$(echo $SIZES | wc -w)
+  sed -e "5s/^[0-9]*/$nsz/" -e "6s/^[0-9]* */$SIZES /" -e "11s/^[0-9]*/1/" -e "12s/^[0-9]*/2/" \
+    "$PSIM_HPCC_SRC/_hpccinf.txt" > "$W/hpccinf.txt"
+fi
+# one run of each kind: KIND (real or psim), I, and the command prefix
+run_all() { # KIND I PREFIX...
   k=$1; i=$2; shift 2
-  R=$W/$k/net.$i
-  mkdir -p "$R"
-  timed "$R" "$@" && sed 's/^/net_/' "$R/stdout" >> "$W/res/$k.$i"
+  out=$W/res/$k.$i
+  if has net; then
+    R=$W/$k/net.$i; mkdir -p "$R"
+    timed "$R" "$@" "$W/$k/net" && cat "$R/stdout" >> "$out"
+  fi
+  if has pack; then
+    R=$W/$k/pack.$i; mkdir -p "$R"
+    timed "$R" "$@" "$W/$k/pack" &&
+      sed -n 's/^\([a-z]*\): \([0-9.]*\) ms per exchange.*/pack_\1_ms \2/p' "$R/stdout" >> "$out"
+  fi
+  if has hpcc; then
+    R=$W/$k/hpcc.$i; rm -rf "$R" && mkdir -p "$R" && cp "$W/hpccinf.txt" "$R/"
+    if timed "$R" "$@" "$W/$k/hpcc/hpcc" && grep -q '^Success=1' "$R/hpccoutf.txt"; then
+      awk '/^W[RC][0-9A-Z]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.e+-]+$/ { print "hpl_" $2 "_Gflops", $7 }' \
+        "$R/hpccoutf.txt" >> "$out"
+      sed -n 's/^\(PTRANS_GBs\|MPIFFT_Gflops\|MPIRandomAccess_GUPs\)=\(.*\)/\1 \2/p' "$R/hpccoutf.txt" >> "$out"
+      echo "hpcc_wall_s $(cat "$R/wall")" >> "$out"
+    fi
+    [ -f "$R/ra_wall" ] && echo "ra_wall_s $(cat "$R/ra_wall")" >> "$out"
+  fi
+  if has hpcg; then
+    R=$W/$k/hpcg.$i; rm -rf "$R" && mkdir -p "$R" && cp "$W/$k/hpcg/bin/hpcg.dat" "$R/"
+    timed "$R" "$@" "$W/$k/hpcg/bin/xhpcg" &&
+      sed -n 's/.*GFLOP\/s rating of=\([0-9.e+-]*\).*/hpcg_Gflops \1/p' "$R"/HPCG-Benchmark*.txt >> "$out"
+  fi
+  if has comd; then
+    R=$W/$k/comd.$i; mkdir -p "$R"
+    timed "$R" "$@" "$W/$k/comd/bin/CoMD-mpi" -i 2 -j 1 -k 1 -x 24 -y 24 -z 24 -N 100 -n 50 &&
+      awk '$1 == "loop" && $2 == 1 { print "comd_loop_s", $4; exit }' "$R/stdout" >> "$out"
+  fi
+  if has pdgemm; then
+    R=$W/$k/pdgemm.$i; mkdir -p "$R"
+    if [ "$k" = real ]; then
+      timed "$R" "$@" "$W/real/pdgemm" 2000 64 1 2 && cat "$R/stdout" >> "$out"
+    elif [ "$i" = 1 ]; then   # the forecast measures nothing of the run: once is enough
+      [ -f "$W/kernels.txt" ] || "$PSIM" calibrate --kernels -o "$W/kernels.txt" > "$W/kernels.log" 2>&1 ||
+        log "psim calibrate --kernels failed (a build without OpenBLAS?)"
+      "$PSIM" forecast pdgemm --m 2000 --n 2000 --k 2000 --nb 64 --procs 2 --grid 1x2 --platform "$PLATFORM" \
+        --kernels "$W/kernels.txt" > "$R/stdout" 2> "$R/stderr" &&
+        sed -n 's/^best grid: .*: \([0-9.e+-]*\) s$/pdgemm_s \1/p' "$R/stdout" >> "$out"
+    fi
+  fi
 }
 i=1
 while [ $i -le "$REPEATS" ]; do
-  net_run real $i "$MPIEXEC" -n $NP "$W/real/net" || exit 1
-  i=$((i + 1))
-done
-
-lat_us=$(median real net_pingpong_latency_us)
-bw_gbs=$(median real net_pingpong_bandwidth_GBs)
-# one-way time of 2 MB = 2 x link latency + 2e6 / link bandwidth; the latency is half the
-# 8-byte one-way time (its 8 bytes' transfer time is negligible)
-link_lat=$(awk -v l="$lat_us" 'BEGIN { printf "%.6g", l / 2 * 1e-6 }')
-link_bw=$(awk -v l="$lat_us" -v b="$bw_gbs" 'BEGIN { printf "%.6g", 2e6 / (2e6 / (b * 1e9) - l * 1e-6) }')
-speed=$("$PSIM" calibrate 2> /dev/null | tail -n 1)
-case $speed in [0-9]*) ;; *) log "psim calibrate failed"; exit 1 ;; esac
-PLAT="flat:$NP,$speed,${link_bw}Bps,${link_lat}s"
-PSIM_ARGS="--platform $PLAT --host-speed-ref $speed --cfg smpi/bw-factor:0:1 --cfg smpi/lat-factor:0:1 --cfg network/crosstraffic:0"
-
-i=1
-while [ $i -le "$REPEATS" ]; do
-  # shellcheck disable=SC2086
-  net_run psim $i "$PSIM" run --np $NP $PSIM_ARGS -q -- "$W/psim/net" || exit 1
-  i=$((i + 1))
-done
-
-# HPCC, real and simulated runs interleaved so that both see the same load drift.
-hpcc_run() { # KIND I CMD...
-  k=$1; i=$2; shift 2
-  R=$W/$k/hpcc.$i
-  rm -rf "$R" && mkdir -p "$R" && cp "$W/hpccinf.txt" "$R/"
-  timed "$R" "$@" || return 1
-  out=$R/hpccoutf.txt
-  grep -q '^Success=1' "$out" || { log "$k run $i: hpccoutf.txt has no Success=1"; fails=$((fails + 1)); return 1; }
-  # HPL's result lines: T/V N NB P Q Time Gflops
-  awk '/^W[RC][0-9A-Z]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.e+-]+$/ {
-         print "hpl_" $2 "_Gflops", $7; print "hpl_" $2 "_s", $6 }' "$out" >> "$W/res/$k.$i"
-  sed -n -e 's/^\(PTRANS_GBs\|MPIFFT_Gflops\|MPIRandomAccess_GUPs\|MPIRandomAccess_time\)=\(.*\)/\1 \2/p' "$out" >> "$W/res/$k.$i"
-  echo "wall_s $(cat "$R/wall")" >> "$W/res/$k.$i"
-  [ -f "$R/ra_wall" ] && echo "ra_wall_s $(cat "$R/ra_wall")" >> "$W/res/$k.$i"
-  log "$k hpcc run $i: $(cat "$R/wall") s wall"
-}
-i=1
-while [ $i -le "$REPEATS" ]; do
-  hpcc_run real $i "$MPIEXEC" -n $NP "$W/real/hpcc/hpcc"
-  # shellcheck disable=SC2086
-  hpcc_run psim $i "$PSIM" run --np $NP $PSIM_ARGS -q --json "$W/psim/hpcc.$i/run.json" -- "$W/psim/hpcc/hpcc"
+  if [ -n "$SPEED_ONLY" ]; then
+    for k in real psim; do
+      R=$W/$k/ra.$i; rm -rf "$R" && mkdir -p "$R" && cp "$W/hpccinf.txt" "$R/"
+      if [ $k = real ]; then timed "$R" "$MPIEXEC" -n $NP "$W/real/hpcc/hpcc"
+      # shellcheck disable=SC2086
+      else timed "$R" $PSIM_RUN -- "$W/psim/hpcc/hpcc"; fi
+      [ -f "$R/ra_wall" ] && echo "ra_wall_s $(cat "$R/ra_wall")" >> "$W/res/$k.$i"
+    done
+  else
+    run_all real $i "$MPIEXEC" -n $NP
+    # shellcheck disable=SC2086
+    run_all psim $i $PSIM_RUN --
+  fi
+  log "run $i of $REPEATS done (load $(loadavg))"
   i=$((i + 1))
 done
 
 # ---- the table ----
-row() { # LABEL KEY [PRECISION]
-  r=$(median real "$2"); p=$(median psim "$2")
-  awk -v l="$1" -v r="$r" -v p="$p" -v d="${3:-3}" 'BEGIN {
-    if (r == "-" || p == "-") { printf "| %s | %s | %s | - |\n", l, r, p; exit }
-    printf "| %s | %.*g | %.*g | %+.1f %% |\n", l, d, r, d, p, (p - r) / r * 100 }'
+row() { # LABEL KEY
+  r=$(stat real "$2" best); p=$(stat psim "$2" median); s=$(stat psim "$2" spread)
+  awk -v l="$1" -v r="$r" -v p="$p" -v s="$s" 'BEGIN {
+    if (r == "-" || p == "-") { printf "| %s | %s | %s | - | - |\n", l, r, p; exit }
+    printf "| %s | %.4g | %.4g | %+.1f %% | %.1f %% |\n", l, r, p, (p - r) / r * 100, s * 100 }'
 }
-echo "psim run vs MPICH $("$MPIEXEC" --version 2> /dev/null | sed -n 's/^ *Version: *//p' | head -n 1) at np=$NP, $(uname -n), $(date -u '+%Y-%m-%d %H:%M UTC'), medians of $REPEATS runs"
-echo "platform: $PLAT (psim calibrate: $speed flop/s = --host-speed-ref; SMPI factors 1, no cross-traffic)"
+echo "psim run vs MPICH $("$MPIEXEC" --version 2> /dev/null | sed -n 's/^ *Version: *//p' | head -n 1) at np=$NP, $(uname -n), $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo "real: best of $REPEATS runs; psim: median of $REPEATS runs, spread = (max - min) / median of psim's runs"
+echo "platform: $PLATFORM (psim calibrate --machine; nothing else given to psim run)"
+[ -f "$W/calibrate.txt" ] && sed -n -e '/^latency/p' -e '/^worst residual/p' "$W/calibrate.txt"
 echo
-echo "| quantity | real MPICH | psim run | error |"
-echo "|---|---|---|---|"
-row "ping-pong latency, 8 B (us) [calibration]" net_pingpong_latency_us 4
-row "ping-pong bandwidth, 2 MB (GB/s) [calibration]" net_pingpong_bandwidth_GBs 4
-row "ring latency, 8 B (us)" net_ring_latency_us 4
-row "ring bandwidth, 2 MB (GB/s)" net_ring_bandwidth_GBs 4
-for n in $SIZES; do
-  row "HPL N=$n (Gflop/s)" "hpl_${n}_Gflops" 4
-done
-row "PTRANS (GB/s)" PTRANS_GBs 4
-row "MPIFFT (Gflop/s)" MPIFFT_Gflops 4
-row "MPIRandomAccess (GUP/s)" MPIRandomAccess_GUPs 4
+echo "| quantity | real MPICH | psim run | error | psim spread |"
+echo "|---|---|---|---|---|"
+if has net; then
+  b=8
+  while [ $b -le 16777216 ]; do row "ping-pong $b B (us)" "pp_${b}_us"; b=$((b * 2)); done
+  row "ring step 8 B (us)" ring_8_us
+  row "ring step 2 MB (us)" ring_2000000_us
+  row "allreduce 8 B (us)" allreduce_8_us
+  row "allreduce 1 MiB (us)" allreduce_1048576_us
+  row "alltoall 8 B per pair (us)" alltoall_8_us
+  row "alltoall 1 MiB per pair (us)" alltoall_1048576_us
+fi
+if has pack; then
+  row "exchange 32 MB, strided vector (ms)" pack_vector_ms
+  row "exchange 32 MB, contiguous (ms)" pack_contiguous_ms
+fi
+if has pdgemm; then row "pdgemm N=2000 NB=64 1x2 (s) [psim forecast]" pdgemm_s; fi
+if has hpcc; then
+  for n in $SIZES; do row "HPL N=$n (Gflop/s)" "hpl_${n}_Gflops"; done
+  row "PTRANS (GB/s)" PTRANS_GBs
+  row "MPIFFT (Gflop/s)" MPIFFT_Gflops
+  row "MPIRandomAccess (GUP/s)" MPIRandomAccess_GUPs
+fi
+if has hpcg; then row "HPCG 16^3 per rank (GFLOP/s)" hpcg_Gflops; fi
+if has comd; then row "CoMD 24^3 cells, 100 steps: loop (s)" comd_loop_s; fi
 echo
 print_load
-echo "hpcc wall time (median): real $(median real wall_s) s, psim run $(median psim wall_s) s"
-print_ra
+if has hpcc; then
+  echo "hpcc wall time (median): real $(stat real hpcc_wall_s median) s, psim run $(stat psim hpcc_wall_s median) s"
+  echo "MPIRandomAccess section wall time (median): real $(stat real ra_wall_s median) s, psim run $(stat psim ra_wall_s median) s"
+fi
 [ $fails -eq 0 ]

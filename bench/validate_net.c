@@ -1,87 +1,99 @@
-/* Network figures for bench/validate_mpich.sh, built twice (real mpicc and psimcc) and run at
- * the same np: ping-pong latency and bandwidth between ranks 0 and 1, ring latency and
- * bandwidth over all ranks. Times come from MPI_Wtime, which under psim run is simulated time,
- * so the same program prints the measurement under MPICH and the prediction under psim.
+/* Communication figures for bench/validate_mpich.sh, built twice (real mpicc and psimcc) and
+ * run at the same np: the same program prints the measurement under MPICH and the prediction
+ * under psim run, as its times come from MPI_Wtime (simulated time under psim run).
  *
- *   ping-pong: rank 0 sends S bytes to rank 1, which sends them back; one-way time = half the
- *              round trip, bandwidth = S / one-way time (HPCC's b_eff definitions);
- *   ring:      every rank sends S bytes to its right neighbour while receiving from its left
- *              (MPI_Sendrecv, as HPCC's ring does); latency = time of one step, bandwidth =
- *              S / time of one step (what one rank sends per second).
- *
- * Sizes are HPCC's: 8 bytes for latencies, 2,000,000 bytes for bandwidths. Each figure is the
- * mean over ITERS steps after ITERS/10 steps of warm-up.
- * Usage: validate_net [LAT_ITERS [BW_ITERS]]   (defaults 20000 and 200) */
+ *   pp_SIZE_us      ping-pong between ranks 0 and 1: half the round trip, every power of 2
+ *                   from 8 B to 16 MiB, separate send and receive buffers (osu_latency's way);
+ *   ring_SIZE_us    a ring step: every rank sends SIZE bytes right and receives from the left
+ *                   (MPI_Sendrecv, as HPCC's ring; at np=2 an exchange), 8 B and 2 MB;
+ *   allreduce_SIZE_us, alltoall_SIZE_us   one MPI_Allreduce (doubles, sum) of SIZE bytes,
+ *                   one MPI_Alltoall of SIZE bytes per pair of ranks; 8 B and 1 MiB.
+ * Each figure is the mean over a run of iterations (at least 10, about 20 ms of them)
+ * after a tenth as many of warm-up; the script takes the best of several runs.
+ * Usage: validate_net */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-enum { LAT_BYTES = 8, BW_BYTES = 2000000 };
+enum { MAXB = 16777216 };
+static int rank, size;
+static char *sbuf, *rbuf;
 
-/* Mean one-way time of a ping-pong of `bytes` between ranks 0 and 1 (the others wait). */
-static double pingpong(char *buf, int bytes, long iters, int rank) {
-  double t0 = 0;
-  for (long i = -iters / 10; i < iters; i++) {
-    if (i == 0) {
-      MPI_Barrier(MPI_COMM_WORLD);
-      t0 = MPI_Wtime();
-    }
-    if (rank == 0) {
-      MPI_Send(buf, bytes, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
-      MPI_Recv(buf, bytes, MPI_BYTE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    } else if (rank == 1) {
-      MPI_Recv(buf, bytes, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      MPI_Send(buf, bytes, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
-    }
-  }
-  double t = (MPI_Wtime() - t0) / (2.0 * (double)iters);
-  MPI_Bcast(&t, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-  return t;
+/* Iterations of an operation of about `bytes`: ~20 ms at 5 GB/s, at least 10. */
+static long iters_for(long bytes) {
+  long n = 20000000L / (bytes + 4000) * 5;
+  return n < 10 ? 10 : n > 20000 ? 20000 : n;
 }
 
-/* Mean time of one ring step: every rank sends `bytes` right and receives from the left. */
-static double ring(char *sbuf, char *rbuf, int bytes, long iters, int rank, int size) {
+static void op(int kind, long bytes) {
   int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  switch (kind) {
+  case 0:
+    if (rank == 0) {
+      MPI_Send(sbuf, (int)bytes, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
+      MPI_Recv(rbuf, (int)bytes, MPI_BYTE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else if (rank == 1) {
+      MPI_Recv(rbuf, (int)bytes, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Send(sbuf, (int)bytes, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
+    }
+    break;
+  case 1:
+    MPI_Sendrecv(sbuf, (int)bytes, MPI_BYTE, right, 2, rbuf, (int)bytes, MPI_BYTE, left, 2, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    break;
+  case 2:
+    MPI_Allreduce(sbuf, rbuf, (int)(bytes / 8), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    break;
+  default:
+    MPI_Alltoall(sbuf, (int)bytes, MPI_BYTE, rbuf, (int)bytes, MPI_BYTE, MPI_COMM_WORLD);
+  }
+}
+
+/* Mean time of one operation (the slowest rank's view), in seconds. */
+static double timed(int kind, long bytes) {
+  long n = iters_for(kind == 3 ? bytes * size : bytes);
   double t0 = 0;
-  for (long i = -iters / 10; i < iters; i++) {
+  for (long i = -n / 10 - 1; i < n; i++) {
     if (i == 0) {
       MPI_Barrier(MPI_COMM_WORLD);
       t0 = MPI_Wtime();
     }
-    MPI_Sendrecv(sbuf, bytes, MPI_BYTE, right, 2, rbuf, bytes, MPI_BYTE, left, 2,
-                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    op(kind, bytes);
   }
-  double t = (MPI_Wtime() - t0) / (double)iters, tmax;
-  /* the slowest rank's view, as a ring is as fast as its slowest member */
+  double t = (MPI_Wtime() - t0) / (double)n, tmax;
   MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return tmax;
+  return kind == 0 ? tmax / 2 : tmax;
 }
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
-  int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  long lat_iters = argc > 1 ? atol(argv[1]) : 20000;
-  long bw_iters = argc > 2 ? atol(argv[2]) : 200;
-  if (size < 2 || lat_iters < 10 || bw_iters < 10) {
-    if (rank == 0) fprintf(stderr, "validate_net: needs 2+ ranks and 10+ iterations\n");
+  if (size < 2) {
+    fprintf(stderr, "validate_net: needs 2 ranks or more\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
-  char *a = calloc(1, BW_BYTES), *b = calloc(1, BW_BYTES);
-  if (!a || !b) MPI_Abort(MPI_COMM_WORLD, 1);
-  double ppl = pingpong(a, LAT_BYTES, lat_iters, rank);
-  double ppb = pingpong(a, BW_BYTES, bw_iters, rank);
-  double rl = ring(a, b, LAT_BYTES, lat_iters, rank, size);
-  double rb = ring(a, b, BW_BYTES, bw_iters, rank, size);
-  if (rank == 0) {
-    printf("pingpong_latency_us %.4f\n", ppl * 1e6);
-    printf("pingpong_bandwidth_GBs %.4f\n", BW_BYTES / ppb / 1e9);
-    printf("ring_latency_us %.4f\n", rl * 1e6);
-    printf("ring_bandwidth_GBs %.4f\n", BW_BYTES / rb / 1e9);
+  size_t big = (size_t)MAXB > (size_t)1048576 * size ? (size_t)MAXB : (size_t)1048576 * size;
+  sbuf = malloc(big), rbuf = malloc(big);
+  if (!sbuf || !rbuf) MPI_Abort(MPI_COMM_WORLD, 1);
+  memset(sbuf, 1, big);
+  memset(rbuf, 0, big);
+  for (long b = 8; b <= MAXB; b *= 2) {
+    double t = timed(0, b);
+    if (rank == 0) printf("pp_%ld_us %.4f\n", b, t * 1e6);
   }
-  free(a);
-  free(b);
+  static const long ring[] = {8, 2000000}, coll[] = {8, 1048576};
+  for (int i = 0; i < 2; i++) {
+    double t = timed(1, ring[i]);
+    if (rank == 0) printf("ring_%ld_us %.4f\n", ring[i], t * 1e6);
+  }
+  for (int i = 0; i < 2; i++) {
+    double a = timed(2, coll[i]), b = timed(3, coll[i]);
+    if (rank == 0) printf("allreduce_%ld_us %.4f\nalltoall_%ld_us %.4f\n", coll[i], a * 1e6, coll[i], b * 1e6);
+  }
+  free(sbuf);
+  free(rbuf);
   MPI_Finalize();
   return 0;
 }
