@@ -74,10 +74,22 @@ typedef struct coll_call {
   int has_op, derived;
 } coll_call;
 
-/* Which algorithm runs each collective. coll_selector_init sets SimGrid 3.32's defaults. */
+/* Which algorithm runs each collective. coll_selector_init sets SimGrid 3.32's defaults. An
+ * index into the collective's table, or -COLL_SEL_MPICH / -COLL_SEL_OMPI: that MPI's decision
+ * among the table's algorithms, call by call (smpi/coll-selector; src/mpi/coll_select.c). */
 typedef struct coll_selector {
   int algo[COLL_NKINDS];
 } coll_selector;
+
+/* smpi/coll-selector: SimGrid's default selector, MPICH's decisions or Open MPI's. */
+enum { COLL_SEL_DEFAULT = 0, COLL_SEL_MPICH = 1, COLL_SEL_OMPI = 2 };
+/* Selects "default" (or "smpi"), "mpich" or "ompi" for every collective not given an
+ * algorithm of its own (smpi/<collective>:<algorithm>, before or after). -1 with err otherwise. */
+int coll_selector_use(coll_selector *s, const char *name, psim_err *err);
+/* COLL_SEL_MPICH or COLL_SEL_OMPI when some collective follows that MPI's decisions, else
+ * COLL_SEL_DEFAULT; and its name for smpi/coll-selector ("default", "mpich", "ompi"). */
+int coll_selector_mode(const coll_selector *s);
+const char *coll_selector_mode_name(int mode);
 
 void coll_selector_init(coll_selector *s);
 /* Selects algorithm `algo` ("binomial_tree", "rdb", "ring", "default", ...) for collective

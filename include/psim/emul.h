@@ -85,6 +85,12 @@ int emu_run(const emu_opts *o, replay_result *res, psim_err *err);
  * without loading it: 0, or -1 with err (code 2) saying why not. For checking early. */
 int emu_prog_check(const char *path, psim_err *err);
 
+/* The MPI whose ABI the program was built for: EMU_MPI_MPICH (it needs libmpich.so.12,
+ * itself or through its libraries), EMU_MPI_OMPI (libmpi.so.40), 0 for psimcc's shared
+ * objects and anything else (emu_abi.c). psim run takes that MPI's collective algorithms. */
+enum { EMU_MPI_MPICH = 1, EMU_MPI_OMPI = 2 };
+int emu_prog_mpi(const char *path);
+
 /* Measures this machine's flop rate (a dependent multiply-add loop) for about `seconds`. */
 double emu_calibrate(double seconds);
 

@@ -54,6 +54,9 @@ static const char *HELP =
     "                      run/thread-level:L the most MPI_Init_thread provides: single,\n"
     "                      funneled (default), serialized, multiple; only a rank's main\n"
     "                      thread can call MPI whatever it says (cp2k asks serialized)\n"
+    "                      smpi/coll-selector:default|mpich|ompi the collective algorithms\n"
+    "                      (default: the program's MPI's: mpich or ompi for mpicc binaries,\n"
+    "                      SimGrid's default for psimcc builds; the summary says which)\n"
     "                      run/charge-copies:yes|no the MPI's own work is the rank's\n"
     "                      computation: packing non-contiguous datatypes, sends to self,\n"
     "                      collectives' local copies, measured (default yes)\n"
@@ -157,6 +160,18 @@ static void stdout_back(int *saved) {
   *saved = -1;
 }
 
+/* Which collective selection ran, and why (the JSON's "collectives" names it per collective). */
+static void selector_line(FILE *f, const coll_selector *c, int prog_mpi, int given) {
+  static const char *const whose[] = {"SimGrid's", "MPICH's algorithm selection", "Open MPI's algorithm selection"};
+  static const char *const built[] = {"psimcc", "MPICH", "Open MPI"};
+  int mode = coll_selector_mode(c);
+  if (given)
+    fprintf(f, "collectives: smpi/coll-selector:%s (%s, as given)\n", coll_selector_mode_name(mode), whose[mode]);
+  else
+    fprintf(f, "collectives: smpi/coll-selector:%s (%s: the program was built with %s)\n",
+            coll_selector_mode_name(mode), whose[mode], built[prog_mpi]);
+}
+
 int cmd_run(int argc, char **argv) {
   const char *platform_path = NULL, *hostfile = NULL, *json = NULL, *actions = NULL, *network = NULL;
   const char *privatize = NULL;
@@ -249,6 +264,12 @@ int cmd_run(int argc, char **argv) {
 
   emu_opts o;
   emu_opts_init(&o, plat, (int)np);
+  /* The collectives the program's MPI would run: a program built for MPICH or Open MPI takes
+   * that MPI's algorithm selection (issue 34: psim run predicts the program as it runs for
+   * real); psimcc's programs keep SimGrid's default, as psim replay does. An explicit
+   * smpi/coll-selector (the platform's <config>, then --cfg) overrides it below. */
+  int prog_mpi = emu_prog_mpi(argv[prog_at]), sel_given = 0;
+  if (prog_mpi) coll_selector_use(&o.coll, prog_mpi == EMU_MPI_MPICH ? "mpich" : "ompi", NULL);
   int *hosts = NULL;
   FILE *af = NULL;
   int saved_stdout = -1;   /* psim's stdout while the program's output goes to stderr */
@@ -263,6 +284,7 @@ int cmd_run(int argc, char **argv) {
   for (int i = 0; i < plat_nconfig(plat); i++) {
     const char *k, *v;
     plat_config_at(plat, i, &k, &v);
+    sel_given |= !strcmp(k, "smpi/coll-selector");
     psim_err e2;
     psim_err_clear(&e2);
     if (emu_opts_cfg(&o, k, v, &e2) < 0 && strncmp(e2.msg, "unknown configuration key", 25)) {
@@ -280,6 +302,7 @@ int cmd_run(int argc, char **argv) {
       rc = cli_usage("run", "--cfg expects KEY:VALUE, got '%s'", cfgs.data[i]);
       goto done;
     }
+    sel_given |= !strcmp(k, "smpi/coll-selector");
     int r = emu_opts_cfg(&o, k, v, &err);
     free(copy);
     if (r < 0) { rc = cli_fail(&err); goto done; }
@@ -365,8 +388,10 @@ int cmd_run(int argc, char **argv) {
     int k = cli_observe_finish(&obsv, &res, &m, json, r == 0, o.program);
     if (k) { rc = k; goto done; }
   }
-  if (!quiet && !(json && !strcmp(json, "-")) && !(actions && !strcmp(actions, "-")))
+  if (!quiet && !(json && !strcmp(json, "-")) && !(actions && !strcmp(actions, "-"))) {
     obs_write_summary(stdout, &res, &m);
+    selector_line(stdout, &o.coll, prog_mpi, sel_given);
+  }
   if (!quiet)
     fprintf(stderr, "psim: %d ranks, %llu MPI calls and computations, %llu messages in %.3f s wall (%.0f messages/s)\n",
             res.np, (unsigned long long)res.actions, (unsigned long long)res.messages, wall,

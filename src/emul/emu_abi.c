@@ -165,6 +165,24 @@ int emu_abi_detect(const char *path, const char *d, size_t n, psim_err *err) {
 #endif
 }
 
+int emu_prog_mpi(const char *path) {
+  char *d = NULL;
+  size_t n = 0;
+  psim_err err;
+  psim_err_clear(&err);
+  if (emu_read_file(path, "the program", &d, &n, &err) < 0) return 0;
+  elf_info e;
+  int mpi = 0;
+  if (elf_parse(path, d, n, &e, &err) == 0 && (e.exec || e.pie)) {
+    elf_walk w;
+    elf_walk_program(&w, path, d, &e);
+    mpi = w.mpis == ELF_MPICH ? EMU_MPI_MPICH : w.mpis == ELF_OMPI ? EMU_MPI_OMPI : 0;
+    elf_walk_free(&w);
+  }
+  free(d);
+  return mpi;
+}
+
 /* Reads library `name` (a name searched as the loader would, or a path) to be copied per
  * rank. why: "--privatize-libs" (the user's list) or NULL (a library calling MPI, found by
  * elf_walk: already listed is fine). */

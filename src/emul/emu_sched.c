@@ -81,6 +81,7 @@ int emu_opts_cfg(emu_opts *o, const char *key, const char *value, psim_err *err)
       return psim_errf(err, 2, NULL, 0, "--cfg smpi/host-speed: %s", why);
     return 0;
   }
+  if (!strcmp(key, "smpi/coll-selector")) return coll_selector_use(&o->coll, value, err);
   if (!strcmp(key, "run/charge-copies")) {
     if (!strcmp(value, "yes") || !strcmp(value, "1") || !strcmp(value, "true")) o->charge_copies = 1;
     else if (!strcmp(value, "no") || !strcmp(value, "0") || !strcmp(value, "false")) o->charge_copies = 0;

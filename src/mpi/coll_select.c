@@ -178,9 +178,37 @@ int coll_selector_set(coll_selector *s, const char *coll, const char *algo, psim
                    algo ? algo : "", kind_names[k], list);
 }
 
+static const char *const mode_names[] = {"default", "mpich", "ompi"};
+
+const char *coll_selector_mode_name(int mode) {
+  return mode >= 0 && mode <= COLL_SEL_OMPI ? mode_names[mode] : "?";
+}
+
+int coll_selector_use(coll_selector *s, const char *name, psim_err *err) {
+  int mode = -1;
+  if (name && (!strcmp(name, "default") || !strcmp(name, "smpi"))) mode = COLL_SEL_DEFAULT;
+  else if (name && !strcmp(name, "mpich")) mode = COLL_SEL_MPICH;
+  else if (name && !strcmp(name, "ompi")) mode = COLL_SEL_OMPI;
+  if (mode < 0)
+    return psim_errf(err, PSIM_EXIT_USAGE, NULL, 0,
+                     "--cfg smpi/coll-selector expects default, mpich or ompi, got '%s' (or choose "
+                     "algorithms per collective with smpi/<collective>:<algorithm>)", name ? name : "");
+  /* an algorithm chosen for one collective stays (SimGrid: smpi/<collective> wins) */
+  for (int k = 0; k < COLL_NKINDS; k++)
+    if (s->algo[k] <= 0) s->algo[k] = -mode;
+  return 0;
+}
+
+int coll_selector_mode(const coll_selector *s) {
+  for (int k = 0; k < COLL_NKINDS; k++)
+    if (s->algo[k] < 0) return -s->algo[k];
+  return COLL_SEL_DEFAULT;
+}
+
 const char *coll_selector_name(const coll_selector *s, coll_kind k) {
   int na;
   const coll_algo *a = coll_algos(k, &na);
+  if (a && s->algo[k] < 0) return coll_selector_mode_name(-s->algo[k]);
   if (!a || s->algo[k] < 0 || s->algo[k] >= na) return "?";
   return a[s->algo[k]].name;
 }
@@ -239,6 +267,88 @@ static void warn_pair(coll_kind k, const char *algo, int size) {
           "stops on %d); psim runs the ring exchange there, as MPICH does\n", coll_kind_name(k), size);
 }
 
+/* The index of algorithm `name` in collective k's table (0, "default", if absent). */
+static int algo_index(coll_kind k, const char *name) {
+  int na;
+  const coll_algo *a = coll_algos(k, &na);
+  for (int i = 0; i < na; i++)
+    if (!strcmp(a[i].name, name)) return i;
+  return 0;
+}
+
+/* MPICH's choice for call c (MPICH 3 and 4's default selection, the thresholds of its
+ * MPIR_CVAR_*_MSG_SIZE variables), among the algorithms psim has; where MPICH would run one
+ * psim lacks, the nearest psim has is named and docs/models.md says so. Sizes are the call's
+ * bytes: c->bytes per rank (alltoall: per destination), c->bytes2 the block received from each
+ * rank (allgather). */
+static const char *mpich_choice(const coll_call *c) {
+  int n = c->size, pof2 = coll_is_pof2(n);
+  double dts = c->dtsize > 0 ? c->dtsize : 1;
+  switch (c->kind) {
+  case COLL_BARRIER: return "ompi_bruck";   /* dissemination, as MPICH's barrier */
+  case COLL_BCAST:   /* short (12288 B) or fewer than 8 ranks: binomial; medium (524288 B) on a
+                      * power of two: scatter + recursive-doubling allgather; else ring allgather */
+    if (c->bytes < 12288 || n < 8) return "binomial_tree";
+    if (c->bytes < 524288 && pof2) return "scatter_rdb_allgather";
+    return "scatter_LR_allgather";
+  case COLL_REDUCE:  /* binomial; MPICH's reduce-scatter + gather for long commutative ones is
+                      * not among psim's algorithms */
+    return "binomial";
+  case COLL_ALLREDUCE: {
+    /* above 2048 bytes, commutative, at least one element per rank of the largest power of two
+     * under n: Rabenseifner's reduce-scatter + allgather; else recursive doubling */
+    int p2 = coll_pof2_floor(n);
+    double count = c->bytes / dts;
+    int commute = !c->has_op || c->commutative;
+    if (c->bytes > 2048 && count >= p2 && commute) return "rab_rdb";
+    return "rdb";
+  }
+  case COLL_ALLTOALL:   /* per destination: under 256 B on 8 ranks or more, Bruck; under 32768 B,
+                         * every isend and irecv at once; above, pairwise exchange */
+    if (c->bytes < 256 && n >= 8) return "bruck";
+    if (c->bytes < 32768) return "basic_linear";
+    return pof2 ? "pair" : "ring";
+  case COLL_ALLGATHER: {   /* total under 524288 B on a power of two: recursive doubling; under
+                            * 81920 B: Bruck; else ring */
+    double total = c->bytes2 * n;
+    if (total < 524288 && pof2) return "rdb";
+    if (total < 81920) return "bruck";
+    return "ring";
+  }
+  case COLL_ALLGATHERV: {
+    double total = 0;
+    for (int i = 0; c->counts2 && i < n; i++) total += c->counts2[i];
+    return total < 81920 ? "default" : "ring";
+  }
+  case COLL_GATHER: return "ompi_binomial";    /* MPICH's gather and scatter: binomial trees */
+  case COLL_SCATTER: return "ompi_binomial";
+  case COLL_REDUCESCATTER:   /* pairwise for long commutative ones, recursive doubling for a
+                              * non-commutative operator (recursive halving, MPICH's short
+                              * commutative choice, is not psim's: SimGrid's default then) */
+    if (c->has_op && !c->commutative) return "mpich_rdb";
+    {
+      double total = 0;
+      for (int i = 0; c->counts2 && i < n; i++) total += c->counts2[i];
+      return total >= 524288 ? "mpich_pair" : "default";
+    }
+  default: return "default";   /* alltoallv, gatherv, scatterv, scan, exscan: linear, as MPICH's */
+  }
+}
+
+/* Open MPI 4's choice (its tuned component's fixed decisions) where psim has the algorithm:
+ * allreduce and alltoall (coll_allreduce_ompi.c, coll_alltoall.c: its decision tables), barrier
+ * (recursive doubling on a power of two, Bruck's dissemination else). Its bcast, reduce,
+ * gather, scatter and allgather decisions choose among algorithms psim lacks (split binary
+ * trees, pipelines, neighbour exchange): SimGrid's default runs them, Open MPI's basic ones. */
+static const char *ompi_choice(const coll_call *c) {
+  switch (c->kind) {
+  case COLL_BARRIER: return coll_is_pof2(c->size) ? "ompi_recursivedoubling" : "ompi_bruck";
+  case COLL_ALLREDUCE: return "ompi";
+  case COLL_ALLTOALL: return "ompi";
+  default: return "default";
+  }
+}
+
 int coll_build(const coll_selector *s, const coll_call *c, coll_prog *out, psim_err *err) {
   unsigned k = (unsigned)c->kind;
   if (k >= COLL_NKINDS)
@@ -247,6 +357,8 @@ int coll_build(const coll_selector *s, const coll_call *c, coll_prog *out, psim_
   int na;
   const coll_algo *a = coll_algos((coll_kind)k, &na);
   int i = s ? s->algo[k] : 0;
+  if (i == -COLL_SEL_MPICH) i = algo_index((coll_kind)k, mpich_choice(c));
+  else if (i == -COLL_SEL_OMPI) i = algo_index((coll_kind)k, ompi_choice(c));
   if (i < 0 || i >= na) i = 0;
   warn_pair((coll_kind)k, a[i].name, c->size);
   return a[i].fn(s, c, out, err);

@@ -63,6 +63,13 @@ expect() {
   grep -q -- "$pat" "$TMPD/err" || bad "$*: stderr lacks '$pat': $(cat "$TMPD/err")"
 }
 
+# An mpicc binary takes MPICH's collective algorithms by default (smpi/coll-selector:mpich,
+# run_coll_selector.sh); a psimcc build SimGrid's. The comparisons below check that the ABI
+# layer changes nothing else, so they run both with SimGrid's selection ($SEL): the timings
+# of the collectives change which message a wildcard receive takes, and which rank computes
+# a reduction (psim computes it once: the user op's "saw MPI_INT" is rank 0's only if rank 0
+# gets there first).
+SEL="--cfg smpi/coll-selector:default"
 "$MPICC" -O2 -o "$TMPD/probe" "$D/abi_probe.c" || { echo "FAIL: mpicc abi_probe.c"; exit 1; }
 "$PSIMCC" -O2 -o "$TMPD/probe_psim" "$D/abi_probe.c" || { echo "FAIL: psimcc abi_probe.c"; exit 1; }
 readelf -d "$TMPD/probe" | grep -q 'NEEDED.*libmpich.so.12' || bad "mpicc's binary does not need libmpich.so.12"
@@ -74,7 +81,7 @@ vector: 1 5 9 13 (type size 32)
 reduce: user op 24 (saw MPI_INT 1, op null 1), maxloc 3 at 1, in place sum 6
 comms: split size 2 rank 0 unequal 1, dup congruent 1, freed null 1
 misc: tag_ub set 1 (>= 32767 1), MPI_ERR_TRUNCATE class ok 1, match_size real 8 -> size 8, processor node-0"
-out=$("$PSIM" run --np 4 -q --no-measure -- "$TMPD/probe") || bad "abi_probe (mpicc) failed"
+out=$("$PSIM" run --np 4 -q --no-measure $SEL -- "$TMPD/probe") || bad "abi_probe (mpicc) failed"
 [ "$out" = "$want" ] || bad "abi_probe (mpicc) output:
 $out"
 out=$("$PSIM" run --np 4 -q --no-measure -- "$TMPD/probe_psim") || bad "abi_probe (psimcc) failed"
@@ -147,9 +154,9 @@ agree rma_shared 1
 agree rma_shared 4 --platform flat:1
 agree rma_req 1
 agree rma_req 4
-t=$("$PSIM" run --np 2 -q --no-measure --cfg smpi/wtime:0 -- "$TMPD/m_rma_req" time 100000)
+t=$("$PSIM" run --np 2 -q --no-measure $SEL --cfg smpi/wtime:0 -- "$TMPD/m_rma_req" time 100000)
 [ "$t" = "$("$PSIM" run --np 2 -q --no-measure --cfg smpi/wtime:0 -- "$TMPD/p_rma_req" time 100000)" ] || bad "rma_req (mpicc) times differ: $t"
-t=$("$PSIM" run --np 3 -q --no-measure -- "$TMPD/m_type_names" time)
+t=$("$PSIM" run --np 3 -q --no-measure $SEL -- "$TMPD/m_type_names" time)
 [ "$t" = "$("$PSIM" run --np 3 -q --no-measure -- "$TMPD/p_type_names" time)" ] || bad "type_names (mpicc) times differ: $t"
 expect 4 "rank 0: MPI error in MPI_Mrecv: the message is MPI_MESSAGE_NULL" "$PSIM" run --np 2 -q --no-measure -- "$TMPD/m_mprobe" null
 
@@ -180,7 +187,7 @@ cp "$TMPD/pi" "$TMPD/pi_stripped" && strip "$TMPD/pi_stripped"
 for net in "--platform flat:4,1e9,1e8,1e-5" "--network constant"; do
   for b in pi pi_psim pi_stripped; do
     # shellcheck disable=SC2086
-    "$PSIM" run --np 4 -q --no-measure $net --json "$TMPD/$b.json" -- "$TMPD/$b" 20000 > "$TMPD/$b.out" || bad "$b ($net) failed"
+    "$PSIM" run --np 4 -q --no-measure $SEL $net --json "$TMPD/$b.json" -- "$TMPD/$b" 20000 > "$TMPD/$b.out" || bad "$b ($net) failed"
   done
   # the midpoint rule's error is (h^2/24)(f'(0) - f'(1)) = h^2/12 for f(x) = 4/(1+x^2)
   # (f'(x) = -8x/(1+x^2)^2: f'(0) = 0, f'(1) = -2); h = 1/20000: pi + 2.0833e-10 = 3.14159265379813
@@ -205,7 +212,7 @@ $out"
 # times of the psimcc build (which tests/cli/diff_smpi_run.sh checks against SMPI's)
 "$MPICC" -O1 -o "$TMPD/libc" "$PSIM_TESTDATA/emul/smpi/libc.c" 2>/dev/null || bad "mpicc libc.c"
 "$PSIMCC" -O1 -o "$TMPD/libc_psim" "$PSIM_TESTDATA/emul/smpi/libc.c" || bad "psimcc libc.c"
-a=$("$PSIM" run --np 4 -q --no-measure --platform flat:4 -- "$TMPD/libc" sleep | sort)
+a=$("$PSIM" run --np 4 -q --no-measure $SEL --platform flat:4 -- "$TMPD/libc" sleep | sort)
 b=$("$PSIM" run --np 4 -q --no-measure --platform flat:4 -- "$TMPD/libc_psim" sleep | sort)
 [ -n "$a" ] && [ "$a" = "$b" ] || bad "libc sleep: mpicc's build gives '$a', psimcc's '$b'"
 case "$a" in "rank 0 wtime 1.3"*) ;; *) bad "libc sleep (mpicc): the sleeps are not simulated: $a" ;; esac
@@ -215,7 +222,7 @@ tarball=${PSIM_MPICH_TARBALL:-${XDG_CACHE_HOME:-$HOME/.cache}/psim/mpich/mpich_4
 if [ -f "$tarball" ] && (cd "$TMPD" && tar xf "$tarball" --wildcards '*/examples/cpi.c' 2>/dev/null); then
   cpi=$(ls "$TMPD"/*/examples/cpi.c)
   "$MPICC" -O2 -o "$TMPD/cpi" "$cpi" && "$PSIMCC" -O2 -o "$TMPD/cpi_psim" "$cpi" || bad "cpi.c does not build"
-  "$PSIM" run --np 4 -q --no-measure --json "$TMPD/cpi.json" -- "$TMPD/cpi" > "$TMPD/cpi.out" || bad "cpi failed"
+  "$PSIM" run --np 4 -q --no-measure $SEL --json "$TMPD/cpi.json" -- "$TMPD/cpi" > "$TMPD/cpi.out" || bad "cpi failed"
   "$PSIM" run --np 4 -q --no-measure --json "$TMPD/cpi_psim.json" -- "$TMPD/cpi_psim" > "$TMPD/cpi_psim.out" || bad "cpi_psim failed"
   grep -q "pi is approximately 3.14159265[0-9]*, Error is 0.00000000083" "$TMPD/cpi.out" || bad "cpi: $(cat "$TMPD/cpi.out")"
   cmp -s "$TMPD/cpi.out" "$TMPD/cpi_psim.out" || bad "cpi: the two builds print otherwise"
