@@ -157,9 +157,11 @@ int net_config_set(net_config *c, const char *key, const char *v, psim_err *err)
     else return psim_errf(err, 2, NULL, 0, "--cfg %s: expected simgrid or psim, got '%s'", key, v);
   } else if (!strcmp(key, "maxmin/precision") || !strcmp(key, "surf/precision") ||
            !strcmp(key, "smpi/simulate-computation") || !strcmp(key, "smpi/host-speed") ||
-           !strcmp(key, "smpi/privatization") || !strcmp(key, "smpi/iprobe") ||
+           !strcmp(key, "smpi/privatization") || !strcmp(key, "smpi/iprobe") || !strcmp(key, "smpi/wtime") ||
            !strcmp(key, "cpu/optim") || !strcmp(key, "cpu/optimization"))
-    return 1; /* accepted for compatibility; no effect on psim's exact solver */
+    return 1; /* accepted for compatibility; no effect on psim's exact solver (psim run reads
+                 smpi/host-speed, smpi/iprobe and smpi/wtime itself: a replay has no clock to
+                 read nor computation to measure) */
   else return 0;
   return r < 0 ? -1 : 1;
 }

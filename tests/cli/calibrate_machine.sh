@@ -25,7 +25,8 @@ for s in 8 4096 65536 1048576 33554432; do
   printf '0 init\n1 init\n0 send 1 0 %s\n1 recv 0 0 %s\n1 send 0 0 %s\n0 recv 1 0 %s\n0 finalize\n1 finalize\n' \
     "$s" "$s" "$s" "$s" >"$TMPD/pp$s.txt"
   "$PSIM" replay --np 2 --platform "$TMPD/p.xml" --hostfile "$TMPD/hosts" --json "$TMPD/pp$s.json" "$TMPD/pp$s.txt" \
-    >/dev/null 2>&1 || { bad "replay of a $s-byte ping-pong on the platform failed"; continue; }
+    >/dev/null 2>"$TMPD/rerr" || { bad "replay of a $s-byte ping-pong on the platform failed"; continue; }
+  ! grep -q "ignoring" "$TMPD/rerr" || bad "replay ignores some of the platform's <config>: $(grep ignoring "$TMPD/rerr")"
   got=$(json_get "$TMPD/pp$s.json" simulated_time)
   want=$(awk -v m="$(model_us "$s")" 'BEGIN { print 2 * m * 1e-6 }')
   # the table prints 4 significant digits
