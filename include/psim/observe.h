@@ -3,6 +3,7 @@
 #ifndef PSIM_OBSERVE_H
 #define PSIM_OBSERVE_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 #include "psim/replay.h"
@@ -22,6 +23,37 @@ typedef struct run_meta {
 /* Writes a number so that it reads back exactly (shortest round-trip form). */
 void obs_json_number(FILE *f, double x);
 void obs_json_string(FILE *f, const char *s);
+
+/* ---- psim's JSON documents read back (obs_json_read.c): the report, psim sweep's results and
+ * its --resume read what the writers above wrote, as a tree ---- */
+typedef enum { JV_NULL, JV_BOOL, JV_NUM, JV_STR, JV_ARR, JV_OBJ } jv_type;
+
+typedef struct jv {
+  jv_type type;
+  double num;            /* JV_NUM, JV_BOOL (0/1) */
+  char *str;             /* JV_STR (decoded, NUL-terminated) */
+  struct jv *items;      /* JV_ARR, JV_OBJ: n values */
+  char **keys;           /* JV_OBJ: n keys */
+  size_t n;
+} jv;
+
+/* Parses text[0..len). Returns NULL with a message (byte offset included) in err. */
+jv *jv_parse(const char *text, size_t len, char *err, size_t errlen);
+void jv_free(jv *v);
+/* Member of an object (NULL when absent or v is not an object). */
+const jv *jv_get(const jv *v, const char *key);
+/* Item i of an array (NULL when out of range or not an array). */
+const jv *jv_at(const jv *v, size_t i);
+/* Number value, or dflt when v is not a number. */
+double jv_num(const jv *v, double dflt);
+const char *jv_str(const jv *v, const char *dflt);
+size_t jv_len(const jv *v);   /* items of an array or object, else 0 */
+
+/* Text for HTML (element content and attribute values): the report's, and psim sweep's page. */
+void obs_html_esc(FILE *f, const char *s);
+/* "1.234 s", "12.3 ms", "4.5 us"; bytes as "1.2 MB". */
+void obs_fmt_time(char *b, size_t n, double t);
+void obs_fmt_bytes(char *b, size_t n, double x);
 
 /* The JSON document of a replay: simulated_time, ranks[], totals. Deterministic. */
 void obs_write_json(FILE *f, const replay_result *r, const run_meta *m);

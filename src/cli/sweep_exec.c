@@ -18,7 +18,7 @@
 
 #include "cli/cli.h"
 #include "cli/sweep_cli.h"
-#include "observe/obs_json_read.h"
+#include "psim/observe.h"
 
 volatile sig_atomic_t sweep_interrupted = 0;
 

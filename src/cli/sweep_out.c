@@ -12,7 +12,6 @@
 
 #include "cli/cli.h"
 #include "cli/sweep_cli.h"
-#include "observe/obs_json_read.h"
 #include "psim/observe.h"
 
 /* --- results --- */

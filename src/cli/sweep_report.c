@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cli/sweep_cli.h"
-#include "observe/obs_report_draw.h"
+#include "psim/observe.h"
 
 enum { CW = 760, CH = 360, ML = 90, MR = 200, MT = 20, MB = 50 };
 static const char *const COLORS[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",

@@ -1,5 +1,5 @@
-/* psim's JSON documents as a tree (obs_json_read.h), read by Jansson: the report, psim sweep's
- * results and its workers' outputs read back what psim wrote. Jansson parses (RFC 8259, UTF-8
+/* psim's JSON documents as a tree (jv_*, psim/observe.h), read by Jansson: the report, psim
+ * sweep's results and its workers' outputs read back what psim wrote. Jansson parses (RFC 8259, UTF-8
  * checked, nesting bounded); its tree is copied into jv's, whose arrays the callers index
  * directly, and object members keep their order in the file. */
 #include <jansson.h>
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "obs_json_read.h"
+#include "psim/observe.h"
 #include "psim/util.h"
 
 static void jv_clear(jv *v) {

@@ -6,16 +6,13 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "obs_json_read.h"
+#include "psim/observe.h"
 #include "psim/util.h"
 
 enum { OBS_W = 960, OBS_LEFT = 110, OBS_RIGHT = 40 };
 
-/* Text for HTML (element content and attribute values). */
-void obs_html_esc(FILE *f, const char *s);
-/* "1.234 s", "12.3 ms", "4.5 us"; bytes as "1.2 MB". */
-void obs_fmt_time(char *b, size_t n, double t);
-void obs_fmt_bytes(char *b, size_t n, double x);
+/* obs_html_esc, obs_fmt_time and obs_fmt_bytes are in psim/observe.h: psim sweep's page (src/cli/)
+ * uses them too. */
 /* A time axis along y from x0 to x0+w for [t0, t1], 5 ticks. */
 void obs_svg_time_axis(FILE *f, double x0, double w, double y, double t0, double t1);
 /* A vertical axis title centred at (x, ymid). */
