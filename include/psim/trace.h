@@ -9,6 +9,11 @@
  * number of files open at once is bounded (a small LRU of plain-text files re-opened at their
  * saved offset), so 65536 per-rank files replay under the default `ulimit -n`.
  *
+ * Traces in other tools' formats (Paraver .prv, Dimemas .dim, LogGOPSim GOAL), recognised by
+ * their content, are converted on opening into TIT actions (docs/TRACES.md): every command
+ * reading a tit_source reads them unchanged. Their compute, recorded as time, becomes flops at
+ * the reference speed (tit_set_ref_speed); what they do not record is warned about on stderr.
+ *
  * Ownership: tit_open allocates, tit_close frees. A tit_action's pointers (text, counts) are
  * owned by the source and valid until the next tit_next() for the same rank. */
 #ifndef PSIM_TRACE_H
@@ -102,6 +107,18 @@ int tit_ranks_present(const tit_source *s, int *first_missing);
 int tit_next(tit_source *s, int r, tit_action *a, psim_err *err);
 
 void tit_close(tit_source *s);
+
+/* "TIT", or the format a foreign trace was converted from ("Paraver", "Dimemas", "GOAL"). */
+const char *tit_format(const tit_source *s);
+
+/* Reference speed (flop/s) turning a foreign trace's compute time into flops: the traced
+ * machine's speed, so that a replay on a platform of that speed reproduces the traced compute
+ * time. Process-wide, read by tit_open; commands set it from --ref-speed, else from their
+ * platform's host speed. Unset (or set to a value <= 0): TIT_DEFAULT_REF_SPEED. */
+#define TIT_DEFAULT_REF_SPEED 1e9
+void tit_set_ref_speed(double flops);
+double tit_ref_speed(void);
+int tit_ref_speed_is_set(void);
 
 /* Number of lines skipped so far because a per-rank file held another rank's line (SimGrid
  * warns about each; psim counts them so the command line can warn once). */

@@ -16,6 +16,14 @@ int cli_run_option(cli_run *r, const char *cmd, int argc, char **argv, int *i) {
   else if (!strcmp(a, "--machine")) slot = &r->machine_path;
   else if (!strcmp(a, "--background")) slot = &r->background;
   else if (!strncmp(a, "--cfg=", 6)) { VEC_PUSH(r->cfgs, (char *)a + 6); return 1; }
+  else if (!strcmp(a, "--ref-speed")) {   /* foreign traces' compute time -> flops (trace.h) */
+    char *end = NULL;
+    double sp = v ? strtod(v, &end) : 0;
+    if (!v || end == v || *end || !(sp > 0)) { cli_usage(cmd, "--ref-speed expects a positive speed in flop/s"); return -1; }
+    tit_set_ref_speed(sp);
+    ++*i;
+    return 1;
+  }
   else if (strcmp(a, "--np") && strcmp(a, "--cfg")) {
     if (a[0] == '-' && a[1]) return 0;
     VEC_PUSH(r->traces, a);
@@ -58,6 +66,9 @@ machine *cli_machine_load(const char *path, const platform *p) {
 
 int cli_run_open_source(cli_run *r, psim_err *err) {
   if (r->src) tit_close(r->src);
+  /* A foreign trace's compute time becomes flops at the platform's speed unless --ref-speed
+   * said otherwise: a replay on the traced machine's platform reproduces its compute time. */
+  if (!tit_ref_speed_is_set() && r->plat && plat_nhosts(r->plat) > 0) tit_set_ref_speed(plat_host_at(r->plat, 0)->speed);
   r->src = tit_open(r->traces.data, (int)r->traces.len, (int)r->np, err);
   return r->src ? 0 : -1;
 }

@@ -14,6 +14,7 @@
  * caller still holds its last action, so lines are then copied into per-cursor storage (the
  * contract: an action stays valid until the next tit_next for the same rank). */
 #include "tit_internal.h"
+#include "trace_foreign.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -58,6 +59,7 @@ struct tit_source {
   int npaths;
   tit_run *runs;
   size_t nruns;
+  const char *format;  /* "TIT", or the foreign format the trace was converted from */
 };
 
 static const char *trim(const char *p, const char *e, const char **pe) {
@@ -406,6 +408,50 @@ static int open_shared(tit_source *s, psim_err *err) {
   return index_shared(s, err);
 }
 
+/* A trace in another tool's format: read whole (trace_foreign.c), written as TIT into an
+ * unlinked temporary file, and indexed as a shared file. Its warnings (what the trace does not
+ * record) are printed once here, so that every command replaying it says them. */
+static int open_foreign(tit_source *s, const char *path, fx_format f, psim_err *err) {
+  fx_trace t;
+  if (fx_read(path, f, &t, err) < 0) return -1;
+  s->format = t.format;
+  if (s->nranks && s->nranks != t.nranks) {
+    int n = t.nranks;
+    fx_free(&t);
+    return psim_errf(err, PSIM_EXIT_INPUT, path, 0, "the %s trace has %d ranks, not %d (--np)", s->format, n,
+                     s->nranks);
+  }
+  for (size_t i = 0; i < t.warnings.len; i++)
+    fprintf(stderr, "psim: %s: warning: %s\n", path, t.warnings.data[i]);
+  const char *dir = getenv("TMPDIR");
+  if (!dir || !*dir) dir = "/tmp";
+  char tmpl[1024];
+  snprintf(tmpl, sizeof tmpl, "%s/psim-conv-XXXXXX", dir);
+  int fd = mkstemp(tmpl);
+  FILE *out = fd >= 0 ? fdopen(fd, "w+") : NULL;
+  if (!out) {
+    if (fd >= 0) close(fd);
+    fx_free(&t);
+    return psim_errf(err, PSIM_EXIT_INPUT, path, 0, "cannot create a temporary file in %s to convert the %s trace into: %s",
+                     dir, s->format, strerror(errno));
+  }
+  unlink(tmpl);   /* lives as long as its descriptor */
+  int rc = fx_write_tit(&t, out, -1, tit_ref_speed());
+  fx_free(&t);
+  if (fflush(out) != 0 || rc < 0) {
+    fclose(out);
+    return psim_errf(err, PSIM_EXIT_INPUT, path, 0, "cannot write the converted trace to %s (disk full?)", dir);
+  }
+  s->io.shared_fd = dup(fd);
+  fclose(out);
+  if (s->io.shared_fd < 0) return psim_errf(err, PSIM_EXIT_INPUT, path, 0, "dup: %s", strerror(errno));
+  s->paths = xcalloc(1, sizeof *s->paths);
+  s->paths[0] = xstrdup(path);
+  s->npaths = 1;
+  s->shared = 1;
+  return index_shared(s, err);
+}
+
 tit_source *tit_open(const char *const *paths, int npaths, int nranks, psim_err *err) {
   if (!paths || npaths <= 0) {
     psim_errf(err, PSIM_EXIT_INPUT, "", 0, "no trace file given");
@@ -438,6 +484,12 @@ tit_source *tit_open(const char *const *paths, int npaths, int nranks, psim_err 
       rc = psim_errf(err, PSIM_EXIT_INPUT, p, 0, "cannot read trace: %s", strerror(errno));
     } else {
       rc = 0;
+      fx_format f = fx_detect(p);
+      if (f != FX_NONE) {
+        rc = open_foreign(s, p, f, err);
+        if (rc < 0) { tit_close(s); return NULL; }
+        return s;
+      }
       if (looks_like_list(p)) list = xstrdup(p);
     }
     if (rc == 0 && list) {
@@ -459,6 +511,8 @@ tit_source *tit_open(const char *const *paths, int npaths, int nranks, psim_err 
 }
 
 int tit_nranks(const tit_source *s) { return s->nranks; }
+
+const char *tit_format(const tit_source *s) { return s->format ? s->format : "TIT"; }
 
 int tit_ranks_present(const tit_source *s, int *first_missing) {
   if (first_missing) *first_missing = s->first_missing;
