@@ -52,7 +52,6 @@ typedef struct calib_model {
   double thr[CALIB_MAXSEG], latf[CALIB_MAXSEG], bwf[CALIB_MAXSEG];
   double iprobe, test, wtime;   /* < 0: not written */
   double exch_ratio;            /* measured exchange / ping-pong time at large sizes */
-  const char *coll;             /* smpi/coll-selector; NULL: SimGrid's default */
 } calib_model;
 
 /* The model of the fitted ping-pong segments (sizes as the program sends them) and of the

@@ -15,7 +15,6 @@
 #include "cli/forecast_report.h"
 #include "psim/calib.h"
 #include "psim/emul.h"
-#include "psim/replay.h"
 
 extern const char calib_probe_source[];   /* generated from psim_probe.c at build time */
 
@@ -34,7 +33,7 @@ static const char *HELP =
     "  - the cost of MPI_Iprobe, MPI_Test and MPI_Wtime (smpi/iprobe, smpi/test, smpi/wtime);\n"
     "  - one core's flop rate (the hosts' speed and smpi/host-speed: a CPU second measured by\n"
     "    psim run is a second on these hosts);\n"
-    "  - the MPI's own collective algorithms (smpi/coll-selector), when psim has them.\n"
+
     "The probe is built with --mpicc (default: the compiler beside --mpiexec, mpicc.mpich for\n"
     "mpiexec.mpich) and run as `MPIEXEC -n 2 probe`; with --hostfile H the two ranks go on\n"
     "different nodes (MPICH: -f H -ppn 1; Open MPI: --hostfile H --map-by node), so the fit is\n"
@@ -233,16 +232,6 @@ static int parse(int argc, char **argv, calib_args *a) {
   return 0;
 }
 
-/* smpi/coll-selector for the MPI, when psim has that selector (replay's own check). */
-static const char *mpi_coll_selector(const char *kind) {
-  if (!kind) return NULL;
-  replay_opts r;
-  replay_opts_init(&r, NULL, 1);
-  psim_err err;
-  psim_err_clear(&err);
-  return replay_opts_cfg(&r, "smpi/coll-selector", kind, &err) == 0 ? kind : NULL;
-}
-
 static void print_fit(FILE *f, const calib_probe *p, const calib_model *m, const calib_seg *seg) {
   fprintf(f, "flop rate of one core: %.4g flop/s\n", m->speed);
   fprintf(f, "latency %.4g us, bandwidth of a transfer %.4g GB/s, node memory shared by transfers %.4g GB/s "
@@ -330,7 +319,8 @@ int cmd_calibrate_machine(int argc, char **argv) {
     calib_probe_write(o, &p);
     if ((rc = cli_close_out(o, a.save))) return rc;
   }
-  m.coll = mpi_coll_selector(kind);
+  /* No smpi/coll-selector: SimGrid's replay of its mpich selector aborts, and psim run takes
+   * the collectives of the MPI a program was built with from the program itself. */
   calib_seg seg[CALIB_MAXSEG];
   int k = calib_fit_segments(p.pp_size, p.pp_time, p.npp, CALIB_MAXSEG, 0.05, seg, &err);
   if (k < 0) return cli_fail(&err);

@@ -28,8 +28,10 @@ int replay_opts_cfg(replay_opts *o, const char *key, const char *value, psim_err
   if (!strcmp(key, "smpi/coll-selector")) {
     if (strcmp(value, "default") && strcmp(value, "smpi"))
       return psim_errf(err, 2, NULL, 0,
-                       "--cfg smpi/coll-selector:%s is not supported; choose algorithms per "
-                       "collective with smpi/<collective>:<algorithm>", value);
+                       "--cfg smpi/coll-selector:%s is not supported by psim replay: SimGrid's "
+                       "mpich and ompi selectors are not reproduced (psim run's own approximation "
+                       "of MPICH's and Open MPI's choices is for programs built with them); choose "
+                       "algorithms per collective with smpi/<collective>:<algorithm>", value);
     return 0;
   }
   return psim_errf(err, 2, NULL, 0,

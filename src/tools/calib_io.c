@@ -95,7 +95,6 @@ void calib_write_platform(FILE *f, const calib_model *m, const char *comment) {
   if (m->test > 0) fprintf(f, "    <prop id=\"smpi/test\" value=\"%.6g\"/>\n", m->test);
   if (m->wtime > 0) fprintf(f, "    <prop id=\"smpi/wtime\" value=\"%.6g\"/>\n", m->wtime);
   if (m->iprobe > 0 || m->test > 0) fputs("    <prop id=\"smpi/grow-injected-times\" value=\"no\"/>\n", f);
-  if (m->coll) fprintf(f, "    <prop id=\"smpi/coll-selector\" value=\"%s\"/>\n", m->coll);
   fputs("  </config>\n", f);
   /* One host per core; a transfer crosses its source's link, the node's memory (the
    * backbone, shared by every transfer of the node, both ways) and its destination's link. */
