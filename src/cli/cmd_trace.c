@@ -5,13 +5,20 @@
 
 #include "cli/cli.h"
 #include "psim/tools.h"
+#include "psim/trace.h"
 
 static const char *HELP =
-    "usage: psim trace stats TRACE\n"
+    "usage: psim trace stats [--ref-speed FLOPS] TRACE\n"
+    "       psim trace convert [--ref-speed FLOPS] TRACE -o DIR\n"
     "       psim trace lb-period K TRACE OUTDIR\n"
     "       psim trace aggregate --from FXxFY --to TXxTY TRACE [-o CSV]\n"
     "\n"
     "stats      ranks, actions by kind, total flops and bytes, migrate points\n"
+    "convert    writes TRACE (any format psim reads: TIT, Paraver, Dimemas, GOAL) as SimGrid\n"
+    "           TIT, one file per rank and DIR/list (SimGrid's -replay argument)\n"
+    "--ref-speed  flop/s of the traced machine: a Paraver, Dimemas or GOAL trace's compute\n"
+    "           time becomes flops at that speed (default 1e9; replay defaults to the\n"
+    "           platform's host speed)\n"
     "lb-period  keeps every K-th migrate of each rank (the others are dropped), so that\n"
     "           'psim lb --period 1' on OUTDIR balances every K iterations of TRACE\n"
     "aggregate  spatial aggregation of a trace of a FXxFY grid of ranks (rank = y * FX + x) to\n"
@@ -43,7 +50,31 @@ int cmd_trace(int argc, char **argv) {
   psim_err_clear(&err);
   for (int i = 2; i < argc; i++)
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { fputs(HELP, stdout); return 0; }
-  if (tool[0] == '-') return cli_usage("trace", "unknown option '%s' (expected a tool first: stats, lb-period or aggregate)", tool);
+  if (tool[0] == '-') return cli_usage("trace", "unknown option '%s' (expected a tool first: stats, convert, lb-period or aggregate)", tool);
+  if (!strcmp(tool, "stats") || !strcmp(tool, "convert")) {
+    const char *in = NULL, *out = NULL;
+    for (int i = 2; i < argc; i++) {
+      const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+      if (!strcmp(a, "--ref-speed")) {
+        char *end = NULL;
+        double sp = v ? strtod(v, &end) : 0;
+        if (!v || end == v || *end || !(sp > 0)) return cli_usage("trace", "--ref-speed expects a positive speed in flop/s");
+        tit_set_ref_speed(sp);
+        i++;
+      } else if (!strcmp(a, "-o") && !strcmp(tool, "convert")) {
+        if (!v) return cli_usage("trace", "-o needs a directory");
+        out = v;
+        i++;
+      } else if (a[0] == '-' && a[1]) return cli_usage("trace", "unknown option '%s' for 'psim trace %s'", a, tool);
+      else if (in) return cli_usage("trace", "%s takes one trace", tool);
+      else in = a;
+    }
+    if (!in) return cli_usage("trace", "%s needs a trace", tool);
+    if (!strcmp(tool, "stats")) return trace_stats(&in, 1, stdout, &err) < 0 ? cli_fail(&err) : 0;
+    if (!out) return cli_usage("trace", "convert needs -o DIR");
+    /* lb-period with a period no trace reaches copies every action: the same writer */
+    return trace_lb_period(&in, 1, 2147483647, out, &err) < 0 ? cli_fail(&err) : 0;
+  }
   /* stats and lb-period take no option */
   if (strcmp(tool, "aggregate"))
     for (int i = 2; i < argc; i++)
@@ -83,5 +114,5 @@ int cmd_trace(int argc, char **argv) {
     VEC_FREE(in);
     return rc;
   }
-  return cli_usage("trace", "unknown tool '%s' (expected stats, lb-period or aggregate)", tool);
+  return cli_usage("trace", "unknown tool '%s' (expected stats, convert, lb-period or aggregate)", tool);
 }
