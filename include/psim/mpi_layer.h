@@ -41,7 +41,9 @@ struct mpi_req {
   mpi_req *next;        /* matching: next in its bucket (or wildcard list) */
   mpi_req *oprev, *onext; /* matching: the rank's posted or unexpected requests, in order */
   uint64_t seq;         /* posting order, to pick the oldest of several candidates */
-  uint64_t wseq;        /* order in which its owner started waiting on it (0: not waited) */
+  uint64_t wseq;        /* order in which its owner started waiting on it (0: not waited);
+                           in a wait group (wbase set), its index in the group + 1 */
+  const uint64_t *wbase; /* the wait group it belongs to (mpi_req_join), or NULL */
   mpi_world *world;
   void *user;           /* the driver's */
 };
@@ -55,6 +57,24 @@ void mpi_req_wait(mpi_req *r);
 /* The owner of r waits on it anew (SMPI's waitall is a loop of waitany: each waitany registers
  * the rank again, behind those already waiting): r's place among its waiters is now. */
 void mpi_req_rewait(mpi_req *r);
+
+/* Wait groups: a waitall's requests, which its owner waits on anew all at once at each round
+ * of SMPI's loop of waitany. One mpi_req_rewait per request made every round cost as many
+ * steps as the waitall has requests, so a linear collective's root (one request per other
+ * rank, one round per request) cost O(ranks^2). A group is a counter owned by the driver:
+ * member r's place is *r->wbase + its index + 1, and mpi_wgroup_rewait gives every member a
+ * new place at once, in index order, behind every place given before; the places are only
+ * ever compared, so this orders the ends of a message exactly as mpi_req_rewait on each member
+ * still waiting, in index order, would. mpi_req_join makes r (waited or not) member `index`
+ * of group *base; mpi_req_leave turns a member back into a plain waited request, keeping its
+ * place. mpi_req_wait keeps a member's place; mpi_req_rewait takes it out of its group. */
+void mpi_req_join(mpi_req *r, const uint64_t *base, int index);
+void mpi_wgroup_rewait(mpi_world *w, uint64_t *base, int n);
+void mpi_req_leave(mpi_req *r);
+/* r's place among the waiters of its communication (0: not waited). */
+static inline uint64_t mpi_req_place(const mpi_req *r) {
+  return r->wbase ? *r->wbase + r->wseq : r->wseq;
+}
 
 /* rank_host[r] = host of rank r (borrowed, must outlive the world). */
 mpi_world *mpi_world_new(sim *s, models *m, int nranks, const int *rank_host, mpi_done_fn on_done,

@@ -93,6 +93,7 @@ static inline mpi_req *req_new(mpi_world *w, int owner, int src, int dst, int ta
   r->peer = r->next = r->oprev = r->onext = NULL;
   r->seq = 0;
   r->wseq = 0;
+  r->wbase = NULL;
   r->world = w;
   r->user = NULL;
   return r;
@@ -153,7 +154,27 @@ void mpi_req_wait(mpi_req *r) {
 
 void mpi_req_rewait(mpi_req *r) {
   r->waited = 1;
+  r->wbase = NULL;
   r->wseq = ++r->world->wseq;
+}
+
+void mpi_req_join(mpi_req *r, const uint64_t *base, int index) {
+  r->waited = 1;
+  r->wbase = base;
+  r->wseq = (uint64_t)index + 1;
+}
+
+/* Members get the places w->wseq + 1 .. w->wseq + n: what n mpi_req_rewait calls would give
+ * (the skipped numbers of members not waiting any more are never compared). */
+void mpi_wgroup_rewait(mpi_world *w, uint64_t *base, int n) {
+  *base = w->wseq;
+  w->wseq += (uint64_t)n;
+}
+
+void mpi_req_leave(mpi_req *r) {
+  if (!r->wbase) return;
+  r->wseq = mpi_req_place(r);
+  r->wbase = NULL;
 }
 
 static void transfer_done(sim *s, activity *a) {
@@ -167,7 +188,8 @@ static void transfer_done(sim *s, activity *a) {
   if (w->observe) w->observe(w->observe_ctx, send, recv);
   /* The sender first when it started waiting first (the receiver's completion may be delayed
    * by smpi/or anyway). */
-  int send_first = recv && !send->detached && send->wseq && (!recv->wseq || send->wseq < recv->wseq);
+  uint64_t sp = mpi_req_place(send), rp = recv ? mpi_req_place(recv) : 0;
+  int send_first = recv && !send->detached && sp && (!rp || sp < rp);
   if (send_first) complete(w, send);
   if (recv) finish_recv(w, recv, send);
   send->busy = !send->matched; /* an eager message not yet received stays in its queue */

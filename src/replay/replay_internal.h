@@ -18,6 +18,8 @@ typedef enum {
 typedef struct rop {
   uint8_t kind;
   uint8_t ctx;
+  /* peer2: a trace wait's or test's second rank; in a collective's program, how many of the
+   * ops before this one are R_ISEND or R_IRECV (so R_WAIT finds its request at once) */
   int32_t peer, peer2, tag;
   double bytes, amount;
 } rop;
@@ -66,6 +68,12 @@ typedef struct rank {
   int npend, cappend;
   mpi_req **wq;                   /* R_WAITALL_KEEP: pend's requests, in order */
   int capwq;
+  /* the waitall in progress (waitall_round): its wait group's counter (mpi_req_join), how
+   * many of its requests are not complete, and a min-heap of the indices of those complete
+   * but not yet taken, so that a round costs O(log n), not a pass over the n requests */
+  uint64_t wbase;
+  int wpend;
+  int *wdone, nwdone, capwdone;
   tit_action act;
   const char *last_file;          /* where its last action came from (for deadlock reports) */
   long last_line;

@@ -151,6 +151,37 @@ static void take(rank *k, mpi_req *q) {
   q->or_due = 0;
 }
 
+/* The waitall's complete requests not taken yet, by index (a binary min-heap): a round takes
+ * the first in the waitall's order. */
+static void wdone_push(rank *k, int i) {
+  if (k->nwdone == k->capwdone) {
+    k->capwdone = k->capwdone ? 2 * k->capwdone : 8;
+    k->wdone = xrealloc(k->wdone, (size_t)k->capwdone * sizeof *k->wdone);
+  }
+  int *h = k->wdone, c = k->nwdone++;
+  while (c > 0) {
+    int p = (c - 1) / 2;
+    if (h[p] <= i) break;
+    h[c] = h[p];
+    c = p;
+  }
+  h[c] = i;
+}
+
+static int wdone_pop(rank *k) {
+  int *h = k->wdone, top = h[0], last = h[--k->nwdone], n = k->nwdone, c = 0;
+  for (;;) {
+    int l = 2 * c + 1;
+    if (l >= n) break;
+    if (l + 1 < n && h[l + 1] < h[l]) l++;
+    if (h[l] >= last) break;
+    h[c] = h[l];
+    c = l;
+  }
+  if (n) h[c] = last;
+  return top;
+}
+
 void replay_rank_req_done(void *ctx, mpi_req *q) {
   replay *R = ctx;
   if (R->o->nobservers && !q->is_send && q->xfer_end >= 0) {
@@ -161,9 +192,15 @@ void replay_rank_req_done(void *ctx, mpi_req *q) {
   }
   if (!q->waited) return;
   rank *k = &R->ranks[q->owner];
+  /* one of the requests of the rank's waitall (waitall_round) */
+  const int member = q->wbase == &k->wbase;
+  if (member) k->wpend--;
   /* A rank already woken (a waitany answered by another request) is no longer waiting on q:
-   * its next wait counts afresh. */
-  if (k->state != RK_BLOCKED) return;
+   * its next wait counts afresh (a waitall's next round takes it). */
+  if (k->state != RK_BLOCKED) {
+    if (member) wdone_push(k, (int)(q->wseq - 1));
+    return;
+  }
   take(k, q);   /* the answer to the rank's wait */
   if (--k->nwaiting == 0) wake(R, k);
 }
@@ -209,20 +246,33 @@ static int wait_one(rank *k, mpi_req *q) {
  * answered (transfer_done) and so the order in which ranks run follow from it. Returns 1 when
  * the rank must stop: blocked, or yielding between two rounds. */
 static int waitall_round(replay *R, rank *k, mpi_req **reqs, int n) {
-  /* One pass per round: it registers the rank on the pending requests as it goes, which is
-   * harmless when a complete one then answers at once (the rank does not block, and a rank
-   * that is not blocked is not woken: replay_rank_req_done). Requests before lo are all taken:
-   * a long waitall (a linear collective's root) does not scan them again. */
-  int lo = 0;
-  while (lo < n && (!reqs[lo] || reqs[lo]->taken)) lo++;
-  for (;;) {
-    int first_done = -1, pending = 0;
-    for (int i = lo; i < n; i++) {
+  /* A round costs O(log n), not a pass over the requests (a linear collective's root has one
+   * per other rank and one round per request: O(ranks^2) per collective). The first round
+   * sorts them once: the requests still pending join the rank's wait group, the complete ones
+   * go to wdone; from then on replay_rank_req_done counts the pending ones that complete
+   * (wpend) and files those that complete while the rank is not blocked in wdone. */
+  if (k->sub == 0) {
+    k->sub = 1;
+    k->nwdone = k->wpend = 0;
+    for (int i = 0; i < n; i++) {
       mpi_req *q = reqs[i];
       if (!q || q->taken) continue;
-      if (!q->done) { mpi_req_rewait(q); pending++; }
+      if (!q->done) { mpi_req_join(q, &k->wbase, i); k->wpend++; }
       else if (q->is_send && q->detached) q->taken = 1;
-      else if (first_done < 0) first_done = i;
+      else wdone_push(k, i);
+    }
+  }
+  for (;;) {
+    /* Every round registers the rank anew on the pending requests, in order, even when a
+     * complete one then answers at once (the rank does not block, and a rank that is not
+     * blocked is not woken: replay_rank_req_done). */
+    if (k->wpend) mpi_wgroup_rewait(R->world, &k->wbase, n);
+    int first_done = -1;
+    while (k->nwdone && first_done < 0) {
+      int i = wdone_pop(k);
+      mpi_req *q = reqs[i];
+      if (q->is_send && q->detached) q->taken = 1;
+      else first_done = i;
     }
     if (first_done >= 0) {
       take(k, reqs[first_done]);
@@ -230,7 +280,7 @@ static int waitall_round(replay *R, rank *k, mpi_req **reqs, int n) {
       sim_make_ready(R->sim, k->id);
       return 1;
     }
-    if (!pending) return 0;
+    if (!k->wpend) return 0;
     k->nwaiting = 1;
     return 1;
   }
@@ -239,6 +289,7 @@ static int waitall_round(replay *R, rank *k, mpi_req **reqs, int n) {
 static void release_reqs(replay *R, rank *k, mpi_req **reqs, int n) {
   for (int i = 0; i < n; i++) {
     if (!reqs[i]) continue;
+    mpi_req_leave(reqs[i]);   /* k->wbase will be the next waitall's */
     count_done(k, reqs[i]);
     mpi_req_release(R->world, reqs[i]);
     reqs[i] = NULL;
@@ -310,6 +361,8 @@ static int post_turns(const net_config *c, int is_send, double bytes, int waitin
   if (is_send) return small ? 4 : 3;
   return small && !waiting ? 5 : 4;
 }
+
+static int starts_req(const rop *op) { return op->kind == R_ISEND || op->kind == R_IRECV; }
 
 /* Executes (or resumes) operation op of rank k. Returns 1 if the rank blocked. */
 static int exec_op(replay *R, rank *k, const rop *op) {
@@ -397,11 +450,12 @@ static int exec_op(replay *R, rank *k, const rop *op) {
     k->pwaited = k->npreqs;
     return 0;
   case R_WAIT: {
-    /* wait for the request started by program op number `peer` */
-    int idx = -1, n = 0;
-    for (int i = 0; i < op->peer && i < k->nops; i++)
-      if (k->ops[i].kind == R_ISEND || k->ops[i].kind == R_IRECV) n++;
-    idx = n;
+    /* wait for the request started by program op number `peer`: the requests the ops before
+     * it started (translate counted them; a scan's rank waits once per other rank, and a
+     * count here made each wait cost the length of the program) */
+    int idx = 0;
+    if (op->peer > 0 && op->peer < k->nops) idx = k->ops[op->peer].peer2;
+    else if (op->peer > 0) idx = k->ops[k->nops - 1].peer2 + starts_req(&k->ops[k->nops - 1]);
     if (idx >= k->npreqs) return 0;
     if (k->sub == 0) {
       k->sub = 1;
@@ -479,18 +533,25 @@ static int exec_op(replay *R, rank *k, const rop *op) {
     return 0;
   }
   case R_WAITALL_KEEP: {
-    /* as R_WAITALL: rounds of waitany over the requests in the order they were posted */
-    if (k->npend > k->capwq) {
-      k->capwq = k->npend;
-      k->wq = xrealloc(k->wq, (size_t)k->capwq * sizeof *k->wq);
+    /* as R_WAITALL: rounds of waitany over the requests in the order they were posted (pend
+     * does not change while the rank waits: copied at the first round only) */
+    if (k->sub == 0) {
+      if (k->npend > k->capwq) {
+        k->capwq = k->npend;
+        k->wq = xrealloc(k->wq, (size_t)k->capwq * sizeof *k->wq);
+      }
+      for (int i = 0; i < k->npend; i++) k->wq[i] = k->pend[i].req;
     }
-    for (int i = 0; i < k->npend; i++) k->wq[i] = k->pend[i].req;
     if (waitall_round(R, k, k->wq, k->npend)) {
       if (k->nwaiting) block_comm(R, k);
       return 1;
     }
     for (int i = 0; i < k->npend; i++)
-      if (k->pend[i].req) { count_done(k, k->pend[i].req); mpi_req_release(R->world, k->pend[i].req); }
+      if (k->pend[i].req) {
+        mpi_req_leave(k->pend[i].req);
+        count_done(k, k->pend[i].req);
+        mpi_req_release(R->world, k->pend[i].req);
+      }
     k->npend = 0;
     return 0;
   }
@@ -604,6 +665,7 @@ static int translate(replay *R, rank *k) {
     replay_rank_fail(R);
     return -1;
   }
+  int nreq = 0;   /* R_ISEND and R_IRECV ops so far (rop.peer2) */
   for (int i = 0; i < R->prog.n; i++) {
     const coll_op *co = &R->prog.ops[i];
     op = add_op(k);
@@ -621,9 +683,11 @@ static int translate(replay *R, rank *k) {
     case CO_WAIT: op->kind = R_WAIT; break;
     case CO_COMPUTE: op->kind = R_COMPUTE; break;
     }
+    op->peer2 = nreq;
+    nreq += starts_req(op);
   }
   if (is_reduction(a->kind) && a->amount > 0) {
-    op = add_op(k); op->kind = R_COMPUTE; op->amount = a->amount;
+    op = add_op(k); op->kind = R_COMPUTE; op->amount = a->amount; op->peer2 = nreq;
   }
   return 0;
 }
@@ -779,5 +843,6 @@ void replay_rank_free(rank *k) {
   free(k->preqs);
   free(k->pend);
   free(k->wq);
+  free(k->wdone);
   free(k->text);
 }
