@@ -36,9 +36,30 @@ typedef enum { RK_READY, RK_BLOCKED, RK_DONE, RK_QUEUED, RK_STEP } rank_state;
  * for its PE; PH_LB: a VP at a balancing step. */
 enum { PH_MPI, PH_COMPUTE, PH_PE, PH_LB, PH_MOVE };  /* PH_MOVE: --host-events, moving */
 
+/* Where a rank stands in its current operation (rank.step). Each operation begins at
+ * STEP_START; an operation that stops (its rank blocks, or gives up its turn as SMPI's actors
+ * do at each simcall) records the step it resumes at, and each step's comment says what the
+ * rank waits for there. The order of these steps is SMPI's order of simcalls and sleeps:
+ * it decides which rank runs first at a date, and so the results. */
+typedef enum {
+  STEP_START,       /* not begun (a receive may be queued here for its mailbox mutex) */
+  STEP_BUSY,        /* compute, sleep: for its computation or sleep to end */
+  STEP_LOCK,        /* send: for its os/ois overhead to end; then takes the receiver's mailbox
+                       mutex (smpi/async-small-thresh), queued until it is handed over */
+  STEP_POST,        /* send, receive: for the turns of the lock's and the probes' simcalls;
+                       then posts (the send or receive starts in that turn) */
+  STEP_WAIT,        /* blocking send or receive, wait: for its request to complete */
+  STEP_ROUND,       /* waitall: its first round done; for a request to complete, or for the
+                       turn it gave up after taking one (then the next round) */
+  STEP_TEST_ASK,    /* test: for its injected sleep (smpi/test) to end; then yields a turn */
+  STEP_TEST_LOOK,   /* test: for that turn; then looks whether its request completed */
+  STEP_TEST_RESET,  /* test: for smpi/or of the message it took; then resets the test count */
+  STEP_BALANCED,    /* migrate (VP mode): for the balancing step to end */
+} op_step;
+
 typedef struct rank {
   int id, host;
-  uint8_t state, sub, has_action, at_end;
+  uint8_t state, step, has_action, at_end;   /* step: op_step of ops[pc] */
   uint8_t wait_comm;              /* VP mode: blocked in communication, without its PE */
   uint8_t posted;                 /* the op just executed posted a send or a receive */
   uint8_t yields;                 /* turns it still gives up before going on (SMPI simcalls) */

@@ -5,7 +5,8 @@
  * interpreter executes: a send is [SEND], an isend [ISEND_KEEP], a collective is the program
  * its algorithm compiles to (include/psim/coll.h) followed by the reduction's computation.
  * An operation either finishes at once or blocks its rank; the rank is made ready again by the
- * completion that unblocks it, and resumes the same operation at its next phase (`sub`).
+ * completion that unblocks it, and resumes the same operation at the step it stopped at
+ * (rank.step, op_step in replay_internal.h). exec_op dispatches to one function per kind (op_*).
  *
  * Time accounting (replay_rank_account): a rank's time from 0 to its finish is cut at every
  * date it blocks into intervals of one phase (PH_*): computing, inside MPI, waiting for its PE,
@@ -40,7 +41,7 @@ static void reset_ops(rank *k) {
   k->ops = k->inline_ops;
   k->capops = 2;
   k->nops = k->pc = 0;
-  k->sub = 0;
+  k->step = STEP_START;
   k->npreqs = k->pwaited = 0;
 }
 
@@ -251,8 +252,8 @@ static int waitall_round(replay *R, rank *k, mpi_req **reqs, int n) {
    * sorts them once: the requests still pending join the rank's wait group, the complete ones
    * go to wdone; from then on replay_rank_req_done counts the pending ones that complete
    * (wpend) and files those that complete while the rank is not blocked in wdone. */
-  if (k->sub == 0) {
-    k->sub = 1;
+  if (k->step == STEP_START) {
+    k->step = STEP_ROUND;
     k->nwdone = k->wpend = 0;
     for (int i = 0; i < n; i++) {
       mpi_req *q = reqs[i];
@@ -323,22 +324,22 @@ static void remove_keyed(rank *k, int i) {
   k->npend--;
 }
 
-static int sleep_then(replay *R, rank *k, double t, int next_sub, int phase) {
-  if (t <= 0) { k->sub = (uint8_t)next_sub; return 0; }
+static int sleep_then(replay *R, rank *k, double t, int next, int phase) {
+  if (t <= 0) { k->step = (uint8_t)next; return 0; }
   models_sleep(R->models, k->host, t, activity_done, R, k->id);
-  k->sub = (uint8_t)next_sub;
+  k->step = (uint8_t)next;
   replay_rank_block(R, k, phase);
   return 1;
 }
 
 /* smpi/os, smpi/ois, smpi/or: the rank is busy with its message while it pays them; the
  * overhead ends when the rank runs again (end_overhead). */
-static int overhead_then(replay *R, rank *k, double t, int next_sub) {
-  if (t <= 0) { k->sub = (uint8_t)next_sub; return 0; }
+static int overhead_then(replay *R, rank *k, double t, int next) {
+  if (t <= 0) { k->step = (uint8_t)next; return 0; }
   mpi_rank_busy(R->world, k->id, +1);
   k->in_ovh = 1;
   k->ovh_start = sim_now(R->sim);
-  return sleep_then(R, k, t, next_sub, PH_MPI);
+  return sleep_then(R, k, t, next, PH_MPI);
 }
 
 static void end_overhead(replay *R, rank *k) {
@@ -364,199 +365,228 @@ static int post_turns(const net_config *c, int is_send, double bytes, int waitin
 
 static int starts_req(const rop *op) { return op->kind == R_ISEND || op->kind == R_IRECV; }
 
-/* Executes (or resumes) operation op of rank k. Returns 1 if the rank blocked. */
-static int exec_op(replay *R, rank *k, const rop *op) {
+/* ---- the operations: each returns 1 when its rank stopped (blocked, or gave up its turn)
+ * and resumes at k->step (op_step), 0 when it is done ---- */
+
+/* A blocking operation waits for *slot (entering STEP_WAIT), then counts and releases it. */
+static int wait_slot(replay *R, rank *k, mpi_req **slot) {
+  if (k->step != STEP_WAIT) {
+    k->step = STEP_WAIT;
+    if (wait_one(k, *slot)) { block_wait_one(R, k); return 1; }
+  }
+  release_reqs(R, k, slot, 1);
+  return 0;
+}
+
+/* The post's own turn made request q (NULL: an error); the turns left are the unlock's. A
+ * non-blocking post files q (src, dst: its key for a trace's wait or test); a blocking
+ * send or receive waits for it. */
+static int posted(replay *R, rank *k, const rop *op, mpi_req *q, int src, int dst) {
+  k->posted = R->o->net.async_small_thresh > 0 ? 2 : 1;
+  replay_mtx_hold(R, k, k->posted);
+  if (!q) { replay_rank_fail(R); return 1; }
+  if (op->kind == R_ISEND || op->kind == R_IRECV) { push_preq(k, q); return 0; }
+  if (op->kind == R_ISEND_KEEP || op->kind == R_IRECV_KEEP) { push_keyed(k, src, dst, op->tag, q); return 0; }
+  k->cur = q;
+  return wait_slot(R, k, &k->cur);
+}
+
+static int op_compute(replay *R, rank *k, const rop *op) {
+  if (k->step != STEP_START || op->amount <= 0) return 0;   /* STEP_BUSY: it ended */
+  dyn_compute_start(R->dyn, k->id,
+                    models_exec(R->models, k->host, op->amount, compute_done, R, k->id),
+                    op->amount / plat_host_at(R->o->plat, k->host)->speed);
+  k->step = STEP_BUSY;
+  replay_rank_block(R, k, PH_COMPUTE);
+  return 1;
+}
+
+static int op_sleep(replay *R, rank *k, const rop *op) {
+  if (k->step != STEP_START) return 0;   /* STEP_BUSY: it ended */
+  return sleep_then(R, k, op->amount, STEP_BUSY, PH_COMPUTE);
+}
+
+/* R_SEND, R_ISEND, R_ISEND_KEEP: overhead, mailbox mutex, post, and a blocking send's wait. */
+static int op_send(replay *R, rank *k, const rop *op) {
   const net_config *c = &R->o->net;
-  mpi_req *q;
+  if (k->step == STEP_START) {
+    /* SMPI charges os before a detached or synchronous-less send, ois before an isend */
+    double ovh = 0;
+    if (op->kind != R_SEND) ovh = models_overhead(R->models, k->host, OVH_ISEND, op->bytes);
+    else if (op->bytes < c->detached_thresh) ovh = models_overhead(R->models, k->host, OVH_SEND, op->bytes);
+    ovh += models_send_delay(R->models, k->host, op->bytes);   /* a machine file's, on every send */
+    if (overhead_then(R, k, ovh, STEP_LOCK)) return 1;
+  }
+  if (k->step == STEP_LOCK) {
+    int taken = replay_mtx_take(R, k, op->peer);
+    if (!taken) return 1;
+    k->step = STEP_POST;
+    if (replay_mtx_wait_post(R, k, taken, post_turns(c, 1, op->bytes, 0) - 1)) return 1;
+  }
+  if (k->step == STEP_POST)
+    return posted(R, k, op, mpi_isend(R->world, k->id, op->peer, op->tag, op->ctx, op->bytes, 0, R->err),
+                  k->id, op->peer);
+  return wait_slot(R, k, &k->cur);
+}
+
+/* R_RECV, R_IRECV, R_IRECV_KEEP: no overhead before it, so it starts with the mutex (its own
+ * mailboxes'). */
+static int op_recv(replay *R, rank *k, const rop *op) {
+  const net_config *c = &R->o->net;
+  if (k->step == STEP_START) {
+    int taken = replay_mtx_take(R, k, k->id);
+    if (!taken) return 1;
+    k->step = STEP_POST;
+    int waiting = 0;
+    if (c->async_small_thresh > 0) {
+      const mpi_req *w = mpi_iprobe(R->world, k->id, op->peer, op->tag, op->ctx);
+      waiting = w && w->bytes < c->async_small_thresh;
+    }
+    if (replay_mtx_wait_post(R, k, taken, post_turns(c, 0, op->bytes, waiting) - 1)) return 1;
+  }
+  if (k->step == STEP_POST)
+    return posted(R, k, op, mpi_irecv(R->world, k->id, op->peer, op->tag, op->ctx, op->bytes, R->err),
+                  op->peer, k->id);
+  return wait_slot(R, k, &k->cur);
+}
+
+/* A round of waitall over reqs[0..n): 1 when the rank stopped (blocked when a request is
+ * pending, else giving up its turn between two rounds). */
+static int waitall_stops(replay *R, rank *k, mpi_req **reqs, int n) {
+  if (!waitall_round(R, k, reqs, n)) return 0;
+  if (k->nwaiting) block_comm(R, k);
+  return 1;
+}
+
+/* A collective program's waitall: every request it started since the last one. */
+static int op_waitall(replay *R, rank *k, const rop *op) {
+  (void)op;
+  if (waitall_stops(R, k, k->preqs + k->pwaited, k->npreqs - k->pwaited)) return 1;
+  release_reqs(R, k, k->preqs + k->pwaited, k->npreqs - k->pwaited);
+  k->pwaited = k->npreqs;
+  return 0;
+}
+
+/* A collective program's wait for the request started by program op number `peer`: the
+ * requests the ops before it started (translate counted them; a scan's rank waits once per
+ * other rank, and a count here made each wait cost the length of the program). */
+static int op_wait(replay *R, rank *k, const rop *op) {
+  int idx = 0;
+  if (op->peer > 0 && op->peer < k->nops) idx = k->ops[op->peer].peer2;
+  else if (op->peer > 0) idx = k->ops[k->nops - 1].peer2 + starts_req(&k->ops[k->nops - 1]);
+  if (idx >= k->npreqs) return 0;
+  return wait_slot(R, k, &k->preqs[idx]);
+}
+
+/* A trace's wait for the oldest request of its key (src, dst, tag). */
+static int op_wait_key(replay *R, rank *k, const rop *op) {
+  if (k->step == STEP_START) {
+    int i = find_keyed(k, op->peer, op->peer2, op->tag);
+    if (i < 0) {
+      if (k->npend == 0) {
+        psim_errf(R->err, 2, k->act.file, k->act.line,
+                  "rank %d: wait %d %d %d is not preceded by any irecv or isend", k->id,
+                  op->peer, op->peer2, op->tag);
+        replay_rank_fail(R);
+        return 1;
+      }
+      return 0; /* completed earlier by a test */
+    }
+    k->cur = k->pend[i].req;
+    remove_keyed(k, i);
+  }
+  return wait_slot(R, k, &k->cur);
+}
+
+/* A trace's test, once it has yielded (STEP_TEST_LOOK; at once in VP mode): the request goes
+ * back last in its key's queue, completed (as NULL) or not. */
+static int test_look(replay *R, rank *k, const rop *op) {
+  mpi_req *q = k->cur;
+  k->cur = NULL;
+  if (!q->done) {
+    push_keyed(k, op->peer, op->peer2, op->tag, q);
+    R->test_count += 1;
+    return 0;
+  }
+  take(k, q);
+  count_done(k, q);
+  mpi_req_release(R->world, q);
+  push_keyed(k, op->peer, op->peer2, op->tag, NULL);   /* a later wait on it returns at once */
+  double t = k->or_due;
+  k->or_due = 0;
+  if (overhead_then(R, k, t, STEP_TEST_RESET)) return 1;
+  R->test_count = 1;
+  return 0;
+}
+
+static int op_test_key(replay *R, rank *k, const rop *op) {
+  const net_config *c = &R->o->net;
+  if (k->step == STEP_START) {
+    /* As SimGrid's replay: the oldest request of the key is taken out; when there is none,
+     * or it is one an earlier test completed (kept as NULL), the test does nothing at all,
+     * not even its sleep. */
+    int i = find_keyed(k, op->peer, op->peer2, op->tag);
+    if (i < 0) return 0;
+    k->cur = k->pend[i].req;
+    remove_keyed(k, i);
+    if (!k->cur) return 0;
+    double t = c->grow_injected ? R->test_count * c->test_sleep : c->test_sleep;
+    if (sleep_then(R, k, t, STEP_TEST_ASK, PH_MPI)) return 1;
+  }
+  /* After its sleep, SMPI's test asks the kernel whether the request completed: a simcall,
+   * so the rank yields once before it sees the answer and updates the process-wide count
+   * of test sleeps; ranks ready at the same date run their own step first (a rank woken
+   * with it may start its test sleep from the count before this one's update). */
+  if (k->step == STEP_TEST_ASK && !R->vp) {
+    k->step = STEP_TEST_LOOK;
+    sim_make_ready(R->sim, k->id);
+    return 1;
+  }
+  /* SMPI's test resets the count only after finish_wait, which sleeps smpi/or when the
+   * request received a detached message: ranks whose tests end during that sleep still see
+   * (and raise) the old count, and the reset comes after them */
+  if (k->step == STEP_TEST_RESET) {
+    R->test_count = 1;
+    return 0;
+  }
+  return test_look(R, k, op);
+}
+
+/* A trace's waitall: as R_WAITALL, rounds of waitany over the requests in the order they were
+ * posted (pend does not change while the rank waits: copied at the first round only). */
+static int op_waitall_keep(replay *R, rank *k, const rop *op) {
+  (void)op;
+  if (k->step == STEP_START) {
+    if (k->npend > k->capwq) {
+      k->capwq = k->npend;
+      k->wq = xrealloc(k->wq, (size_t)k->capwq * sizeof *k->wq);
+    }
+    for (int i = 0; i < k->npend; i++) k->wq[i] = k->pend[i].req;
+  }
+  if (waitall_stops(R, k, k->wq, k->npend)) return 1;
+  for (int i = 0; i < k->npend; i++)
+    if (k->pend[i].req) {
+      mpi_req_leave(k->pend[i].req);
+      count_done(k, k->pend[i].req);
+      mpi_req_release(R->world, k->pend[i].req);
+    }
+  k->npend = 0;
+  return 0;
+}
+
+/* Executes (or resumes, at k->step) operation op of rank k. Returns 1 if the rank stopped. */
+static int exec_op(replay *R, rank *k, const rop *op) {
   switch ((rop_kind)op->kind) {
-  case R_COMPUTE:
-    if (k->sub == 0) {
-      if (op->amount <= 0) return 0;
-      dyn_compute_start(R->dyn, k->id,
-                        models_exec(R->models, k->host, op->amount, compute_done, R, k->id),
-                        op->amount / plat_host_at(R->o->plat, k->host)->speed);
-      k->sub = 1;
-      replay_rank_block(R, k, PH_COMPUTE);
-      return 1;
-    }
-    return 0;
-  case R_SLEEP:
-    if (k->sub == 0) return sleep_then(R, k, op->amount, 1, PH_COMPUTE);
-    return 0;
-  case R_SEND:
-  case R_ISEND:
-  case R_ISEND_KEEP: {
-    if (k->sub == 0) {
-      /* SMPI charges os before a detached or synchronous-less send, ois before an isend */
-      double ovh = 0;
-      if (op->kind != R_SEND) ovh = models_overhead(R->models, k->host, OVH_ISEND, op->bytes);
-      else if (op->bytes < c->detached_thresh) ovh = models_overhead(R->models, k->host, OVH_SEND, op->bytes);
-      ovh += models_send_delay(R->models, k->host, op->bytes);   /* a machine file's, on every send */
-      if (overhead_then(R, k, ovh, 1)) return 1;
-    }
-    if (k->sub == 1) {
-      int taken = replay_mtx_take(R, k, op->peer);
-      if (!taken) return 1;
-      k->sub = 3;
-      if (replay_mtx_wait_post(R, k, taken, post_turns(c, 1, op->bytes, 0) - 1)) return 1;
-    }
-    if (k->sub == 3) {   /* the post's own turn: the turns left are the unlock's */
-      q = mpi_isend(R->world, k->id, op->peer, op->tag, op->ctx, op->bytes, 0, R->err);
-      k->posted = c->async_small_thresh > 0 ? 2 : 1;
-      replay_mtx_hold(R, k, k->posted);
-      if (!q) { replay_rank_fail(R); return 1; }
-      if (op->kind == R_ISEND) { push_preq(k, q); return 0; }
-      if (op->kind == R_ISEND_KEEP) { push_keyed(k, k->id, op->peer, op->tag, q); return 0; }
-      k->cur = q;
-      k->sub = 2;
-      if (wait_one(k, k->cur)) { block_wait_one(R, k); return 1; }
-    }
-    release_reqs(R, k, &k->cur, 1);
-    return 0;
-  }
-  case R_RECV:
-  case R_IRECV:
-  case R_IRECV_KEEP:
-    if (k->sub == 0) {
-      int taken = replay_mtx_take(R, k, k->id);
-      if (!taken) return 1;
-      k->sub = 3;
-      int waiting = 0;
-      if (c->async_small_thresh > 0) {
-        const mpi_req *w = mpi_iprobe(R->world, k->id, op->peer, op->tag, op->ctx);
-        waiting = w && w->bytes < c->async_small_thresh;
-      }
-      if (replay_mtx_wait_post(R, k, taken, post_turns(c, 0, op->bytes, waiting) - 1)) return 1;
-    }
-    if (k->sub == 3) {   /* the post's own turn: the turns left are the unlock's */
-      q = mpi_irecv(R->world, k->id, op->peer, op->tag, op->ctx, op->bytes, R->err);
-      k->posted = c->async_small_thresh > 0 ? 2 : 1;
-      replay_mtx_hold(R, k, k->posted);
-      if (!q) { replay_rank_fail(R); return 1; }
-      if (op->kind == R_IRECV) { push_preq(k, q); return 0; }
-      if (op->kind == R_IRECV_KEEP) { push_keyed(k, op->peer, k->id, op->tag, q); return 0; }
-      k->cur = q;
-      k->sub = 1;
-      if (wait_one(k, k->cur)) { block_wait_one(R, k); return 1; }
-    }
-    release_reqs(R, k, &k->cur, 1);
-    return 0;
-  case R_WAITALL:
-    if (waitall_round(R, k, k->preqs + k->pwaited, k->npreqs - k->pwaited)) {
-      if (k->nwaiting) block_comm(R, k);
-      return 1;
-    }
-    release_reqs(R, k, k->preqs + k->pwaited, k->npreqs - k->pwaited);
-    k->pwaited = k->npreqs;
-    return 0;
-  case R_WAIT: {
-    /* wait for the request started by program op number `peer`: the requests the ops before
-     * it started (translate counted them; a scan's rank waits once per other rank, and a
-     * count here made each wait cost the length of the program) */
-    int idx = 0;
-    if (op->peer > 0 && op->peer < k->nops) idx = k->ops[op->peer].peer2;
-    else if (op->peer > 0) idx = k->ops[k->nops - 1].peer2 + starts_req(&k->ops[k->nops - 1]);
-    if (idx >= k->npreqs) return 0;
-    if (k->sub == 0) {
-      k->sub = 1;
-      if (wait_one(k, k->preqs[idx])) { block_wait_one(R, k); return 1; }
-    }
-    release_reqs(R, k, &k->preqs[idx], 1);
-    return 0;
-  }
-  case R_WAIT_KEY: {
-    if (k->sub == 0) {
-      int i = find_keyed(k, op->peer, op->peer2, op->tag);
-      if (i < 0) {
-        if (k->npend == 0) {
-          psim_errf(R->err, 2, k->act.file, k->act.line,
-                    "rank %d: wait %d %d %d is not preceded by any irecv or isend", k->id,
-                    op->peer, op->peer2, op->tag);
-          replay_rank_fail(R);
-          return 1;
-        }
-        return 0; /* completed earlier by a test */
-      }
-      k->cur = k->pend[i].req;
-      remove_keyed(k, i);
-      k->sub = 1;
-      if (wait_one(k, k->cur)) { block_wait_one(R, k); return 1; }
-    }
-    release_reqs(R, k, &k->cur, 1);
-    return 0;
-  }
-  case R_TEST_KEY: {
-    if (k->sub == 0) {
-      /* As SimGrid's replay: the oldest request of the key is taken out; when there is none,
-       * or it is one an earlier test completed (kept as NULL), the test does nothing at all,
-       * not even its sleep. */
-      int i = find_keyed(k, op->peer, op->peer2, op->tag);
-      if (i < 0) return 0;
-      k->cur = k->pend[i].req;
-      remove_keyed(k, i);
-      if (!k->cur) return 0;
-      double t = c->grow_injected ? R->test_count * c->test_sleep : c->test_sleep;
-      if (sleep_then(R, k, t, 1, PH_MPI)) return 1;
-    }
-    /* After its sleep, SMPI's test asks the kernel whether the request completed: a simcall,
-     * so the rank yields once before it sees the answer and updates the process-wide count
-     * of test sleeps; ranks ready at the same date run their own step first (a rank woken
-     * with it may start its test sleep from the count before this one's update). */
-    if (k->sub == 1 && !R->vp) {
-      k->sub = 2;
-      sim_make_ready(R->sim, k->id);
-      return 1;
-    }
-    /* SMPI's test resets the count only after finish_wait, which sleeps smpi/or when the
-     * request received a detached message: ranks whose tests end during that sleep still see
-     * (and raise) the old count, and the reset comes after them */
-    if (k->sub == 3) {
-      R->test_count = 1;
-      return 0;
-    }
-    /* then goes back last in its key's queue: completed (as NULL) or not */
-    q = k->cur;
-    k->cur = NULL;
-    if (q->done) {
-      take(k, q);
-      count_done(k, q);
-      mpi_req_release(R->world, q);
-      push_keyed(k, op->peer, op->peer2, op->tag, NULL);   /* a later wait on it returns at once */
-      double t = k->or_due;
-      k->or_due = 0;
-      if (overhead_then(R, k, t, 3)) return 1;
-      R->test_count = 1;
-    } else {
-      push_keyed(k, op->peer, op->peer2, op->tag, q);
-      R->test_count += 1;
-    }
-    return 0;
-  }
-  case R_WAITALL_KEEP: {
-    /* as R_WAITALL: rounds of waitany over the requests in the order they were posted (pend
-     * does not change while the rank waits: copied at the first round only) */
-    if (k->sub == 0) {
-      if (k->npend > k->capwq) {
-        k->capwq = k->npend;
-        k->wq = xrealloc(k->wq, (size_t)k->capwq * sizeof *k->wq);
-      }
-      for (int i = 0; i < k->npend; i++) k->wq[i] = k->pend[i].req;
-    }
-    if (waitall_round(R, k, k->wq, k->npend)) {
-      if (k->nwaiting) block_comm(R, k);
-      return 1;
-    }
-    for (int i = 0; i < k->npend; i++)
-      if (k->pend[i].req) {
-        mpi_req_leave(k->pend[i].req);
-        count_done(k, k->pend[i].req);
-        mpi_req_release(R->world, k->pend[i].req);
-      }
-    k->npend = 0;
-    return 0;
-  }
-  case R_MIGRATE:
-    return replay_vp_migrate(R, k, op);
+  case R_COMPUTE: return op_compute(R, k, op);
+  case R_SLEEP: return op_sleep(R, k, op);
+  case R_SEND: case R_ISEND: case R_ISEND_KEEP: return op_send(R, k, op);
+  case R_RECV: case R_IRECV: case R_IRECV_KEEP: return op_recv(R, k, op);
+  case R_WAITALL: return op_waitall(R, k, op);
+  case R_WAIT: return op_wait(R, k, op);
+  case R_WAIT_KEY: return op_wait_key(R, k, op);
+  case R_TEST_KEY: return op_test_key(R, k, op);
+  case R_WAITALL_KEEP: return op_waitall_keep(R, k, op);
+  case R_MIGRATE: return replay_vp_migrate(R, k, op);
   }
   return 0;
 }
@@ -747,7 +777,7 @@ void replay_rank_run(void *ctx, int id) {
     if (k->or_due > 0) {   /* before its next operation, or the end of its action */
       double t = k->or_due;
       k->or_due = 0;
-      if (overhead_then(R, k, t, k->sub)) return;
+      if (overhead_then(R, k, t, k->step)) return;
     }
     if (k->pc < k->nops) {
       const rop *op = &k->ops[k->pc];
@@ -755,7 +785,7 @@ void replay_rank_run(void *ctx, int id) {
       k->nwaiting = 0;
       if (exec_op(R, k, op)) return;
       k->pc++;
-      k->sub = 0;
+      k->step = STEP_START;
       /* Posting a send or a receive is a simcall in SimGrid: every ready rank makes one before
        * any makes its next. Which messages start first decides ties later on. A blocking send
        * or receive woken by its message goes on at once: its post was an earlier run's; a wait

@@ -194,7 +194,7 @@ static int step_due(replay *R, const rank *k) {
 }
 
 int replay_vp_migrate(replay *R, rank *k, const rop *op) {
-  if (k->sub) return 0;   /* resumed after the step */
+  if (k->step == STEP_BALANCED) return 0;   /* resumed after the step */
   const replay_vp *vp = R->vp;
   k->migrates++;
   /* st.compute must include the computation that just ended */
@@ -205,7 +205,7 @@ int replay_vp_migrate(replay *R, rank *k, const rop *op) {
   k->iter_mark = k->st.compute;
   dyn_marker(R->dyn, k->id, sim_now(R->sim));
   if (!step_due(R, k)) return 0;
-  k->sub = 1;
+  k->step = STEP_BALANCED;
   R->step_bytes[k->id] = op->bytes >= 0 ? op->bytes : vp->vp_memory;
   replay_rank_block(R, k, PH_LB);
   k->state = RK_STEP;
