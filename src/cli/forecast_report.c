@@ -64,18 +64,31 @@ static void log_ticks(FILE *f, double lo, double hi, int vertical, double a, dou
   }
 }
 
-void fcr_scatter(FILE *f, const char *title, const double *meas, const double *fit, int n) {
-  double lo, hi, lo2, hi2;
-  log_range(meas, n, &lo, &hi);
-  log_range(fit, n, &lo2, &hi2);
-  if (lo2 < lo) lo = lo2;
-  if (hi2 > hi) hi = hi2;
-  const double x0 = 70, x1 = 470, y0 = 320, y1 = 20;
+/* One log range over two series (a measurement and its model). */
+static void log_range2(const double *a, const double *b, int n, double *lo, double *hi) {
+  double lo2, hi2;
+  log_range(a, n, lo, hi);
+  log_range(b, n, &lo2, &hi2);
+  if (lo2 < *lo) *lo = lo2;
+  if (hi2 > *hi) *hi = hi2;
+}
+
+/* A chart's title and its log-log axes: x over [xlo, xhi] from x0 to x1, y over [lo, hi]
+ * from y0 up to y1. */
+static void log_chart(FILE *f, const char *title, int w, int h, double xlo, double xhi, double lo, double hi,
+                      double x0, double x1, double y0, double y1) {
   fprintf(f, "<h3>");
   fcr_esc(f, title);
-  fprintf(f, "</h3>\n<svg width=\"500\" height=\"360\" role=\"img\">\n");
-  log_ticks(f, lo, hi, 0, x0, x1, y0, y0 - y1);
+  fprintf(f, "</h3>\n<svg width=\"%d\" height=\"%d\" role=\"img\">\n", w, h);
+  log_ticks(f, xlo, xhi, 0, x0, x1, y0, y0 - y1);
   log_ticks(f, lo, hi, 1, y0, y1, x0, x1 - x0);
+}
+
+void fcr_scatter(FILE *f, const char *title, const double *meas, const double *fit, int n) {
+  double lo, hi;
+  log_range2(meas, fit, n, &lo, &hi);
+  const double x0 = 70, x1 = 470, y0 = 320, y1 = 20;
+  log_chart(f, title, 500, 360, lo, hi, lo, hi, x0, x1, y0, y1);
   fprintf(f, "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"#888\" stroke-dasharray=\"4\"/>\n",
           x0, y0, x1, y1);
   for (int i = 0; i < n; i++) {
@@ -89,18 +102,11 @@ void fcr_scatter(FILE *f, const char *title, const double *meas, const double *f
 
 void fcr_curve(FILE *f, const char *title, const char *xlabel, const char *ylabel, const double *x,
                const double *meas, const double *model, int n) {
-  double xlo, xhi, lo, hi, lo2, hi2;
+  double xlo, xhi, lo, hi;
   log_range(x, n, &xlo, &xhi);
-  log_range(meas, n, &lo, &hi);
-  log_range(model, n, &lo2, &hi2);
-  if (lo2 < lo) lo = lo2;
-  if (hi2 > hi) hi = hi2;
+  log_range2(meas, model, n, &lo, &hi);
   const double x0 = 70, x1 = 870, y0 = 420, y1 = 20;
-  fprintf(f, "<h3>");
-  fcr_esc(f, title);
-  fprintf(f, "</h3>\n<svg width=\"900\" height=\"460\" role=\"img\">\n");
-  log_ticks(f, xlo, xhi, 0, x0, x1, y0, y0 - y1);
-  log_ticks(f, lo, hi, 1, y0, y1, x0, x1 - x0);
+  log_chart(f, title, 900, 460, xlo, xhi, lo, hi, x0, x1, y0, y1);
   fputs("<polyline fill=\"none\" stroke=\"#c33\" stroke-width=\"1.5\" points=\"", f);
   for (int i = 0; i < n; i++)
     if (x[i] > 0 && model[i] > 0) fprintf(f, "%.1f,%.1f ", logpos(x[i], xlo, xhi, x0, x1), logpos(model[i], lo, hi, y0, y1));
