@@ -1,0 +1,261 @@
+/* The tracer's output and clock: the time outside MPI calls as `compute`, action lines in
+ * program order (with holes for receives whose source is known only at completion), one
+ * file per rank. The conventions are psim run's recorder's (src/emul/emu_trace.c), so that
+ * both write the same lines for the same calls. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "tracer.h"
+
+tr_state tr;
+
+enum { FLUSH_AT = 1 << 16 };
+
+static clockid_t clock_id = CLOCK_MONOTONIC;
+static FILE *out;
+static char *buf;                   /* complete lines not yet written */
+static size_t blen, bcap;
+static char **q;                    /* lines behind a hole (NULL = the hole itself) */
+static size_t qhead, qlen, qcap;
+static long qbase, next_id;
+static char dir[4096];
+static int write_failed;
+
+const char *tr_dir(void) { return dir; }
+
+double tr_now(void) {
+  struct timespec ts;
+  clock_gettime(clock_id, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int tr_enter(void) {
+  if (!tr.on || tr.depth++) return 0;
+  double t = tr_now();
+  tr.t_enter = t;
+  tr.carry += t - tr.t_leave;
+  return 1;
+}
+
+void tr_leave(void) {
+  tr.depth--;
+  tr.t_leave = tr_now();
+}
+
+static void flush_buf(int force) {
+  if (!blen || (!force && blen < FLUSH_AT)) return;
+  if (out && fwrite(buf, 1, blen, out) != blen) write_failed = 1;
+  blen = 0;
+}
+
+static void buf_add(const char *s, size_t n) {
+  if (blen + n > bcap) {
+    bcap = 2 * (blen + n) + 4096;
+    char *nb = realloc(buf, bcap);
+    if (!nb) { write_failed = 1; return; }
+    buf = nb;
+  }
+  memcpy(buf + blen, s, n);
+  blen += n;
+  flush_buf(0);
+}
+
+static void q_push(char *s) {
+  if (qlen == qcap) {
+    qcap = qcap ? 2 * qcap : 64;
+    char **nq = realloc(q, qcap * sizeof *q);
+    if (!nq) { write_failed = 1; free(s); return; }
+    q = nq;
+  }
+  q[qlen++] = s;
+}
+
+/* Moves the lines before the first unfilled hole to the buffer. */
+static void drain(void) {
+  while (qhead < qlen && q[qhead]) {
+    buf_add(q[qhead], strlen(q[qhead]));
+    free(q[qhead]);
+    qhead++;
+    qbase++;
+  }
+  if (qhead == qlen) qhead = qlen = 0;
+}
+
+static char *vformat(const char *fmt, va_list ap) {
+  char body[512];
+  va_list ap2;
+  va_copy(ap2, ap);
+  int h = snprintf(NULL, 0, "%d ", tr.rank);
+  int n = vsnprintf(body, sizeof body, fmt, ap);
+  char *s = malloc((size_t)h + (size_t)n + 2);
+  if (s) {
+    snprintf(s, (size_t)h + 1, "%d ", tr.rank);
+    if ((size_t)n < sizeof body) memcpy(s + h, body, (size_t)n + 1);
+    else vsnprintf(s + h, (size_t)n + 1, fmt, ap2);   /* a long v-collective line */
+    s[h + n] = '\n';
+    s[h + n + 1] = 0;
+  }
+  va_end(ap2);
+  return s;
+}
+
+static void put(char *s) {
+  if (!s) { write_failed = 1; return; }
+  if (qhead == qlen) { buf_add(s, strlen(s)); free(s); }
+  else q_push(s);
+  next_id++;
+}
+
+static char *format(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *s = vformat(fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+/* The computation since the last written action, unless shorter than min_compute: then it
+ * waits for the next one (a poll loop writes one compute line, not one per MPI_Iprobe). */
+static void put_compute(void) {
+  if (tr.carry < tr.min_compute || tr.carry <= 0) return;
+  double flops = tr.carry * tr.speed;
+  tr.carry = 0;
+  put(format("compute %.17g", flops));
+}
+
+void tr_line(const char *fmt, ...) {
+  put_compute();
+  va_list ap;
+  va_start(ap, fmt);
+  put(vformat(fmt, ap));
+  va_end(ap);
+}
+
+long tr_hole(void) {
+  put_compute();
+  if (qhead == qlen) qbase = next_id;
+  q_push(NULL);
+  return ++next_id;   /* ids start at 1 */
+}
+
+void tr_fill(long id, const char *fmt, ...) {
+  long at = id - 1 - qbase + (long)qhead;
+  if (id <= 0 || at < (long)qhead || at >= (long)qlen || q[at]) return;
+  va_list ap;
+  va_start(ap, fmt);
+  q[at] = vformat(fmt, ap);
+  va_end(ap);
+  if (!q[at]) write_failed = 1;
+  drain();
+}
+
+void tr_opaque(int c) {
+  tr.count[c]++;
+  double dt = tr_now() - tr.t_enter;
+  if (dt > 0) tr_line("sleep %.17g", dt);
+}
+
+int tr_dtcode(int size) {
+  switch (size) {   /* emu_trace_dtcode's codes: the element size is what replay uses */
+  case 2: return 3;
+  case 4: return 1;
+  case 8: return 0;
+  case 16: return 14;
+  case 32: return 27;
+  default: return 6;
+  }
+}
+
+void tr_amount(double bytes, int esize, double *n, int *code) {
+  *code = tr_dtcode(esize);
+  double csz = *code == 6 ? 1 : (double)esize;
+  *n = bytes / csz;
+  if (fmod(bytes, csz) != 0) { *code = 6; *n = bytes; }
+}
+
+int tr_type_size(MPI_Datatype dt) {
+  int s = 0;
+  if (dt == MPI_DATATYPE_NULL || PMPI_Type_size(dt, &s) != MPI_SUCCESS) return 0;
+  return s;
+}
+
+int tr_world_rank(MPI_Comm comm, int r) {
+  if (comm == MPI_COMM_WORLD || r < 0) return r;
+  MPI_Group g, w;
+  int out = r;
+  PMPI_Comm_group(comm, &g);
+  PMPI_Comm_group(MPI_COMM_WORLD, &w);
+  PMPI_Group_translate_ranks(g, 1, &r, w, &out);
+  PMPI_Group_free(&g);
+  PMPI_Group_free(&w);
+  return out;
+}
+
+int tr_world_shaped(MPI_Comm comm) {
+  if (comm == MPI_COMM_WORLD) return 1;
+  int res = MPI_UNEQUAL;
+  PMPI_Comm_compare(comm, MPI_COMM_WORLD, &res);
+  return res == MPI_IDENT || res == MPI_CONGRUENT;
+}
+
+static int mkdir_p(const char *d) {
+  char p[4096];
+  snprintf(p, sizeof p, "%s", d);
+  for (char *s = p + 1; *s; s++) {
+    if (*s != '/') continue;
+    *s = 0;
+    if (mkdir(p, 0777) < 0 && errno != EEXIST) return -1;
+    *s = '/';
+  }
+  if (mkdir(p, 0777) < 0 && errno != EEXIST) return -1;
+  return 0;
+}
+
+int tr_open(void) {
+  const char *d = getenv("PSIMTRACE_DIR");
+  snprintf(dir, sizeof dir, "%s", d && *d ? d : "psimtrace");
+  const char *c = getenv("PSIMTRACE_CLOCK");
+  if (c && !strcmp(c, "cpu")) clock_id = CLOCK_THREAD_CPUTIME_ID;
+  if (mkdir_p(dir) < 0) {
+    fprintf(stderr, "psimtrace: cannot create %s: %s; not tracing\n", dir, strerror(errno));
+    return -1;
+  }
+  char path[4200];
+  snprintf(path, sizeof path, "%s/rank-%d.txt", dir, tr.rank);
+  out = fopen(path, "w");
+  if (!out) {
+    fprintf(stderr, "psimtrace: cannot open %s: %s; not tracing\n", path, strerror(errno));
+    return -1;
+  }
+  /* `init` first, as psim run writes: replay's default datatype is then MPI_BYTE */
+  tr_line("init");
+  return 0;
+}
+
+void tr_close(void) {
+  /* a receive that never completed (freed): its posted form was filled by tr_req_finish */
+  for (size_t j = qhead; j < qlen; j++)
+    if (q[j]) { buf_add(q[j], strlen(q[j])); free(q[j]); }
+  qhead = qlen = 0;
+  flush_buf(1);
+  if (out && fclose(out) != 0) write_failed = 1;
+  out = NULL;
+  free(buf);
+  free(q);
+  buf = NULL;
+  q = NULL;
+  if (write_failed) fprintf(stderr, "psimtrace: rank %d: writing the trace in %s failed\n", tr.rank, dir);
+  if (tr.rank != 0) return;
+  char path[4200];
+  snprintf(path, sizeof path, "%s/list", dir);
+  FILE *l = fopen(path, "w");
+  if (!l) { fprintf(stderr, "psimtrace: cannot write %s: %s\n", path, strerror(errno)); return; }
+  for (int i = 0; i < tr.size; i++) fprintf(l, "rank-%d.txt\n", i);
+  if (fclose(l) != 0) fprintf(stderr, "psimtrace: cannot write %s\n", path);
+}

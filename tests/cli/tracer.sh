@@ -1,0 +1,85 @@
+#!/bin/sh
+# libpsimtrace.so (src/tracer/, docs/TRACES.md "Tracing a real run"): a C program with a
+# known sequence of MPI calls (tests/data/tracer/calls.c) and a Fortran one (calls.f90),
+# traced at np=2 under Debian's MPICH: each rank's TIT file holds exactly the expected
+# actions (calls.rank*.txt; the one computation, a 50 ms busy loop, as 5e7 flops at
+# PSIMTRACE_SPEED=1e9 up to twice that on a loaded machine; the sleeps of the calls TIT
+# cannot represent of any length), the warning names those calls, and psim replay of the
+# trace takes the time derived from its lines. Skips (77) without MPICH or the library.
+. "$(dirname "$0")/../lib/common.sh"
+fails=0
+LIB=$(dirname "$PSIM")/lib/libpsimtrace.so
+D=$PSIM_TESTDATA/tracer
+if ! command -v mpiexec.mpich > /dev/null || ! command -v mpicc.mpich > /dev/null || [ ! -f "$LIB" ]; then
+  echo "skip: needs mpiexec.mpich, mpicc.mpich and $LIB"
+  exit 77
+fi
+
+# trace NAME PROG [VAR=VALUE...]: $TMPD/NAME/ (the trace) and $TMPD/NAME.err
+trace() {
+  n=$1 prog=$2
+  shift 2
+  timeout 300 mpiexec.mpich -n 2 env LD_PRELOAD="$LIB" PSIMTRACE_DIR="$TMPD/$n" "$@" "$prog" \
+    > "$TMPD/$n.out" 2> "$TMPD/$n.err" || bad "$n: the traced run failed: $(cat "$TMPD/$n.err")"
+}
+
+# compare GOT WANT: the same lines; "compute F" within [F, 2F]; "sleep ANY" any sleep
+compare() {
+  awk 'NR == FNR { w[FNR] = $0; nw = FNR; next }
+       { split(w[FNR], e, " ")
+         if ($2 == "compute" && e[2] == "compute") ok = $1 == e[1] && NF == 3 && $3 >= e[3] && $3 <= 2 * e[3]
+         else if ($2 == "sleep" && e[3] == "ANY") ok = $1 == e[1] && e[2] == "sleep" && NF == 3 && $3 >= 0
+         else ok = $0 == w[FNR]
+         if (!ok) { printf "line %d: \"%s\", want \"%s\"\n", FNR, $0, w[FNR]; bad = 1 }
+         ng = FNR }
+       END { if (ng != nw) { printf "%d lines, want %d\n", ng, nw; bad = 1 }; exit bad }' "$2" "$1"
+}
+
+# replay_check NAME: psim replay on two.xml (1 Gf hosts) takes max(c0, c1)/1e9 + max(s0, s1),
+# c the rank's compute and s its sleeps (the ranks meet at the allreduce after the computation
+# and at the last barrier after the sleeps), plus the messages' few hundred microseconds
+replay_check() {
+  J=$TMPD/$1.json
+  "$PSIM" replay --platform "$D/two.xml" "$TMPD/$1/list" --json "$J" > /dev/null 2> "$TMPD/$1.replay.err" ||
+    { bad "$1: psim replay failed: $(cat "$TMPD/$1.replay.err")"; return; }
+  want=$(awk '$2 == "compute" { c[$1] += $3 } $2 == "sleep" { s[$1] += $3 }
+              END { c0 = c[0] > c[1] ? c[0] : c[1]; s0 = s[0] > s[1] ? s[0] : s[1]; printf "%.9f", c0 / 1e9 + s0 }' \
+         "$TMPD/$1/rank-0.txt" "$TMPD/$1/rank-1.txt")
+  got=$(json_get "$J" simulated_time)
+  if awk -v g="$got" -v w="$want" 'BEGIN { exit !(g != "" && g >= w && g <= w + 0.001) }'; then
+    echo "ok   $1: psim replay takes $got s ($want s of computation and sleeps)"
+  else
+    bad "$1: psim replay takes $got s, want $want s + at most 1 ms of messages"
+  fi
+}
+
+mpicc.mpich -O1 -Wno-stringop-overflow -o "$TMPD/calls" "$D/calls.c" || { bad "mpicc.mpich calls.c"; finish $fails; }
+trace c "$TMPD/calls" PSIMTRACE_SPEED=1e9 PSIMTRACE_MIN_COMPUTE=0.02
+[ "$(cat "$TMPD/c/list" 2> /dev/null)" = "$(printf 'rank-0.txt\nrank-1.txt')" ] && echo "ok   c: the list names rank-0.txt and rank-1.txt" ||
+  bad "c: list: $(cat "$TMPD/c/list")"
+for r in 0 1; do
+  if compare "$TMPD/c/rank-$r.txt" "$D/calls.rank$r.txt"; then echo "ok   c: rank $r's actions"
+  else bad "c: rank $r's actions differ"; fi
+done
+grep -q '^psimtrace: warning: 2 calls TIT cannot represent, recorded as `sleep` of the time they took: MPI_Comm_split 2$' "$TMPD/c.err" &&
+  grep -q '^psimtrace: warning: 2 collectives on communicators other than MPI_COMM_WORLD' "$TMPD/c.err" &&
+  grep -q '^psimtrace: 2 ranks traced in .* at 1e+09 flop/s; MPI_Init to MPI_Finalize: [0-9.]* s$' "$TMPD/c.err" &&
+  echo "ok   c: the warnings name MPI_Comm_split and the collectives on another communicator" ||
+  bad "c: warnings: $(cat "$TMPD/c.err")"
+replay_check c
+
+if command -v mpifort.mpich > /dev/null; then
+  mpifort.mpich -O1 -o "$TMPD/fcalls" "$D/calls.f90" || bad "mpifort.mpich calls.f90"
+  # the speed from a platform's smpi/host-speed; the glue between calls stays below 20 ms
+  trace f "$TMPD/fcalls" PSIMTRACE_PLATFORM="$D/two.xml" PSIMTRACE_MIN_COMPUTE=0.02
+  for r in 0 1; do
+    if compare "$TMPD/f/rank-$r.txt" "$D/fcalls.rank$r.txt"; then echo "ok   f: the Fortran program's rank $r"
+    else bad "f: the Fortran program's rank $r differs"; fi
+  done
+  grep -q '^psimtrace: 2 ranks traced in .* at 1e+09 flop/s' "$TMPD/f.err" && echo "ok   f: the speed of two.xml" ||
+    bad "f: $(cat "$TMPD/f.err")"
+  replay_check f
+else
+  echo "note: no mpifort.mpich: the Fortran program is not traced"
+fi
+finish $fails
