@@ -477,6 +477,15 @@ tit_source *tit_open(const char *const *paths, int npaths, int nranks, psim_err 
     if (stat(p, &sb) != 0) {
       rc = psim_errf(err, PSIM_EXIT_INPUT, p, 0, "cannot open trace: %s", strerror(errno));
     } else if (S_ISDIR(sb.st_mode)) {
+      /* a directory holding one DUMPI .meta or OTF2 anchor is that trace */
+      fx_format f;
+      char *anchor = fx_detect_dir(p, &f);
+      if (anchor) {
+        rc = open_foreign(s, anchor, f, err);
+        free(anchor);
+        if (rc < 0) { tit_close(s); return NULL; }
+        return s;
+      }
       list = dir_list(p, err);
       dir_first = 1;
       rc = list ? 0 : -1;

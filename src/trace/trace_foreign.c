@@ -5,11 +5,14 @@
  * Paraver file interleaves all tasks by time, a GOAL schedule is a graph). */
 #include "trace_foreign.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define FX_MAX_RANKS (1L << 22)
 
@@ -125,7 +128,19 @@ void fx_free(fx_trace *t) {
 
 /* ------------------------------------------------------------------ detection */
 
+/* OTF2's anchor file starts with a one-byte string-length marker and the byte-order mark
+ * ('B' or 'L') before the "OTF2" magic; it is binary, so it is looked at before the lines. */
+static int is_otf2_anchor(const char *path) {
+  int fd = open(path, O_RDONLY);
+  if (fd < 0) return 0;
+  unsigned char b[8];
+  ssize_t k = read(fd, b, sizeof b);
+  close(fd);
+  return k >= 6 && (b[1] == 'B' || b[1] == 'L') && !memcmp(b + 2, "OTF2", 4);
+}
+
 fx_format fx_detect(const char *path) {
+  if (is_otf2_anchor(path)) return FX_OTF2;
   fx_lines L;
   fx_lines_open(&L, path);
   psim_err err;
@@ -141,10 +156,35 @@ fx_format fx_detect(const char *path) {
     else if (n >= 9 && !memcmp(l, "#DIMEMAS:", 9)) f = FX_DIM;
     else if (n >= 10 && !memcmp(l, "num_ranks", 9) && (l[9] == ' ' || l[9] == '\t')) f = FX_GOAL;
     else if (l[0] == '/' && n > 1 && l[1] == '/') continue;   /* a GOAL comment */
+    else if (fx_dumpi_is_meta(l, n)) f = FX_DUMPI;
+    else if (memchr(l, '=', n) && !memchr(l, ' ', n)) continue;   /* maybe a DUMPI .meta's other keys */
     break;
   }
   fx_lines_close(&L);
   return f;
+}
+
+char *fx_detect_dir(const char *dir, fx_format *f) {
+  DIR *D = opendir(dir);
+  if (!D) return NULL;
+  char *found = NULL;
+  int many = 0;
+  struct dirent *e;
+  while ((e = readdir(D)) != NULL) {
+    size_t n = strlen(e->d_name);
+    int meta = n > 5 && !strcmp(e->d_name + n - 5, ".meta"), anchor = n > 5 && !strcmp(e->d_name + n - 5, ".otf2");
+    if (!meta && !anchor) continue;
+    size_t sz = strlen(dir) + n + 2;
+    char *p = xcalloc(sz, 1);
+    snprintf(p, sz, "%s/%s", dir, e->d_name);
+    fx_format g = fx_detect(p);
+    if (g == (meta ? FX_DUMPI : FX_OTF2) && !found) { found = p; *f = g; continue; }
+    if (g != FX_NONE) many = 1;
+    free(p);
+  }
+  closedir(D);
+  if (many) { free(found); found = NULL; }
+  return found;
 }
 
 /* ------------------------------------------------------------------ ANY_SOURCE */
@@ -244,6 +284,8 @@ int fx_read(const char *path, fx_format f, fx_trace *t, psim_err *err) {
   case FX_PRV: t->format = "Paraver"; rc = fx_prv_read(path, t, err); break;
   case FX_DIM: t->format = "Dimemas"; rc = fx_dim_read(path, t, err); break;
   case FX_GOAL: t->format = "GOAL"; rc = fx_goal_read(path, t, err); break;
+  case FX_DUMPI: t->format = "DUMPI"; rc = fx_dumpi_read(path, t, err); break;
+  case FX_OTF2: t->format = "OTF2"; rc = fx_otf2_read(path, t, err); break;
   default: rc = psim_errf(err, PSIM_EXIT_INPUT, path, 0, "not a trace format psim reads");
   }
   if (!rc && !t->ranks) rc = psim_errf(err, PSIM_EXIT_INPUT, path, 0, "%s trace: no task found", t->format);

@@ -3,7 +3,8 @@
  *                    reader fills (fx_trace), what TIT cannot say resolved before writing
  *                    (ANY_SOURCE receives), and the TIT text tit_source.c then indexes;
  *   trace_prv.c      Paraver (.prv, with its .pcf beside it), trace_dim.c Dimemas (.dim),
- *   trace_goal.c     LogGOPSim's GOAL schedules.
+ *   trace_goal.c     LogGOPSim's GOAL schedules, trace_dumpi.c SST DUMPI (.meta and one .bin
+ *                    per rank), trace_otf2.c Score-P OTF2 (through libotf2, when built with it).
  * A reader validates everything it reads and fails naming the file and the line, so that the
  * TIT it hands on never fails to parse: errors are about the user's file, not a temporary one.
  * Compute is kept in seconds until writing, where the reference speed turns it into flops. */
@@ -14,7 +15,7 @@
 
 #include "tit_internal.h"
 
-typedef enum { FX_NONE = 0, FX_PRV, FX_DIM, FX_GOAL } fx_format;
+typedef enum { FX_NONE = 0, FX_PRV, FX_DIM, FX_GOAL, FX_DUMPI, FX_OTF2 } fx_format;
 
 /* One action of one rank. Point-to-point: peer, tag, bytes (receives: peer -1 = ANY_SOURCE
  * until fx_finish resolves it). wait: req = index, in the same rank's list, of the isend or
@@ -51,6 +52,9 @@ void fx_free(fx_trace *t);
 
 /* The format of path from its first bytes (gzip-compressed files are looked into). */
 fx_format fx_detect(const char *path);
+/* In directory dir, the one file that is a DUMPI .meta or an OTF2 anchor (malloc'd path, its
+ * format in *f), or NULL when there is none or more than one. */
+char *fx_detect_dir(const char *dir, fx_format *f);
 /* Reads path in format f into t, resolves ANY_SOURCE receives and checks the result (peers
  * in range, every rank has actions). */
 int fx_read(const char *path, fx_format f, fx_trace *t, psim_err *err);
@@ -60,6 +64,10 @@ int fx_write_tit(const fx_trace *t, FILE *f, int rank, double ref_speed);
 int fx_prv_read(const char *path, fx_trace *t, psim_err *err);
 int fx_dim_read(const char *path, fx_trace *t, psim_err *err);
 int fx_goal_read(const char *path, fx_trace *t, psim_err *err);
+int fx_dumpi_read(const char *path, fx_trace *t, psim_err *err);
+int fx_otf2_read(const char *path, fx_trace *t, psim_err *err);
+/* A line of a DUMPI .meta that only such a file has (numprocs=, fileprefix=). */
+int fx_dumpi_is_meta(const char *l, size_t n);
 
 /* Lines of a file, plain or compressed, through tit_io (one stream). */
 typedef struct fx_lines {
