@@ -26,7 +26,9 @@ forecast 6
 sweep 6
 calib 6'
 # the public headers each src/ folder implements (its own, whatever their rank); psim_mpi/
-# (the MPI interface programs compile against) is psim run's runtime, part of src/emul
+# (the MPI interface programs compile against) is psim run's runtime, part of src/emul;
+# src/tracer/ (libpsimtrace.so, preloaded into a real MPI's run) owns none and, at rank -1,
+# may include none: it runs inside another MPI, beside none of psim's code
 owners='util util
 platform platform
 kernel kernel
@@ -38,6 +40,7 @@ emul emul psim_mpi
 adapt adapt
 observe observe
 tools tools forecast sweep calib
+tracer
 cli'
 
 # one line per include: FILE<TAB>FOLDER<TAB>TARGET (the quoted name as written)
