@@ -328,7 +328,7 @@ int cmd_calibrate_machine(int argc, char **argv) {
   FILE *out = cli_open_out(a.out ? a.out : "-");
   if (!out) return 2;
   char comment[600];
-  snprintf(comment, sizeof comment, "this machine as psim calibrate --machine measured it%s%s%s (docs/calibrate.md)",
+  snprintf(comment, sizeof comment, "this machine as psim's machine calibration measured it%s%s%s (docs/calibrate.md)",
            kind ? " with " : "", kind ? (!strcmp(kind, "mpich") ? "MPICH" : "Open MPI") : "",
            a.hostfile ? ", between two nodes" : "");
   calib_write_platform(out, &m, comment);
