@@ -5,6 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/cli_emit.h"
 #include "cli/dyn_args.h"
 #include "cli/lb_report.h"
 #include "cli/run_args.h"
@@ -86,13 +87,29 @@ static void count_migrate(void *ctx, int rank, const tit_action *a, const char *
   if (a->kind == TIT_MIGRATE) ++*(unsigned long *)ctx;
 }
 
+/* The document for cli_emit: the lb object, with the recording and its critical path for the
+ * report (and for --json under --timeline). */
+typedef struct lb_doc {
+  const lb_run *runs;
+  int nruns;
+  const adapt_opts *o;
+  const run_meta *m;
+  lb_report_extra x;
+  int timeline;
+} lb_doc;
+
+static void write_doc(FILE *f, void *ctx, int for_report) {
+  const lb_doc *d = ctx;
+  lb_report_json(f, d->runs, d->nruns, d->o, d->m, (for_report || d->timeline) ? &d->x : NULL);
+}
+
 int cmd_lb(int argc, char **argv) {
   cli_run run = {0};
   cli_dyn dyn;
   cli_dyn_init(&dyn);
   const char *balancers = NULL, *periods = "1", *json = NULL, *loads = NULL, *initial = "block";
   const char *report = NULL;
-  int timeline = 0, cp_done = 0;
+  int timeline = 0;
   obs_record *rec = NULL;
   obs_critpath cp = {0};
   replay_observer observers[2];
@@ -235,27 +252,10 @@ int cmd_lb(int argc, char **argv) {
     }
   }
   run_meta m = cli_run_meta(&run, "lb");
-  if (json) {
-    FILE *f = cli_open_out(json);
-    if (!f) goto out;
-    lb_report_extra x = {rec, &cp};
-    if (rec && !cp_done) { obs_critpath_compute(rec, &runs[0].res.run, &cp); cp_done = 1; }
-    lb_report_json(f, runs, nruns, &o, &m, timeline ? &x : NULL);
-    if (cli_close_out(f, json)) goto out;
-  }
-  if (report) {
-    lb_report_extra x = {rec, &cp};
-    if (!cp_done) { obs_critpath_compute(rec, &runs[0].res.run, &cp); cp_done = 1; }
-    char *doc = NULL;
-    size_t len = 0;
-    FILE *mf = open_memstream(&doc, &len);
-    if (!mf) { fprintf(stderr, "psim: out of memory\n"); goto out; }
-    lb_report_json(mf, runs, nruns, &o, &m, &x);
-    fclose(mf);
-    int k = cli_write_report_file(report, doc, len, run.traces.data[0]);
-    free(doc);
-    if (k) { rc = k; goto out; }
-  }
+  /* what --json under --timeline and the report draw (rec: one of them was asked for) */
+  if (rec && (json || report)) obs_critpath_compute(rec, &runs[0].res.run, &cp);
+  lb_doc doc = {runs, nruns, &o, &m, {rec, &cp}, timeline};
+  if ((rc = cli_emit(json, report, run.traces.data[0], write_doc, &doc)) != 0) goto out;
   if (!quiet && !(json && !strcmp(json, "-"))) {
     if (nruns == 1) lb_report_one(stdout, &runs[0]);
     else lb_report_table(stdout, runs, nruns);

@@ -5,6 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/cli_emit.h"
 #include "cli/dyn_args.h"
 #include "cli/run_args.h"
 #include "psim/observe.h"
@@ -173,24 +174,8 @@ int cmd_replay_with(int argc, char **argv, int (*prepare)(void *ctx), void *ctx)
   run_meta m = cli_run_meta(&run, "replay");
   if (rec && r == 0) obs_critpath_compute(rec, &res, &cp);
   const obs_critpath *cpp = rec && r == 0 ? &cp : NULL;
-  if (json) {
-    FILE *f = cli_open_out(json);
-    if (!f) goto out;
-    if (timeline) obs_write_json_full(f, &res, &m, rec, cpp);
-    else obs_write_json(f, &res, &m);
-    if (cli_close_out(f, json)) goto out;
-  }
-  if (report) {
-    char *doc = NULL;
-    size_t len = 0;
-    FILE *mf = open_memstream(&doc, &len);
-    if (!mf) { fprintf(stderr, "psim: out of memory\n"); goto out; }
-    obs_write_json_full(mf, &res, &m, rec, cpp);
-    fclose(mf);
-    int k = cli_write_report_file(report, doc, len, run.traces.data[0]);
-    free(doc);
-    if (k) { rc = k; goto out; }
-  }
+  cli_result_doc doc = {&res, &m, rec, cpp, timeline};
+  if ((rc = cli_emit(json, report, run.traces.data[0], cli_write_result_doc, &doc)) != 0) goto out;
   if (!quiet && !(json && !strcmp(json, "-")) && !(actions && !strcmp(actions, "-")))
     obs_write_summary(stdout, &res, &m);
   if (!quiet) {

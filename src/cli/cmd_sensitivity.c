@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli/cli_emit.h"
 #include "cli/run_args.h"
 #include "psim/emul.h"
 
@@ -247,6 +248,21 @@ static void write_json(FILE *f, const variant *vs, size_t n, double base, const 
   fputs("\n  ]\n}\n", f);
 }
 
+/* The document for cli_emit: the report draws the same document --json gets. */
+typedef struct sens_doc {
+  const variant *vs;
+  size_t n;
+  double base;
+  const run_meta *m;
+  int np;
+} sens_doc;
+
+static void write_doc(FILE *f, void *ctx, int for_report) {
+  const sens_doc *d = ctx;
+  (void)for_report;
+  write_json(f, d->vs, d->n, d->base, d->m, d->np);
+}
+
 static int parse_list(const char *s, double *out, int max) {
   int n = 0;
   char *copy = xstrdup(s), *save = NULL;
@@ -408,23 +424,8 @@ int cmd_sensitivity(int argc, char **argv) {
     }
     fputs(notes, stdout);
   }
-  if (json) {
-    FILE *f = cli_open_out(json);
-    if (!f) goto out;
-    write_json(f, vs.data, vs.len, base, &m, (int)run.np);
-    if (cli_close_out(f, json)) goto out;
-  }
-  if (report) {
-    char *doc = NULL;
-    size_t len = 0;
-    FILE *mf = open_memstream(&doc, &len);
-    if (!mf) { fprintf(stderr, "psim: out of memory\n"); goto out; }
-    write_json(mf, vs.data, vs.len, base, &m, (int)run.np);
-    fclose(mf);
-    int k = cli_write_report_file(report, doc, len, run.traces.data[0]);
-    free(doc);
-    if (k) { rc = k; goto out; }
-  }
+  sens_doc doc = {vs.data, vs.len, base, &m, (int)run.np};
+  if ((rc = cli_emit(json, report, run.traces.data[0], write_doc, &doc)) != 0) goto out;
   rc = 0;
   for (size_t i = 0; i < vs.len; i++) if (isnan(vs.data[i].time)) rc = 2;
 out:

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cli_emit.h"
 #include "cli/run_observe.h"
 
 void cli_observe_init(cli_observe *c, int progress) {
@@ -62,25 +63,8 @@ int cli_observe_finish(cli_observe *c, const replay_result *res, const run_meta 
   }
   if (c->rec && ok) { obs_critpath_compute(c->rec, res, &c->cp); c->cp_done = 1; }
   const obs_critpath *cpp = c->cp_done ? &c->cp : NULL;
-  if (json) {
-    FILE *f = cli_open_out(json);
-    if (!f) return 2;
-    if (c->timeline && c->rec) obs_write_json_full(f, res, m, c->rec, cpp);
-    else obs_write_json(f, res, m);
-    if (cli_close_out(f, json)) return 2;
-  }
-  if (c->report) {
-    char *doc = NULL;
-    size_t len = 0;
-    FILE *mf = open_memstream(&doc, &len);
-    if (!mf) { fprintf(stderr, "psim: out of memory\n"); return 2; }
-    obs_write_json_full(mf, res, m, c->rec, cpp);
-    fclose(mf);
-    int k = cli_write_report_file(c->report, doc, len, title);
-    free(doc);
-    if (k) return k;
-  }
-  return 0;
+  cli_result_doc doc = {res, m, c->rec, cpp, c->timeline};
+  return cli_emit(json, c->report, title, cli_write_result_doc, &doc);
 }
 
 void cli_observe_free(cli_observe *c) {
