@@ -31,8 +31,9 @@ typedef struct calib_seg { double from, to, a, b; } calib_seg;
 
 /* Fits t(size) over n points sorted by size with at most kmax segments of 3 points or more
  * (least squares on the relative error, a and b >= 0; segment bounds are measured sizes). It
- * takes the fewest segments whose worst relative error is within tol, or, when none is, within
- * 10 % of the best reachable. Returns the number of segments, -1 (err) on fewer than 3 points. */
+ * takes the fewest segments whose root mean square relative error is within tol, or, when
+ * none is, within 10 % of the best reachable. Returns the number of segments, -1 (err)
+ * on fewer than 3 points. */
 int calib_fit_segments(const double *size, const double *t, int n, int kmax, double tol,
                        calib_seg *seg, psim_err *err);
 double calib_segments_eval(const calib_seg *seg, int k, double size);
