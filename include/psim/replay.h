@@ -118,6 +118,12 @@ void dyn_pool(dyn_track *d, int unit, int in, double now);   /* unit enters/leav
 void dyn_place(dyn_track *d, int rank, int unit, double now);/* rank now occupies unit */
 /* Event e took effect at now (recorded once; later calls add nothing). */
 void dyn_event_fired(dyn_track *d, const dyn_event *ev, int e, double now);
+/* Both drivers' --host-events at a rank's boundary: fires the events from *next on that are
+ * due for rank at now (a date event once its date passed, iter=N once the rank reached N
+ * markers), advancing *next. Returns the host the last of them sends the rank to, by maps
+ * (dyn_events_maps, np ranks), with that event's index in *event; -1 when none is due. */
+int dyn_events_due(dyn_track *d, const dyn_events *E, const int *maps, int np, int rank,
+                   int *next, double now, int *event);
 void dyn_move_rec(dyn_track *d, int e, int rank, int from, int to, double bytes, double start,
                   double end);
 /* Fills out (once the run ended at makespan) and frees d. unit_name(ctx, i) names unit i.
@@ -220,6 +226,15 @@ typedef struct replay_result {
   cpu_report *cpu;           /* the CPU model's measures (--cfg cpu/..., background/...), or NULL */
   dyn_result dyn;            /* iterations (dynamic efficiency) and host events */
 } replay_result;
+
+/* ---- What replay_run and psim run (emu_run) share (replay_common.c) ---- */
+/* The host of each of np ranks (malloc'ed): rank r on hostfile[r % nhostfile], or without a
+ * hostfile on the platform's host r modulo their number. */
+int *replay_place_ranks(const platform *p, const int *hostfile, int nhostfile, int np);
+/* Totals a run's result once res->np and res->ranks are filled (and res->deadlock, if any):
+ * the makespan is the last finish, or the date now when the run deadlocked after it; the
+ * action count is the ranks' sum; messages and bytes are what world carried. */
+void replay_result_close(replay_result *res, double now, const mpi_world *w);
 
 /* Returns 0 (result filled), or -1 with err: code 2 for bad input met during the replay,
  * code 3 for a deadlock (the result is filled too, with its report). */

@@ -801,10 +801,7 @@ int emu_run(const emu_opts *o, replay_result *res, psim_err *err) {
   }
   int rc = 0;
   if (emu_prog_load(&S->prog, o->program, o->np, o->shared_globals, o->privatize_libs, o->thread_level, err) < 0) { free(S); return -1; }
-  int nh = plat_nhosts(o->plat);
-  S->rank_host = xmalloc((size_t)S->np * sizeof *S->rank_host);
-  for (int i = 0; i < S->np; i++)
-    S->rank_host[i] = o->hostfile ? o->hostfile[i % o->nhostfile] : i % nh;
+  S->rank_host = replay_place_ranks(o->plat, o->hostfile, o->nhostfile, S->np);
   S->sim = sim_new();
   S->models = models_new(S->sim, o->plat, &o->net, err);
   /* SimGrid's order of same-date events is the replay's (its ranks are SMPI actors); psim
@@ -920,15 +917,9 @@ int emu_run(const emu_opts *o, replay_result *res, psim_err *err) {
       k->st.blocked = 1;
     }
     res->ranks[i] = k->st;
-    if (k->st.finish > res->simulated_time) res->simulated_time = k->st.finish;
-    res->actions += k->st.actions;
   }
-  /* a deadlock: the run ends at the date it was found (the last event) */
-  if (res->deadlock && sim_now(S->sim) > res->simulated_time) res->simulated_time = sim_now(S->sim);
+  replay_result_close(res, sim_now(S->sim), S->world);
   emu_observe_end(S, res->simulated_time);
-  mpi_stats ms = mpi_world_stats(S->world);
-  res->messages = ms.messages;
-  res->bytes = ms.bytes;
 out_ranks:
   emu_dyn_finish(S, res);
   for (int i = 0; i < S->np; i++) {

@@ -154,9 +154,7 @@ int replay_run(tit_source *src, const replay_opts *o, replay_result *res, psim_e
   R.err = err;
   R.test_count = 1;
   int nh = plat_nhosts(o->plat);
-  R.rank_host = xmalloc((size_t)R.np * sizeof *R.rank_host);
-  for (int i = 0; i < R.np; i++)
-    R.rank_host[i] = o->hostfile ? o->hostfile[i % o->nhostfile] : i % nh;
+  R.rank_host = replay_place_ranks(o->plat, o->hostfile, o->nhostfile, R.np);
   if (o->vp) {
     R.vp = o->vp;
     replay_vp_init(&R);
@@ -210,18 +208,12 @@ int replay_run(tit_source *src, const replay_opts *o, replay_result *res, psim_e
     *st = R.ranks[i].st;
     /* a rank that never finished: its times run up to the date it blocked for good */
     if (R.ranks[i].state != RK_DONE) { st->finish = R.ranks[i].acct_mark; st->blocked = 1; }
-    if (st->finish > res->simulated_time) res->simulated_time = st->finish;
   }
-  /* a deadlock: the run ends at the date it was found (the last event) */
-  if (res->deadlock && sim_now(R.sim) > res->simulated_time) res->simulated_time = sim_now(R.sim);
-  res->actions = R.actions;
+  replay_result_close(res, sim_now(R.sim), R.world);
   if (R.vp) dyn_finish(R.dyn, res->simulated_time, pe_name, &R, &res->dyn);
   else dyn_finish(R.dyn, res->simulated_time, host_name, &R, &res->dyn);
   R.dyn = NULL;
   free(R.maps);
-  mpi_stats ms = mpi_world_stats(R.world);
-  res->messages = ms.messages;
-  res->bytes = ms.bytes;
   for (int i = 0; i < R.np; i++) replay_rank_free(&R.ranks[i]);
   free(R.ranks);
   coll_prog_free(&R.prog);

@@ -343,6 +343,21 @@ void dyn_event_fired(dyn_track *d, const dyn_event *ev, int e, double now) {
   for (int j = 0; j < ev->nunits; j++) dyn_pool(d, ev->units[j], ev->action == DYN_ADD, now);
 }
 
+int dyn_events_due(dyn_track *d, const dyn_events *E, const int *maps, int np, int rank,
+                   int *next, double now, int *event) {
+  int to = -1;
+  /* every event due (in order): the last one decides where the rank goes */
+  while (*next < E->n) {
+    const dyn_event *ev = &E->ev[*next];
+    if (ev->iteration ? dyn_markers(d, rank) < ev->iteration : now < ev->date) break;
+    dyn_event_fired(d, ev, *next, ev->iteration ? now : ev->date);
+    *event = *next;
+    to = maps[(size_t)*next * (size_t)np + (size_t)rank];
+    (*next)++;
+  }
+  return to;
+}
+
 void dyn_move_rec(dyn_track *d, int e, int rank, int from, int to, double bytes, double start,
                   double end) {
   if (!d || e < 0) return;

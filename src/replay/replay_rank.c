@@ -843,18 +843,9 @@ static void move_done(sim *s, activity *a) {
 }
 
 int replay_rank_move(replay *R, rank *k) {
-  const dyn_events *E = R->o->host_events;
   const double now = sim_now(R->sim);
-  int to = -1, e = -1;
-  /* every event due (in order): the last one decides where the rank goes */
-  while (k->ev_next < E->n) {
-    const dyn_event *ev = &E->ev[k->ev_next];
-    if (ev->iteration ? dyn_markers(R->dyn, k->id) < ev->iteration : now < ev->date) break;
-    dyn_event_fired(R->dyn, ev, k->ev_next, ev->iteration ? now : ev->date);
-    e = k->ev_next;
-    to = R->maps[(size_t)k->ev_next * (size_t)R->np + (size_t)k->id];
-    k->ev_next++;
-  }
+  int e = -1;
+  int to = dyn_events_due(R->dyn, R->o->host_events, R->maps, R->np, k->id, &k->ev_next, now, &e);
   if (to < 0 || to == k->host) return 0;
   k->move_ev = e;
   k->move_to = to;
