@@ -1,7 +1,8 @@
 /* Nodes leaving and joining mid-run (DPS's dynamic node allocation) and dynamic efficiency
  * (see include/psim/replay.h and docs/models.md): the event spec parser, the placement rule,
- * and the tracker of iterations, allocated hosts and moves that replay, lb and run feed.
- * Pure bookkeeping: when a rank moves and what it costs is the drivers' business. */
+ * the tracker of iterations, allocated hosts and moves that replay, lb and run feed, and the
+ * events due at a rank's boundary (dyn_events_due: replay's and run's rule). Bookkeeping: how
+ * a rank moves and what it costs is the drivers' business. */
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>

@@ -1,8 +1,10 @@
-/* Internals of the replay driver, shared by its three files:
- *   replay.c       options, the run (set-up, results, deadlock report)
- *   replay_rank.c  rank stepping: actions -> operations, the operation state machine, time
- *                  accounting (replay_rank_*)
- *   replay_vp.c    over-decomposition: VPs on PEs, balancing steps (replay_vp_*) */
+/* Internals of the replay driver, shared by its files:
+ *   replay.c        options, the run (set-up, results, deadlock report)
+ *   replay_rank.c   rank stepping: actions -> operations (one function per kind, resumed at
+ *                   their op_step), time accounting (replay_rank_*)
+ *   replay_vp.c     over-decomposition: VPs on PEs, balancing steps (replay_vp_*)
+ *   replay_mutex.c  SMPI's mailbox mutexes under smpi/async-small-thresh (replay_mtx_*)
+ * (replay_dyn.c and replay_common.c serve psim run too: they use only include/psim/replay.h) */
 #ifndef PSIM_REPLAY_INTERNAL_H
 #define PSIM_REPLAY_INTERNAL_H
 
