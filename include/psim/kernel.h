@@ -66,6 +66,9 @@ int lmm_ordered(const lmm_system *s);
 /* Off by default; only with the selective update; set before any variable exists. */
 void lmm_set_sg_order(lmm_system *s, int on);
 size_t lmm_modified(const lmm_system *s, void *const **owners);
+/* The constraint that limits variable v in the last exact solution, or -1 (at its bound,
+ * unknown, switched off). The engine's group clocks use it to choose a flow's group. */
+int lmm_var_bneck(const lmm_system *s, int v);
 /* Number of variables solved so far (a cost counter for benchmarks). */
 uint64_t lmm_work(const lmm_system *s);
 /* Open modified sets solved exactly with hidden elements (lmm_selective.c; for the tests). */
@@ -74,6 +77,7 @@ uint64_t lmm_hidden_solves(const lmm_system *s);
 /* ---- Activities and the clock ---- */
 typedef struct sim sim;
 typedef struct activity activity;
+typedef struct sim_vgroup sim_vgroup;   /* engine.c: a group clock (network/solver:groups) */
 typedef void (*activity_done_fn)(sim *s, activity *a);
 
 struct activity {
@@ -96,6 +100,13 @@ struct activity {
   void *model;          /* the model that started it */
   int daemon;           /* see sim_daemon */
   int cpu;              /* an activity of SimGrid's CPU model: its host's constraint, else -1 */
+  /* Group clocks (engine.c): a member's group, its place in the group's heap (-2: the
+   * group's proxy entry in the event heap, -1: not a member) and its finish key. */
+  int groupable;        /* sim_groupable */
+  sim_vgroup *vg;
+  int vgpos;
+  unsigned vgstamp;     /* the solve in which it last reported to its group */
+  double vgkey;
 };
 
 sim *sim_new(void);
@@ -131,6 +142,19 @@ void sim_continue_work(sim *s, activity *a, double work, int var, double scale);
 activity *sim_start_rated(sim *s, double work, double rate, activity_done_fn done, void *data, int tag);
 void sim_set_rate(sim *s, activity *a, double rate);
 void sim_scale_work(sim *s, activity *a, double f);
+/* Group clocks (network/solver:groups, engine.c, docs/performance.md "Group clocks"): flows
+ * sharing one bottleneck at one share advance on one virtual clock, sit once in the event
+ * heap, and a change of their share costs one re-dating. Off by default (the per-flow path).
+ * Ignored under SimGrid's order of ties (lmm_ordered). sim_groupable marks a work activity
+ * whose variable may join a group (the network model's flows; not computations). */
+/* sim_set_groups(s, min_vars): groups on constraints used by at least min_vars variables
+ * (0: off; SIM_GROUPS_MIN is the models' choice: fewer flows cost less per flow). */
+#define SIM_GROUPS_MIN 8
+void sim_set_groups(sim *s, int min_vars);
+void sim_groupable(sim *s, activity *a);
+/* Flows that joined a group so far, groups dissolved (the exact fallback): for the tests. */
+uint64_t sim_group_joins(const sim *s);
+uint64_t sim_group_dissolves(const sim *s);
 /* Work left at the current date. */
 double sim_work_left(const sim *s, const activity *a);
 /* Marks a as a daemon: its events happen while the simulation runs but do not keep it running

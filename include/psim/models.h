@@ -82,6 +82,7 @@ typedef struct net_config {
   double loopback_bw, loopback_lat;
   int optim_full;                /* network/optim:Full (exact max-min) instead of Lazy */
   int tie_simgrid;               /* network/tie-order:simgrid: a date's events in SimGrid's heap order */
+  int solver_groups;             /* network/solver:groups: group clocks (engine.c); flows: per flow */
   double star_bw, star_lat;      /* star/bandwidth, star/latency: every port's (< 0: its link's) */
   double cpu_factor;             /* cpu/factor: multiplies every host's performance factor */
   const machine *machine;        /* --machine (borrowed), NULL when none */

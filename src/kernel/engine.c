@@ -6,6 +6,7 @@
  * updates, as SimGrid's default). The heap orders by (date, seq) so ties resolve in the order
  * activities were scheduled: runs are deterministic. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "psim/kernel.h"
@@ -28,6 +29,29 @@ struct sim {
   int bulk;               /* schedule() leaves the heap order to heapify() (sg_heap_order) */
   int stopped;
   int overflow;           /* a finite delay or work ended past the largest double: run stopped */
+  /* Group clocks (network/solver:groups; see "Group clocks" below) */
+  int groups;             /* sim_set_groups: smallest constraint (variables) with a group; 0 off */
+  VEC(sim_vgroup *) vg_of; /* per constraint: its group, or NULL */
+  VEC(sim_vgroup *) vg_touched;  /* groups reported on (or joined) in this solve */
+  VEC(activity *) vg_cand;        /* flows re-rated per flow in this solve: may join a group */
+  unsigned vg_stamp;      /* one per solve */
+  size_t vg_members;      /* activities in groups (not in the event heap themselves) */
+  size_t vg_proxies;      /* groups' proxies in the event heap */
+  uint64_t vg_joins, vg_leaves, vg_dissolves, vg_moves;   /* PSIM_LMM_STATS counters */
+};
+
+/* A group clock: flows of one share, on one virtual time (docs/performance.md, "Group
+ * clocks (issue 35)"). V is the work per unit of scale done by every member since the group
+ * began, as of date tv; r the members' solver value. A member's key is the V at which it
+ * ends; its work left at date t is (key - V(t)) x scale. */
+struct sim_vgroup {
+  double V, tv, r;
+  int cnst;               /* the constraint whose group it is */
+  VEC(activity *) m;      /* the members: a binary min-heap by (vgkey, seq) */
+  activity *proxy;        /* its entry in the event heap */
+  unsigned stamp;         /* == sim.vg_stamp: reported on in this solve */
+  double newr;            /* the value reported in this solve */
+  size_t nsame;           /* members that reported newr (or joined at it) in this solve */
 };
 
 void sim_stop(sim *s) { s->stopped = 1; }
@@ -46,12 +70,24 @@ static void date_overflow(sim *s, activity *a) {
 sim *sim_new(void) {
   sim *s = xcalloc(1, sizeof *s);
   s->lmm = lmm_new();
+  s->vg_stamp = 1;   /* a new group's stamp (0) is never this solve's */
   psim_slab_init(&s->pool, sizeof(activity));
   return s;
 }
 
+static void vg_free(sim *s, sim_vgroup *g);
+
 void sim_free(sim *s) {
   if (!s) return;
+  if (s->groups && getenv("PSIM_LMM_STATS"))
+    fprintf(stderr, "groups: %llu joins, %llu leaves, %llu dissolved, %llu re-datings\n",
+            (unsigned long long)s->vg_joins, (unsigned long long)s->vg_leaves,
+            (unsigned long long)s->vg_dissolves, (unsigned long long)s->vg_moves);
+  for (size_t i = 0; i < s->vg_of.len; i++)
+    if (s->vg_of.data[i]) vg_free(s, s->vg_of.data[i]);
+  VEC_FREE(s->vg_of);
+  VEC_FREE(s->vg_touched);
+  VEC_FREE(s->vg_cand);
   VEC_FREE(s->heap);
   VEC_FREE(s->batch);
   VEC_FREE(s->sleeps);
@@ -166,6 +202,11 @@ static activity *new_activity(sim *s, activity_done_fn done, void *data, int tag
   a->next_var = -1;
   a->daemon = 0;
   a->cpu = -1;
+  a->groupable = 0;
+  a->vg = NULL;
+  a->vgpos = -1;
+  a->vgstamp = 0;
+  a->vgkey = 0;
   return a;
 }
 
@@ -274,6 +315,11 @@ void sim_continue_work(sim *s, activity *a, double work, int var, double scale) 
 /* ---- activities at a rate the model sets (no solver variable) ---- */
 
 double sim_work_left(const sim *s, const activity *a) {
+  if (a->vg) {   /* a group's member: from its key and the group's virtual time */
+    const sim_vgroup *g = a->vg;
+    double left = (a->vgkey - (g->V + g->r * (s->now - g->tv))) * a->scale;
+    return left > 0 ? left : 0;
+  }
   if (a->date <= s->now) return 0;   /* due now: rounding must not push it later */
   double left = a->remaining - (a->rate > 0 ? a->rate * (s->now - a->updated) : 0);
   return left > 0 ? left : 0;
@@ -309,16 +355,247 @@ void sim_scale_work(sim *s, activity *a, double f) {
   rated_reschedule(s, a, left);
 }
 
+static int vg_report(sim *s, activity *a, double value);
+
 /* Solver callback: a variable's value changed, so its activity's rate and date do. */
 static void rate_changed(void *ctx, void *owner, double value) {
   sim *s = ctx;
   activity *a = owner;
   if (a->var < 0) return; /* still in a timer phase (a message's latency): nothing to update */
+  if (a->vg && vg_report(s, a, value)) return;   /* still a member: its group does the rest */
   double left = a->remaining;
   if (a->rate > 0) left -= a->rate * (s->now - a->updated);
   if (left < 0) left = 0;
   a->rate = value * a->scale;
   rated_reschedule(s, a, left);
+  /* It may join a group once the solve is over, when the members' new share is known (the
+   * solver reports a newcomer before or after the members, in no fixed order). */
+  if (a->groupable && s->groups && a->vgstamp != s->vg_stamp) {
+    a->vgstamp = s->vg_stamp;
+    VEC_PUSH(s->vg_cand, a);
+  }
+}
+
+/* ---- Group clocks (network/solver:groups) ----
+ * The per-flow path re-dates every flow whose share changes: on a saturated backbone, ~800
+ * heap moves per event. Flows of one share on one bottleneck form a group instead (struct
+ * sim_vgroup above): a share change is one re-dating of the group's proxy. The solver still
+ * reports each member's value; a report costs a comparison. Exactness: a member's progress
+ * is the group's virtual time times its scale, which holds as long as its value is the
+ * group's; whenever that is not certain the member leaves, or the whole group is dissolved
+ * into per-flow activities with their exact work left (vg_dissolve). */
+
+/* s->groups: groups are only created for constraints used by this many variables (fewer: the
+ * per-flow path's few heap moves cost less than a group's bookkeeping); 0 = off. */
+void sim_set_groups(sim *s, int min_vars) { s->groups = min_vars > 0 ? min_vars : 0; }
+uint64_t sim_group_joins(const sim *s) { return s->vg_joins; }
+uint64_t sim_group_dissolves(const sim *s) { return s->vg_dissolves; }
+
+void sim_groupable(sim *s, activity *a) { (void)s; a->groupable = 1; }
+
+static inline int vg_before(const activity *x, const activity *y) {
+  return x->vgkey < y->vgkey || (x->vgkey == y->vgkey && x->seq < y->seq);
+}
+
+static inline void vg_put(sim_vgroup *g, size_t i, activity *a) { g->m.data[i] = a; a->vgpos = (int)i; }
+
+static void vg_up(sim_vgroup *g, size_t i) {
+  activity *a = g->m.data[i];
+  while (i > 0) {
+    size_t p = (i - 1) / 2;
+    if (!vg_before(a, g->m.data[p])) break;
+    vg_put(g, i, g->m.data[p]);
+    i = p;
+  }
+  vg_put(g, i, a);
+}
+
+static void vg_down(sim_vgroup *g, size_t i) {
+  activity *a = g->m.data[i];
+  size_t n = g->m.len;
+  for (;;) {
+    size_t c = 2 * i + 1;
+    if (c >= n) break;
+    if (c + 1 < n && vg_before(g->m.data[c + 1], g->m.data[c])) c++;
+    if (!vg_before(g->m.data[c], a)) break;
+    vg_put(g, i, g->m.data[c]);
+    i = c;
+  }
+  vg_put(g, i, a);
+}
+
+/* V brought to now at the value in force since tv (the value changes only in vg_commit). */
+static inline void vg_advance(sim *s, sim_vgroup *g) {
+  if (s->now != g->tv) {
+    g->V += g->r * (s->now - g->tv);
+    g->tv = s->now;
+  }
+}
+
+/* Takes member a out of its group (V advanced); its work left becomes its per-flow state. */
+static void vg_remove(sim *s, activity *a) {
+  sim_vgroup *g = a->vg;
+  size_t i = (size_t)a->vgpos;
+  activity *last = g->m.data[--g->m.len];
+  if (last != a) {
+    vg_put(g, i, last);
+    if (vg_before(last, a)) vg_up(g, i);
+    else vg_down(g, i);
+  }
+  if (g->stamp == s->vg_stamp && a->vgstamp == s->vg_stamp) g->nsame--;   /* counted, now gone */
+  double left = (a->vgkey - g->V) * a->scale;
+  a->remaining = left > 0 ? left : 0;
+  a->updated = s->now;
+  a->rate = g->r * a->scale;
+  a->vg = NULL;
+  a->vgpos = -1;
+  s->vg_members--;
+}
+
+/* Dates the group's proxy from its head member; an empty group leaves the event heap. */
+static void vg_redate(sim *s, sim_vgroup *g) {
+  activity *p = g->proxy;
+  if (!g->m.len) {
+    if (p->heap >= 0) { heap_remove(s, p); s->vg_proxies--; }
+    return;
+  }
+  activity *h = g->m.data[0];
+  double d = (h->vgkey - g->V) / g->r;
+  p->date = g->tv + (d > 0 ? d : 0);
+  p->seq = h->seq;
+  date_overflow(s, p);
+  if (p->heap < 0) s->vg_proxies++;
+  schedule(s, p);
+}
+
+static void vg_free(sim *s, sim_vgroup *g) {
+  if (g->proxy->heap >= 0) { heap_remove(s, g->proxy); s->vg_proxies--; }
+  psim_slab_free(&s->pool, g->proxy);
+  s->vg_of.data[g->cnst] = NULL;
+  VEC_FREE(g->m);
+  free(g);
+}
+
+/* The exact fallback: every member goes back to the per-flow path, with its work left and
+ * its variable's current value (some members' values changed in this solve, others not). */
+static void vg_dissolve(sim *s, sim_vgroup *g) {
+  s->vg_dissolves++;
+  vg_advance(s, g);
+  while (g->m.len) {
+    activity *a = g->m.data[g->m.len - 1];
+    vg_remove(s, a);
+    a->rate = lmm_var_value(s->lmm, a->var) * a->scale;
+    rated_reschedule(s, a, a->remaining);
+  }
+}
+
+static inline void vg_touch(sim *s, sim_vgroup *g, double value) {
+  vg_advance(s, g);
+  g->stamp = s->vg_stamp;
+  g->newr = value;
+  g->nsame = 0;
+  VEC_PUSH(s->vg_touched, g);
+}
+
+/* Member a's variable has a new value: 1 when it stays in its group (same value as the
+ * group's other reports of this solve), 0 when it left (the caller goes on per flow). */
+static int vg_report(sim *s, activity *a, double value) {
+  sim_vgroup *g = a->vg;
+  if (g->stamp != s->vg_stamp) vg_touch(s, g, value);
+  /* A second report of one member in a solve (none is expected) must not count twice. */
+  if (value == g->newr && value > 0 && a->vgstamp != s->vg_stamp) {
+    a->vgstamp = s->vg_stamp;
+    g->nsame++;
+    return 1;
+  }
+  vg_remove(s, a);
+  s->vg_leaves++;
+  return 0;
+}
+
+/* After the solve, flow a (per flow, its work and rate up to date) joins the group of its
+ * bottleneck when its value is the group's (creating the group on a constraint used by
+ * enough variables); 1 if it did. */
+static int vg_join(sim *s, activity *a) {
+  if (a->vg || a->var < 0 || a->heap < 0 || a->date <= s->now) return 0;
+  double value = lmm_var_value(s->lmm, a->var), left = a->remaining;
+  if (!(value > 0) || !(left > 0) || !isfinite(left) || !(a->scale > 0) || a->updated != s->now) return 0;
+  int c = lmm_var_bneck(s->lmm, a->var);
+  if (c < 0) return 0;
+  while (s->vg_of.len <= (size_t)c) VEC_PUSH(s->vg_of, NULL);
+  sim_vgroup *g = s->vg_of.data[c];
+  if (!g) {
+    if (lmm_cnst_nvars(s->lmm, c) < s->groups) return 0;
+    g = xcalloc(1, sizeof *g);
+    g->cnst = c;
+    g->tv = s->now;
+    g->r = value;
+    g->proxy = new_activity(s, NULL, g, 0);
+    g->proxy->vg = g;
+    g->proxy->vgpos = -2;
+    s->vg_of.data[c] = g;
+  }
+  vg_advance(s, g);
+  if (!g->m.len) {   /* empty (dissolved in this commit): any value, and V starts afresh */
+    g->V = 0;
+    g->r = value;
+  }
+  if (value != g->r) return 0;
+  if (g->stamp != s->vg_stamp) {   /* to be re-dated with the others */
+    g->stamp = s->vg_stamp;
+    g->newr = g->r;
+    g->nsame = 0;
+    VEC_PUSH(s->vg_touched, g);
+  }
+  heap_remove(s, a);
+  a->vgkey = g->V + left / a->scale;
+  a->vg = g;
+  a->date = INFINITY;
+  VEC_PUSH(g->m, a);
+  vg_up(g, g->m.len - 1);
+  s->vg_members++;
+  s->vg_joins++;
+  return 1;
+}
+
+/* After a solve: each group reported on takes its new value (one re-dating) when all its
+ * members reported it, and is dissolved otherwise; then the flows re-rated per flow may join
+ * a group (at its value from now on). */
+static void vg_commit(sim *s) {
+  size_t n0 = s->vg_touched.len;
+  for (size_t i = 0; i < n0; i++) {
+    sim_vgroup *g = s->vg_touched.data[i];
+    if (g->newr != g->r && g->nsame != g->m.len) vg_dissolve(s, g);
+    else if (g->m.len) g->r = g->newr;
+  }
+  for (size_t i = 0; i < s->vg_cand.len; i++) vg_join(s, s->vg_cand.data[i]);
+  s->vg_cand.len = 0;
+  for (size_t i = 0; i < s->vg_touched.len; i++) {
+    sim_vgroup *g = s->vg_touched.data[i];
+    if (!g->m.len) { vg_free(s, g); continue; }
+    vg_redate(s, g);
+    s->vg_moves++;
+  }
+  s->vg_touched.len = 0;
+  s->vg_stamp++;
+}
+
+/* The event heap's top, taken out: a group's proxy gives its head member (due now, its work
+ * done), the proxy being re-dated for the next one. */
+static activity *pop_event(sim *s) {
+  activity *a = s->heap.data[0].a;
+  if (a->vgpos != -2) { heap_remove(s, a); return a; }
+  sim_vgroup *g = a->vg;
+  double date = a->date;
+  vg_advance(s, g);
+  activity *m = g->m.data[0];
+  vg_remove(s, m);
+  m->remaining = 0;
+  m->date = date;
+  /* Between solves no group is in vg_touched: an empty one can go at once. */
+  if (g->m.len) vg_redate(s, g);
+  else vg_free(s, g);
+  return m;
 }
 
 void sim_daemon(sim *s, activity *a) {
@@ -341,7 +618,7 @@ void sim_make_ready(sim *s, int id) {
   s->rlen++;
 }
 
-size_t sim_pending(const sim *s) { return s->heap.len - s->ndaemon; }
+size_t sim_pending(const sim *s) { return s->heap.len - s->ndaemon - s->vg_proxies + s->vg_members; }
 size_t sim_nready(const sim *s) { return s->rlen; }
 
 /* Ends activity a (popped from the heap): frees its variable, calls done(), recycles it. */
@@ -372,6 +649,7 @@ uint64_t sim_run(sim *s, void (*run)(void *ctx, int id), void *ctx) {
       if (s->stopped) return events;
     }
     lmm_solve(s->lmm, rate_changed, s);
+    if (s->vg_touched.len || s->vg_cand.len) vg_commit(s);
     if (lmm_ordered(s->lmm)) sg_heap_order(s);
     if (s->heap.len == s->ndaemon) break;   /* only daemons (or nothing) left */
     /* Every completion at the next date is processed before any rank runs again, as in
@@ -379,8 +657,7 @@ uint64_t sim_run(sim *s, void (*run)(void *ctx, int id), void *ctx) {
     s->now = s->heap.data[0].date;
     if (!lmm_selective(s->lmm)) {
       while (s->heap.len && s->heap.data[0].date <= s->now) {
-        activity *a = s->heap.data[0].a;
-        heap_remove(s, a);
+        activity *a = pop_event(s);
         events++;
         finish(s, a);
         if (s->stopped) return events;
@@ -395,8 +672,7 @@ uint64_t sim_run(sim *s, void (*run)(void *ctx, int id), void *ctx) {
     s->batch.len = 0;
     int enables = 0;
     while (s->heap.len && s->heap.data[0].date - s->now < SG_TIMING_PRECISION) {
-      activity *a = s->heap.data[0].a;
-      heap_remove(s, a);
+      activity *a = pop_event(s);
       VEC_PUSH(s->batch, a);
       enables += a->then && a->var < 0;
     }

@@ -205,6 +205,7 @@ void lmm_var_free(lmm_system *s, int v) {
 }
 
 double lmm_var_value(const lmm_system *s, int v) { return s->vars.data[v].value; }
+int lmm_var_bneck(const lmm_system *s, int v) { int b = s->vars.data[v].bneck; return b >= 0 ? b : -1; }
 uint64_t lmm_work(const lmm_system *s) { return s->work; }
 
 /* Collects the component of constraint/variable `start` (through enabled variables). */

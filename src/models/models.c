@@ -97,6 +97,7 @@ static void expand_touch_link(models *m, int link, double coeff, void *arg) {
 static int flow_var(models *m, activity *a, int src, int dst, double penalty, double bound, int enabled_at_start) {
   lmm_system *l = sim_lmm(m->sim);
   int v = lmm_var_new(l, penalty, bound, a);
+  sim_groupable(m->sim, a);   /* its share may be a group's (network/solver:groups) */
   if (enabled_at_start && lmm_touching(l)) {
     flow_links(m, src, dst, expand_touch_link, &v);
   } else {
@@ -115,6 +116,7 @@ models *models_new(sim *s, const platform *p, const net_config *cfg, psim_err *e
   lmm_system *l = sim_lmm(s);
   lmm_set_selective(l, cfg->model == NET_SMPI && !cfg->optim_full);
   lmm_set_sg_order(l, cfg->tie_simgrid);   /* only under the selective update */
+  sim_set_groups(s, cfg->solver_groups ? SIM_GROUPS_MIN : 0);
   m->host_cnst0 = -1;
   for (int h = 0; h < m->nhosts; h++) {
     const plat_host *ph = plat_host_at(p, h);

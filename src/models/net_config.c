@@ -148,6 +148,12 @@ int net_config_set(net_config *c, const char *key, const char *v, psim_err *err)
     if (!strcmp(v, "Lazy") || !strcmp(v, "TI")) c->optim_full = 0;
     else if (!strcmp(v, "Full")) c->optim_full = 1;
     else return psim_errf(err, 2, NULL, 0, "--cfg %s: expected Lazy or Full, got '%s'", key, v);
+  } else if (!strcmp(key, "network/solver")) {
+    /* psim's: flows (the reference, one event-heap entry per flow) or groups (flows of one
+     * share on one bottleneck on one virtual clock; equal to flows up to rounding). */
+    if (!strcmp(v, "groups")) c->solver_groups = 1;
+    else if (!strcmp(v, "flows")) c->solver_groups = 0;
+    else return psim_errf(err, 2, NULL, 0, "--cfg %s: expected flows or groups, got '%s'", key, v);
   } else if (!strcmp(key, "network/tie-order")) {
     /* psim (default): events of one date end in the order psim last re-rated them; simgrid:
      * in the order of SimGrid's action heaps (lmm_sgorder.c, with network/optim:Lazy; it

@@ -1,0 +1,144 @@
+/* Group clocks (engine.c, network/solver:groups): flows of one share on one bottleneck on one
+ * virtual time. Dates derived by hand, and the same run under the per-flow path. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+
+#include "psim/kernel.h"
+
+typedef struct { double when[8]; int who[8]; int n; double left_a; } record;
+static record rec;
+static activity *flow_a;
+static int link_l, link_m;
+
+static void note(sim *s, activity *a) {
+  rec.when[rec.n] = sim_now(s);
+  rec.who[rec.n] = a->tag;
+  rec.n++;
+}
+static void no_run(void *ctx, int id) { (void)ctx; (void)id; }
+
+static activity *flow(sim *s, double bytes, int tag, int on_m) {
+  lmm_system *l = sim_lmm(s);
+  activity *a = sim_start_work(s, bytes, -1, 1, note, NULL, tag);
+  a->var = lmm_var_new(l, 1, 0, a);
+  lmm_expand(l, link_l, a->var, 1);
+  if (on_m) lmm_expand(l, link_m, a->var, 1);
+  sim_groupable(s, a);
+  return a;
+}
+
+/* ---- 3, 2 and 1 MB joining a 1 GB/s link at 0, 1 and 2 ms ----
+ * By hand, in V (bytes done by each member): V = 1e6 at 1 ms (alone at 1 GB/s), A's key 3e6;
+ * B joins with key 1e6 + 2e6 = 3e6; at 0.5 GB/s each, V = 1.5e6 at 2 ms; C joins with key
+ * 2.5e6; at 1/3 GB/s, V reaches 2.5e6 at 2 + 1e6 / (1e9 / 3) s = 5 ms: C ends; at 0.5 GB/s V
+ * reaches 3e6 at 5 + 0.5e6 / 0.5e9 s = 6 ms: A and B end (A first: scheduled first). At 3 ms A
+ * has 3e6 - (1.5e6 + 1e6 / 3) = 1166666.67 bytes left. */
+static void start_b(sim *s, activity *t) { (void)t; flow(s, 2e6, 1, 0); }
+static void start_c(sim *s, activity *t) { (void)t; flow(s, 1e6, 2, 0); }
+static void probe(sim *s, activity *t) { (void)t; rec.left_a = sim_work_left(s, flow_a); }
+
+static sim *three_flows(int groups) {
+  rec.n = 0;
+  sim *s = sim_new();
+  sim_set_groups(s, groups);
+  link_l = lmm_cnst_new(sim_lmm(s), 1e9, 0);
+  flow_a = flow(s, 3e6, 0, 0);
+  sim_start_timer(s, 1e-3, start_b, NULL, 10);
+  sim_start_timer(s, 2e-3, start_c, NULL, 11);
+  sim_start_timer(s, 3e-3, probe, NULL, 12);
+  sim_run(s, no_run, NULL);
+  return s;
+}
+
+static int close_rel(double a, double b, double tol) { return fabs(a - b) <= tol * fabs(b); }
+
+static void virtual_time_by_hand(void **st) {
+  (void)st;
+  sim *s = three_flows(1);
+  assert_int_equal(sim_group_joins(s), 3);   /* all three were group members */
+  assert_int_equal(rec.n, 3);
+  assert_int_equal(rec.who[0], 2);
+  assert_int_equal(rec.who[1], 0);
+  assert_int_equal(rec.who[2], 1);
+  assert_true(close_rel(rec.when[0], 5e-3, 1e-12));
+  assert_true(close_rel(rec.when[1], 6e-3, 1e-12));
+  assert_true(close_rel(rec.when[2], 6e-3, 1e-12));
+  assert_true(close_rel(rec.left_a, 3e6 - (1.5e6 + 1e6 / 3), 1e-12));
+  sim_free(s);
+}
+
+static void same_as_per_flow(void **st) {
+  (void)st;
+  sim *s = three_flows(0);
+  assert_int_equal(sim_group_joins(s), 0);
+  record ref = rec;
+  sim_free(s);
+  s = three_flows(1);
+  assert_int_equal(rec.n, ref.n);
+  for (int i = 0; i < rec.n; i++) {
+    assert_int_equal(rec.who[i], ref.who[i]);
+    assert_true(close_rel(rec.when[i], ref.when[i], 1e-12));
+  }
+  assert_true(close_rel(rec.left_a, ref.left_a, 1e-12));
+  sim_free(s);
+}
+
+/* ---- A member whose share changes apart from the others leaves the group ----
+ * A and B (1 MB each) share link L (1 GB/s): 0.5 GB/s each, one group; B also crosses link M
+ * (0.6 GB/s, not binding). At 1 ms C (1 MB) starts on M: B and C get 0.3 GB/s (M), A 0.7 GB/s
+ * (L). The values differ, so one of them leaves the group with its work left (0.5 MB each).
+ * A ends at 1 ms + 0.5e6 / 0.7e9 s = 1.714286 ms; B at 1 ms + 0.5e6 / 0.3e9 s = 2.666667 ms; C
+ * has 1e6 - 0.5e6 = 0.5 MB left then, alone on M at 0.6 GB/s: 2.666667 + 0.833333 = 3.5 ms. */
+static void start_c_on_m(sim *s, activity *t) {
+  (void)t;
+  lmm_system *l = sim_lmm(s);
+  activity *a = sim_start_work(s, 1e6, -1, 1, note, NULL, 2);
+  a->var = lmm_var_new(l, 1, 0, a);
+  lmm_expand(l, link_m, a->var, 1);
+  sim_groupable(s, a);
+}
+
+static void member_leaves(void **st) {
+  (void)st;
+  rec.n = 0;
+  sim *s = sim_new();
+  sim_set_groups(s, 1);
+  link_l = lmm_cnst_new(sim_lmm(s), 1e9, 0);
+  link_m = lmm_cnst_new(sim_lmm(s), 0.6e9, 0);
+  flow(s, 1e6, 0, 0);
+  flow(s, 1e6, 1, 1);
+  sim_start_timer(s, 1e-3, start_c_on_m, NULL, 10);
+  sim_run(s, no_run, NULL);
+  assert_true(sim_group_joins(s) >= 2);
+  assert_int_equal(rec.n, 3);
+  assert_int_equal(rec.who[0], 0);
+  assert_int_equal(rec.who[1], 1);
+  assert_int_equal(rec.who[2], 2);
+  assert_true(close_rel(rec.when[0], 1e-3 + 0.5e6 / 0.7e9, 1e-12));
+  assert_true(close_rel(rec.when[1], 1e-3 + 0.5e6 / 0.3e9, 1e-12));
+  assert_true(close_rel(rec.when[2], 3.5e-3, 1e-12));
+  sim_free(s);
+}
+
+/* Groups below the minimum size are not formed: 3 flows, minimum 8. */
+static void small_constraints_stay_per_flow(void **st) {
+  (void)st;
+  sim *s = three_flows(8);
+  assert_int_equal(sim_group_joins(s), 0);
+  assert_true(close_rel(rec.when[0], 5e-3, 1e-12));
+  sim_free(s);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(virtual_time_by_hand),
+      cmocka_unit_test(same_as_per_flow),
+      cmocka_unit_test(member_leaves),
+      cmocka_unit_test(small_constraints_stay_per_flow),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
