@@ -46,6 +46,10 @@ int tr_enter(void) {
 void tr_leave(void) {
   tr.depth--;
   tr.t_leave = tr_now();
+  if (tr.polling) {   /* the whole call, the tracer's own time in it too */
+    tr.polled += tr.t_leave - tr.t_enter;
+    tr.polling = 0;
+  }
 }
 
 static void flush_buf(int force) {
@@ -121,13 +125,22 @@ static char *format(const char *fmt, ...) {
 }
 
 /* The computation since the last written action, unless shorter than min_compute: then it
- * waits for the next one (a poll loop writes one compute line, not one per MPI_Iprobe). */
+ * waits for the next one (a poll loop writes one compute line, not one per MPI_Iprobe); the
+ * same for the time of probes and tests that found nothing. */
 static void put_compute(void) {
-  if (tr.carry < tr.min_compute || tr.carry <= 0) return;
-  double flops = tr.carry * tr.speed;
-  tr.carry = 0;
-  put(format("compute %.17g", flops));
+  if (tr.carry >= tr.min_compute && tr.carry > 0) {
+    double flops = tr.carry * tr.speed;
+    tr.carry = 0;
+    put(format("compute %.17g", flops));
+  }
+  if (tr.polled >= tr.min_compute && tr.polled > 0) {
+    double s = tr.polled;
+    tr.polled = 0;
+    put(format("sleep %.17g", s));
+  }
 }
+
+void tr_polled(void) { tr.polling = 1; }
 
 void tr_line(const char *fmt, ...) {
   put_compute();

@@ -281,6 +281,7 @@ int MPI_Test(MPI_Request *req, int *flag, MPI_Status *st) {
   int rc = PMPI_Test(req, flag, st);
   rq *e = *flag ? find(h) : NULL;
   if (e) done(e, st, 0);
+  if (!*flag) tr_polled();
   tr_leave();
   return rc;
 }
@@ -348,6 +349,8 @@ int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[]) {
     for (int i = 0; i < n; i++) idx[i] = i;
     multi_done(&m, s, idx, n, 0);
     free(idx);
+  } else {
+    tr_polled();
   }
   multi_end(&m);
   tr_leave();
@@ -366,6 +369,8 @@ static int any_common(int test, int n, MPI_Request reqs[], int *index, int *flag
     rq *e = find(m.h[*index]);
     if (e) done(e, st, 0);
     else if (!test) untraced_wait();
+  } else if (test) {
+    tr_polled();
   }
   multi_end(&m);
   return rc;
@@ -390,6 +395,7 @@ static int some_common(int test, int n, MPI_Request reqs[], int *outcount, int i
   MPI_Status *s = multi_begin(&m, n, reqs, sts);
   int rc = test ? PMPI_Testsome(n, reqs, outcount, idx, s) : PMPI_Waitsome(n, reqs, outcount, idx, s);
   if (*outcount != MPI_UNDEFINED && *outcount > 0) multi_done(&m, s, idx, *outcount, !test);
+  else if (test) tr_polled();
   multi_end(&m);
   return rc;
 }
@@ -434,10 +440,12 @@ void tr_req_finish(void) {
   cap = used = 0;
 }
 
-/* Probes write nothing (the receive that follows does), but their time is MPI's. */
+/* Probes write no action of their own (the receive that follows does); one that finds nothing
+ * is polling time, a sleep. MPI_Probe's wait is the receive's in a replay. */
 int MPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *st) {
   if (!tr_enter()) return PMPI_Iprobe(src, tag, comm, flag, st);
   int rc = PMPI_Iprobe(src, tag, comm, flag, st);
+  if (!*flag) tr_polled();
   tr_leave();
   return rc;
 }

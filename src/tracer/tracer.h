@@ -36,6 +36,8 @@ typedef struct tr_state {
   double t_leave;        /* when the last MPI call returned */
   double t_enter;        /* when the current one began */
   double carry;          /* computation (seconds) not yet written */
+  double polled;         /* seconds of probes and tests that found nothing, not yet written */
+  int polling;           /* the current call is one of those (tr_leave adds its time) */
   double t_start;        /* the end of MPI_Init (after its barrier) */
   int npend;             /* requests replay will consider pending (emu_trace.c's npend) */
   uint64_t count[TRC_N];
@@ -57,6 +59,9 @@ long tr_hole(void);
 void tr_fill(long id, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The time of the current call as `sleep` (a call TIT cannot represent), counted under c. */
 void tr_opaque(int c);
+/* The current call (a probe or a test) found nothing: its time, as a sleep before the next
+ * line (psim run records the time SMPI gives such calls as `sleep` too). */
+void tr_polled(void);
 
 int tr_dtcode(int size);
 /* bytes of elements of size esize as "count code" the way emu_trace.c writes them. */

@@ -4,8 +4,9 @@
 # traced at np=2 under Debian's MPICH: each rank's TIT file holds exactly the expected
 # actions (calls.rank*.txt; the one computation, a 50 ms busy loop, as 5e7 flops at
 # PSIMTRACE_SPEED=1e9 up to twice that on a loaded machine; the sleeps of the calls TIT
-# cannot represent of any length), the warning names those calls, and psim replay of the
-# trace takes the time derived from its lines. Skips (77) without MPICH or the library.
+# cannot represent of any length; 100 ms of MPI_Iprobe as the loop's compute and the probes'
+# sleep), the warning names those calls, and psim replay of the trace takes the time derived
+# from its lines. Skips (77) without MPICH or the library.
 . "$(dirname "$0")/../lib/common.sh"
 fails=0
 LIB=$(dirname "$PSIM")/lib/libpsimtrace.so
@@ -23,11 +24,12 @@ trace() {
     > "$TMPD/$n.out" 2> "$TMPD/$n.err" || bad "$n: the traced run failed: $(cat "$TMPD/$n.err")"
 }
 
-# compare GOT WANT: the same lines; "compute F" within [F, 2F]; "sleep ANY" any sleep
+# compare GOT WANT: the same lines; "compute F" within [F, 2F]; "compute ANY", "sleep ANY" any
 compare() {
   awk 'NR == FNR { w[FNR] = $0; nw = FNR; next }
        { split(w[FNR], e, " ")
-         if ($2 == "compute" && e[2] == "compute") ok = $1 == e[1] && NF == 3 && $3 >= e[3] && $3 <= 2 * e[3]
+         if ($2 == "compute" && e[3] == "ANY") ok = $1 == e[1] && e[2] == "compute" && NF == 3 && $3 > 0
+         else if ($2 == "compute" && e[2] == "compute") ok = $1 == e[1] && NF == 3 && $3 >= e[3] && $3 <= 2 * e[3]
          else if ($2 == "sleep" && e[3] == "ANY") ok = $1 == e[1] && e[2] == "sleep" && NF == 3 && $3 >= 0
          else ok = $0 == w[FNR]
          if (!ok) { printf "line %d: \"%s\", want \"%s\"\n", FNR, $0, w[FNR]; bad = 1 }
@@ -35,15 +37,17 @@ compare() {
        END { if (ng != nw) { printf "%d lines, want %d\n", ng, nw; bad = 1 }; exit bad }' "$2" "$1"
 }
 
-# replay_check NAME: psim replay on two.xml (1 Gf hosts) takes max(c0, c1)/1e9 + max(s0, s1),
-# c the rank's compute and s its sleeps (the ranks meet at the allreduce after the computation
-# and at the last barrier after the sleeps), plus the messages' few hundred microseconds
+# replay_check NAME: psim replay on two.xml (1 Gf hosts) takes max(c0, c1) + max(s0, s1), c
+# the rank's first computation (at 1e9 flop/s) and s the computations and sleeps after it (the
+# ranks meet at the allreduce after the first one and at the last barrier), plus the
+# messages' few hundred microseconds
 replay_check() {
   J=$TMPD/$1.json
   "$PSIM" replay --platform "$D/two.xml" "$TMPD/$1/list" --json "$J" > /dev/null 2> "$TMPD/$1.replay.err" ||
     { bad "$1: psim replay failed: $(cat "$TMPD/$1.replay.err")"; return; }
-  want=$(awk '$2 == "compute" { c[$1] += $3 } $2 == "sleep" { s[$1] += $3 }
-              END { c0 = c[0] > c[1] ? c[0] : c[1]; s0 = s[0] > s[1] ? s[0] : s[1]; printf "%.9f", c0 / 1e9 + s0 }' \
+  want=$(awk '$2 == "compute" && !($1 in c) { c[$1] = $3 / 1e9; next }
+              $2 == "compute" { s[$1] += $3 / 1e9 } $2 == "sleep" { s[$1] += $3 }
+              END { c0 = c[0] > c[1] ? c[0] : c[1]; s0 = s[0] > s[1] ? s[0] : s[1]; printf "%.9f", c0 + s0 }' \
          "$TMPD/$1/rank-0.txt" "$TMPD/$1/rank-1.txt")
   got=$(json_get "$J" simulated_time)
   if awk -v g="$got" -v w="$want" 'BEGIN { exit !(g != "" && g >= w && g <= w + 0.001) }'; then
@@ -60,6 +64,13 @@ trace c "$TMPD/calls" PSIMTRACE_SPEED=1e9 PSIMTRACE_MIN_COMPUTE=0.02
 for r in 0 1; do
   if compare "$TMPD/c/rank-$r.txt" "$D/calls.rank$r.txt"; then echo "ok   c: rank $r's actions"
   else bad "c: rank $r's actions differ"; fi
+done
+# the 100 ms of MPI_Iprobe: the loop's computation and the probes' sleep, at least 20 ms each
+for r in 0 1; do
+  tail -n 4 "$TMPD/c/rank-$r.txt" | awk '$2 == "compute" { c = $3 / 1e9 } $2 == "sleep" { s = $3 }
+    END { exit !(c >= 0.02 && s >= 0.02 && c + s >= 0.1 && c + s <= 0.2) }' &&
+    echo "ok   c: rank $r's 100 ms of polling as compute and sleep" ||
+    bad "c: rank $r's polling: $(tail -n 4 "$TMPD/c/rank-$r.txt" | tr '\n' ' ')"
 done
 grep -q '^psimtrace: warning: 2 calls TIT cannot represent, recorded as `sleep` of the time they took: MPI_Comm_split 2$' "$TMPD/c.err" &&
   grep -q '^psimtrace: warning: 2 collectives on communicators other than MPI_COMM_WORLD' "$TMPD/c.err" &&
