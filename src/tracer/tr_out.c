@@ -26,6 +26,8 @@ static size_t qhead, qlen, qcap;
 static long qbase, next_id;
 static char dir[4096];
 static int write_failed;
+static char head[16];               /* "RANK " */
+static int hlen;
 
 const char *tr_dir(void) { return dir; }
 
@@ -109,19 +111,55 @@ static char *vformat(const char *fmt, va_list ap) {
   return s;
 }
 
-static void put(char *s) {
-  if (!s) { write_failed = 1; return; }
-  if (qhead == qlen) { buf_add(s, strlen(s)); free(s); }
-  else q_push(s);
+static int reserve(size_t n) {
+  if (n <= bcap) return 0;
+  size_t nc = 2 * n + 4096;
+  char *nb = realloc(buf, nc);
+  if (!nb) { write_failed = 1; return -1; }
+  buf = nb;
+  bcap = nc;
+  return 0;
+}
+
+/* A line straight into the buffer (no hole pending): the common case, without the
+ * allocation of a queued line, since this is the cost of every traced call. */
+static void put_direct(const char *fmt, va_list ap) {
+  if (!hlen) hlen = snprintf(head, sizeof head, "%d ", tr.rank);
+  int h = hlen;
+  if (reserve(blen + (size_t)h + 256) < 0) return;
+  memcpy(buf + blen, head, (size_t)h);
+  va_list ap2;
+  va_copy(ap2, ap);
+  size_t room = bcap - blen - (size_t)h;
+  int n = vsnprintf(buf + blen + h, room, fmt, ap);
+  if (n >= 0 && (size_t)n + 1 >= room) {   /* a long v-collective line */
+    if (reserve(blen + (size_t)h + (size_t)n + 2) == 0) vsnprintf(buf + blen + h, (size_t)n + 1, fmt, ap2);
+    else n = -1;
+  }
+  va_end(ap2);
+  if (n < 0) { write_failed = 1; return; }
+  blen += (size_t)h + (size_t)n;
+  buf[blen++] = '\n';
+  flush_buf(0);
+}
+
+static void putv(const char *fmt, va_list ap) {
+  if (qhead == qlen) {
+    put_direct(fmt, ap);
+  } else {
+    char *s = vformat(fmt, ap);
+    if (s) q_push(s);
+    else write_failed = 1;
+  }
   next_id++;
 }
 
-static char *format(const char *fmt, ...) {
+static void put(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void put(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  char *s = vformat(fmt, ap);
+  putv(fmt, ap);
   va_end(ap);
-  return s;
 }
 
 /* The computation since the last written action, unless shorter than min_compute: then it
@@ -131,12 +169,12 @@ static void put_compute(void) {
   if (tr.carry >= tr.min_compute && tr.carry > 0) {
     double flops = tr.carry * tr.speed;
     tr.carry = 0;
-    put(format("compute %.17g", flops));
+    put("compute %.17g", flops);
   }
   if (tr.polled >= tr.min_compute && tr.polled > 0) {
     double s = tr.polled;
     tr.polled = 0;
-    put(format("sleep %.17g", s));
+    put("sleep %.17g", s);
   }
 }
 
@@ -146,7 +184,7 @@ void tr_line(const char *fmt, ...) {
   put_compute();
   va_list ap;
   va_start(ap, fmt);
-  put(vformat(fmt, ap));
+  putv(fmt, ap);
   va_end(ap);
 }
 

@@ -90,14 +90,14 @@ static void line_amount(const char *act, int peer, int tag, double bytes, int es
   double n;
   int code;
   tr_amount(bytes, esize, &n, &code);
-  tr_line("%s %d %d %.0f %d", act, peer, tag, n, code);
+  tr_line("%s %d %d %lld %d", act, peer, tag, (long long)n, code);   /* n is whole: faster than %.0f */
 }
 
 static void fill_recv(long hole, int src, int tag, double bytes, int esize) {
   double n;
   int code;
   tr_amount(bytes, esize, &n, &code);
-  tr_fill(hole, "irecv %d %d %.0f %d", src, tag, n, code);
+  tr_fill(hole, "irecv %d %d %lld %d", src, tag, (long long)n, code);
 }
 
 static double status_bytes(const MPI_Status *st) {
