@@ -425,7 +425,9 @@ int cmd_sensitivity(int argc, char **argv) {
     fputs(notes, stdout);
   }
   sens_doc doc = {vs.data, vs.len, base, &m, (int)run.np};
-  if ((rc = cli_emit(json, report, run.traces.data[0], write_doc, &doc)) != 0) goto out;
+  /* the page is titled by what was studied: the first trace, or the program (no trace then) */
+  const char *title = run.traces.len ? run.traces.data[0] : argv[prog_at];
+  if ((rc = cli_emit(json, report, title, write_doc, &doc)) != 0) goto out;
   rc = 0;
   for (size_t i = 0; i < vs.len; i++) if (isnan(vs.data[i].time)) rc = 2;
 out:

@@ -45,6 +45,22 @@ cmp -s "$TMPD/j1" "$TMPD/j4" || bad "-j 1 and -j 4 differ"
 grep -q '^bandwidth x0.5 .*%$' "$TMPD/j1" || bad "table lacks the bandwidth x0.5 row: $(cat "$TMPD/j1")"
 [ "$(grep -c 'x0.5\|x2' "$TMPD/j1")" -ge 8 ] || bad "table has too few variants"
 echo "ok   stencil table, same with -j 1 and -j 4"
+# a program's sensitivity writes --json and --report as a trace's does, the page titled by the
+# program (before: a null trace name was read for the page's title, a crash with --report, and
+# with --json alone once the output stage was shared, 76125dd; UBSan found it)
+"$(dirname "$PSIM")/psimcc" -O2 -o "$TMPD/ring" "$PSIM_SRC/examples/ring.c" || bad "psimcc ring.c"
+for o in "--json $TMPD/p.json" "--report $TMPD/p.html" "--json $TMPD/q.json --report $TMPD/q.html"; do
+  # shellcheck disable=SC2086
+  "$PSIM" sensitivity --np 4 --no-measure --vary latency:2 -j 2 $o -- "$TMPD/ring" 10 > /dev/null 2> "$TMPD/p.err" ||
+    bad "sensitivity $o -- ring: exit $?: $(head -c 300 "$TMPD/p.err")"
+done
+for j in p q; do
+  [ "$(json_get "$TMPD/$j.json" np)" = 4 ] || bad "sensitivity -- ring: $j.json has no np 4"
+done
+cmp -s "$TMPD/p.json" "$TMPD/q.json" || bad "sensitivity -- ring: --json differs with --report"
+for h in p q; do
+  grep -q "<title>[^<]*ring" "$TMPD/$h.html" || bad "sensitivity -- ring: $h.html is not titled by the program"
+done
 # bad input
 "$PSIM" sensitivity "$TMPD/st" --factors 0,x 2> /dev/null && bad "--factors 0,x accepted"
 "$PSIM" sensitivity "$TMPD/st" --vary nonsense 2> /dev/null && bad "--vary nonsense accepted"
