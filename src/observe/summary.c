@@ -221,8 +221,13 @@ void obs_write_summary(FILE *f, const replay_result *r, const run_meta *m) {
                "when it blocked for good)\n", r->simulated_time);
   else
     fprintf(f, "simulated time: %.6f s\n", r->simulated_time);
-  fprintf(f, "actions: %llu   messages: %llu (%s)\n", (unsigned long long)r->actions,
-          (unsigned long long)r->messages, b);
+  /* The two drivers count different things (docs/observe.md, "What an action is"): psim run
+   * one per MPI call and per computation between calls, a replay one per trace line, and the
+   * recorder writes one call as several lines (MPI_Sendrecv: isend, irecv, two waits). Saying
+   * which keeps a run and the replay of its trace from looking like different work. */
+  int is_run = m->command && !strcmp(m->command, "run");
+  fprintf(f, "actions: %llu (%s)   messages: %llu (%s)\n", (unsigned long long)r->actions,
+          is_run ? "MPI calls and computations" : "trace lines", (unsigned long long)r->messages, b);
   obs_time_totals t;
   if (obs_shares(r, &t)) {
     fprintf(f, "time of all ranks: %.1f%% computing, %.1f%% communicating, %.1f%% waiting, ",
