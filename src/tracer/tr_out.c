@@ -38,7 +38,8 @@ double tr_now(void) {
 }
 
 int tr_enter(void) {
-  if (!tr.on || tr.depth++) return 0;
+  if (!tr.on || tr.depth) return 0;   /* a nested call (the MPI's own) goes to PMPI alone */
+  tr.depth = 1;
   double t = tr_now();
   tr.t_enter = t;
   tr.carry += t - tr.t_leave;
@@ -46,7 +47,7 @@ int tr_enter(void) {
 }
 
 void tr_leave(void) {
-  tr.depth--;
+  tr.depth = 0;
   tr.t_leave = tr_now();
   if (tr.polling) {   /* the whole call, the tracer's own time in it too */
     tr.polled += tr.t_leave - tr.t_enter;
