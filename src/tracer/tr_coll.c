@@ -245,3 +245,17 @@ int MPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Datat
                              MPI_Comm comm) {
   COLL(PMPI_Reduce_scatter_block(sbuf, rbuf, rcount, dt, op, comm), rec_reducescatter(NULL, rcount, dt, comm))
 }
+
+/* Communicator creation is collective over the parent: psim run times it as MPICH does it,
+ * an allgather of two ints (color and key: src/emul/rt/rt_comm.c's split), and records that. */
+#define SPLIT(CALL) COLL(CALL, tr_line("allgather 2 2 1 1"))
+
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) {
+  SPLIT(PMPI_Comm_split(comm, color, key, newcomm))
+}
+
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) { SPLIT(PMPI_Comm_dup(comm, newcomm)) }
+
+int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) {
+  SPLIT(PMPI_Comm_create(comm, group, newcomm))
+}

@@ -1,6 +1,6 @@
-/* The calls TIT cannot represent (non-blocking collectives, MPI_Alltoallw, communicator
- * creation, one-sided communication, persistent requests' starts): each becomes `sleep` of
- * the time it took on this machine, the closest a time-independent trace can come, and is
+/* The calls TIT cannot represent (non-blocking collectives, MPI_Alltoallw, one-sided
+ * communication, persistent requests' starts): each becomes `sleep` of the time it took on
+ * this machine, the closest a time-independent trace can come, and is
  * counted for the warning at MPI_Finalize (tracer.h's TR_OPAQUE_CALLS). Their prototypes are
  * MPICH 4.0's (mpi_proto.h). */
 #include "tracer.h"
@@ -117,29 +117,8 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
   return rc;
 }
 
-int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) {
-  if (!tr_enter()) return PMPI_Comm_split(comm, color, key, newcomm);
-  int rc = PMPI_Comm_split(comm, color, key, newcomm);
-  tr_opaque(TRC_MPI_Comm_split);
-  tr_leave();
-  return rc;
-}
 
-int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
-  if (!tr_enter()) return PMPI_Comm_dup(comm, newcomm);
-  int rc = PMPI_Comm_dup(comm, newcomm);
-  tr_opaque(TRC_MPI_Comm_dup);
-  tr_leave();
-  return rc;
-}
 
-int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) {
-  if (!tr_enter()) return PMPI_Comm_create(comm, group, newcomm);
-  int rc = PMPI_Comm_create(comm, group, newcomm);
-  tr_opaque(TRC_MPI_Comm_create);
-  tr_leave();
-  return rc;
-}
 
 int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
   if (!tr_enter()) return PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);

@@ -13,8 +13,7 @@
   X(MPI_Ibarrier) X(MPI_Ibcast) X(MPI_Ireduce) X(MPI_Iallreduce) X(MPI_Ialltoall) \
   X(MPI_Ialltoallv) X(MPI_Iallgather) X(MPI_Iallgatherv) X(MPI_Igather) X(MPI_Igatherv) \
   X(MPI_Iscatter) X(MPI_Iscatterv) X(MPI_Ireduce_scatter) X(MPI_Alltoallw) \
-  X(MPI_Comm_split) X(MPI_Comm_dup) X(MPI_Comm_create) X(MPI_Put) X(MPI_Get) \
-  X(MPI_Accumulate) X(MPI_Win_fence) X(MPI_Win_lock) X(MPI_Win_unlock) X(MPI_Start) \
+  X(MPI_Put) X(MPI_Get) X(MPI_Accumulate) X(MPI_Win_fence) X(MPI_Win_lock) X(MPI_Win_unlock) X(MPI_Start) \
   X(MPI_Startall)
 
 enum {

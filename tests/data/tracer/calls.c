@@ -30,7 +30,8 @@ int main(int argc, char **argv) {
   MPI_Allreduce(d, e, 5, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   MPI_Bcast(k, 3, MPI_INT, 1, MPI_COMM_WORLD);
   MPI_Sendrecv(d, 2, MPI_DOUBLE, 1 - r, 5, e, 2, MPI_DOUBLE, 1 - r, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-  /* a communicator of one rank: not MPI_COMM_WORLD's ranks, so a sleep and a warning */
+  /* the split is an allgather of two ints, as psim run records it; a barrier on a communicator
+   * of one rank (not MPI_COMM_WORLD's ranks) a sleep and a warning */
   MPI_Comm self;
   MPI_Comm_split(MPI_COMM_WORLD, r, 0, &self);
   MPI_Barrier(self);
