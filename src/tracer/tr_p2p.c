@@ -218,11 +218,11 @@ static void sendrecv_trace(int rc, int dest, int stag, MPI_Datatype rtype, int s
   }
 }
 
-static long sendrecv_post(int scount, MPI_Datatype stype, int dest, int stag, int src, MPI_Comm comm) {
+/* sbytes of elements of ses bytes */
+static long sendrecv_post(double sbytes, int ses, int dest, int stag, int src, MPI_Comm comm) {
   long hole = 0;
   if (dest != MPI_PROC_NULL) {
-    int es = tr_type_size(stype);
-    line_amount("isend", world_peer(comm, dest), stag, (double)scount * es, es);
+    line_amount("isend", world_peer(comm, dest), stag, sbytes, ses);
     tr.npend++;
   }
   if (src != MPI_PROC_NULL) { hole = tr_hole(); tr.npend++; }
@@ -235,7 +235,8 @@ int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int
     return PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm, st);
   MPI_Status mine;
   if (st == MPI_STATUS_IGNORE) st = &mine;
-  long hole = sendrecv_post(scount, stype, dest, stag, src, comm);
+  int es = tr_type_size(stype);
+  long hole = sendrecv_post((double)scount * es, es, dest, stag, src, comm);
   int rc = PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm, st);
   if (rc != MPI_SUCCESS && src != MPI_PROC_NULL) tr_fill(hole, "compute 0");
   sendrecv_trace(rc, dest, stag, rtype, src, comm, st, hole);
@@ -248,7 +249,8 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int st
   if (!tr_enter()) return PMPI_Sendrecv_replace(buf, count, dt, dest, stag, src, rtag, comm, st);
   MPI_Status mine;
   if (st == MPI_STATUS_IGNORE) st = &mine;
-  long hole = sendrecv_post(count, dt, dest, stag, src, comm);
+  /* psim run sends the packed buffer as MPI_BYTE (src/emul/rt/rt_p2p.c): bytes, code 6 */
+  long hole = sendrecv_post((double)count * tr_type_size(dt), 1, dest, stag, src, comm);
   int rc = PMPI_Sendrecv_replace(buf, count, dt, dest, stag, src, rtag, comm, st);
   if (rc != MPI_SUCCESS && src != MPI_PROC_NULL) tr_fill(hole, "compute 0");
   sendrecv_trace(rc, dest, stag, dt, src, comm, st, hole);

@@ -6,7 +6,9 @@
 # PSIMTRACE_SPEED=1e9 up to twice that on a loaded machine; the sleeps of the calls TIT
 # cannot represent of any length; 100 ms of MPI_Iprobe as the loop's compute and the probes'
 # sleep), the warning names those calls, psim replay of the trace takes the time derived from
-# its lines, and psim run --trace-tit of the same program writes the same actions. Skips (77) without MPICH or the library.
+# its lines, and psim run --trace-tit of the same program writes the same actions. colls.c:
+# every TIT collective and the other point-to-point forms, against colls.rank*.txt and psim
+# run's recording. Skips (77) without MPICH or the library.
 . "$(dirname "$0")/../lib/common.sh"
 fails=0
 LIB=$(dirname "$PSIM")/lib/libpsimtrace.so
@@ -79,23 +81,40 @@ done
   bad "c: warnings: $(cat "$TMPD/c.err")"
 replay_check c
 
-# psim run's recorder writes the same actions for the same calls (its computations and
-# sleeps are its own: SMPI's costs of MPI_Iprobe, none for the barrier on one rank). psim run
-# loads an MPICH binary with RTLD_DEEPBIND, which a sanitized psim cannot.
-if ldd "$PSIM" 2> /dev/null | grep -q libasan; then
-  echo "note: a sanitized psim: psim run's recording is not compared"
-elif timeout 300 "$PSIM" run --np 2 -q --trace-tit "$TMPD/emu" -- "$TMPD/calls" > /dev/null 2> "$TMPD/emu.err"; then
-  for r in 0 1; do
-    if grep -v ' compute \| sleep ' "$TMPD/emu/rank-$r.txt" > "$TMPD/emu.$r" &&
-       grep -v ' compute \| sleep ' "$TMPD/c/rank-$r.txt" | diff "$TMPD/emu.$r" - > "$TMPD/emu.diff"; then
-      echo "ok   c: rank $r's actions are psim run --trace-tit's"
-    else
-      bad "c: rank $r: psim run --trace-tit wrote other actions: $(cat "$TMPD/emu.diff")"
-    fi
-  done
-else
-  bad "psim run --trace-tit of calls failed: $(cat "$TMPD/emu.err")"
-fi
+# same_as_psim_run NAME PROG: psim run's recorder writes the same actions for the same calls
+# (its computations and sleeps are its own: SMPI's costs of MPI_Iprobe, none for a barrier on
+# one rank). psim run loads an MPICH binary with RTLD_DEEPBIND, which a sanitized psim cannot.
+same_as_psim_run() {
+  if ldd "$PSIM" 2> /dev/null | grep -q libasan; then
+    echo "note: a sanitized psim: psim run's recording of $1 is not compared"
+  elif timeout 300 "$PSIM" run --np 2 -q --trace-tit "$TMPD/emu.$1" -- "$2" > /dev/null 2> "$TMPD/emu.$1.err"; then
+    for r in 0 1; do
+      if grep -v ' compute \| sleep ' "$TMPD/emu.$1/rank-$r.txt" > "$TMPD/emu.$1.$r" &&
+         grep -v ' compute \| sleep ' "$TMPD/$1/rank-$r.txt" | diff "$TMPD/emu.$1.$r" - > "$TMPD/emu.diff"; then
+        echo "ok   $1: rank $r's actions are psim run --trace-tit's"
+      else
+        bad "$1: rank $r: psim run --trace-tit wrote other actions: $(cat "$TMPD/emu.diff")"
+      fi
+    done
+  else
+    bad "psim run --trace-tit of $2 failed: $(cat "$TMPD/emu.$1.err")"
+  fi
+}
+same_as_psim_run c "$TMPD/calls"
+
+# every collective TIT has, element sizes 1, 2, 4 and 8, MPI_IN_PLACE, on a duplicate of
+# MPI_COMM_WORLD too; MPI_Ssend, ANY_SOURCE and ANY_TAG, MPI_PROC_NULL, Sendrecv_replace,
+# Issend, Waitany, Waitsome (colls.rank*.txt, computations and sleeps aside)
+mpicc.mpich -O1 -Wno-stringop-overflow -o "$TMPD/colls" "$D/colls.c" || bad "mpicc.mpich colls.c"
+trace k "$TMPD/colls" PSIMTRACE_SPEED=1e9
+for r in 0 1; do
+  if grep -v ' compute \| sleep ' "$TMPD/k/rank-$r.txt" | diff "$D/colls.rank$r.txt" - > "$TMPD/k.diff"; then
+    echo "ok   k: rank $r's collectives and point-to-point calls"
+  else
+    bad "k: rank $r: $(cat "$TMPD/k.diff")"
+  fi
+done
+same_as_psim_run k "$TMPD/colls"
 
 if command -v mpifort.mpich > /dev/null; then
   mpifort.mpich -O1 -o "$TMPD/fcalls" "$D/calls.f90" || bad "mpifort.mpich calls.f90"
