@@ -18,6 +18,10 @@
 # simulated times, which must be equal to SimGrid's 6 printed decimals. PSIM_OPTS adds psim
 # options (e.g. "--cfg network/optim:Full"). SG_CACHE=1 reuses SimGrid's figures of an earlier
 # run (SimGrid does not change; psim does): quicker, but then not measured side by side.
+# SOLVERS="flows groups" times psim once per network/solver (the per-flow reference and the
+# group clocks, docs/performance.md "Group clocks"), side by side, with the ratio of the
+# second to the first and a check that both simulated times agree to 1e-9 (NO_SIMGRID=1 to
+# leave SimGrid out).
 set -u
 cd "$(dirname "$0")/.."
 PSIM=${PSIM:-$PWD/build/psim}
@@ -73,6 +77,36 @@ user_time() {
   done
   echo $ts | tr ' ' '\n' | median
 }
+
+if [ -n "${SOLVERS:-}" ]; then
+  # shellcheck disable=SC2086
+  set -- $SOLVERS
+  [ $# = 2 ] || { echo "SOLVERS: give two network/solver values (e.g. \"flows groups\")" >&2; exit 2; }
+  printf "%-10s %-9s %10s %10s %7s  %-12s %s\n" shape size "$1" "$2" "$2/$1" "psim time" "agree (1e-9)"
+  for size in $SIZES; do
+    n=${size%x*} it=${size#*x}
+    dir="$OUT/st-$size"
+    [ -f "$dir/list" ] || $PSIM gen stencil --ranks "$n" --iters "$it" -o "$dir" >/dev/null 2>&1
+    for shape in $SHAPES; do
+      platform "$shape" "$n"
+      ts="" ps=""
+      for solver in "$1" "$2"; do
+        # shellcheck disable=SC2086
+        t=$(user_time $PSIM replay --quiet --json - ${PSIM_OPTS:-} --cfg network/solver:$solver \
+              --platform "$OUT/$shape-$n.xml" --hostfile "$OUT/hosts-$n" "$dir") || continue 2
+        ts="$ts $t"
+        ps="$ps $(grep -o '"simulated_time": [0-9.e+-]*' "$OUT/last.out" | sed 's/.*: //')"
+      done
+      # shellcheck disable=SC2086
+      set -- $SOLVERS $ts $ps
+      agree=$(awk -v a="$5" -v b="$6" 'BEGIN { d = a - b; if (d < 0) d = -d; print (d <= 1e-9 * a ? "yes" : "NO") }')
+      printf "%-10s %-9s %9.2fs %9.2fs %7.3f  %-12.6f %s\n" "$shape" "$size" "$3" "$4" \
+        "$(awk -v a="$3" -v b="$4" 'BEGIN { print (a > 0 ? b / a : 0) }')" "$5" "$agree"
+      set -- $SOLVERS
+    done
+  done
+  exit 0
+fi
 
 printf "%-10s %-9s %10s %10s %9s  %-12s %-12s\n" shape size psim SimGrid speed-up "psim time" "SimGrid time"
 for size in $SIZES; do

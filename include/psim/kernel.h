@@ -148,8 +148,9 @@ void sim_scale_work(sim *s, activity *a, double f);
  * Ignored under SimGrid's order of ties (lmm_ordered). sim_groupable marks a work activity
  * whose variable may join a group (the network model's flows; not computations). */
 /* sim_set_groups(s, min_vars): groups on constraints used by at least min_vars variables
- * (0: off; SIM_GROUPS_MIN is the models' choice: fewer flows cost less per flow). */
-#define SIM_GROUPS_MIN 8
+ * (0: off). SIM_GROUPS_MIN is the models' choice: on smaller constraints a group's joins and
+ * leaves cost more than the per-flow re-datings they save (docs/performance.md). */
+#define SIM_GROUPS_MIN 32
 void sim_set_groups(sim *s, int min_vars);
 void sim_groupable(sim *s, activity *a);
 /* Flows that joined a group so far, groups dissolved (the exact fallback): for the tests. */

@@ -369,8 +369,14 @@ static void rate_changed(void *ctx, void *owner, double value) {
   a->rate = value * a->scale;
   rated_reschedule(s, a, left);
   /* It may join a group once the solve is over, when the members' new share is known (the
-   * solver reports a newcomer before or after the members, in no fixed order). */
+   * solver reports a newcomer before or after the members, in no fixed order). Only a flow
+   * whose bottleneck has a group or could have one is listed: on shapes without large
+   * saturated links that is almost none, and the list would only cost. */
   if (a->groupable && s->groups && a->vgstamp != s->vg_stamp) {
+    int c = lmm_var_bneck(s->lmm, a->var);
+    if (c < 0) return;
+    int has = (size_t)c < s->vg_of.len && s->vg_of.data[c];
+    if (!has && lmm_cnst_nvars(s->lmm, c) < s->groups) return;
     a->vgstamp = s->vg_stamp;
     VEC_PUSH(s->vg_cand, a);
   }

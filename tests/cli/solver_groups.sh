@@ -106,8 +106,8 @@ rc=$?
 # SimGrid's six replay cases under groups: the same decimals as SimGrid (simgrid_cases.sh).
 cat > "$TMPD/psim-groups" <<EOF
 #!/bin/sh
-cmd=\$1; shift
-exec "$PSIM" "\$cmd" --cfg network/solver:groups "\$@"
+if [ "\$1" = replay ]; then shift; exec "$PSIM" replay --cfg network/solver:groups "\$@"; fi
+exec "$PSIM" "\$@"
 EOF
 chmod +x "$TMPD/psim-groups"
 PSIM="$TMPD/psim-groups" sh "$PSIM_SRC/tests/cli/simgrid_cases.sh" > "$TMPD/cases.out" 2>&1 &&
