@@ -12,6 +12,8 @@ void cli_observe_init(cli_observe *c, int progress) {
 }
 
 int cli_observe_option(cli_observe *c, const char *cmd, int argc, char **argv, int *i) {
+  c->argc = argc;
+  c->argv = argv;
   const char *a = argv[*i];
   int needs = !strcmp(a, "--trace") || !strcmp(a, "--report");
   if (needs && *i + 1 >= argc) { cli_usage(cmd, "%s needs a value", a); return -1; }
@@ -50,6 +52,30 @@ int cli_observe_setup(cli_observe *c, const platform *plat, const int *rank_host
   return 0;
 }
 
+/* psim run's document: replay's (cli_write_result_doc) and the program's command line, which
+ * the report names (the document's "traces" holds the program alone). */
+typedef struct run_doc {
+  cli_result_doc d;
+  char *const *argv;
+  int argc;
+} run_doc;
+
+static void write_run_doc(FILE *f, void *ctx, int for_report) {
+  const run_doc *x = ctx;
+  const cli_result_doc *d = &x->d;
+  obs_write_json_body(f, d->res, d->m);
+  if (x->argc > 0) {
+    fputs(",\n  \"argv\": [", f);
+    for (int i = 0; i < x->argc; i++) {
+      if (i) fputs(", ", f);
+      obs_json_string(f, x->argv[i]);
+    }
+    fputc(']', f);
+  }
+  if (for_report || (d->timeline && d->rec)) obs_write_json_sections(f, d->res, d->rec, d->cp);
+  fputs("\n}\n", f);
+}
+
 int cli_observe_finish(cli_observe *c, const replay_result *res, const run_meta *m, const char *json, int ok,
                        const char *title) {
   obs_progress_free(c->prog);   /* clears its line before anything else is printed */
@@ -63,8 +89,10 @@ int cli_observe_finish(cli_observe *c, const replay_result *res, const run_meta 
   }
   if (c->rec && ok) { obs_critpath_compute(c->rec, res, &c->cp); c->cp_done = 1; }
   const obs_critpath *cpp = c->cp_done ? &c->cp : NULL;
-  cli_result_doc doc = {res, m, c->rec, cpp, c->timeline};
-  return cli_emit(json, c->report, title, cli_write_result_doc, &doc);
+  run_doc doc = {{res, m, c->rec, cpp, c->timeline}, NULL, 0};
+  for (int i = 0; title && i < c->argc; i++)
+    if (c->argv[i] == title) { doc.argv = c->argv + i; doc.argc = c->argc - i; break; }
+  return cli_emit(json, c->report, title, write_run_doc, &doc);
 }
 
 void cli_observe_free(cli_observe *c) {

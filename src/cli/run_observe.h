@@ -17,6 +17,10 @@ typedef struct cli_observe {
   int *rank_host;             /* a copy, for the trace writers */
   VEC(obs_trace *) writers;
   VEC(replay_observer) obs;   /* what the run gets */
+  /* the command's argv, as cli_observe_option saw it: the program's command line for the
+   * document is found in it (cli_observe_finish) */
+  int argc;
+  char **argv;
 } cli_observe;
 
 /* Call first, with whether progress is on by default (stderr is a terminal). */
@@ -28,7 +32,9 @@ int cli_observe_option(cli_observe *c, const char *cmd, int argc, char **argv, i
 int cli_observe_setup(cli_observe *c, const platform *plat, const int *rank_host, int np);
 /* After the run (ok: it finished without deadlock): closes the traces, computes the critical
  * path, writes the JSON document (with the report's sections when --timeline) to json (or
- * nothing when NULL) and the report. 0, or an exit status. */
+ * nothing when NULL) and the report. When title is one of the argv strings
+ * cli_observe_option was given (psim run's program), the document's "argv" is it and the
+ * arguments after it: the program's command line. 0, or an exit status. */
 int cli_observe_finish(cli_observe *c, const replay_result *res, const run_meta *m, const char *json, int ok,
                        const char *title);
 void cli_observe_free(cli_observe *c);

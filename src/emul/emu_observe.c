@@ -2,33 +2,39 @@
  * replay, so the trace writers, the recording behind the report and the critical path, and
  * the progress line serve psim run too. An MPI call is reported as the trace action of the
  * same meaning (MPI_Isend -> isend, MPI_Waitall -> waitall, ...), a computation (measured
- * CPU burst or psim_compute) as compute, psim_sleep as sleep; messages as they arrive. The
- * program's source lines are unknown: actions carry no file or line. */
+ * CPU burst or psim_compute) as compute, psim_sleep as sleep; messages as they arrive. An MPI
+ * call carries the file and line it was made at when include/psim_mpi/mpi.h's macro recorded
+ * them just before it (psim_at: the blocking calls of a psimcc build; `at` below); other
+ * calls (non-blocking ones, a precompiled MPICH or Open MPI binary's) and computations have
+ * none: the site psim_at left would be an earlier call's. */
 #include <string.h>
 
 #include "emul/emu.h"
 
-static const struct { const char *name; tit_kind k; } CALLS[] = {
-    {"MPI_Send", TIT_SEND},         {"MPI_Ssend", TIT_SEND},          {"MPI_Bsend", TIT_SEND},
-    {"MPI_Rsend", TIT_SEND},        {"MPI_Isend", TIT_ISEND},         {"MPI_Issend", TIT_ISEND},
-    {"MPI_Ibsend", TIT_ISEND},      {"MPI_Irsend", TIT_ISEND},        {"MPI_Recv", TIT_RECV},
-    {"MPI_Irecv", TIT_IRECV},       {"MPI_Probe", TIT_RECV},          {"MPI_Sendrecv", TIT_SENDRECV},
-    {"MPI_Sendrecv_replace", TIT_SENDRECV},
-    {"MPI_Wait", TIT_WAIT},         {"MPI_Waitany", TIT_WAIT},        {"MPI_Waitall", TIT_WAITALL},
-    {"MPI_Waitsome", TIT_WAITALL},  {"MPI_Test", TIT_TEST},           {"MPI_Testany", TIT_TEST},
-    {"MPI_Testall", TIT_TEST},      {"MPI_Testsome", TIT_TEST},       {"MPI_Iprobe", TIT_TEST},
-    {"MPI_Barrier", TIT_BARRIER},   {"MPI_Bcast", TIT_BCAST},         {"MPI_Reduce", TIT_REDUCE},
-    {"MPI_Allreduce", TIT_ALLREDUCE}, {"MPI_Alltoall", TIT_ALLTOALL}, {"MPI_Alltoallv", TIT_ALLTOALLV},
-    {"MPI_Gather", TIT_GATHER},     {"MPI_Gatherv", TIT_GATHERV},     {"MPI_Allgather", TIT_ALLGATHER},
-    {"MPI_Allgatherv", TIT_ALLGATHERV}, {"MPI_Scatter", TIT_SCATTER}, {"MPI_Scatterv", TIT_SCATTERV},
-    {"MPI_Reduce_scatter", TIT_REDUCESCATTER}, {"MPI_Scan", TIT_SCAN}, {"MPI_Exscan", TIT_EXSCAN},
-    {"MPI_Init", TIT_INIT},         {"MPI_Finalize", TIT_FINALIZE},   {"MPI_Migrate", TIT_MIGRATE},
-    {"psim_compute", TIT_COMPUTE},  {"PSIM_SAMPLE", TIT_COMPUTE},     {"psim_sleep", TIT_SLEEP},
+/* at: mpi.h wraps the call in psim_at(__FILE__, __LINE__) */
+static const struct { const char *name; tit_kind k; int at; } CALLS[] = {
+   {"MPI_Send", TIT_SEND, 1},           {"MPI_Ssend", TIT_SEND, 1},          {"MPI_Bsend", TIT_SEND, 0},
+   {"MPI_Rsend", TIT_SEND, 0},          {"MPI_Isend", TIT_ISEND, 0},         {"MPI_Issend", TIT_ISEND, 0},
+   {"MPI_Ibsend", TIT_ISEND, 0},        {"MPI_Irsend", TIT_ISEND, 0},        {"MPI_Recv", TIT_RECV, 1},
+   {"MPI_Irecv", TIT_IRECV, 0},         {"MPI_Probe", TIT_RECV, 1},          {"MPI_Sendrecv", TIT_SENDRECV, 1},
+   {"MPI_Sendrecv_replace", TIT_SENDRECV, 1}, {"MPI_Wait", TIT_WAIT, 1},           {"MPI_Waitany", TIT_WAIT, 1},
+   {"MPI_Waitall", TIT_WAITALL, 1},     {"MPI_Waitsome", TIT_WAITALL, 1},    {"MPI_Test", TIT_TEST, 0},
+   {"MPI_Testany", TIT_TEST, 0},        {"MPI_Testall", TIT_TEST, 0},        {"MPI_Testsome", TIT_TEST, 0},
+   {"MPI_Iprobe", TIT_TEST, 0},         {"MPI_Barrier", TIT_BARRIER, 1},     {"MPI_Bcast", TIT_BCAST, 1},
+   {"MPI_Reduce", TIT_REDUCE, 1},       {"MPI_Allreduce", TIT_ALLREDUCE, 1}, {"MPI_Alltoall", TIT_ALLTOALL, 1},
+   {"MPI_Alltoallv", TIT_ALLTOALLV, 0}, {"MPI_Gather", TIT_GATHER, 1},       {"MPI_Gatherv", TIT_GATHERV, 0},
+   {"MPI_Allgather", TIT_ALLGATHER, 1}, {"MPI_Allgatherv", TIT_ALLGATHERV, 0}, {"MPI_Scatter", TIT_SCATTER, 1},
+   {"MPI_Scatterv", TIT_SCATTERV, 0},   {"MPI_Reduce_scatter", TIT_REDUCESCATTER, 0}, {"MPI_Scan", TIT_SCAN, 0},
+   {"MPI_Exscan", TIT_EXSCAN, 0},       {"MPI_Init", TIT_INIT, 0},           {"MPI_Finalize", TIT_FINALIZE, 0},
+   {"MPI_Migrate", TIT_MIGRATE, 0},     {"psim_compute", TIT_COMPUTE, 0},    {"PSIM_SAMPLE", TIT_COMPUTE, 0},
+   {"psim_sleep", TIT_SLEEP, 0},
 };
 
-static tit_kind call_kind(const char *name) {
+/* The call's kind, and whether its site was recorded (*at). */
+static tit_kind call_kind(const char *name, int *at) {
+  *at = 0;
   for (size_t i = 0; name && i < sizeof CALLS / sizeof *CALLS; i++)
-    if (!strcmp(CALLS[i].name, name)) return CALLS[i].k;
+    if (!strcmp(CALLS[i].name, name)) { *at = CALLS[i].at; return CALLS[i].k; }
   return TIT_NOOP;   /* communicator management, MPI_Start, MPI_Wtime...: no state of its own */
 }
 
@@ -36,8 +42,11 @@ void emu_observe_action(emu_sim *S, int rank, const char *call, tit_kind k, doub
   if (!S->o->nobservers) return;
   tit_action a;
   memset(&a, 0, sizeof a);
-  a.kind = call ? call_kind(call) : k;
+  int at = 0;
+  a.kind = call ? call_kind(call, &at) : k;
   a.rank = rank;
+  const emu_rank *kr = &S->ranks[rank];
+  if (at && kr->file && kr->line > 0) { a.file = kr->file; a.line = kr->line; }
   const char *text = call ? call : a.kind == TIT_SLEEP ? "sleep" : "compute";
   for (int i = 0; i < S->o->nobservers; i++)
     if (S->o->observers[i].action)

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "psim/observe.h"
+#include "obs_record_src.h"
 
 static void add_seg(obs_critpath *cp, int what, int rank, int peer, double s, double e,
                     double bytes, long act, int src, int dst) {
@@ -190,6 +190,17 @@ static size_t merged_end(const obs_critpath *cp, size_t i) {
 
 static double pct(double x, double tot) { return tot > 0 ? 100 * x / tot : 0; }
 
+/* The action of a segment: its own, or for a transfer the call of its rank that waited for
+ * it, the one under way at the arrival (the walk took the message for the call it was in,
+ * which started before the arrival): where in the code the wait is. -1 when none. */
+static long seg_act(const obs_record *rec, const obs_cp_seg *s) {
+  if (!rec || s->rank < 0 || s->rank >= rec->np) return -1;
+  long n = (long)rec->acts[s->rank].len;
+  if (s->what != OBS_CP_TRANSFER) return s->act < n ? s->act : -1;
+  long i = last_before(rec->acts[s->rank].data, n, s->end);
+  return i >= 0 && rec->acts[s->rank].data[i].end >= s->end ? i : -1;
+}
+
 void obs_critpath_write_text(FILE *f, const obs_critpath *cp, const obs_record *rec) {
   fprintf(f, "critical path: %.6f s, ending on rank %d\n", cp->length, cp->last_rank);
   fprintf(f, "  computation %.6f s (%.1f%%), transfers %.6f s (%.1f%%), MPI overheads %.6f s (%.1f%%), "
@@ -218,12 +229,19 @@ void obs_critpath_write_text(FILE *f, const obs_critpath *cp, const obs_record *
       if (a->what == OBS_CP_TRANSFER) snprintf(who, sizeof who, "%d->%d", a->src, a->dst);
       else snprintf(who, sizeof who, "%d", a->rank);
       fprintf(f, "%14.6f %14.6f  %-9s %-9s ", a->start, cp->segs.data[j - 1].end, who, what_name(a->what));
-      if (a->what == OBS_CP_TRANSFER) fprintf(f, "%.0f bytes", a->bytes);
-      else {
+      if (a->what == OBS_CP_TRANSFER) {
+        fprintf(f, "%.0f bytes", a->bytes);
+        long w = seg_act(rec, a);
+        const char *src = w >= 0 ? obs_record_act_file(rec, a->rank, (size_t)w) : NULL;
+        if (src) fprintf(f, ", waited for at %s:%u", src, (unsigned)rec->acts[a->rank].data[w].line);
+      } else {
         const obs_act *x = a->act >= 0 ? &rec->acts[a->rank].data[a->act] : NULL;
         if (x && x->text_len) fprintf(f, "%.*s", (int)x->text_len, rec->text.data + x->text);
         else if (x) fputs(obs_state_name((tit_kind)x->kind), f);
         else fputs("(end of trace: pending requests)", f);
+        /* where to look: the trace line, or the program's call site under psim run */
+        const char *src = x ? obs_record_act_file(rec, a->rank, (size_t)a->act) : NULL;
+        if (src) fprintf(f, " at %s:%u", src, (unsigned)x->line);
         if (j - i > 1) fprintf(f, " (+%zu more)", j - i - 1);
       }
       fputc('\n', f);
@@ -234,7 +252,14 @@ void obs_critpath_write_text(FILE *f, const obs_critpath *cp, const obs_record *
 
 /* The top contributors: the path's time summed per (rank, part, action kind, source line), or
  * per (receiving rank, sending rank) for transfers, largest first: where to look in the code. */
-typedef struct cp_contrib { int rank, what, kind, peer; uint32_t line; double time; long count; } cp_contrib;
+typedef struct cp_contrib {
+  int rank, what, kind, peer;
+  unsigned file;            /* obs_record_act_file_id: the same line of two files differs */
+  uint32_t line;
+  const char *name;         /* the file's name */
+  double time;
+  long count;
+} cp_contrib;
 
 static int contrib_cmp_key(const void *a, const void *b) {
   const cp_contrib *x = a, *y = b;
@@ -242,6 +267,7 @@ static int contrib_cmp_key(const void *a, const void *b) {
   if (x->what != y->what) return x->what < y->what ? -1 : 1;
   if (x->kind != y->kind) return x->kind < y->kind ? -1 : 1;
   if (x->peer != y->peer) return x->peer < y->peer ? -1 : 1;
+  if (x->file != y->file) return x->file < y->file ? -1 : 1;
   return x->line < y->line ? -1 : x->line > y->line;
 }
 
@@ -253,22 +279,40 @@ static int contrib_cmp_time(const void *a, const void *b) {
 
 enum { CP_TOP = 20 };
 
+/* Sums the contributions of one key (times and counts); returns how many remain. */
+static size_t merge_contribs(cp_contrib *c, size_t n) {
+  qsort(c, n, sizeof *c, contrib_cmp_key);
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (m && !contrib_cmp_key(&c[m - 1], &c[i])) { c[m - 1].time += c[i].time; c[m - 1].count += c[i].count; }
+    else c[m++] = c[i];
+  }
+  return m;
+}
+
 static void write_top(FILE *f, const obs_critpath *cp, const obs_record *rec, const char *pad) {
   size_t n = cp->segs.len;
   cp_contrib *c = xmalloc((n ? n : 1) * sizeof *c);
   for (size_t i = 0; i < n; i++) {
     const obs_cp_seg *s = &cp->segs.data[i];
-    const obs_act *a = rec && s->act >= 0 && s->rank >= 0 && s->rank < rec->np &&
-                               (size_t)s->act < rec->acts[s->rank].len ? &rec->acts[s->rank].data[s->act] : NULL;
+    long ai = seg_act(rec, s);
+    const obs_act *a = ai >= 0 ? &rec->acts[s->rank].data[ai] : NULL;
     c[i] = (cp_contrib){s->rank, s->what, a ? a->kind : -1, s->what == OBS_CP_TRANSFER ? s->src : -1,
-                        a ? a->line : 0, s->end > s->start ? s->end - s->start : 0, 1};
+                        a ? obs_record_act_file_id(rec, s->rank, (size_t)ai) : 0, a ? a->line : 0,
+                        a ? obs_record_act_file(rec, s->rank, (size_t)ai) : NULL,
+                        s->end > s->start ? s->end - s->start : 0, 1};
   }
-  qsort(c, n, sizeof *c, contrib_cmp_key);
-  size_t m = 0;
-  for (size_t i = 0; i < n; i++) {
-    if (m && !contrib_cmp_key(&c[m - 1], &c[i])) { c[m - 1].time += c[i].time; c[m - 1].count++; }
-    else c[m++] = c[i];
-  }
+  size_t m = merge_contribs(c, n);
+  /* A transfer is listed with the call that waited for it where that call waited again: a
+   * program's call site (psim run). A trace's lines are each one action: its transfers are
+   * summed per sender alone, so that they do not scatter over one row per line. */
+  int again = 0;
+  for (size_t i = 0; i < m; i++)
+    if (c[i].what == OBS_CP_TRANSFER && c[i].count == 1 && c[i].kind >= 0) {
+      c[i].kind = -1, c[i].file = 0, c[i].line = 0, c[i].name = NULL;
+      again = 1;
+    }
+  if (again) m = merge_contribs(c, m);
   qsort(c, m, sizeof *c, contrib_cmp_time);
   fprintf(f, ",\n%s  \"top\": [", pad);
   for (size_t i = 0; i < m && i < CP_TOP; i++) {
@@ -276,9 +320,8 @@ static void write_top(FILE *f, const obs_critpath *cp, const obs_record *rec, co
     fprintf(f, "%s\n%s    {\"rank\": %d, \"part\": \"%s\", \"action\": ", i ? "," : "", pad, x->rank, what_name(x->what));
     if (x->kind >= 0) obs_json_string(f, obs_state_name((tit_kind)x->kind)); else fputs("null", f);
     fputs(", \"file\": ", f);
-    const char *file = rec && x->rank >= 0 && x->rank < rec->np ? rec->file[x->rank] : NULL;
-    if (file && x->kind >= 0) obs_json_string(f, file); else fputs("null", f);
-    fprintf(f, ", \"line\": %u, \"from\": %d, \"count\": %ld, \"time\": ", x->kind >= 0 ? (unsigned)x->line : 0,
+    if (x->name && x->kind >= 0) obs_json_string(f, x->name); else fputs("null", f);
+    fprintf(f, ", \"line\": %u, \"from\": %d, \"count\": %ld, \"time\": ", x->name && x->kind >= 0 ? (unsigned)x->line : 0,
             x->peer, x->count);
     obs_json_number(f, x->time);
     fputc('}', f);

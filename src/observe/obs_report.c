@@ -68,6 +68,19 @@ static void parts_legend(FILE *f, const int *idx, int n, double x, double y, con
   fputs("</g>\n", f);
 }
 
+/* psim run's command line (the document's "argv"), HTML-escaped when html; an argument that a
+ * shell would split or drop is quoted, so that the line reads as it was typed. */
+static void command_line(FILE *f, const jv *argv, int html) {
+  for (size_t i = 0; i < jv_len(argv); i++) {
+    const char *a = jv_str(jv_at(argv, i), "");
+    int q = !*a || strpbrk(a, " \t\n'\"\\$&|;<>()*?[]#~`") != NULL;
+    if (i) fputc(' ', f);
+    if (q) fputc('\'', f);
+    if (html) obs_html_esc(f, a); else fputs(a, f);
+    if (q) fputc('\'', f);
+  }
+}
+
 /* ---- summary ---- */
 static void summary(FILE *f, const jv *doc) {
   const jv *ranks = jv_get(doc, "ranks");
@@ -96,10 +109,16 @@ static void summary(FILE *f, const jv *doc) {
     fputs("</td></tr>\n<tr><th>machine file</th><td>", f);
     obs_html_esc(f, jv_str(jv_get(doc, "machine_file"), "?"));
   }
-  fputs("</td></tr>\n<tr><th>traces</th><td>", f);
-  const jv *tr = jv_get(doc, "traces");
-  for (size_t i = 0; i < jv_len(tr) && i < 8; i++) { if (i) fputs(", ", f); obs_html_esc(f, jv_str(jv_at(tr, i), "")); }
-  if (jv_len(tr) > 8) fprintf(f, " (and %zu more)", jv_len(tr) - 8);
+  const jv *av = jv_get(doc, "argv");
+  if (jv_len(av)) {   /* psim run: what ran is a program and its arguments, not traces */
+    fputs("</td></tr>\n<tr><th>program</th><td id=\"program\">", f);
+    command_line(f, av, 1);
+  } else {
+    fputs("</td></tr>\n<tr><th>traces</th><td>", f);
+    const jv *tr = jv_get(doc, "traces");
+    for (size_t i = 0; i < jv_len(tr) && i < 8; i++) { if (i) fputs(", ", f); obs_html_esc(f, jv_str(jv_at(tr, i), "")); }
+    if (jv_len(tr) > 8) fprintf(f, " (and %zu more)", jv_len(tr) - 8);
+  }
   fprintf(f, "</td></tr>\n<tr><th>actions / messages / bytes</th><td>%.0f / %.0f / %s</td></tr>\n",
           jv_num(jv_get(doc, "actions"), 0), jv_num(jv_get(doc, "messages"), 0), bb);
   fprintf(f, "<tr><th>efficiency</th><td id=\"efficiency\">%.1f %% (computation / (%s &times; makespan))</td></tr>\n",
@@ -422,7 +441,15 @@ void obs_report_tail(FILE *f) {
 
 /* One run's page (doc is a replay, run or lb result). */
 static void run_page(FILE *f, const jv *doc, const char *title) {
-  obs_report_head(f, title, jv_str(jv_get(doc, "command"), "replay"));
+  char *line = NULL;
+  const jv *av = jv_get(doc, "argv");
+  if (jv_len(av)) {   /* psim run: the page is named after the program's command line */
+    size_t n = 0;
+    FILE *m = open_memstream(&line, &n);
+    if (m) { fputs("program: ", m); command_line(m, av, 0); fclose(m); }
+  }
+  obs_report_head(f, line ? line : title, jv_str(jv_get(doc, "command"), "replay"));
+  free(line);
   summary(f, doc);
   /* psim lb's per-iteration views come first: they are what such a run is about */
   const jv *it = jv_get(doc, "iterations");

@@ -173,7 +173,7 @@
           var f = D.files && D.files[row.lo];
           return name(row.lo) + ': ' + D.kinds[a[j + 2]] + ' (' + D.labels[a[j + 4]] + '), ' +
                  fmt((a[j + 1] - a[j]) * D.q) + ', ' + fmt(a[j] * D.q) + ' - ' + fmt(a[j + 1] * D.q) +
-                 (f ? ', ' + f + ':' + a[j + 3] : '');
+                 (f && a[j + 3] ? ', ' + f + ':' + a[j + 3] : '');
         }
       return name(row.lo) + ': idle at ' + fmt(t);
     }

@@ -110,14 +110,16 @@ void obs_report_timeline(FILE *f, const jv *doc) {
           np > 64 ? "blocks of consecutive ranks" : "ranks", lb ? "VP" : "rank",
           jv_len(jv_get(doc, "steps")) || jv_len(jv_get(doc, "host_events")) ? "; dashed lines are balancing steps "
                                                                                "and host events" : "");
-  fputs("<figure class=\"chart\" id=\"fig-timeline\" data-chart=\"timeline\">\n"
-        "<div class=\"tools\"><button id=\"tl-in\">zoom in</button> <button id=\"tl-out\">zoom out</button> "
+  /* the legend above the rows it explains: below them it fell off the first screen as soon as
+   * a run had a few more ranks (issue 36) */
+  fputs("<figure class=\"chart\" id=\"fig-timeline\" data-chart=\"timeline\">\n", f);
+  obs_report_legend(f, lb ? 0xFFu : 0x3Fu);
+  fputs("<div class=\"tools\"><button id=\"tl-in\">zoom in</button> <button id=\"tl-out\">zoom out</button> "
         "<button id=\"tl-reset\">reset</button> <span id=\"timeline-range\"></span></div>\n"
         "<div class=\"axis-label y\">", f);
   fputs(lb ? "VPs (or blocks of VPs)" : "ranks (or blocks of ranks)", f);
   fputs("</div>\n<div style=\"position:relative\"><canvas id=\"timeline-canvas\" width=\"960\" height=\"200\"></canvas>"
         "<div id=\"timeline-tip\" class=\"tip\"></div></div>\n<div class=\"axis-label x\">time (simulated seconds)</div>\n", f);
-  obs_report_legend(f, lb ? 0xFFu : 0x3Fu);
   fputs("</figure>\n<script type=\"application/json\" id=\"psim-data\">{", f);
   fprintf(f, "\"T\":%.9g,\"q\":%.9g,\"np\":%zu,\"nb\":%.0f,\"who\":\"%s\",\"colours\":[", T, q, np,
           jv_num(jv_get(tl, "bins"), 0), lb ? "VP" : "rank");

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "obs_record_src.h"
 #include "obs_split.h"
 #include "psim/observe.h"
 
@@ -58,7 +59,9 @@ static void write_actions(FILE *f, const obs_record *rec, obs_split *sp) {
   fputs("],\n    \"files\": [", f);
   for (int r = 0; r < rec->np; r++) {
     if (r) fputs(", ", f);
-    if (rec->file[r]) obs_json_string(f, rec->file[r]); else fputs("null", f);
+    /* one file per rank: a rank whose actions came from several (a psim run program's
+     * source files) has none here rather than a wrong one for some of its actions */
+    if (rec->file[r] && obs_record_one_file(rec, r)) obs_json_string(f, rec->file[r]); else fputs("null", f);
   }
   fputs("],\n    ", f);
   if (total > MAX_SEGMENTS) {
