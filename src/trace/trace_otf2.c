@@ -227,8 +227,9 @@ static int make_ranks(o2 *d) {
   qsort(key, n, sizeof *key, cmp_loc);
   for (size_t i = 0; i + 1 < n; i++)
     if (key[i] == key[i + 1]) {
+      uint64_t twice = key[i];
       free(key), free(val);
-      return psim_errf(d->err, PSIM_EXIT_INPUT, d->file, 0, "OTF2 trace: location %" PRIu64 " is two ranks", key[i]);
+      return psim_errf(d->err, PSIM_EXIT_INPUT, d->file, 0, "OTF2 trace: location %" PRIu64 " is two ranks", twice);
     }
   for (size_t i = 0; i < n; i++) {
     uint64_t *p = bsearch(&m[i], key, n, sizeof *key, cmp_loc);
