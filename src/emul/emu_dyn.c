@@ -35,15 +35,7 @@ static void move_done(sim *s, activity *a) {
 void emu_dyn_boundary(emu_sim *S, emu_rank *k) {
   const dyn_events *E = S->o->host_events;
   const double now = sim_now(S->sim);
-  int to = -1, e = -1;
-  while (k->ev_next < E->n) {
-    const dyn_event *ev = &E->ev[k->ev_next];
-    if (ev->iteration ? dyn_markers(S->dyn, k->id) < ev->iteration : now < ev->date) break;
-    dyn_event_fired(S->dyn, ev, k->ev_next, ev->iteration ? now : ev->date);
-    e = k->ev_next;
-    to = S->maps[(size_t)k->ev_next * (size_t)S->np + (size_t)k->id];
-    k->ev_next++;
-  }
+  int e = -1, to = dyn_events_due(S->dyn, E, S->maps, S->np, k->id, &k->ev_next, now, &e);   /* replay's rule */
   if (to < 0 || to == k->host) return;
   double bytes = k->heap > 0 ? k->heap : S->o->rank_memory;
   if (!models_transfer(S->models, k->host, to, bytes, move_done, S, k->id, S->err)) {
