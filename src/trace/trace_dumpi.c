@@ -653,7 +653,7 @@ static void resolve_splits(du_reader *d) {
   d->split_members = xcalloc((size_t)(d->nseq ? d->nseq : 1) * (size_t)N, sizeof(ivec));
   for (long s = 0; s < d->nseq; s++) {
     split_vec *v = &d->splits[s];
-    qsort(v->data, v->len, sizeof *v->data, cmp_split);
+    if (v->len) qsort(v->data, v->len, sizeof *v->data, cmp_split);   /* never NULL to qsort */
     for (size_t i = 0; i < v->len;) {
       size_t j = i;
       while (j < v->len && v->data[j].color == v->data[i].color) j++;

@@ -224,7 +224,7 @@ static int make_ranks(o2 *d) {
   uint64_t *key = xcalloc(n, sizeof *key);
   int *val = xcalloc(n, sizeof *val);
   for (size_t i = 0; i < n; i++) key[i] = m[i];
-  qsort(key, n, sizeof *key, cmp_loc);
+  if (n) qsort(key, n, sizeof *key, cmp_loc);   /* never NULL to qsort */
   for (size_t i = 0; i + 1 < n; i++)
     if (key[i] == key[i + 1]) {
       uint64_t twice = key[i];
@@ -238,7 +238,7 @@ static int make_ranks(o2 *d) {
   d->rank_loc = key;
   d->rank_of = val;
   d->loc_of = xcalloc(n, sizeof *d->loc_of);
-  memcpy(d->loc_of, m, n * sizeof *m);
+  if (n) memcpy(d->loc_of, m, n * sizeof *m);
   d->nmap = n;
   for (size_t i = 0; i < d->locs.len; i++) d->extra_locs += rank_of_loc(d, d->locs.data[i]) < 0;
   /* regions: MPI by paradigm (or by name, for writers that leave it undefined) */

@@ -273,8 +273,9 @@ static int by_time(const void *a, const void *b) {
 static void convert_task(prv *P, int r, double unit, long *no_msg, long *sub_comm, long *left) {
   ptask *T = &P->task[r];
   fx_trace *t = P->t;
-  qsort(T->sends.data, T->sends.len, sizeof(msg), by_time);
-  qsort(T->recvs.data, T->recvs.len, sizeof(msg), by_time);
+  /* an empty list has no array: qsort may not be given NULL (UBSan) */
+  if (T->sends.len) qsort(T->sends.data, T->sends.len, sizeof(msg), by_time);
+  if (T->recvs.len) qsort(T->recvs.data, T->recvs.len, sizeof(msg), by_time);
   size_t si = 0, ri = 0;
   VEC(long) pending = {0};   /* isend/irecv not yet waited, oldest first */
   double prev = T->start >= 0 ? T->start : (T->calls.len ? T->calls.data[0].tin : 0);
