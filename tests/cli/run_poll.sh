@@ -26,7 +26,11 @@ done
 # measured: the same, within the measured bursts
 "$PSIM" run --np 2 --platform flat:2,1Gf --host-speed-ref 1e9 -q --json "$TMPD/m.json" -- "$TMPD/poll" test > "$TMPD/out" || bad "measured: rc $?"
 t=$(json_get "$TMPD/m.json" simulated_time)
-close_to "$t" "$want" 1e-3 || bad "measured test loop: $t s, want about $want"
+# The loop's own passes are measured and carried over (emu_carry_add): about 1 us in all here,
+# but under a sanitizer psim's code between two MPI calls, measured as the program's, is tens
+# of us a pass (2 ms over the 66 polls).
+tol=1e-3; [ "${PSIM_SANITIZED:-0}" = 1 ] && tol=1e-2
+close_to "$t" "$want" $tol || bad "measured test loop: $t s, want about $want (within $tol s)"
 # 1 ms of work between polls: 1000 chunks, then the message is there
 "$PSIM" run --np 2 --platform flat:2,1Gf --no-measure -q --json "$TMPD/w.json" -- "$TMPD/poll" work > "$TMPD/out" || bad "work: rc $?"
 grep -q "after 1001 polls at 1.001000" "$TMPD/out" || { bad "work between polls:"; cat "$TMPD/out"; }

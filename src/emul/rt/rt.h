@@ -136,6 +136,7 @@ typedef struct rt_rank {
    * moved (a measured burst), and the time the streak's own reads injected */
   uint64_t wtime_mark;
   double wtime_last;
+  double wtime_comp;        /* its compute (st.compute) then: the loop's own work since is no move */
   long wtime_streak, wtime_moved;
   double wtime_slept;
   int thread_level;          /* what MPI_Init_thread provided (MPI_THREAD_SINGLE: 0) */
