@@ -284,7 +284,10 @@ int cmd_calibrate_machine(int argc, char **argv) {
   if (rc) return rc;
   if (cli_check_out(a.out) || cli_check_out(a.report) || cli_check_out(a.save)) return 2;
   const char *kind = NULL;
-  char dir[] = "/tmp/psim-calibrate.XXXXXX", path[64];
+  /* the scratch directory where the user keeps temporary files (TMPDIR), as mktemp does */
+  char dir[4096], path[4200];
+  const char *tmp = getenv("TMPDIR");
+  snprintf(dir, sizeof dir, "%s/psim-calibrate.XXXXXX", tmp && *tmp ? tmp : "/tmp");
   const char *probe_path = a.from;
   if (!a.from) {
     if (!mkdtemp(dir)) return cli_write_error(dir, errno);
@@ -303,7 +306,7 @@ int cmd_calibrate_machine(int argc, char **argv) {
   }
   if (!a.from) {   /* the measurements are read: the scratch directory goes */
     const char *names[] = {"psim_probe.c", "psim_probe", "probe.out", "version.txt"};
-    char x[128];
+    char x[4200];
     for (int i = 0; i < 4; i++) snprintf(x, sizeof x, "%s/%s", dir, names[i]), unlink(x);
     rmdir(dir);
   }
