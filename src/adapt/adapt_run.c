@@ -201,7 +201,7 @@ static void on_resumed(void *ctx, int step, double now) {
 /* Reads the initial mapping: one PE per line (VP order), '#' comments. */
 static int read_mapping(const char *path, int nvp, int npes, int *map, psim_err *err) {
   FILE *f = fopen(path, "r");
-  if (!f) return psim_errf(err, 2, path, 0, "cannot open: %s", strerror(errno));
+  if (!f) return psim_errf(err, PSIM_EXIT_INPUT, path, 0, "cannot open: %s", strerror(errno));
   char buf[256];
   long ln = 0;
   int n = 0;
@@ -216,13 +216,13 @@ static int read_mapping(const char *path, int nvp, int npes, int *map, psim_err 
     while (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n') end++;
     if (end == p || *end || pe < 0 || pe >= npes) {
       fclose(f);
-      return psim_errf(err, 2, path, ln, "expected a PE number in 0..%d (one per line, in VP order)", npes - 1);
+      return psim_errf(err, PSIM_EXIT_INPUT, path, ln, "expected a PE number in 0..%d (one per line, in VP order)", npes - 1);
     }
-    if (n >= nvp) { fclose(f); return psim_errf(err, 2, path, ln, "more lines than the %d VPs", nvp); }
+    if (n >= nvp) { fclose(f); return psim_errf(err, PSIM_EXIT_INPUT, path, ln, "more lines than the %d VPs", nvp); }
     map[n++] = (int)pe;
   }
   fclose(f);
-  if (n != nvp) return psim_errf(err, 2, path, 0, "%d PEs given for %d VPs", n, nvp);
+  if (n != nvp) return psim_errf(err, PSIM_EXIT_INPUT, path, 0, "%d PEs given for %d VPs", n, nvp);
   return 0;
 }
 
@@ -232,7 +232,7 @@ int adapt_run(tit_source *src, const adapt_opts *o, adapt_result *res, psim_err 
   int nvp = o->base.np, npes = o->npes;
   res->npes = npes;
   res->nvp = nvp;
-  if (npes < 1) return psim_errf(err, 2, NULL, 0, "--pes must be at least 1");
+  if (npes < 1) return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--pes must be at least 1");
   /* PEs are the platform's cores, host after host */
   int *pe_host = xmalloc((size_t)npes * sizeof *pe_host);
   int p = 0;
@@ -245,7 +245,7 @@ int adapt_run(tit_source *src, const adapt_opts *o, adapt_result *res, psim_err 
   }
   if (p < npes) {
     free(pe_host);
-    return psim_errf(err, 2, NULL, 0, "--pes %d: the platform %s has only %ld cores", npes,
+    return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--pes %d: the platform %s has only %ld cores", npes,
                      plat_name(plat), cores);
   }
   adapt_ctx C = {0};

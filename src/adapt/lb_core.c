@@ -62,16 +62,16 @@ int *lb_order_desc(const lb_situation *s) {
 }
 
 int lb_balance(lb_kind k, const lb_situation *s, int *out, psim_err *err) {
-  if (s->npe < 1) return psim_errf(err, 2, NULL, 0, "load balancing needs at least one PE");
+  if (s->npe < 1) return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "load balancing needs at least one PE");
   for (int v = 0; v < s->nvp; v++) {
     if (s->vp_pe[v] < 0 || s->vp_pe[v] >= s->npe)
-      return psim_errf(err, 2, NULL, 0, "VP %d is on PE %d, out of range (0..%d)", v, s->vp_pe[v],
+      return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "VP %d is on PE %d, out of range (0..%d)", v, s->vp_pe[v],
                        s->npe - 1);
     if (!(s->vp_load[v] >= 0))
-      return psim_errf(err, 2, NULL, 0, "VP %d has a negative load", v);
+      return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "VP %d has a negative load", v);
   }
   for (int p = 0; p < s->npe; p++)
-    if (!(lb_speed(s, p) > 0)) return psim_errf(err, 2, NULL, 0, "PE %d has a speed <= 0", p);
+    if (!(lb_speed(s, p) > 0)) return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "PE %d has a speed <= 0", p);
   switch (k) {
   case LB_NONE:
   case LB_DUMMY:
@@ -87,5 +87,5 @@ int lb_balance(lb_kind k, const lb_situation *s, int *out, psim_err *err) {
   case LB_RANDOM: return lb_random(s, out);
   case LB_NKINDS: break;
   }
-  return psim_errf(err, 2, NULL, 0, "unknown balancer");
+  return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "unknown balancer");
 }

@@ -85,10 +85,10 @@ int cmd_calibrate_kernels(int argc, char **argv) {
     double r = strtod(rate, &e);
     if (*e || !(r > 0) || !isfinite(r)) return cli_usage("calibrate", "--kernel-rate expects flop/s, got '%s'", rate);
     FILE *f = cli_open_out(out);
-    if (!f) return 2;
+    if (!f) return PSIM_EXIT_INPUT;
     write_header(f);
     fprintf(f, "# Not measured: every kernel takes flops / rate (dgemm 2mnk, dtrsm mn^2, add mn).\nrate %.9g\n", r);
-    if (cli_close_out(f, out)) return 2;
+    if (cli_close_out(f, out)) return PSIM_EXIT_INPUT;
     return 0;
   }
 #ifndef PSIM_HAVE_CBLAS
@@ -98,14 +98,14 @@ int cmd_calibrate_kernels(int argc, char **argv) {
   fprintf(stderr, "psim calibrate: this psim was built without BLAS, so --kernels cannot measure anything.\n"
                   "Install a CBLAS (Debian: apt-get install libopenblas-dev), rebuild (make), or give\n"
                   "--kernel-rate FLOPS for a constant-rate model.\n");
-  return 2;
+  return PSIM_EXIT_INPUT;
 #else
   static const long full_mn[] = {16, 64, 256, 1024}, full_k[] = {16, 64, 256};
   static const long quick_mn[] = {16, 64, 192}, quick_k[] = {16, 64};
   const long *mn = quick ? quick_mn : full_mn, *ks = quick ? quick_k : full_k;
   int nmn = quick ? 3 : 4, nk = quick ? 2 : 3;
   if (quick && reps > 3) reps = 3;
-  if (blas_load()) return 2;
+  if (blas_load()) return PSIM_EXIT_INPUT;
   fc_kernels km;
   memset(&km, 0, sizeof km);
   VEC(double) xs[FC_NKERNELS] = {{0}}, ys[FC_NKERNELS] = {{0}};

@@ -142,13 +142,13 @@ static int measure(const calib_args *a, const char *dir, const char **kind) {
   if (!runnable(mpiexec)) {
     fprintf(stderr, "psim calibrate: no %s on PATH: install the MPI your programs use (Debian: apt-get install "
                     "mpich libmpich-dev) or name its launcher with --mpiexec\n", mpiexec);
-    return 2;
+    return PSIM_EXIT_INPUT;
   }
   if (a->mpicc) snprintf(mpicc, sizeof mpicc, "%s", a->mpicc);
   else default_mpicc(mpiexec, mpicc, sizeof mpicc);
   if (!runnable(mpicc)) {
     fprintf(stderr, "psim calibrate: no %s (the compiler of %s): name it with --mpicc\n", mpicc, mpiexec);
-    return 2;
+    return PSIM_EXIT_INPUT;
   }
   *kind = mpi_kind(mpiexec, dir);
   snprintf(src, sizeof src, "%s/psim_probe.c", dir);
@@ -213,7 +213,7 @@ static int parse(int argc, char **argv, calib_args *a) {
     const char *v = argv[++i];
     if (slot) { *slot = v; continue; }
     if (!strcmp(o, "--max-size")) {
-      if (cli_num("calibrate --machine", o, v, &a->max_size) < 0) return 2;
+      if (cli_num("calibrate --machine", o, v, &a->max_size) < 0) return PSIM_EXIT_USAGE;
       if (a->max_size < 64 || a->max_size > 1073741824)
         return cli_usage("calibrate --machine", "--max-size expects 64 to 1073741824 bytes, got '%s'", v);
       continue;
@@ -282,7 +282,7 @@ int cmd_calibrate_machine(int argc, char **argv) {
   calib_args a;
   int rc = parse(argc, argv, &a);
   if (rc) return rc;
-  if (cli_check_out(a.out) || cli_check_out(a.report) || cli_check_out(a.save)) return 2;
+  if (cli_check_out(a.out) || cli_check_out(a.report) || cli_check_out(a.save)) return PSIM_EXIT_USAGE;
   const char *kind = NULL;
   /* the scratch directory where the user keeps temporary files (TMPDIR), as mktemp does */
   char dir[4096], path[4200];
@@ -319,7 +319,7 @@ int cmd_calibrate_machine(int argc, char **argv) {
   m.speed = p.flops;
   if (a.save) {
     FILE *o = cli_open_out(a.save);
-    if (!o) return 2;
+    if (!o) return PSIM_EXIT_INPUT;
     calib_probe_write(o, &p);
     if ((rc = cli_close_out(o, a.save))) return rc;
   }
@@ -330,7 +330,7 @@ int cmd_calibrate_machine(int argc, char **argv) {
   if (k < 0) return cli_fail(&err);
   calib_model_from_fit(&m, seg, k, &p);
   FILE *out = cli_open_out(a.out ? a.out : "-");
-  if (!out) return 2;
+  if (!out) return PSIM_EXIT_INPUT;
   char comment[600];
   snprintf(comment, sizeof comment, "this machine as psim's machine calibration measured it%s%s%s (docs/calibrate.md)",
            kind ? " with " : "", kind ? (!strcmp(kind, "mpich") ? "MPICH" : "Open MPI") : "",
@@ -341,7 +341,7 @@ int cmd_calibrate_machine(int argc, char **argv) {
   print_fit(a.out && strcmp(a.out, "-") ? stdout : stderr, &p, &m, seg);
   if (a.report) {
     FILE *r = cli_open_out(a.report);
-    if (!r) return 2;
+    if (!r) return PSIM_EXIT_INPUT;
     report(r, &p, &m, "psim calibrate --machine");
     if ((rc = cli_close_out(r, a.report))) return rc;
   }

@@ -66,7 +66,7 @@ int cmd_demo(int argc, char **argv) {
       return cli_usage("demo", "unexpected argument '%s' (the demo replays its own trace)", argv[i]);
   }
   char dir[] = "/tmp/psim-demo-XXXXXX";
-  if (!mkdtemp(dir)) { perror("psim demo: mkdtemp"); return 2; }
+  if (!mkdtemp(dir)) { perror("psim demo: mkdtemp"); return PSIM_EXIT_INPUT; }
   /* psim replay DIR followed by the demo's options: replay checks them (and names "demo" in
    * its messages) before demo_trace writes the trace into DIR. */
   char **args = xcalloc((size_t)argc + 2, sizeof *args);

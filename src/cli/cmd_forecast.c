@@ -130,10 +130,10 @@ static int parse_args(int argc, char **argv, fopts *o) {
     if (!is_option(a)) return cli_usage("forecast", "unknown option '%s'", a);
     if (!v) return cli_usage("forecast", "%s expects a value", a);
     i++;
-    if (!strcmp(a, "--m")) { if (parse_size(a, v, &o->pb.m)) return 2; }
-    else if (!strcmp(a, "--n")) { if (parse_size(a, v, &o->pb.n)) return 2; }
-    else if (!strcmp(a, "--k")) { if (parse_size(a, v, &o->pb.k)) return 2; }
-    else if (!strcmp(a, "--nb")) { if (parse_size(a, v, &o->pb.nb)) return 2; }
+    if (!strcmp(a, "--m")) { if (parse_size(a, v, &o->pb.m)) return PSIM_EXIT_USAGE; }
+    else if (!strcmp(a, "--n")) { if (parse_size(a, v, &o->pb.n)) return PSIM_EXIT_USAGE; }
+    else if (!strcmp(a, "--k")) { if (parse_size(a, v, &o->pb.k)) return PSIM_EXIT_USAGE; }
+    else if (!strcmp(a, "--nb")) { if (parse_size(a, v, &o->pb.nb)) return PSIM_EXIT_USAGE; }
     else if (!strcmp(a, "--procs")) {
       char *e;
       o->pmin = strtol(v, &e, 10);
@@ -416,7 +416,7 @@ int cmd_forecast(int argc, char **argv) {
   /* JSON */
   if (o.json) {
     FILE *f = cli_open_out(o.json);
-    if (!f) return 2;
+    if (!f) return PSIM_EXIT_INPUT;
     fprintf(f, "{\n  \"routine\": \"%s\",\n  \"m\": %ld,\n  \"n\": %ld,\n  \"k\": %ld,\n  \"nb\": %ld,\n",
             rname, o.pb.m, o.pb.n, o.pb.routine == FC_PDGEMM ? o.pb.k : 0, o.pb.nb);
     if (o.pb.routine == FC_PDTRSM)
@@ -487,7 +487,7 @@ int cmd_forecast(int argc, char **argv) {
   /* HTML */
   if (o.report) {
     FILE *f = cli_open_out(o.report);
-    if (!f) return 2;
+    if (!f) return PSIM_EXIT_INPUT;
     char title[256];
     snprintf(title, sizeof title, "psim forecast %s %ldx%ld, R=%ld, %ld-%ld processes", rname,
              o.pb.m, o.pb.n, o.pb.nb, o.pmin, o.pmax);

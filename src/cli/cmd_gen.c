@@ -59,12 +59,12 @@ static int gen_mix_main(int argc, char **argv) {
     if (!strcmp(a, "-o")) dir = v;
     else if (!strcmp(a, "--collectives")) o.collectives = v;
     else if (!strcmp(a, "--ranks")) {
-      if ((x = cli_int("gen", a, v)) < 0) return 2;
+      if ((x = cli_int("gen", a, v)) < 0) return PSIM_EXIT_USAGE;
       if (x < 1) return cli_usage("gen", "--ranks must be at least 1");
       o.ranks = (int)x;
     }
-    else if (!strcmp(a, "--rounds")) { if ((x = cli_int("gen", a, v)) < 0) return 2; o.rounds = (int)x; }
-    else { if ((x = cli_int("gen", a, v)) < 0) return 2; o.seed = (uint64_t)x; }   /* --seed */
+    else if (!strcmp(a, "--rounds")) { if ((x = cli_int("gen", a, v)) < 0) return PSIM_EXIT_USAGE; o.rounds = (int)x; }
+    else { if ((x = cli_int("gen", a, v)) < 0) return PSIM_EXIT_USAGE; o.seed = (uint64_t)x; }   /* --seed */
   }
   if (!dir) return cli_usage("gen", "missing -o DIR");
   psim_err err;
@@ -103,7 +103,7 @@ int cmd_gen(int argc, char **argv) {
       if (grid_set) return cli_usage("gen", "--ranks and --grid both set the process grid: give one");
       grid_set = 1;
       long n = cli_int("gen", a, v);
-      if (n < 0) return 2;
+      if (n < 0) return PSIM_EXIT_INPUT;
       if (n < 1) return cli_usage("gen", "--ranks must be at least 1");
       int px = 1;
       for (int d = 1; (long)d * d <= n; d++) if (n % d == 0) px = d;
@@ -112,14 +112,14 @@ int cmd_gen(int argc, char **argv) {
     } else if (!strcmp(a, "--grid")) {
       if (grid_set) return cli_usage("gen", "--ranks and --grid both set the process grid: give one");
       grid_set = 1;
-      if (cli_dims("gen", a, v, &o.px, &o.py)) return 2;
+      if (cli_dims("gen", a, v, &o.px, &o.py)) return PSIM_EXIT_USAGE;
     } else if (!strcmp(a, "--iters")) {
       long n = cli_int("gen", a, v);
-      if (n < 0) return 2;
+      if (n < 0) return PSIM_EXIT_INPUT;
       o.iters = (int)n;
     } else if (!strcmp(a, "--halo") || !strcmp(a, "--flops") || !strcmp(a, "--allreduce")) {
       double x;
-      if (cli_num("gen", a, v, &x)) return 2;
+      if (cli_num("gen", a, v, &x)) return PSIM_EXIT_USAGE;
       if (!strcmp(a, "--halo")) o.halo_bytes = x;
       else if (!strcmp(a, "--flops")) o.flops = x;
       else o.allreduce_bytes = x;

@@ -61,8 +61,8 @@ int cmd_gen_stencil2d(int argc, char **argv) {
     double x = strtod(v, &end);
     int num_ok = end != v && !*end && x >= 0 && isfinite(x);
     if (!strcmp(a, "-o")) dir = v;
-    else if (!strcmp(a, "--grid")) { if (cli_dims("gen", a, v, &o.px, &o.py)) return 2; }
-    else if (!strcmp(a, "--domain")) { if (cli_dims("gen", a, v, &o.nx, &o.ny)) return 2; }
+    else if (!strcmp(a, "--grid")) { if (cli_dims("gen", a, v, &o.px, &o.py)) return PSIM_EXIT_USAGE; }
+    else if (!strcmp(a, "--domain")) { if (cli_dims("gen", a, v, &o.nx, &o.ny)) return PSIM_EXIT_USAGE; }
     else if (!strcmp(a, "--profile")) o.profile = v;
     else if (!strcmp(a, "--source")) {
       if (sscanf(v, "%lf,%lf", &o.src_x, &o.src_y) != 2 || o.src_x < 0 || o.src_y < 0)

@@ -25,7 +25,7 @@ static int show_route(platform *p, const char *from, const char *to) {
   int a = plat_host_find(p, from), b = plat_host_find(p, to);
   if (a < 0 || b < 0) {
     fprintf(stderr, "psim platform: unknown host '%s' (expected a host of %s)\n", a < 0 ? from : to, plat_name(p));
-    return 2;
+    return PSIM_EXIT_INPUT;
   }
   psim_err err;
   psim_err_clear(&err);
@@ -64,7 +64,7 @@ static void describe(platform *p, int all) {
 int cmd_platform(int argc, char **argv) {
   const char *file = NULL, *from = NULL, *to = NULL;
   int def = 0, all = 0;
-  if (argc < 2) { fputs(HELP, stderr); return 2; }
+  if (argc < 2) { fputs(HELP, stderr); return PSIM_EXIT_USAGE; }
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) { fputs(HELP, stdout); return 0; }

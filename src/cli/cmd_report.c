@@ -52,7 +52,7 @@ static char *slurp(const char *path, size_t *len) {
 
 int cli_write_report_file(const char *out, const char *json, size_t len, const char *title) {
   FILE *f = cli_open_out(out);
-  if (!f) return 2;
+  if (!f) return PSIM_EXIT_INPUT;
   psim_err err;
   psim_err_clear(&err);
   int r = obs_write_report(f, json, len, title, &err);

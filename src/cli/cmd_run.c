@@ -277,7 +277,7 @@ int cmd_run(int argc, char **argv) {
   if (hostfile) {
     int n = plat_hostfile_load(plat, hostfile, &hosts, &err);
     if (n < 0) { rc = cli_fail(&err); goto done; }
-    if (n == 0) { psim_errf(&err, 2, hostfile, 0, "the hostfile lists no host"); rc = cli_fail(&err); goto done; }
+    if (n == 0) { psim_errf(&err, PSIM_EXIT_INPUT, hostfile, 0, "the hostfile lists no host"); rc = cli_fail(&err); goto done; }
     o.hostfile = hosts;
     o.nhostfile = n;
   }
@@ -290,7 +290,7 @@ int cmd_run(int argc, char **argv) {
     if (emu_opts_cfg(&o, k, v, &e2) < 0 && strncmp(e2.msg, "unknown configuration key", 25)) {
       /* name the platform file and the line, as replay does */
       psim_err_clear(&err);
-      psim_errf(&err, 2, plat_name(plat), plat_config_line(plat, i), "<config>: %.1500s", e2.msg);
+      psim_errf(&err, PSIM_EXIT_INPUT, plat_name(plat), plat_config_line(plat, i), "<config>: %.1500s", e2.msg);
       rc = cli_fail(&err);
       goto done;
     }

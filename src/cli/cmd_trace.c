@@ -86,7 +86,7 @@ int cmd_trace(int argc, char **argv) {
   if (!strcmp(tool, "lb-period")) {
     if (argc != 5) return cli_usage("trace", "usage: psim trace lb-period K TRACE OUTDIR");
     long k = cli_int("trace", "K", argv[2]);
-    if (k < 0) return 2;
+    if (k < 0) return PSIM_EXIT_INPUT;
     if (k == 0) return cli_usage("trace", "K must be at least 1");
     const char *in[1] = {argv[3]};
     return trace_lb_period(in, 1, (int)k, argv[4], &err) < 0 ? cli_fail(&err) : 0;

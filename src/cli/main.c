@@ -53,7 +53,7 @@ int cli_usage(const char *cmd, const char *fmt, ...) {
   vfprintf(stderr, fmt, ap);
   va_end(ap);
   fprintf(stderr, "\n(see 'psim %s --help')\n", cmd);
-  return 2;
+  return PSIM_EXIT_USAGE;
 }
 
 /* Standard output failed and was reported: main does not report it again. */
@@ -62,7 +62,7 @@ static int stdout_reported;
 int cli_write_error(const char *path, int e) {
   int out = !strcmp(path, "-");
   if (out) {
-    if (stdout_reported) return 2;
+    if (stdout_reported) return PSIM_EXIT_INPUT;
     stdout_reported = 1;
   }
   char name[512] = "standard output";
@@ -75,7 +75,7 @@ int cli_write_error(const char *path, int e) {
     }
   }
   fprintf(stderr, "psim: cannot write %s: %s\n", out ? name : path, e ? strerror(e) : "write error");
-  return 2;
+  return PSIM_EXIT_INPUT;
 }
 
 void cli_flush_stdout(void) {
@@ -214,7 +214,7 @@ static int run_command(int argc, char **argv) {
   if (!strcmp(c, "sweep")) return cmd_sweep(argc - 1, argv + 1);
   if (!strcmp(c, "plan")) return cmd_plan(argc - 1, argv + 1);
   fprintf(stderr, "psim: unknown command '%s'\n\n%s", c, USAGE);
-  return 2;
+  return PSIM_EXIT_USAGE;
 }
 
 int main(int argc, char **argv) {

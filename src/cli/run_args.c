@@ -88,10 +88,10 @@ int cli_run_setup(cli_run *r, const char *cmd) {
     /* a rank without actions would end at once while its peers wait for it */
     const char *name = r->traces.data[0];
     if (r->np)
-      psim_errf(&err, 2, name, 0, "the trace has %d ranks (--np %ld): no line for rank %d", present,
+      psim_errf(&err, PSIM_EXIT_INPUT, name, 0, "the trace has %d ranks (--np %ld): no line for rank %d", present,
                 r->np, missing);
     else
-      psim_errf(&err, 2, name, 0, "no line for rank %d: the trace has lines for %d of ranks 0..%d "
+      psim_errf(&err, PSIM_EXIT_INPUT, name, 0, "no line for rank %d: the trace has lines for %d of ranks 0..%d "
                 "(every rank needs at least one action)", missing, present, tit_nranks(r->src) - 1);
     return cli_fail(&err);
   }
@@ -101,7 +101,7 @@ int cli_run_setup(cli_run *r, const char *cmd) {
   if (r->hostfile) {
     int n = plat_hostfile_load(r->plat, r->hostfile, &r->hosts, &err);
     if (n < 0) return cli_fail(&err);
-    if (n == 0) { psim_errf(&err, 2, r->hostfile, 0, "the hostfile lists no host"); return cli_fail(&err); }
+    if (n == 0) { psim_errf(&err, PSIM_EXIT_INPUT, r->hostfile, 0, "the hostfile lists no host"); return cli_fail(&err); }
     o->hostfile = r->hosts;
     o->nhostfile = n;
   }
@@ -117,7 +117,7 @@ int cli_run_setup(cli_run *r, const char *cmd) {
         fprintf(stderr, "psim: %s:%ld: ignoring <config> property '%s' (not used by psim)\n", plat_name(r->plat), line, k);
       else {
         psim_err_clear(&err);
-        psim_errf(&err, 2, plat_name(r->plat), line, "<config>: %.1500s", e2.msg);
+        psim_errf(&err, PSIM_EXIT_INPUT, plat_name(r->plat), line, "<config>: %.1500s", e2.msg);
         return cli_fail(&err);
       }
     }
@@ -136,7 +136,7 @@ int cli_run_setup(cli_run *r, const char *cmd) {
   if (r->network && net_model_parse(r->network, &o->net.model) < 0)
     return cli_usage(cmd, "--network expects smpi, constant or star, got '%s'", r->network);
   if (r->machine_path) {
-    if (!(r->machine = cli_machine_load(r->machine_path, r->plat))) return 2;
+    if (!(r->machine = cli_machine_load(r->machine_path, r->plat))) return PSIM_EXIT_INPUT;
     o->net.machine = r->machine;
   }
   r->rank_host = obs_rank_hosts(r->plat, o->hostfile, o->nhostfile, (int)r->np);

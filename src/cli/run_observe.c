@@ -27,8 +27,8 @@ int cli_observe_option(cli_observe *c, const char *cmd, int argc, char **argv, i
 }
 
 int cli_observe_setup(cli_observe *c, const platform *plat, const int *rank_host, int np) {
-  if (cli_check_out(c->report)) return 2;
-  for (size_t i = 0; i < c->traces.len; i++) if (cli_check_out(c->traces.data[i])) return 2;
+  if (cli_check_out(c->report)) return PSIM_EXIT_USAGE;
+  for (size_t i = 0; i < c->traces.len; i++) if (cli_check_out(c->traces.data[i])) return PSIM_EXIT_USAGE;
   /* the trace writers keep a pointer to it until they are closed */
   c->rank_host = xmalloc((size_t)(np > 0 ? np : 1) * sizeof *c->rank_host);
   if (np > 0) memcpy(c->rank_host, rank_host, (size_t)np * sizeof *rank_host);

@@ -89,12 +89,12 @@ int sweep_job_init(sweep_job *job, const char *cmd) {
   free(idx);
   if (rc) return rc;
   ssize_t n = readlink("/proc/self/exe", job->self, sizeof job->self - 1);
-  if (n <= 0) { fprintf(stderr, "psim %s: cannot find the psim binary (/proc/self/exe)\n", cmd); return 2; }
+  if (n <= 0) { fprintf(stderr, "psim %s: cannot find the psim binary (/proc/self/exe)\n", cmd); return PSIM_EXIT_INPUT; }
   job->self[n] = 0;
   const char *tmp = getenv("TMPDIR");
   char dir[4096];
   snprintf(dir, sizeof dir, "%s/psim-sweep.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-  if (!mkdtemp(dir)) { fprintf(stderr, "psim %s: cannot create a temporary directory in %s\n", cmd, tmp ? tmp : "/tmp"); return 2; }
+  if (!mkdtemp(dir)) { fprintf(stderr, "psim %s: cannot create a temporary directory in %s\n", cmd, tmp ? tmp : "/tmp"); return PSIM_EXIT_INPUT; }
   job->tmpdir = xstrdup(dir);
   job->runs = xcalloc(s->total ? s->total : 1, sizeof *job->runs);
   for (size_t i = 0; i < s->total; i++) {

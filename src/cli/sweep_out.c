@@ -378,7 +378,7 @@ int sweep_resume(sweep_job *job, const char *path) {
   if (!doc || jv_get(doc, "runs") == NULL || jv_get(doc, "runs")->type != JV_ARR) {
     fprintf(stderr, "psim sweep: --resume %s: not the JSON of a psim sweep (%s)\n", path, doc ? "no \"runs\" array" : why);
     jv_free(doc);
-    return 2;
+    return PSIM_EXIT_INPUT;
   }
   const jv *runs = jv_get(doc, "runs");
   size_t taken = 0, other = 0;

@@ -94,20 +94,20 @@ static int load_stub(int mpi, psim_err *err) {
   if (stubs[mpi]) return 0;
   char exe[4096];
   ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 64);
-  if (k <= 0) return psim_errf(err, 2, NULL, 0, "cannot find the psim binary (/proc/self/exe)");
+  if (k <= 0) return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "cannot find the psim binary (/proc/self/exe)");
   exe[k] = 0;
   char *slash = strrchr(exe, '/');
   snprintf(slash ? slash + 1 : exe, 64, "lib/%s", stub_files[mpi]);
   const char *env = getenv(stub_envs[mpi]);
   const char *lib = env && *env ? env : exe;
   void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
-  if (!h) return psim_errf(err, 2, lib, 0, "cannot load psim's %s library: %s", stub_names[mpi], dlerror());
+  if (!h) return psim_errf(err, PSIM_EXIT_INPUT, lib, 0, "cannot load psim's %s library: %s", stub_names[mpi], dlerror());
   int (*init)(void *);
   void *f = dlsym(h, "psim_abi_init");
-  if (!f) return psim_errf(err, 2, lib, 0, "is not psim's %s library (no psim_abi_init)", stub_names[mpi]);
+  if (!f) return psim_errf(err, PSIM_EXIT_INPUT, lib, 0, "is not psim's %s library (no psim_abi_init)", stub_names[mpi]);
   memcpy(&init, &f, sizeof init);
   void *self = dlopen(NULL, RTLD_NOW);
-  if (init(self) <= 0) return psim_errf(err, 2, lib, 0, "found none of psim's MPI functions");
+  if (init(self) <= 0) return psim_errf(err, PSIM_EXIT_INPUT, lib, 0, "found none of psim's MPI functions");
   stubs[mpi] = h;
   return 0;
 }
@@ -136,28 +136,28 @@ int emu_abi_detect(const char *path, const char *d, size_t n, psim_err *err) {
   elf_walk_program(&w, path, d, &e);
   int rc = 0;
   if (!w.mpis && w.other)
-    rc = psim_errf(err, 2, path, 0, "needs another Open MPI (%s): " MPI_HINT, w.other);
+    rc = psim_errf(err, PSIM_EXIT_INPUT, path, 0, "needs another Open MPI (%s): " MPI_HINT, w.other);
   else if (!w.mpis)
-    rc = psim_errf(err, 2, path, 0,
+    rc = psim_errf(err, PSIM_EXIT_INPUT, path, 0,
                    "is an executable that does not use MPI (neither it nor the %zu libraries it "
                    "needs NEED libmpich.so.12 or libmpi.so.40): build it with psimcc, which makes "
                    "the shared object psim run loads once per rank (an interpreter that loads MPI "
                    "later, python3 with mpi4py, cannot be run)", w.libs.len);
   else if (w.mpis == (ELF_MPICH | ELF_OMPI))
-    rc = psim_errf(err, 2, path, 0, "needs both MPICH (libmpich.so.12) and Open MPI (libmpi.so.40) "
+    rc = psim_errf(err, PSIM_EXIT_INPUT, path, 0, "needs both MPICH (libmpich.so.12) and Open MPI (libmpi.so.40) "
                    "through its libraries: one process has one MPI");
   elf_walk_free(&w);
   if (rc < 0) return rc;
   if (e.exec)
-    return psim_errf(err, 2, path, 0,
+    return psim_errf(err, PSIM_EXIT_INPUT, path, 0,
                      "is a non-PIE executable (linked at fixed addresses, -no-pie): psim run can load "
                      "one copy per rank only of position-independent executables (mpicc's default)");
   if (e.tls)
-    return psim_errf(err, 2, path, 0,
+    return psim_errf(err, PSIM_EXIT_INPUT, path, 0,
                      "has thread-local variables of its own (static TLS of an executable): not "
                      "supported for mpicc binaries; build it with psimcc");
 #ifdef ABI_ASAN
-  return psim_errf(err, 2, path, 0,
+  return psim_errf(err, PSIM_EXIT_INPUT, path, 0,
                    "is an MPICH or Open MPI binary: this psim is built with AddressSanitizer, which refuses the "
                    "RTLD_DEEPBIND that loading it needs; use a build without PSIM_SANITIZE");
 #else
@@ -189,7 +189,7 @@ int emu_prog_mpi(const char *path) {
 static int add_lib(emu_abi *a, const char *name, const char *why, psim_err *err) {
   char *path = find_lib(name, a);
   if (!path)
-    return psim_errf(err, 2, NULL, 0, "--privatize-libs: cannot find %s (searched the program's RUNPATH, "
+    return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--privatize-libs: cannot find %s (searched the program's RUNPATH, "
                      "LD_LIBRARY_PATH, /usr/local/lib, /lib/x86_64-linux-gnu, /usr/lib/x86_64-linux-gnu, "
                      "/lib64, /usr/lib64, /lib, /usr/lib): give its path", name);
   for (int j = 0; j < a->nlibs; j++)
@@ -202,12 +202,12 @@ static int add_lib(emu_abi *a, const char *name, const char *why, psim_err *err)
   if (emu_read_file(l->path, "the library", &l->data, &l->len, err) < 0) return -1;
   if (elf_parse(l->path, l->data, l->len, &l->e, err) < 0) return -1;
   if (l->e.exec || l->e.pie || l->e.soname == UINT64_MAX)
-    return psim_errf(err, 2, l->path, 0, "%s: not a shared library with a SONAME", what);
+    return psim_errf(err, PSIM_EXIT_INPUT, l->path, 0, "%s: not a shared library with a SONAME", what);
   l->soname = xstrdup(elf_str(l->data, &l->e, l->e.soname));
   if (!strncmp(l->soname, "libmpich.", 9) || !strncmp(l->soname, "libmpi.", 7))
-    return psim_errf(err, 2, l->path, 0, "%s: %s is the MPI library, which psim supplies", what, l->soname);
+    return psim_errf(err, PSIM_EXIT_INPUT, l->path, 0, "%s: %s is the MPI library, which psim supplies", what, l->soname);
   if (strlen(l->soname) < 8)
-    return psim_errf(err, 2, l->path, 0, "%s: its SONAME '%s' is too short to be renamed per rank", what, l->soname);
+    return psim_errf(err, PSIM_EXIT_INPUT, l->path, 0, "%s: its SONAME '%s' is too short to be renamed per rank", what, l->soname);
   return 0;
 }
 
@@ -331,11 +331,11 @@ static int write_copy(const char *dir, const char *name, const char *d, size_t n
                       psim_err *err) {
   snprintf(out, outsz, "%s/%s", dir, name);
   int fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700);
-  if (fd < 0) return psim_errf(err, 2, NULL, 0, "cannot create %s: %s", out, strerror(errno));
+  if (fd < 0) return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "cannot create %s: %s", out, strerror(errno));
   size_t off = 0;
   while (off < n) {
     ssize_t k = write(fd, d + off, n - off);
-    if (k <= 0) { close(fd); unlink(out); return psim_errf(err, 2, NULL, 0, "cannot write %s: %s", out, strerror(errno)); }
+    if (k <= 0) { close(fd); unlink(out); return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "cannot write %s: %s", out, strerror(errno)); }
     off += (size_t)k;
   }
   close(fd);
@@ -516,21 +516,21 @@ static int patch_relocs(const char *path, uintptr_t base, const elf_info *e, con
     r0 = (base + e->relro_va) & ~(uintptr_t)(pg - 1);
     r1 = base + e->relro_va + e->relro_size;
     if (mprotect((void *)r0, r1 - r0, PROT_READ | PROT_WRITE) != 0)
-      return psim_errf(err, 2, path, 0, "cannot make a rank's copy writable: %s", strerror(errno));
+      return psim_errf(err, PSIM_EXIT_INPUT, path, 0, "cannot make a rank's copy writable: %s", strerror(errno));
   }
   for (size_t i = 0; i < rs->len; i++) {
     const interp_reloc *ir = &rs->data[i];
     uint64_t v;
     if (ir->sym) {   /* an MPI COMMON block: the rank's bindings' or psim's MPI library's */
       void *p = dlsym(ir->from < 0 ? stub : libs[ir->from].handle, ir->sym);
-      if (!p) return psim_errf(err, 2, path, 0, "%s defines no %s", ir->from < 0 ? "psim's MPI library" : libs[ir->from].path, ir->sym);
+      if (!p) return psim_errf(err, PSIM_EXIT_INPUT, path, 0, "%s defines no %s", ir->from < 0 ? "psim's MPI library" : libs[ir->from].path, ir->sym);
       v = (uint64_t)(uintptr_t)p;
     } else if (ir->exe_va >= RANK_VAR) v = (uint64_t)(uintptr_t)&rank_block[ir->exe_va - RANK_VAR];
     else if (ir->exe_va >= PROC_VAR) {   /* psim's MPI library's function, or a live variable */
       int stubbed = ir->exe_va >= STUB_SYM;
       const char *name = stubbed ? stub_syms[ir->exe_va - STUB_SYM] : proc_vars[ir->exe_va - PROC_VAR];
       void *f = dlsym(stubbed ? stub : RTLD_DEFAULT, name);
-      if (!f) return psim_errf(err, 2, path, 0, "%s defines no %s", stubbed ? "psim's MPI library" : "the C library", name);
+      if (!f) return psim_errf(err, PSIM_EXIT_INPUT, path, 0, "%s defines no %s", stubbed ? "psim's MPI library" : "the C library", name);
       v = (uint64_t)(uintptr_t)f;
     } else v = exe_base + ir->exe_va;
     if (ir->type == R_X86_64_64_) v += (uint64_t)ir->addend;
@@ -544,7 +544,7 @@ static int interpose(const abi_lib *libs, abi_lib *l, uintptr_t exe_base, void *
   if (!l->interp.len) return 0;
   struct link_map *lm = NULL;
   if (dlinfo(l->handle, RTLD_DI_LINKMAP, &lm) < 0 || !lm)
-    return psim_errf(err, 2, l->path, 0, "cannot find where a rank's copy is loaded");
+    return psim_errf(err, PSIM_EXIT_INPUT, l->path, 0, "cannot find where a rank's copy is loaded");
   return patch_relocs(l->path, (uintptr_t)lm->l_addr, &l->e, &l->interp, exe_base, rank_block, stub, libs, err);
 }
 
@@ -612,7 +612,7 @@ int emu_abi_load_rank(emu_abi *a, int rank, void **handle, emu_main_fn *main_fn,
   /* the privatized libraries, each after those it needs */
   for (int j = 0; j < a->nlibs; j++) a->libs[j].loaded = 0;
   for (int done = 0, pass = 0; done < a->nlibs; pass++) {
-    if (pass > a->nlibs) return psim_errf(err, 2, NULL, 0, "--privatize-libs: the libraries need each other in a cycle");
+    if (pass > a->nlibs) return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--privatize-libs: the libraries need each other in a cycle");
     for (int j = 0; j < a->nlibs; j++) {
       abi_lib *l = &a->libs[j];
       if (l->loaded) continue;
@@ -639,7 +639,7 @@ int emu_abi_load_rank(emu_abi *a, int rank, void **handle, emu_main_fn *main_fn,
        * those calls to the executable's definition once it is loaded. */
       void *h = dlopen(name, RTLD_LAZY | RTLD_LOCAL | RTLD_DEEPBIND);
       unlink(name);
-      if (!h) return psim_errf(err, 2, l->path, 0, "cannot load rank %d's copy: %s", rank, dlerror());
+      if (!h) return psim_errf(err, PSIM_EXIT_INPUT, l->path, 0, "cannot load rank %d's copy: %s", rank, dlerror());
       l->handle = h;
       l->loaded = 1;
       done++;
@@ -663,9 +663,9 @@ int emu_abi_load_rank(emu_abi *a, int rank, void **handle, emu_main_fn *main_fn,
   unlink(name);
   for (int j = 0; j < a->nlibs; j++) a->libs[j].handle = own[j];
   free(own);
-  if (!h) return psim_errf(err, 2, a->path, 0, "cannot load rank %d's copy: %s", rank, dlerror());
+  if (!h) return psim_errf(err, PSIM_EXIT_INPUT, a->path, 0, "cannot load rank %d's copy: %s", rank, dlerror());
   struct link_map *lm = NULL;
-  if (dlinfo(h, RTLD_DI_LINKMAP, &lm) < 0 || !lm) return psim_errf(err, 2, a->path, 0, "cannot find where rank %d's copy is loaded", rank);
+  if (dlinfo(h, RTLD_DI_LINKMAP, &lm) < 0 || !lm) return psim_errf(err, PSIM_EXIT_INPUT, a->path, 0, "cannot find where rank %d's copy is loaded", rank);
   uintptr_t base = (uintptr_t)lm->l_addr;
   void **block = xcalloc(NRANK_VARS, sizeof *block);
   rank_var_blocks = xrealloc(rank_var_blocks, (nrank_var_blocks + 1) * sizeof *rank_var_blocks);
@@ -682,7 +682,7 @@ int emu_abi_load_rank(emu_abi *a, int rank, void **handle, emu_main_fn *main_fn,
     r0 = (base + a->e.relro_va) & ~(uintptr_t)(pg - 1);
     r1 = base + a->e.relro_va + a->e.relro_size;
     if (mprotect((void *)r0, r1 - r0, PROT_READ | PROT_WRITE) != 0)
-      return psim_errf(err, 2, a->path, 0, "cannot make rank %d's copy writable: %s", rank, strerror(errno));
+      return psim_errf(err, PSIM_EXIT_INPUT, a->path, 0, "cannot make rank %d's copy writable: %s", rank, strerror(errno));
   }
   void (*copied)(int, void *) = NULL;
   if (a->mpi == ELF_OMPI) {
@@ -699,7 +699,7 @@ int emu_abi_load_rank(emu_abi *a, int rank, void **handle, emu_main_fn *main_fn,
     if (!src) src = dlsym(stubs[a->mpi], c->name);
     if (!src) src = dlsym(RTLD_DEFAULT, c->name);
     if (!src) src = needed_sym(a, c->name);
-    if (!src) return psim_errf(err, 2, a->path, 0, "its variable %s (a copy relocation) is defined by no loaded library", c->name);
+    if (!src) return psim_errf(err, PSIM_EXIT_INPUT, a->path, 0, "its variable %s (a copy relocation) is defined by no loaded library", c->name);
     memcpy((void *)(base + c->at), src, c->size);
     /* psim's libmpi.so.40 learns where this copy keeps its predefined objects (all of 256
      * bytes or more) */
@@ -716,7 +716,7 @@ int emu_abi_load_rank(emu_abi *a, int rank, void **handle, emu_main_fn *main_fn,
   r1 &= ~(uintptr_t)(pg - 1);
   if (r1 > r0) mprotect((void *)r0, r1 - r0, PROT_READ);
   void *m = a->main_va ? (void *)(base + a->main_va) : start_main(base, a->entry);
-  if (!m) return psim_errf(err, 2, a->path, 0, "cannot find main (no symbol table, and _start is not glibc's)");
+  if (!m) return psim_errf(err, PSIM_EXIT_INPUT, a->path, 0, "cannot find main (no symbol table, and _start is not glibc's)");
   *handle = h;
   memcpy(main_fn, &m, sizeof m);
   return 0;

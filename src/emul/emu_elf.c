@@ -29,7 +29,7 @@ int elf_parse(const char *path, const char *d, size_t n, elf_info *e, psim_err *
   memset(e, 0, sizeof *e);
   e->soname = e->runpath = UINT64_MAX;
   if (n < 64 || memcmp(d, "\177ELF", 4) || d[4] != 2 || d[5] != 1 || rd16(d + 18) != 62)
-    return psim_errf(err, 2, path, 0, "not an x86-64 ELF file");
+    return psim_errf(err, PSIM_EXIT_INPUT, path, 0, "not an x86-64 ELF file");
   e->exec = rd16(d + 16) == 2;
   uint64_t phoff = rd64(d + 32);
   uint16_t phentsize = rd16(d + 54), phnum = rd16(d + 56);
@@ -37,13 +37,13 @@ int elf_parse(const char *path, const char *d, size_t n, elf_info *e, psim_err *
   /* A truncated file (an interrupted copy or build) would crash the loader: glibc maps PT_LOAD
    * segments past the end of the file and faults (SIGBUS) when it touches them. */
   if (phentsize < 56 || phoff > n || (uint64_t)phnum * phentsize > n - phoff)
-    return psim_errf(err, 2, path, 0, "is truncated or corrupt: its program headers (%u of %u bytes at offset %llu) "
+    return psim_errf(err, PSIM_EXIT_INPUT, path, 0, "is truncated or corrupt: its program headers (%u of %u bytes at offset %llu) "
                      "do not fit in its %zu bytes", (unsigned)phnum, (unsigned)phentsize, (unsigned long long)phoff, n);
   for (uint16_t i = 0; i < phnum; i++) {
     const char *ph = d + phoff + (uint64_t)i * phentsize;
     uint64_t off = rd64(ph + 8), size = rd64(ph + 32);
     if (rd32(ph) == PT_LOAD_ && (off > n || size > n - off))
-      return psim_errf(err, 2, path, 0, "is truncated: a loadable segment ends at byte %llu, but the file has %zu bytes",
+      return psim_errf(err, PSIM_EXIT_INPUT, path, 0, "is truncated: a loadable segment ends at byte %llu, but the file has %zu bytes",
                        (unsigned long long)(off + size), n);
     if (rd32(ph) == PT_TLS_) e->tls = 1;
     if (rd32(ph) == PT_DYNAMIC_) { dyn = rd64(ph + 8); dynsz = rd64(ph + 32); }
@@ -67,12 +67,12 @@ int elf_parse(const char *path, const char *d, size_t n, elf_info *e, psim_err *
     else if (tag == DT_FLAGS_1_) { e->flags1_at = at + 8; e->pie = (val & DF_1_PIE_) != 0; }
   }
   if (!strtab || vaddr_off(d, n, strtab, &e->str_off) < 0 || e->str_size > n - e->str_off)
-    return psim_errf(err, 2, path, 0, "bad ELF dynamic string table");
-  if (symtab && vaddr_off(d, n, symtab, &e->sym_off) < 0) return psim_errf(err, 2, path, 0, "bad ELF dynamic symbol table");
+    return psim_errf(err, PSIM_EXIT_INPUT, path, 0, "bad ELF dynamic string table");
+  if (symtab && vaddr_off(d, n, symtab, &e->sym_off) < 0) return psim_errf(err, PSIM_EXIT_INPUT, path, 0, "bad ELF dynamic symbol table");
   if (rela && (vaddr_off(d, n, rela, &e->rela_off) < 0 || e->rela_size > n - e->rela_off))
-    return psim_errf(err, 2, path, 0, "bad ELF relocation table");
+    return psim_errf(err, PSIM_EXIT_INPUT, path, 0, "bad ELF relocation table");
   if (jmprel && (vaddr_off(d, n, jmprel, &e->jmprel_off) < 0 || e->jmprel_size > n - e->jmprel_off))
-    return psim_errf(err, 2, path, 0, "bad ELF PLT relocation table");
+    return psim_errf(err, PSIM_EXIT_INPUT, path, 0, "bad ELF PLT relocation table");
   return 0;
 }
 

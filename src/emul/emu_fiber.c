@@ -99,13 +99,13 @@ int emu_fiber_init(emu_fiber *f, size_t stack_size, void (*fn)(void *), void *ar
                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
   if (f->map == MAP_FAILED) {
     f->map = NULL;
-    return psim_errf(err, 2, NULL, 0, "cannot map a %zu-byte rank stack: %s", stack_size,
+    return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "cannot map a %zu-byte rank stack: %s", stack_size,
                      strerror(errno));
   }
   if (mprotect(f->map, page, PROT_NONE) < 0) {
     munmap(f->map, f->map_len);
     f->map = NULL;
-    return psim_errf(err, 2, NULL, 0, "cannot protect a stack guard page: %s", strerror(errno));
+    return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "cannot protect a stack guard page: %s", strerror(errno));
   }
   f->fn = fn;
   f->arg = arg;

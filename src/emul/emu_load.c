@@ -34,18 +34,18 @@ int emu_loading_copy = -1;
  * names it in the error ("the program"). */
 int emu_read_file(const char *path, const char *what, char **data, size_t *len, psim_err *err) {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return psim_errf(err, 2, path, 0, "cannot open %s: %s", what, strerror(errno));
+  if (fd < 0) return psim_errf(err, PSIM_EXIT_INPUT, path, 0, "cannot open %s: %s", what, strerror(errno));
   struct stat st;
   if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
     close(fd);
-    return psim_errf(err, 2, path, 0, "not a regular file");
+    return psim_errf(err, PSIM_EXIT_INPUT, path, 0, "not a regular file");
   }
   *len = (size_t)st.st_size;
   *data = xmalloc(*len ? *len : 1);
   size_t got = 0;
   while (got < *len) {
     ssize_t n = read(fd, *data + got, *len - got);
-    if (n <= 0) { close(fd); free(*data); return psim_errf(err, 2, path, 0, "read error"); }
+    if (n <= 0) { close(fd); free(*data); return psim_errf(err, PSIM_EXIT_INPUT, path, 0, "read error"); }
     got += (size_t)n;
   }
   close(fd);
@@ -82,7 +82,7 @@ static int script_error(const char *path, const char *d, size_t n, psim_err *err
     found++;
   }
   int il = (int)(eol - 2 < 60 ? eol - 2 : 60);
-  return psim_errf(err, 2, path, 0,
+  return psim_errf(err, PSIM_EXIT_INPUT, path, 0,
                    "is a script (#!%.*s), not a program: under mpirun each process runs it and "
                    "it starts the MPI program, but psim run loads the program itself into every "
                    "rank: give psim run the program the script starts%s%s%s",
@@ -92,7 +92,7 @@ static int script_error(const char *path, const char *d, size_t n, psim_err *err
 static int check_elf(const char *path, const char *d, size_t n, psim_err *err) {
   if (n >= 2 && d[0] == '#' && d[1] == '!') return script_error(path, d, n, err);
   if (n < 64 || memcmp(d, "\177ELF", 4))
-    return psim_errf(err, 2, path, 0,
+    return psim_errf(err, PSIM_EXIT_INPUT, path, 0,
                      "not an ELF shared object: build the program with psimcc (e.g. "
                      "build/psimcc -O2 -o prog prog.c) and run it with psim run -- ./prog");
   elf_info e;   /* also refuses a truncated file, which would crash the loader (emu_elf.c) */
@@ -101,7 +101,7 @@ static int check_elf(const char *path, const char *d, size_t n, psim_err *err) {
     /* a program built by MPICH's mpicc (emu_abi.c), or why not */
     int abi = emu_abi_detect(path, d, n, err);
     if (abi != 0) return abi;
-    return psim_errf(err, 2, path, 0,
+    return psim_errf(err, PSIM_EXIT_INPUT, path, 0,
                      "is an executable, not a shared object: build it with psimcc, which "
                      "makes the shared object psim run loads once per rank");
   }
@@ -127,19 +127,19 @@ static void *open_copy(const char *path, const char *dir, const char *data, size
   snprintf(name, sizeof name, "%s/rank-%d.so", dir, rank);
   int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700);
   if (fd < 0) {
-    psim_errf(err, 2, path, 0, "cannot create %s: %s", name, strerror(errno));
+    psim_errf(err, PSIM_EXIT_INPUT, path, 0, "cannot create %s: %s", name, strerror(errno));
     return NULL;
   }
   size_t off = 0;
   while (off < len) {
     ssize_t n = write(fd, data + off, len - off);
-    if (n <= 0) { close(fd); unlink(name); psim_errf(err, 2, path, 0, "cannot copy the program: %s", strerror(errno)); return NULL; }
+    if (n <= 0) { close(fd); unlink(name); psim_errf(err, PSIM_EXIT_INPUT, path, 0, "cannot copy the program: %s", strerror(errno)); return NULL; }
     off += (size_t)n;
   }
   close(fd);
   void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
   unlink(name);
-  if (!h) psim_errf(err, 2, path, 0, "cannot load rank %d's copy: %s", rank, dlerror());
+  if (!h) psim_errf(err, PSIM_EXIT_INPUT, path, 0, "cannot load rank %d's copy: %s", rank, dlerror());
   return h;
 }
 
@@ -153,14 +153,14 @@ int emu_prog_load(emu_prog *p, const char *path, int nranks, int shared_globals,
   int abi = check_elf(path, data, len, err);
   if (abi < 0) { free(data); return -1; }
   if (!abi && privatize_libs)
-    { free(data); return psim_errf(err, 2, path, 0, "--privatize-libs is for programs built by MPICH's mpicc (psimcc programs: link the library's archive instead)"); }
+    { free(data); return psim_errf(err, PSIM_EXIT_INPUT, path, 0, "--privatize-libs is for programs built by MPICH's mpicc (psimcc programs: link the library's archive instead)"); }
   int ncopies = shared_globals ? 1 : nranks;
   char dir[4096] = "";
   emu_abi *ab = NULL;
   if (!shared_globals || abi) {
     const char *tmp = getenv("TMPDIR");
     snprintf(dir, sizeof dir, "%s/psim-run-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir)) { free(data); return psim_errf(err, 2, dir, 0, "cannot create a directory for the rank copies: %s", strerror(errno)); }
+    if (!mkdtemp(dir)) { free(data); return psim_errf(err, PSIM_EXIT_INPUT, dir, 0, "cannot create a directory for the rank copies: %s", strerror(errno)); }
   }
   if (abi && emu_abi_open(&ab, path, data, len, privatize_libs, dir, err) < 0) { free(data); rmdir(dir); return -1; }
   p->handles = xcalloc((size_t)ncopies, sizeof *p->handles);
@@ -195,7 +195,7 @@ int emu_prog_load(emu_prog *p, const char *path, int nranks, int shared_globals,
       char *real = realpath(path, NULL);
       h = dlopen(real ? real : path, RTLD_NOW | RTLD_LOCAL);
       free(real);
-      if (!h) psim_errf(err, 2, path, 0, "cannot load the program: %s", dlerror());
+      if (!h) psim_errf(err, PSIM_EXIT_INPUT, path, 0, "cannot load the program: %s", dlerror());
     } else {
       emu_loading_copy = i;
       h = open_copy(path, dir, data, len, i, err);
@@ -209,7 +209,7 @@ int emu_prog_load(emu_prog *p, const char *path, int nranks, int shared_globals,
       free(data);
       if (dir[0]) rmdir(dir);
       emu_prog_unload(p);
-      return psim_errf(err, 2, path, 0, "the program has no main()");
+      return psim_errf(err, PSIM_EXIT_INPUT, path, 0, "the program has no main()");
     }
     emu_main_fn fn;
     memcpy(&fn, &m, sizeof fn);

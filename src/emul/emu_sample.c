@@ -57,7 +57,7 @@ int emu_tasks_load(emu_sim *S, psim_err *err) {
   if (!o->task_costs) return 0;
   T->inject = 1;
   FILE *f = fopen(o->task_costs, "r");
-  if (!f) return psim_errf(err, 2, o->task_costs, 0, "cannot open the task costs: %s", strerror(errno));
+  if (!f) return psim_errf(err, PSIM_EXIT_INPUT, o->task_costs, 0, "cannot open the task costs: %s", strerror(errno));
   char line[4096];
   long ln = 0;
   while (fgets(line, sizeof line, f)) {
@@ -71,7 +71,7 @@ int emu_tasks_load(emu_sim *S, psim_err *err) {
     double cost = strtod(p + n, &end);
     if (end == p + n || !(cost >= 0)) {
       fclose(f);
-      return psim_errf(err, 2, o->task_costs, ln,
+      return psim_errf(err, PSIM_EXIT_INPUT, o->task_costs, ln,
                        "expected 'NAME FLOPS_PER_ITERATION [ITERATIONS]' (as --measure-tasks writes)");
     }
     task *t = find(T, name);
@@ -88,7 +88,7 @@ int emu_tasks_finish(emu_sim *S, int write, psim_err *err) {
   if (T && write && S->o->measure_tasks) {
     FILE *f = fopen(S->o->measure_tasks, "w");
     if (!f) {
-      rc = psim_errf(err, 2, S->o->measure_tasks, 0, "cannot open for writing: %s", strerror(errno));
+      rc = psim_errf(err, PSIM_EXIT_INPUT, S->o->measure_tasks, 0, "cannot open for writing: %s", strerror(errno));
     } else {
       fprintf(f, "# psim task costs (--task-costs reads this): NAME FLOPS_PER_ITERATION ITERATIONS\n"
                  "# measured with a host speed reference of %.17g flop/s\n", S->o->host_speed_ref);
@@ -96,7 +96,7 @@ int emu_tasks_finish(emu_sim *S, int write, psim_err *err) {
         const task *t = &T->t.data[i];
         fprintf(f, "%s %.17g %.17g\n", t->name, t->iters > 0 ? t->flops / t->iters : 0.0, t->iters);
       }
-      if (fclose(f) != 0) rc = psim_errf(err, 2, S->o->measure_tasks, 0, "cannot write the task costs");
+      if (fclose(f) != 0) rc = psim_errf(err, PSIM_EXIT_INPUT, S->o->measure_tasks, 0, "cannot write the task costs");
     }
   }
   tasks_free(T);

@@ -48,7 +48,7 @@ static int parse_double(const char *key, const char *v, double *out, psim_err *e
   char *end;
   double x = strtod(v, &end);
   if (!*v || *end || !(x >= 0))
-    return psim_errf(err, 2, NULL, 0, "--cfg %s expects a non-negative number, got '%s'", key, v);
+    return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--cfg %s expects a non-negative number, got '%s'", key, v);
   *out = x;
   return 0;
 }
@@ -62,7 +62,7 @@ int emu_opts_cfg(emu_opts *o, const char *key, const char *value, psim_err *err)
     char *end;
     unsigned long long n = strtoull(value, &end, 10);
     if (!*value || *end || *value == '-')
-      return psim_errf(err, 2, NULL, 0, "--cfg run/spin-limit expects a whole number of polls (0: never), got '%s'", value);
+      return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--cfg run/spin-limit expects a whole number of polls (0: never), got '%s'", value);
     o->spin_limit = n;
     return 0;
   }
@@ -71,21 +71,21 @@ int emu_opts_cfg(emu_opts *o, const char *key, const char *value, psim_err *err)
     static const char *const levels[] = {"single", "funneled", "serialized", "multiple"};
     for (int i = 0; i < 4; i++)
       if (!strcasecmp(value, levels[i])) { o->thread_level = i; return 0; }
-    return psim_errf(err, 2, NULL, 0, "--cfg run/thread-level expects single, funneled, serialized or multiple, got '%s'", value);
+    return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--cfg run/thread-level expects single, funneled, serialized or multiple, got '%s'", value);
   }
   if (!strcmp(key, "smpi/cpu-threshold")) return parse_double(key, value, &o->cpu_threshold, err);
   if (!strcmp(key, "smpi/host-speed")) {
     int w = 0;
     char why[256];
     if (psim_unit_speed(value, &o->host_speed_ref, &w, why, sizeof why) < 0)
-      return psim_errf(err, 2, NULL, 0, "--cfg smpi/host-speed: %s", why);
+      return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--cfg smpi/host-speed: %s", why);
     return 0;
   }
   if (!strcmp(key, "smpi/coll-selector")) return coll_selector_use(&o->coll, value, err);
   if (!strcmp(key, "run/charge-copies")) {
     if (!strcmp(value, "yes") || !strcmp(value, "1") || !strcmp(value, "true")) o->charge_copies = 1;
     else if (!strcmp(value, "no") || !strcmp(value, "0") || !strcmp(value, "false")) o->charge_copies = 0;
-    else return psim_errf(err, 2, NULL, 0, "--cfg run/charge-copies expects yes or no, got '%s'", value);
+    else return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--cfg run/charge-copies expects yes or no, got '%s'", value);
     return 0;
   }
   if (!strcmp(key, "smpi/simulate-computation")) {
@@ -785,7 +785,7 @@ static char **copy_argv(int argc, char **argv) {
 
 int emu_run(const emu_opts *o, replay_result *res, psim_err *err) {
   memset(res, 0, sizeof *res);
-  if (emu_current) return psim_errf(err, 2, NULL, 0, "one psim run at a time per process");
+  if (emu_current) return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "one psim run at a time per process");
   emu_sim *S = xcalloc(1, sizeof *S);
   S->o = o;
   S->thread = pthread_self();
@@ -808,7 +808,7 @@ int emu_run(const emu_opts *o, replay_result *res, psim_err *err) {
    * run's ranks are real programs scheduled by their own rules (emu_sched.c), whose ties keep
    * psim's order of scheduling. */
   if (S->models && o->net.tie_simgrid) {
-    psim_errf(err, 2, NULL, 0, "--cfg network/tie-order:simgrid is for trace replay (SMPI actors); "
+    psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--cfg network/tie-order:simgrid is for trace replay (SMPI actors); "
               "psim run's ranks are real programs and keep psim's order");
     models_free(S->models);
     S->models = NULL;

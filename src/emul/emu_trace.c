@@ -195,7 +195,7 @@ static int mkdir_p(const char *dir) {
 int emu_trace_open(emu_sim *S, psim_err *err) {
   const char *dir = S->o->trace_tit;
   if (mkdir_p(dir) < 0)
-    return psim_errf(err, 2, dir, 0, "--trace-tit: cannot create the directory: %s", strerror(errno));
+    return psim_errf(err, PSIM_EXIT_INPUT, dir, 0, "--trace-tit: cannot create the directory: %s", strerror(errno));
   emu_tracer *t = xcalloc(1, sizeof *t);
   t->dir = xstrdup(dir);
   t->np = S->np;
@@ -204,7 +204,7 @@ int emu_trace_open(emu_sim *S, psim_err *err) {
   snprintf(path, sizeof path, "%s/list", dir);
   FILE *list = fopen(path, "w");
   if (!list) {
-    psim_errf(err, 2, path, 0, "--trace-tit: cannot open for writing: %s", strerror(errno));
+    psim_errf(err, PSIM_EXIT_INPUT, path, 0, "--trace-tit: cannot open for writing: %s", strerror(errno));
     free(t->r); free(t->dir); free(t);
     return -1;
   }
@@ -253,7 +253,7 @@ int emu_trace_close(emu_sim *S, psim_err *err) {
   }
   int rc = 0;
   if (t->failed)
-    rc = psim_errf(err, 2, t->failed_path, 0, "--trace-tit: cannot write the trace");
+    rc = psim_errf(err, PSIM_EXIT_INPUT, t->failed_path, 0, "--trace-tit: cannot write the trace");
   free(t->r);
   free(t->dir);
   free(t);

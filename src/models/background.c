@@ -115,7 +115,7 @@ static int arrival_cmp(const void *x, const void *y) {
 /* Reads FILE: `time host cpu_seconds nice` per line, '#' starts a comment. */
 static int trace_load(cpu_state *st, const char *path, psim_err *err) {
   FILE *f = fopen(path, "r");
-  if (!f) return psim_errf(err, 2, path, 0, "cannot open the background trace: %s", strerror(errno));
+  if (!f) return psim_errf(err, PSIM_EXIT_INPUT, path, 0, "cannot open the background trace: %s", strerror(errno));
   char line[4096];
   long ln = 0;
   size_t cap = 0;
@@ -124,7 +124,7 @@ static int trace_load(cpu_state *st, const char *path, psim_err *err) {
     size_t len = strlen(line);
     if (len == sizeof line - 1 && line[len - 1] != '\n') {
       fclose(f);
-      return psim_errf(err, 2, path, ln, "line too long (at most %d characters)", (int)sizeof line - 2);
+      return psim_errf(err, PSIM_EXIT_INPUT, path, ln, "line too long (at most %d characters)", (int)sizeof line - 2);
     }
     char *hash = strchr(line, '#');
     if (hash) *hash = 0;
@@ -133,29 +133,29 @@ static int trace_load(cpu_state *st, const char *path, psim_err *err) {
     for (char *p = strtok(line, " \t\r\n"); p && n < 5; p = strtok(NULL, " \t\r\n")) tok[n++] = p;
     if (n == 0) continue;
     const char *expect = "expected 'time host cpu_seconds nice' (e.g. '30 node-0 12.5 0')";
-    if (n != 4) { fclose(f); return psim_errf(err, 2, path, ln, "%d fields: %s", n, expect); }
+    if (n != 4) { fclose(f); return psim_errf(err, PSIM_EXIT_INPUT, path, ln, "%d fields: %s", n, expect); }
     char *e;
     errno = 0;
     double t = strtod(tok[0], &e);
     if (e == tok[0] || *e || errno || !(t >= 0) || isinf(t)) {
       fclose(f);
-      return psim_errf(err, 2, path, ln, "bad time '%s': expected seconds >= 0; %s", tok[0], expect);
+      return psim_errf(err, PSIM_EXIT_INPUT, path, ln, "bad time '%s': expected seconds >= 0; %s", tok[0], expect);
     }
     int host = plat_host_find(st->plat, tok[1]);
     if (host < 0) {
       fclose(f);
-      return psim_errf(err, 2, path, ln, "unknown host '%s' (not in the platform)", tok[1]);
+      return psim_errf(err, PSIM_EXIT_INPUT, path, ln, "unknown host '%s' (not in the platform)", tok[1]);
     }
     double cpu = strtod(tok[2], &e);
     if (e == tok[2] || *e || !(cpu >= 0)) {
       fclose(f);
-      return psim_errf(err, 2, path, ln, "bad cpu_seconds '%s': expected seconds >= 0 or inf; %s", tok[2], expect);
+      return psim_errf(err, PSIM_EXIT_INPUT, path, ln, "bad cpu_seconds '%s': expected seconds >= 0 or inf; %s", tok[2], expect);
     }
     errno = 0;
     long nice = strtol(tok[3], &e, 10);
     if (e == tok[3] || *e || errno || nice < -20 || nice > 19) {
       fclose(f);
-      return psim_errf(err, 2, path, ln, "bad nice '%s': expected an integer in [-20, 19]", tok[3]);
+      return psim_errf(err, PSIM_EXIT_INPUT, path, ln, "bad nice '%s': expected an integer in [-20, 19]", tok[3]);
     }
     if (st->narr == cap) {
       cap = cap ? 2 * cap : 64;
@@ -166,7 +166,7 @@ static int trace_load(cpu_state *st, const char *path, psim_err *err) {
   }
   int bad = ferror(f);
   fclose(f);
-  if (bad) return psim_errf(err, 2, path, ln, "read error");
+  if (bad) return psim_errf(err, PSIM_EXIT_INPUT, path, ln, "read error");
   /* Arrivals in date order; equal dates keep the file's order (the line breaks ties). */
   if (st->narr > 1) qsort(st->arr, st->narr, sizeof *st->arr, arrival_cmp);
   return 0;

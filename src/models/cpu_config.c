@@ -49,7 +49,7 @@ static int num(const char *key, const char *v, const char *end, double lo, doubl
   errno = 0;
   double x = strtod(v, &e);
   if (e == v || (end ? e != end : *e != 0) || errno || !(x >= lo && x <= hi))
-    return psim_errf(err, 2, NULL, 0, "--cfg %s: expected a number in [%g, %g], got '%s'", key, lo, hi, v);
+    return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--cfg %s: expected a number in [%g, %g], got '%s'", key, lo, hi, v);
   *out = x;
   return 0;
 }
@@ -60,7 +60,7 @@ static int integer(const char *key, const char *v, const char *end, long lo, lon
   errno = 0;
   long x = strtol(v, &e, 10);
   if (e == v || (end ? e != end : *e != 0) || errno || x < lo || x > hi)
-    return psim_errf(err, 2, NULL, 0, "--cfg %s: expected an integer in [%ld, %ld], got '%s'", key, lo, hi, v);
+    return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--cfg %s: expected an integer in [%ld, %ld], got '%s'", key, lo, hi, v);
   *out = x;
   return 0;
 }
@@ -73,14 +73,14 @@ static int fields(const char *key, const char *v, int n, const char **start, con
     start[i] = p;
     const char *comma = strchr(p, ',');
     if (i + 1 < n) {
-      if (!comma) return psim_errf(err, 2, NULL, 0, "--cfg %s: expected %s, got '%s'", key, what, v);
+      if (!comma) return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--cfg %s: expected %s, got '%s'", key, what, v);
       ends[i] = comma;
       p = comma + 1;
     } else {
-      if (comma) return psim_errf(err, 2, NULL, 0, "--cfg %s: expected %s, got '%s'", key, what, v);
+      if (comma) return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--cfg %s: expected %s, got '%s'", key, what, v);
       ends[i] = p + strlen(p);
     }
-    if (ends[i] == start[i]) return psim_errf(err, 2, NULL, 0, "--cfg %s: expected %s, got '%s'", key, what, v);
+    if (ends[i] == start[i]) return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--cfg %s: expected %s, got '%s'", key, what, v);
   }
   return 0;
 }
@@ -98,7 +98,7 @@ int cpu_config_set(cpu_config *c, const char *key, const char *v, psim_err *err)
     if ((r = integer(key, v, NULL, -20, 19, &n, err)) == 0) c->bg_nice = (int)n;
   } else if (!strcmp(key, "background/trace")) {
     if (!*v || strlen(v) >= sizeof c->bg_trace)
-      return psim_errf(err, 2, NULL, 0, "--cfg %s: expected a file name, got '%s'", key, v);
+      return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--cfg %s: expected a file name, got '%s'", key, v);
     snprintf(c->bg_trace, sizeof c->bg_trace, "%s", v);
     r = 0;
   } else if (!strcmp(key, "background/poisson")) {
@@ -109,7 +109,7 @@ int cpu_config_set(cpu_config *c, const char *key, const char *v, psim_err *err)
     if (fields(key, v, 4, st, en, what, err) < 0) return -1;
     if (num(key, st[0], en[0], 1e-12, 1e9, &rate, err) < 0 || num(key, st[1], en[1], 1e-12, 1e12, &mean, err) < 0 ||
         integer(key, st[2], en[2], -20, 19, &nice, err) < 0 || integer(key, st[3], en[3], 0, 2147483647L, &seed, err) < 0)
-      return psim_errf(err, 2, NULL, 0, "--cfg %s: expected %s, got '%s'", key, what, v);
+      return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--cfg %s: expected %s, got '%s'", key, what, v);
     c->poisson = 1;
     c->poisson_rate = rate;
     c->poisson_mean = mean;
@@ -125,7 +125,7 @@ int cpu_config_set(cpu_config *c, const char *key, const char *v, psim_err *err)
     double b[3];
     for (int i = 0; i < 3; i++)
       if (num(key, st[i], en[i], 0, 1, &b[i], err) < 0)
-        return psim_errf(err, 2, NULL, 0, "--cfg %s: expected %s, got '%s'", key, what, v);
+        return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--cfg %s: expected %s, got '%s'", key, what, v);
     memcpy(c->la_betas, b, sizeof b);
     c->la_custom_betas = 1;
     r = 0;

@@ -74,7 +74,7 @@ static int parse_points(mfn *f, const char *key, char *v, const char *path, long
     if (!colon && !xs.len && pt + strlen(pt) == v + vlen) {
       /* a lone TIME: a constant (the same as 0:TIME) */
       if (psim_unit_time(pt, &y, &warned, why, sizeof why) < 0 || y < 0) {
-        rc = psim_errf(err, 2, path, line, "%s: expected a time (e.g. 20us) or SIZE:TIME points, got '%s'", key, pt);
+        rc = psim_errf(err, PSIM_EXIT_INPUT, path, line, "%s: expected a time (e.g. 20us) or SIZE:TIME points, got '%s'", key, pt);
         break;
       }
       VEC_PUSH(xs, 0.0);
@@ -82,21 +82,21 @@ static int parse_points(mfn *f, const char *key, char *v, const char *path, long
       continue;
     }
     if (!colon) {
-      rc = psim_errf(err, 2, path, line, "%s: expected SIZE:TIME points separated by ',' (e.g. 0:20us,1MB:60us), got '%s'",
+      rc = psim_errf(err, PSIM_EXIT_INPUT, path, line, "%s: expected SIZE:TIME points separated by ',' (e.g. 0:20us,1MB:60us), got '%s'",
                      key, pt);
       break;
     }
     *colon = 0;
     if (psim_unit_size(pt, &x, &warned, why, sizeof why) < 0 || x < 0) {
-      rc = psim_errf(err, 2, path, line, "%s: expected a size (bytes, e.g. 1500 or 1MB) before ':', got '%s'", key, pt);
+      rc = psim_errf(err, PSIM_EXIT_INPUT, path, line, "%s: expected a size (bytes, e.g. 1500 or 1MB) before ':', got '%s'", key, pt);
       break;
     }
     if (psim_unit_time(colon + 1, &y, &warned, why, sizeof why) < 0 || y < 0) {
-      rc = psim_errf(err, 2, path, line, "%s: expected a time (e.g. 20us) after '%s:', got '%s'", key, pt, colon + 1);
+      rc = psim_errf(err, PSIM_EXIT_INPUT, path, line, "%s: expected a time (e.g. 20us) after '%s:', got '%s'", key, pt, colon + 1);
       break;
     }
     if (xs.len && x <= xs.data[xs.len - 1]) {
-      rc = psim_errf(err, 2, path, line, "%s: sizes must increase from point to point ('%s' after %.17g bytes)",
+      rc = psim_errf(err, PSIM_EXIT_INPUT, path, line, "%s: sizes must increase from point to point ('%s' after %.17g bytes)",
                      key, pt, xs.data[xs.len - 1]);
       break;
     }
@@ -104,7 +104,7 @@ static int parse_points(mfn *f, const char *key, char *v, const char *path, long
     VEC_PUSH(ys, y);
   }
   if (rc == 0 && !xs.len)
-    rc = psim_errf(err, 2, path, line, "%s: expected SIZE:TIME points (e.g. 0:20us,1MB:60us), got nothing", key);
+    rc = psim_errf(err, PSIM_EXIT_INPUT, path, line, "%s: expected SIZE:TIME points (e.g. 0:20us,1MB:60us), got nothing", key);
   if (rc < 0) { VEC_FREE(xs); VEC_FREE(ys); return -1; }
   free(f->x);
   free(f->y);
@@ -125,12 +125,12 @@ static double fn_eval(const mfn *f, double s) {
 /* One line's KEY=VALUE settings. */
 static int parse_settings(mrule *r, char **tok, int ntok, const char *path, long line, psim_err *err) {
   if (ntok == 0)
-    return psim_errf(err, 2, path, line, r->pair ? "expected transmit=POINTS after the two patterns"
+    return psim_errf(err, PSIM_EXIT_INPUT, path, line, r->pair ? "expected transmit=POINTS after the two patterns"
                                                  : "expected KEY=VALUE after the pattern (factor, send, recv, pack)");
   for (int i = 0; i < ntok; i++) {
     char *eq = strchr(tok[i], '=');
     if (!eq || eq == tok[i] || !eq[1])
-      return psim_errf(err, 2, path, line, "expected KEY=VALUE, got '%s'", tok[i]);
+      return psim_errf(err, PSIM_EXIT_INPUT, path, line, "expected KEY=VALUE, got '%s'", tok[i]);
     *eq = 0;
     const char *key = tok[i];
     char *v = eq + 1;
@@ -138,9 +138,9 @@ static int parse_settings(mrule *r, char **tok, int ntok, const char *path, long
       char *end;
       double x = strtod(v, &end);
       if (end == v || *end || !(x > 0) || x > 1e300)
-        return psim_errf(err, 2, path, line, "factor: expected a positive number up to 1e300, got '%s'", v);
+        return psim_errf(err, PSIM_EXIT_INPUT, path, line, "factor: expected a positive number up to 1e300, got '%s'", v);
       if (r->set & SET_FACTOR)
-        return psim_errf(err, 2, path, line, "factor given twice on one line (say it once)");
+        return psim_errf(err, PSIM_EXIT_INPUT, path, line, "factor given twice on one line (say it once)");
       r->factor = x;
       r->set |= SET_FACTOR;
       continue;
@@ -149,11 +149,11 @@ static int parse_settings(mrule *r, char **tok, int ntok, const char *path, long
     for (int j = 0; j < FN_N; j++)
       if (!strcmp(key, FN_NAMES[j])) k = j;
     if (k < 0 || (r->pair != (k == FN_TRANSMIT)))
-      return psim_errf(err, 2, path, line, r->pair ? "unknown key '%s' for a pair (expected transmit)"
+      return psim_errf(err, PSIM_EXIT_INPUT, path, line, r->pair ? "unknown key '%s' for a pair (expected transmit)"
                                                    : "unknown key '%s' for a host (expected factor, send, recv or pack)",
                        key);
     if (r->set & (1 << k))   /* which one would win is not obvious: refuse */
-      return psim_errf(err, 2, path, line, "%s given twice on one line (say it once)", key);
+      return psim_errf(err, PSIM_EXIT_INPUT, path, line, "%s given twice on one line (say it once)", key);
     if (parse_points(&r->fn[k], key, v, path, line, err) < 0) return -1;
     r->set |= 1 << k;
   }
@@ -167,7 +167,7 @@ static int parse_line(machine *mf, char *s, long line, psim_err *err) {
   int n = 0;
   char *save = NULL;
   for (char *t = strtok_r(s, " \t\r\n", &save); t; t = strtok_r(NULL, " \t\r\n", &save)) {
-    if (n == 64) return psim_errf(err, 2, mf->path, line, "too many words (at most 64)");
+    if (n == 64) return psim_errf(err, PSIM_EXIT_INPUT, mf->path, line, "too many words (at most 64)");
     tok[n++] = t;
   }
   if (n == 0) return 0;
@@ -178,12 +178,12 @@ static int parse_line(machine *mf, char *s, long line, psim_err *err) {
     int warned = 0;
     char why[256];
     if (n < 2 || psim_unit_time(tok[1], &r.date, &warned, why, sizeof why) < 0 || r.date < 0)
-      return psim_errf(err, 2, mf->path, line, "expected a date after 'at' (e.g. at 30s host NAME factor=2), got '%s'",
+      return psim_errf(err, PSIM_EXIT_INPUT, mf->path, line, "expected a date after 'at' (e.g. at 30s host NAME factor=2), got '%s'",
                        n < 2 ? "" : tok[1]);
     i = 2;
   }
   if (i >= n || (strcmp(tok[i], "host") && strcmp(tok[i], "pair")))
-    return psim_errf(err, 2, mf->path, line, "expected 'host', 'pair' or 'at DATE' at the start of the line, got '%s'",
+    return psim_errf(err, PSIM_EXIT_INPUT, mf->path, line, "expected 'host', 'pair' or 'at DATE' at the start of the line, got '%s'",
                      i < n ? tok[i] : "");
   r.pair = !strcmp(tok[i], "pair");
   i++;
@@ -191,7 +191,7 @@ static int parse_line(machine *mf, char *s, long line, psim_err *err) {
   for (int k = 0; k < npat; k++, i++) {
     if (i >= n || strchr(tok[i], '=')) {
       rule_free(&r);
-      return psim_errf(err, 2, mf->path, line, r.pair ? "expected two host patterns after 'pair'"
+      return psim_errf(err, PSIM_EXIT_INPUT, mf->path, line, r.pair ? "expected two host patterns after 'pair'"
                                                        : "expected a host pattern after 'host'");
     }
     r.pat[k] = xstrdup(tok[i]);
@@ -210,7 +210,7 @@ static int cmp_rules(const void *x, const void *y) {
 
 machine *machine_load(const char *path, psim_err *err) {
   FILE *f = fopen(path, "r");
-  if (!f) { psim_errf(err, 2, path, 0, "cannot open the machine file"); return NULL; }
+  if (!f) { psim_errf(err, PSIM_EXIT_INPUT, path, 0, "cannot open the machine file"); return NULL; }
   machine *mf = xcalloc(1, sizeof *mf);
   mf->path = xstrdup(path);
   char *buf = NULL;
@@ -220,7 +220,7 @@ machine *machine_load(const char *path, psim_err *err) {
   int rc = 0;
   while ((len = getline(&buf, &cap, f)) >= 0) {
     line++;
-    if (strlen(buf) != (size_t)len) { rc = psim_errf(err, 2, path, line, "unexpected NUL byte (not a text file?)"); break; }
+    if (strlen(buf) != (size_t)len) { rc = psim_errf(err, PSIM_EXIT_INPUT, path, line, "unexpected NUL byte (not a text file?)"); break; }
     if ((rc = parse_line(mf, buf, line, err)) < 0) break;
   }
   free(buf);

@@ -57,9 +57,9 @@ static int parse_num(const char *key, const char *v, double lo, int strict, doub
   double x = strtod(v, &end);
   while (*end == ' ') end++;
   if (end == v || *end || isnan(x))
-    return psim_errf(err, 2, NULL, 0, "--cfg %s: '%s' is not a number", key, v);
+    return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--cfg %s: '%s' is not a number", key, v);
   if (!isfinite(x) || x < lo || (strict && x == lo))
-    return psim_errf(err, 2, NULL, 0, "--cfg %s: expected a finite number %s %g, got '%s'", key, strict ? ">" : ">=",
+    return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--cfg %s: expected a finite number %s %g, got '%s'", key, strict ? ">" : ">=",
                      lo, v);
   *out = x;
   return 0;
@@ -68,7 +68,7 @@ static int parse_num(const char *key, const char *v, double lo, int strict, doub
 static int parse_bool(const char *key, const char *v, int *out, psim_err *err) {
   if (!strcmp(v, "yes") || !strcmp(v, "1") || !strcmp(v, "on") || !strcmp(v, "true")) *out = 1;
   else if (!strcmp(v, "no") || !strcmp(v, "0") || !strcmp(v, "off") || !strcmp(v, "false")) *out = 0;
-  else return psim_errf(err, 2, NULL, 0, "--cfg %s: expected yes or no, got '%s'", key, v);
+  else return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--cfg %s: expected yes or no, got '%s'", key, v);
   return 0;
 }
 
@@ -78,13 +78,13 @@ static int star_cpu_set(net_config *c, const char *key, const char *v, psim_err 
   char why[256];
   if (!strcmp(key, "star/bandwidth")) {
     if (psim_unit_bandwidth(v, &c->star_bw, &warned, why, sizeof why) < 0 || !(c->star_bw > 0))
-      return psim_errf(err, 2, NULL, 0, "--cfg star/bandwidth: expected a positive bandwidth (e.g. 11.85MBps), got '%s'", v);
+      return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--cfg star/bandwidth: expected a positive bandwidth (e.g. 11.85MBps), got '%s'", v);
   } else if (!strcmp(key, "star/latency")) {
     if (psim_unit_time(v, &c->star_lat, &warned, why, sizeof why) < 0 || !(c->star_lat >= 0))
-      return psim_errf(err, 2, NULL, 0, "--cfg star/latency: expected a time (e.g. 1350us), got '%s'", v);
+      return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--cfg star/latency: expected a time (e.g. 1350us), got '%s'", v);
   } else if (!strcmp(key, "disk/bandwidth")) {   /* psim's: hosts without a <disk> (disk.c) */
     if (psim_unit_bandwidth(v, &c->disk_bw, &warned, why, sizeof why) < 0 || !(c->disk_bw > 0))
-      return psim_errf(err, 2, NULL, 0, "--cfg disk/bandwidth: expected a positive bandwidth (e.g. 100MBps), got '%s'", v);
+      return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--cfg disk/bandwidth: expected a positive bandwidth (e.g. 100MBps), got '%s'", v);
   } else if (!strcmp(key, "cpu/factor")) {
     if (parse_num(key, v, 0, 1, &c->cpu_factor, err) < 0) return -1;
   } else return 0;
@@ -107,7 +107,7 @@ int net_config_set(net_config *c, const char *key, const char *v, psim_err *err)
   if (r) return r;
   if (!strcmp(key, "network/model")) {
     if (net_model_parse(v, &c->model) < 0)
-      return psim_errf(err, 2, NULL, 0, "--cfg network/model: expected SMPI, constant or star, got '%s'", v);
+      return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--cfg network/model: expected SMPI, constant or star, got '%s'", v);
   } else if ((r = star_cpu_set(c, key, v, err)) != 0) return r;
   else if (!strcmp(key, "network/crosstraffic")) r = parse_bool(key, v, &c->crosstraffic, err);
   else if (!strcmp(key, "network/TCP-gamma") || !strcmp(key, "network/TCP_gamma"))
@@ -128,7 +128,7 @@ int net_config_set(net_config *c, const char *key, const char *v, psim_err *err)
     /* a zero factor leaves messages of that size no bandwidth: they would never arrive */
     for (int i = 0; i < f.n; i++)
       if (!(f.a[i] > 0))
-        return psim_errf(err, 2, NULL, 0, "--cfg %s: '%s': expected factors above zero, got %g", key, v, f.a[i]);
+        return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--cfg %s: '%s': expected factors above zero, got %g", key, v, f.a[i]);
     c->bw_factor = f;
   }
   else if (!strcmp(key, "smpi/lat-factor"))
@@ -147,20 +147,20 @@ int net_config_set(net_config *c, const char *key, const char *v, psim_err *err)
      * max-min sharing after every event. (TI is a trace-integration variant of Lazy.) */
     if (!strcmp(v, "Lazy") || !strcmp(v, "TI")) c->optim_full = 0;
     else if (!strcmp(v, "Full")) c->optim_full = 1;
-    else return psim_errf(err, 2, NULL, 0, "--cfg %s: expected Lazy or Full, got '%s'", key, v);
+    else return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--cfg %s: expected Lazy or Full, got '%s'", key, v);
   } else if (!strcmp(key, "network/solver")) {
     /* psim's: flows (the reference, one event-heap entry per flow) or groups (flows of one
      * share on one bottleneck on one virtual clock; equal to flows up to rounding). */
     if (!strcmp(v, "groups")) c->solver_groups = 1;
     else if (!strcmp(v, "flows")) c->solver_groups = 0;
-    else return psim_errf(err, 2, NULL, 0, "--cfg %s: expected flows or groups, got '%s'", key, v);
+    else return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--cfg %s: expected flows or groups, got '%s'", key, v);
   } else if (!strcmp(key, "network/tie-order")) {
     /* psim (default): events of one date end in the order psim last re-rated them; simgrid:
      * in the order of SimGrid's action heaps (lmm_sgorder.c, with network/optim:Lazy; it
      * walks SimGrid's modified set at every event, 1.5-9x slower). */
     if (!strcmp(v, "simgrid")) c->tie_simgrid = 1;
     else if (!strcmp(v, "psim")) c->tie_simgrid = 0;
-    else return psim_errf(err, 2, NULL, 0, "--cfg %s: expected simgrid or psim, got '%s'", key, v);
+    else return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--cfg %s: expected simgrid or psim, got '%s'", key, v);
   } else if (!strcmp(key, "maxmin/precision") || !strcmp(key, "surf/precision") ||
            !strcmp(key, "smpi/simulate-computation") || !strcmp(key, "smpi/host-speed") ||
            !strcmp(key, "smpi/privatization") || !strcmp(key, "smpi/iprobe") || !strcmp(key, "smpi/wtime") ||

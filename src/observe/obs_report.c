@@ -481,7 +481,7 @@ int obs_write_report_many(FILE *f, const char *const *texts, const size_t *lens,
   jv **docs = xcalloc((size_t)(n > 0 ? n : 1), sizeof *docs);
   int rc = 0;
   for (int i = 0; i < n; i++)
-    if (!(docs[i] = jv_parse(texts[i], lens[i], msg, sizeof msg))) { rc = psim_errf(err, 2, titles[i], 0, "%s", msg); goto out; }
+    if (!(docs[i] = jv_parse(texts[i], lens[i], msg, sizeof msg))) { rc = psim_errf(err, PSIM_EXIT_INPUT, titles[i], 0, "%s", msg); goto out; }
   if (n == 1) {
     const jv *doc = docs[0];
     int sens = doc->type == JV_OBJ && !strcmp(jv_str(jv_get(doc, "command"), ""), "sensitivity");

@@ -301,14 +301,14 @@ int obs_report_compare(FILE *f, const jv *const *docs, const char *const *titles
       }
     } else {
       free(runs);
-      return psim_errf(err, 2, titles[i], 0,
+      return psim_errf(err, PSIM_EXIT_INPUT, titles[i], 0,
                        "not a psim result (no \"ranks\" or \"simulated_time\", and no \"runs\" list): write one with "
                        "psim replay/run/lb --json, psim sensitivity --json or psim sweep --json");
     }
   }
   if (!nr) {
     free(runs);
-    return psim_errf(err, 2, titles[0], 0, "no run with its times in %s (a sweep written with --brief keeps none)",
+    return psim_errf(err, PSIM_EXIT_INPUT, titles[0], 0, "no run with its times in %s (a sweep written with --brief keeps none)",
                      n > 1 ? "these documents" : "this document");
   }
   char title[64];

@@ -21,12 +21,12 @@ obs_trace *obs_trace_open(const char *path, const platform *plat, const int *ran
   int paje = ends_with(path, ".paje") || ends_with(path, ".trace");
   int chrome = ends_with(path, ".json");
   if (!paje && !chrome) {
-    psim_errf(err, 2, path, 0, "--trace: unknown trace format (name the file *.paje or *.trace "
+    psim_errf(err, PSIM_EXIT_INPUT, path, 0, "--trace: unknown trace format (name the file *.paje or *.trace "
               "for Paje, *.json for Chrome trace events)");
     return NULL;
   }
   FILE *f = fopen(path, "w");
-  if (!f) { psim_errf(err, 2, path, 0, "cannot open for writing"); return NULL; }
+  if (!f) { psim_errf(err, PSIM_EXIT_INPUT, path, 0, "cannot open for writing"); return NULL; }
   obs_trace *t = xcalloc(1, sizeof *t);
   t->f = f;
   t->path = xstrdup(path);
@@ -43,7 +43,7 @@ int obs_trace_close(obs_trace *t, psim_err *err) {
   if (!t) return 0;
   int bad = ferror(t->f) != 0;
   if (fclose(t->f) != 0) bad = 1;
-  if (bad) psim_errf(err, 2, t->path, 0, "error while writing the trace (disk full?)");
+  if (bad) psim_errf(err, PSIM_EXIT_INPUT, t->path, 0, "error while writing the trace (disk full?)");
   obs_paje_free(t->paje);
   obs_chrome_free(t->chrome);
   free(t->path);

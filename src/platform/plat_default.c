@@ -72,7 +72,7 @@ platform *plat_open(const char *spec, char **warnings, psim_err *err) {
   char *end;
   long n = strtol(field[0], &end, 10);
   if (end == field[0] || *end || n < 1 || n > 100000000)
-    return psim_errf(err, 2, spec, 0, "expected flat:N[,SPEED[,BW[,LAT]]] with N a number of hosts"), NULL;
+    return psim_errf(err, PSIM_EXIT_INPUT, spec, 0, "expected flat:N[,SPEED[,BW[,LAT]]] with N a number of hosts"), NULL;
   double v[3] = {1e9, 1.25e9, 1e-6};
   plat_unit_fn parse[3] = {psim_unit_speed, psim_unit_bandwidth, psim_unit_time};
   for (int i = 0; i < 3; i++) {
@@ -81,7 +81,7 @@ platform *plat_open(const char *spec, char **warnings, psim_err *err) {
     int warned = 0;
     /* as in XML: speed and bandwidth positive, latency zero or more */
     if (plat_quantity(parse[i], field[i + 1], i < 2, &v[i], &warned, why, sizeof why) < 0)
-      return psim_errf(err, 2, spec, 0, "%s", why), NULL;
+      return psim_errf(err, PSIM_EXIT_INPUT, spec, 0, "%s", why), NULL;
   }
   return plat_flat_cluster((int)n, v[0], 1, v[1], v[2]);
 }

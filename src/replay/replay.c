@@ -27,14 +27,14 @@ int replay_opts_cfg(replay_opts *o, const char *key, const char *value, psim_err
     return coll_selector_set(&o->coll, "reducescatter", value, err);
   if (!strcmp(key, "smpi/coll-selector")) {
     if (strcmp(value, "default") && strcmp(value, "smpi"))
-      return psim_errf(err, 2, NULL, 0,
+      return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0,
                        "--cfg smpi/coll-selector:%s is not supported by psim replay: SimGrid's "
                        "mpich and ompi selectors are not reproduced (psim run's own approximation "
                        "of MPICH's and Open MPI's choices is for programs built with them); choose "
                        "algorithms per collective with smpi/<collective>:<algorithm>", value);
     return 0;
   }
-  return psim_errf(err, 2, NULL, 0,
+  return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0,
                    "unknown configuration key '%s' (expected a network/..., smpi/... property "
                    "or smpi/<collective>; see psim replay --help)", key);
 }

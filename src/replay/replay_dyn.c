@@ -18,7 +18,7 @@ typedef struct spec_cur {
 } spec_cur;
 
 static int spec_fail(spec_cur *c, const char *expected) {
-  return psim_errf(c->err, 2, NULL, 0, "%s '%s': at character %d: expected %s", c->opt, c->spec,
+  return psim_errf(c->err, PSIM_EXIT_INPUT, NULL, 0, "%s '%s': at character %d: expected %s", c->opt, c->spec,
                    (int)(c->p - c->spec) + 1, expected);
 }
 
@@ -157,7 +157,7 @@ int *dyn_events_maps(const dyn_events *e, int np, const int *home, int nunits, i
     int npool = 0;
     for (int u = 0; u < nunits; u++) npool += pool[u];
     if (!npool) {
-      psim_errf(err, 2, NULL, 0, "%s: event %d (%s) leaves no %s to run on", opt, i + 1,
+      psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "%s: event %d (%s) leaves no %s to run on", opt, i + 1,
                 ev->iteration ? "an iteration event" : "a date event", !strcmp(opt, "--pe-events") ? "PE" : "host");
       free(maps); maps = NULL;
       goto out;

@@ -484,7 +484,7 @@ static int op_wait_key(replay *R, rank *k, const rop *op) {
     int i = find_keyed(k, op->peer, op->peer2, op->tag);
     if (i < 0) {
       if (k->npend == 0) {
-        psim_errf(R->err, 2, k->act.file, k->act.line,
+        psim_errf(R->err, PSIM_EXIT_INPUT, k->act.file, k->act.line,
                   "rank %d: wait %d %d %d is not preceded by any irecv or isend", k->id,
                   op->peer, op->peer2, op->tag);
         replay_rank_fail(R);
@@ -620,7 +620,7 @@ static int coll_of(tit_kind k) {
 
 static int check_peer(replay *R, rank *k, int peer, const char *what) {
   if (peer >= 0 && peer < R->np) return 0;
-  psim_errf(R->err, 2, k->act.file, k->act.line, "rank %d: %s %d is out of range (0..%d)", k->id,
+  psim_errf(R->err, PSIM_EXIT_INPUT, k->act.file, k->act.line, "rank %d: %s %d is out of range (0..%d)", k->id,
             what, peer, R->np - 1);
   replay_rank_fail(R);
   return -1;
@@ -678,7 +678,7 @@ static int translate(replay *R, rank *k) {
   }
   int ck = coll_of(a->kind);
   if (ck < 0) {
-    psim_errf(R->err, 2, a->file, a->line, "rank %d: action %s is not supported by replay", k->id,
+    psim_errf(R->err, PSIM_EXIT_INPUT, a->file, a->line, "rank %d: action %s is not supported by replay", k->id,
               tit_kind_name(a->kind));
     replay_rank_fail(R);
     return -1;

@@ -139,14 +139,14 @@ static void step_start(replay *R) {
   }
   for (int v = 0; v < R->np; v++)
     if (R->new_pe[v] < 0 || R->new_pe[v] >= vp->npes) {
-      psim_errf(R->err, 2, NULL, 0, "balancing step %d put VP %d on PE %d (PEs are 0..%d)",
+      psim_errf(R->err, PSIM_EXIT_INPUT, NULL, 0, "balancing step %d put VP %d on PE %d (PEs are 0..%d)",
                 R->nsteps, v, R->new_pe[v], vp->npes - 1);
       replay_rank_fail(R);
       return;
     }
   for (int v = 0; v < R->np && vp->pe_out; v++)
     if (vp->pe_out[R->new_pe[v]]) {
-      psim_errf(R->err, 2, NULL, 0, "balancing step %d left VP %d on removed PE %d", R->nsteps, v,
+      psim_errf(R->err, PSIM_EXIT_INPUT, NULL, 0, "balancing step %d left VP %d on removed PE %d", R->nsteps, v,
                 R->new_pe[v]);
       replay_rank_fail(R);
       return;
@@ -162,7 +162,7 @@ static void step_mismatch(replay *R) {
     if (R->ranks[v].state == RK_DONE && ended < 0) ended = v;
   }
   const rank *w = &R->ranks[waiting];
-  psim_errf(R->err, 2, w->act.file, w->act.line,
+  psim_errf(R->err, PSIM_EXIT_INPUT, w->act.file, w->act.line,
             "migrate on only some VPs: VP %d is at its migrate number %d (a balancing step) but "
             "VP %d ended its trace after %d migrates; every VP must reach every migrate",
             waiting, w->migrates, ended, R->ranks[ended].migrates);
@@ -232,13 +232,13 @@ void replay_vp_final_checks(replay *R) {
     }
     const rank *w = &R->ranks[waiting];
     if (other < 0) {   /* all there: the step started but never ended */
-      psim_errf(R->err, 2, w->act.file, w->act.line,
+      psim_errf(R->err, PSIM_EXIT_INPUT, w->act.file, w->act.line,
                 "balancing step %d never ended: every VP waits at it, and its cost or its "
                 "migrations never complete", R->nsteps + 1);
       replay_rank_fail(R);
       return;
     }
-    psim_errf(R->err, 2, w->act.file, w->act.line,
+    psim_errf(R->err, PSIM_EXIT_INPUT, w->act.file, w->act.line,
               "migrate on only some VPs: %d VPs wait at balancing step %d (VP %d at its migrate "
               "number %d) but VP %d never reaches it (it has %d migrates so far)",
               R->at_step, R->nsteps + 1, waiting, w->migrates, other, R->ranks[other].migrates);
@@ -248,7 +248,7 @@ void replay_vp_final_checks(replay *R) {
   for (int v = 1; v < R->np; v++)
     if (R->ranks[v].state == RK_DONE && R->ranks[0].state == RK_DONE &&
         R->ranks[v].migrates != R->ranks[0].migrates) {
-      psim_errf(R->err, 2, NULL, 0,
+      psim_errf(R->err, PSIM_EXIT_INPUT, NULL, 0,
                 "migrate on only some VPs: VP 0 reached %d migrates but VP %d reached %d; every "
                 "VP must reach every migrate", R->ranks[0].migrates, v, R->ranks[v].migrates);
       replay_rank_fail(R);

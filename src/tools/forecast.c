@@ -40,12 +40,12 @@ int fc_trsm_case(char side, char uplo, char trans) {
 
 int fc_problem_check(const fc_problem *pb, psim_err *err) {
   if (pb->m <= 0 || pb->n <= 0 || pb->nb <= 0 || (pb->routine == FC_PDGEMM && pb->k <= 0))
-    return psim_errf(err, 2, NULL, 0, "sizes must be positive integers (--m, --n%s, --nb)",
+    return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "sizes must be positive integers (--m, --n%s, --nb)",
                      pb->routine == FC_PDGEMM ? ", --k" : "");
   if (pb->routine == FC_PDTRSM &&
       (!strchr("LR", pb->side) || !strchr("UL", pb->uplo) || !strchr("NT", pb->trans) ||
        !pb->side || !pb->uplo || !pb->trans))
-    return psim_errf(err, 2, NULL, 0, "--side expects L or R, --uplo U or L, --trans N or T");
+    return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--side expects L or R, --uplo U or L, --trans N or T");
   return 0;
 }
 

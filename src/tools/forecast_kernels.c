@@ -93,7 +93,7 @@ int fc_kernels_parse(const char *name, const char *text, size_t len, fc_kernels 
     size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
     char line[512];
     lineno++;
-    if (l >= sizeof line) return psim_errf(err, 2, name, lineno, "line too long");
+    if (l >= sizeof line) return psim_errf(err, PSIM_EXIT_INPUT, name, lineno, "line too long");
     memcpy(line, p, l);
     line[l] = 0;
     p += l + (nl ? 1 : 0);
@@ -107,7 +107,7 @@ int fc_kernels_parse(const char *name, const char *text, size_t len, fc_kernels 
       errno = 0;
       double r = nw == 2 ? strtod(w[1], &e) : 0;
       if (nw != 2 || *e || errno || !(r > 0) || !isfinite(r))
-        return psim_errf(err, 2, name, lineno, "expected 'rate FLOPS' with a positive number");
+        return psim_errf(err, PSIM_EXIT_INPUT, name, lineno, "expected 'rate FLOPS' with a positive number");
       km->rate = r;
       continue;
     }
@@ -115,46 +115,46 @@ int fc_kernels_parse(const char *name, const char *text, size_t len, fc_kernels 
     for (int i = 0; i < FC_NKERNELS; i++)
       if (!strcmp(w[0], NAMES[i])) kernel = i;
     if (kernel < 0)
-      return psim_errf(err, 2, name, lineno,
+      return psim_errf(err, PSIM_EXIT_INPUT, name, lineno,
                        "unknown kernel '%s' (expected dgemm, dtrsm, add or rate)", w[0]);
     if (nw != 3)
-      return psim_errf(err, 2, name, lineno, "expected '%s MONOMIAL COEFFICIENT', e.g. '%s %s 1e-10'",
+      return psim_errf(err, PSIM_EXIT_INPUT, name, lineno, "expected '%s MONOMIAL COEFFICIENT', e.g. '%s %s 1e-10'",
                        w[0], w[0], kernel == FC_DGEMM ? "m*n*k" : "m*n");
     fc_poly *poly = &km->k[kernel];
     fc_term t;
     if (parse_monomial(w[1], kernel, t.e))
-      return psim_errf(err, 2, name, lineno,
+      return psim_errf(err, PSIM_EXIT_INPUT, name, lineno,
                        "bad monomial '%s': products of %s with optional ^POWER, or 1", w[1],
                        kernel == FC_DGEMM ? "m, n, k" : "m, n");
     errno = 0;
     t.c = strtod(w[2], &e);
     if (*e || errno || !isfinite(t.c))
-      return psim_errf(err, 2, name, lineno, "bad coefficient '%s' (expected a number, seconds)", w[2]);
+      return psim_errf(err, PSIM_EXIT_INPUT, name, lineno, "bad coefficient '%s' (expected a number, seconds)", w[2]);
     for (int i = 0; i < poly->nterms; i++)
       if (!memcmp(poly->t[i].e, t.e, 3))
-        return psim_errf(err, 2, name, lineno, "%s: monomial '%s' given twice", w[0], w[1]);
+        return psim_errf(err, PSIM_EXIT_INPUT, name, lineno, "%s: monomial '%s' given twice", w[0], w[1]);
     if (poly->nterms == FC_MAXTERMS)
-      return psim_errf(err, 2, name, lineno, "%s: more than %d terms", w[0], FC_MAXTERMS);
+      return psim_errf(err, PSIM_EXIT_INPUT, name, lineno, "%s: more than %d terms", w[0], FC_MAXTERMS);
     poly->t[poly->nterms++] = t;
     terms++;
   }
   if (km->rate > 0) {
-    if (terms) return psim_errf(err, 2, name, 0, "give either 'rate' or kernel terms, not both");
+    if (terms) return psim_errf(err, PSIM_EXIT_INPUT, name, 0, "give either 'rate' or kernel terms, not both");
     return 0;
   }
   for (int i = 0; i < FC_NKERNELS; i++)
     if (!km->k[i].nterms)
-      return psim_errf(err, 2, name, 0, "no model for kernel '%s' (every one of dgemm, dtrsm, add is needed, or 'rate FLOPS')", NAMES[i]);
+      return psim_errf(err, PSIM_EXIT_INPUT, name, 0, "no model for kernel '%s' (every one of dgemm, dtrsm, add is needed, or 'rate FLOPS')", NAMES[i]);
   return 0;
 }
 
 int fc_kernels_load(const char *path, fc_kernels *km, psim_err *err) {
   FILE *f = fopen(path, "rb");
-  if (!f) return psim_errf(err, 2, path, 0, "cannot open the kernel model file: %s", strerror(errno));
+  if (!f) return psim_errf(err, PSIM_EXIT_INPUT, path, 0, "cannot open the kernel model file: %s", strerror(errno));
   long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
   if (size < 0 || size > (1L << 24) || fseek(f, 0, SEEK_SET) != 0) {
     fclose(f);
-    return psim_errf(err, 2, path, 0, "cannot read the kernel model file (not a regular file of at most 16 MiB)");
+    return psim_errf(err, PSIM_EXIT_INPUT, path, 0, "cannot read the kernel model file (not a regular file of at most 16 MiB)");
   }
   char *text = xmalloc((size_t)size + 1);
   size_t got = fread(text, 1, (size_t)size, f);

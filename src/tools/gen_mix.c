@@ -130,7 +130,7 @@ static void p2p_round(strbuf *b, int n, psim_rng *r, int *perm) {
 
 int gen_mix(const gen_mix_opts *o, const char *dir, psim_err *err) {
   int n = o->ranks;
-  if (n < 1 || o->rounds < 0) return psim_errf(err, 2, NULL, 0, "mix: need at least 1 rank");
+  if (n < 1 || o->rounds < 0) return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "mix: need at least 1 rank");
   if (tools_mkdir_p(dir, err) < 0) return -1;
   psim_rng r;
   psim_rng_seed(&r, o->seed);
@@ -154,18 +154,18 @@ int gen_mix(const gen_mix_opts *o, const char *dir, psim_err *err) {
   char path[4096];
   snprintf(path, sizeof path, "%s/list", dir);
   FILE *list = fopen(path, "w");
-  if (!list) rc = psim_errf(err, 2, path, 0, "cannot open for writing");
+  if (!list) rc = psim_errf(err, PSIM_EXIT_INPUT, path, 0, "cannot open for writing");
   for (int i = 0; i < n && !rc; i++) {
     sb_printf(&b[i], "%d finalize\n", i);
     snprintf(path, sizeof path, "%s/rank-%d.txt", dir, i);
     FILE *f = fopen(path, "w");
-    if (!f || fwrite(b[i].data, 1, b[i].len, f) != b[i].len) rc = psim_errf(err, 2, path, 0, "cannot write");
-    if (f && fclose(f) != 0 && !rc) rc = psim_errf(err, 2, path, 0, "cannot write (disk full?)");
+    if (!f || fwrite(b[i].data, 1, b[i].len, f) != b[i].len) rc = psim_errf(err, PSIM_EXIT_INPUT, path, 0, "cannot write");
+    if (f && fclose(f) != 0 && !rc) rc = psim_errf(err, PSIM_EXIT_INPUT, path, 0, "cannot write (disk full?)");
     fprintf(list, "rank-%d.txt\n", i);
   }
   if (list && (ferror(list) | fclose(list)) && !rc) {
     snprintf(path, sizeof path, "%s/list", dir);
-    rc = psim_errf(err, 2, path, 0, "cannot write the list file (disk full?)");
+    rc = psim_errf(err, PSIM_EXIT_INPUT, path, 0, "cannot write the list file (disk full?)");
   }
   for (int i = 0; i < n; i++) VEC_FREE(b[i]);
   free(b);

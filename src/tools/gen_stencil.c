@@ -26,11 +26,11 @@ int tools_mkdir_p(const char *dir, psim_err *err) {
     if (*p != '/') continue;
     *p = 0;
     if (mkdir(buf, 0777) < 0 && errno != EEXIST)
-      return psim_errf(err, 2, buf, 0, "cannot create directory: %s", strerror(errno));
+      return psim_errf(err, PSIM_EXIT_INPUT, buf, 0, "cannot create directory: %s", strerror(errno));
     *p = '/';
   }
   if (mkdir(buf, 0777) < 0 && errno != EEXIST)
-    return psim_errf(err, 2, buf, 0, "cannot create directory: %s", strerror(errno));
+    return psim_errf(err, PSIM_EXIT_INPUT, buf, 0, "cannot create directory: %s", strerror(errno));
   return 0;
 }
 
@@ -47,11 +47,11 @@ static int out_open(out *o, const char *path, int compress, psim_err *err) {
   memset(o, 0, sizeof *o);
   if (compress == 1) {
     o->gz = gzopen(path, "wb6");
-    if (!o->gz) return psim_errf(err, 2, path, 0, "cannot open for writing");
+    if (!o->gz) return psim_errf(err, PSIM_EXIT_INPUT, path, 0, "cannot open for writing");
     return 0;
   }
   o->f = fopen(path, "wb");
-  if (!o->f) return psim_errf(err, 2, path, 0, "cannot open for writing: %s", strerror(errno));
+  if (!o->f) return psim_errf(err, PSIM_EXIT_INPUT, path, 0, "cannot open for writing: %s", strerror(errno));
   if (compress == 2) {
     o->zc = ZSTD_createCCtx();
     o->zcap = ZSTD_CStreamOutSize();
@@ -87,20 +87,20 @@ static int out_close(out *o, const char *path, psim_err *err) {
     }
     bad = fclose(o->f) != 0;
   }
-  if (bad) return psim_errf(err, 2, path, 0, "error while writing (disk full?)");
+  if (bad) return psim_errf(err, PSIM_EXIT_INPUT, path, 0, "error while writing (disk full?)");
   return 0;
 }
 
 int gen_stencil(const gen_stencil_opts *o, const char *dir, psim_err *err) {
   if (o->px < 1 || o->py < 1 || o->iters < 0)
-    return psim_errf(err, 2, NULL, 0, "stencil: the grid must be at least 1x1 and iterations >= 0");
+    return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "stencil: the grid must be at least 1x1 and iterations >= 0");
   if (tools_mkdir_p(dir, err) < 0) return -1;
   int n = o->px * o->py;
   const char *ext = o->compress == 1 ? ".gz" : o->compress == 2 ? ".zst" : "";
   char path[4096], line[256];
   snprintf(path, sizeof path, "%s/list", dir);
   FILE *list = fopen(path, "w");
-  if (!list) return psim_errf(err, 2, path, 0, "cannot open for writing: %s", strerror(errno));
+  if (!list) return psim_errf(err, PSIM_EXIT_INPUT, path, 0, "cannot open for writing: %s", strerror(errno));
   out sh;
   if (o->shared) {
     snprintf(path, sizeof path, "%s/trace.txt%s", dir, ext);
@@ -143,6 +143,6 @@ int gen_stencil(const gen_stencil_opts *o, const char *dir, psim_err *err) {
     if (!o->shared && out_close(&one, rpath, err) < 0) { fclose(list); return -1; }
   }
   if (o->shared && out_close(&sh, path, err) < 0) { fclose(list); return -1; }
-  if (fclose(list) != 0) return psim_errf(err, 2, dir, 0, "cannot write the list file");
+  if (fclose(list) != 0) return psim_errf(err, PSIM_EXIT_INPUT, dir, 0, "cannot write the list file");
   return 0;
 }

@@ -46,7 +46,7 @@ static double hash01(uint64_t seed, uint64_t cell, uint64_t it) {
 /* Reads a profile CSV (iteration,rank,flops; header optional) into prof[(it-1) * n + rank]. */
 static double *read_profile(const char *path, int n, int *iters, psim_err *err) {
   FILE *f = fopen(path, "r");
-  if (!f) { psim_errf(err, 2, path, 0, "cannot open: %s", strerror(errno)); return NULL; }
+  if (!f) { psim_errf(err, PSIM_EXIT_INPUT, path, 0, "cannot open: %s", strerror(errno)); return NULL; }
   VEC(double) v = {0};
   char buf[512];
   long ln = 0;
@@ -67,7 +67,7 @@ static double *read_profile(const char *path, int n, int *iters, psim_err *err) 
     x = strtod(p, &end);
     if (end == p || (*end && *end != '\n' && *end != '\r')) goto bad;
     if (it < 1 || r < 0 || r >= n || x < 0) {
-      psim_errf(err, 2, path, ln, "iteration must be >= 1, rank in 0..%d (the --grid), flops >= 0", n - 1);
+      psim_errf(err, PSIM_EXIT_INPUT, path, ln, "iteration must be >= 1, rank in 0..%d (the --grid), flops >= 0", n - 1);
       fclose(f); VEC_FREE(v); return NULL;
     }
     while (v.len < (size_t)it * (size_t)n) VEC_PUSH(v, -1.0);
@@ -75,23 +75,23 @@ static double *read_profile(const char *path, int n, int *iters, psim_err *err) 
     if (it > maxit) maxit = (int)it;
     continue;
   bad:
-    psim_errf(err, 2, path, ln, "expected 'iteration,rank,flops'");
+    psim_errf(err, PSIM_EXIT_INPUT, path, ln, "expected 'iteration,rank,flops'");
     fclose(f); VEC_FREE(v); return NULL;
   }
   fclose(f);
   for (size_t i = 0; i < v.len; i++)
     if (v.data[i] < 0) {
-      psim_errf(err, 2, path, 0, "no value for iteration %zu, rank %zu", i / (size_t)n + 1, i % (size_t)n);
+      psim_errf(err, PSIM_EXIT_INPUT, path, 0, "no value for iteration %zu, rank %zu", i / (size_t)n + 1, i % (size_t)n);
       VEC_FREE(v); return NULL;
     }
-  if (!maxit) { psim_errf(err, 2, path, 0, "the profile is empty"); return NULL; }
+  if (!maxit) { psim_errf(err, PSIM_EXIT_INPUT, path, 0, "the profile is empty"); return NULL; }
   *iters = maxit;
   return v.data;
 }
 
 int gen_stencil2d(const gen_stencil2d_opts *o, const char *dir, psim_err *err) {
   if (o->px < 1 || o->py < 1 || o->iters < 0 || o->nx < o->px || o->ny < o->py)
-    return psim_errf(err, 2, NULL, 0, "stencil2d: the grid must be at least 1x1, with at least one cell per VP");
+    return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "stencil2d: the grid must be at least 1x1, with at least one cell per VP");
   int n = o->px * o->py, iters = o->iters;
   double *prof = NULL;
   if (o->profile && !(prof = read_profile(o->profile, n, &iters, err))) return -1;
@@ -118,7 +118,7 @@ int gen_stencil2d(const gen_stencil2d_opts *o, const char *dir, psim_err *err) {
   char path[4096], line[256];
   snprintf(path, sizeof path, "%s/list", dir);
   FILE *list = fopen(path, "w");
-  if (!list) { free(prof); free(bf); free(dist); return psim_errf(err, 2, path, 0, "cannot open for writing: %s", strerror(errno)); }
+  if (!list) { free(prof); free(bf); free(dist); return psim_errf(err, PSIM_EXIT_INPUT, path, 0, "cannot open for writing: %s", strerror(errno)); }
   int rc = 0;
   for (int r = 0; r < n && !rc; r++) {
     int X = r % o->px, Y = r / o->px;
@@ -134,7 +134,7 @@ int gen_stencil2d(const gen_stencil2d_opts *o, const char *dir, psim_err *err) {
     if (X < o->px - 1) { nb[nnb] = r + 1; hb[nnb++] = h * o->halo_bytes_per_cell; }
     snprintf(path, sizeof path, "%s/rank-%d.txt", dir, r);
     FILE *f = fopen(path, "w");
-    if (!f) { rc = psim_errf(err, 2, path, 0, "cannot open for writing: %s", strerror(errno)); break; }
+    if (!f) { rc = psim_errf(err, PSIM_EXIT_INPUT, path, 0, "cannot open for writing: %s", strerror(errno)); break; }
     fprintf(list, "rank-%d.txt\n", r);
     fprintf(f, "%d init\n", r);
     double mem = (double)w * h * o->cell_bytes;
@@ -161,9 +161,9 @@ int gen_stencil2d(const gen_stencil2d_opts *o, const char *dir, psim_err *err) {
       fwrite(line, 1, (size_t)len, f);
     }
     fprintf(f, "%d finalize\n", r);
-    if (fclose(f) != 0) rc = psim_errf(err, 2, path, 0, "error while writing (disk full?)");
+    if (fclose(f) != 0) rc = psim_errf(err, PSIM_EXIT_INPUT, path, 0, "error while writing (disk full?)");
   }
-  if (fclose(list) != 0 && !rc) rc = psim_errf(err, 2, dir, 0, "cannot write the list file");
+  if (fclose(list) != 0 && !rc) rc = psim_errf(err, PSIM_EXIT_INPUT, dir, 0, "cannot write the list file");
   free(prof);
   free(bf);
   free(dist);

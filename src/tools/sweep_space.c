@@ -39,17 +39,17 @@ static int expand_range(const char *name, const char *item, const char *dots, st
   char a_text[128];
   size_t alen = (size_t)(dots - item);
   if (alen == 0 || alen >= sizeof a_text)
-    return psim_errf(err, 2, NULL, 0, "--vary %s: bad range '%s': expected a number before '..' (A..B, A..B+STEP or A..B*FACTOR)", name, item);
+    return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--vary %s: bad range '%s': expected a number before '..' (A..B, A..B+STEP or A..B*FACTOR)", name, item);
   memcpy(a_text, item, alen);
   a_text[alen] = 0;
   double a, b, step = 1;
   if (sweep_number(a_text, &a) < 0)
-    return psim_errf(err, 2, NULL, 0, "--vary %s: bad range '%s': '%s' is not a number (A..B, A..B+STEP or A..B*FACTOR)", name, item, a_text);
+    return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--vary %s: bad range '%s': '%s' is not a number (A..B, A..B+STEP or A..B*FACTOR)", name, item, a_text);
   const char *bt = dots + 2;
   char *end;
   b = strtod(bt, &end);
   if (end == bt || !isfinite(b) || isspace((unsigned char)*bt))
-    return psim_errf(err, 2, NULL, 0, "--vary %s: bad range '%s': expected a number after '..' (A..B, A..B+STEP or A..B*FACTOR)", name, item);
+    return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--vary %s: bad range '%s': expected a number after '..' (A..B, A..B+STEP or A..B*FACTOR)", name, item);
   char op = *end;
   char b_text[128];
   snprintf(b_text, sizeof b_text, "%.*s", (int)(end - bt), bt);
@@ -57,20 +57,20 @@ static int expand_range(const char *name, const char *item, const char *dots, st
   if (op == '*' || op == '+') {
     st = end + 1;
     if (sweep_number(st, &step) < 0)
-      return psim_errf(err, 2, NULL, 0, "--vary %s: bad range '%s': expected a number after '%c'", name, item, op);
+      return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--vary %s: bad range '%s': expected a number after '%c'", name, item, op);
   } else if (op) {
-    return psim_errf(err, 2, NULL, 0, "--vary %s: bad range '%s': unexpected '%s' after the end (A..B, A..B+STEP or A..B*FACTOR)", name, item, end);
+    return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--vary %s: bad range '%s': unexpected '%s' after the end (A..B, A..B+STEP or A..B*FACTOR)", name, item, end);
   } else {
     op = '+';
   }
   if (b < a)
-    return psim_errf(err, 2, NULL, 0, "--vary %s: bad range '%s': the end %s is below the start %s", name, item, b_text, a_text);
+    return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--vary %s: bad range '%s': the end %s is below the start %s", name, item, b_text, a_text);
   if (op == '*' && !(step > 1))
-    return psim_errf(err, 2, NULL, 0, "--vary %s: bad range '%s': the factor after '*' must be above 1", name, item);
+    return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--vary %s: bad range '%s': the factor after '*' must be above 1", name, item);
   if (op == '*' && !(a > 0))
-    return psim_errf(err, 2, NULL, 0, "--vary %s: bad range '%s': a geometric range (*FACTOR) must start above 0", name, item);
+    return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--vary %s: bad range '%s': a geometric range (*FACTOR) must start above 0", name, item);
   if (op == '+' && !(step > 0))
-    return psim_errf(err, 2, NULL, 0, "--vary %s: bad range '%s': the step after '+' must be above 0", name, item);
+    return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--vary %s: bad range '%s': the step after '+' must be above 0", name, item);
   int integral = integral_text(a_text, a) && integral_text(b_text, b) && integral_text(st, step);
   double tol = 1e-9 * fmax(fabs(a), fabs(b));
   size_t before = out->len;
@@ -80,7 +80,7 @@ static int expand_range(const char *name, const char *item, const char *dots, st
     if (integral) x = round(x);
     if (x > b + tol) break;
     if (out->len - before >= SWEEP_MAX_VALUES)
-      return psim_errf(err, 2, NULL, 0, "--vary %s: range '%s' has more than %d values", name, item, SWEEP_MAX_VALUES);
+      return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--vary %s: range '%s' has more than %d values", name, item, SWEEP_MAX_VALUES);
     push_number(out, x, integral);
   }
   return 0;
@@ -95,12 +95,12 @@ int sweep_space_add(sweep_space *s, const char *arg, psim_err *err) {
   const char *eq = strchr(arg, '=');
   size_t nlen = eq ? (size_t)(eq - arg) : 0;
   if (!eq || nlen == 0)
-    return psim_errf(err, 2, NULL, 0, "--vary expects NAME=VALUES (e.g. hosts=4,8,16 or hosts=4..64*2), got '%s'", arg);
+    return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--vary expects NAME=VALUES (e.g. hosts=4,8,16 or hosts=4..64*2), got '%s'", arg);
   for (size_t i = 0; i < nlen; i++)
     if (!is_name_char((unsigned char)arg[i]))
-      return psim_errf(err, 2, NULL, 0, "--vary: bad parameter name '%.*s' (letters, digits, '_', '-', '.')", (int)nlen, arg);
+      return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--vary: bad parameter name '%.*s' (letters, digits, '_', '-', '.')", (int)nlen, arg);
   if (sweep_space_find(s, arg, nlen) >= 0)
-    return psim_errf(err, 2, NULL, 0, "--vary: parameter '%.*s' given twice", (int)nlen, arg);
+    return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--vary: parameter '%.*s' given twice", (int)nlen, arg);
   strvec vals = {0};
   char *copy = xstrdup(eq + 1);
   int rc = 0;
@@ -109,7 +109,7 @@ int sweep_space_add(sweep_space *s, const char *arg, psim_err *err) {
     if (next) *next++ = 0;
     const char *dots = strstr(item, "..");
     if (!*item)
-      rc = psim_errf(err, 2, NULL, 0, "--vary %.*s: empty value in '%s'", (int)nlen, arg, eq + 1);
+      rc = psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--vary %.*s: empty value in '%s'", (int)nlen, arg, eq + 1);
     else if (dots) {
       char name[128];
       snprintf(name, sizeof name, "%.*s", (int)nlen, arg);
@@ -130,12 +130,12 @@ int sweep_space_finish(sweep_space *s, psim_err *err) {
     const sweep_param *p = &s->params.data[i];
     if (s->zip) {
       if (p->n != s->params.data[0].n)
-        return psim_errf(err, 2, NULL, 0, "--zip: parameter '%s' has %zu values but '%s' has %zu; zipped parameters need as many values each",
+        return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--zip: parameter '%s' has %zu values but '%s' has %zu; zipped parameters need as many values each",
                          p->name, p->n, s->params.data[0].name, s->params.data[0].n);
       total = p->n;
     } else {
       if (p->n && total > SWEEP_MAX_CONFIGS / p->n)
-        return psim_errf(err, 2, NULL, 0, "the sweep has more than %zu configurations", SWEEP_MAX_CONFIGS);
+        return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "the sweep has more than %zu configurations", SWEEP_MAX_CONFIGS);
       total *= p->n;
     }
   }
@@ -182,7 +182,7 @@ char *sweep_subst(const sweep_space *s, const size_t *idx, const char *tmpl, cha
         int k = sweep_space_find(s, p + 1, (size_t)(q - p - 1));
         if (k < 0) {
           VEC_FREE(out);
-          psim_errf(err, 2, NULL, 0, "'%s': {%.*s} is not a parameter (define it with --vary %.*s=...)", tmpl,
+          psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "'%s': {%.*s} is not a parameter (define it with --vary %.*s=...)", tmpl,
                     (int)(q - p - 1), p + 1, (int)(q - p - 1), p + 1);
           return NULL;
         }

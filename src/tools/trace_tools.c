@@ -10,7 +10,7 @@
 #include "psim/trace.h"
 
 int trace_lb_period(const char *const *in, int nin, int k, const char *out, psim_err *err) {
-  if (k < 1) return psim_errf(err, 2, NULL, 0, "lb-period: K must be at least 1");
+  if (k < 1) return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "lb-period: K must be at least 1");
   tit_source *src = tit_open(in, nin, 0, err);
   if (!src) return -1;
   int rc = 0;
@@ -18,11 +18,11 @@ int trace_lb_period(const char *const *in, int nin, int k, const char *out, psim
   char path[4096];
   snprintf(path, sizeof path, "%s/list", out);
   FILE *list = fopen(path, "w");
-  if (!list) { tit_close(src); return psim_errf(err, 2, path, 0, "cannot open for writing: %s", strerror(errno)); }
+  if (!list) { tit_close(src); return psim_errf(err, PSIM_EXIT_INPUT, path, 0, "cannot open for writing: %s", strerror(errno)); }
   for (int r = 0; r < tit_nranks(src) && !rc; r++) {
     snprintf(path, sizeof path, "%s/rank-%d.txt", out, r);
     FILE *f = fopen(path, "w");
-    if (!f) { rc = psim_errf(err, 2, path, 0, "cannot open for writing: %s", strerror(errno)); break; }
+    if (!f) { rc = psim_errf(err, PSIM_EXIT_INPUT, path, 0, "cannot open for writing: %s", strerror(errno)); break; }
     fprintf(list, "rank-%d.txt\n", r);
     tit_action a;
     long migrates = 0;
@@ -32,9 +32,9 @@ int trace_lb_period(const char *const *in, int nin, int k, const char *out, psim
       fprintf(f, "%d %.*s\n", r, a.text_len, a.text);
     }
     if (x < 0) rc = -1;
-    if (fclose(f) != 0 && !rc) rc = psim_errf(err, 2, path, 0, "error while writing (disk full?)");
+    if (fclose(f) != 0 && !rc) rc = psim_errf(err, PSIM_EXIT_INPUT, path, 0, "error while writing (disk full?)");
   }
-  if (fclose(list) != 0 && !rc) rc = psim_errf(err, 2, out, 0, "cannot write the list file");
+  if (fclose(list) != 0 && !rc) rc = psim_errf(err, PSIM_EXIT_INPUT, out, 0, "cannot write the list file");
   tit_close(src);
   return rc ? -1 : 0;
 }
@@ -96,13 +96,13 @@ static long overlap(long a0, long a1, long b0, long b1) {
 int trace_aggregate(const char *const *in, int nin, int fx, int fy, int tx, int ty, FILE *f,
                     psim_err *err) {
   if (fx < 1 || fy < 1 || tx < 1 || ty < 1)
-    return psim_errf(err, 2, NULL, 0, "aggregate: grids must be at least 1x1");
+    return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "aggregate: grids must be at least 1x1");
   tit_source *src = tit_open(in, nin, 0, err);
   if (!src) return -1;
   int n = tit_nranks(src);
   if (n != fx * fy) {
     tit_close(src);
-    return psim_errf(err, 2, in[0], 0, "aggregate: the trace has %d ranks, --from %dx%d needs %d", n, fx, fy, fx * fy);
+    return psim_errf(err, PSIM_EXIT_INPUT, in[0], 0, "aggregate: the trace has %d ranks, --from %dx%d needs %d", n, fx, fy, fx * fy);
   }
   /* comp[it * n + r]: compute of fine rank r in iteration it */
   VEC(double) comp = {0};

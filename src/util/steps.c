@@ -16,20 +16,20 @@ int step_fn_parse(step_fn *f, const char *str, int overhead, psim_err *err) {
   double rows[32][3];
   const char *p = str;
   while (*p) {
-    if (out.n == 32) return psim_errf(err, 2, NULL, 0, "too many sections in '%s' (at most 32)", str);
+    if (out.n == 32) return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "too many sections in '%s' (at most 32)", str);
     double v[3] = {0, 0, 0};
     int nv = 0;
     for (;;) {
       char *end;
       double x = strtod(p, &end);
       if (end == p)
-        return psim_errf(err, 2, NULL, 0,
+        return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0,
                          "cannot parse '%s': expected %s separated by ';'", str,
                          overhead ? "sections size:constant:per_byte" : "sections size:factor");
       /* Sizes, factors, seconds and seconds per byte: a negative or non-finite one parses but
        * gives negative or NaN times that the simulation would take silently. */
       if (!isfinite(x) || x < 0)
-        return psim_errf(err, 2, NULL, 0, "'%s': expected finite non-negative numbers, got '%.*s'", str,
+        return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "'%s': expected finite non-negative numbers, got '%.*s'", str,
                          (int)(end - p), p);
       if (nv < 3) v[nv] = x;
       nv++;
@@ -38,7 +38,7 @@ int step_fn_parse(step_fn *f, const char *str, int overhead, psim_err *err) {
       break;
     }
     if (nv < 2 || (!overhead && nv != 2))
-      return psim_errf(err, 2, NULL, 0, "cannot parse '%s': expected %s", str,
+      return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "cannot parse '%s': expected %s", str,
                        overhead ? "size:constant:per_byte" : "size:factor");
     rows[out.n][0] = v[0];
     rows[out.n][1] = v[1];
@@ -46,7 +46,7 @@ int step_fn_parse(step_fn *f, const char *str, int overhead, psim_err *err) {
     out.n++;
     if (*p == ';') p++;
     else if (*p)
-      return psim_errf(err, 2, NULL, 0, "cannot parse '%s': unexpected '%c'", str, *p);
+      return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "cannot parse '%s': unexpected '%c'", str, *p);
   }
   qsort(rows, (size_t)out.n, sizeof rows[0], cmp_sections);
   for (int i = 0; i < out.n; i++) {
