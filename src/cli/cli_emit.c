@@ -7,13 +7,17 @@
 #include "cli/cli.h"
 #include "cli/cli_emit.h"
 
+/* write(ctx, which) to path: 0, or the exit status after printing why it failed. */
+static int emit_file(const char *path, cli_doc_writer write, void *ctx, int which) {
+  FILE *f = cli_open_out(path);
+  if (!f) return PSIM_EXIT_INPUT;
+  write(f, ctx, which);
+  return cli_close_out(f, path) ? PSIM_EXIT_INPUT : 0;
+}
+
 int cli_emit(const char *json, const char *report, const char *title, cli_doc_writer write, void *ctx) {
-  if (json) {
-    FILE *f = cli_open_out(json);
-    if (!f) return PSIM_EXIT_INPUT;
-    write(f, ctx, 0);
-    if (cli_close_out(f, json)) return PSIM_EXIT_INPUT;
-  }
+  int k;
+  if (json && (k = emit_file(json, write, ctx, 0)) != 0) return k;
   if (report) {
     char *doc = NULL;
     size_t len = 0;
@@ -32,4 +36,10 @@ void cli_write_result_doc(FILE *f, void *ctx, int for_report) {
   const cli_result_doc *d = ctx;
   if (for_report || (d->timeline && d->rec)) obs_write_json_full(f, d->res, d->m, d->rec, d->cp);
   else obs_write_json(f, d->res, d->m);
+}
+
+int cli_emit_page(const char *json, const char *report, cli_doc_writer write, void *ctx) {
+  int k;
+  if (json && (k = emit_file(json, write, ctx, 0)) != 0) return k;
+  return report ? emit_file(report, write, ctx, 1) : 0;
 }

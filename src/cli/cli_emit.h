@@ -18,6 +18,11 @@ typedef void (*cli_doc_writer)(FILE *f, void *ctx, int for_report);
  * NULL. 0, or the exit status after printing why (nothing more is written after a failure). */
 int cli_emit(const char *json, const char *report, const char *title, cli_doc_writer write, void *ctx);
 
+/* The same stage for a command that draws its own page rather than psim report's (psim
+ * forecast's charts): write(ctx, 0)'s document to json, then write(ctx, 1)'s HTML page as it
+ * is to report. Same rules: 0, or the exit status after the first failed output. */
+int cli_emit_page(const char *json, const char *report, cli_doc_writer write, void *ctx);
+
 /* The document of one replay or psim run (a cli_doc_writer's ctx): obs_write_json's, or
  * obs_write_json_full's (rec and its critical path) for the report, and for --json under
  * --timeline when the run was recorded. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cli_emit.h"
 #include "cli/forecast_report.h"
 #include "psim/forecast.h"
 #include "psim/models.h"
@@ -115,7 +116,15 @@ static int is_option(const char *a) {
   return 0;
 }
 
+/* --help was given: the help is printed, the command exits 0 (parse_args' return). */
+#define FORECAST_HELP_SHOWN (-1)
+
+/* argv into o: usage errors end the command here, before anything is read or computed. 0,
+ * FORECAST_HELP_SHOWN, or the exit status. */
 static int parse_args(int argc, char **argv, fopts *o) {
+  /* --help anywhere wins, even after a bad option */
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) { fputs(HELP, stdout); return FORECAST_HELP_SHOWN; }
   memset(o, 0, sizeof *o);
   o->pb.side = 'R';
   o->pb.uplo = 'U';
@@ -233,78 +242,108 @@ static int net_from_platform(const fopts *o, fc_net *net, double *speed, char *d
   return 0;
 }
 
-typedef struct sched_row { const char *what; int p, q; double redist, run, total; int fits; } sched_row;
+/* What the forecasts are computed from, built by set_up from the options: the network, the
+ * hosts' memory and the kernel models. Not copied once set up (net.smpi points into it). */
+typedef struct finputs {
+  fc_net net;
+  net_config smpi_cfg;   /* SMPI's factors, which net.smpi points at under --network smpi */
+  char netdesc[1024];    /* where lambda and tau come from, for the outputs */
+  double speed;          /* the first host's speed under --platform (the default kernel rate) */
+  double memory;         /* --memory: bytes of a host, 0 = unknown (every grid fits) */
+  fc_kernels km;
+} finputs;
 
-static void print_mem(char *b, size_t n, double bytes) {
-  if (bytes >= 1 << 30) snprintf(b, n, "%.2f GiB", bytes / (1 << 30));
-  else if (bytes >= 1 << 20) snprintf(b, n, "%.1f MiB", bytes / (1 << 20));
-  else snprintf(b, n, "%.1f KiB", bytes / 1024);
-}
-
-int cmd_forecast(int argc, char **argv) {
-  for (int i = 1; i < argc; i++)
-    if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) { fputs(HELP, stdout); return 0; }
-  fopts o;
-  int rc = parse_args(argc, argv, &o);
-  if (rc) return rc;
-  psim_err err;
-  psim_err_clear(&err);
-  if (fc_problem_check(&o.pb, &err)) return cli_usage("forecast", "%s", err.msg);
-  /* network */
-  fc_net net = {0, 0, 65536, NULL};
-  net_config smpi_cfg;
-  if (o.network && !strcmp(o.network, "smpi")) {
-    net_config_init(&smpi_cfg);
-    net.smpi = &smpi_cfg;
-  } else if (o.network && strcmp(o.network, "linear")) {
-    return cli_usage("forecast", "--network expects linear or smpi, got '%s'", o.network);
+/* --network, then lambda and tau from --platform or from --latency and --bandwidth, then
+ * --eager: in this order, so that the first bad option is the one reported. */
+static int set_up_network(const fopts *o, finputs *in) {
+  in->net = (fc_net){0, 0, 65536, NULL};
+  if (o->network && !strcmp(o->network, "smpi")) {
+    net_config_init(&in->smpi_cfg);
+    in->net.smpi = &in->smpi_cfg;
+  } else if (o->network && strcmp(o->network, "linear")) {
+    return cli_usage("forecast", "--network expects linear or smpi, got '%s'", o->network);
   }
-  double speed = 0;
-  char netdesc[1024] = "given";
-  if (o.plat) {
-    if ((rc = net_from_platform(&o, &net, &speed, netdesc, sizeof netdesc))) return rc;
+  in->speed = 0;
+  snprintf(in->netdesc, sizeof in->netdesc, "given");
+  if (o->plat) {
+    int rc = net_from_platform(o, &in->net, &in->speed, in->netdesc, sizeof in->netdesc);
+    if (rc) return rc;
   } else {
     int w = 0;
     char why[256];
     double bw;
-    if (psim_unit_time(o.lat, &net.lambda, &w, why, sizeof why) || net.lambda < 0)
+    if (psim_unit_time(o->lat, &in->net.lambda, &w, why, sizeof why) || in->net.lambda < 0)
       return cli_usage("forecast", "--latency: %s", why);
-    if (psim_unit_bandwidth(o.bw, &bw, &w, why, sizeof why) || !(bw > 0))
-      return cli_usage("forecast", "--bandwidth expects a positive bandwidth (bytes/s or e.g. 1Gbps), got '%s'", o.bw);
-    net.tau = 8.0 / bw;
+    if (psim_unit_bandwidth(o->bw, &bw, &w, why, sizeof why) || !(bw > 0))
+      return cli_usage("forecast", "--bandwidth expects a positive bandwidth (bytes/s or e.g. 1Gbps), got '%s'", o->bw);
+    in->net.tau = 8.0 / bw;
   }
-  if (o.eager) {
+  if (o->eager) {
     char *e;
-    net.eager_bytes = strtod(o.eager, &e);
-    if (*e || !(net.eager_bytes >= 0) || !isfinite(net.eager_bytes)) return cli_usage("forecast", "--eager expects bytes, got '%s'", o.eager);
+    in->net.eager_bytes = strtod(o->eager, &e);
+    if (*e || !(in->net.eager_bytes >= 0) || !isfinite(in->net.eager_bytes))
+      return cli_usage("forecast", "--eager expects bytes, got '%s'", o->eager);
   }
-  double memory = 0;
-  if (o.mem) {
+  return 0;
+}
+
+/* The kernel models: a model file, a constant rate, or (with --platform and neither) the
+ * first host's speed as that rate, which the outputs then name as such. */
+static int set_up_kernels(const fopts *o, finputs *in) {
+  if (o->kernels) {
+    psim_err err;
+    psim_err_clear(&err);
+    return fc_kernels_load(o->kernels, &in->km, &err) ? cli_fail(&err) : 0;
+  }
+  double r = in->speed;
+  if (o->rate) {
+    char *e;
+    r = strtod(o->rate, &e);
+    if (*e || !(r > 0) || !isfinite(r)) return cli_usage("forecast", "--kernel-rate expects flop/s, got '%s'", o->rate);
+  } else if (!(r > 0)) {
+    return cli_usage("forecast", "the kernels: give --kernels FILE or --kernel-rate FLOPS");
+  }
+  fc_kernels_rate(&in->km, r);
+  if (!o->rate) snprintf(in->km.source, sizeof in->km.source, "constant rate %.6g flop/s (the host's speed)", r);
+  return 0;
+}
+
+/* Everything the forecasts need, checked before any is computed. 0 or the exit status. */
+static int set_up(const fopts *o, finputs *in) {
+  psim_err err;
+  psim_err_clear(&err);
+  if (fc_problem_check(&o->pb, &err)) return cli_usage("forecast", "%s", err.msg);
+  int rc = set_up_network(o, in);
+  if (rc) return rc;
+  in->memory = 0;
+  if (o->mem) {
     int w = 0;
     char why[256];
-    if (psim_unit_size(o.mem, &memory, &w, why, sizeof why) || !(memory > 0))
-      return cli_usage("forecast", "--memory expects a size (e.g. 256MiB), got '%s'", o.mem);
+    if (psim_unit_size(o->mem, &in->memory, &w, why, sizeof why) || !(in->memory > 0))
+      return cli_usage("forecast", "--memory expects a size (e.g. 256MiB), got '%s'", o->mem);
   }
-  /* kernels */
-  fc_kernels km;
-  if (o.kernels) {
-    if (fc_kernels_load(o.kernels, &km, &err)) return cli_fail(&err);
-  } else {
-    double r = speed;
-    if (o.rate) {
-      char *e;
-      r = strtod(o.rate, &e);
-      if (*e || !(r > 0) || !isfinite(r)) return cli_usage("forecast", "--kernel-rate expects flop/s, got '%s'", o.rate);
-    } else if (!(r > 0)) {
-      return cli_usage("forecast", "the kernels: give --kernels FILE or --kernel-rate FLOPS");
-    }
-    fc_kernels_rate(&km, r);
-    if (!o.rate) snprintf(km.source, sizeof km.source, "constant rate %.6g flop/s (the host's speed)", r);
-  }
-  /* every grid */
-  VEC(fc_grid) g = {0};
+  return set_up_kernels(o, in);
+}
+
+/* One option of the redistribution scenario: compute on a grid after moving the data there. */
+typedef struct sched_row { const char *what; int p, q; double redist, run, total; int fits; } sched_row;
+
+/* What run_forecasts computes and the outputs show. */
+typedef struct foutcome {
+  VEC(fc_grid) g;        /* every grid, by process count then p */
+  int best;              /* the fastest grid that fits, -1: none fits */
+  VEC(int) bpi;          /* per process count, its fastest grid that fits (Figure 3.1) */
+  VEC(sched_row) sc;     /* --ga/--gb: where to compute (section 5); empty without */
+  int sbest;             /* the fastest row of sc that fits, -1: none */
+} foutcome;
+
+static int fits(const finputs *in, double mem) { return !(in->memory > 0) || mem <= in->memory; }
+
+/* Every grid p x q of every process count (only --grid's when given), in the order the
+ * table and the heatmap list them: p increasing within a count. */
+static void forecast_grids(const fopts *o, const finputs *in, foutcome *out) {
   VEC(long) div = {0};
-  for (long P = o.pmin; P <= o.pmax; P++) {
+  for (long P = o->pmin; P <= o->pmax; P++) {
     /* the divisors of P in increasing order: those up to sqrt(P), then their cofactors */
     div.len = 0;
     for (long p = 1; p * p <= P; p++)
@@ -313,233 +352,318 @@ int cmd_forecast(int argc, char **argv) {
       if (div.data[i] * div.data[i] != P) VEC_PUSH(div, P / div.data[i]);
     for (size_t i = 0; i < div.len; i++) {
       long p = div.data[i];
-      if (o.gp && (p != o.gp || P / p != o.gq)) continue;
+      if (o->gp && (p != o->gp || P / p != o->gq)) continue;
       fc_grid x;
-      fc_forecast(&o.pb, &km, &net, (int)p, (int)(P / p), &x);
-      x.fits = !(memory > 0) || x.mem <= memory;
-      VEC_PUSH(g, x);
+      fc_forecast(&o->pb, &in->km, &in->net, (int)p, (int)(P / p), &x);
+      x.fits = fits(in, x.mem);
+      VEC_PUSH(out->g, x);
     }
   }
   VEC_FREE(div);
-  int best = -1;
-  for (size_t i = 0; i < g.len; i++)
-    if (g.data[i].fits && (best < 0 || g.data[i].time < g.data[best].time)) best = (int)i;
-  /* best per process count (Figure 3.1) */
-  VEC(int) bpi = {0};
-  for (size_t i = 0; i < g.len; i++) {
-    long P = (long)g.data[i].p * g.data[i].q;
-    if (!g.data[i].fits) continue;
-    if (bpi.len && (long)g.data[bpi.data[bpi.len - 1]].p * g.data[bpi.data[bpi.len - 1]].q == P) {
-      if (g.data[i].time < g.data[bpi.data[bpi.len - 1]].time) bpi.data[bpi.len - 1] = (int)i;
+}
+
+/* The best grid overall, and the best of each process count (Figure 3.1's curve): grids of
+ * one count are adjacent in out->g. */
+static void pick_best(foutcome *out) {
+  const fc_grid *g = out->g.data;
+  out->best = -1;
+  for (size_t i = 0; i < out->g.len; i++)
+    if (g[i].fits && (out->best < 0 || g[i].time < g[out->best].time)) out->best = (int)i;
+  for (size_t i = 0; i < out->g.len; i++) {
+    long P = (long)g[i].p * g[i].q;
+    if (!g[i].fits) continue;
+    int *last = out->bpi.len ? &out->bpi.data[out->bpi.len - 1] : NULL;
+    if (last && (long)g[*last].p * g[*last].q == P) {
+      if (g[i].time < g[*last].time) *last = (int)i;
     } else {
-      VEC_PUSH(bpi, (int)i);
+      VEC_PUSH(out->bpi, (int)i);
     }
   }
-  /* redistribution scenario (section 5) */
-  VEC(sched_row) sc = {0};
-  int sbest = -1;
-  if (o.ga[0]) {
-    int na = o.ga[0] * o.ga[1];
-    fc_redist r1, r2;
-    fc_grid x;
-    /* on Ga: B (K x N) moves from Gb to Ga */
-    fc_redistribute(o.pb.k, o.pb.n, o.pb.nb, o.gb[0], o.gb[1], na, o.ga[0], o.ga[1], 0, &net, &r1);
-    fc_forecast(&o.pb, &km, &net, o.ga[0], o.ga[1], &x);
-    sched_row ra = {"on Ga", o.ga[0], o.ga[1], r1.time, x.time, r1.time + x.time, !(memory > 0) || x.mem <= memory};
-    VEC_PUSH(sc, ra);
-    /* on Gb: A (M x K) moves from Ga to Gb */
-    fc_redistribute(o.pb.m, o.pb.k, o.pb.nb, o.ga[0], o.ga[1], 0, o.gb[0], o.gb[1], na, &net, &r1);
-    fc_forecast(&o.pb, &km, &net, o.gb[0], o.gb[1], &x);
-    sched_row rb = {"on Gb", o.gb[0], o.gb[1], r1.time, x.time, r1.time + x.time, !(memory > 0) || x.mem <= memory};
-    VEC_PUSH(sc, rb);
-    /* on a new grid of all of them (Ga's processes first): both move, one after the other */
-    int nt = na + o.gb[0] * o.gb[1];
-    for (int p = 1; p <= nt; p++) {
-      if (nt % p) continue;
-      fc_redistribute(o.pb.m, o.pb.k, o.pb.nb, o.ga[0], o.ga[1], 0, p, nt / p, 0, &net, &r1);
-      fc_redistribute(o.pb.k, o.pb.n, o.pb.nb, o.gb[0], o.gb[1], na, p, nt / p, 0, &net, &r2);
-      fc_forecast(&o.pb, &km, &net, p, nt / p, &x);
-      sched_row rn = {"new grid", p, nt / p, r1.time + r2.time, x.time, r1.time + r2.time + x.time,
-                      !(memory > 0) || x.mem <= memory};
-      VEC_PUSH(sc, rn);
-    }
-    for (size_t i = 0; i < sc.len; i++)
-      if (sc.data[i].fits && (sbest < 0 || sc.data[i].total < sc.data[sbest].total)) sbest = (int)i;
+}
+
+/* --ga/--gb (paper section 5): A on Ga, B on the disjoint Gb. Compute on Ga (B moves), on Gb
+ * (A moves) or on every grid of all their processes, Ga's first (both move, one after the
+ * other); each row is the redistribution plus pdgemm on the grid it ends on. */
+static void schedule(const fopts *o, const finputs *in, foutcome *out) {
+  out->sbest = -1;
+  if (!o->ga[0]) return;
+  const fc_problem *pb = &o->pb;
+  const fc_net *net = &in->net;
+  int na = o->ga[0] * o->ga[1];
+  fc_redist r1, r2;
+  fc_grid x;
+  fc_redistribute(pb->k, pb->n, pb->nb, o->gb[0], o->gb[1], na, o->ga[0], o->ga[1], 0, net, &r1);
+  fc_forecast(pb, &in->km, net, o->ga[0], o->ga[1], &x);
+  sched_row ra = {"on Ga", o->ga[0], o->ga[1], r1.time, x.time, r1.time + x.time, fits(in, x.mem)};
+  VEC_PUSH(out->sc, ra);
+  fc_redistribute(pb->m, pb->k, pb->nb, o->ga[0], o->ga[1], 0, o->gb[0], o->gb[1], na, net, &r1);
+  fc_forecast(pb, &in->km, net, o->gb[0], o->gb[1], &x);
+  sched_row rb = {"on Gb", o->gb[0], o->gb[1], r1.time, x.time, r1.time + x.time, fits(in, x.mem)};
+  VEC_PUSH(out->sc, rb);
+  int nt = na + o->gb[0] * o->gb[1];
+  for (int p = 1; p <= nt; p++) {
+    if (nt % p) continue;
+    fc_redistribute(pb->m, pb->k, pb->nb, o->ga[0], o->ga[1], 0, p, nt / p, 0, net, &r1);
+    fc_redistribute(pb->k, pb->n, pb->nb, o->gb[0], o->gb[1], na, p, nt / p, 0, net, &r2);
+    fc_forecast(pb, &in->km, net, p, nt / p, &x);
+    sched_row rn = {"new grid", p, nt / p, r1.time + r2.time, x.time, r1.time + r2.time + x.time, fits(in, x.mem)};
+    VEC_PUSH(out->sc, rn);
   }
-  /* text, unless stdout carries the JSON (--json -): then stdout is JSON only, for a pipe */
-  const char *rname = o.pb.routine == FC_PDGEMM ? "pdgemm" : "pdtrsm";
-  if (!(o.json && !strcmp(o.json, "-"))) {
-    if (o.pb.routine == FC_PDGEMM)
-      printf("psim forecast pdgemm: C (%ld x %ld) = A (%ld x %ld) B (%ld x %ld), blocks %ld\n", o.pb.m,
-             o.pb.n, o.pb.m, o.pb.k, o.pb.k, o.pb.n, o.pb.nb);
-    else
-      printf("psim forecast pdtrsm: side %c uplo %c trans %c (case %d), B %ld x %ld, blocks %ld\n",
-             o.pb.side, o.pb.uplo, o.pb.trans, fc_trsm_case(o.pb.side, o.pb.uplo, o.pb.trans),
-             o.pb.m, o.pb.n, o.pb.nb);
-    printf("network: lambda %.6g s, tau %.6g s per 8-byte element (bandwidth %.6g B/s), %s; %s\n",
-           net.lambda, net.tau, 8.0 / net.tau, netdesc,
-           net.smpi ? "SMPI's latency and bandwidth factors" : "lambda + L tau per message");
-    printf("kernels: %s\n", km.source);
-    if (!o.quiet) {
-      int trsm = o.pb.routine == FC_PDTRSM;
-      printf("%7s %11s %13s %13s %13s%s %12s\n", "procs", "grid", "time (s)", "compute (s)",
-             "comm (s)", trsm ? "      idle (s)" : "", "memory/proc");
-      for (size_t i = 0; i < g.len; i++) {
-        const fc_grid *x = &g.data[i];
-        char grid[32], mem[32];
-        snprintf(grid, sizeof grid, "%d x %d", x->p, x->q);
-        print_mem(mem, sizeof mem, x->mem);
-        printf("%7ld %11s %13.6g %13.6g %13.6g", (long)x->p * x->q, grid, x->time, x->compute, x->comm);
-        if (trsm) printf(" %13.6g", x->idle);
-        printf(" %12s%s\n", mem, (int)i == best ? "  * best" : x->fits ? "" : "  discarded: exceeds --memory");
-      }
-    }
-    if (best >= 0)
-      printf("best grid: %d x %d (%d processes): %.6g s\n", g.data[best].p, g.data[best].q,
-             g.data[best].p * g.data[best].q, g.data[best].time);
-    else
-      printf("best grid: none fits in %.6g bytes per host\n", memory);
-    if (sc.len) {
-      printf("\nA on Ga = %dx%d (processes 0-%d), B on Gb = %dx%d (processes %d-%d): where to compute?\n",
-             o.ga[0], o.ga[1], o.ga[0] * o.ga[1] - 1, o.gb[0], o.gb[1], o.ga[0] * o.ga[1],
-             o.ga[0] * o.ga[1] + o.gb[0] * o.gb[1] - 1);
-      printf("%-9s %8s %16s %13s %13s\n", "option", "grid", "redistribute(s)", "pdgemm (s)", "total (s)");
-      for (size_t i = 0; i < sc.len; i++) {
-        char grid[32];
-        snprintf(grid, sizeof grid, "%dx%d", sc.data[i].p, sc.data[i].q);
-        printf("%-9s %8s %16.6g %13.6g %13.6g%s\n", sc.data[i].what, grid, sc.data[i].redist,
-               sc.data[i].run, sc.data[i].total,
-               (int)i == sbest ? "  * best" : sc.data[i].fits ? "" : "  discarded: exceeds --memory");
-      }
-    }
+  for (size_t i = 0; i < out->sc.len; i++)
+    if (out->sc.data[i].fits && (out->sbest < 0 || out->sc.data[i].total < out->sc.data[out->sbest].total))
+      out->sbest = (int)i;
+}
+
+/* The forecasts themselves: no I/O, nothing can fail once set_up has passed. */
+static void run_forecasts(const fopts *o, const finputs *in, foutcome *out) {
+  memset(out, 0, sizeof *out);
+  forecast_grids(o, in, out);
+  pick_best(out);
+  schedule(o, in, out);
+}
+
+/* What the outputs are written from (the ctx of write_doc). */
+typedef struct forecast_doc {
+  const fopts *o;
+  const finputs *in;
+  const foutcome *out;
+} forecast_doc;
+
+static const char *routine_name(const fopts *o) { return o->pb.routine == FC_PDGEMM ? "pdgemm" : "pdtrsm"; }
+
+static void print_mem(char *b, size_t n, double bytes) {
+  if (bytes >= 1 << 30) snprintf(b, n, "%.2f GiB", bytes / (1 << 30));
+  else if (bytes >= 1 << 20) snprintf(b, n, "%.1f MiB", bytes / (1 << 20));
+  else snprintf(b, n, "%.1f KiB", bytes / 1024);
+}
+
+/* The problem, the network and the kernels: the text's first lines. */
+static void print_inputs(const fopts *o, const finputs *in) {
+  const fc_problem *pb = &o->pb;
+  if (pb->routine == FC_PDGEMM)
+    printf("psim forecast pdgemm: C (%ld x %ld) = A (%ld x %ld) B (%ld x %ld), blocks %ld\n", pb->m,
+           pb->n, pb->m, pb->k, pb->k, pb->n, pb->nb);
+  else
+    printf("psim forecast pdtrsm: side %c uplo %c trans %c (case %d), B %ld x %ld, blocks %ld\n",
+           pb->side, pb->uplo, pb->trans, fc_trsm_case(pb->side, pb->uplo, pb->trans), pb->m, pb->n, pb->nb);
+  printf("network: lambda %.6g s, tau %.6g s per 8-byte element (bandwidth %.6g B/s), %s; %s\n",
+         in->net.lambda, in->net.tau, 8.0 / in->net.tau, in->netdesc,
+         in->net.smpi ? "SMPI's latency and bandwidth factors" : "lambda + L tau per message");
+  printf("kernels: %s\n", in->km.source);
+}
+
+/* One line per grid (left out by --quiet). */
+static void print_grids(const fopts *o, const foutcome *out) {
+  int trsm = o->pb.routine == FC_PDTRSM;
+  printf("%7s %11s %13s %13s %13s%s %12s\n", "procs", "grid", "time (s)", "compute (s)",
+         "comm (s)", trsm ? "      idle (s)" : "", "memory/proc");
+  for (size_t i = 0; i < out->g.len; i++) {
+    const fc_grid *x = &out->g.data[i];
+    char grid[32], mem[32];
+    snprintf(grid, sizeof grid, "%d x %d", x->p, x->q);
+    print_mem(mem, sizeof mem, x->mem);
+    printf("%7ld %11s %13.6g %13.6g %13.6g", (long)x->p * x->q, grid, x->time, x->compute, x->comm);
+    if (trsm) printf(" %13.6g", x->idle);
+    printf(" %12s%s\n", mem, (int)i == out->best ? "  * best" : x->fits ? "" : "  discarded: exceeds --memory");
   }
-  /* JSON */
-  if (o.json) {
-    FILE *f = cli_open_out(o.json);
-    if (!f) return PSIM_EXIT_INPUT;
-    fprintf(f, "{\n  \"routine\": \"%s\",\n  \"m\": %ld,\n  \"n\": %ld,\n  \"k\": %ld,\n  \"nb\": %ld,\n",
-            rname, o.pb.m, o.pb.n, o.pb.routine == FC_PDGEMM ? o.pb.k : 0, o.pb.nb);
-    if (o.pb.routine == FC_PDTRSM)
-      fprintf(f, "  \"side\": \"%c\",\n  \"uplo\": \"%c\",\n  \"trans\": \"%c\",\n  \"case\": %d,\n",
-              o.pb.side, o.pb.uplo, o.pb.trans, fc_trsm_case(o.pb.side, o.pb.uplo, o.pb.trans));
-    fputs("  \"network\": {\"latency\": ", f);
-    obs_json_number(f, net.lambda);
-    fputs(", \"tau\": ", f);
-    obs_json_number(f, net.tau);
-    fputs(", \"bandwidth\": ", f);
-    obs_json_number(f, 8.0 / net.tau);
-    fputs(", \"source\": ", f);
-    obs_json_string(f, netdesc);
-    fprintf(f, ", \"model\": \"%s\"", net.smpi ? "smpi" : "linear");
-    fputs("},\n  \"kernels\": ", f);
-    obs_json_string(f, km.source);
-    fputs(",\n  \"grids\": [", f);
-    for (size_t i = 0; i < g.len; i++) {
-      const fc_grid *x = &g.data[i];
-      fprintf(f, "%s\n    {\"p\": %d, \"q\": %d, \"procs\": %ld", i ? "," : "", x->p, x->q, (long)x->p * x->q);
-      const char *keys[] = {"time", "compute", "communication", "idle", "memory"};
-      double vals[] = {x->time, x->compute, x->comm, x->idle, x->mem};
-      for (int j = 0; j < 5; j++) {
-        fprintf(f, ", \"%s\": ", keys[j]);
-        obs_json_number(f, vals[j]);
-      }
-      fprintf(f, ", \"fits\": %s}", x->fits ? "true" : "false");
-    }
-    fputs("\n  ],\n  \"best\": ", f);
-    if (best < 0) fputs("null", f);
-    else {
-      fprintf(f, "{\"p\": %d, \"q\": %d, \"time\": ", g.data[best].p, g.data[best].q);
-      obs_json_number(f, g.data[best].time);
-      fputs("}", f);
-    }
-    fputs(",\n  \"best_per_procs\": [", f);
-    for (size_t i = 0; i < bpi.len; i++) {
-      const fc_grid *x = &g.data[bpi.data[i]];
-      fprintf(f, "%s{\"procs\": %ld, \"p\": %d, \"q\": %d, \"time\": ", i ? ", " : "", (long)x->p * x->q, x->p, x->q);
-      obs_json_number(f, x->time);
-      fputs("}", f);
-    }
-    fputs("]", f);
-    if (sc.len) {
-      fputs(",\n  \"schedule\": [", f);
-      for (size_t i = 0; i < sc.len; i++) {
-        fprintf(f, "%s\n    {\"option\": \"%s\", \"p\": %d, \"q\": %d, \"redistribution\": ", i ? "," : "",
-                sc.data[i].what, sc.data[i].p, sc.data[i].q);
-        obs_json_number(f, sc.data[i].redist);
-        fputs(", \"pdgemm\": ", f);
-        obs_json_number(f, sc.data[i].run);
-        fputs(", \"total\": ", f);
-        obs_json_number(f, sc.data[i].total);
-        fprintf(f, ", \"fits\": %s}", sc.data[i].fits ? "true" : "false");
-      }
-      fputs("\n  ],\n  \"schedule_best\": ", f);
-      if (sbest < 0) fputs("null", f);
-      else {
-        fprintf(f, "{\"option\": \"%s\", \"p\": %d, \"q\": %d, \"total\": ", sc.data[sbest].what,
-                sc.data[sbest].p, sc.data[sbest].q);
-        obs_json_number(f, sc.data[sbest].total);
-        fputs("}", f);
-      }
-    }
-    fputs("\n}\n", f);
-    if (cli_close_out(f, o.json)) rc = 2;
+}
+
+/* --ga/--gb's table. */
+static void print_schedule(const fopts *o, const foutcome *out) {
+  int na = o->ga[0] * o->ga[1];
+  printf("\nA on Ga = %dx%d (processes 0-%d), B on Gb = %dx%d (processes %d-%d): where to compute?\n",
+         o->ga[0], o->ga[1], na - 1, o->gb[0], o->gb[1], na, na + o->gb[0] * o->gb[1] - 1);
+  printf("%-9s %8s %16s %13s %13s\n", "option", "grid", "redistribute(s)", "pdgemm (s)", "total (s)");
+  for (size_t i = 0; i < out->sc.len; i++) {
+    const sched_row *r = &out->sc.data[i];
+    char grid[32];
+    snprintf(grid, sizeof grid, "%dx%d", r->p, r->q);
+    printf("%-9s %8s %16.6g %13.6g %13.6g%s\n", r->what, grid, r->redist, r->run, r->total,
+           (int)i == out->sbest ? "  * best" : r->fits ? "" : "  discarded: exceeds --memory");
   }
-  /* HTML */
-  if (o.report) {
-    FILE *f = cli_open_out(o.report);
-    if (!f) return PSIM_EXIT_INPUT;
-    char title[256];
-    snprintf(title, sizeof title, "psim forecast %s %ldx%ld, R=%ld, %ld-%ld processes", rname,
-             o.pb.m, o.pb.n, o.pb.nb, o.pmin, o.pmax);
-    fcr_begin(f, title);
-    fprintf(f, "<p>Network: &lambda; = %.6g s, &tau; = %.6g s per element (", net.lambda, net.tau);
-    fcr_esc(f, netdesc);
-    fputs("). Kernels: ", f);
-    fcr_esc(f, km.source);
-    fputs(". Analytic forecast (FAST, paper 003), no simulation.</p>\n", f);
-    if (best >= 0)
-      fprintf(f, "<p class=\"best\">Best grid: %d x %d, %.6g s</p>\n", g.data[best].p, g.data[best].q, g.data[best].time);
-    fcr_heatmap(f, g.data, (int)g.len, best);
-    int *procs = xmalloc(sizeof(int) * (bpi.len + 1)), *bp = xmalloc(sizeof(int) * (bpi.len + 1)),
-        *bq = xmalloc(sizeof(int) * (bpi.len + 1));
-    double *bt = xmalloc(sizeof(double) * (bpi.len + 1));
-    for (size_t i = 0; i < bpi.len; i++) {
-      const fc_grid *x = &g.data[bpi.data[i]];
-      procs[i] = x->p * x->q;
-      bp[i] = x->p;
-      bq[i] = x->q;
-      bt[i] = x->time;
-    }
-    if (bpi.len > 1) fcr_best_curve(f, procs, bt, bp, bq, (int)bpi.len);
-    free(procs);
-    free(bp);
-    free(bq);
-    free(bt);
-    if (sc.len) {
-      fprintf(f, "<h2>Where to compute (paper section 5)</h2>\n<p>A on Ga = %dx%d, B on Gb = %dx%d; "
-                 "redistribution as point-to-point messages, then pdgemm.</p>\n<table><tr><th>option</th>"
-                 "<th>grid</th><th>redistribution (s)</th><th>pdgemm (s)</th><th>total (s)</th></tr>\n",
-              o.ga[0], o.ga[1], o.gb[0], o.gb[1]);
-      for (size_t i = 0; i < sc.len; i++)
-        fprintf(f, "<tr%s><td>%s</td><td>%dx%d</td><td>%.6g</td><td>%.6g</td><td>%.6g%s</td></tr>\n",
-                (int)i == sbest ? " class=\"best\"" : "", sc.data[i].what, sc.data[i].p, sc.data[i].q,
-                sc.data[i].redist, sc.data[i].run, sc.data[i].total, sc.data[i].fits ? "" : " (too much memory)");
-      fputs("</table>\n", f);
-    }
-    if (g.len <= 2000) {
-      fputs("<h2>Every grid</h2>\n<table><tr><th>p</th><th>q</th><th>time (s)</th><th>compute (s)</th>"
-            "<th>communication (s)</th><th>idle (s)</th><th>memory per process (bytes)</th></tr>\n", f);
-      for (size_t i = 0; i < g.len; i++)
-        fprintf(f, "<tr%s><td>%d</td><td>%d</td><td>%.6g</td><td>%.6g</td><td>%.6g</td><td>%.6g</td><td>%.0f%s</td></tr>\n",
-                (int)i == best ? " class=\"best\"" : "", g.data[i].p, g.data[i].q, g.data[i].time,
-                g.data[i].compute, g.data[i].comm, g.data[i].idle, g.data[i].mem, g.data[i].fits ? "" : " (too much)");
-      fputs("</table>\n", f);
-    }
-    fcr_end(f);
-    if (cli_close_out(f, o.report)) rc = 2;
+}
+
+/* The text on stdout: inputs, grids, the best one, the schedule. */
+static void print_text(const fopts *o, const finputs *in, const foutcome *out) {
+  print_inputs(o, in);
+  if (!o->quiet) print_grids(o, out);
+  const fc_grid *g = out->g.data;
+  if (out->best >= 0)
+    printf("best grid: %d x %d (%d processes): %.6g s\n", g[out->best].p, g[out->best].q,
+           g[out->best].p * g[out->best].q, g[out->best].time);
+  else
+    printf("best grid: none fits in %.6g bytes per host\n", in->memory);
+  if (out->sc.len) print_schedule(o, out);
+}
+
+static void json_schedule(FILE *f, const foutcome *out) {
+  fputs(",\n  \"schedule\": [", f);
+  for (size_t i = 0; i < out->sc.len; i++) {
+    const sched_row *r = &out->sc.data[i];
+    fprintf(f, "%s\n    {\"option\": \"%s\", \"p\": %d, \"q\": %d, \"redistribution\": ", i ? "," : "",
+            r->what, r->p, r->q);
+    obs_json_number(f, r->redist);
+    fputs(", \"pdgemm\": ", f);
+    obs_json_number(f, r->run);
+    fputs(", \"total\": ", f);
+    obs_json_number(f, r->total);
+    fprintf(f, ", \"fits\": %s}", r->fits ? "true" : "false");
   }
-  VEC_FREE(g);
-  VEC_FREE(bpi);
-  VEC_FREE(sc);
+  fputs("\n  ],\n  \"schedule_best\": ", f);
+  if (out->sbest < 0) { fputs("null", f); return; }
+  const sched_row *b = &out->sc.data[out->sbest];
+  fprintf(f, "{\"option\": \"%s\", \"p\": %d, \"q\": %d, \"total\": ", b->what, b->p, b->q);
+  obs_json_number(f, b->total);
+  fputs("}", f);
+}
+
+static void json_grids(FILE *f, const foutcome *out) {
+  fputs(",\n  \"grids\": [", f);
+  for (size_t i = 0; i < out->g.len; i++) {
+    const fc_grid *x = &out->g.data[i];
+    fprintf(f, "%s\n    {\"p\": %d, \"q\": %d, \"procs\": %ld", i ? "," : "", x->p, x->q, (long)x->p * x->q);
+    const char *keys[] = {"time", "compute", "communication", "idle", "memory"};
+    double vals[] = {x->time, x->compute, x->comm, x->idle, x->mem};
+    for (int j = 0; j < 5; j++) {
+      fprintf(f, ", \"%s\": ", keys[j]);
+      obs_json_number(f, vals[j]);
+    }
+    fprintf(f, ", \"fits\": %s}", x->fits ? "true" : "false");
+  }
+  fputs("\n  ],\n  \"best\": ", f);
+  if (out->best < 0) fputs("null", f);
+  else {
+    fprintf(f, "{\"p\": %d, \"q\": %d, \"time\": ", out->g.data[out->best].p, out->g.data[out->best].q);
+    obs_json_number(f, out->g.data[out->best].time);
+    fputs("}", f);
+  }
+  fputs(",\n  \"best_per_procs\": [", f);
+  for (size_t i = 0; i < out->bpi.len; i++) {
+    const fc_grid *x = &out->g.data[out->bpi.data[i]];
+    fprintf(f, "%s{\"procs\": %ld, \"p\": %d, \"q\": %d, \"time\": ", i ? ", " : "", (long)x->p * x->q, x->p, x->q);
+    obs_json_number(f, x->time);
+    fputs("}", f);
+  }
+  fputs("]", f);
+}
+
+/* --json's document (docs/forecast.md lists its keys). */
+static void write_json(FILE *f, const fopts *o, const finputs *in, const foutcome *out) {
+  const fc_problem *pb = &o->pb;
+  fprintf(f, "{\n  \"routine\": \"%s\",\n  \"m\": %ld,\n  \"n\": %ld,\n  \"k\": %ld,\n  \"nb\": %ld,\n",
+          routine_name(o), pb->m, pb->n, pb->routine == FC_PDGEMM ? pb->k : 0, pb->nb);
+  if (pb->routine == FC_PDTRSM)
+    fprintf(f, "  \"side\": \"%c\",\n  \"uplo\": \"%c\",\n  \"trans\": \"%c\",\n  \"case\": %d,\n",
+            pb->side, pb->uplo, pb->trans, fc_trsm_case(pb->side, pb->uplo, pb->trans));
+  fputs("  \"network\": {\"latency\": ", f);
+  obs_json_number(f, in->net.lambda);
+  fputs(", \"tau\": ", f);
+  obs_json_number(f, in->net.tau);
+  fputs(", \"bandwidth\": ", f);
+  obs_json_number(f, 8.0 / in->net.tau);
+  fputs(", \"source\": ", f);
+  obs_json_string(f, in->netdesc);
+  fprintf(f, ", \"model\": \"%s\"", in->net.smpi ? "smpi" : "linear");
+  fputs("},\n  \"kernels\": ", f);
+  obs_json_string(f, in->km.source);
+  json_grids(f, out);
+  if (out->sc.len) json_schedule(f, out);
+  fputs("\n}\n", f);
+}
+
+/* Figure 3.1 from the best grid of each process count (two counts at least: a curve). */
+static void page_best_curve(FILE *f, const foutcome *out) {
+  size_t n = out->bpi.len;
+  int *procs = xmalloc(sizeof(int) * (n + 1)), *bp = xmalloc(sizeof(int) * (n + 1)),
+      *bq = xmalloc(sizeof(int) * (n + 1));
+  double *bt = xmalloc(sizeof(double) * (n + 1));
+  for (size_t i = 0; i < n; i++) {
+    const fc_grid *x = &out->g.data[out->bpi.data[i]];
+    procs[i] = x->p * x->q;
+    bp[i] = x->p;
+    bq[i] = x->q;
+    bt[i] = x->time;
+  }
+  if (n > 1) fcr_best_curve(f, procs, bt, bp, bq, (int)n);
+  free(procs);
+  free(bp);
+  free(bq);
+  free(bt);
+}
+
+/* The HTML page's tables: --ga/--gb's options, and every grid (up to 2000 rows). */
+static void page_tables(FILE *f, const fopts *o, const foutcome *out) {
+  if (out->sc.len) {
+    fprintf(f, "<h2>Where to compute (paper section 5)</h2>\n<p>A on Ga = %dx%d, B on Gb = %dx%d; "
+               "redistribution as point-to-point messages, then pdgemm.</p>\n<table><tr><th>option</th>"
+               "<th>grid</th><th>redistribution (s)</th><th>pdgemm (s)</th><th>total (s)</th></tr>\n",
+            o->ga[0], o->ga[1], o->gb[0], o->gb[1]);
+    for (size_t i = 0; i < out->sc.len; i++) {
+      const sched_row *r = &out->sc.data[i];
+      fprintf(f, "<tr%s><td>%s</td><td>%dx%d</td><td>%.6g</td><td>%.6g</td><td>%.6g%s</td></tr>\n",
+              (int)i == out->sbest ? " class=\"best\"" : "", r->what, r->p, r->q, r->redist, r->run,
+              r->total, r->fits ? "" : " (too much memory)");
+    }
+    fputs("</table>\n", f);
+  }
+  if (out->g.len > 2000) return;
+  fputs("<h2>Every grid</h2>\n<table><tr><th>p</th><th>q</th><th>time (s)</th><th>compute (s)</th>"
+        "<th>communication (s)</th><th>idle (s)</th><th>memory per process (bytes)</th></tr>\n", f);
+  for (size_t i = 0; i < out->g.len; i++) {
+    const fc_grid *x = &out->g.data[i];
+    fprintf(f, "<tr%s><td>%d</td><td>%d</td><td>%.6g</td><td>%.6g</td><td>%.6g</td><td>%.6g</td><td>%.0f%s</td></tr>\n",
+            (int)i == out->best ? " class=\"best\"" : "", x->p, x->q, x->time, x->compute, x->comm,
+            x->idle, x->mem, x->fits ? "" : " (too much)");
+  }
+  fputs("</table>\n", f);
+}
+
+/* --report's page: drawn here (Figures 4.2 and 3.1), not made from the JSON document. */
+static void write_page(FILE *f, const fopts *o, const finputs *in, const foutcome *out) {
+  char title[256];
+  snprintf(title, sizeof title, "psim forecast %s %ldx%ld, R=%ld, %ld-%ld processes", routine_name(o),
+           o->pb.m, o->pb.n, o->pb.nb, o->pmin, o->pmax);
+  fcr_begin(f, title);
+  fprintf(f, "<p>Network: &lambda; = %.6g s, &tau; = %.6g s per element (", in->net.lambda, in->net.tau);
+  fcr_esc(f, in->netdesc);
+  fputs("). Kernels: ", f);
+  fcr_esc(f, in->km.source);
+  fputs(". Analytic forecast (FAST, paper 003), no simulation.</p>\n", f);
+  const fc_grid *g = out->g.data;
+  if (out->best >= 0)
+    fprintf(f, "<p class=\"best\">Best grid: %d x %d, %.6g s</p>\n", g[out->best].p, g[out->best].q, g[out->best].time);
+  fcr_heatmap(f, g, (int)out->g.len, out->best);
+  page_best_curve(f, out);
+  page_tables(f, o, out);
+  fcr_end(f);
+}
+
+/* cli_emit_page's writer: the JSON document, or the page. */
+static void write_doc(FILE *f, void *ctx, int page) {
+  const forecast_doc *d = ctx;
+  if (page) write_page(f, d->o, d->in, d->out);
+  else write_json(f, d->o, d->in, d->out);
+}
+
+/* The text (unless stdout carries the JSON, --json -: then stdout is JSON only, for a pipe),
+ * then --json and --report through the shared output stage. */
+static int emit(const fopts *o, const finputs *in, const foutcome *out) {
+  if (!(o->json && !strcmp(o->json, "-"))) print_text(o, in, out);
+  forecast_doc d = {o, in, out};
+  return cli_emit_page(o->json, o->report, write_doc, &d);
+}
+
+int cmd_forecast(int argc, char **argv) {
+  fopts o;
+  finputs in;
+  foutcome out;
+  int rc = parse_args(argc, argv, &o);
+  if (rc) return rc == FORECAST_HELP_SHOWN ? 0 : rc;
+  if ((rc = set_up(&o, &in)) != 0) return rc;
+  run_forecasts(&o, &in, &out);
+  rc = emit(&o, &in, &out);
+  VEC_FREE(out.g);
+  VEC_FREE(out.bpi);
+  VEC_FREE(out.sc);
   return rc;
 }
