@@ -42,8 +42,9 @@ double calib_segments_eval(const calib_seg *seg, int k, double size);
  * private link a FATPIPE of bandwidth bw and latency lat / 2 (a transfer alone), the cluster's
  * backbone a SHARED link of bandwidth bus (the node's memory, shared by all transfers of the
  * node in both directions), SMPI's factors per size (sections of thr, as smpi/bw-factor and
- * smpi/lat-factor write them), and MPI_Wtime's cost (smpi/wtime; the polls' costs are kept
- * but not written: docs/calibrate.md). One-way time of a message of P = size + envelope bytes with s transfers at once:
+ * smpi/lat-factor write them), MPI_Wtime's cost (smpi/wtime) and the polls' costs (the cluster's
+ * properties psim/run/iprobe-cost and psim/run/test-cost, read by psim run alone:
+ * docs/calibrate.md). One-way time of a message of P = size + envelope bytes with s transfers at once:
  *   latf(P) lat + P / (bwf(P) min(bw, bus / s)). */
 typedef struct calib_model {
   double speed;                 /* flop/s of one core: hosts' speed and smpi/host-speed */

@@ -33,6 +33,9 @@ typedef struct emu_opts {
                                  copies are measured and charged to the rank as computation */
   double iprobe_sleep;        /* smpi/iprobe: simulated time an unsuccessful iprobe costs */
   double wtime;               /* smpi/wtime: simulated time a read of MPI_Wtime costs */
+  double iprobe_cost, test_cost; /* run/iprobe-cost, run/test-cost: CPU seconds each MPI_Iprobe,
+                                    each MPI_Test* costs the rank (the real MPI's progress poll,
+                                    measured by psim calibrate --machine); 0 by default */
   int singleton;              /* --singleton: the run looks like the program alone (no notes of
                                  psim's own on stderr, e.g. for test harnesses that compare the
                                  output) */

@@ -30,8 +30,9 @@ static const char *HELP =
     "    are where the fit breaks);\n"
     "  - exchanges (two transfers at once, one each way): the node's memory bandwidth, shared\n"
     "    by all of its transfers (the cluster's backbone);\n"
-    "  - the cost of MPI_Wtime (smpi/wtime), and of MPI_Iprobe and MPI_Test (printed only:\n"
-    "    SMPI's smpi/iprobe and smpi/test are injected sleeps that grow, not costs);\n"
+    "  - the cost of MPI_Wtime (smpi/wtime), and of MPI_Iprobe and MPI_Test (the cluster's\n"
+    "    properties psim/run/iprobe-cost and psim/run/test-cost: psim run charges them to the\n"
+    "    rank; SMPI's smpi/iprobe and smpi/test are injected sleeps that grow, not costs);\n"
     "  - one core's flop rate (the hosts' speed and smpi/host-speed: a CPU second measured by\n"
     "    psim run is a second on these hosts);\n"
 

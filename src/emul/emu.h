@@ -329,6 +329,8 @@ static inline double emu_carry_add(double *carry, double seconds, double thresho
 }
 /* Charges the running rank's carry whatever its size (MPI_Finalize: no burst comes after). */
 void emu_carry_flush(void);
+/* Adds a poll's own cost (CPU seconds) to the running rank's carry (emu_sched.c). */
+void emu_poll_cost(double seconds);
 /* The MPI runtime's own work for the running rank (packing a non-contiguous datatype, a send
  * to self, a collective's local copy), measured between emu_work_begin and emu_work_end like
  * a burst and charged as its computation (run/charge-copies; emu_sched.c): pending until

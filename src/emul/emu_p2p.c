@@ -234,6 +234,7 @@ void emu_wait(emu_req **reqs, int n, int need) {
 }
 
 void emu_test_poll(int success) {
+  emu_poll_cost(emu_current->o->test_cost);
   if (success) emu_spin_progress(emu_current);
   else emu_poll_failed();
 }
@@ -271,6 +272,7 @@ void emu_test_end(int any, int success) {
 const mpi_req *emu_iprobe(int src, int tag, int ctx) {
   emu_sim *S = emu_current;
   if (!S->o->inject_polls) {
+    emu_poll_cost(S->o->iprobe_cost);
     const mpi_req *s = mpi_iprobe(S->world, S->running->id, src, tag, ctx);
     if (s) emu_spin_progress(S);
     if (s || !emu_poll_failed()) return s;

@@ -67,6 +67,8 @@ int emu_opts_cfg(emu_opts *o, const char *key, const char *value, psim_err *err)
     return 0;
   }
   if (!strcmp(key, "run/lock-limit")) return parse_double(key, value, &o->lock_limit, err);
+  if (!strcmp(key, "run/iprobe-cost")) return parse_double(key, value, &o->iprobe_cost, err);
+  if (!strcmp(key, "run/test-cost")) return parse_double(key, value, &o->test_cost, err);
   if (!strcmp(key, "run/thread-level")) {
     static const char *const levels[] = {"single", "funneled", "serialized", "multiple"};
     for (int i = 0; i < 4; i++)
@@ -343,6 +345,17 @@ static void compute_now(emu_sim *S, emu_rank *k, double flops) {
 static void charge_cpu(emu_sim *S, emu_rank *k, double seconds, int flush) {
   double c = emu_carry_add(&k->carry, seconds, flush ? 0 : S->o->cpu_threshold);
   if (c > 0) compute_now(S, k, c * S->o->host_speed_ref);
+}
+
+/* A poll's own cost (run/iprobe-cost, run/test-cost): CPU time the real MPI spends in the call,
+ * where psim's runtime spends next to none. It joins the rank's carry, charged with the next
+ * burst, rather than becoming a computation of its own: a poll of tens of nanoseconds is far
+ * under smpi/cpu-threshold, and a computation here would also count as work between polls,
+ * which would keep a rank waiting in a polling loop from waiting for the next event
+ * (emu_poll_failed). */
+void emu_poll_cost(double seconds) {
+  emu_sim *S = emu_current;
+  if (S->o->measure && seconds > 0) (void)emu_carry_add(&S->running->carry, seconds, INFINITY);
 }
 
 void emu_carry_flush(void) {

@@ -239,8 +239,13 @@ static void el_prop(xstate *s, const char *el, const char **atts) {
   const char *id = need(s, el, atts, "id"), *value = need(s, el, atts, "value");
   if (!id || !value) return;
   const char *parent = s->estack.len >= 2 ? s->estack.data[s->estack.len - 2] : "";
-  if (strcmp(parent, "config") == 0) {
-    VEC_PUSH(s->p->config_keys, plat_strdup(s->p, id));
+  /* psim's own configuration, which SimGrid must not see: SimGrid stops on a <config> key it
+   * does not know, but keeps a zone's or a cluster's <prop> as a property nobody reads. So
+   * <prop id="psim/KEY" value="V"/> there is psim's --cfg KEY:V, in the file's order with
+   * <config> (psim calibrate --machine writes psim run's poll costs this way). */
+  int psim_own = (!strcmp(parent, "zone") || !strcmp(parent, "cluster")) && !strncmp(id, "psim/", 5) && id[5];
+  if (strcmp(parent, "config") == 0 || psim_own) {
+    VEC_PUSH(s->p->config_keys, plat_strdup(s->p, psim_own ? id + 5 : id));
     VEC_PUSH(s->p->config_vals, plat_strdup(s->p, value));
     VEC_PUSH(s->p->config_lines, line_of(s));
   } else if (strcmp(parent, "host") == 0 && s->cur_host >= 0) {

@@ -90,7 +90,8 @@ void calib_write_platform(FILE *f, const calib_model *m, const char *comment) {
   sections(f, "smpi/bw-factor", m, m->bwf);
   /* two cores do not acknowledge as TCP does */
   fputs("    <prop id=\"network/crosstraffic\" value=\"0\"/>\n", f);
-  /* A read of MPI_Wtime costs what it measured. Not smpi/iprobe nor smpi/test: SMPI's
+  /* A read of MPI_Wtime costs what it measured. Not smpi/iprobe nor smpi/test (the polls'
+   * costs are psim's properties of the cluster, below): SMPI's
    * injected sleeps are a device to make polling loops advance simulated time, not their cost
    * (smpi/test grows with every MPI_Testany that fails, whatever smpi/grow-injected-times says,
    * and HPCC's RandomAccess, a Testany loop, was predicted 60x too slow with them); psim run's
@@ -102,7 +103,13 @@ void calib_write_platform(FILE *f, const calib_model *m, const char *comment) {
   fprintf(f,
           "  <cluster id=\"node\" prefix=\"core\" suffix=\"\" radical=\"0-%d\" speed=\"%.6gf\"\n"
           "           bw=\"%.6gBps\" lat=\"%.6gs\" sharing_policy=\"FATPIPE\"\n"
-          "           bb_bw=\"%.6gBps\" bb_lat=\"0s\" bb_sharing_policy=\"SHARED\"/>\n",
+          "           bb_bw=\"%.6gBps\" bb_lat=\"0s\" bb_sharing_policy=\"SHARED\">\n",
           m->cores - 1, m->speed, m->bw, m->lat / 2, m->bus);
+  /* The polls' own costs, for psim run alone (run/iprobe-cost, run/test-cost: CPU time each
+   * call takes in the real MPI, charged to the rank). They are the cluster's properties:
+   * SimGrid keeps those without reading them, where it would stop on an unknown <config> key. */
+  if (m->iprobe > 0) fprintf(f, "    <prop id=\"psim/run/iprobe-cost\" value=\"%.6g\"/>\n", m->iprobe);
+  if (m->test > 0) fprintf(f, "    <prop id=\"psim/run/test-cost\" value=\"%.6g\"/>\n", m->test);
+  fputs("  </cluster>\n", f);
   fputs("</platform>\n", f);
 }
