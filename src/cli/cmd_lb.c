@@ -103,172 +103,239 @@ static void write_doc(FILE *f, void *ctx, int for_report) {
   lb_report_json(f, d->runs, d->nruns, d->o, d->m, (for_report || d->timeline) ? &d->x : NULL);
 }
 
-int cmd_lb(int argc, char **argv) {
-  cli_run run = {0};
-  cli_dyn dyn;
-  cli_dyn_init(&dyn);
-  const char *balancers = NULL, *periods = "1", *json = NULL, *loads = NULL, *initial = "block";
-  const char *report = NULL;
-  int timeline = 0;
-  obs_record *rec = NULL;
-  obs_critpath cp = {0};
-  replay_observer observers[2];
-  unsigned long migrates = 0;
-  long npes = 0;
-  double vp_memory = 1e6, lb_cost = 0, alpha = 3.5e-5, beta = 8.5e-9;
-  long seed = 1;
-  int quiet = 0, rc = 2;
-  char *bcopy = NULL, *pcopy = NULL;
-  lb_run *runs = NULL;
-  int nruns = 0;
+/* psim lb's options, as parse_args reads them, and the configurations they list. */
+typedef struct lb_args {
+  cli_run run;                /* the trace, the platform, the models (run_args.c) */
+  cli_dyn dyn;                /* --pe-events */
+  const char *balancers, *periods, *json, *loads, *initial, *report;
+  int timeline, quiet;
+  long npes, seed;
+  double vp_memory, lb_cost, alpha, beta;
+  char *bcopy, *pcopy;        /* the lists' copies, which bl and pl point into */
+  int nb, np;                 /* how many balancers, periods */
+  int bk[64], pk[64];         /* each balancer's kind, each period */
+} lb_args;
+
+/* --help was given: printed, the command exits 0 (parse_args' return). */
+#define LB_HELP_SHOWN (-1)
+
+/* argv into a, one option at a time (the shared ones through cli_dyn_option and
+ * cli_run_option). 0, LB_HELP_SHOWN, or the exit status after a usage error. */
+static int parse_options(int argc, char **argv, lb_args *a) {
+  static const char *const with_value[] = {"--pes", "--balancer", "--period", "--json", "--loads",
+                                           "--report", "--initial", "--seed", "--vp-memory",
+                                           "--lb-cost", "--alpha", "--beta", NULL};
   for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(HELP, stdout); rc = 0; goto out; }
-    int r = cli_dyn_option(&dyn, "lb", "--pe-events", argc, argv, &i);
-    if (r < 0) goto out;
+    const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strcmp(o, "-h") || !strcmp(o, "--help")) { fputs(HELP, stdout); return LB_HELP_SHOWN; }
+    int r = cli_dyn_option(&a->dyn, "lb", "--pe-events", argc, argv, &i);
+    if (r < 0) return PSIM_EXIT_USAGE;
     if (r > 0) continue;
-    r = cli_run_option(&run, "lb", argc, argv, &i);
-    if (r < 0) goto out;
+    r = cli_run_option(&a->run, "lb", argc, argv, &i);
+    if (r < 0) return PSIM_EXIT_USAGE;
     if (r > 0) continue;
-    if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) { quiet = 1; continue; }
-    if (!strcmp(a, "--timeline")) { timeline = 1; continue; }
-    static const char *const with_value[] = {"--pes", "--balancer", "--period", "--json", "--loads",
-                                             "--report", "--initial", "--seed", "--vp-memory",
-                                             "--lb-cost", "--alpha", "--beta", NULL};
-    if (!cli_is_one_of(a, with_value)) { rc = cli_usage("lb", "unknown option '%s'", a); goto out; }
-    if (!v) { rc = cli_usage("lb", "%s needs a value", a); goto out; }
+    if (!strcmp(o, "--quiet") || !strcmp(o, "-q")) { a->quiet = 1; continue; }
+    if (!strcmp(o, "--timeline")) { a->timeline = 1; continue; }
+    if (!cli_is_one_of(o, with_value)) return cli_usage("lb", "unknown option '%s'", o);
+    if (!v) return cli_usage("lb", "%s needs a value", o);
     i++;
-    if (!strcmp(a, "--pes")) { if ((npes = cli_int("lb", a, v)) < 0) goto out; }
-    else if (!strcmp(a, "--balancer")) balancers = v;
-    else if (!strcmp(a, "--period")) periods = v;
-    else if (!strcmp(a, "--json")) json = v;
-    else if (!strcmp(a, "--loads")) loads = v;
-    else if (!strcmp(a, "--report")) report = v;
-    else if (!strcmp(a, "--initial")) initial = v;
-    else if (!strcmp(a, "--seed")) { if ((seed = cli_int("lb", a, v)) < 0) goto out; }
-    else if (!strcmp(a, "--vp-memory")) { if (cli_num("lb", a, v, &vp_memory)) goto out; }
-    else if (!strcmp(a, "--lb-cost")) { if (cli_num("lb", a, v, &lb_cost)) goto out; }
-    else if (!strcmp(a, "--alpha")) { if (cli_num("lb", a, v, &alpha)) goto out; }
-    else if (!strcmp(a, "--beta")) { if (cli_num("lb", a, v, &beta)) goto out; }
+    int bad = 0;
+    if (!strcmp(o, "--pes")) bad = (a->npes = cli_int("lb", o, v)) < 0;
+    else if (!strcmp(o, "--balancer")) a->balancers = v;
+    else if (!strcmp(o, "--period")) a->periods = v;
+    else if (!strcmp(o, "--json")) a->json = v;
+    else if (!strcmp(o, "--loads")) a->loads = v;
+    else if (!strcmp(o, "--report")) a->report = v;
+    else if (!strcmp(o, "--initial")) a->initial = v;
+    else if (!strcmp(o, "--seed")) bad = (a->seed = cli_int("lb", o, v)) < 0;
+    else if (!strcmp(o, "--vp-memory")) bad = cli_num("lb", o, v, &a->vp_memory);
+    else if (!strcmp(o, "--lb-cost")) bad = cli_num("lb", o, v, &a->lb_cost);
+    else if (!strcmp(o, "--alpha")) bad = cli_num("lb", o, v, &a->alpha);
+    else if (!strcmp(o, "--beta")) bad = cli_num("lb", o, v, &a->beta);
+    if (bad) return PSIM_EXIT_USAGE;
   }
-  if (npes < 1) { rc = cli_usage("lb", "--pes N (at least 1) is required"); goto out; }
-  if (!balancers) { rc = cli_usage("lb", "--balancer is required (one of: %s)", lb_kind_list()); goto out; }
+  return 0;
+}
+
+/* --balancer and --period into kinds and numbers. 0 or the exit status. */
+static int parse_lists(lb_args *a) {
   const char *bl[64], *pl[64];
-  bcopy = xstrdup(balancers);
-  pcopy = xstrdup(periods);
-  int nb = split_list(bcopy, bl, 64), np = split_list(pcopy, pl, 64);
-  if (nb < 1 || np < 1) { rc = cli_usage("lb", "--balancer and --period take 1 to 64 comma-separated values"); goto out; }
-  int bk[64], pk[64];
-  for (int i = 0; i < nb; i++)
-    if ((bk[i] = lb_kind_from_name(bl[i])) < 0) {
-      rc = cli_usage("lb", "unknown balancer '%s' (expected one of: %s)", bl[i], lb_kind_list());
-      goto out;
-    }
-  for (int i = 0; i < np; i++) {
+  a->bcopy = xstrdup(a->balancers);
+  a->pcopy = xstrdup(a->periods);
+  a->nb = split_list(a->bcopy, bl, 64);
+  a->np = split_list(a->pcopy, pl, 64);
+  if (a->nb < 1 || a->np < 1) return cli_usage("lb", "--balancer and --period take 1 to 64 comma-separated values");
+  for (int i = 0; i < a->nb; i++)
+    if ((a->bk[i] = lb_kind_from_name(bl[i])) < 0)
+      return cli_usage("lb", "unknown balancer '%s' (expected one of: %s)", bl[i], lb_kind_list());
+  for (int i = 0; i < a->np; i++) {
     long k = cli_int("lb", "--period", pl[i]);
-    if (k < 0) goto out;
-    if (k == 0) { rc = cli_usage("lb", "--period must be at least 1"); goto out; }
-    pk[i] = (int)k;
+    if (k < 0) return PSIM_EXIT_USAGE;
+    if (k == 0) return cli_usage("lb", "--period must be at least 1");
+    a->pk[i] = (int)k;
   }
+  return 0;
+}
+
+/* The options, then what they must say together: checked before the trace is read, and the
+ * outputs' paths before a run whose results they would lose. */
+static int parse_args(int argc, char **argv, lb_args *a) {
+  int rc = parse_options(argc, argv, a);
+  if (rc) return rc;
+  if (a->npes < 1) return cli_usage("lb", "--pes N (at least 1) is required");
+  if (!a->balancers) return cli_usage("lb", "--balancer is required (one of: %s)", lb_kind_list());
+  if ((rc = parse_lists(a)) != 0) return rc;
   /* 'none' runs once whatever the periods */
   int nconf = 0;
-  for (int b = 0; b < nb; b++) nconf += bk[b] == LB_NONE ? 1 : np;
-  if ((report || timeline) && nconf > 1) {
-    rc = cli_usage("lb", "--report and --timeline describe one run: give one balancer and one period");
-    goto out;
-  }
-  if (timeline && !json) { rc = cli_usage("lb", "--timeline adds sections to --json FILE: give one"); goto out; }
-  if (cli_check_out(json) || cli_check_out(loads) || cli_check_out(report)) goto out;
-  if ((rc = cli_run_setup(&run, "lb")) != 0) goto out;
-  rc = 2;
+  for (int b = 0; b < a->nb; b++) nconf += a->bk[b] == LB_NONE ? 1 : a->np;
+  if ((a->report || a->timeline) && nconf > 1)
+    return cli_usage("lb", "--report and --timeline describe one run: give one balancer and one period");
+  if (a->timeline && !a->json) return cli_usage("lb", "--timeline adds sections to --json FILE: give one");
+  if (cli_check_out(a->json) || cli_check_out(a->loads) || cli_check_out(a->report)) return PSIM_EXIT_USAGE;
+  return 0;
+}
+
+/* What set_up builds: the VP mode's options and the observers of every run. Not copied: o
+ * points into it. */
+typedef struct lb_setup {
   adapt_opts o;
-  adapt_opts_init(&o, run.plat, (int)run.np);
-  o.base = run.o;
-  o.npes = (int)npes;
-  o.vp_memory = vp_memory;
-  o.lb_cost = lb_cost;
-  o.alpha = alpha;
-  o.beta = beta;
-  o.seed = (uint64_t)seed;
-  o.keep_loads = loads || report || timeline;
+  obs_record *rec;            /* --report, --timeline: the run's whole history */
+  replay_observer observers[2];
+  unsigned long migrates;     /* the trace's migrate actions (count_migrate) */
+} lb_setup;
+
+/* The platform and the trace (cli_run_setup), the VP mode's options, --pe-events, the
+ * observers. 0 or the exit status. */
+static int set_up(lb_args *a, lb_setup *s) {
+  int rc = cli_run_setup(&a->run, "lb");
+  if (rc) return rc;
+  adapt_opts *o = &s->o;
+  adapt_opts_init(o, a->run.plat, (int)a->run.np);
+  o->base = a->run.o;
+  o->npes = (int)a->npes;
+  o->vp_memory = a->vp_memory;
+  o->lb_cost = a->lb_cost;
+  o->alpha = a->alpha;
+  o->beta = a->beta;
+  o->seed = (uint64_t)a->seed;
+  o->keep_loads = a->loads || a->report || a->timeline;
   int policy;
-  if ((rc = cli_dyn_setup(&dyn, "lb", "--pe-events", (int)npes, NULL, NULL, &policy)) != 0) goto out;
-  rc = 2;
-  if (dyn.spec) o.pe_events = &dyn.ev;
-  o.base.observers = observers;
-  o.base.nobservers = 0;
-  if (report || timeline) {
+  if ((rc = cli_dyn_setup(&a->dyn, "lb", "--pe-events", (int)a->npes, NULL, NULL, &policy)) != 0) return rc;
+  if (a->dyn.spec) o->pe_events = &a->dyn.ev;
+  o->base.observers = s->observers;
+  o->base.nobservers = 0;
+  if (a->report || a->timeline) {
     /* the whole history, for the timeline charts and the critical path of the report */
-    rec = obs_record_new((int)run.np, 0);
-    observers[o.base.nobservers++] = obs_record_observer(rec);
+    s->rec = obs_record_new((int)a->run.np, 0);
+    s->observers[o->base.nobservers++] = obs_record_observer(s->rec);
   }
-  observers[o.base.nobservers++] = (replay_observer){.ctx = &migrates, .action = count_migrate};
-  if (!strcmp(initial, "block")) o.initial = ADAPT_INIT_BLOCK;
-  else if (!strcmp(initial, "round-robin")) o.initial = ADAPT_INIT_ROUND_ROBIN;
-  else { o.initial = ADAPT_INIT_FILE; o.initial_file = initial; }
-  runs = xcalloc((size_t)(nb * np), sizeof *runs);
+  s->observers[o->base.nobservers++] = (replay_observer){.ctx = &s->migrates, .action = count_migrate};
+  if (!strcmp(a->initial, "block")) o->initial = ADAPT_INIT_BLOCK;
+  else if (!strcmp(a->initial, "round-robin")) o->initial = ADAPT_INIT_ROUND_ROBIN;
+  else { o->initial = ADAPT_INIT_FILE; o->initial_file = a->initial; }
+  return 0;
+}
+
+/* What the runs gave. */
+typedef struct lb_outcome {
+  lb_run *runs;
+  int nruns;
+  obs_critpath cp;            /* of runs[0], for --timeline and the report */
+} lb_outcome;
+
+/* --loads of one configuration, written as soon as it has run (a later configuration's
+ * deadlock leaves the earlier ones' files): FILE, or FILE-BALANCER-PERIOD among several. */
+static int write_loads(const lb_args *a, const lb_run *r) {
+  char path[4096];
+  if (a->nb * a->np > 1) suffixed(path, sizeof path, a->loads, lb_kind_name(r->balancer), r->period);
+  else snprintf(path, sizeof path, "%s", a->loads);
+  FILE *f = cli_open_out(path);
+  if (!f) return PSIM_EXIT_INPUT;
+  adapt_write_loads_csv(f, &r->res);
+  return cli_close_out(f, path) ? PSIM_EXIT_INPUT : 0;
+}
+
+/* One configuration: its run (the trace reopened after the first), the warning that nothing
+ * can balance (once), its speed line, its --loads. 0 or the exit status (3: a deadlock,
+ * listed). */
+static int run_one(lb_args *a, lb_setup *s, lb_run *r, int first) {
   psim_err err;
   psim_err_clear(&err);
-  for (int b = 0; b < nb; b++) {
-    for (int p = 0; p < np; p++) {
-      /* 'none' never balances: one run whatever the period */
-      if (bk[b] == LB_NONE && p > 0) continue;
-      lb_run *r = &runs[nruns];
-      r->balancer = (lb_kind)bk[b];
-      r->period = pk[p];
-      o.balancer = r->balancer;
-      o.period = r->period;
-      if (nruns && cli_run_open_source(&run, &err) < 0) { rc = cli_fail(&err); goto out; }
-      nruns++;
-      struct timespec t0, t1;
-      clock_gettime(CLOCK_MONOTONIC, &t0);
-      int x = adapt_run(run.src, &o, &r->res, &err);
-      clock_gettime(CLOCK_MONOTONIC, &t1);
-      r->wall = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-      if (x < 0) {
-        if (err.code == PSIM_EXIT_DEADLOCK && r->res.run.deadlock) {
-          fprintf(stderr, "psim lb (%s, period %d): %s", lb_kind_name(r->balancer), r->period, r->res.run.deadlock);
-          rc = PSIM_EXIT_DEADLOCK;
-        } else rc = cli_fail(&err);
-        goto out;
-      }
-      if (nruns == 1 && migrates == 0 && (nb > 1 || bk[0] != LB_NONE))
-        fprintf(stderr, "psim lb: warning: the trace has no 'migrate' action, so no balancing can "
-                        "happen: the VPs keep their initial mapping (end each iteration with "
-                        "'R migrate [BYTES]'; see psim lb --help)\n");
-      if (!quiet)
-        fprintf(stderr, "psim lb: %s period %d: %llu actions in %.3f s wall (%.0f actions/s)\n",
-                lb_kind_name(r->balancer), r->period, (unsigned long long)r->res.run.actions, r->wall,
-                r->wall > 0 ? (double)r->res.run.actions / r->wall : 0.0);
-      if (loads) {
-        char path[4096];
-        if (nb * np > 1) suffixed(path, sizeof path, loads, lb_kind_name(r->balancer), r->period);
-        else snprintf(path, sizeof path, "%s", loads);
-        FILE *f = cli_open_out(path);
-        if (!f) goto out;
-        adapt_write_loads_csv(f, &r->res);
-        if (cli_close_out(f, path)) goto out;
-      }
+  s->o.balancer = r->balancer;
+  s->o.period = r->period;
+  if (!first && cli_run_open_source(&a->run, &err) < 0) return cli_fail(&err);
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  int x = adapt_run(a->run.src, &s->o, &r->res, &err);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  r->wall = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+  if (x < 0) {
+    if (err.code != PSIM_EXIT_DEADLOCK || !r->res.run.deadlock) return cli_fail(&err);
+    fprintf(stderr, "psim lb (%s, period %d): %s", lb_kind_name(r->balancer), r->period, r->res.run.deadlock);
+    return PSIM_EXIT_DEADLOCK;
+  }
+  if (first && s->migrates == 0 && (a->nb > 1 || a->bk[0] != LB_NONE))
+    fprintf(stderr, "psim lb: warning: the trace has no 'migrate' action, so no balancing can "
+                    "happen: the VPs keep their initial mapping (end each iteration with "
+                    "'R migrate [BYTES]'; see psim lb --help)\n");
+  if (!a->quiet)
+    fprintf(stderr, "psim lb: %s period %d: %llu actions in %.3f s wall (%.0f actions/s)\n",
+            lb_kind_name(r->balancer), r->period, (unsigned long long)r->res.run.actions, r->wall,
+            r->wall > 0 ? (double)r->res.run.actions / r->wall : 0.0);
+  return a->loads ? write_loads(a, r) : 0;
+}
+
+/* Every combination of balancer and period, in the order listed ('none' never balances:
+ * one run whatever the periods). */
+static int run_all(lb_args *a, lb_setup *s, lb_outcome *out) {
+  out->runs = xcalloc((size_t)(a->nb * a->np), sizeof *out->runs);
+  for (int b = 0; b < a->nb; b++) {
+    for (int p = 0; p < a->np; p++) {
+      if (a->bk[b] == LB_NONE && p > 0) continue;
+      lb_run *r = &out->runs[out->nruns];
+      r->balancer = (lb_kind)a->bk[b];
+      r->period = a->pk[p];
+      int first = out->nruns == 0;
+      out->nruns++;
+      int rc = run_one(a, s, r, first);
+      if (rc) return rc;
     }
   }
-  run_meta m = cli_run_meta(&run, "lb");
+  return 0;
+}
+
+/* --json and --report through the shared output stage, then the table on stdout (unless
+ * stdout carries the JSON). */
+static int emit(const lb_args *a, const lb_setup *s, lb_outcome *out) {
+  run_meta m = cli_run_meta(&a->run, "lb");
   /* what --json under --timeline and the report draw (rec: one of them was asked for) */
-  if (rec && (json || report)) obs_critpath_compute(rec, &runs[0].res.run, &cp);
-  lb_doc doc = {runs, nruns, &o, &m, {rec, &cp}, timeline};
-  if ((rc = cli_emit(json, report, run.traces.data[0], write_doc, &doc)) != 0) goto out;
-  if (!quiet && !(json && !strcmp(json, "-"))) {
-    if (nruns == 1) lb_report_one(stdout, &runs[0]);
-    else lb_report_table(stdout, runs, nruns);
+  if (s->rec && (a->json || a->report)) obs_critpath_compute(s->rec, &out->runs[0].res.run, &out->cp);
+  lb_doc doc = {out->runs, out->nruns, &s->o, &m, {s->rec, &out->cp}, a->timeline};
+  int rc = cli_emit(a->json, a->report, a->run.traces.data[0], write_doc, &doc);
+  if (rc) return rc;
+  if (!a->quiet && !(a->json && !strcmp(a->json, "-"))) {
+    if (out->nruns == 1) lb_report_one(stdout, &out->runs[0]);
+    else lb_report_table(stdout, out->runs, out->nruns);
   }
-  rc = 0;
-out:
-  for (int i = 0; i < nruns; i++) adapt_result_free(&runs[i].res);
-  free(runs);
-  obs_critpath_free(&cp);
-  obs_record_free(rec);
-  free(bcopy);
-  free(pcopy);
-  cli_run_free(&run);
-  cli_dyn_free(&dyn);
-  return rc;
+  return 0;
+}
+
+int cmd_lb(int argc, char **argv) {
+  lb_args a = {.periods = "1", .initial = "block", .seed = 1, .vp_memory = 1e6, .alpha = 3.5e-5, .beta = 8.5e-9};
+  lb_setup s = {0};
+  lb_outcome out = {0};
+  cli_dyn_init(&a.dyn);
+  int rc = parse_args(argc, argv, &a);
+  if (rc == 0) rc = set_up(&a, &s);
+  if (rc == 0) rc = run_all(&a, &s, &out);
+  if (rc == 0) rc = emit(&a, &s, &out);
+  for (int i = 0; i < out.nruns; i++) adapt_result_free(&out.runs[i].res);
+  free(out.runs);
+  obs_critpath_free(&out.cp);
+  obs_record_free(s.rec);
+  free(a.bcopy);
+  free(a.pcopy);
+  cli_run_free(&a.run);
+  cli_dyn_free(&a.dyn);
+  return rc == LB_HELP_SHOWN ? 0 : rc;
 }

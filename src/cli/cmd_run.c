@@ -172,247 +172,318 @@ static void selector_line(FILE *f, const coll_selector *c, int prog_mpi, int giv
             coll_selector_mode_name(mode), whose[mode], built[prog_mpi]);
 }
 
-int cmd_run(int argc, char **argv) {
-  const char *platform_path = NULL, *hostfile = NULL, *json = NULL, *actions = NULL, *network = NULL;
-  const char *privatize = NULL;
-  const char *trace_tit = NULL, *measure_tasks = NULL, *task_costs = NULL, *machine_file = NULL, *background = NULL;
-  machine *mach = NULL;
-  long np = 1;
-  int quiet = 0, shared = 0, measure = 1, prog_at = -1, singleton = 0, status = 0;
-  double speed_ref = 0, threshold = -1, compute_limit = -1;
-  size_t stack = 0;
-  VEC(char *) cfgs = {0};
-  cli_dyn dyn;
-  cli_dyn_init(&dyn);
-  int rc = 2, dk;
-  cli_observe obsv;
-  cli_observe_init(&obsv, isatty(2));
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-    int ko = cli_observe_option(&obsv, "run", argc, argv, &i);
-    if (ko < 0) goto out;
-    if (ko > 0) continue;
-#define NEEDV() do { if (!v) { rc = cli_usage("run", "%s needs a value", a); goto out; } i++; } while (0)
-    if (!strcmp(a, "--")) { prog_at = i + 1; break; }
-    else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(HELP, stdout); rc = 0; goto out; }
-    else if ((dk = cli_dyn_option(&dyn, "run", "--host-events", argc, argv, &i)) != 0) { if (dk < 0) goto out; }
-    else if (!strcmp(a, "--platform")) { NEEDV(); platform_path = v; }
-    else if (!strcmp(a, "--hostfile")) { NEEDV(); hostfile = v; }
-    else if (!strcmp(a, "--np") || !strcmp(a, "-np") || !strcmp(a, "-n")) {
-      NEEDV();
-      if ((np = cli_int("run", a, v)) <= 0) { if (np == 0) cli_usage("run", "--np must be at least 1"); goto out; }
-    }
-    else if (!strcmp(a, "--host-speed-ref")) {
-      NEEDV();
-      int w = 0;
-      char why[256];
-      if (psim_unit_speed(v, &speed_ref, &w, why, sizeof why) < 0 || !(speed_ref > 0)) {
-        rc = cli_usage("run", "--host-speed-ref expects a speed in flop/s (e.g. 2e9 or 2Gf), got '%s'", v);
-        goto out;
-      }
-    }
-    else if (!strcmp(a, "--compute-limit")) {
-      NEEDV();
-      char *end;
-      compute_limit = strtod(v, &end);
-      if (end == v || *end || !(compute_limit >= 0) || !isfinite(compute_limit)) { rc = cli_usage("run", "--compute-limit expects seconds (0: no limit), got '%s'", v); goto out; }
-    }
-    else if (!strcmp(a, "--cpu-threshold")) {
-      NEEDV();
-      char *end;
-      threshold = strtod(v, &end);
-      if (end == v || *end || !(threshold >= 0) || !isfinite(threshold)) { rc = cli_usage("run", "--cpu-threshold expects seconds, got '%s'", v); goto out; }
-    }
-    else if (!strcmp(a, "--no-measure")) measure = 0;
-    else if (!strcmp(a, "--network")) { NEEDV(); network = v; }
-    else if (!strcmp(a, "--machine")) { NEEDV(); machine_file = v; }
-    else if (!strcmp(a, "--background")) { NEEDV(); background = v; }
-    else if (!strcmp(a, "--cfg")) { NEEDV(); VEC_PUSH(cfgs, (char *)v); }
-    else if (!strncmp(a, "--cfg=", 6)) VEC_PUSH(cfgs, (char *)a + 6);
-    else if (!strcmp(a, "--stack-size")) {
-      NEEDV();
-      if (parse_size(v, &stack) < 0 || stack < 65536) { rc = cli_usage("run", "--stack-size expects a size of at least 64K (e.g. 16M), got '%s'", v); goto out; }
-    }
-    else if (!strcmp(a, "--shared-globals")) shared = 1;
-    else if (!strcmp(a, "--privatize-libs")) { NEEDV(); privatize = v; }
-    else if (!strcmp(a, "--json")) { NEEDV(); json = v; }
-    else if (!strcmp(a, "--actions")) { NEEDV(); actions = v; }
-    else if (!strcmp(a, "--trace-tit")) { NEEDV(); trace_tit = v; }
-    else if (!strcmp(a, "--measure-tasks")) { NEEDV(); measure_tasks = v; }
-    else if (!strcmp(a, "--task-costs")) { NEEDV(); task_costs = v; }
-    else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) quiet = 1;
-    else if (!strcmp(a, "--singleton")) singleton = quiet = 1;
-    else if (a[0] == '-' && a[1]) { rc = cli_usage("run", "unknown option '%s'", a); goto out; }
-    else { prog_at = i; break; }
-#undef NEEDV
-  }
-  if (prog_at < 0 || prog_at >= argc) { rc = cli_usage("run", "no program given (psim run --np N -- ./prog args)"); goto out; }
-  if (measure_tasks && task_costs) { rc = cli_usage("run", "--measure-tasks and --task-costs exclude each other"); goto out; }
-  if (cli_check_out(json) || cli_check_out(measure_tasks) || cli_check_out(trace_tit)) goto out;
+/* psim run's options, as parse_args reads them from argv. */
+typedef struct run_args {
+  const char *platform_path, *hostfile, *json, *actions, *network, *privatize;
+  const char *trace_tit, *measure_tasks, *task_costs, *machine_file, *background;
+  long np;
+  int quiet, shared, measure, singleton;
+  int prog_at;                /* argv index of the program */
+  double speed_ref, threshold, compute_limit;   /* 0 / negative: not given */
+  size_t stack;               /* 0: not given */
+  VEC(char *) cfgs;
+  cli_dyn dyn;                /* --host-events and its companions */
+  cli_observe obsv;           /* --trace, --report, --timeline, --progress */
+} run_args;
 
+/* --help was given: printed, the command exits 0 (parse_args' return). */
+#define RUN_HELP_SHOWN (-1)
+
+/* A value that is not psim's own: the number, a speed or seconds, checked here so that a bad
+ * one is a usage error before the program or the platform is read. 0, or -1 (printed). */
+static int parse_value(run_args *a, const char *opt, const char *v) {
+  if (!strcmp(opt, "--np") || !strcmp(opt, "-np") || !strcmp(opt, "-n")) {
+    if ((a->np = cli_int("run", opt, v)) <= 0) { if (a->np == 0) cli_usage("run", "--np must be at least 1"); return -1; }
+  } else if (!strcmp(opt, "--host-speed-ref")) {
+    int w = 0;
+    char why[256];
+    if (psim_unit_speed(v, &a->speed_ref, &w, why, sizeof why) < 0 || !(a->speed_ref > 0))
+      return cli_usage("run", "--host-speed-ref expects a speed in flop/s (e.g. 2e9 or 2Gf), got '%s'", v), -1;
+  } else if (!strcmp(opt, "--compute-limit") || !strcmp(opt, "--cpu-threshold")) {
+    int limit = !strcmp(opt, "--compute-limit");
+    double *x = limit ? &a->compute_limit : &a->threshold;
+    char *end;
+    *x = strtod(v, &end);
+    if (end == v || *end || !(*x >= 0) || !isfinite(*x))
+      return cli_usage("run", limit ? "--compute-limit expects seconds (0: no limit), got '%s'"
+                                     : "--cpu-threshold expects seconds, got '%s'", v), -1;
+  } else if (!strcmp(opt, "--stack-size")) {
+    if (parse_size(v, &a->stack) < 0 || a->stack < 65536)
+      return cli_usage("run", "--stack-size expects a size of at least 64K (e.g. 16M), got '%s'", v), -1;
+  }
+  return 0;
+}
+
+/* The option taking a value whose string is kept as given (NULL: opt is not one of them). */
+static const char **string_option(run_args *a, const char *opt) {
+  static const char *const names[] = {"--platform", "--hostfile", "--network", "--machine", "--background",
+                                      "--privatize-libs", "--json", "--actions", "--trace-tit",
+                                      "--measure-tasks", "--task-costs", NULL};
+  const char **slots[] = {&a->platform_path, &a->hostfile, &a->network, &a->machine_file, &a->background,
+                          &a->privatize, &a->json, &a->actions, &a->trace_tit, &a->measure_tasks,
+                          &a->task_costs};
+  for (int i = 0; names[i]; i++)
+    if (!strcmp(opt, names[i])) return slots[i];
+  return NULL;
+}
+
+/* argv up to the program (after '--', or the first word that is not an option: the rest is
+ * the program's). 0, RUN_HELP_SHOWN, or the exit status after a usage error. */
+static int parse_args(int argc, char **argv, run_args *a) {
+  static const char *const numeric[] = {"--np", "-np", "-n", "--host-speed-ref", "--compute-limit",
+                                        "--cpu-threshold", "--stack-size", NULL};
+  for (int i = 1; i < argc; i++) {
+    const char *o = argv[i];
+    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+    int k = cli_observe_option(&a->obsv, "run", argc, argv, &i);
+    if (k < 0) return PSIM_EXIT_USAGE;
+    if (k > 0) continue;
+    const char **slot = string_option(a, o);
+    int takes = slot || cli_is_one_of(o, numeric) || !strcmp(o, "--cfg");
+    if (!strcmp(o, "--")) { a->prog_at = i + 1; break; }
+    if (!strcmp(o, "-h") || !strcmp(o, "--help")) { fputs(HELP, stdout); return RUN_HELP_SHOWN; }
+    if ((k = cli_dyn_option(&a->dyn, "run", "--host-events", argc, argv, &i)) != 0) {
+      if (k < 0) return PSIM_EXIT_USAGE;
+      continue;
+    }
+    if (takes && !v) return cli_usage("run", "%s needs a value", o);
+    if (takes) i++;
+    if (slot) *slot = v;
+    else if (!strcmp(o, "--cfg")) VEC_PUSH(a->cfgs, (char *)v);
+    else if (takes) { if (parse_value(a, o, v)) return PSIM_EXIT_USAGE; }
+    else if (!strncmp(o, "--cfg=", 6)) VEC_PUSH(a->cfgs, (char *)o + 6);
+    else if (!strcmp(o, "--no-measure")) a->measure = 0;
+    else if (!strcmp(o, "--shared-globals")) a->shared = 1;
+    else if (!strcmp(o, "--quiet") || !strcmp(o, "-q")) a->quiet = 1;
+    else if (!strcmp(o, "--singleton")) a->singleton = a->quiet = 1;
+    else if (o[0] == '-' && o[1]) return cli_usage("run", "unknown option '%s'", o);
+    else { a->prog_at = i; break; }
+  }
+  if (a->prog_at < 0 || a->prog_at >= argc) return cli_usage("run", "no program given (psim run --np N -- ./prog args)");
+  if (a->measure_tasks && a->task_costs) return cli_usage("run", "--measure-tasks and --task-costs exclude each other");
+  if (cli_check_out(a->json) || cli_check_out(a->measure_tasks) || cli_check_out(a->trace_tit)) return PSIM_EXIT_USAGE;
+  return 0;
+}
+
+/* What set_up builds for the run, and frees (run_free). Not copied: o points into it. */
+typedef struct run_setup {
+  platform *plat;
+  machine *mach;
+  int *hosts;                 /* the hostfile's entries */
+  emu_opts o;
+  int prog_mpi;               /* the MPI the program was built for (EMU_MPI_*), 0: psimcc */
+  int sel_given;              /* smpi/coll-selector came from the platform or --cfg */
+  int status;                 /* the program's exit status, filled by the run */
+  FILE *af;                   /* --actions */
+  int saved_stdout;           /* psim's stdout while the program's output goes to stderr */
+} run_setup;
+
+/* The platform's <config> then --cfg, in SimGrid's order (the command line wins), then the
+ * options that are properties in disguise (--background, --network, --machine). */
+static int apply_config(const run_args *a, run_setup *s) {
   psim_err err;
   psim_err_clear(&err);
-  /* the program first: before loading the platform and measuring the host speed */
-  if (emu_prog_check(argv[prog_at], &err) < 0) { rc = cli_fail(&err); goto out; }
-  platform *plat = NULL;
-  char *warnings = NULL;
-  if (platform_path) plat = plat_open(platform_path, &warnings, &err);
-  else plat = plat_default();
-  if (warnings) { fputs(warnings, stderr); free(warnings); }
-  if (!plat) { rc = cli_fail(&err); goto out; }
+  for (int i = 0; i < plat_nconfig(s->plat); i++) {
+    const char *k, *v;
+    plat_config_at(s->plat, i, &k, &v);
+    s->sel_given |= !strcmp(k, "smpi/coll-selector");
+    psim_err e2;
+    psim_err_clear(&e2);
+    if (emu_opts_cfg(&s->o, k, v, &e2) < 0 && strncmp(e2.msg, "unknown configuration key", 25)) {
+      /* name the platform file and the line, as replay does */
+      psim_errf(&err, PSIM_EXIT_INPUT, plat_name(s->plat), plat_config_line(s->plat, i), "<config>: %.1500s", e2.msg);
+      return cli_fail(&err);
+    }
+  }
+  for (size_t i = 0; i < a->cfgs.len; i++) {
+    char *k, *v, *copy = xstrdup(a->cfgs.data[i]);
+    if (split_cfg(copy, &k, &v) < 0) {
+      free(copy);
+      return cli_usage("run", "--cfg expects KEY:VALUE, got '%s'", a->cfgs.data[i]);
+    }
+    s->sel_given |= !strcmp(k, "smpi/coll-selector");
+    int r = emu_opts_cfg(&s->o, k, v, &err);
+    free(copy);
+    if (r < 0) return cli_fail(&err);
+  }
+  if (a->background && emu_opts_cfg(&s->o, "background/trace", a->background, &err) < 0) return cli_fail(&err);
+  if (a->network && net_model_parse(a->network, &s->o.net.model) < 0)
+    return cli_usage("run", "--network expects smpi, constant or star, got '%s'", a->network);
+  if (a->machine_file) {
+    if (!(s->mach = cli_machine_load(a->machine_file, s->plat))) return PSIM_EXIT_INPUT;
+    s->o.net.machine = s->mach;
+  }
+  return 0;
+}
 
-  emu_opts o;
-  emu_opts_init(&o, plat, (int)np);
+/* The program (checked first: before loading the platform and measuring the host speed),
+ * the platform, the options on top of emu_opts' defaults, the hostfile. */
+static int set_up_run(const run_args *a, char **argv, run_setup *s) {
+  psim_err err;
+  psim_err_clear(&err);
+  if (emu_prog_check(argv[a->prog_at], &err) < 0) return cli_fail(&err);
+  char *warnings = NULL;
+  s->plat = a->platform_path ? plat_open(a->platform_path, &warnings, &err) : plat_default();
+  if (warnings) { fputs(warnings, stderr); free(warnings); }
+  if (!s->plat) return cli_fail(&err);
+  emu_opts *o = &s->o;
+  emu_opts_init(o, s->plat, (int)a->np);
   /* The collectives the program's MPI would run: a program built for MPICH or Open MPI takes
    * that MPI's algorithm selection (issue 34: psim run predicts the program as it runs for
    * real); psimcc's programs keep SimGrid's default, as psim replay does. An explicit
-   * smpi/coll-selector (the platform's <config>, then --cfg) overrides it below. */
-  int prog_mpi = emu_prog_mpi(argv[prog_at]), sel_given = 0;
-  if (prog_mpi) coll_selector_use(&o.coll, prog_mpi == EMU_MPI_MPICH ? "mpich" : "ompi", NULL);
-  int *hosts = NULL;
-  FILE *af = NULL;
-  int saved_stdout = -1;   /* psim's stdout while the program's output goes to stderr */
-  replay_result res = {0};
-  if (hostfile) {
-    int n = plat_hostfile_load(plat, hostfile, &hosts, &err);
-    if (n < 0) { rc = cli_fail(&err); goto done; }
-    if (n == 0) { psim_errf(&err, PSIM_EXIT_INPUT, hostfile, 0, "the hostfile lists no host"); rc = cli_fail(&err); goto done; }
-    o.hostfile = hosts;
-    o.nhostfile = n;
+   * smpi/coll-selector (the platform's <config>, then --cfg) overrides it in apply_config. */
+  s->prog_mpi = emu_prog_mpi(argv[a->prog_at]);
+  if (s->prog_mpi) coll_selector_use(&o->coll, s->prog_mpi == EMU_MPI_MPICH ? "mpich" : "ompi", NULL);
+  if (a->hostfile) {
+    int n = cli_hostfile_load(s->plat, a->hostfile, &s->hosts);
+    if (n < 0) return PSIM_EXIT_INPUT;
+    o->hostfile = s->hosts;
+    o->nhostfile = n;
   }
-  for (int i = 0; i < plat_nconfig(plat); i++) {
-    const char *k, *v;
-    plat_config_at(plat, i, &k, &v);
-    sel_given |= !strcmp(k, "smpi/coll-selector");
-    psim_err e2;
-    psim_err_clear(&e2);
-    if (emu_opts_cfg(&o, k, v, &e2) < 0 && strncmp(e2.msg, "unknown configuration key", 25)) {
-      /* name the platform file and the line, as replay does */
-      psim_err_clear(&err);
-      psim_errf(&err, PSIM_EXIT_INPUT, plat_name(plat), plat_config_line(plat, i), "<config>: %.1500s", e2.msg);
-      rc = cli_fail(&err);
-      goto done;
-    }
+  int rc = apply_config(a, s);
+  if (rc) return rc;
+  if (!a->measure) o->measure = 0;
+  o->singleton = a->singleton;
+  if (a->threshold >= 0) o->cpu_threshold = a->threshold;
+  if (a->compute_limit >= 0) o->compute_limit = a->compute_limit;
+  if (a->stack) o->stack_size = a->stack;
+  o->shared_globals = a->shared;
+  o->privatize_libs = a->privatize;
+  if (a->speed_ref > 0) o->host_speed_ref = a->speed_ref;
+  o->trace_tit = a->trace_tit;
+  o->measure_tasks = a->measure_tasks;
+  o->task_costs = a->task_costs;
+  o->status = &s->status;
+  return 0;
+}
+
+/* --json - or --actions -: stdout holds only that output (for a pipe into a JSON reader), so
+ * the program's own output (its printf, its Fortran units) goes to stderr during the run;
+ * --actions - then writes to psim's real stdout. */
+static int set_up_outputs(const run_args *a, run_setup *s) {
+  int dash_actions = a->actions && !strcmp(a->actions, "-");
+  if ((a->json && !strcmp(a->json, "-")) || dash_actions) {
+    if ((s->saved_stdout = program_output_to_stderr()) < 0) return PSIM_EXIT_INPUT;
   }
-  for (size_t i = 0; i < cfgs.len; i++) {
-    char *k, *v, *copy = xstrdup(cfgs.data[i]);
-    if (split_cfg(copy, &k, &v) < 0) {
-      free(copy);
-      rc = cli_usage("run", "--cfg expects KEY:VALUE, got '%s'", cfgs.data[i]);
-      goto done;
-    }
-    sel_given |= !strcmp(k, "smpi/coll-selector");
-    int r = emu_opts_cfg(&o, k, v, &err);
-    free(copy);
-    if (r < 0) { rc = cli_fail(&err); goto done; }
-  }
-  if (background && emu_opts_cfg(&o, "background/trace", background, &err) < 0) { rc = cli_fail(&err); goto done; }
-  if (network && net_model_parse(network, &o.net.model) < 0) {
-    rc = cli_usage("run", "--network expects smpi, constant or star, got '%s'", network);
-    goto done;
-  }
-  if (machine_file) {
-    if (!(mach = cli_machine_load(machine_file, plat))) { rc = 2; goto done; }
-    o.net.machine = mach;
-  }
-  if (!measure) o.measure = 0;
-  o.singleton = singleton;
-  if (threshold >= 0) o.cpu_threshold = threshold;
-  if (compute_limit >= 0) o.compute_limit = compute_limit;
-  if (stack) o.stack_size = stack;
-  o.shared_globals = shared;
-  o.privatize_libs = privatize;
-  if (speed_ref > 0) o.host_speed_ref = speed_ref;
-  o.trace_tit = trace_tit;
-  o.measure_tasks = measure_tasks;
-  o.task_costs = task_costs;
-  o.status = &status;
-  if ((rc = cli_dyn_setup(&dyn, "run", "--host-events", plat_nhosts(plat), cli_dyn_host_name, plat,
-                          &o.move_policy)) != 0)
-    goto done;
-  rc = 2;
-  if (dyn.spec) o.host_events = &dyn.ev;
-  if (dyn.rank_memory >= 0) o.rank_memory = dyn.rank_memory;
-  if ((o.measure || measure_tasks) && !(o.host_speed_ref > 0)) {
-    o.host_speed_ref = emu_calibrate(0.2);
-    if (!quiet) fprintf(stderr, "psim: host speed reference measured: %.4g flop/s (fix it with --host-speed-ref)\n", o.host_speed_ref);
-  }
-  o.program = argv[prog_at];
-  o.argc = argc - prog_at;
-  o.argv = argv + prog_at;
-  /* --json - or --actions -: stdout holds only that output (for a pipe into a JSON reader), so
-   * the program's own output (its printf, its Fortran units) goes to stderr during the run */
-  if ((json && !strcmp(json, "-")) || (actions && !strcmp(actions, "-"))) {
-    if ((saved_stdout = program_output_to_stderr()) < 0) { rc = 2; goto done; }
-  }
-  if (actions && !strcmp(actions, "-") && saved_stdout >= 0) {
-    int fd = dup(saved_stdout);
-    if (fd < 0 || !(af = fdopen(fd, "w"))) {
+  if (dash_actions && s->saved_stdout >= 0) {
+    int fd = dup(s->saved_stdout);
+    if (fd < 0 || !(s->af = fdopen(fd, "w"))) {
       if (fd >= 0) close(fd);
       perror("psim run: --actions -");
-      rc = 2;
-      goto done;
+      return PSIM_EXIT_INPUT;
     }
-  } else if (actions && !(af = cli_open_out(actions))) { rc = 2; goto done; }
-  o.actions = af;
-  {
-    int *rh = obs_rank_hosts(plat, o.hostfile, o.nhostfile, (int)np);
-    int k = cli_observe_setup(&obsv, plat, rh, (int)np);
-    free(rh);
-    if (k) { rc = k; goto done; }
+  } else if (a->actions && !(s->af = cli_open_out(a->actions))) {
+    return PSIM_EXIT_INPUT;
   }
-  o.observers = obsv.obs.data;
-  o.nobservers = (int)obsv.obs.len;
+  s->o.actions = s->af;
+  return 0;
+}
 
+/* Everything before the run: the run itself (set_up_run), host events, the host speed
+ * reference (measured only when measured CPU time counts and none was given: it takes
+ * 0.2 s), the outputs and the observers. 0 or the exit status. */
+static int set_up(run_args *a, char **argv, int argc, run_setup *s) {
+  int rc = set_up_run(a, argv, s);
+  if (rc) return rc;
+  emu_opts *o = &s->o;
+  if ((rc = cli_dyn_setup(&a->dyn, "run", "--host-events", plat_nhosts(s->plat), cli_dyn_host_name, s->plat,
+                          &o->move_policy)) != 0)
+    return rc;
+  if (a->dyn.spec) o->host_events = &a->dyn.ev;
+  if (a->dyn.rank_memory >= 0) o->rank_memory = a->dyn.rank_memory;
+  if ((o->measure || a->measure_tasks) && !(o->host_speed_ref > 0)) {
+    o->host_speed_ref = emu_calibrate(0.2);
+    if (!a->quiet) fprintf(stderr, "psim: host speed reference measured: %.4g flop/s (fix it with --host-speed-ref)\n", o->host_speed_ref);
+  }
+  o->program = argv[a->prog_at];
+  o->argc = argc - a->prog_at;
+  o->argv = argv + a->prog_at;
+  if ((rc = set_up_outputs(a, s)) != 0) return rc;
+  int *rh = obs_rank_hosts(s->plat, o->hostfile, o->nhostfile, (int)a->np);
+  rc = cli_observe_setup(&a->obsv, s->plat, rh, (int)a->np);
+  free(rh);
+  if (rc) return rc;
+  o->observers = a->obsv.obs.data;
+  o->nobservers = (int)a->obsv.obs.len;
+  return 0;
+}
+
+/* What the run gave. */
+typedef struct run_outcome {
+  replay_result res;
+  int deadlock;               /* the run ended in a deadlock (res.deadlock says where) */
+  double wall;                /* seconds */
+} run_outcome;
+
+/* The run, then psim's stdout back and --actions closed (its lines are complete). 0 when
+ * there are results to write (a deadlock included), else the exit status: under
+ * --singleton, the status the program chose, as for any program. */
+static int run_program(const run_args *a, run_setup *s, run_outcome *out) {
+  psim_err err;
+  psim_err_clear(&err);
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  int r = emu_run(&o, &res, &err);
+  int r = emu_run(&s->o, &out->res, &err);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   cli_flush_stdout();
-  stdout_back(&saved_stdout);
-  double wall = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-  if (af) {
-    int bad = cli_close_out(af, actions);
-    af = NULL;
-    if (bad) { rc = 2; goto done; }
+  stdout_back(&s->saved_stdout);
+  out->wall = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+  if (s->af) {
+    int bad = cli_close_out(s->af, a->actions);
+    s->af = NULL;
+    if (bad) return PSIM_EXIT_INPUT;
   }
-  /* --singleton: a status the program chose is the process's, as for any program */
-  if (r < 0 && singleton && err.code == PSIM_EXIT_APP && status != 0) { rc = status & 255 ? status & 255 : 1; goto done; }
-  if (r < 0 && err.code != PSIM_EXIT_DEADLOCK) { rc = cli_fail(&err); goto done; }
+  if (r < 0 && a->singleton && err.code == PSIM_EXIT_APP && s->status != 0) return s->status & 255 ? s->status & 255 : 1;
+  if (r < 0 && err.code != PSIM_EXIT_DEADLOCK) return cli_fail(&err);
+  out->deadlock = r < 0;
+  return 0;
+}
 
-  const char *progs[1] = {o.program};
-  run_meta m = {"run", plat_name(plat), net_model_name(o.net.model), progs, 1, plat, &o.coll,
-                mach ? machine_path(mach) : NULL};
-  {
-    int k = cli_observe_finish(&obsv, &res, &m, json, r == 0, o.program);
-    if (k) { rc = k; goto done; }
+/* --json, --report and the traces through the observers' output stage (run_observe.c, then
+ * cli_emit), the summary and the collectives line on stdout, the speed line on stderr. 0,
+ * PSIM_EXIT_DEADLOCK after listing the blocked ranks, or the exit status of a failed output. */
+static int emit(run_args *a, const run_setup *s, const run_outcome *out) {
+  const replay_result *res = &out->res;
+  const char *progs[1] = {s->o.program};
+  run_meta m = {"run", plat_name(s->plat), net_model_name(s->o.net.model), progs, 1, s->plat, &s->o.coll,
+                s->mach ? machine_path(s->mach) : NULL};
+  int k = cli_observe_finish(&a->obsv, res, &m, a->json, !out->deadlock, s->o.program);
+  if (k) return k;
+  if (!a->quiet && !(a->json && !strcmp(a->json, "-")) && !(a->actions && !strcmp(a->actions, "-"))) {
+    obs_write_summary(stdout, res, &m);
+    selector_line(stdout, &s->o.coll, s->prog_mpi, s->sel_given);
   }
-  if (!quiet && !(json && !strcmp(json, "-")) && !(actions && !strcmp(actions, "-"))) {
-    obs_write_summary(stdout, &res, &m);
-    selector_line(stdout, &o.coll, prog_mpi, sel_given);
-  }
-  if (!quiet)
+  if (!a->quiet)
     fprintf(stderr, "psim: %d ranks, %llu MPI calls and computations, %llu messages in %.3f s wall (%.0f messages/s)\n",
-            res.np, (unsigned long long)res.actions, (unsigned long long)res.messages, wall,
-            wall > 0 ? (double)res.messages / wall : 0.0);
-  if (r < 0) {
-    fprintf(stderr, "psim: %s", res.deadlock);
-    rc = PSIM_EXIT_DEADLOCK;
-  } else {
-    rc = 0;
-  }
-done:
-  if (af) cli_close_out(af, actions);
-  stdout_back(&saved_stdout);
-  cli_observe_free(&obsv);
-  replay_result_free(&res);
-  free(hosts);
-  machine_free(mach);
-  plat_free(plat);
-out:
-  cli_dyn_free(&dyn);
-  cli_observe_free(&obsv);
-  VEC_FREE(cfgs);
-  return rc;
+            res->np, (unsigned long long)res->actions, (unsigned long long)res->messages, out->wall,
+            out->wall > 0 ? (double)res->messages / out->wall : 0.0);
+  if (!out->deadlock) return 0;
+  fprintf(stderr, "psim: %s", res->deadlock);
+  return PSIM_EXIT_DEADLOCK;
+}
+
+static void run_free(run_args *a, run_setup *s, run_outcome *out) {
+  if (s->af) cli_close_out(s->af, a->actions);
+  stdout_back(&s->saved_stdout);
+  cli_observe_free(&a->obsv);
+  replay_result_free(&out->res);
+  free(s->hosts);
+  machine_free(s->mach);
+  plat_free(s->plat);
+  cli_dyn_free(&a->dyn);
+  VEC_FREE(a->cfgs);
+}
+
+int cmd_run(int argc, char **argv) {
+  run_args a = {.np = 1, .measure = 1, .prog_at = -1, .threshold = -1, .compute_limit = -1};
+  run_setup s = {.saved_stdout = -1};
+  run_outcome out = {0};
+  cli_dyn_init(&a.dyn);
+  cli_observe_init(&a.obsv, isatty(2));
+  int rc = parse_args(argc, argv, &a);
+  if (rc == 0) rc = set_up(&a, argv, argc, &s);
+  if (rc == 0) rc = run_program(&a, &s, &out);
+  if (rc == 0) rc = emit(&a, &s, &out);
+  run_free(&a, &s, &out);
+  return rc == RUN_HELP_SHOWN ? 0 : rc;
 }

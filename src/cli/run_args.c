@@ -73,6 +73,15 @@ int cli_run_open_source(cli_run *r, psim_err *err) {
   return r->src ? 0 : -1;
 }
 
+int cli_hostfile_load(const platform *p, const char *path, int **hosts) {
+  psim_err err;
+  psim_err_clear(&err);
+  int n = plat_hostfile_load(p, path, hosts, &err);
+  if (n < 0) return cli_fail(&err), -1;
+  if (n == 0) { psim_errf(&err, PSIM_EXIT_INPUT, path, 0, "the hostfile lists no host"); return cli_fail(&err), -1; }
+  return n;
+}
+
 int cli_run_setup(cli_run *r, const char *cmd) {
   psim_err err;
   psim_err_clear(&err);
@@ -99,9 +108,8 @@ int cli_run_setup(cli_run *r, const char *cmd) {
   replay_opts *o = &r->o;
   replay_opts_init(o, r->plat, (int)r->np);
   if (r->hostfile) {
-    int n = plat_hostfile_load(r->plat, r->hostfile, &r->hosts, &err);
-    if (n < 0) return cli_fail(&err);
-    if (n == 0) { psim_errf(&err, PSIM_EXIT_INPUT, r->hostfile, 0, "the hostfile lists no host"); return cli_fail(&err); }
+    int n = cli_hostfile_load(r->plat, r->hostfile, &r->hosts);
+    if (n < 0) return PSIM_EXIT_INPUT;
     o->hostfile = r->hosts;
     o->nhostfile = n;
   }

@@ -49,6 +49,9 @@ int cli_run_option(cli_run *r, const char *cmd, int argc, char **argv, int *i);
 int cli_run_setup(cli_run *r, const char *cmd);
 /* (Re)opens the trace source, e.g. for another run of the same traces. */
 int cli_run_open_source(cli_run *r, psim_err *err);
+/* Loads --hostfile for platform p into *hosts (the caller frees it): how many entries, at
+ * least one; -1 after printing the error (exit status 2). psim run's and the trace commands'. */
+int cli_hostfile_load(const platform *p, const char *path, int **hosts);
 /* Loads a machine file (--machine) for platform p; NULL after printing the error. */
 machine *cli_machine_load(const char *path, const platform *p);
 run_meta cli_run_meta(const cli_run *r, const char *command);
