@@ -21,10 +21,13 @@ typedef struct calib_probe {
                                    line 'flops RATE'); <= 0 when not measured */
 } calib_probe;
 
-/* Reads the probe's output (its line format is in psim_probe.c); errors name the file and line. */
-int calib_probe_read(FILE *f, const char *name, calib_probe *p, psim_err *err);
+/* Reads the probe's output (its line format is in psim_probe.c); errors name the file and line.
+ * Measurements between two nodes (psim calibrate --machine --hostfile) follow those inside one,
+ * as a second block whose header ends in "between-nodes": read into `between` (when not NULL;
+ * else such a block is an error). Returns 1 when there was one, 0 if not, -1 with err. */
+int calib_probe_read(FILE *f, const char *name, calib_probe *p, calib_probe *between, psim_err *err);
 /* Writes it back in the same format (psim calibrate --save-measurements). */
-void calib_probe_write(FILE *f, const calib_probe *p);
+void calib_probe_write(FILE *f, const calib_probe *p, int between_nodes);
 
 /* A segment of a piecewise linear fit: for sizes from `from` on, time = a + b * size. */
 typedef struct calib_seg { double from, to, a, b; } calib_seg;
@@ -63,5 +66,17 @@ void calib_model_from_fit(calib_model *m, const calib_seg *seg, int k, const cal
 double calib_model_time(const calib_model *m, double size, int streams);
 /* Writes the platform (SimGrid's XML, version 4.1, with its <config>); comment may be NULL. */
 void calib_write_platform(FILE *f, const calib_model *m, const char *comment);
+/* A machine of several nodes: `in` fitted inside one node, `net` between two. A cluster of
+ * `nodes` hosts of in->cores cores: a host's private link of net's latency / 2 and bandwidth
+ * (SPLITDUPLEX when net's exchanges ran both ways at once, calib_full_duplex, else SHARED),
+ * its loopback of in's latency and bandwidth; SMPI's factors net's, the loopback's in's
+ * (psim's network/loopback-lat-factor and -bw-factor, as the cluster's psim/ properties, so
+ * SimGrid applies net's factors to messages inside a node too). */
+void calib_write_platform_nodes(FILE *f, const calib_model *in, const calib_model *net, int nodes, const char *comment);
+/* Whether the exchanges between nodes ran both ways at once (exchange / ping-pong under 1.5). */
+int calib_full_duplex(const calib_model *net);
+/* The model of a message inside a node of such a machine: the loopback, FATPIPE, so
+ * concurrent transfers do not share it (bus = 2 bw); between nodes, as calib_full_duplex. */
+void calib_model_nodes(calib_model *in, calib_model *net);
 
 #endif

@@ -73,6 +73,10 @@ typedef struct net_config {
   double tcp_gamma;              /* network/TCP-gamma (bytes) */
   double weight_s;               /* network/weight-S */
   step_fn bw_factor, lat_factor; /* smpi/bw-factor, smpi/lat-factor */
+  step_fn lo_bw_factor, lo_lat_factor; /* network/loopback-bw-factor, -lat-factor (psim's own):
+                                    the factors of a message between two ranks of one host,
+                                    where a node's memory, not its network, carries it */
+  int lo_factors;                /* 1: one of the two above was given (else smpi/'s apply) */
   step_fn os, or_, ois;          /* smpi/os, smpi/or, smpi/ois (seconds, of the payload size) */
   double async_small_thresh;     /* smpi/async-small-thresh */
   double detached_thresh;        /* smpi/send-is-detached-thresh */

@@ -20,7 +20,8 @@ extern const char calib_probe_source[];   /* generated from psim_probe.c at buil
 
 static const char *HELP =
     "usage: psim calibrate --machine [-o FILE] [--mpiexec CMD] [--mpicc CMD] [--hostfile H]\n"
-    "                      [--report F.html] [--max-size BYTES] [--reps N] [--cores N] [--quick]\n"
+    "                      [--nodes N] [--report F.html] [--max-size BYTES] [--reps N] [--cores N]\n"
+    "                      [--quick]\n"
     "                      [--save-measurements F] [--measurements F]\n"
     "\n"
     "Measures this machine with the MPI your programs use and writes a platform (SimGrid's XML\n"
@@ -37,9 +38,14 @@ static const char *HELP =
     "    psim run is a second on these hosts);\n"
 
     "The probe is built with --mpicc (default: the compiler beside --mpiexec, mpicc.mpich for\n"
-    "mpiexec.mpich) and run as `MPIEXEC -n 2 probe`; with --hostfile H the two ranks go on\n"
-    "different nodes (MPICH: -f H -ppn 1; Open MPI: --hostfile H --map-by node), so the fit is\n"
-    "the network's. Prints what it measured and the fit's residuals; --report draws measured\n"
+    "mpiexec.mpich) and run as `MPIEXEC -n 2 probe` on this node.\n"
+    "With --hostfile H (two nodes of a cluster) it runs a second time with the two ranks on\n"
+    "different nodes (MPICH: -f H -ppn 1; Open MPI: --hostfile H --map-by node) and writes a\n"
+    "cluster of --nodes N hosts (default: the hostfile's) of --cores cores each: messages\n"
+    "between nodes take the network's fit (SMPI's factors, the hosts' links), messages inside\n"
+    "a node the node's (the hosts' loopback, with psim's network/loopback-lat-factor and\n"
+    "-bw-factor). Calibrate on two nodes, predict a thousand: psim run --hostfile places ranks.\n"
+    "Prints what it measured and the fit's residuals; --report draws measured\n"
     "points against the model. Every figure is the best of --reps batches (default 5) in each of\n"
     "two passes over the sizes.\n"
     "--measurements F fits saved measurements (--save-measurements) without running anything.\n"
@@ -52,7 +58,7 @@ static const char *HELP =
 typedef struct calib_args {
   const char *out, *mpiexec, *mpicc, *hostfile, *report, *save, *from;
   double max_size;
-  long reps, cores;
+  long reps, cores, nodes;
   int quick;
 } calib_args;
 
@@ -135,9 +141,13 @@ static void warn_if_busy(long cores) {
   fclose(f);
 }
 
-/* Builds the probe and runs it; the measurements in dir/probe.out. Exit status or 0. */
+static int run_probe(const calib_args *a, const char *mpiexec, const char *kind, const char *exe,
+                     const char *hostfile, const char *out);
+
+/* Builds the probe and runs it: inside this node into dir/probe.out, and with --hostfile
+ * between two nodes into dir/probe2.out. Exit status or 0. */
 static int measure(const calib_args *a, const char *dir, const char **kind) {
-  char src[4200], exe[4200], out[4200], mpicc[4200], maxs[64], reps[32];
+  char src[4200], exe[4200], out[4200], mpicc[4200];
   const char *mpiexec = a->mpiexec;
   if (!mpiexec) mpiexec = runnable("mpiexec.mpich") ? "mpiexec.mpich" : "mpiexec";
   if (!runnable(mpiexec)) {
@@ -163,32 +173,43 @@ static int measure(const calib_args *a, const char *dir, const char **kind) {
     fprintf(stderr, "psim calibrate: building the probe with %s failed (status %d)\n", mpicc, st);
     return 1;
   }
-  snprintf(maxs, sizeof maxs, "%.0f", a->max_size);
-  snprintf(reps, sizeof reps, "%ld", a->reps);
   /* Open MPI refuses to start as root without these (the CI machines run as root) */
   if (*kind && !strcmp(*kind, "ompi") && geteuid() == 0) {
     setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
     setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
   }
+  if ((st = run_probe(a, mpiexec, *kind, exe, NULL, out))) return st;
+  if (!a->hostfile) return 0;
+  snprintf(out, sizeof out, "%s/probe2.out", dir);
+  return run_probe(a, mpiexec, *kind, exe, a->hostfile, out);
+}
+
+/* One run of the probe at 2 ranks: on this node, or on two nodes of `hostfile`. */
+static int run_probe(const calib_args *a, const char *mpiexec, const char *kind, const char *exe,
+                     const char *hostfile, const char *out) {
+  char maxs[64], reps[32];
+  snprintf(maxs, sizeof maxs, "%.0f", a->max_size);
+  snprintf(reps, sizeof reps, "%ld", a->reps);
   char *argv[16];
   int n = 0;
   argv[n++] = (char *)mpiexec;
-  if (a->hostfile) {
-    int ompi = *kind && !strcmp(*kind, "ompi");
+  if (hostfile) {
+    int ompi = kind && !strcmp(kind, "ompi");
     argv[n++] = ompi ? "--hostfile" : "-f";
-    argv[n++] = (char *)a->hostfile;
+    argv[n++] = (char *)hostfile;
     argv[n++] = ompi ? "--map-by" : "-ppn";
     argv[n++] = ompi ? "node" : "1";
   }
   argv[n++] = "-n";
   argv[n++] = "2";
-  argv[n++] = exe;
+  argv[n++] = (char *)exe;
   argv[n++] = maxs;
   argv[n++] = reps;
   argv[n] = NULL;
-  fprintf(stderr, "psim calibrate: measuring with %s (%s) ...\n", mpiexec, *kind ? *kind : "an MPI psim does not know");
+  fprintf(stderr, "psim calibrate: measuring %s with %s (%s) ...\n", hostfile ? "between two nodes" : "inside this node",
+          mpiexec, kind ? kind : "an MPI psim does not know");
   warn_if_busy(a->cores);
-  st = run(argv, out);
+  int st = run(argv, out);
   if (st) {
     fprintf(stderr, "psim calibrate: the probe failed under %s (status %d)\n", mpiexec, st);
     return 1;
@@ -208,7 +229,7 @@ static int parse(int argc, char **argv, calib_args *a) {
                       : !strcmp(o, "--mpicc") ? &a->mpicc : !strcmp(o, "--hostfile") ? &a->hostfile
                       : !strcmp(o, "--report") ? &a->report : !strcmp(o, "--save-measurements") ? &a->save
                       : !strcmp(o, "--measurements") ? &a->from : NULL;
-    int num = !strcmp(o, "--max-size") || !strcmp(o, "--reps") || !strcmp(o, "--cores");
+    int num = !strcmp(o, "--max-size") || !strcmp(o, "--reps") || !strcmp(o, "--cores") || !strcmp(o, "--nodes");
     if (!slot && !num) return cli_usage("calibrate --machine", "unknown option '%s'", o);
     if (i + 1 >= argc) return cli_usage("calibrate --machine", "%s needs a value", o);
     const char *v = argv[++i];
@@ -221,7 +242,7 @@ static int parse(int argc, char **argv, calib_args *a) {
     }
     long x = cli_int("calibrate --machine", o, v);
     if (x < 1) return x < 0 ? 2 : cli_usage("calibrate --machine", "%s must be at least 1", o);
-    *(!strcmp(o, "--reps") ? &a->reps : &a->cores) = x;
+    *(!strcmp(o, "--reps") ? &a->reps : !strcmp(o, "--nodes") ? &a->nodes : &a->cores) = x;
   }
   if (a->quick) {
     if (a->max_size > 4194304) a->max_size = 4194304;
@@ -234,10 +255,18 @@ static int parse(int argc, char **argv, calib_args *a) {
   return 0;
 }
 
-static void print_fit(FILE *f, const calib_probe *p, const calib_model *m, const calib_seg *seg) {
-  fprintf(f, "flop rate of one core: %.4g flop/s\n", m->speed);
-  fprintf(f, "latency %.4g us, bandwidth of a transfer %.4g GB/s, node memory shared by transfers %.4g GB/s "
-             "(exchange / ping-pong at large sizes: %.3f)\n", m->lat * 1e6, m->bw / 1e9, m->bus / 1e9, m->exch_ratio);
+/* What was measured and fitted, `where` ("inside a node", "between two nodes"; NULL: the one
+ * node of a machine calibrated alone). */
+static void print_fit(FILE *f, const calib_probe *p, const calib_model *m, const calib_seg *seg, const char *where) {
+  if (where) fprintf(f, "%s:\n", where);
+  else fprintf(f, "flop rate of one core: %.4g flop/s\n", m->speed);
+  if (!where)
+    fprintf(f, "latency %.4g us, bandwidth of a transfer %.4g GB/s, node memory shared by transfers %.4g GB/s "
+               "(exchange / ping-pong at large sizes: %.3f)\n", m->lat * 1e6, m->bw / 1e9, m->bus / 1e9, m->exch_ratio);
+  else
+    fprintf(f, "latency %.4g us, bandwidth of a transfer %.4g GB/s, two transfers at once (one each way) %s "
+               "(exchange / ping-pong at large sizes: %.3f)\n", m->lat * 1e6, m->bw / 1e9,
+            m->bus >= 2 * m->bw ? "do not share it" : "share it", m->exch_ratio);
   fprintf(f, "ping-pong fit, %d segment%s:\n", m->nseg, m->nseg > 1 ? "s" : "");
   for (int i = 0; i < m->nseg; i++)
     fprintf(f, "  %10.0f - %10.0f B: %.4g us + %.4g GB/s   (lat-factor %.4g, bw-factor %.4g)\n", seg[i].from,
@@ -263,18 +292,50 @@ static void print_fit(FILE *f, const calib_probe *p, const calib_model *m, const
   fprintf(f, "worst residual: ping-pong %+.1f %%, exchange %+.1f %%\n", 100 * worst_pp, 100 * worst_ex);
 }
 
-/* Measured points and the model's curve against the size, log-log. */
-static void report(FILE *f, const calib_probe *p, const calib_model *m, const char *title) {
-  fcr_begin(f, title);
+/* Measured points and the model's curves against the size, log-log: `q`, `n` (NULL: none),
+ * the measurements between two nodes and their model. */
+static void curves(FILE *f, const calib_probe *p, const calib_model *m, const char *where) {
+  char title[200];
   double mod[CALIB_MAXPTS];
   for (int i = 0; i < p->npp; i++) mod[i] = calib_model_time(m, p->pp_size[i], 1);
-  fcr_curve(f, "One-way ping-pong time against the message size", "bytes", "seconds", p->pp_size, p->pp_time, mod, p->npp);
+  snprintf(title, sizeof title, "One-way ping-pong time against the message size%s", where);
+  fcr_curve(f, title, "bytes", "seconds", p->pp_size, p->pp_time, mod, p->npp);
   for (int i = 0; i < p->nex; i++) mod[i] = calib_model_time(m, p->ex_size[i], 2);
-  if (p->nex)
-    fcr_curve(f, "Exchange (one transfer each way at once) against the message size", "bytes", "seconds", p->ex_size,
-              p->ex_time, mod, p->nex);
+  snprintf(title, sizeof title, "Exchange (one transfer each way at once) against the message size%s", where);
+  if (p->nex) fcr_curve(f, title, "bytes", "seconds", p->ex_size, p->ex_time, mod, p->nex);
+}
+
+static void report(FILE *f, const calib_probe *p, const calib_model *m, const calib_probe *q, const calib_model *n,
+                   const char *title) {
+  fcr_begin(f, title);
+  curves(f, p, m, q ? ", inside a node" : "");
+  if (q) curves(f, q, n, ", between two nodes");
   fputs("<p>Points: measured (best of the batches); line: the model written to the platform.</p>\n", f);
   fcr_end(f);
+}
+
+/* The number of distinct hosts a hostfile names (MPICH's "host[:n]", Open MPI's "host slots=n"
+ * lines; '#' comments), or -1 with err. */
+static int hostfile_nodes(const char *path, psim_err *err) {
+  FILE *f = fopen(path, "r");
+  if (!f) return psim_errf(err, PSIM_EXIT_INPUT, path, 0, "cannot open the hostfile: %s", strerror(errno));
+  char buf[1024], names[64][256];
+  int n = 0;
+  long line = 0;
+  while (fgets(buf, sizeof buf, f)) {
+    line++;
+    char name[256];
+    buf[strcspn(buf, "#")] = 0;
+    if (sscanf(buf, "%255[^: \t\r\n]", name) != 1) continue;
+    int seen = 0;
+    for (int i = 0; i < n && !seen; i++) seen = !strcmp(names[i], name);
+    if (seen) continue;
+    if (n == 64) { fclose(f); return psim_errf(err, PSIM_EXIT_INPUT, path, line, "more than 64 hosts (give --nodes N)"); }
+    snprintf(names[n++], sizeof names[0], "%s", name);
+  }
+  fclose(f);
+  if (n < 2) return psim_errf(err, PSIM_EXIT_INPUT, path, line, "%d host%s: measuring between nodes needs two", n, n == 1 ? "" : "s");
+  return n;
 }
 
 int cmd_calibrate_machine(int argc, char **argv) {
@@ -289,6 +350,11 @@ int cmd_calibrate_machine(int argc, char **argv) {
   char dir[4096], path[4200];
   const char *tmp = getenv("TMPDIR");
   snprintf(dir, sizeof dir, "%s/psim-calibrate.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  /* the hostfile is read before anything runs: a wrong one costs no measurement */
+  psim_err err;
+  psim_err_clear(&err);
+  int nodes = (int)a.nodes;
+  if (a.hostfile && !nodes && (nodes = hostfile_nodes(a.hostfile, &err)) < 0) return cli_fail(&err);
   const char *probe_path = a.from;
   if (!a.from) {
     if (!mkdtemp(dir)) return cli_write_error(dir, errno);
@@ -296,54 +362,78 @@ int cmd_calibrate_machine(int argc, char **argv) {
     snprintf(path, sizeof path, "%s/probe.out", dir);
     probe_path = path;
   }
-  calib_probe p;
-  psim_err err;
-  psim_err_clear(&err);
+  /* p: inside this node; q: between two nodes (--hostfile, or a saved second block) */
+  calib_probe p, q;
+  int nodes_measured = 0;
   FILE *f = rc ? NULL : fopen(probe_path, "r");
   if (!rc && !f) rc = cli_write_error(probe_path, errno);   /* names the file and why */
   if (f) {
-    if (calib_probe_read(f, a.from ? a.from : "the probe's output", &p, &err) < 0) rc = cli_fail(&err);
+    nodes_measured = calib_probe_read(f, a.from ? a.from : "the probe's output", &p, a.from ? &q : NULL, &err);
+    if (nodes_measured < 0) rc = cli_fail(&err);
     fclose(f);
   }
+  if (!rc && !a.from && a.hostfile) {
+    snprintf(path, sizeof path, "%s/probe2.out", dir);
+    if (!(f = fopen(path, "r"))) rc = cli_write_error(path, errno);
+    else {
+      if (calib_probe_read(f, "the probe's output between two nodes", &q, NULL, &err) < 0) rc = cli_fail(&err);
+      fclose(f);
+      nodes_measured = 1;
+    }
+  }
   if (!a.from) {   /* the measurements are read: the scratch directory goes */
-    const char *names[] = {"psim_probe.c", "psim_probe", "probe.out", "version.txt"};
+    const char *names[] = {"psim_probe.c", "psim_probe", "probe.out", "probe2.out", "version.txt"};
     char x[4200];
-    for (int i = 0; i < 4; i++) snprintf(x, sizeof x, "%s/%s", dir, names[i]), unlink(x);
+    for (int i = 0; i < 5; i++) snprintf(x, sizeof x, "%s/%s", dir, names[i]), unlink(x);
     rmdir(dir);
   }
   if (rc) return rc;
-  calib_model m = {0};
-  m.envelope = 16;   /* SMPI's bytes per message, which psim's model adds too */
-  m.cores = (int)a.cores;
+  if (nodes_measured && !nodes) nodes = 2;   /* saved measurements of two nodes */
+  calib_model m = {0}, n = {0};
+  m.envelope = n.envelope = 16;   /* SMPI's bytes per message, which psim's model adds too */
+  m.cores = n.cores = (int)a.cores;
   /* measured flop rates are kept with the other measurements, so a refit is the same fit */
   if (!(p.flops > 0)) p.flops = emu_calibrate(a.quick ? 0.3 : 1.0);
-  m.speed = p.flops;
+  m.speed = n.speed = p.flops;
   if (a.save) {
     FILE *o = cli_open_out(a.save);
     if (!o) return PSIM_EXIT_INPUT;
-    calib_probe_write(o, &p);
+    calib_probe_write(o, &p, 0);
+    if (nodes_measured) calib_probe_write(o, &q, 1);
     if ((rc = cli_close_out(o, a.save))) return rc;
   }
   /* No smpi/coll-selector: SimGrid's replay of its mpich selector aborts, and psim run takes
    * the collectives of the MPI a program was built with from the program itself. */
-  calib_seg seg[CALIB_MAXSEG];
+  calib_seg seg[CALIB_MAXSEG], seg2[CALIB_MAXSEG];
   int k = calib_fit_segments(p.pp_size, p.pp_time, p.npp, CALIB_MAXSEG, 0.05, seg, &err);
   if (k < 0) return cli_fail(&err);
   calib_model_from_fit(&m, seg, k, &p);
+  if (nodes_measured) {
+    int k2 = calib_fit_segments(q.pp_size, q.pp_time, q.npp, CALIB_MAXSEG, 0.05, seg2, &err);
+    if (k2 < 0) return cli_fail(&err);
+    calib_model_from_fit(&n, seg2, k2, &q);
+    calib_model_nodes(&m, &n);
+  }
   FILE *out = cli_open_out(a.out ? a.out : "-");
   if (!out) return PSIM_EXIT_INPUT;
   char comment[600];
-  snprintf(comment, sizeof comment, "this machine as psim's machine calibration measured it%s%s%s (docs/calibrate.md)",
-           kind ? " with " : "", kind ? (!strcmp(kind, "mpich") ? "MPICH" : "Open MPI") : "",
-           a.hostfile ? ", between two nodes" : "");
-  calib_write_platform(out, &m, comment);
+  snprintf(comment, sizeof comment, "%s as psim's machine calibration measured it%s%s (docs/calibrate.md)",
+           nodes_measured ? "a cluster of the nodes" : "this machine", kind ? " with " : "",
+           kind ? (!strcmp(kind, "mpich") ? "MPICH" : "Open MPI") : "");
+  if (nodes_measured) calib_write_platform_nodes(out, &m, &n, nodes, comment);
+  else calib_write_platform(out, &m, comment);
   if ((rc = cli_close_out(out, a.out ? a.out : "-"))) return rc;
   /* the summary goes where the platform does not */
-  print_fit(a.out && strcmp(a.out, "-") ? stdout : stderr, &p, &m, seg);
+  FILE *sum = a.out && strcmp(a.out, "-") ? stdout : stderr;
+  if (nodes_measured) {
+    fprintf(sum, "flop rate of one core: %.4g flop/s; %d nodes of %d cores\n", m.speed, nodes, m.cores);
+    print_fit(sum, &p, &m, seg, "inside a node");
+    print_fit(sum, &q, &n, seg2, "between two nodes");
+  } else print_fit(sum, &p, &m, seg, NULL);
   if (a.report) {
     FILE *r = cli_open_out(a.report);
     if (!r) return PSIM_EXIT_INPUT;
-    report(r, &p, &m, "psim calibrate --machine");
+    report(r, &p, &m, nodes_measured ? &q : NULL, &n, "psim calibrate --machine");
     if ((rc = cli_close_out(r, a.report))) return rc;
   }
   return 0;

@@ -349,8 +349,10 @@ activity *models_transfer(models *m, int src, int dst, double bytes, activity_do
   }
   double size = bytes + c->envelope;
   double lat = r->latency;
-  double lat_time = step_fn_eval(&c->lat_factor, size) * lat;
-  double bwf = step_fn_eval(&c->bw_factor, size);
+  /* a message inside a host: its own factors when the platform has them (net_config.c) */
+  int lo = src == dst && c->lo_factors;
+  double lat_time = step_fn_eval(lo ? &c->lo_lat_factor : &c->lat_factor, size) * lat;
+  double bwf = step_fn_eval(lo ? &c->lo_bw_factor : &c->bw_factor, size);
   double bound = r->min_bw;
   if (c->tcp_gamma > 0 && lat > 0 && c->tcp_gamma / (2 * lat) < bound) bound = c->tcp_gamma / (2 * lat);
   double penalty = lat;

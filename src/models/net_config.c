@@ -102,6 +102,17 @@ static int parse_steps(const char *key, step_fn *f, const char *v, int overhead,
   return -1;
 }
 
+/* A bandwidth factor: a zero one leaves messages of that size no bandwidth, never arriving. */
+static int parse_bw_steps(const char *key, step_fn *out, const char *v, psim_err *err) {
+  step_fn f;
+  if (parse_steps(key, &f, v, 0, err) < 0) return -1;
+  for (int i = 0; i < f.n; i++)
+    if (!(f.a[i] > 0))
+      return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--cfg %s: '%s': expected factors above zero, got %g", key, v, f.a[i]);
+  *out = f;
+  return 0;
+}
+
 int net_config_set(net_config *c, const char *key, const char *v, psim_err *err) {
   int r = cpu_config_set(&c->cpu, key, v, err);   /* cpu/..., background/..., loadavg/... */
   if (r) return r;
@@ -122,17 +133,19 @@ int net_config_set(net_config *c, const char *key, const char *v, psim_err *err)
     fprintf(stderr, "psim: warning: --cfg %s has no effect on the SMPI network model (none in SimGrid "
                     "3.32 either): use smpi/%s-factor:SIZE:FACTOR;...\n", key, key[8] == 'b' ? "bw" : "lat");
   }
-  else if (!strcmp(key, "smpi/bw-factor")) {
-    step_fn f;
-    if ((r = parse_steps(key, &f, v, 0, err)) < 0) return -1;
-    /* a zero factor leaves messages of that size no bandwidth: they would never arrive */
-    for (int i = 0; i < f.n; i++)
-      if (!(f.a[i] > 0))
-        return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--cfg %s: '%s': expected factors above zero, got %g", key, v, f.a[i]);
-    c->bw_factor = f;
-  }
+  else if (!strcmp(key, "smpi/bw-factor")) r = parse_bw_steps(key, &c->bw_factor, v, err);
   else if (!strcmp(key, "smpi/lat-factor"))
     r = parse_steps(key, &c->lat_factor, v, 0, err);
+  else if (!strcmp(key, "network/loopback-bw-factor") || !strcmp(key, "network/loopback-lat-factor")) {
+    /* psim's own: SMPI's factors are one set for every route, but a machine of several nodes
+     * has two protocols' worth of them, shared memory inside a node and the network between
+     * nodes (psim calibrate --machine --hostfile measures both). These apply to messages
+     * between two ranks of one host; the one not given starts as smpi/'s at that point. */
+    if (!c->lo_factors) c->lo_bw_factor = c->bw_factor, c->lo_lat_factor = c->lat_factor;
+    r = key[17] == 'b' ? parse_bw_steps(key, &c->lo_bw_factor, v, err) : parse_steps(key, &c->lo_lat_factor, v, 0, err);
+    if (r < 0) return -1;
+    c->lo_factors = 1;
+  }
   else if (!strcmp(key, "smpi/os")) r = parse_steps(key, &c->os, v, 1, err);
   else if (!strcmp(key, "smpi/or")) r = parse_steps(key, &c->or_, v, 1, err);
   else if (!strcmp(key, "smpi/ois")) r = parse_steps(key, &c->ois, v, 1, err);

@@ -156,3 +156,10 @@ double calib_model_time(const calib_model *m, double size, int streams) {
   if (m->bw < x) x = m->bw;
   return step(m->thr, m->latf, m->nseg, P) * m->lat + P / (step(m->thr, m->bwf, m->nseg, P) * x);
 }
+
+int calib_full_duplex(const calib_model *net) { return net->exch_ratio < 1.5; }
+
+void calib_model_nodes(calib_model *in, calib_model *net) {
+  in->bus = 2 * in->bw;   /* a FATPIPE loopback: transfers inside a node do not share it */
+  net->bus = calib_full_duplex(net) ? 2 * net->bw : net->bw;
+}

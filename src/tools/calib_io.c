@@ -15,12 +15,23 @@ static int add_point(double *sz, double *tm, int *n, double s, double t, const c
   return 0;
 }
 
-int calib_probe_read(FILE *f, const char *name, calib_probe *p, psim_err *err) {
+static void probe_clear(calib_probe *p) {
   memset(p, 0, sizeof *p);
   p->iprobe = p->test = p->wtime = p->flops = -1;
+}
+
+static int probe_check(const calib_probe *p, const char *name, long line, int ended, psim_err *err) {
+  if (!ended) return psim_errf(err, PSIM_EXIT_INPUT, name, line, "the measurements end before 'end' (the probe did not finish)");
+  if (p->npp < 3) return psim_errf(err, PSIM_EXIT_INPUT, name, line, "%d ping-pong sizes measured: the fit needs 3 or more", p->npp);
+  return 0;
+}
+
+int calib_probe_read(FILE *f, const char *name, calib_probe *p, calib_probe *between, psim_err *err) {
+  probe_clear(p);
+  calib_probe *cur = p;
   char buf[256];
   long line = 0;
-  int ended = 0, header = 0;
+  int ended = 0, header = 0, blocks = 1;
   while (fgets(buf, sizeof buf, f)) {
     line++;
     if (!strchr(buf, '\n') && !feof(f)) return psim_errf(err, PSIM_EXIT_INPUT, name, line, "line too long");
@@ -28,10 +39,23 @@ int calib_probe_read(FILE *f, const char *name, calib_probe *p, psim_err *err) {
     double x, y;
     int nf = sscanf(buf, "%31s %lf %lf", kind, &x, &y);
     if (nf <= 0 || kind[0] == '#') continue;
+    int nodes = !strcmp(kind, "probe") && strstr(buf, "between-nodes");
+    /* the measurements between two nodes follow those inside one (--hostfile) */
+    if (ended && nodes && between && blocks == 1) {
+      if (probe_check(p, name, line, ended, err) < 0) return -1;
+      probe_clear(between);
+      cur = between;
+      blocks = 2, ended = header = 0;
+    }
     if (ended) return psim_errf(err, PSIM_EXIT_INPUT, name, line, "'%s' after 'end'", kind);
     if (!strcmp(kind, "end")) { ended = 1; continue; }
     if (!strcmp(kind, "probe")) {
       if (nf < 2 || x != 1) return psim_errf(err, PSIM_EXIT_INPUT, name, line, "expected 'probe 1 MAXSIZE' (format 1)");
+      if (header) return psim_errf(err, PSIM_EXIT_INPUT, name, line, "a second header before 'end'");
+      if (nodes && blocks == 1)
+        return psim_errf(err, PSIM_EXIT_INPUT, name, line, between
+                         ? "the measurements between nodes come after those inside a node (expected 'probe 1 MAXSIZE' first)"
+                         : "measurements between nodes where one node's are expected");
       header = 1;
       continue;
     }
@@ -46,21 +70,20 @@ int calib_probe_read(FILE *f, const char *name, calib_probe *p, psim_err *err) {
     double t = two ? y : x;
     if (!isfinite(t) || t <= 0 || (two && !(x >= 1 && x <= 1e12)))
       return psim_errf(err, PSIM_EXIT_INPUT, name, line, "'%s': expected a size of 1 byte or more and a positive time", kind);
-    if (!strcmp(kind, "pingpong") && add_point(p->pp_size, p->pp_time, &p->npp, x, t, name, line, err) < 0) return -1;
-    if (!strcmp(kind, "exchange") && add_point(p->ex_size, p->ex_time, &p->nex, x, t, name, line, err) < 0) return -1;
-    if (!strcmp(kind, "iprobe")) p->iprobe = t;
-    if (!strcmp(kind, "test")) p->test = t;
-    if (!strcmp(kind, "wtime")) p->wtime = t;
-    if (!strcmp(kind, "flops")) p->flops = t;
+    if (!strcmp(kind, "pingpong") && add_point(cur->pp_size, cur->pp_time, &cur->npp, x, t, name, line, err) < 0) return -1;
+    if (!strcmp(kind, "exchange") && add_point(cur->ex_size, cur->ex_time, &cur->nex, x, t, name, line, err) < 0) return -1;
+    if (!strcmp(kind, "iprobe")) cur->iprobe = t;
+    if (!strcmp(kind, "test")) cur->test = t;
+    if (!strcmp(kind, "wtime")) cur->wtime = t;
+    if (!strcmp(kind, "flops")) cur->flops = t;
   }
   if (ferror(f)) return psim_errf(err, PSIM_EXIT_INPUT, name, 0, "read error");
-  if (!ended) return psim_errf(err, PSIM_EXIT_INPUT, name, line, "the measurements end before 'end' (the probe did not finish)");
-  if (p->npp < 3) return psim_errf(err, PSIM_EXIT_INPUT, name, line, "%d ping-pong sizes measured: the fit needs 3 or more", p->npp);
-  return 0;
+  if (probe_check(cur, name, line, ended, err) < 0) return -1;
+  return blocks - 1;
 }
 
-void calib_probe_write(FILE *f, const calib_probe *p) {
-  fprintf(f, "probe 1 %.0f\n", p->npp ? p->pp_size[p->npp - 1] : 0);
+void calib_probe_write(FILE *f, const calib_probe *p, int between_nodes) {
+  fprintf(f, "probe 1 %.0f%s\n", p->npp ? p->pp_size[p->npp - 1] : 0, between_nodes ? " between-nodes" : "");
   for (int i = 0; i < p->npp; i++) fprintf(f, "pingpong %.0f %.9e\n", p->pp_size[i], p->pp_time[i]);
   for (int i = 0; i < p->nex; i++) fprintf(f, "exchange %.0f %.9e\n", p->ex_size[i], p->ex_time[i]);
   if (p->iprobe > 0) fprintf(f, "iprobe %.9e\n", p->iprobe);
@@ -76,7 +99,9 @@ static void sections(FILE *f, const char *key, const calib_model *m, const doubl
   fputs("\"/>\n", f);
 }
 
-void calib_write_platform(FILE *f, const calib_model *m, const char *comment) {
+/* The file's head and its <config>: the node's speed and MPI_Wtime's cost are those of `m`,
+ * SMPI's factors those of `fac` (the network's, when the machine has several nodes). */
+static void write_config(FILE *f, const calib_model *m, const calib_model *fac, const char *comment) {
   fputs("<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n", f);
   if (comment) {   /* "--" ends nothing but is not allowed inside an XML comment */
     fputs("<!-- ", f);
@@ -86,8 +111,8 @@ void calib_write_platform(FILE *f, const calib_model *m, const char *comment) {
   fputs("<platform version=\"4.1\">\n  <config>\n", f);
   /* what a measured CPU second is worth: a second on these hosts */
   fprintf(f, "    <prop id=\"smpi/host-speed\" value=\"%.6gf\"/>\n", m->speed);
-  sections(f, "smpi/lat-factor", m, m->latf);
-  sections(f, "smpi/bw-factor", m, m->bwf);
+  sections(f, "smpi/lat-factor", fac, fac->latf);
+  sections(f, "smpi/bw-factor", fac, fac->bwf);
   /* two cores do not acknowledge as TCP does */
   fputs("    <prop id=\"network/crosstraffic\" value=\"0\"/>\n", f);
   /* A read of MPI_Wtime costs what it measured. Not smpi/iprobe nor smpi/test (the polls'
@@ -98,6 +123,18 @@ void calib_write_platform(FILE *f, const calib_model *m, const char *comment) {
    * own treatment of polls (docs/EMULATION.md, "Polling") predicted it within 25 %. */
   if (m->wtime > 0) fprintf(f, "    <prop id=\"smpi/wtime\" value=\"%.6g\"/>\n", m->wtime);
   fputs("  </config>\n", f);
+}
+
+/* The polls' own costs, for psim run alone (run/iprobe-cost, run/test-cost: CPU time each call
+ * takes in the real MPI, charged to the rank). They are the cluster's properties: SimGrid keeps
+ * those without reading them, where it would stop on an unknown <config> key. */
+static void write_poll_costs(FILE *f, const calib_model *m) {
+  if (m->iprobe > 0) fprintf(f, "    <prop id=\"psim/run/iprobe-cost\" value=\"%.6g\"/>\n", m->iprobe);
+  if (m->test > 0) fprintf(f, "    <prop id=\"psim/run/test-cost\" value=\"%.6g\"/>\n", m->test);
+}
+
+void calib_write_platform(FILE *f, const calib_model *m, const char *comment) {
+  write_config(f, m, m, comment);
   /* One host per core; a transfer crosses its source's link, the node's memory (the
    * backbone, shared by every transfer of the node, both ways) and its destination's link. */
   fprintf(f,
@@ -105,11 +142,25 @@ void calib_write_platform(FILE *f, const calib_model *m, const char *comment) {
           "           bw=\"%.6gBps\" lat=\"%.6gs\" sharing_policy=\"FATPIPE\"\n"
           "           bb_bw=\"%.6gBps\" bb_lat=\"0s\" bb_sharing_policy=\"SHARED\">\n",
           m->cores - 1, m->speed, m->bw, m->lat / 2, m->bus);
-  /* The polls' own costs, for psim run alone (run/iprobe-cost, run/test-cost: CPU time each
-   * call takes in the real MPI, charged to the rank). They are the cluster's properties:
-   * SimGrid keeps those without reading them, where it would stop on an unknown <config> key. */
-  if (m->iprobe > 0) fprintf(f, "    <prop id=\"psim/run/iprobe-cost\" value=\"%.6g\"/>\n", m->iprobe);
-  if (m->test > 0) fprintf(f, "    <prop id=\"psim/run/test-cost\" value=\"%.6g\"/>\n", m->test);
-  fputs("  </cluster>\n", f);
-  fputs("</platform>\n", f);
+  write_poll_costs(f, m);
+  fputs("  </cluster>\n</platform>\n", f);
+}
+
+void calib_write_platform_nodes(FILE *f, const calib_model *in, const calib_model *net, int nodes, const char *comment) {
+  write_config(f, in, net, comment);
+  /* One host per node with a core per core; ranks of one host talk through its loopback (the
+   * node's memory, with its own factors: psim's, below), ranks of two hosts through their
+   * private links (the network: SMPI's factors), both ways at once when the exchanges showed
+   * it (SPLITDUPLEX), else sharing one link (SHARED). No backbone: the switch is not a limit
+   * two nodes can measure. */
+  fprintf(f,
+          "  <cluster id=\"cluster\" prefix=\"node\" suffix=\"\" radical=\"0-%d\" speed=\"%.6gf\" core=\"%d\"\n"
+          "           bw=\"%.6gBps\" lat=\"%.6gs\" sharing_policy=\"%s\"\n"
+          "           loopback_bw=\"%.6gBps\" loopback_lat=\"%.6gs\">\n",
+          nodes - 1, in->speed, in->cores, net->bw, net->lat / 2, calib_full_duplex(net) ? "SPLITDUPLEX" : "SHARED",
+          in->bw, in->lat);
+  sections(f, "psim/network/loopback-lat-factor", in, in->latf);
+  sections(f, "psim/network/loopback-bw-factor", in, in->bwf);
+  write_poll_costs(f, in);
+  fputs("  </cluster>\n</platform>\n", f);
 }

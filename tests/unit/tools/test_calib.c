@@ -136,7 +136,7 @@ static void bus_bounds(void **state) {
 
 static int read_text(const char *text, calib_probe *p, psim_err *err) {
   FILE *f = fmemopen((void *)text, strlen(text), "r");
-  int r = calib_probe_read(f, "m.txt", p, err);
+  int r = calib_probe_read(f, "m.txt", p, NULL, err);
   fclose(f);
   return r;
 }
@@ -154,7 +154,7 @@ static void probe_files(void **state) {
   /* written back, read again: the same */
   char buf[1024];
   FILE *f = fmemopen(buf, sizeof buf, "w");
-  calib_probe_write(f, &p);
+  calib_probe_write(f, &p, 0);
   fclose(f);
   calib_probe q;
   assert_int_equal(read_text(buf, &q, &err), 0);
