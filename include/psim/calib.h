@@ -19,6 +19,8 @@ typedef struct calib_probe {
   double iprobe, test, wtime;   /* seconds per call; < 0 when not measured */
   double flops;                 /* one core's flop/s as psim run measures it (psim adds the
                                    line 'flops RATE'); <= 0 when not measured */
+  char mpi[8];                  /* "mpich" or "ompi" when known (psim adds the line 'mpi NAME');
+                                   "" otherwise */
 } calib_probe;
 
 /* Reads the probe's output (its line format is in psim_probe.c); errors name the file and line.
@@ -56,6 +58,8 @@ typedef struct calib_model {
   int nseg;
   double thr[CALIB_MAXSEG], latf[CALIB_MAXSEG], bwf[CALIB_MAXSEG];
   double iprobe, test, wtime;   /* < 0: not written */
+  const char *mpi;              /* "mpich", "ompi" or NULL: psimcc's programs take its collective
+                                   selection (run/psimcc-coll-selector, psim run alone) */
   double exch_ratio;            /* measured exchange / ping-pong time at large sizes */
 } calib_model;
 

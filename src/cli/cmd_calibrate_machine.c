@@ -394,6 +394,8 @@ int cmd_calibrate_machine(int argc, char **argv) {
   m.cores = n.cores = (int)a.cores;
   /* measured flop rates are kept with the other measurements, so a refit is the same fit */
   if (!(p.flops > 0)) p.flops = emu_calibrate(a.quick ? 0.3 : 1.0);
+  /* the MPI measured, kept with the measurements too (its collectives are psimcc's programs') */
+  if (kind && !p.mpi[0]) snprintf(p.mpi, sizeof p.mpi, "%s", kind);
   m.speed = n.speed = p.flops;
   if (a.save) {
     FILE *o = cli_open_out(a.save);
@@ -402,8 +404,6 @@ int cmd_calibrate_machine(int argc, char **argv) {
     if (nodes_measured) calib_probe_write(o, &q, 1);
     if ((rc = cli_close_out(o, a.save))) return rc;
   }
-  /* No smpi/coll-selector: SimGrid's replay of its mpich selector aborts, and psim run takes
-   * the collectives of the MPI a program was built with from the program itself. */
   calib_seg seg[CALIB_MAXSEG], seg2[CALIB_MAXSEG];
   int k = calib_fit_segments(p.pp_size, p.pp_time, p.npp, CALIB_MAXSEG, 0.05, seg, &err);
   if (k < 0) return cli_fail(&err);
@@ -418,8 +418,8 @@ int cmd_calibrate_machine(int argc, char **argv) {
   if (!out) return PSIM_EXIT_INPUT;
   char comment[600];
   snprintf(comment, sizeof comment, "%s as psim's machine calibration measured it%s%s (docs/calibrate.md)",
-           nodes_measured ? "a cluster of the nodes" : "this machine", kind ? " with " : "",
-           kind ? (!strcmp(kind, "mpich") ? "MPICH" : "Open MPI") : "");
+           nodes_measured ? "a cluster of the nodes" : "this machine", p.mpi[0] ? " with " : "",
+           p.mpi[0] ? (!strcmp(p.mpi, "mpich") ? "MPICH" : "Open MPI") : "");
   if (nodes_measured) calib_write_platform_nodes(out, &m, &n, nodes, comment);
   else calib_write_platform(out, &m, comment);
   if ((rc = cli_close_out(out, a.out ? a.out : "-"))) return rc;

@@ -57,6 +57,10 @@ static const char *HELP =
     "                      smpi/coll-selector:default|mpich|ompi the collective algorithms\n"
     "                      (default: the program's MPI's: mpich or ompi for mpicc binaries,\n"
     "                      SimGrid's default for psimcc builds; the summary says which)\n"
+    "                      run/psimcc-coll-selector:default|mpich|ompi the selection of\n"
+    "                      psimcc builds (psim calibrate --machine writes the MPI measured)\n"
+    "                      run/iprobe-cost:S, run/test-cost:S CPU seconds each MPI_Iprobe,\n"
+    "                      MPI_Test* costs the rank (default 0; calibrate writes them)\n"
     "                      run/charge-copies:yes|no the MPI's own work is the rank's\n"
     "                      computation: packing non-contiguous datatypes, sends to self,\n"
     "                      collectives' local copies, measured (default yes)\n"
@@ -160,12 +164,17 @@ static void stdout_back(int *saved) {
   *saved = -1;
 }
 
-/* Which collective selection ran, and why (the JSON's "collectives" names it per collective). */
-static void selector_line(FILE *f, const coll_selector *c, int prog_mpi, int given) {
+/* Which collective selection ran, and why (the JSON's "collectives" names it per collective):
+ * given (smpi/coll-selector), the platform's for psimcc's programs (run/psimcc-coll-selector),
+ * or the program's own MPI's. */
+static void selector_line(FILE *f, const coll_selector *c, int prog_mpi, int given, int platform) {
   static const char *const whose[] = {"SimGrid's", "MPICH's algorithm selection", "Open MPI's algorithm selection"};
   static const char *const built[] = {"psimcc", "MPICH", "Open MPI"};
   int mode = coll_selector_mode(c);
-  if (given)
+  if (platform && !given)
+    fprintf(f, "collectives: smpi/coll-selector:%s (%s: run/psimcc-coll-selector, the MPI the platform was "
+               "calibrated with, for a program built with psimcc)\n", coll_selector_mode_name(mode), whose[mode]);
+  else if (given)
     fprintf(f, "collectives: smpi/coll-selector:%s (%s, as given)\n", coll_selector_mode_name(mode), whose[mode]);
   else
     fprintf(f, "collectives: smpi/coll-selector:%s (%s: the program was built with %s)\n",
@@ -273,10 +282,24 @@ typedef struct run_setup {
   emu_opts o;
   int prog_mpi;               /* the MPI the program was built for (EMU_MPI_*), 0: psimcc */
   int sel_given;              /* smpi/coll-selector came from the platform or --cfg */
+  const char *psimcc_sel;     /* run/psimcc-coll-selector: the selection for psimcc's programs */
   int status;                 /* the program's exit status, filled by the run */
   FILE *af;                   /* --actions */
   int saved_stdout;           /* psim's stdout while the program's output goes to stderr */
 } run_setup;
+
+/* run/psimcc-coll-selector:default|mpich|ompi, the collective selection of a program built
+ * with psimcc (psim calibrate --machine writes the MPI it measured: a program built with
+ * psimcc stands for one built with that MPI's mpicc); programs built for a real MPI keep
+ * theirs. 1 when key was it, 0 if not, -1 with err on a bad value. */
+static int psimcc_selector(run_setup *s, const char *key, const char *value, psim_err *err) {
+  if (strcmp(key, "run/psimcc-coll-selector")) return 0;
+  coll_selector check;
+  coll_selector_init(&check);
+  if (coll_selector_use(&check, value, err) < 0) return -1;
+  s->psimcc_sel = coll_selector_mode_name(coll_selector_mode(&check));   /* not value: --cfg's is freed */
+  return 1;
+}
 
 /* The platform's <config> then --cfg, in SimGrid's order (the command line wins), then the
  * options that are properties in disguise (--background, --network, --machine). */
@@ -289,7 +312,9 @@ static int apply_config(const run_args *a, run_setup *s) {
     s->sel_given |= !strcmp(k, "smpi/coll-selector");
     psim_err e2;
     psim_err_clear(&e2);
-    if (emu_opts_cfg(&s->o, k, v, &e2) < 0 && strncmp(e2.msg, "unknown configuration key", 25)) {
+    int r = psimcc_selector(s, k, v, &e2);
+    if (r == 0 && emu_opts_cfg(&s->o, k, v, &e2) < 0 && strncmp(e2.msg, "unknown configuration key", 25)) r = -1;
+    if (r < 0) {
       /* name the platform file and the line, as replay does */
       psim_errf(&err, PSIM_EXIT_INPUT, plat_name(s->plat), plat_config_line(s->plat, i), "<config>: %.1500s", e2.msg);
       return cli_fail(&err);
@@ -302,10 +327,13 @@ static int apply_config(const run_args *a, run_setup *s) {
       return cli_usage("run", "--cfg expects KEY:VALUE, got '%s'", a->cfgs.data[i]);
     }
     s->sel_given |= !strcmp(k, "smpi/coll-selector");
-    int r = emu_opts_cfg(&s->o, k, v, &err);
+    int r = psimcc_selector(s, k, v, &err);
+    if (r == 0) r = emu_opts_cfg(&s->o, k, v, &err);
     free(copy);
     if (r < 0) return cli_fail(&err);
   }
+  /* after the others: an algorithm chosen per collective stays (coll_selector_use) */
+  if (s->psimcc_sel && !s->prog_mpi && !s->sel_given) coll_selector_use(&s->o.coll, s->psimcc_sel, NULL);
   if (a->background && emu_opts_cfg(&s->o, "background/trace", a->background, &err) < 0) return cli_fail(&err);
   if (a->network && net_model_parse(a->network, &s->o.net.model) < 0)
     return cli_usage("run", "--network expects smpi, constant or star, got '%s'", a->network);
@@ -451,7 +479,7 @@ static int emit(run_args *a, const run_setup *s, const run_outcome *out) {
   if (k) return k;
   if (!a->quiet && !(a->json && !strcmp(a->json, "-")) && !(a->actions && !strcmp(a->actions, "-"))) {
     obs_write_summary(stdout, res, &m);
-    selector_line(stdout, &s->o.coll, s->prog_mpi, s->sel_given);
+    selector_line(stdout, &s->o.coll, s->prog_mpi, s->sel_given, s->psimcc_sel && !s->prog_mpi);
   }
   if (!a->quiet)
     fprintf(stderr, "psim: %d ranks, %llu MPI calls and computations, %llu messages in %.3f s wall (%.0f messages/s)\n",

@@ -139,6 +139,7 @@ void calib_model_from_fit(calib_model *m, const calib_seg *seg, int k, const cal
   m->exch_ratio = r;
   m->bus = r <= 1 ? 2 * m->bw : r >= 2 ? m->bw : 2 * m->bw / r;
   m->iprobe = p->iprobe, m->test = p->test, m->wtime = p->wtime;
+  m->mpi = p->mpi[0] ? p->mpi : NULL;
 }
 
 static double step(const double *thr, const double *v, int n, double P) {

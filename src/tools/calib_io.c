@@ -39,6 +39,13 @@ int calib_probe_read(FILE *f, const char *name, calib_probe *p, calib_probe *bet
     double x, y;
     int nf = sscanf(buf, "%31s %lf %lf", kind, &x, &y);
     if (nf <= 0 || kind[0] == '#') continue;
+    if (!strcmp(kind, "mpi") && header && !ended) {   /* the MPI measured (psim's line) */
+      char mpi[16] = "";
+      if (sscanf(buf, "%*s %15s", mpi) != 1 || (strcmp(mpi, "mpich") && strcmp(mpi, "ompi")))
+        return psim_errf(err, PSIM_EXIT_INPUT, name, line, "expected 'mpi mpich' or 'mpi ompi'");
+      snprintf(cur->mpi, sizeof cur->mpi, "%s", mpi);
+      continue;
+    }
     int nodes = !strcmp(kind, "probe") && strstr(buf, "between-nodes");
     /* the measurements between two nodes follow those inside one (--hostfile) */
     if (ended && nodes && between && blocks == 1) {
@@ -90,6 +97,7 @@ void calib_probe_write(FILE *f, const calib_probe *p, int between_nodes) {
   if (p->test > 0) fprintf(f, "test %.9e\n", p->test);
   if (p->wtime > 0) fprintf(f, "wtime %.9e\n", p->wtime);
   if (p->flops > 0) fprintf(f, "flops %.9e\n", p->flops);
+  if (p->mpi[0]) fprintf(f, "mpi %s\n", p->mpi);
   fputs("end\n", f);
 }
 
@@ -133,6 +141,14 @@ static void write_poll_costs(FILE *f, const calib_model *m) {
   if (m->test > 0) fprintf(f, "    <prop id=\"psim/run/test-cost\" value=\"%.6g\"/>\n", m->test);
 }
 
+/* The collectives of a program built with psimcc are those of the MPI measured (psim run's
+ * run/psimcc-coll-selector): it stands for the same program built with that MPI's mpicc. Not
+ * smpi/coll-selector, which SimGrid's replay of its mpich selector aborts on and psim replay
+ * refuses (precompiled binaries take their own MPI's selection anyway). */
+static void write_psimcc_selector(FILE *f, const calib_model *m) {
+  if (m->mpi) fprintf(f, "    <prop id=\"psim/run/psimcc-coll-selector\" value=\"%s\"/>\n", m->mpi);
+}
+
 void calib_write_platform(FILE *f, const calib_model *m, const char *comment) {
   write_config(f, m, m, comment);
   /* One host per core; a transfer crosses its source's link, the node's memory (the
@@ -143,6 +159,7 @@ void calib_write_platform(FILE *f, const calib_model *m, const char *comment) {
           "           bb_bw=\"%.6gBps\" bb_lat=\"0s\" bb_sharing_policy=\"SHARED\">\n",
           m->cores - 1, m->speed, m->bw, m->lat / 2, m->bus);
   write_poll_costs(f, m);
+  write_psimcc_selector(f, m);
   fputs("  </cluster>\n</platform>\n", f);
 }
 
@@ -162,5 +179,6 @@ void calib_write_platform_nodes(FILE *f, const calib_model *in, const calib_mode
   sections(f, "psim/network/loopback-lat-factor", in, in->latf);
   sections(f, "psim/network/loopback-bw-factor", in, in->bwf);
   write_poll_costs(f, in);
+  write_psimcc_selector(f, in);
   fputs("  </cluster>\n</platform>\n", f);
 }

@@ -20,6 +20,11 @@ grep -q '<prop id="smpi/wtime" value="2.41217e-08"/>' "$TMPD/p.xml" || bad "smpi
 # SMPI's injected polling sleeps grow with every failed MPI_Testany: not a cost model
 ! grep -q 'smpi/test\|smpi/iprobe' "$TMPD/p.xml" || bad "the platform injects SMPI's polling sleeps"
 grep -q '^worst residual: ping-pong' "$TMPD/fit.txt" || bad "no residuals printed"
+# psim run's own: the polls' costs and the collectives of psimcc's programs (the MPI measured)
+grep -q '<prop id="psim/run/iprobe-cost" value="1.97123e-08"/>' "$TMPD/p.xml" || bad "no MPI_Iprobe cost"
+grep -q '<prop id="psim/run/test-cost" value="3.72365e-09"/>' "$TMPD/p.xml" || bad "no MPI_Test cost"
+grep -q '<prop id="psim/run/psimcc-coll-selector" value="mpich"/>' "$TMPD/p.xml" || bad "no collective selection for psimcc's programs"
+grep -q 'measured it with MPICH' "$TMPD/p.xml" || bad "the platform's comment does not name MPICH"
 # the model's one-way time of SIZE bytes, as the fit's table prints it (us)
 model_us() { awk -v s="$1" '$1 == s && $3 == "us" { print $4; exit }' "$TMPD/fit.txt"; }
 printf 'core0\ncore1\n' >"$TMPD/hosts"

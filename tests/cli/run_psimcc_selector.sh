@@ -1,0 +1,69 @@
+#!/bin/sh
+# The collectives of a program built with psimcc on a calibrated platform (issue 34, item 7):
+# run/psimcc-coll-selector (a cluster's <prop id="psim/run/psimcc-coll-selector">, written by
+# psim calibrate --machine with the MPI it measured, or --cfg) gives psimcc's programs that
+# MPI's selection, as the same program built with that MPI's mpicc would run; an explicit
+# smpi/coll-selector still wins; psim replay reads the platform without a word. 100 allreduces
+# of 8 B at np=4: MPICH's choice is recursive doubling, SimGrid's default reduce + bcast.
+. "$(dirname "$0")/../lib/common.sh"
+PSIMCC="$(dirname "$PSIM")/psimcc"
+fails=0
+cat > "$TMPD/ar.c" <<'C'
+#include <mpi.h>
+#include <stdio.h>
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int r;
+  double x, y = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  x = r + 1;
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t0 = MPI_Wtime();
+  for (int i = 0; i < 100; i++) MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  double t = MPI_Wtime() - t0;
+  if (r == 0) printf("allreduce %.9f sum %g\n", t, y);
+  MPI_Finalize();
+  return 0;
+}
+C
+"$PSIMCC" -O1 -o "$TMPD/ar" "$TMPD/ar.c" || { echo "FAIL: psimcc"; exit 1; }
+cat > "$TMPD/p.xml" <<'X'
+<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <cluster id="c" prefix="n" suffix="" radical="0-3" speed="1Gf" bw="1GBps" lat="10us">
+    <prop id="psim/run/psimcc-coll-selector" value="mpich"/>
+  </cluster>
+</platform>
+X
+sed '/psimcc-coll-selector/d' "$TMPD/p.xml" > "$TMPD/p0.xml"
+run() {   # run NAME PLATFORM ARGS...: the loop's simulated time in $t
+  name=$1 plat=$2; shift 2
+  "$PSIM" run --np 4 --platform "$plat" --no-measure --json "$TMPD/$name.json" "$@" -- "$TMPD/ar" > "$TMPD/$name.all" 2> "$TMPD/$name.err" ||
+    bad "$name: rc $?: $(cat "$TMPD/$name.err")"
+  grep -q '^allreduce .* sum 10$' "$TMPD/$name.all" || bad "$name: $(grep '^allreduce' "$TMPD/$name.all")"
+  t=$(sed -n 's/^allreduce \([0-9.]*\).*/\1/p' "$TMPD/$name.all")
+}
+run fromplat "$TMPD/p.xml"; fromplat=$t
+run mpich "$TMPD/p0.xml" --cfg smpi/coll-selector:mpich; mpich=$t
+
+run def "$TMPD/p0.xml"; def=$t
+run given "$TMPD/p.xml" --cfg smpi/coll-selector:default; given=$t
+run cfg "$TMPD/p0.xml" --cfg run/psimcc-coll-selector:mpich; cfg=$t
+echo "platform's psimcc selector $fromplat s, smpi/coll-selector:mpich $mpich s, SimGrid's default $def s, explicit default over the platform's $given s, --cfg $cfg s"
+[ -n "$fromplat" ] && [ "$fromplat" = "$mpich" ] || bad "the platform's selection ($fromplat s) is not MPICH's ($mpich s)"
+[ "$cfg" = "$mpich" ] || bad "--cfg run/psimcc-coll-selector:mpich: $cfg s, want $mpich s"
+[ -n "$def" ] && [ "$def" != "$fromplat" ] && [ "$given" = "$def" ] || bad "explicit smpi/coll-selector:default ($given s) does not win, or is MPICH's (default $def s)"
+grep -q "collectives: smpi/coll-selector:mpich (MPICH's algorithm selection: run/psimcc-coll-selector, the MPI the platform was calibrated with, for a program built with psimcc)" "$TMPD/fromplat.all" ||
+  bad "summary: $(grep collectives "$TMPD/fromplat.all")"
+grep -q "collectives: smpi/coll-selector:default (SimGrid's, as given)" "$TMPD/given.all" || bad "summary (given): $(grep collectives "$TMPD/given.all")"
+grep -q '"allreduce": "mpich"' "$TMPD/fromplat.json" || bad "JSON: $(grep -o '"allreduce": "[^"]*"' "$TMPD/fromplat.json")"
+# a bad value names the choices
+"$PSIM" run --np 1 -q --no-measure --cfg run/psimcc-coll-selector:nosuch -- "$TMPD/ar" > /dev/null 2> "$TMPD/err"
+rc=$?
+[ $rc = 2 ] && grep -q 'expects default, mpich or ompi' "$TMPD/err" || bad "nosuch: rc $rc, $(cat "$TMPD/err")"
+# replay: a platform property for psim run, read without a word
+printf '0 compute 1e9\n1 compute 1e9\n' > "$TMPD/t.txt"
+"$PSIM" replay --platform "$TMPD/p.xml" "$TMPD/t.txt" > "$TMPD/r.out" 2> "$TMPD/r.err" || bad "replay: rc $?"
+grep -q "ignoring" "$TMPD/r.err" && bad "replay warned: $(cat "$TMPD/r.err")"
+finish $fails
