@@ -43,6 +43,9 @@ typedef struct emu_opts {
                                  smpi/test, smpi/iprobe, smpi/grow-injected-times); 0 (the
                                  default): a rank polling in vain waits for the next event */
   size_t stack_size;          /* per rank, bytes */
+  int threads;                /* --threads: OS threads the ranks' own code runs on, in the
+                                 turns' order of src/emul/emu_par.c (the same for every N);
+                                 0 (the default): psim's own thread, in its own order */
   int thread_level;           /* run/thread-level: the highest level MPI_Init_thread provides
                                  (0 SINGLE .. 3 MULTIPLE; default 1, FUNNELED). Whatever it
                                  says, only a rank's own thread can call MPI (another thread's

@@ -69,6 +69,7 @@ static const char *HELP =
     "  --compute-limit S   stop the run when a rank runs its own code S seconds (wall time)\n"
     "                      without calling MPI: ranks take turns on one core, so one that\n"
     "                      never calls MPI again would hang the run (default 300; 0: none)\n"
+    CLI_THREADS_HELP
     "  --shared-globals    load the program once: all ranks share its global variables\n"
     "                      (default: one private copy of the program per rank)\n"
     "  --privatize-libs LIST  comma-separated shared libraries that get a private copy per\n"
@@ -186,7 +187,7 @@ typedef struct run_args {
   const char *platform_path, *hostfile, *json, *actions, *network, *privatize;
   const char *trace_tit, *measure_tasks, *task_costs, *machine_file, *background;
   long np;
-  int quiet, shared, measure, singleton;
+  int quiet, shared, measure, singleton, threads;
   int prog_at;                /* argv index of the program */
   double speed_ref, threshold, compute_limit;   /* 0 / negative: not given */
   size_t stack;               /* 0: not given */
@@ -247,6 +248,7 @@ static int parse_args(int argc, char **argv, run_args *a) {
     int k = cli_observe_option(&a->obsv, "run", argc, argv, &i);
     if (k < 0) return PSIM_EXIT_USAGE;
     if (k > 0) continue;
+    if ((k = cli_threads_option(&a->threads, "run", argc, argv, &i)) != 0) { if (k < 0) return PSIM_EXIT_USAGE; continue; }
     const char **slot = string_option(a, o);
     int takes = slot || cli_is_one_of(o, numeric) || !strcmp(o, "--cfg");
     if (!strcmp(o, "--")) { a->prog_at = i + 1; break; }
@@ -376,6 +378,7 @@ static int set_up_run(const run_args *a, char **argv, run_setup *s) {
   if (a->compute_limit >= 0) o->compute_limit = a->compute_limit;
   if (a->stack) o->stack_size = a->stack;
   o->shared_globals = a->shared;
+  if (a->threads) o->threads = a->threads;
   o->privatize_libs = a->privatize;
   if (a->speed_ref > 0) o->host_speed_ref = a->speed_ref;
   o->trace_tit = a->trace_tit;

@@ -167,3 +167,18 @@ void cli_run_free(cli_run *r) {
   VEC_FREE(r->traces);
   memset(r, 0, sizeof *r);
 }
+
+int cli_threads_option(int *threads, const char *cmd, int argc, char **argv, int *i) {
+  if (strcmp(argv[*i], "--threads")) return 0;
+  const char *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+  char *end = NULL;
+  long n = v ? strtol(v, &end, 10) : 0;
+  /* 1024: far more than any machine's cores, and a bound on the workers' stacks */
+  if (!v || end == v || *end || n < 1 || n > 1024) {
+    cli_usage(cmd, "--threads expects a number of threads from 1 to 1024, got '%s'", v ? v : "");
+    return -1;
+  }
+  *threads = (int)n;
+  ++*i;
+  return 1;
+}

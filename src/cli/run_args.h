@@ -57,4 +57,13 @@ machine *cli_machine_load(const char *path, const platform *p);
 run_meta cli_run_meta(const cli_run *r, const char *command);
 void cli_run_free(cli_run *r);
 
+/* psim run's --threads N (the ranks' own code on N OS threads; src/emul/emu_par.c): when
+ * argv[*i] is it, parses its value into *threads and returns 1 (-1 after printing a usage
+ * error); 0 for another option. */
+#define CLI_THREADS_HELP                                                                         \
+  "  --threads N         run the ranks' own code (between MPI calls) on N OS threads at once;\n" \
+  "                      the simulation stays sequential, its order the same for every N\n"    \
+  "                      (default: psim's own thread; docs/EMULATION.md)\n"
+int cli_threads_option(int *threads, const char *cmd, int argc, char **argv, int *i);
+
 #endif

@@ -173,6 +173,11 @@ typedef struct emu_rank {
   double task_mark;         /* CPU time when the current PSIM_TASK block started */
   double heap;              /* live heap bytes the program allocated on this rank */
   int ev_next;              /* --host-events: the next event it has not applied */
+  /* --threads (emu_par.c): 1 while the rank runs its own code on its worker without the
+   * kernel's turn (it must wait for it at its next MPI call); the CPU seconds of its burst so
+   * far, measured before it waited for its turn in the middle of a burst (emu_par_own) */
+  uint8_t par_u;
+  double burst_acc;
   rank_stats st;
 } emu_rank;
 
@@ -198,8 +203,9 @@ struct emu_sim {
   emu_rank *ranks;
   int *rank_host;
   int np;
-  emu_rank *running;
-  pthread_t thread;         /* the thread that runs every rank (emu_self) */
+  emu_rank *running;        /* the rank whose MPI call the kernel serves (see emu_running) */
+  pthread_t thread;         /* the thread that called emu_run */
+  struct emu_par *par;      /* --threads: the workers (emu_par.c), or NULL: one thread */
   emu_fiber_host host;
   emu_prog prog;
   emu_tls tls;              /* the OpenMP runtime's thread-local state, per rank */
@@ -245,6 +251,38 @@ struct emu_sim {
 };
 
 extern emu_sim *emu_current;
+/* The rank this OS thread runs (NULL: none: psim's own code, or a thread the program
+ * started). With one thread it is S->running while a rank runs; under --threads each worker
+ * runs ranks of its own at once, and S->running is only the rank whose MPI call the kernel
+ * serves. Code reachable from a rank's own code between MPI calls (the C library calls psim
+ * takes over, psim_at, crash reports) asks this. */
+extern __thread emu_rank *emu_me_tl;
+static inline emu_rank *emu_running(void) { return emu_me_tl; }
+
+/* ---- --threads (emu_par.c): the ranks' own code on several OS threads ---- */
+/* Before the run (program loaded): starts the workers when o->threads > 1 and the program
+ * can run so, else says why not (stderr) and leaves S->par NULL. */
+void emu_par_start(emu_sim *S);
+/* After sim_run: waits for the ranks still in their own code (a failed run), restores stdio,
+ * stops the workers. */
+void emu_par_stop(emu_sim *S);
+/* The kernel's turn for rank k (ready): resumes it on its worker, returns when it gives the
+ * turn back (it blocked, yielded, ended, or went back to its own code). */
+void emu_par_grant(emu_sim *S, emu_rank *k);
+/* The rank that goes next among those in their own code (the order their turns ended in),
+ * once it waits for its turn; -1 when none. */
+int emu_par_next(emu_sim *S);
+/* The running rank k goes back to its own code: the kernel's turn goes on to another rank. */
+void emu_par_release(emu_rank *k);
+/* Rank k, in its own code with the turn (emu_par_own), gives it back and goes on. */
+void emu_par_give_back(emu_rank *k);
+/* Rank k (k->par_u) needs the kernel's turn (its MPI call, a runtime's shared state): waits
+ * for it, its burst so far kept in k->burst_acc when in_burst. */
+void emu_par_own(emu_rank *k, int in_burst);
+/* The context rank k's fiber leaves to: its worker's under --threads, else the scheduler's. */
+emu_fiber_host *emu_host_of(emu_sim *S, emu_rank *k);
+/* The crash report's rank: what it wrote and psim has not yet passed on (emu_signal.c). */
+void emu_par_crash_flush(emu_rank *k);
 
 /* Rank k holds p (not NULL) across a blocking call / gives it back (see emu_rank.held). */
 static inline void emu_hold(emu_rank *k, void *p) {
@@ -289,8 +327,12 @@ void emu_after_run(void) __attribute__((noreturn, cold));
 void emu_foreign_thread(void) __attribute__((noreturn, cold));
 static inline emu_rank *emu_self(void) {
   if (__builtin_expect(!emu_current, 0)) emu_after_run();
-  if (__builtin_expect(!pthread_equal(pthread_self(), emu_current->thread), 0)) emu_foreign_thread();
-  return emu_current->running;
+  emu_rank *k = emu_me_tl;
+  if (__builtin_expect(!k, 0)) emu_foreign_thread();
+  /* an MPI call that does not enter the kernel (MPI_Comm_rank...) still reads the runtime's
+   * shared state: under --threads it waits for the rank's turn */
+  if (__builtin_expect(k->par_u, 0)) emu_par_own(k, 1);
+  return k;
 }
 
 /* ---- observers (emu_observe.c): emu_opts.observers see the run as a replay's would ---- */
@@ -312,6 +354,10 @@ double emu_now(void);
 double emu_cpu_now(void);             /* this thread's CPU time (seconds) */
 void emu_mark(emu_rank *k);           /* user code of rank k resumes: start measuring */
 double emu_burst(const emu_rank *k);  /* seconds of user code since emu_mark (emu_sched.c) */
+/* --threads: the rank stops in mid-burst to wait for its turn (what it measured is kept), then
+ * goes on (emu_par_own). */
+void emu_burst_pause(emu_rank *k);
+void emu_burst_resume(emu_rank *k);
 /* Short computations are carried over, not dropped. A burst under --cpu-threshold is not
  * simulated on its own (an event per sub-microsecond burst is what the threshold avoids), but
  * dropping it lost the work of codes that poll between tiny pieces of work: HPCC's

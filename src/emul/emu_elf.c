@@ -298,3 +298,25 @@ elf_sym *elf_defined_symbols(const char *d, size_t n, const elf_info *e, size_t 
   return v;
 }
 
+
+int elf_refers_to(const char *d, size_t n, const elf_info *e, const char *const *names, size_t count) {
+  uint64_t shoff = rd64(d + 40);
+  uint16_t shentsize = rd16(d + 58), shnum = rd16(d + 60);
+  if (shentsize < 64 || !e->sym_off) return -1;
+  uint64_t nsym = 0;
+  for (uint16_t i = 0; i < shnum; i++) {
+    uint64_t at = shoff + (uint64_t)i * shentsize;
+    if (at + 64 > n) return -1;
+    if (rd32(d + at + 4) == 11) nsym = rd64(d + at + 32) / 24;   /* SHT_DYNSYM */
+  }
+  if (!nsym || e->sym_off + nsym * 24 > n) return -1;
+  int found = -1;
+  for (uint64_t k = 1; k < nsym; k++) {
+    const char *sym = d + e->sym_off + k * 24;
+    if (rd16(sym + 6) != 0) continue;   /* defined here */
+    const char *name = elf_str(d, e, rd32(sym));
+    for (size_t i = 0; i < count; i++)
+      if (!strcmp(name, names[i]) && (found < 0 || (int)i < found)) found = (int)i;
+  }
+  return found;
+}

@@ -97,5 +97,8 @@ elf_sym *elf_defined_symbols(const char *d, size_t n, const elf_info *e, size_t 
  * loaded (in a writable segment, outside PT_GNU_RELRO): its index, or -1 (none, the file is
  * unreadable, or the library has thread-local storage). */
 int elf_lib_state_var(const char *path, char *const *names, size_t count);
+/* The first of names[0..count) the image refers to without defining it (an undefined dynamic
+ * symbol: a function or variable of a library it calls), or -1 (none, or no section headers). */
+int elf_refers_to(const char *d, size_t n, const elf_info *e, const char *const *names, size_t count);
 
 #endif

@@ -21,6 +21,7 @@
 /* The simulation whose rank is running (the one global; see emu.h). */
 emu_sim *emu_current;
 int emu_runs_ended;
+__thread emu_rank *emu_me_tl;
 
 void emu_signals_install(void);
 void emu_signals_restore(void);
@@ -36,6 +37,7 @@ void emu_opts_init(emu_opts *o, const platform *p, int np) {
   o->iprobe_sleep = 1e-4;    /* smpi/iprobe's default */
   o->wtime = 1e-8;           /* smpi/wtime's default */
   o->stack_size = (size_t)8 << 20;
+  o->threads = 0;   /* no --threads: psim's own thread */
   o->compute_limit = 300;
   o->spin_limit = (uint64_t)1 << 20;
   o->lock_limit = 10;
@@ -145,17 +147,22 @@ static double clock_cost(double (*now)(void)) {
  * along, and the CPU clock now is the reading plus the monotonic time since. */
 static void charge_cpu(emu_sim *S, emu_rank *k, double seconds, int flush);
 
+/* The last reading is the calling thread's (under --threads each worker runs ranks of its own:
+ * its CPU clock is theirs alone, emu_par.c). */
+static __thread double cpu_ref, mono_ref;
+
 static void clock_mark(emu_sim *S, double *cpu_mark, double *mono_mark) {
+  (void)S;
   double m = mono_now();
-  if (m - S->mono_ref < SHORT_BURST) {
-    *cpu_mark = S->cpu_ref + (m - S->mono_ref);
+  if (m - mono_ref < SHORT_BURST) {
+    *cpu_mark = cpu_ref + (m - mono_ref);
     *mono_mark = m;
     return;
   }
   /* the CPU reading is dated halfway through the system call that makes it */
   double c = emu_cpu_now(), m2 = mono_now();
-  S->cpu_ref = *cpu_mark = c;
-  S->mono_ref = (m + m2) / 2;
+  cpu_ref = *cpu_mark = c;
+  mono_ref = (m + m2) / 2;
   *mono_mark = m2;
 }
 
@@ -166,9 +173,18 @@ static double clock_since(const emu_sim *S, double cpu_mark, double mono_mark) {
   return c > 0 ? c : 0;
 }
 
-void emu_mark(emu_rank *k) { clock_mark(emu_current, &k->cpu_mark, &k->mono_mark); }
+void emu_mark(emu_rank *k) {
+  k->burst_acc = 0;
+  clock_mark(emu_current, &k->cpu_mark, &k->mono_mark);
+}
 
-double emu_burst(const emu_rank *k) { return clock_since(emu_current, k->cpu_mark, k->mono_mark); }
+/* burst_acc: the part measured before the rank waited for its turn in mid-burst (emu_par_own,
+ * which marks again when the rank resumes) */
+double emu_burst(const emu_rank *k) { return k->burst_acc + clock_since(emu_current, k->cpu_mark, k->mono_mark); }
+
+/* The rank resumes its burst after waiting for its turn: what it measured so far is kept. */
+void emu_burst_pause(emu_rank *k) { k->burst_acc = emu_burst(k); }
+void emu_burst_resume(emu_rank *k) { clock_mark(emu_current, &k->cpu_mark, &k->mono_mark); }
 
 /* The MPI runtime's own work for the running rank: packing and unpacking a non-contiguous
  * datatype, a send to self, a collective's copy of the rank's own block. A real MPI does it
@@ -183,8 +199,8 @@ double emu_burst(const emu_rank *k) { return clock_since(emu_current, k->cpu_mar
 void emu_work_begin(emu_work *w) {
   emu_sim *S = emu_current;
   w->on = w->nested = 0;
-  if (!S || !S->running || !S->o->measure || !S->o->charge_copies) return;
-  emu_rank *k = S->running;
+  emu_rank *k = S ? emu_running() : NULL;   /* MPI_Pack runs in the rank's own code */
+  if (!k || !S->o->measure || !S->o->charge_copies) return;
   if (!k->depth || k->loading) return;
   if (k->work_depth++) { w->nested = 1; return; }
   w->on = 1;
@@ -194,7 +210,7 @@ void emu_work_begin(emu_work *w) {
 void emu_work_end(emu_work *w) {
   if (!w->on && !w->nested) return;
   emu_sim *S = emu_current;
-  emu_rank *k = S->running;
+  emu_rank *k = emu_running();
   k->work_depth--;
   if (w->on) k->work += clock_since(S, w->cpu, w->mono);
   w->on = w->nested = 0;
@@ -217,7 +233,7 @@ double emu_now(void) { return sim_now(emu_current->sim); }
  * use". -1 when psim does not measure (--no-measure) or outside a rank's own code. */
 double emu_rank_cpu(void) {
   emu_sim *S = emu_current;
-  emu_rank *k = S ? S->running : NULL;
+  emu_rank *k = S ? emu_running() : NULL;
   if (!k || k->depth || k->loading || !S->o->measure) return -1;
   return k->cpu_own + emu_burst(k);
 }
@@ -238,14 +254,14 @@ void emu_block(void) {
   /* where a rank that never resumes (deadlock) stopped */
   k->block_t = sim_now(S->sim);
   k->block_busy = mpi_rank_busy_time(S->world, k->id);
-  emu_fiber_leave(&S->host, &k->fib, 0);
+  emu_fiber_leave(emu_host_of(S, k), &k->fib, 0);
 }
 
 void emu_yield(void) {
   emu_sim *S = emu_current;
   emu_rank *k = S->running;
   sim_make_ready(S->sim, k->id);   /* behind the ranks already ready */
-  emu_fiber_leave(&S->host, &k->fib, 0);
+  emu_fiber_leave(emu_host_of(S, k), &k->fib, 0);
 }
 
 /* ---- polling ---- */
@@ -465,16 +481,18 @@ void emu_foreign_thread(void) {
 void emu_enter(const char *name) {
   emu_sim *S = emu_current;
   if (!S) emu_after_run();   /* outside the simulation (a constructor, an exit handler) */
-  if (!pthread_equal(pthread_self(), S->thread)) emu_foreign_thread();
-  emu_rank *k = S->running;
+  emu_rank *k = emu_running();
+  if (!k) emu_foreign_thread();
   if (k->depth++ > 0) return;
+  /* measured before the rank waits for its turn (--threads): the wait is not its work */
+  double burst = S->o->measure && !k->loading ? emu_burst(k) : 0;
+  if (k->par_u) emu_par_own(k, 0);
   emu_watch_enter(S);
   k->call = name;
   k->call_compute = 0;
   S->calls++;
   k->calls++;
   if (S->o->measure && !k->loading) {
-    double burst = emu_burst(k);
     k->cpu_own += burst;
     charge_cpu(S, k, burst, 0);
   }
@@ -518,6 +536,7 @@ void emu_leave(void) {
   if (!k->poll_failed) k->poll_streak = 0;
   k->poll_failed = 0;
   emu_watch_leave(S, k->id, now);
+  if (S->par) emu_par_release(k);   /* the kernel serves the next rank meanwhile */
   if (S->o->measure) emu_mark(k);
 }
 
@@ -527,7 +546,7 @@ __attribute__((noreturn)) static void finish_rank(emu_sim *S, emu_rank *k) {
   emu_watch_enter(S);
   k->st.finish = sim_now(S->sim);
   S->nfinished++;
-  emu_fiber_leave(&S->host, &k->fib, 1);
+  emu_fiber_leave(emu_host_of(S, k), &k->fib, 1);
   abort(); /* never resumed */
 }
 
@@ -542,7 +561,7 @@ __attribute__((noreturn)) static void finish_rank(emu_sim *S, emu_rank *k) {
  * then registers it with the C library). */
 int emu_rank_atexit(void (*fn)(void *), void (*fn0)(void), void *arg) {
   emu_sim *S = emu_current;
-  emu_rank *k = S ? S->running : NULL;
+  emu_rank *k = S ? emu_running() : NULL;
   if (!k || !k->in_main || k->depth) return 0;
   if (k->natexits == k->catexits) {
     k->catexits = k->catexits ? 2 * k->catexits : 8;
@@ -554,7 +573,7 @@ int emu_rank_atexit(void (*fn)(void *), void (*fn0)(void), void *arg) {
 
 void emu_rank_exit(int code) {
   emu_sim *S = emu_current;
-  emu_rank *k = S->running;
+  emu_rank *k = emu_running();
   /* Each handler is taken off before it runs: one that calls exit comes back here and the
    * others run, as the C library does. */
   while (k->natexits && !S->failed) {
@@ -564,6 +583,7 @@ void emu_rank_exit(int code) {
   }
   k->in_main = 0;
   k->exit_code = code;
+  if (k->par_u) emu_par_own(k, 1);   /* its end is the kernel's business: in turn */
   if (!k->finalized && S->o->measure && k->depth == 0) {
     double burst = emu_burst(k);
     k->cpu_own += burst;
@@ -592,7 +612,8 @@ static void where_called(const void *caller, char *buf, size_t n) {
 
 void emu_rank_called_exit(int status, const char *fn, const void *caller) {
   emu_sim *S = emu_current;
-  emu_rank *k = S->running;
+  emu_rank *k = emu_running();
+  if (k->par_u) emu_par_own(k, 1);
   if (!strcmp(fn, "_exit")) k->natexits = 0;   /* _exit runs no exit handler */
   k->exit_fn = fn;
   if (status == 0) emu_rank_exit(0);
@@ -626,10 +647,11 @@ void emu_after_run(void) {
 static void exit_hook(int status, void *arg) {
   (void)arg;
   emu_sim *S = emu_current;
-  if (!S || !S->running) return;
+  emu_rank *k = S ? emu_running() : NULL;
+  if (!k) return;
   char buf[256];
   int n = snprintf(buf, sizeof buf, "psim: rank %d called exit(%d) from a library (not relinked "
-                   "by psimcc): the simulation cannot go on\n", S->running->id, status);
+                   "by psimcc): the simulation cannot go on\n", k->id, status);
   fflush(stdout);
   if (n > 0) (void)!write(2, buf, (size_t)n);
   _exit(PSIM_EXIT_APP);
@@ -684,9 +706,10 @@ static void load_own_copy(emu_sim *S, emu_rank *k) {
 static void rank_main(void *arg) {
   emu_rank *k = arg;
   emu_sim *S = emu_current;
-  emu_fiber_started(&S->host, &k->fib);
+  emu_fiber_started(emu_host_of(S, k), &k->fib);
   emu_watch_leave(S, k->id, sim_now(S->sim));
   if (S->prog.abi_in_rank) load_own_copy(S, k);
+  if (S->par) emu_par_release(k);   /* its own code from here, beside the other ranks' */
   if (S->o->measure) emu_mark(k);
   /* A constructor of its copy called MPI_Init as it was loaded (emu_prog.ctor_init): the rank
    * makes that call first (the MPI runtime's rt_ctor_init, the one call up from here). */
@@ -697,12 +720,31 @@ static void rank_main(void *arg) {
   emu_rank_exit(rc);
 }
 
+/* After rank k's turn: what the scheduler does once the rank gave the turn back. */
+static void turn_done(emu_sim *S, emu_rank *k) {
+  if (!k->polling) wake_pollers(S);   /* it did something else than polling in vain */
+  if (k->state == EK_DONE) emu_fiber_free(&k->fib);
+}
+
 static void rank_run(void *ctx, int id) {
   emu_sim *S = ctx;
   emu_rank *k = &S->ranks[id];
   if (k->state == EK_DONE || S->failed) return;
   k->state = EK_READY;
+  if (S->par) {
+    /* --threads: the rank's turn, then the turns of the ranks whose own code ran meanwhile,
+     * in the order they went back to it, as long as no rank is ready here (emu_par.c) */
+    emu_par_grant(S, k);
+    turn_done(S, k);
+    int h;
+    while (!S->failed && !sim_nready(S->sim) && (h = emu_par_next(S)) >= 0) {
+      emu_par_grant(S, &S->ranks[h]);
+      turn_done(S, &S->ranks[h]);
+    }
+    return;
+  }
   S->running = k;
+  emu_me_tl = k;
   /* The C library keeps one getopt state for the process; every rank parses its own command
    * line, at its own pace (ranks take turns inside MPI_Init, so all may parse after rank 0 is
    * done): each gets the state it left, and starts with a fresh one (set where ranks are made). */
@@ -711,8 +753,8 @@ static void rank_run(void *ctx, int id) {
   emu_fiber_enter(&S->host, &k->fib);
   k->go_ind = optind; k->go_err = opterr; k->go_opt = optopt; k->go_arg = optarg;
   S->running = NULL;
-  if (!k->polling) wake_pollers(S);   /* it did something else than polling in vain */
-  if (k->state == EK_DONE) emu_fiber_free(&k->fib);
+  emu_me_tl = NULL;
+  turn_done(S, k);
 }
 
 static void on_done(void *ctx, mpi_req *q);
@@ -855,6 +897,7 @@ int emu_run(const emu_opts *o, replay_result *res, psim_err *err) {
   if (models_cpu_start(S->models, S->rank_host, S->np, err) < 0) { rc = -1; goto out_ranks; }
   emu_current = S;
   emu_signals_install();
+  emu_par_start(S);
   emu_watch_start(S);
   res->events = sim_run(S->sim, rank_run, S);
   /* Nothing left to happen while ranks poll: let them look again (a rank that polls between
@@ -876,6 +919,7 @@ int emu_run(const emu_opts *o, replay_result *res, psim_err *err) {
       idle = 0;
     }
   }
+  emu_par_stop(S);
   emu_watch_stop(S);
   res->cpu = models_cpu_report(S->models);
   emu_signals_restore();

@@ -30,7 +30,7 @@ static char *alt_stack;
 static void on_fault(int sig, siginfo_t *si, void *uc) {
   (void)uc;
   emu_sim *S = emu_current;
-  emu_rank *k = S ? S->running : NULL;
+  emu_rank *k = S ? emu_running() : NULL;   /* the faulting thread's rank */
   char buf[1024];
   int n;
   if (!k) {
@@ -56,6 +56,7 @@ static void on_fault(int sig, siginfo_t *si, void *uc) {
                  "psim: rank %d crashed with signal %d (%s) at address %p, simulated time %.6f%s\n",
                  k->id, sig, strsignal(sig), si->si_addr, sim_now(S->sim), where);
   }
+  emu_par_crash_flush(k);
   fflush(stdout);
   if (n > 0) (void)!write(2, buf, (size_t)n);
   _exit(PSIM_EXIT_APP);

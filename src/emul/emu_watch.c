@@ -128,7 +128,8 @@ static void *watch(void *arg) {
 void emu_watch_start(emu_sim *S) {
   S->watch.running = 0;
   if (!(S->o->compute_limit > 0) && !(S->o->lock_limit > 0)) return;
-  S->watch.tid = (int)syscall(SYS_gettid);
+  /* under --threads no one thread runs every rank: the lock test is off (emu_par.c) */
+  S->watch.tid = S->par ? 0 : (int)syscall(SYS_gettid);
   stopping = 0;
   S->watch.running = pthread_create(&S->watch.thread, NULL, watch, S) == 0;
 }

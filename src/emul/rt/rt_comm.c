@@ -49,8 +49,27 @@ rt_comm *rt_comm_get(MPI_Comm h) {
 
 int rt_comm_rank(const rt_comm *c) { return c->local[rt_world_rank()]; }
 
-int MPI_Comm_rank(MPI_Comm comm, int *rank) { *rank = rt_comm_rank(rt_comm_get(comm)); return MPI_SUCCESS; }
-int MPI_Comm_size(MPI_Comm comm, int *size) { *size = rt_comm_get(comm)->size; return MPI_SUCCESS; }
+/* Under --threads a rank in its own code asking about MPI_COMM_WORLD (inside its computation,
+ * often) is answered without waiting for its turn (emu_par.c): the world's ranks are the
+ * ranks' ids. */
+static int world_asked(MPI_Comm comm, const emu_rank **k) {
+  *k = emu_running();
+  return comm == MPI_COMM_WORLD && *k && (*k)->par_u && (*k)->initialized && !(*k)->finalized;
+}
+
+int MPI_Comm_rank(MPI_Comm comm, int *rank) {
+  const emu_rank *k;
+  if (world_asked(comm, &k)) { *rank = k->id; return MPI_SUCCESS; }
+  *rank = rt_comm_rank(rt_comm_get(comm));
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_size(MPI_Comm comm, int *size) {
+  const emu_rank *k;
+  if (world_asked(comm, &k)) { *size = emu_current->np; return MPI_SUCCESS; }
+  *size = rt_comm_get(comm)->size;
+  return MPI_SUCCESS;
+}
 
 static int handle_of(rt_comm *c) { return c == rt_me()->self ? MPI_COMM_SELF : c->handle; }
 

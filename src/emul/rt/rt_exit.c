@@ -14,13 +14,13 @@ int __wrap_atexit(void (*fn)(void));
 void __wrap__exit(int status) __attribute__((noreturn));
 
 void __wrap_exit(int status) {
-  if (emu_current && emu_current->running && !emu_current->running->depth)
+  if (emu_current && emu_running() && !emu_running()->depth)
     emu_rank_called_exit(status, "exit", __builtin_return_address(0));
   exit(status);
 }
 
 void __wrap__exit(int status) {
-  if (emu_current && emu_current->running && !emu_current->running->depth)
+  if (emu_current && emu_running() && !emu_running()->depth)
     emu_rank_called_exit(status, "_exit", __builtin_return_address(0));
   _exit(status);
 }

@@ -42,24 +42,33 @@ static void grow(void) {
   free(old);
 }
 
-static void remember(void *p, size_t n) {
-  emu_sim *S = emu_current;
-  if (!p || !S || !S->running) return;
+/* Under --threads ranks allocate at once on their workers (emu_par.c): the table is shared. */
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+#define LOCKED(S, stmt) do { if ((S)->par) { pthread_mutex_lock(&mu); stmt; pthread_mutex_unlock(&mu); } else { stmt; } } while (0)
+
+static void remember_in(emu_sim *S, emu_rank *k, void *p, size_t n) {
   if (4 * (used + tomb + 1) > 3 * cap) grow();
   size_t j = hash((uintptr_t)p) & (cap - 1);
   while (tab[j].owner >= 0) j = (j + 1) & (cap - 1);
   if (tab[j].owner == TOMB) tomb--;
   tab[j].p = (uintptr_t)p;
   tab[j].size = n;
-  tab[j].owner = S->running->id;
+  tab[j].owner = k->id;
   used++;
-  S->running->heap += (double)n;
+  k->heap += (double)n;
+  (void)S;
+}
+
+static void remember(void *p, size_t n) {
+  emu_sim *S = emu_current;
+  emu_rank *k = S ? emu_running() : NULL;
+  if (!p || !k) return;
+  LOCKED(S, remember_in(S, k, p, n));
 }
 
 /* Returns the block's size (0 when unknown). */
-static size_t forget(void *p) {
-  emu_sim *S = emu_current;
-  if (!p || !cap || !S) return 0;
+static size_t forget_in(emu_sim *S, void *p) {
+  if (!cap) return 0;
   size_t j = hash((uintptr_t)p) & (cap - 1);
   for (; tab[j].owner != -1; j = (j + 1) & (cap - 1)) {
     if (tab[j].owner < 0 || tab[j].p != (uintptr_t)p) continue;
@@ -70,6 +79,14 @@ static size_t forget(void *p) {
     return tab[j].size;
   }
   return 0;
+}
+
+static size_t forget(void *p) {
+  emu_sim *S = emu_current;
+  if (!p || !S) return 0;
+  size_t n;
+  LOCKED(S, n = forget_in(S, p));
+  return n;
 }
 
 /* The run is over: what its ranks still hold is released, as their processes' exit would

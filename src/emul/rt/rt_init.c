@@ -20,6 +20,8 @@ static void rt_world_init(emu_sim *S) {
 rt_world *rt_w(void) {
   emu_sim *S = emu_current;
   if (!S) emu_after_run();
+  emu_rank *k = emu_running();   /* the runtime's shared state: in the rank's turn (--threads) */
+  if (k && k->par_u) emu_par_own(k, 1);
   if (!S->rt) rt_world_init(S);
   return S->rt;
 }
@@ -298,10 +300,10 @@ int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag) {
 
 /* ---- psim's calls ---- */
 void psim_at(const char *file, int line) {
-  emu_sim *S = emu_current;
-  if (!S || !S->running) return;
-  S->running->file = file;
-  S->running->line = line;
+  emu_rank *k = emu_current ? emu_running() : NULL;
+  if (!k) return;
+  k->file = file;
+  k->line = line;
 }
 
 int MPI_Migrate(void) {

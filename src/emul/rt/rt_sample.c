@@ -39,7 +39,7 @@ int psim_sample_enter(const char *file, int line, int n) {
 
 void psim_sample_exit(const char *file, int line) {
   emu_sim *S = emu_current;
-  emu_rank *k = S->running;
+  emu_rank *k = emu_running();
   double burst = emu_burst(k);
   site *s = find(k, file, line);
   s->runs++;

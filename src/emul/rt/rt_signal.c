@@ -24,7 +24,7 @@ int __wrap_sigaction(int sig, const struct sigaction *act, struct sigaction *old
 static struct sigaction *rank_slot(int sig) {
   int i = emu_crash_signal(sig);
   if (i < 0 || !rt_in_rank_code()) return NULL;
-  return &emu_current->running->sig_acts[i];
+  return &emu_running()->sig_acts[i];
 }
 
 sighandler_fn __wrap_signal(int sig, sighandler_fn handler) {

@@ -27,7 +27,7 @@ int __wrap_nanosleep(const struct timespec *req, struct timespec *rem);
 /* A thread of the program's own calling sleep meanwhile (emu_current is process-wide) is not
  * on a rank's stack: it sleeps for real, as it would outside psim. */
 int rt_in_rank_code(void) {
-  const emu_rank *k = emu_current ? emu_current->running : NULL;
+  const emu_rank *k = emu_current ? emu_running() : NULL;
   if (!k || k->depth) return 0;
   const char *fp = __builtin_frame_address(0);
   return fp >= k->fib.map && fp < k->fib.map + k->fib.map_len;

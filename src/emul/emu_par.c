@@ -1,0 +1,437 @@
+/* `psim run --threads N`: the ranks' own code (the computation between their MPI calls) on N
+ * OS threads at once, the simulation itself sequential.
+ *
+ * Design. The kernel, the models, the MPI layer and psim's MPI runtime stay as they are:
+ * sequential code that one rank at a time runs on its own stack, in its MPI calls (a "turn").
+ * What runs at once is the ranks' own code between two MPI calls (a burst).
+ * - Workers: N threads; rank r is pinned to worker r mod N, for its whole run. A fiber never
+ *   moves between OS threads: the C library's errno and the program's own __thread variables
+ *   are per thread (a psimcc program is a shared object: its TLS is the thread's dynamic TLS,
+ *   one block per rank's copy), and compilers keep TLS addresses across calls, so a rank moved
+ *   in the middle of a function would write another thread's. Pinned, a rank always sees its
+ *   own; the worker's CPU clock (CLOCK_THREAD_CPUTIME_ID) counts only the ranks it runs, one at
+ *   a time, so a burst is measured on its worker as on psim's one thread (emu_sched.c's clocks,
+ *   their last reading kept per thread).
+ * - Turns, in a fixed order. The main thread runs sim_run as with one thread; serving a ready
+ *   rank (rank_run) hands it to its worker and waits until the rank gives the turn back: it
+ *   blocked (a computation, a message), yielded, ended, or returned from its MPI call to its own
+ *   code (emu_leave). In the last case the rank goes on computing on its worker, and joins the
+ *   list of ranks in their own code, in the order their turns ended. When no rank is ready at
+ *   the current date, the main thread serves that list's head: it waits until that rank reaches
+ *   its next MPI call (emu_enter measures its burst, then the fiber stops and leaves its worker
+ *   free for its other ranks), gives it the turn, and so on; simulated time moves on only once
+ *   the list is empty. So the order of every turn (every change to the simulation) follows from
+ *   the simulation alone, whatever N is and however fast each worker is: two runs with
+ *   --threads 2 and 3 make the same calls in the same order, and differ only by the measured
+ *   bursts; --threads 1 takes this order too, on one worker. It differs from psim's own
+ *   thread's (no --threads): there a rank's burst and its next call come before the next
+ *   rank's turn; here the turns of the ranks ready at one date come first, then
+ *   their next calls, in the same order. Both happen at the same simulated date; what differs
+ *   is the order of same-date events (which of two sends an MPI_ANY_SOURCE receive takes when
+ *   both arrive at the same instant, the --actions log's lines).
+ * - Handoffs are a mutex and condition variables (the main thread and the worker of the rank
+ *   whose turn it is): each turn starts after the previous one ended, so the simulation's state
+ *   is touched by one thread at a time, each handoff ordering the memory (ThreadSanitizer sees
+ *   it so). A turn costs two thread wake-ups (tens of microseconds on a loaded machine, where a
+ *   fiber switch costs nanoseconds): --threads pays for bursts of milliseconds, not for
+ *   programs that communicate all the time, which is why one thread stays the default
+ *   (docs/EMULATION.md has the figures).
+ * - What a burst may touch. psim's runtime code that a rank runs outside its MPI calls: the
+ *   calls that read the runtime's shared state without entering the kernel (MPI_Comm_rank,
+ *   datatypes... through emu_self and rt_w) wait for the rank's turn (emu_par_own), which the
+ *   rank then keeps until its next MPI call ends; malloc's per-rank accounting (rt_heap.c)
+ *   takes a lock; the clocks, random numbers, signal handlers, exit handlers and psim_at are
+ *   the rank's own (emu_running: the thread's rank). getopt (psimcc's --wrap) is called in the
+ *   rank's turn with the rank's own option-parsing state (rt_getopt.c).
+ * - The program's output. stdout and stderr are one FILE each for all ranks: written at once
+ *   from several workers, the lines would come in the order of the wall clock. During the run
+ *   both are replaced by unbuffered streams (fopencookie) whose writes, from a rank in its own
+ *   code, go to a buffer of that rank; the buffer goes to the real stream at the start of the
+ *   rank's next turn, in the turns' order: so each rank's output comes where the one-thread
+ *   run puts it (a burst's output before the rank's next call, the ranks in the order of those
+ *   calls). What psim itself prints (in a turn, or from the main thread) goes straight through.
+ *   A crashing rank's report comes after what it wrote; other ranks' pending output is lost
+ *   with the process, as a real job's unflushed buffers are.
+ * - What runs on one thread instead, with a message (emu_par_start): precompiled MPICH and Open
+ *   MPI programs (their MPI libraries' shared state, the C library calls psim takes over for
+ *   them by hand), --shared-globals (the ranks share their globals), OpenMP (each rank's OpenMP
+ *   runtime state is swapped in psim's one thread, emu_tls.c), --host-events and PSIM_TASK /
+ *   PSIM_SAMPLE blocks (their state is read from the ranks' own code), and programs that refer
+ *   to what psim cannot keep in order or apart: C++'s std::cout/std::cerr (libstdc++ keeps the
+ *   original stdout FILE), setvbuf and the other calls that reach into the standard streams,
+ *   the unlocked stdio calls, getopt called directly (a program built by an older psimcc),
+ *   threads or processes of the program's own. Output written with write(1, ...) directly is
+ *   not reordered (it comes in the wall clock's order).
+ * - Crashes: the crash handler runs on the faulting worker, finds its rank there (emu_running)
+ *   and ends the process as with one thread; each worker has its own alternate signal stack.
+ *   The watchdog (--compute-limit) still sees the MPI calls' heartbeat; its test for a lock
+ *   shared by the ranks (run/lock-limit, which looks at the one thread that ran every rank) is
+ *   off. */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emul/emu.h"
+#include "emul/emu_elf.h"
+
+typedef struct emu_par emu_par;
+
+typedef struct par_worker {
+  pthread_t th;
+  int started;
+  emu_fiber_host host;
+  int task;                 /* the rank to resume (its turn), or -1 */
+  pthread_cond_t cv;
+  struct emu_par *P;
+} par_worker;
+
+typedef struct {
+  char *b[2];               /* what the rank wrote to stdout, stderr in its own code */
+  size_t len[2], cap[2];
+  uint8_t want;             /* the fiber stopped to wait for its turn (read by its worker) */
+  uint8_t parked;           /* it waits for its turn (under mu) */
+} par_rank;
+
+struct emu_par {
+  emu_sim *S;
+  int n;
+  par_worker *w;
+  par_rank *r;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;        /* the main thread waits here */
+  int back;                 /* the turn came back to the main thread */
+  int stop;
+  int *fifo;                /* ranks in their own code, in the order their turns ended */
+  size_t head, len, cap;
+  FILE *out0, *err0, *outc, *errc;
+};
+
+emu_fiber_host *emu_host_of(emu_sim *S, emu_rank *k) {
+  return S->par ? &S->par->w[k->id % S->par->n].host : &S->host;
+}
+
+/* ---- the program's output ---- */
+static void buf_add(par_rank *pr, int which, const char *p, size_t n) {
+  if (pr->len[which] + n > pr->cap[which]) {
+    size_t c = pr->cap[which] ? 2 * pr->cap[which] : 4096;
+    while (c < pr->len[which] + n) c *= 2;
+    pr->b[which] = xrealloc(pr->b[which], c);
+    pr->cap[which] = c;
+  }
+  memcpy(pr->b[which] + pr->len[which], p, n);
+  pr->len[which] += n;
+}
+
+static ssize_t cookie_write(emu_par *P, int which, const char *p, size_t n) {
+  emu_rank *k = emu_running();
+  if (k && k->par_u) {
+    buf_add(&P->r[k->id], which, p, n);
+    return (ssize_t)n;
+  }
+  size_t w = fwrite(p, 1, n, which ? P->err0 : P->out0);
+  return w ? (ssize_t)w : -1;
+}
+static ssize_t write_out(void *c, const char *p, size_t n) { return cookie_write(c, 0, p, n); }
+static ssize_t write_err(void *c, const char *p, size_t n) { return cookie_write(c, 1, p, n); }
+
+/* Rank k's pending output to the real streams (in its turn, or at the end). */
+static void flush_rank(emu_par *P, int id) {
+  par_rank *pr = &P->r[id];
+  for (int s = 0; s < 2; s++) {
+    if (!pr->len[s]) continue;
+    (void)!fwrite(pr->b[s], 1, pr->len[s], s ? P->err0 : P->out0);
+    pr->len[s] = 0;
+  }
+}
+
+void emu_par_crash_flush(emu_rank *k) {
+  emu_sim *S = emu_current;
+  if (!S || !S->par || !k) return;
+  par_rank *pr = &S->par->r[k->id];
+  /* in a signal handler: write(2) only, stdout's lock may be held */
+  for (int s = 0; s < 2; s++)
+    if (pr->len[s]) (void)!write(s ? 2 : 1, pr->b[s], pr->len[s]);
+}
+
+/* ---- workers ---- */
+static void *worker_main(void *arg) {
+  par_worker *w = arg;
+  emu_par *P = w->P;
+  emu_sim *S = P->S;
+  /* the crash handler runs on the alternate stack, which is each thread's (emu_signal.c) */
+  size_t alt_size = 64 * 1024;
+  char *alt = xmalloc(alt_size);
+  stack_t ss = {.ss_sp = alt, .ss_size = alt_size, .ss_flags = 0};
+  sigaltstack(&ss, NULL);
+  pthread_mutex_lock(&P->mu);
+  for (;;) {
+    while (w->task < 0 && !P->stop) pthread_cond_wait(&w->cv, &P->mu);
+    if (w->task < 0) break;
+    emu_rank *k = &S->ranks[w->task];
+    w->task = -1;
+    pthread_mutex_unlock(&P->mu);
+    /* the rank's turn: the kernel is its until it gives it back */
+    S->running = k;
+    emu_me_tl = k;
+    flush_rank(P, k->id);
+    emu_fiber_enter(&w->host, &k->fib);
+    emu_me_tl = NULL;
+    pthread_mutex_lock(&P->mu);
+    par_rank *pr = &P->r[k->id];
+    if (pr->want) {          /* it stopped at its next call, in its own code: waits for its turn */
+      pr->want = 0;
+      pr->parked = 1;
+    } else {                 /* it blocked, yielded or ended in its turn: the turn is back */
+      S->running = NULL;
+      P->back = 1;
+    }
+    pthread_cond_signal(&P->cv);
+  }
+  pthread_mutex_unlock(&P->mu);
+  ss.ss_flags = SS_DISABLE;
+  sigaltstack(&ss, NULL);
+  free(alt);
+  return NULL;
+}
+
+/* Main thread, under mu: rank id's turn, until it gives it back. */
+static void grant_locked(emu_par *P, int id) {
+  par_worker *w = &P->w[id % P->n];
+  P->back = 0;
+  w->task = id;
+  pthread_cond_signal(&w->cv);
+  while (!P->back) pthread_cond_wait(&P->cv, &P->mu);
+}
+
+void emu_par_grant(emu_sim *S, emu_rank *k) {
+  emu_par *P = S->par;
+  pthread_mutex_lock(&P->mu);
+  grant_locked(P, k->id);
+  pthread_mutex_unlock(&P->mu);
+}
+
+int emu_par_next(emu_sim *S) {
+  emu_par *P = S->par;
+  pthread_mutex_lock(&P->mu);
+  int id = -1;
+  if (P->len) {
+    id = P->fifo[P->head];
+    P->head = (P->head + 1) % P->cap;
+    P->len--;
+    while (!P->r[id].parked) pthread_cond_wait(&P->cv, &P->mu);
+    P->r[id].parked = 0;
+  }
+  pthread_mutex_unlock(&P->mu);
+  return id;
+}
+
+void emu_par_release(emu_rank *k) {
+  emu_sim *S = emu_current;
+  emu_par *P = S->par;
+  S->running = NULL;
+  k->par_u = 1;
+  pthread_mutex_lock(&P->mu);
+  if (P->len == P->cap) {
+    size_t nc = P->cap ? 2 * P->cap : 64;
+    int *f = xmalloc(nc * sizeof *f);
+    for (size_t i = 0; i < P->len; i++) f[i] = P->fifo[(P->head + i) % P->cap];
+    free(P->fifo);
+    P->fifo = f;
+    P->cap = nc;
+    P->head = 0;
+  }
+  P->fifo[(P->head + P->len) % P->cap] = k->id;
+  P->len++;
+  P->back = 1;
+  pthread_cond_signal(&P->cv);
+  pthread_mutex_unlock(&P->mu);
+}
+
+void emu_par_give_back(emu_rank *k) {
+  emu_sim *S = emu_current;
+  if (!S->par || k->par_u || S->running != k) return;
+  int measuring = S->o->measure && !k->loading;
+  if (measuring) emu_burst_pause(k);   /* the handoff is not the rank's work */
+  emu_par_release(k);
+  if (measuring) emu_burst_resume(k);
+}
+
+void emu_par_own(emu_rank *k, int in_burst) {
+  emu_sim *S = emu_current;
+  emu_par *P = S->par;
+  int measuring = in_burst && S->o->measure && !k->depth && !k->loading;
+  if (measuring) emu_burst_pause(k);
+  P->r[k->id].want = 1;
+  emu_fiber_leave(&P->w[k->id % P->n].host, &k->fib, 0);
+  /* its turn (worker_main set S->running and passed its output on) */
+  k->par_u = 0;
+  if (measuring) emu_burst_resume(k);
+}
+
+/* ---- which programs ---- */
+static const struct { const char *sym, *why; } refused[] = {
+  {"getopt", "calls getopt directly (built by an older psimcc: rebuild it)"},
+  {"getopt_long", "calls getopt_long directly (built by an older psimcc: rebuild it)"},
+  {"getopt_long_only", "calls getopt_long_only directly (built by an older psimcc: rebuild it)"},
+  {"_ZSt4cout", "writes to C++'s std::cout, which psim cannot keep in the ranks' order"},
+  {"_ZSt4cerr", "writes to C++'s std::cerr, which psim cannot keep in the ranks' order"},
+  {"_ZSt4clog", "writes to C++'s std::clog, which psim cannot keep in the ranks' order"},
+  {"_ZSt5wcout", "writes to C++'s std::wcout, which psim cannot keep in the ranks' order"},
+  {"_ZSt5wcerr", "writes to C++'s std::wcerr, which psim cannot keep in the ranks' order"},
+  {"setvbuf", "calls setvbuf (the standard streams are psim's while the ranks run at once)"},
+  {"setbuf", "calls setbuf (the standard streams are psim's while the ranks run at once)"},
+  {"setbuffer", "calls setbuffer (the standard streams are psim's while the ranks run at once)"},
+  {"setlinebuf", "calls setlinebuf (the standard streams are psim's while the ranks run at once)"},
+  {"freopen", "calls freopen (the standard streams are psim's while the ranks run at once)"},
+  {"freopen64", "calls freopen64 (the standard streams are psim's while the ranks run at once)"},
+  {"fileno", "calls fileno (the standard streams are psim's while the ranks run at once)"},
+  {"fileno_unlocked", "calls fileno_unlocked (the standard streams are psim's while the ranks run at once)"},
+  {"__overflow", "uses stdio's unlocked calls (putc_unlocked...), not safe on streams the ranks share"},
+  {"fputc_unlocked", "uses stdio's unlocked calls, not safe on streams the ranks share"},
+  {"putc_unlocked", "uses stdio's unlocked calls, not safe on streams the ranks share"},
+  {"putchar_unlocked", "uses stdio's unlocked calls, not safe on streams the ranks share"},
+  {"fwrite_unlocked", "uses stdio's unlocked calls, not safe on streams the ranks share"},
+  {"fputs_unlocked", "uses stdio's unlocked calls, not safe on streams the ranks share"},
+  {"pthread_create", "starts threads of its own"},
+  {"fork", "starts processes of its own"},
+  {"system", "starts processes of its own"},
+  {"popen", "starts processes of its own"},
+  {"psim_sample_enter", "has PSIM_SAMPLE blocks"},
+  {"psim_task_enter", "has PSIM_TASK blocks"},
+};
+
+/* Why the program cannot run on several threads ("" : it can), in buf. */
+static const char *refusal(emu_sim *S, char *buf, size_t cap) {
+  const emu_opts *o = S->o;
+  if (emu_prog_mpi(o->program) || S->prog.abi_in_rank)
+    return "the program was built by MPICH's or Open MPI's compiler (their MPI libraries and the "
+           "C library calls psim takes over for such a program are kept for one thread)";
+  if (o->shared_globals) return "--shared-globals: the ranks share the program's globals";
+  if (S->tls.total) return "the program uses OpenMP (each rank's OpenMP state is swapped on one thread)";
+  if (o->host_events) return "--host-events reads the ranks' heaps while they run";
+  if (o->measure_tasks || o->task_costs) return "PSIM_TASK costs are kept as the ranks run";
+  char *d = NULL;
+  size_t n = 0;
+  elf_info e;
+  psim_err err;
+  psim_err_clear(&err);
+  if (emu_read_file(o->program, "program", &d, &n, &err) < 0 || elf_parse(o->program, d, n, &e, &err) < 0) {
+    free(d);
+    return "its symbols cannot be read";
+  }
+  const char *names[sizeof refused / sizeof *refused];
+  for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) names[i] = refused[i].sym;
+  int i = elf_refers_to(d, n, &e, names, sizeof refused / sizeof *refused);
+  free(d);
+  if (i >= 0) {
+    snprintf(buf, cap, "the program %s", refused[i].why);
+    return buf;
+  }
+  return "";
+}
+
+void emu_par_start(emu_sim *S) {
+  const emu_opts *o = S->o;
+  S->par = NULL;
+  if (o->threads < 1 || S->np < 2) return;
+  char buf[256];
+  const char *why = refusal(S, buf, sizeof buf);
+  if (*why) {
+    if (!o->singleton && o->threads > 1) fprintf(stderr, "psim: --threads %d: %s: its ranks run on one thread\n", o->threads, why);
+    return;
+  }
+  emu_par *P = xcalloc(1, sizeof *P);
+  P->S = S;
+  P->n = o->threads < S->np ? o->threads : S->np;
+  P->w = xcalloc((size_t)P->n, sizeof *P->w);
+  P->r = xcalloc((size_t)S->np, sizeof *P->r);
+  pthread_mutex_init(&P->mu, NULL);
+  pthread_cond_init(&P->cv, NULL);
+  /* the ranks' stdio: streams of psim's whose writes go to the writing rank's buffer */
+  fflush(stdout);
+  fflush(stderr);
+  P->out0 = stdout;
+  P->err0 = stderr;
+  P->outc = fopencookie(P, "w", (cookie_io_functions_t){.write = write_out});
+  P->errc = fopencookie(P, "w", (cookie_io_functions_t){.write = write_err});
+  if (!P->outc || !P->errc) {
+    if (P->outc) fclose(P->outc);
+    if (P->errc) fclose(P->errc);
+    free(P->w);
+    free(P->r);
+    free(P);
+    if (!o->singleton) fprintf(stderr, "psim: --threads %d: %s: its ranks run on one thread\n", o->threads, strerror(errno));
+    return;
+  }
+  /* unbuffered: each write is one call's text, made on the writing rank's thread */
+  setvbuf(P->outc, NULL, _IONBF, 0);
+  setvbuf(P->errc, NULL, _IONBF, 0);
+  stdout = P->outc;
+  stderr = P->errc;
+  S->par = P;
+  for (int i = 0; i < P->n; i++) {
+    par_worker *w = &P->w[i];
+    w->P = P;
+    w->task = -1;
+    pthread_cond_init(&w->cv, NULL);
+    w->started = pthread_create(&w->th, NULL, worker_main, w) == 0;
+    if (!w->started) {
+      /* cannot happen but by lack of resources: the ranks go on the workers there are */
+      P->n = i;
+      break;
+    }
+  }
+  if (!P->n) {
+    S->par = NULL;
+    stdout = P->out0;
+    stderr = P->err0;
+    fclose(P->outc);
+    fclose(P->errc);
+    free(P->w);
+    free(P->r);
+    free(P);
+    if (!o->singleton) fprintf(stderr, "psim: --threads %d: no thread could be started: its ranks run on one thread\n", o->threads);
+  }
+}
+
+void emu_par_stop(emu_sim *S) {
+  emu_par *P = S->par;
+  if (!P) return;
+  pthread_mutex_lock(&P->mu);
+  /* a failed run leaves ranks in their own code: they stop at their next call, never resumed */
+  while (P->len) {
+    int id = P->fifo[P->head];
+    P->head = (P->head + 1) % P->cap;
+    P->len--;
+    while (!P->r[id].parked) pthread_cond_wait(&P->cv, &P->mu);
+  }
+  P->stop = 1;
+  for (int i = 0; i < P->n; i++) pthread_cond_signal(&P->w[i].cv);
+  pthread_mutex_unlock(&P->mu);
+  for (int i = 0; i < P->n; i++) {
+    pthread_join(P->w[i].th, NULL);
+    pthread_cond_destroy(&P->w[i].cv);
+  }
+  /* what no turn passed on (a failed run), in rank order */
+  for (int i = 0; i < S->np; i++) flush_rank(P, i);
+  stdout = P->out0;
+  stderr = P->err0;
+  fclose(P->outc);
+  fclose(P->errc);
+  for (int i = 0; i < S->np; i++) {
+    free(P->r[i].b[0]);
+    free(P->r[i].b[1]);
+    S->ranks[i].par_u = 0;
+  }
+  pthread_mutex_destroy(&P->mu);
+  pthread_cond_destroy(&P->cv);
+  free(P->fifo);
+  free(P->w);
+  free(P->r);
+  free(P);
+  S->par = NULL;
+  S->running = NULL;
+}
