@@ -81,31 +81,32 @@ typedef struct sim_vgroup sim_vgroup;   /* engine.c: a group clock (network/solv
 typedef void (*activity_done_fn)(sim *s, activity *a);
 
 struct activity {
+  /* Laid out without holes (160 bytes, was 176): a message in flight holds one (issue 38). */
   double remaining;     /* work left (flops, bytes) as of `updated`; for timers unused */
   double rate;          /* work per second now (solver value x scale) */
   double scale;         /* effective rate = solver value * scale (SMPI's bandwidth factor) */
   double updated;       /* date `remaining` was last brought up to date */
   double date;          /* predicted completion date (INFINITY when not progressing) */
   uint64_t seq;         /* tie-breaker in the event queue */
-  int var;              /* solver variable, -1 for a timer */
-  int heap;             /* index in the event queue, -1 when not queued */
   activity_done_fn done;
   void *data;           /* the driver's */
-  int tag;              /* the driver's (kind of activity) */
   /* Two-phase activities (a message: latency, then transfer) keep the second phase here. */
   activity_done_fn then;
   double next_work, next_penalty, next_bound;
+  void *model;          /* the model that started it */
+  int var;              /* solver variable, -1 for a timer */
+  int heap;             /* index in the event queue, -1 when not queued */
+  int tag;              /* the driver's (kind of activity) */
   int next_var;
   int src, dst;         /* the model's (endpoints of a message) */
-  void *model;          /* the model that started it */
-  int daemon;           /* see sim_daemon */
   int cpu;              /* an activity of SimGrid's CPU model: its host's constraint, else -1 */
   /* Group clocks (engine.c): a member's group, its place in the group's heap (-2: the
    * group's proxy entry in the event heap, -1: not a member) and its finish key. */
-  int groupable;        /* sim_groupable */
-  sim_vgroup *vg;
   int vgpos;
   unsigned vgstamp;     /* the solve in which it last reported to its group */
+  uint8_t daemon;       /* see sim_daemon */
+  uint8_t groupable;    /* sim_groupable */
+  sim_vgroup *vg;
   double vgkey;
 };
 

@@ -90,6 +90,12 @@ tit_source *tit_open(const char *const *paths, int npaths, int nranks, psim_err 
 
 int tit_nranks(const tit_source *s);
 
+/* The caller keeps (copies) an action's text before the next tit_next of ANY rank, instead of
+ * the next one of the same rank: the source then keeps no copy of each rank's last line
+ * (64 bytes or more a rank, issue 38), and a's text may point into a read buffer that another
+ * rank's read reuses. Its counts and file stay valid as tit_next says. psim replay does so. */
+void tit_borrow_lines(tit_source *s);
+
 /* Number of ranks in 0..tit_nranks-1 that have at least one line, and (when first_missing is
  * not NULL) the first rank that has none, -1 when every rank has lines. A shared file opened
  * with more ranks than it holds, or with a gap, gives those ranks no actions: the command

@@ -75,7 +75,7 @@ static char *unfinished_ranks(replay *R, const char *verb, int *n_out) {
     int n = 0;
     if (k->cur && !k->cur->done) list[n++] = k->cur;
     for (int j = k->pwaited; j < k->npreqs && n < 64; j++) if (k->preqs[j] && !k->preqs[j]->done) list[n++] = k->preqs[j];
-    for (int j = 0; j < k->npend && n < 64; j++) if (k->pend[j].req && !k->pend[j].req->done && k->pend[j].req->waited) list[n++] = k->pend[j].req;
+    for (int j = 0; j < k->npend && n < 64; j++) if (k->pend_req[j] && !k->pend_req[j]->done && k->pend_req[j]->waited) list[n++] = k->pend_req[j];
     for (int j = 0; j < n && wl + 100 < sizeof what; j++) {
       const mpi_req *q = list[j];
       if (q->is_send)
@@ -150,6 +150,7 @@ int replay_run(tit_source *src, const replay_opts *o, replay_result *res, psim_e
   replay R = {0};
   R.o = o;
   R.src = src;
+  tit_borrow_lines(src);   /* replay_rank_run keeps the text of an action in progress */
   R.np = o->np;
   R.err = err;
   R.test_count = 1;

@@ -240,13 +240,17 @@ dyn_track *dyn_new(int np, int nunits, const int *initial_unit) {
   d->marks = xcalloc((size_t)(np ? np : 1), sizeof *d->marks);
   d->unit = xmalloc((size_t)(np ? np : 1) * sizeof *d->unit);
   d->open = xcalloc((size_t)(np ? np : 1), sizeof *d->open);
-  char *seen = xcalloc((size_t)(nunits ? nunits : 1), 1);
+  /* One record per occupied unit at date 0, with its count of ranks (not one per rank: 32
+   * bytes a rank, issue 38). dyn_finish keeps the allocated count at the last record of a
+   * date, so the records of date 0 may come in any order and grouping. */
+  int *count = xcalloc((size_t)(nunits ? nunits : 1), sizeof *count);
   for (int r = 0; r < np; r++) {
     d->unit[r] = initial_unit[r];
-    alloc_push(d, 0, initial_unit[r], 0, 1);
-    if (!seen[initial_unit[r]]) { seen[initial_unit[r]] = 1; alloc_push(d, 0, initial_unit[r], 1, 0); }
+    count[initial_unit[r]]++;
   }
-  free(seen);
+  for (int u = 0; u < nunits; u++)
+    if (count[u]) { alloc_push(d, 0, u, 0, count[u]); alloc_push(d, 0, u, 1, 0); }
+  free(count);
   return d;
 }
 

@@ -23,11 +23,15 @@ typedef struct rop {
   /* peer2: a trace wait's or test's second rank; in a collective's program, how many of the
    * ops before this one are R_ISEND or R_IRECV (so R_WAIT finds its request at once) */
   int32_t peer, peer2, tag;
-  double bytes, amount;
+  /* a send's, receive's or migrate's bytes; a computation's flops or a sleep's seconds: one
+   * field (24 bytes an op: a rank holds its collective's program while it waits in it) */
+  union { double bytes, amount; };
 } rop;
 
-/* A request started by a trace isend/irecv, waited for later by (src, dst, tag). */
-typedef struct keyed { int src, dst, tag; mpi_req *req; } keyed;
+/* The key (src, dst, tag) of a request started by a trace isend/irecv, waited for later by
+ * that key; the requests themselves are in a parallel array (rank.pend_req), which a trace's
+ * waitall waits on as it is. */
+typedef struct keyed { int src, dst, tag; } keyed;
 
 /* RK_QUEUED: a VP ready to run but waiting for its PE; RK_STEP: at a balancing step. */
 typedef enum { RK_READY, RK_BLOCKED, RK_DONE, RK_QUEUED, RK_STEP } rank_state;
@@ -87,10 +91,9 @@ typedef struct rank {
   int npreqs, cappreqs, pwaited;  /* preqs[0..pwaited) already waited for */
   mpi_req *cur;                   /* request a blocking op waits for */
   int nwaiting;                   /* requests it is blocked on that are not done */
-  keyed *pend;
+  keyed *pend;                    /* keys of the pending trace requests, in posting order */
+  mpi_req **pend_req;             /* their requests (NULL: completed by a test), same order */
   int npend, cappend;
-  mpi_req **wq;                   /* R_WAITALL_KEEP: pend's requests, in order */
-  int capwq;
   /* the waitall in progress (waitall_round): its wait group's counter (mpi_req_join), how
    * many of its requests are not complete, and a min-heap of the indices of those complete
    * but not yet taken, so that a round costs O(log n), not a pass over the n requests */

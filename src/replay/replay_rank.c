@@ -36,6 +36,17 @@ static rop *add_op(rank *k) {
   return op;
 }
 
+/* Room for n ops in all: a collective's program is allocated at its length (ranks hold it
+ * while they wait inside it; doubling left a quarter to a half of it unused). */
+static void reserve_ops(rank *k, int n) {
+  if (n <= k->capops) return;
+  rop *ops = xmalloc((size_t)n * sizeof *ops);
+  memcpy(ops, k->ops, (size_t)k->nops * sizeof *ops);
+  if (k->ops != k->inline_ops) free(k->ops);
+  k->ops = ops;
+  k->capops = n;
+}
+
 static void reset_ops(rank *k) {
   if (k->ops != k->inline_ops) free(k->ops);
   k->ops = k->inline_ops;
@@ -305,12 +316,23 @@ static void push_preq(rank *k, mpi_req *q) {
   k->preqs[k->npreqs++] = q;
 }
 
+/* pend_req and pend share one block (requests first, then keys): one allocation per rank. */
 static void push_keyed(rank *k, int src, int dst, int tag, mpi_req *q) {
   if (k->npend == k->cappend) {
-    k->cappend = k->cappend ? 2 * k->cappend : 4;
-    k->pend = xrealloc(k->pend, (size_t)k->cappend * sizeof *k->pend);
+    int cap = k->cappend ? 2 * k->cappend : 4;
+    mpi_req **reqs = xmalloc((size_t)cap * (sizeof *reqs + sizeof *k->pend));
+    keyed *keys = (keyed *)(reqs + cap);
+    if (k->npend) {
+      memcpy(reqs, k->pend_req, (size_t)k->npend * sizeof *reqs);
+      memcpy(keys, k->pend, (size_t)k->npend * sizeof *keys);
+    }
+    free(k->pend_req);
+    k->pend_req = reqs;
+    k->pend = keys;
+    k->cappend = cap;
   }
-  k->pend[k->npend++] = (keyed){src, dst, tag, q};
+  k->pend_req[k->npend] = q;
+  k->pend[k->npend++] = (keyed){src, dst, tag};
 }
 
 static int find_keyed(const rank *k, int src, int dst, int tag) {
@@ -321,6 +343,7 @@ static int find_keyed(const rank *k, int src, int dst, int tag) {
 
 static void remove_keyed(rank *k, int i) {
   memmove(&k->pend[i], &k->pend[i + 1], (size_t)(k->npend - i - 1) * sizeof *k->pend);
+  memmove(&k->pend_req[i], &k->pend_req[i + 1], (size_t)(k->npend - i - 1) * sizeof *k->pend_req);
   k->npend--;
 }
 
@@ -492,7 +515,7 @@ static int op_wait_key(replay *R, rank *k, const rop *op) {
       }
       return 0; /* completed earlier by a test */
     }
-    k->cur = k->pend[i].req;
+    k->cur = k->pend_req[i];
     remove_keyed(k, i);
   }
   return wait_slot(R, k, &k->cur);
@@ -527,7 +550,7 @@ static int op_test_key(replay *R, rank *k, const rop *op) {
      * not even its sleep. */
     int i = find_keyed(k, op->peer, op->peer2, op->tag);
     if (i < 0) return 0;
-    k->cur = k->pend[i].req;
+    k->cur = k->pend_req[i];
     remove_keyed(k, i);
     if (!k->cur) return 0;
     double t = c->grow_injected ? R->test_count * c->test_sleep : c->test_sleep;
@@ -553,22 +576,15 @@ static int op_test_key(replay *R, rank *k, const rop *op) {
 }
 
 /* A trace's waitall: as R_WAITALL, rounds of waitany over the requests in the order they were
- * posted (pend does not change while the rank waits: copied at the first round only). */
+ * posted (pend_req, which does not change while the rank waits). */
 static int op_waitall_keep(replay *R, rank *k, const rop *op) {
   (void)op;
-  if (k->step == STEP_START) {
-    if (k->npend > k->capwq) {
-      k->capwq = k->npend;
-      k->wq = xrealloc(k->wq, (size_t)k->capwq * sizeof *k->wq);
-    }
-    for (int i = 0; i < k->npend; i++) k->wq[i] = k->pend[i].req;
-  }
-  if (waitall_stops(R, k, k->wq, k->npend)) return 1;
+  if (waitall_stops(R, k, k->pend_req, k->npend)) return 1;
   for (int i = 0; i < k->npend; i++)
-    if (k->pend[i].req) {
-      mpi_req_leave(k->pend[i].req);
-      count_done(k, k->pend[i].req);
-      mpi_req_release(R->world, k->pend[i].req);
+    if (k->pend_req[i]) {
+      mpi_req_leave(k->pend_req[i]);
+      count_done(k, k->pend_req[i]);
+      mpi_req_release(R->world, k->pend_req[i]);
     }
   k->npend = 0;
   return 0;
@@ -696,14 +712,14 @@ static int translate(replay *R, rank *k) {
     return -1;
   }
   int nreq = 0;   /* R_ISEND and R_IRECV ops so far (rop.peer2) */
+  reserve_ops(k, k->nops + R->prog.n + (is_reduction(a->kind) && a->amount > 0));
   for (int i = 0; i < R->prog.n; i++) {
     const coll_op *co = &R->prog.ops[i];
     op = add_op(k);
     op->ctx = MPI_CTX_COLL;
     op->peer = co->peer;
     op->tag = co->tag;
-    op->bytes = co->bytes;
-    op->amount = co->flops;
+    op->bytes = co->kind == CO_COMPUTE ? co->flops : co->bytes;   /* amount for a computation */
     switch ((coll_opkind)co->kind) {
     case CO_ISEND: op->kind = R_ISEND; break;
     case CO_IRECV: op->kind = R_IRECV; break;
@@ -760,10 +776,20 @@ static void progress(replay *R) {
           (unsigned long long)R->actions);
 }
 
+static void run_rank(replay *R, rank *k, int id);
+
+/* The source lends each line until the next read of any rank (tit_borrow_lines, set by
+ * replay_run): a rank that stops in the middle of an action (blocked, or giving up its turn)
+ * keeps its text. */
 void replay_rank_run(void *ctx, int id) {
   replay *R = ctx;
   if (id >= R->np) { replay_mtx_token(R, id - R->np); return; }
   rank *k = &R->ranks[id];
+  run_rank(R, k, id);
+  keep_text(k);
+}
+
+static void run_rank(replay *R, rank *k, int id) {
   if (R->failed || k->state == RK_DONE) return;
   k->state = RK_READY;
   if (k->yields && !R->vp) {   /* a turn still owed (see the run loop) */
@@ -862,8 +888,7 @@ int replay_rank_move(replay *R, rank *k) {
 void replay_rank_free(rank *k) {
   if (k->ops != k->inline_ops) free(k->ops);
   free(k->preqs);
-  free(k->pend);
-  free(k->wq);
+  free(k->pend_req);   /* and pend, in the same block */
   free(k->wdone);
   free(k->text);
 }
