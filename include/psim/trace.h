@@ -114,6 +114,10 @@ int tit_next(tit_source *s, int r, tit_action *a, psim_err *err);
 
 void tit_close(tit_source *s);
 
+/* Extrae's value of MPI function `name` in its MPI call events ("MPI_Send" 1, "MPI_Recv" 2...:
+ * the numbering the Paraver reader assumes without a .pcf), 0 when it has none here. */
+int tit_prv_call_value(const char *name);
+
 /* "TIT", or the format a foreign trace was converted from ("Paraver", "Dimemas", "GOAL"). */
 const char *tit_format(const tit_source *s);
 

@@ -30,6 +30,7 @@ typedef struct msg {
   double t;
   int peer, tag;
   double size;
+  long seq;   /* order in the file: records of the same time keep it */
 } msg;
 
 typedef struct ptask {
@@ -67,6 +68,12 @@ static const struct { int value; const char *name; } extrae_defaults[] = {
     {42, "MPI_Sendrecv_replace"}, {62, "MPI_Waitany"}, {63, "MPI_Waitsome"},
     {80, "MPI_Reduce_scatter"}, {81, "MPI_Scan"},
 };
+
+int tit_prv_call_value(const char *name) {
+  for (size_t i = 0; i < sizeof extrae_defaults / sizeof *extrae_defaults; i++)
+    if (!strcmp(extrae_defaults[i].name, name)) return extrae_defaults[i].value;
+  return 0;
+}
 
 static const char *call_name(const prv *P, int type, int value) {
   for (size_t i = 0; i < P->names.len; i++)
@@ -249,7 +256,7 @@ static int record_comm(prv *P, const char **f, const size_t *fl, int nf, long li
     return -1;
   if (fx_long(f[14], fl[14], &tag) < 0 || tag < 0 || tag > 2147483647L)
     return fx_bad(err, P->t->path, line, "Paraver communication record: expected a tag", f[14], fl[14]);
-  msg ms = {ls, d, (int)tag, size}, mr = {lr, s, (int)tag, size};
+  msg ms = {ls, d, (int)tag, size, line}, mr = {lr, s, (int)tag, size, line};
   VEC_PUSH(P->task[s].sends, ms);
   VEC_PUSH(P->task[d].recvs, mr);
   return 0;
@@ -265,8 +272,49 @@ static int record_communicator(prv *P, const char **f, const size_t *fl, int nf,
 }
 
 static int by_time(const void *a, const void *b) {
-  double x = ((const msg *)a)->t, y = ((const msg *)b)->t;
-  return x < y ? -1 : x > y;
+  const msg *x = a, *y = b;
+  if (x->t != y->t) return x->t < y->t ? -1 : 1;
+  return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Gives each record of m[0..n) (sorted by time) to a call of class `want` (send-like or
+ * receive-like): the call entered last at or before the record's logical time (Extrae's
+ * logical send and receive times are the entries of the calls), the first of several entered
+ * at that same time that has none yet, if the record's time is not past the call's end.
+ * got[i] = the record of call i, or -1. A call without a side (MPI_Sendrecv with
+ * MPI_PROC_NULL) thus takes no record of the next call, as taking each class's next record in
+ * turn did. Returns the records given to no call. */
+static long attach(const ptask *T, const prv *P, const msg *m, size_t n, int want, long *got) {
+  VEC(size_t) idx = {0};   /* the calls of that class, in order */
+  for (size_t i = 0; i < T->calls.len; i++) {
+    got[i] = -1;
+    const call *c = &T->calls.data[i];
+    tit_kind k;
+    const char *name = call_name(P, c->type, c->value);
+    int cls = name ? classify(name, &k) : K_NONE;
+    int is = want == K_SEND ? cls == K_SEND || cls == K_ISEND || cls == K_SENDRECV
+                            : cls == K_RECV || cls == K_IRECV || cls == K_SENDRECV;
+    if (is) VEC_PUSH(idx, i);
+  }
+  long left = 0;
+  for (size_t r = 0; r < n; r++) {
+    size_t lo = 0, hi = idx.len;   /* the first call entered after the record's time */
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (T->calls.data[idx.data[mid]].tin <= m[r].t) lo = mid + 1;
+      else hi = mid;
+    }
+    size_t j = lo, first = lo;
+    if (j == 0) { left++; continue; }
+    double tin = T->calls.data[idx.data[j - 1]].tin;
+    while (first > 0 && T->calls.data[idx.data[first - 1]].tin == tin) first--;
+    size_t q = first;
+    while (q < j && got[idx.data[q]] >= 0) q++;
+    if (q == j || m[r].t > T->calls.data[idx.data[q]].tout) { left++; continue; }
+    got[idx.data[q]] = (long)r;
+  }
+  VEC_FREE(idx);
+  return left;
 }
 
 /* A task's calls and messages into actions. */
@@ -276,9 +324,15 @@ static void convert_task(prv *P, int r, double unit, long *no_msg, long *sub_com
   /* an empty list has no array: qsort may not be given NULL (UBSan) */
   if (T->sends.len) qsort(T->sends.data, T->sends.len, sizeof(msg), by_time);
   if (T->recvs.len) qsort(T->recvs.data, T->recvs.len, sizeof(msg), by_time);
-  size_t si = 0, ri = 0;
+  long *sent = xcalloc(T->calls.len + 1, sizeof *sent), *got = xcalloc(T->calls.len + 1, sizeof *got);
+  *left += attach(T, P, T->sends.data, T->sends.len, K_SEND, sent);
+  *left += attach(T, P, T->recvs.data, T->recvs.len, K_RECV, got);
   VEC(long) pending = {0};   /* isend/irecv not yet waited, oldest first */
-  double prev = T->start >= 0 ? T->start : (T->calls.len ? T->calls.data[0].tin : 0);
+  /* the task starts at its first Running state, or at its first call when that comes first
+   * (a task whose first state is an MPI call's: psim's --trace-prv of a rank that receives
+   * before it computes) */
+  double first = T->calls.len ? T->calls.data[0].tin : 0;
+  double prev = T->start >= 0 && (T->start < first || !T->calls.len) ? T->start : first;
   /* Before its first Running state a task did not exist yet (Not created): not compute, but
    * the traced run waited for it, so the replay does too. */
   if (prev > 0) fx_push(t, r, TIT_SLEEP)->secs = prev * unit;
@@ -291,26 +345,23 @@ static void convert_task(prv *P, int r, double unit, long *no_msg, long *sub_com
     tit_kind ck = TIT_NOOP;
     int cls = name ? classify(name, &ck) : K_NONE;
     if (!name) { P->unknown++; continue; }
+    /* a sendrecv with one side only (MPI_PROC_NULL) is that side */
+    int one_side = cls == K_SENDRECV && (sent[i] < 0) != (got[i] < 0);
     if (cls == K_SEND || cls == K_ISEND || cls == K_SENDRECV) {
-      /* messages sent before this call ended that no earlier call took */
-      int got = 0;
-      while (si < T->sends.len && T->sends.data[si].t <= c->tout) {
-        msg *m = &T->sends.data[si++];
+      if (sent[i] >= 0) {
+        msg *m = &T->sends.data[sent[i]];
         fx_op *o = fx_push(t, r, cls == K_ISEND ? TIT_ISEND : TIT_SEND);
         o->peer = m->peer; o->tag = m->tag; o->bytes = m->size;
         if (cls == K_ISEND) VEC_PUSH(pending, (long)t->ranks[r].len - 1);
-        got = 1;
-        break;   /* one message per call */
-      }
-      if (!got) (*no_msg)++;
+      } else if (!one_side) (*no_msg)++;
     }
     if (cls == K_RECV || cls == K_IRECV || cls == K_SENDRECV) {
-      if (ri < T->recvs.len) {
-        msg *m = &T->recvs.data[ri++];
+      if (got[i] >= 0) {
+        msg *m = &T->recvs.data[got[i]];
         fx_op *o = fx_push(t, r, cls == K_IRECV ? TIT_IRECV : TIT_RECV);
         o->peer = m->peer; o->tag = m->tag; o->bytes = m->size;
         if (cls == K_IRECV) VEC_PUSH(pending, (long)t->ranks[r].len - 1);
-      } else (*no_msg)++;
+      } else if (!one_side) (*no_msg)++;
     }
     if (cls == K_WAIT && pending.len) {
       fx_push(t, r, TIT_WAIT)->req = pending.data[0];
@@ -335,7 +386,8 @@ static void convert_task(prv *P, int r, double unit, long *no_msg, long *sub_com
       }
     }
   }
-  *left += (long)(T->sends.len - si) + (long)(T->recvs.len - ri);
+  free(sent);
+  free(got);
   VEC_FREE(pending);
 }
 

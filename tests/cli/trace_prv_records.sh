@@ -1,0 +1,47 @@
+#!/bin/sh
+# psim's Paraver reader (src/trace/trace_prv.c) gives each communication record to the call
+# entered last at or before its logical time (Extrae's logical send and receive times are the
+# calls' entries), issue 37. A halo exchange's end ranks make MPI_Sendrecv calls with one side
+# on MPI_PROC_NULL: giving each call the next record of its kind in turn moved the record of
+# the second Sendrecv onto the first, so that both ranks sent first (a deadlock at 1 MB,
+# rendez-vous) and the later records of the task shifted. A task whose first state is an MPI
+# call's starts at that call: it does not sleep until its first Running state.
+set -u
+. "$(dirname "$0")/../lib/common.sh"
+fails=0
+cd "$TMPD" || exit 1
+# task 1: Sendrecv [0,100] receives from task 2 (sends to PROC_NULL), Sendrecv [100,200] sends
+# to task 2 (receives from PROC_NULL); task 2 the mirror image. Task 2 runs (state 1) only after.
+cat > sr.prv <<'EOF'
+#Paraver (01/01/1970 at 00:00):300_ns:1(2):1:2(1:1,1:1),1
+c:1:1:2:1:2
+1:1:1:1:1:0:100:16
+1:2:1:2:1:0:100:16
+2:1:1:1:1:0:50000001:41
+2:2:1:2:1:0:50000001:41
+3:2:1:2:1:0:0:1:1:1:1:0:100:1000000:5
+2:1:1:1:1:100:50000001:0
+2:1:1:1:1:100:50000001:41
+2:2:1:2:1:100:50000001:0
+2:2:1:2:1:100:50000001:41
+1:1:1:1:1:100:200:16
+1:2:1:2:1:100:200:16
+3:1:1:1:1:100:100:2:1:2:1:100:200:1000000:6
+2:1:1:1:1:200:50000001:0
+2:2:1:2:1:200:50000001:0
+1:2:1:2:1:200:300:1
+EOF
+"$PSIM" trace convert sr.prv -o out > /dev/null 2> err || bad "trace convert sr.prv: $(cat err)"
+[ -s err ] && bad "warnings on a complete trace: $(cat err)"
+want0="0 init
+0 recv 1 5 1000000
+0 send 1 6 1000000
+0 finalize"
+want1="1 init
+1 send 0 5 1000000
+1 recv 0 6 1000000
+1 finalize"
+[ "$(cat out/rank-0.txt)" = "$want0" ] || bad "rank 0: $(cat out/rank-0.txt)"
+[ "$(cat out/rank-1.txt)" = "$want1" ] || bad "rank 1: $(cat out/rank-1.txt)"
+"$PSIM" replay --quiet --np 2 sr.prv --json r.json 2> err || bad "replay sr.prv: exit $?: $(cat err)"
+finish $fails
