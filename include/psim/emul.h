@@ -43,6 +43,8 @@ typedef struct emu_opts {
                                  smpi/test, smpi/iprobe, smpi/grow-injected-times); 0 (the
                                  default): a rank polling in vain waits for the next event */
   size_t stack_size;          /* per rank, bytes */
+  struct emu_repeat *repeat;  /* --repeat: the bursts of earlier runs of the same program, each
+                                 charged the least of its measurements (NULL: one run) */
   int threads;                /* --threads: OS threads the ranks' own code runs on, in the
                                  turns' order of src/emul/emu_par.c (the same for every N);
                                  0 (the default): psim's own thread, in its own order */
@@ -77,6 +79,20 @@ typedef struct emu_opts {
 } emu_opts;
 
 void emu_opts_init(emu_opts *o, const platform *p, int np);
+
+/* Measuring a program several times (psim run --repeat K; src/emul/emu_repeat.c): each burst
+ * of each rank is charged the least of its measurements in the runs made with the same
+ * emu_repeat, as long as the rank makes the same MPI calls in the same order (else its later
+ * bursts are each run's own). emu_run starts a run of it (emu_repeat_begin). */
+typedef struct emu_repeat emu_repeat;
+emu_repeat *emu_repeat_new(int np);
+void emu_repeat_free(emu_repeat *x);
+void emu_repeat_begin(emu_repeat *x);
+/* The seconds to charge for `rank`'s next burst, measured `seconds`, ended by `call`. */
+double emu_repeat_burst(emu_repeat *x, int rank, const char *call, double seconds);
+/* Ranks that took another path in some run; bursts stored (the first run's). */
+int emu_repeat_diverged(const emu_repeat *x);
+long emu_repeat_bursts(const emu_repeat *x);
 /* --cfg key:value: model properties, smpi/<collective>, smpi/iprobe, smpi/cpu-threshold,
  * smpi/host-speed, smpi/simulate-computation. */
 int emu_opts_cfg(emu_opts *o, const char *key, const char *value, psim_err *err);

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -66,6 +67,10 @@ static const char *HELP =
     "                      collectives' local copies, measured (default yes)\n"
     CLI_CPU_HELP
     "  --stack-size SIZE   stack of each rank (default 8M; K, M, G suffixes)\n"
+    "  --repeat K          run the program K times and charge each burst of computation the\n"
+    "                      least of its K measurements (the least disturbed, as the best of\n"
+    "                      K real runs): a steadier prediction for K times the wall time;\n"
+    "                      the program's stdout of the first K-1 runs is discarded\n"
     "  --compute-limit S   stop the run when a rank runs its own code S seconds (wall time)\n"
     "                      without calling MPI: ranks take turns on one core, so one that\n"
     "                      never calls MPI again would hang the run (default 300; 0: none)\n"
@@ -186,7 +191,7 @@ static void selector_line(FILE *f, const coll_selector *c, int prog_mpi, int giv
 typedef struct run_args {
   const char *platform_path, *hostfile, *json, *actions, *network, *privatize;
   const char *trace_tit, *measure_tasks, *task_costs, *machine_file, *background;
-  long np;
+  long np, repeat;
   int quiet, shared, measure, singleton, threads;
   int prog_at;                /* argv index of the program */
   double speed_ref, threshold, compute_limit;   /* 0 / negative: not given */
@@ -202,7 +207,9 @@ typedef struct run_args {
 /* A value that is not psim's own: the number, a speed or seconds, checked here so that a bad
  * one is a usage error before the program or the platform is read. 0, or -1 (printed). */
 static int parse_value(run_args *a, const char *opt, const char *v) {
-  if (!strcmp(opt, "--np") || !strcmp(opt, "-np") || !strcmp(opt, "-n")) {
+  if (!strcmp(opt, "--repeat")) {
+    if ((a->repeat = cli_int("run", opt, v)) <= 0) { if (a->repeat == 0) cli_usage("run", "--repeat must be at least 1"); return -1; }
+  } else if (!strcmp(opt, "--np") || !strcmp(opt, "-np") || !strcmp(opt, "-n")) {
     if ((a->np = cli_int("run", opt, v)) <= 0) { if (a->np == 0) cli_usage("run", "--np must be at least 1"); return -1; }
   } else if (!strcmp(opt, "--host-speed-ref")) {
     int w = 0;
@@ -241,7 +248,7 @@ static const char **string_option(run_args *a, const char *opt) {
  * the program's). 0, RUN_HELP_SHOWN, or the exit status after a usage error. */
 static int parse_args(int argc, char **argv, run_args *a) {
   static const char *const numeric[] = {"--np", "-np", "-n", "--host-speed-ref", "--compute-limit",
-                                        "--cpu-threshold", "--stack-size", NULL};
+                                        "--cpu-threshold", "--stack-size", "--repeat", NULL};
   for (int i = 1; i < argc; i++) {
     const char *o = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -449,9 +456,41 @@ typedef struct run_outcome {
 /* The run, then psim's stdout back and --actions closed (its lines are complete). 0 when
  * there are results to write (a deadlock included), else the exit status: under
  * --singleton, the status the program chose, as for any program. */
+/* --repeat K: the first K-1 runs, measuring only (no observers, no --actions nor traces, the
+ * program's stdout to /dev/null); each burst of the last run is then charged the least of its
+ * K measurements (emu_repeat). 0, or the exit status of a run that failed. */
+static int measure_runs(const run_args *a, run_setup *s) {
+  if (a->repeat <= 1) return 0;
+  s->o.repeat = emu_repeat_new((int)a->np);
+  emu_opts pre = s->o;
+  int status = 0;
+  pre.observers = NULL, pre.nobservers = 0, pre.actions = NULL, pre.trace_tit = NULL, pre.measure_tasks = NULL;
+  pre.status = &status;
+  for (long i = 1; i < a->repeat; i++) {
+    psim_err err;
+    psim_err_clear(&err);
+    replay_result res;
+    fflush(stdout);
+    int keep = dup(1), nul = open("/dev/null", O_WRONLY);
+    if (keep >= 0 && nul >= 0) dup2(nul, 1);
+    int r = emu_run(&pre, &res, &err);
+    fflush(stdout);
+    if (keep >= 0) dup2(keep, 1), close(keep);
+    if (nul >= 0) close(nul);
+    replay_result_free(&res);
+    if (r < 0) {
+      fprintf(stderr, "psim run: --repeat: run %ld of %ld failed\n", i, a->repeat);
+      return cli_fail(&err);
+    }
+  }
+  return 0;
+}
+
 static int run_program(const run_args *a, run_setup *s, run_outcome *out) {
   psim_err err;
   psim_err_clear(&err);
+  int rc = measure_runs(a, s);
+  if (rc) return rc;
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   int r = emu_run(&s->o, &out->res, &err);
@@ -484,6 +523,14 @@ static int emit(run_args *a, const run_setup *s, const run_outcome *out) {
     obs_write_summary(stdout, res, &m);
     selector_line(stdout, &s->o.coll, s->prog_mpi, s->sel_given, s->psimcc_sel && !s->prog_mpi);
   }
+  if (!a->quiet && s->o.repeat) {
+    int d = emu_repeat_diverged(s->o.repeat);
+    fprintf(stderr, "psim: --repeat %ld: each of %ld bursts charged the least of its %ld measurements", a->repeat,
+            emu_repeat_bursts(s->o.repeat), a->repeat);
+    if (d) fprintf(stderr, "; %d rank%s took another path in some run (%s later bursts are that run's own)", d,
+                   d > 1 ? "s" : "", d > 1 ? "their" : "its");
+    fputc('\n', stderr);
+  }
   if (!a->quiet)
     fprintf(stderr, "psim: %d ranks, %llu MPI calls and computations, %llu messages in %.3f s wall (%.0f messages/s)\n",
             res->np, (unsigned long long)res->actions, (unsigned long long)res->messages, out->wall,
@@ -498,6 +545,7 @@ static void run_free(run_args *a, run_setup *s, run_outcome *out) {
   stdout_back(&s->saved_stdout);
   cli_observe_free(&a->obsv);
   replay_result_free(&out->res);
+  emu_repeat_free(s->o.repeat);
   free(s->hosts);
   machine_free(s->mach);
   plat_free(s->plat);

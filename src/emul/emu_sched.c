@@ -486,6 +486,7 @@ void emu_enter(const char *name) {
   if (k->depth++ > 0) return;
   /* measured before the rank waits for its turn (--threads): the wait is not its work */
   double burst = S->o->measure && !k->loading ? emu_burst(k) : 0;
+  if (S->o->repeat && S->o->measure && !k->loading) burst = emu_repeat_burst(S->o->repeat, k->id, name, burst);
   if (k->par_u) emu_par_own(k, 0);
   emu_watch_enter(S);
   k->call = name;
@@ -585,7 +586,7 @@ void emu_rank_exit(int code) {
   k->exit_code = code;
   if (k->par_u) emu_par_own(k, 1);   /* its end is the kernel's business: in turn */
   if (!k->finalized && S->o->measure && k->depth == 0) {
-    double burst = emu_burst(k);
+    double burst = emu_repeat_burst(S->o->repeat, k->id, "(end)", emu_burst(k));
     k->cpu_own += burst;
     charge_cpu(S, k, burst, 1);   /* the last burst, and the carry with it */
   }
@@ -840,6 +841,7 @@ static char **copy_argv(int argc, char **argv) {
 
 int emu_run(const emu_opts *o, replay_result *res, psim_err *err) {
   memset(res, 0, sizeof *res);
+  if (o->repeat) emu_repeat_begin(o->repeat);
   if (emu_current) return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "one psim run at a time per process");
   emu_sim *S = xcalloc(1, sizeof *S);
   S->o = o;
