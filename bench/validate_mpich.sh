@@ -16,6 +16,7 @@
 #          -k KINDS the kinds of rows (default "net pack pdgemm hpcc hpcg comd")
 #          -p FILE  the platform (default: psim calibrate --machine, measured first)
 #          -w DIR   keep builds and outputs in DIR (builds are reused when present)
+#          -a ARGS  more options for every psim run (e.g. "--repeat 3" or "--threads 2")
 #          -s       emulation speed only: MPIRandomAccess, real and simulated wall time
 #          -h       this help
 # What is compared:
@@ -58,13 +59,15 @@ PLATFORM=
 NP=2
 SPEED_ONLY=
 usage() { sed -n '2,/^set -u/p' "$0" | sed -e '/^set -u/d' -e 's/^# \{0,1\}//'; }
-while getopts r:n:k:p:w:sh o; do
+RUN_ARGS=
+while getopts r:n:k:p:w:a:sh o; do
   case $o in
     r) REPEATS=$OPTARG ;;
     n) SIZES=$OPTARG ;;
     k) KINDS=$OPTARG ;;
     p) PLATFORM=$OPTARG ;;
     w) W=$OPTARG ;;
+    a) RUN_ARGS=$OPTARG ;;
     s) SPEED_ONLY=1 KINDS=hpcc ;;
     h) usage; exit 0 ;;
     *) usage >&2; exit 2 ;;
@@ -153,7 +156,8 @@ if [ -z "$PLATFORM" ]; then
     --save-measurements "$W/measurements.txt" > "$W/calibrate.txt" || { log "psim calibrate --machine failed"; exit 1; }
   log "platform: $PLATFORM ($(grep '^worst residual' "$W/calibrate.txt"))"
 fi
-PSIM_RUN="$PSIM run --np $NP --platform $PLATFORM -q"
+PSIM_RUN="$PSIM run --np $NP --platform $PLATFORM -q $RUN_ARGS"
+[ -z "$RUN_ARGS" ] || log "psim run $RUN_ARGS"
 
 # ---- sources and builds (each once per kind, real and psim) ----
 # A public repository's source, cloned once into the cache unless its variable names a tree.
