@@ -1,6 +1,7 @@
-/* psim run --threads (tests/cli/run_threads.sh): every rank, -n times, spins for -s seconds of
- * its own CPU time (clock_gettime's CPU clock is the rank's, rt_clock.c) or declares -f flops
- * (psim_compute), writes a line to stdout and one to stderr, then all reduce a sum. Options are
+/* psim run --threads (tests/cli/run_threads.sh, bench/run_threads.sh): every rank, -n times,
+ * spins for -s seconds of its own CPU time (clock_gettime's CPU clock is the rank's,
+ * rt_clock.c), runs -w million steps of a dependent multiply-add (a fixed amount of work), or
+ * declares -f flops (psim_compute), writes a line to stdout and one to stderr, then all reduce a sum. Options are
  * parsed with getopt_long after MPI_Init, by every rank at once under --threads. The last line
  * says on how many OS threads the ranks ran (-t only: it is the one line that differs). */
 #include <getopt.h>
@@ -21,18 +22,20 @@ static double cpu(void) {
 
 int main(int argc, char **argv) {
   int rank, size, n = 3, tids = 0;
-  double secs = 0, flops = 0;
+  double secs = 0, flops = 0, work = 0;
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   static const struct option lo[] = {{"iters", 1, 0, 'n'}, {"spin", 1, 0, 's'}, {"flops", 1, 0, 'f'},
-                                     {"tids", 0, 0, 't'}, {0, 0, 0, 0}};
+                                     {"tids", 0, 0, 't'}, {"work", 1, 0, 'w'},
+                                     {0, 0, 0, 0}};
   int c;
-  while ((c = getopt_long(argc, argv, "n:s:f:t", lo, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "n:s:f:tw:", lo, NULL)) != -1) {
     if (c == 'n') n = atoi(optarg);
     else if (c == 's') secs = atof(optarg);
     else if (c == 'f') flops = atof(optarg);
     else if (c == 't') tids = 1;
+    else if (c == 'w') work = atof(optarg);
     else return 2;
   }
   long sum = 0;
@@ -43,6 +46,9 @@ int main(int argc, char **argv) {
       while (cpu() - t0 < secs) x += 1;
     }
     if (flops > 0) psim_compute(flops);
+    double y = 1.0;
+    for (long s = 0; s < (long)(work * 1e6); s++) y = y * 0.999999 + 1e-7;
+    x += y;
     printf("rank %d iteration %d of %d\n", rank, i, n);
     fprintf(stderr, "rank %d stderr %d\n", rank, i);
     long mine = (long)(rank + 1) * (i + 1), all = 0;
