@@ -17,7 +17,7 @@ command -v cc >/dev/null 2>&1 || want="$want gcc libc6-dev"
 case "${1:-build}" in
   bench) want="$want time bc libsimgrid-dev libhdf5-mpich-dev mpich hdf5-tools" ;;
   mpi) want="$want libcmocka-dev libmpich-dev mpich" ;;
-  test|all) want="$want libcmocka-dev libsimgrid-dev python3 valgrind zstd gzip clang pajeng chromium libopenblas-dev libotf2-trace-dev libmpich-dev mpich libscalapack-mpich-dev autoconf netpipe-mpich2 libcoarrays-mpich-dev nwchem-mpich libopenmpi-dev netpipe-openmpi hpcc lammps lammps-examples mumps-test" ;;
+  test|all) want="$want libcmocka-dev libsimgrid-dev python3 valgrind zstd gzip clang pajeng chromium libopenblas-dev libotf2-trace-dev otf2-tools libmpich-dev mpich libscalapack-mpich-dev autoconf netpipe-mpich2 libcoarrays-mpich-dev nwchem-mpich libopenmpi-dev netpipe-openmpi hpcc lammps lammps-examples mumps-test" ;;
 esac
 missing=""
 for p in $want; do

@@ -126,13 +126,40 @@ obs_chrome *obs_chrome_new(FILE *f, const platform *plat, const int *rank_host, 
 replay_observer obs_chrome_observer(obs_chrome *w);
 void obs_chrome_free(obs_chrome *w);
 
-/* A trace writer chosen by the file name: *.paje / *.trace -> Paje, *.json -> Chrome.
+/* Paraver trace (BSC's Paraver, Extrae's format): FILE.prv with FILE.pcf (names) and FILE.row
+ * (resources) beside it: a state per action, MPI call events, a communication record per
+ * point-to-point message. Everything is kept until obs_prv_write, after the run, which
+ * writes the .prv to f (the caller closes it) and the .pcf and .row (-1 with err when they
+ * cannot be written). */
+typedef struct obs_prv obs_prv;
+obs_prv *obs_prv_new(FILE *f, const char *path, const platform *plat, const int *rank_host, int np);
+replay_observer obs_prv_observer(obs_prv *w);
+int obs_prv_write(obs_prv *w, psim_err *err);
+void obs_prv_free(obs_prv *w);
+
+/* OTF2 archive (Vampir, Score-P's format) DIR/NAME.otf2, DIR/NAME.def, DIR/NAME/: regions per
+ * MPI call, point-to-point and collective records. Kept until obs_otf2_write, after the run.
+ * A psim built without libotf2: obs_otf2_new returns NULL with err naming the package. */
+typedef struct obs_otf2 obs_otf2;
+obs_otf2 *obs_otf2_new(const char *dir, const char *name, const platform *plat, const int *rank_host, int np,
+                       psim_err *err);
+replay_observer obs_otf2_observer(obs_otf2 *w);
+int obs_otf2_write(obs_otf2 *w, psim_err *err);
+void obs_otf2_free(obs_otf2 *w);
+
+/* A trace writer chosen by the file name: *.paje / *.trace -> Paje, *.json -> Chrome,
+ * *.prv -> Paraver, *.otf2 -> OTF2 (the anchor: its .def and directory go beside it), or by
+ * the format named (--trace-prv FILE, --trace-otf2 DIR: the archive DIR/traces.otf2).
  * Returns NULL with err when the extension is unknown or the file cannot be opened. */
+typedef enum { OBS_TRACE_BY_NAME, OBS_TRACE_PAJE, OBS_TRACE_CHROME, OBS_TRACE_PRV, OBS_TRACE_OTF2 } obs_trace_format;
 typedef struct obs_trace obs_trace;
 obs_trace *obs_trace_open(const char *path, const platform *plat, const int *rank_host, int np,
                           psim_err *err);
+obs_trace *obs_trace_open_as(const char *path, obs_trace_format format, const platform *plat,
+                             const int *rank_host, int np, psim_err *err);
 replay_observer obs_trace_observer(obs_trace *t);
-/* Closes the file; returns -1 with err when writing failed. */
+/* Writes what is written after the run (Paraver, OTF2) and closes the files; returns -1 with
+ * err when writing failed. */
 int obs_trace_close(obs_trace *t, psim_err *err);
 
 /* Progress on a terminal (simulated time, actions, actions/s), cleared at the end. Give it

@@ -8,6 +8,7 @@
 #include "cli/cli_emit.h"
 #include "cli/dyn_args.h"
 #include "cli/run_args.h"
+#include "cli/run_observe.h"
 #include "psim/observe.h"
 #include "psim/replay.h"
 
@@ -43,7 +44,10 @@ static const char *HELP =
     "  --json FILE         write the results as JSON ('-' = stdout)\n"
     "  --actions FILE      log each finished action: END_TIME RANK ACTION DURATION ('-' = stdout)\n"
     "  --trace FILE        write a timeline of the run: FILE.paje = Paje (ViTE, PajeNG's pj_dump),\n"
-    "                      FILE.json = Chrome trace events (Perfetto, chrome://tracing); repeatable\n"
+    "                      FILE.json = Chrome trace events (Perfetto, chrome://tracing), FILE.prv =\n"
+    "                      Paraver (with FILE.pcf, FILE.row), FILE.otf2 = OTF2 (Vampir); repeatable\n"
+    "  --trace-prv FILE    Paraver trace FILE (and its .pcf, .row), whatever its name\n"
+    "  --trace-otf2 DIR    OTF2 archive DIR/traces.otf2 (Score-P's layout; psim replay DIR reads it)\n"
     "  --report FILE.html  write the HTML report of the run (charts, critical path; see psim report)\n"
     "  --timeline          add the report's data to --json: \"timeline\", \"comm_matrix\",\n"
     "                      \"critical_path\" (psim report turns that document into the HTML report)\n"
@@ -62,6 +66,7 @@ static const char *HELP =
     "  psim replay /tmp/st --machine /tmp/m\n"
     "  psim replay /tmp/st --cfg cpu/recv-cost:0.5 --cfg background/count:1 --json /tmp/cpu.json\n"
     "  psim replay /tmp/st --host-events 't=0.001:remove=8-15'   # 8 hosts leave at 1 ms\n"
+    "  psim replay /tmp/st --trace-prv /tmp/st.prv            # Paraver: /tmp/st.prv, .pcf, .row\n"
     "\n"
     "Exit status: 0 ok, 2 bad input (the message names the file and line), 3 deadlock (each\n"
     "blocked rank is listed with its pending action and where it comes from).\n";
@@ -89,7 +94,7 @@ int cmd_replay_with(int argc, char **argv, int (*prepare)(void *ctx), void *ctx)
   cli_run run = {0};
   cli_dyn dyn;
   cli_dyn_init(&dyn);
-  VEC(const char *) traces_out = {0};
+  cli_trace_outs traces_out = {0};
   VEC(obs_trace *) writers = {0};
   VEC(replay_observer) obs = {0};
   FILE *af = NULL;
@@ -106,12 +111,14 @@ int cmd_replay_with(int argc, char **argv, int (*prepare)(void *ctx), void *ctx)
     k = cli_run_option(&run, cmd, argc, argv, &i);
     if (k < 0) goto out;
     if (k > 0) continue;
+    k = cli_trace_option(&traces_out, cmd, argc, argv, &i);
+    if (k < 0) goto out;
+    if (k > 0) continue;
 #define NEEDV() do { if (!v) { rc = cli_usage(cmd, "%s needs a value", a); goto out; } i++; } while (0)
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(HELP, stdout); rc = 0; goto out; }
     else if (!strcmp(a, "--list-algorithms")) { rc = list_algorithms(); goto out; }
     else if (!strcmp(a, "--json")) { NEEDV(); json = v; }
     else if (!strcmp(a, "--actions")) { NEEDV(); actions = v; }
-    else if (!strcmp(a, "--trace")) { NEEDV(); VEC_PUSH(traces_out, v); }
     else if (!strcmp(a, "--report")) { NEEDV(); report = v; }
     else if (!strcmp(a, "--timeline")) timeline = 1;
     else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) quiet = 1;
@@ -140,7 +147,8 @@ int cmd_replay_with(int argc, char **argv, int (*prepare)(void *ctx), void *ctx)
   if (actions && !(af = cli_open_out(actions))) goto out;
   o->actions = af;
   for (size_t i = 0; i < traces_out.len; i++) {
-    obs_trace *t = obs_trace_open(traces_out.data[i], run.plat, run.rank_host, (int)run.np, &err);
+    obs_trace *t = obs_trace_open_as(traces_out.data[i].path, traces_out.data[i].format, run.plat, run.rank_host,
+                                     (int)run.np, &err);
     if (!t) { rc = cli_fail(&err); goto out; }
     VEC_PUSH(writers, t);
     VEC_PUSH(obs, obs_trace_observer(t));

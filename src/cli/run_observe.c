@@ -11,14 +11,24 @@ void cli_observe_init(cli_observe *c, int progress) {
   c->progress = progress;
 }
 
+int cli_trace_option(cli_trace_outs *v, const char *cmd, int argc, char **argv, int *i) {
+  const char *a = argv[*i];
+  obs_trace_format f = !strcmp(a, "--trace") ? OBS_TRACE_BY_NAME : !strcmp(a, "--trace-prv") ? OBS_TRACE_PRV
+                       : !strcmp(a, "--trace-otf2") ? OBS_TRACE_OTF2 : (obs_trace_format)-1;
+  if ((int)f < 0) return 0;
+  if (*i + 1 >= argc) { cli_usage(cmd, "%s needs a value", a); return -1; }
+  VEC_PUSH(*v, ((cli_trace_out){argv[++*i], f}));
+  return 1;
+}
+
 int cli_observe_option(cli_observe *c, const char *cmd, int argc, char **argv, int *i) {
   c->argc = argc;
   c->argv = argv;
+  int k = cli_trace_option(&c->traces, cmd, argc, argv, i);
+  if (k) return k;
   const char *a = argv[*i];
-  int needs = !strcmp(a, "--trace") || !strcmp(a, "--report");
-  if (needs && *i + 1 >= argc) { cli_usage(cmd, "%s needs a value", a); return -1; }
-  if (!strcmp(a, "--trace")) VEC_PUSH(c->traces, argv[++*i]);
-  else if (!strcmp(a, "--report")) c->report = argv[++*i];
+  if (!strcmp(a, "--report") && *i + 1 >= argc) { cli_usage(cmd, "%s needs a value", a); return -1; }
+  if (!strcmp(a, "--report")) c->report = argv[++*i];
   else if (!strcmp(a, "--timeline")) c->timeline = 1;
   else if (!strcmp(a, "--progress")) c->progress = 1;
   else if (!strcmp(a, "--no-progress")) c->progress = 0;
@@ -28,7 +38,7 @@ int cli_observe_option(cli_observe *c, const char *cmd, int argc, char **argv, i
 
 int cli_observe_setup(cli_observe *c, const platform *plat, const int *rank_host, int np) {
   if (cli_check_out(c->report)) return PSIM_EXIT_USAGE;
-  for (size_t i = 0; i < c->traces.len; i++) if (cli_check_out(c->traces.data[i])) return PSIM_EXIT_USAGE;
+  for (size_t i = 0; i < c->traces.len; i++) if (cli_check_out(c->traces.data[i].path)) return PSIM_EXIT_USAGE;
   /* the trace writers keep a pointer to it until they are closed */
   c->rank_host = xmalloc((size_t)(np > 0 ? np : 1) * sizeof *c->rank_host);
   if (np > 0) memcpy(c->rank_host, rank_host, (size_t)np * sizeof *rank_host);
@@ -40,7 +50,7 @@ int cli_observe_setup(cli_observe *c, const platform *plat, const int *rank_host
   for (size_t i = 0; i < c->traces.len; i++) {
     psim_err err;
     psim_err_clear(&err);
-    obs_trace *t = obs_trace_open(c->traces.data[i], plat, rank_host, np, &err);
+    obs_trace *t = obs_trace_open_as(c->traces.data[i].path, c->traces.data[i].format, plat, rank_host, np, &err);
     if (!t) return cli_fail(&err);
     VEC_PUSH(c->writers, t);
     VEC_PUSH(c->obs, obs_trace_observer(t));

@@ -1,4 +1,5 @@
-/* The observation options of psim run (--trace, --report, --timeline, --progress), wired as
+/* The observation options of psim run (--trace, --trace-prv, --trace-otf2, --report, --timeline,
+ * --progress), wired as
  * psim replay wires them: trace writers, the recording behind the report and the critical
  * path, the progress line, all as replay_observers (run_observe.c). */
 #ifndef PSIM_CLI_RUN_OBSERVE_H
@@ -6,8 +7,18 @@
 
 #include "psim/observe.h"
 
+/* A trace to write: --trace FILE (the format from the name), --trace-prv FILE, --trace-otf2 DIR. */
+typedef struct cli_trace_out {
+  const char *path;
+  obs_trace_format format;
+} cli_trace_out;
+typedef VEC(cli_trace_out) cli_trace_outs;
+/* argv[*i] is --trace, --trace-prv or --trace-otf2: 1 (pushed, *i past its value), 0 not one
+ * of them, -1 its value is missing (printed; exit status 2). psim replay's and psim run's. */
+int cli_trace_option(cli_trace_outs *v, const char *cmd, int argc, char **argv, int *i);
+
 typedef struct cli_observe {
-  VEC(const char *) traces;
+  cli_trace_outs traces;
   const char *report;
   int timeline, progress;
   obs_record *rec;
