@@ -7,6 +7,10 @@
 #include <mpi.h>
 #include <stdint.h>
 
+#ifdef TR_REAL_PMPI
+#include "tr_real.h"   /* the Open MPI build: the MPI's PMPI_ through pointers */
+#endif
+
 /* The calls TIT cannot represent, recorded as `sleep` of their measured time and counted
  * for the warning at MPI_Finalize (X-macro: one counter each). */
 #define TR_OPAQUE_CALLS(X) \

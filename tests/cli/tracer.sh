@@ -8,13 +8,23 @@
 # sleep), the warning names those calls, psim replay of the trace takes the time derived from
 # its lines, and psim run --trace-tit of the same program writes the same actions. colls.c:
 # every TIT collective and the other point-to-point forms, against colls.rank*.txt and psim
-# run's recording. Skips (77) without MPICH or the library.
+# run's recording. Skips (77) without MPICH or the library. TRACER_MPI=openmpi runs all of it
+# under Debian's Open MPI with libpsimtrace-ompi.so instead (tests/cli/tracer_ompi.sh), the
+# Fortran program through Open MPI's bindings, which call PMPI_ functions.
 . "$(dirname "$0")/../lib/common.sh"
 fails=0
-LIB=$(dirname "$PSIM")/lib/libpsimtrace.so
 D=$PSIM_TESTDATA/tracer
-if ! command -v mpiexec.mpich > /dev/null || ! command -v mpicc.mpich > /dev/null || [ ! -f "$LIB" ]; then
-  echo "skip: needs mpiexec.mpich, mpicc.mpich and $LIB"
+if [ "${TRACER_MPI:-mpich}" = openmpi ]; then
+  LIB=$(dirname "$PSIM")/lib/libpsimtrace-ompi.so
+  MPIEXEC="mpiexec.openmpi --oversubscribe"
+  [ "$(id -u)" = 0 ] && MPIEXEC="$MPIEXEC --allow-run-as-root"
+  MPICC=mpicc.openmpi MPIFORT=mpifort.openmpi
+else
+  LIB=$(dirname "$PSIM")/lib/libpsimtrace.so
+  MPIEXEC=mpiexec.mpich MPICC=mpicc.mpich MPIFORT=mpifort.mpich
+fi
+if ! command -v "${MPIEXEC%% *}" > /dev/null || ! command -v $MPICC > /dev/null || [ ! -f "$LIB" ]; then
+  echo "skip: needs ${MPIEXEC%% *}, $MPICC and $LIB"
   exit 77
 fi
 
@@ -22,7 +32,8 @@ fi
 trace() {
   n=$1 prog=$2
   shift 2
-  timeout 300 mpiexec.mpich -n 2 env LD_PRELOAD="$LIB" PSIMTRACE_DIR="$TMPD/$n" "$@" "$prog" \
+  # shellcheck disable=SC2086
+  timeout 300 $MPIEXEC -n 2 env LD_PRELOAD="$LIB" PSIMTRACE_DIR="$TMPD/$n" "$@" "$prog" \
     > "$TMPD/$n.out" 2> "$TMPD/$n.err" || bad "$n: the traced run failed: $(cat "$TMPD/$n.err")"
 }
 
@@ -59,7 +70,7 @@ replay_check() {
   fi
 }
 
-mpicc.mpich -O1 -Wno-stringop-overflow -o "$TMPD/calls" "$D/calls.c" || { bad "mpicc.mpich calls.c"; finish $fails; }
+$MPICC -O1 -Wno-stringop-overflow -o "$TMPD/calls" "$D/calls.c" || { bad "$MPICC calls.c"; finish $fails; }
 trace c "$TMPD/calls" PSIMTRACE_SPEED=1e9 PSIMTRACE_MIN_COMPUTE=0.02
 [ "$(cat "$TMPD/c/list" 2> /dev/null)" = "$(printf 'rank-0.txt\nrank-1.txt')" ] && echo "ok   c: the list names rank-0.txt and rank-1.txt" ||
   bad "c: list: $(cat "$TMPD/c/list")"
@@ -83,7 +94,8 @@ replay_check c
 
 # same_as_psim_run NAME PROG: psim run's recorder writes the same actions for the same calls
 # (its computations and sleeps are its own: SMPI's costs of MPI_Iprobe, none for a barrier on
-# one rank). psim run loads an MPICH binary with RTLD_DEEPBIND, which a sanitized psim cannot.
+# one rank). psim run loads an MPICH (Open MPI) binary with RTLD_DEEPBIND, which a sanitized
+# psim cannot.
 same_as_psim_run() {
   if ldd "$PSIM" 2> /dev/null | grep -q libasan; then
     echo "note: a sanitized psim: psim run's recording of $1 is not compared"
@@ -105,7 +117,7 @@ same_as_psim_run c "$TMPD/calls"
 # every collective TIT has, element sizes 1, 2, 4 and 8, MPI_IN_PLACE, on a duplicate of
 # MPI_COMM_WORLD too; MPI_Ssend, ANY_SOURCE and ANY_TAG, MPI_PROC_NULL, Sendrecv_replace,
 # Issend, Waitany, Waitsome (colls.rank*.txt, computations and sleeps aside)
-mpicc.mpich -O1 -Wno-stringop-overflow -o "$TMPD/colls" "$D/colls.c" || bad "mpicc.mpich colls.c"
+$MPICC -O1 -Wno-stringop-overflow -o "$TMPD/colls" "$D/colls.c" || bad "$MPICC colls.c"
 trace k "$TMPD/colls" PSIMTRACE_SPEED=1e9
 for r in 0 1; do
   if grep -v ' compute \| sleep ' "$TMPD/k/rank-$r.txt" | diff "$D/colls.rank$r.txt" - > "$TMPD/k.diff"; then
@@ -116,18 +128,24 @@ for r in 0 1; do
 done
 same_as_psim_run k "$TMPD/colls"
 
-if command -v mpifort.mpich > /dev/null; then
-  mpifort.mpich -O1 -o "$TMPD/fcalls" "$D/calls.f90" || bad "mpifort.mpich calls.f90"
-  # the speed from a platform's smpi/host-speed; the glue between calls stays below 20 ms
-  trace f "$TMPD/fcalls" PSIMTRACE_PLATFORM="$D/two.xml" PSIMTRACE_MIN_COMPUTE=0.02
+# fortran NAME SOURCE: built by $MPIFORT and traced (the speed from a platform's
+# smpi/host-speed; the glue between calls stays below 20 ms), calls.f90's actions
+fortran() {
+  $MPIFORT -O1 -o "$TMPD/$1.bin" "$D/$2" || bad "$MPIFORT $2"
+  trace "$1" "$TMPD/$1.bin" PSIMTRACE_PLATFORM="$D/two.xml" PSIMTRACE_MIN_COMPUTE=0.02
   for r in 0 1; do
-    if compare "$TMPD/f/rank-$r.txt" "$D/fcalls.rank$r.txt"; then echo "ok   f: the Fortran program's rank $r"
-    else bad "f: the Fortran program's rank $r differs"; fi
+    if compare "$TMPD/$1/rank-$r.txt" "$D/fcalls.rank$r.txt"; then echo "ok   $1: $2's rank $r"
+    else bad "$1: $2's rank $r differs"; fi
   done
+}
+if command -v $MPIFORT > /dev/null; then
+  fortran f calls.f90
   grep -q '^psimtrace: 2 ranks traced in .* at 1e+09 flop/s' "$TMPD/f.err" && echo "ok   f: the speed of two.xml" ||
     bad "f: $(cat "$TMPD/f.err")"
   replay_check f
+  # the same calls through `use mpi_f08`, whose bindings call some PMPI_ functions
+  fortran f08 calls_f08.f90
 else
-  echo "note: no mpifort.mpich: the Fortran program is not traced"
+  echo "note: no $MPIFORT: the Fortran programs are not traced"
 fi
 finish $fails
