@@ -11,6 +11,9 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include <zlib.h>
+#include <zstd.h>
+
 #include "tracer.h"
 
 tr_state tr;
@@ -18,7 +21,15 @@ tr_state tr;
 enum { FLUSH_AT = 1 << 16 };
 
 static clockid_t clock_id = CLOCK_MONOTONIC;
+/* The rank's file: plain, or compressed as PSIMTRACE_COMPRESS says (gzip: rank-N.txt.gz,
+ * zstd: rank-N.txt.zst), which psim's trace reader recognises by their magic bytes. */
+enum { Z_PLAIN, Z_GZIP, Z_ZSTD };
+static int zkind;
 static FILE *out;
+static gzFile gz;
+static ZSTD_CCtx *zc;
+static char *zbuf;
+static size_t zcap;
 static char *buf;                   /* complete lines not yet written */
 static size_t blen, bcap;
 static char **q;                    /* lines behind a hole (NULL = the hole itself) */
@@ -55,9 +66,28 @@ void tr_leave(void) {
   }
 }
 
+/* n bytes of p through the rank's compressor (mode: ZSTD_e_continue, or ZSTD_e_end to close
+ * the frame) into its file. */
+static void zstd_write(const char *p, size_t n, ZSTD_EndDirective mode) {
+  ZSTD_inBuffer in = {p, n, 0};
+  size_t left;
+  do {
+    ZSTD_outBuffer o = {zbuf, zcap, 0};
+    left = ZSTD_compressStream2(zc, &o, &in, mode);
+    if (ZSTD_isError(left)) { write_failed = 1; return; }
+    if (o.pos && fwrite(zbuf, 1, o.pos, out) != o.pos) { write_failed = 1; return; }
+  } while (mode == ZSTD_e_end ? left != 0 : in.pos < in.size);
+}
+
 static void flush_buf(int force) {
   if (!blen || (!force && blen < FLUSH_AT)) return;
-  if (out && fwrite(buf, 1, blen, out) != blen) write_failed = 1;
+  if (zkind == Z_GZIP) {
+    if (gz && gzwrite(gz, buf, (unsigned)blen) != (int)blen) write_failed = 1;
+  } else if (zkind == Z_ZSTD) {
+    if (out && zc) zstd_write(buf, blen, ZSTD_e_continue);
+  } else if (out && fwrite(buf, 1, blen, out) != blen) {
+    write_failed = 1;
+  }
   blen = 0;
 }
 
@@ -278,10 +308,26 @@ int tr_open(void) {
     fprintf(stderr, "psimtrace: cannot create %s: %s; not tracing\n", dir, strerror(errno));
     return -1;
   }
+  const char *z = getenv("PSIMTRACE_COMPRESS");
+  zkind = !z || !*z || !strcmp(z, "none") ? Z_PLAIN : !strcmp(z, "gzip") ? Z_GZIP : !strcmp(z, "zstd") ? Z_ZSTD : -1;
+  if (zkind < 0) {
+    if (tr.rank == 0) fprintf(stderr, "psimtrace: PSIMTRACE_COMPRESS=%s: not gzip, zstd or none; writing plain text\n", z);
+    zkind = Z_PLAIN;
+  }
   char path[4200];
-  snprintf(path, sizeof path, "%s/rank-%d.txt", dir, tr.rank);
-  out = fopen(path, "w");
-  if (!out) {
+  snprintf(path, sizeof path, "%s/rank-%d.txt%s", dir, tr.rank, zkind == Z_GZIP ? ".gz" : zkind == Z_ZSTD ? ".zst" : "");
+  if (zkind == Z_GZIP) {
+    gz = gzopen(path, "wb6");
+  } else {
+    out = fopen(path, "w");
+    if (out && zkind == Z_ZSTD) {
+      zc = ZSTD_createCCtx();
+      zcap = ZSTD_CStreamOutSize();
+      zbuf = malloc(zcap);
+      if (!zc || !zbuf) { fclose(out); out = NULL; errno = ENOMEM; }
+    }
+  }
+  if (!out && !gz) {
     fprintf(stderr, "psimtrace: cannot open %s: %s; not tracing\n", path, strerror(errno));
     return -1;
   }
@@ -296,6 +342,13 @@ void tr_close(void) {
     if (q[j]) { buf_add(q[j], strlen(q[j])); free(q[j]); }
   qhead = qlen = 0;
   flush_buf(1);
+  if (zc && out) zstd_write(NULL, 0, ZSTD_e_end);
+  ZSTD_freeCCtx(zc);
+  free(zbuf);
+  zc = NULL;
+  zbuf = NULL;
+  if (gz && gzclose(gz) != Z_OK) write_failed = 1;
+  gz = NULL;
   if (out && fclose(out) != 0) write_failed = 1;
   out = NULL;
   free(buf);
@@ -308,6 +361,7 @@ void tr_close(void) {
   snprintf(path, sizeof path, "%s/list", dir);
   FILE *l = fopen(path, "w");
   if (!l) { fprintf(stderr, "psimtrace: cannot write %s: %s\n", path, strerror(errno)); return; }
-  for (int i = 0; i < tr.size; i++) fprintf(l, "rank-%d.txt\n", i);
+  for (int i = 0; i < tr.size; i++)
+    fprintf(l, "rank-%d.txt%s\n", i, zkind == Z_GZIP ? ".gz" : zkind == Z_ZSTD ? ".zst" : "");
   if (fclose(l) != 0) fprintf(stderr, "psimtrace: cannot write %s\n", path);
 }

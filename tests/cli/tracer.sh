@@ -127,6 +127,19 @@ for r in 0 1; do
   fi
 done
 same_as_psim_run k "$TMPD/colls"
+# PSIMTRACE_COMPRESS: the same lines, gzip- or zstd-compressed, which psim replay reads
+for z in gzip:gz:zcat zstd:zst:zstdcat; do
+  name=${z%%:*} ext=${z#*:} ext=${ext%%:*} cat=${z##*:}
+  trace "k$ext" "$TMPD/colls" PSIMTRACE_SPEED=1e9 PSIMTRACE_COMPRESS=$name
+  [ "$(cat "$TMPD/k$ext/list")" = "$(printf 'rank-0.txt.%s\nrank-1.txt.%s' "$ext" "$ext")" ] ||
+    bad "$name: list: $(cat "$TMPD/k$ext/list")"
+  for r in 0 1; do
+    $cat "$TMPD/k$ext/rank-$r.txt.$ext" | grep -v ' compute \| sleep ' | diff "$D/colls.rank$r.txt" - > "$TMPD/k.diff" &&
+      echo "ok   k, $name: rank $r's actions" || bad "k, $name: rank $r: $(cat "$TMPD/k.diff")"
+  done
+  "$PSIM" replay --quiet --platform "$D/two.xml" "$TMPD/k$ext" --json "$TMPD/k$ext.json" 2> "$TMPD/k$ext.rerr" ||
+    bad "$name: psim replay of the compressed trace: $(cat "$TMPD/k$ext.rerr")"
+done
 
 # fortran NAME SOURCE: built by $MPIFORT and traced (the speed from a platform's
 # smpi/host-speed; the glue between calls stays below 20 ms), calls.f90's actions
