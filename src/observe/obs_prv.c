@@ -12,8 +12,8 @@
  * message, Wait/WaitAll, Group Communication, ...), MPI call events (types 50000001
  * point-to-point, 50000002 collectives, 50000003 others; value v at the call's entry, 0 at its
  * exit, Extrae's values where the reader knows them, names in the .pcf), collectives' sizes,
- * root and communicator at their entry (50100001..50100004, Extrae's totals: src/trace/
- * trace_prv.c reads them back), and a communication record per point-to-point message:
+ * root and communicator at their entry (50100001..50100004 as Extrae writes them: the sizes
+ * this rank moved, the root event on the root only; src/trace/trace_prv.c reads them back), and a communication record per point-to-point message:
  * logical send = entry of the send call, physical send = the transfer's start, logical
  * receive = entry of the receive call, physical receive = the arrival (or the receive's
  * posting, when the message arrived first). Times in nanoseconds. The header's date is fixed
@@ -127,18 +127,24 @@ static void number_functions(obs_prv *w) {
     }
 }
 
-/* A collective's sizes as Extrae records them: totals for what the Paraver reader divides
- * per peer (src/trace/trace_prv.c), the bytes moved when the action gave no sizes. */
-static void coll_sizes(const obs_call *k, int np, double *s, double *r) {
+/* A collective's sizes as Extrae records them: what this rank sent and received (a Bcast's
+ * root sends the message once and receives 0, the others the reverse: pypop's EPOCH traces),
+ * totals for what the Paraver reader divides per peer (src/trace/trace_prv.c); the bytes
+ * moved when the action gave no sizes. */
+static void coll_sizes(const obs_call *k, int rank, int np, double *s, double *r) {
   if (!k->known) { *s = k->moved_sent; *r = k->moved_recvd; return; }
   double n = np;
+  int me = k->root == rank;
   *s = k->b1 < 0 ? 0 : k->b1;
   *r = k->b2 < 0 ? 0 : k->b2;
   switch (k->kind) {
   case TIT_ALLTOALL: *s *= n; *r *= n; break;
-  case TIT_SCATTER: *s *= n; break;
-  case TIT_GATHER: case TIT_ALLGATHER: *r *= n; break;
-  case TIT_BCAST: case TIT_REDUCE: case TIT_ALLREDUCE: case TIT_SCAN: case TIT_EXSCAN: *r = *s; break;
+  case TIT_SCATTER: *s = me ? *s * n : 0; break;
+  case TIT_GATHER: *r = me ? *r * n : 0; break;
+  case TIT_ALLGATHER: *r *= n; break;
+  case TIT_BCAST: *r = me ? 0 : *s; *s = me ? *s : 0; break;
+  case TIT_REDUCE: *r = me ? *s : 0; break;
+  case TIT_ALLREDUCE: case TIT_SCAN: case TIT_EXSCAN: *r = *s; break;
   default: break;
   }
 }
@@ -222,9 +228,9 @@ static void write_record(obs_prv *w, const layout *L, const prec *p) {
   fprintf(f, ":%d:%d", type_of(k), w->value[k->name]);
   if (k->role == OC_COLL) {
     double s, rv;
-    coll_sizes(k, w->np, &s, &rv);
+    coll_sizes(k, r, w->np, &s, &rv);
     fprintf(f, ":%d:%lld:%d:%lld", EV_SSIZE, llround(s), EV_RSIZE, llround(rv));
-    if (k->root >= 0) fprintf(f, ":%d:%d", EV_ROOT, k->root);
+    if (k->root == r) fprintf(f, ":%d:1", EV_ROOT);   /* Extrae's: on the root's entry only */
     fprintf(f, ":%d:1", EV_COMM);
   }
   fputc('\n', f);

@@ -234,7 +234,7 @@ static int record_event(prv *P, const char **f, const size_t *fl, int nf, long l
       call *c = &T->calls.data[T->open - 1];
       if (type == 50100001) c->ssize = (double)(value < 0 ? 0 : value);
       else if (type == 50100002) c->rsize = (double)(value < 0 ? 0 : value);
-      else if (type == 50100003) c->root = (int)(value < 0 || value >= P->t->nranks ? -1 : value);
+      else if (type == 50100003) c->root = (int)(value < 0 || value > 1000000 ? -1 : value);
       else c->comm = (int)(value < 0 || value > 1000000 ? -1 : value);
     }
   }
@@ -317,6 +317,62 @@ static long attach(const ptask *T, const prv *P, const msg *m, size_t n, int wan
   return left;
 }
 
+/* Is call c a collective the replay keeps (on MPI_COMM_WORLD's size, or an unknown
+ * communicator)? *k its TIT kind. */
+static int kept_coll(const prv *P, const call *c, tit_kind *k) {
+  const char *name = call_name(P, c->type, c->value);
+  if (!name || classify(name, k) != K_COLL) return 0;
+  int csize = c->comm >= 0 && (size_t)c->comm < P->comm_size.len ? P->comm_size.data[c->comm] : 0;
+  return !csize || csize == P->t->nranks;
+}
+
+/* The roots and sizes of rooted collectives, across tasks (the k-th kept collective of every
+ * task is the same call). Extrae writes the root event (50100003) on the root's entry only,
+ * value 1 (the EPOCH traces of pypop's examples: task 1 alone, at 436 Bcasts of 8 tasks), and
+ * sizes as each task moved them: a Bcast's root sends the message (50100001) and receives 0,
+ * the others send 0 and receive it (50100002). So the root is the task whose entry carries
+ * the event; when every task carries it with one value, that value is the root (a rank);
+ * else, for a Bcast or Scatter, the one task that sent bytes; else 0. Every task then takes
+ * the root's message: a Bcast's and a Scatter's send size, a Gather's receive size. */
+static void coll_roots(prv *P) {
+  int n = P->t->nranks;
+  VEC(size_t) *idx = xcalloc((size_t)n, sizeof *idx);
+  size_t ncoll = (size_t)-1;
+  for (int r = 0; r < n; r++) {
+    for (size_t i = 0; i < P->task[r].calls.len; i++) {
+      tit_kind k;
+      if (kept_coll(P, &P->task[r].calls.data[i], &k)) VEC_PUSH(idx[r], i);
+    }
+    if (idx[r].len < ncoll) ncoll = idx[r].len;
+  }
+  for (size_t j = 0; n > 0 && j < ncoll; j++) {
+    tit_kind k;
+    call *c0 = &P->task[0].calls.data[idx[0].data[j]];
+    kept_coll(P, c0, &k);
+    if (k != TIT_BCAST && k != TIT_REDUCE && k != TIT_GATHER && k != TIT_SCATTER) continue;
+    int flagged = -1, nflag = 0, same = 1, senders = 0, sender = -1;
+    for (int r = 0; r < n; r++) {
+      const call *c = &P->task[r].calls.data[idx[r].data[j]];
+      if (c->root >= 0) { flagged = r; nflag++; }
+      if (c->root != c0->root) same = 0;
+      if (c->ssize > 0) { senders++; sender = r; }
+    }
+    int root = nflag == 1 ? flagged
+               : nflag == n && same && c0->root < n ? c0->root
+               : (k == TIT_BCAST || k == TIT_SCATTER) && senders == 1 ? sender : 0;
+    const call *rc = &P->task[root].calls.data[idx[root].data[j]];
+    double ss = rc->ssize, rs = rc->rsize;
+    for (int r = 0; r < n; r++) {
+      call *c = &P->task[r].calls.data[idx[r].data[j]];
+      c->root = root;
+      if (k == TIT_BCAST || k == TIT_SCATTER) c->ssize = ss;
+      if (k == TIT_GATHER) c->rsize = rs;
+    }
+  }
+  for (int r = 0; r < n; r++) VEC_FREE(idx[r]);
+  free(idx);
+}
+
 /* A task's calls and messages into actions. */
 static void convert_task(prv *P, int r, double unit, long *no_msg, long *sub_comm, long *left) {
   ptask *T = &P->task[r];
@@ -378,7 +434,7 @@ static void convert_task(prv *P, int r, double unit, long *no_msg, long *sub_com
       fx_op *o = fx_push(t, r, ck);
       o->bytes = c->ssize;
       o->bytes2 = c->rsize;
-      o->root = c->root >= 0 ? c->root : 0;   /* a rank of the communicator; 0 when absent */
+      o->root = c->root >= 0 && c->root < t->nranks ? c->root : 0;   /* coll_roots' (0 when unknown) */
       if (ck == TIT_ALLTOALL || ck == TIT_ALLGATHER || ck == TIT_GATHER || ck == TIT_SCATTER) {
         /* Extrae records a collective's total sizes: TIT wants them per peer */
         o->bytes /= ck == TIT_ALLTOALL || ck == TIT_SCATTER ? t->nranks : 1;
@@ -436,6 +492,7 @@ int fx_prv_read(const char *path, fx_trace *t, psim_err *err) {
   if (rc == 0 && first) rc = psim_errf(err, PSIM_EXIT_INPUT, path, 0, "empty Paraver trace");
   if (rc == 0) {
     long no_msg = 0, sub = 0, left = 0, open = 0;
+    coll_roots(&P);
     for (int r = 0; r < t->nranks; r++) {
       if (P.task[r].open) open++;
       convert_task(&P, r, unit, &no_msg, &sub, &left);

@@ -5,7 +5,8 @@
 # on MPI_PROC_NULL: giving each call the next record of its kind in turn moved the record of
 # the second Sendrecv onto the first, so that both ranks sent first (a deadlock at 1 MB,
 # rendez-vous) and the later records of the task shifted. A task whose first state is an MPI
-# call's starts at that call: it does not sleep until its first Running state.
+# call's starts at that call: it does not sleep until its first Running state. Rooted
+# collectives take the root Extrae flags and the root's sizes.
 set -u
 . "$(dirname "$0")/../lib/common.sh"
 fails=0
@@ -44,4 +45,31 @@ want1="1 init
 [ "$(cat out/rank-0.txt)" = "$want0" ] || bad "rank 0: $(cat out/rank-0.txt)"
 [ "$(cat out/rank-1.txt)" = "$want1" ] || bad "rank 1: $(cat out/rank-1.txt)"
 "$PSIM" replay --quiet --np 2 sr.prv --json r.json 2> err || bad "replay sr.prv: exit $?: $(cat err)"
+
+# Extrae's collectives (as in pypop's EPOCH example traces): the root event 50100003 only on
+# the root's entry (value 1), a Bcast's root sending the message and receiving 0, the other
+# tasks the reverse. Here task 2 (rank 1) is the root of a Bcast of 4112 B, then of a Gather
+# of 8 B per task (the root receives 16 B in all). Every rank must replay the same Bcast and
+# Gather, rooted at rank 1: the flag's value was taken as the root (rank 1 here only by
+# chance) and a non-root's Bcast had 0 B, which deadlocked the replay of the EPOCH traces.
+cat > coll.prv <<'EOF'
+#Paraver (01/01/1970 at 00:00):400_ns:1(2):1:2(1:1,1:1),1
+c:1:1:2:1:2
+1:1:1:1:1:0:100:1
+1:2:1:2:1:0:100:1
+2:1:1:1:1:100:50000002:7:50100001:0:50100002:4112:50100004:1
+2:2:1:2:1:100:50000002:7:50100001:4112:50100002:0:50100004:1:50100003:1
+2:1:1:1:1:200:50000002:0
+2:2:1:2:1:200:50000002:0
+2:1:1:1:1:200:50000002:13:50100001:8:50100002:0:50100004:1
+2:2:1:2:1:200:50000002:13:50100001:8:50100002:16:50100004:1:50100003:1
+2:1:1:1:1:300:50000002:0
+2:2:1:2:1:300:50000002:0
+EOF
+"$PSIM" trace convert coll.prv -o cout > /dev/null 2> err || bad "trace convert coll.prv: $(cat err)"
+for r in 0 1; do
+  got=$(grep -v 'init\|finalize\|compute' "cout/rank-$r.txt" | cut -d' ' -f2- | tr '\n' ';')
+  [ "$got" = "bcast 4112 1;gather 8 8 1;" ] || bad "coll.prv: rank $r: $got"
+done
+"$PSIM" replay --quiet --np 2 coll.prv --json c.json 2> err || bad "replay coll.prv: exit $?: $(cat err)"
 finish $fails
