@@ -164,7 +164,7 @@ int fx_dim_read(const char *path, fx_trace *t, psim_err *err) {
   if (rc == 0 && first) rc = psim_errf(err, PSIM_EXIT_INPUT, path, 0, "empty Dimemas trace");
   if (rc == 0) {
     /* Roots: the k-th global operation of every task is the same call; its root is the task
-     * that flags itself root there. */
+     * that flags itself root there, and its message the root's. */
     size_t nops = T[0].glops.len;
     for (int r = 1; r < t->nranks && rc == 0; r++)
       if (T[r].glops.len != nops)
@@ -181,7 +181,16 @@ int fx_dim_read(const char *path, fx_trace *t, psim_err *err) {
         }
         if (T[r].glops.data[i].is_root) root = r;
       }
-      for (int r = 0; r < t->nranks; r++) t->ranks[r].data[T[r].glops.data[i].op].root = root;
+      /* every task replays the root's message: a task's record gives what it sent and
+       * received (a Bcast's other tasks send nothing, as Extrae records them), TIT the
+       * message of the call (a Bcast's or Scatter's send size, a Gather's receive size) */
+      const fx_op *ro = &t->ranks[root].data[T[root].glops.data[i].op];
+      for (int r = 0; rc == 0 && r < t->nranks; r++) {
+        fx_op *o = &t->ranks[r].data[T[r].glops.data[i].op];
+        o->root = root;
+        if ((k0 == TIT_BCAST || k0 == TIT_SCATTER) && ro->bytes > 0) o->bytes = ro->bytes;
+        if (k0 == TIT_GATHER && ro->bytes2 > 0) o->bytes2 = ro->bytes2;
+      }
     }
     if (other_threads) fx_warn(t, "%ld records of threads other than 0: not replayed (TIT ranks have one thread)", other_threads);
     if (sub_comm) fx_warn(t, "%ld global operations on communicators smaller than MPI_COMM_WORLD: not replayed", sub_comm);

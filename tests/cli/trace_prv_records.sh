@@ -6,7 +6,7 @@
 # the second Sendrecv onto the first, so that both ranks sent first (a deadlock at 1 MB,
 # rendez-vous) and the later records of the task shifted. A task whose first state is an MPI
 # call's starts at that call: it does not sleep until its first Running state. Rooted
-# collectives take the root Extrae flags and the root's sizes.
+# collectives take the root Extrae flags and the root's sizes (and so do Dimemas's).
 set -u
 . "$(dirname "$0")/../lib/common.sh"
 fails=0
@@ -72,4 +72,20 @@ for r in 0 1; do
   [ "$got" = "bcast 4112 1;gather 8 8 1;" ] || bad "coll.prv: rank $r: $got"
 done
 "$PSIM" replay --quiet --np 2 coll.prv --json c.json 2> err || bad "replay coll.prv: exit $?: $(cat err)"
+
+# Dimemas's global operations: the root flags itself (is_root), each task gives what it sent
+# and received; a Bcast's other tasks replay the root's message (here 4112 B from task 1).
+cat > coll.dim <<'EOF'
+#DIMEMAS:"coll.dim":1,0:2(1,1),1,0,0
+d:1:1:2:0:1
+1:0:0:0.000000100
+1:1:0:0.000000100
+10:0:0:1:1:0:0:0:4112:0
+10:1:0:1:1:1:0:4112:0:0
+EOF
+"$PSIM" trace convert coll.dim -o dout > /dev/null 2> err || bad "trace convert coll.dim: $(cat err)"
+for r in 0 1; do
+  got=$(grep bcast "dout/rank-$r.txt" | cut -d' ' -f2-)
+  [ "$got" = "bcast 4112 1" ] || bad "coll.dim: rank $r: $got"
+done
 finish $fails
