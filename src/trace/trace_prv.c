@@ -456,8 +456,10 @@ int fx_prv_read(const char *path, fx_trace *t, psim_err *err) {
   size_t n;
   int rc, first = 1;
   double unit = 1e-9;
-  const char *f[64];
-  size_t fl[64];
+  /* Extrae's event records carry a type:value pair per counter: room for 127 of them (more
+   * are not read) */
+  const char *f[256];
+  size_t fl[256];
   while ((rc = fx_line(&L, &l, &n, err)) == 1) {
     if (first) {
       first = 0;
@@ -467,7 +469,7 @@ int fx_prv_read(const char *path, fx_trace *t, psim_err *err) {
       continue;
     }
     if (!n || l[0] == '#') continue;
-    int nf = fx_split(l, n, ':', f, fl, 64);
+    int nf = fx_split(l, n, ':', f, fl, 256);
     if (fl[0] != 1) { rc = fx_bad(err, path, L.line, "Paraver: unknown record type", f[0], fl[0]); break; }
     switch (l[0]) {
     case '1': {
@@ -483,7 +485,14 @@ int fx_prv_read(const char *path, fx_trace *t, psim_err *err) {
     }
     case '2': rc = record_event(&P, f, fl, nf, L.line, err); break;
     case '3': rc = record_comm(&P, f, fl, nf, L.line, err); break;
-    case 'c': rc = record_communicator(&P, f, fl, nf, L.line, err); break;
+    case 'c': {
+      /* its task list can be longer than the fields split (MPI_COMM_WORLD of 300 tasks):
+       * counted on the whole line, not read */
+      int all = 1;
+      for (size_t i = 0; i < n; i++) all += l[i] == ':';
+      rc = record_communicator(&P, f, fl, nf < 4 ? nf : all, L.line, err);
+      break;
+    }
     default: rc = fx_bad(err, path, L.line, "Paraver: unknown record type", f[0], fl[0]);
     }
     if (rc < 0) break;

@@ -5,7 +5,7 @@
 #   (a) a 2-rank ping-pong on a flat cluster whose times are derived here by hand: the Paraver
 #       records and otf2-print's events carry those times (in ns), sizes and tags;
 #   (b) round trips: TIT -> prv / otf2 -> psim trace stats and psim replay give the TIT's
-#       counts and makespan, on the ping-pong, a 64-rank-free 8-rank stencil and collectives;
+#       counts and makespan, on the ping-pong, 8- and 72-rank stencils and collectives;
 #   (c) psim run writes them too (jacobi built with psimcc): every message in both files, and
 #       the replay of each predicts psim run's time;
 #   (d) the same run gives byte-identical files; names and errors.
@@ -133,6 +133,14 @@ if [ $have_otf2 = 1 ]; then
   [ "$(grep -c '^MPI_ISEND ' st.o2)/$(grep -c '^MPI_IRECV ' st.o2)/$(grep -c '^MPI_COLLECTIVE_END .*ALLREDUCE.*Sent: 64, Received: 64' st.o2)" = 160/160/40 ] ||
     bad "stencil.o2: isend/irecv/allreduce (8 x 8 B sent) $(grep -c '^MPI_ISEND ' st.o2)/$(grep -c '^MPI_IRECV ' st.o2)/$(grep -c 'ALLREDUCE' st.o2)"
 fi
+# 72 ranks: MPI_COMM_WORLD's communicator record lists 72 tasks (the reader split at most 64
+# fields and refused it). One rank per host: the traces record times, so ranks sharing a
+# host would replay their computations' contention twice.
+"$PSIM" gen stencil --ranks 72 --iters 2 -o st72 > /dev/null 2>&1
+printf '%s\n' "<?xml version='1.0'?>" '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">' \
+  '<platform version="4.1">' \
+  '  <cluster id="c" prefix="n" suffix="" radical="0-79" speed="1Gf" bw="100MBps" lat="1ms"/>' '</platform>' > c80.xml
+trip stencil72 st72 --platform c80.xml
 # collectives without reduction (a reduction's flops are not in these formats) nor v-sizes
 for c in allgather alltoall barrier bcast gather gatherv scatter allgatherv; do
   trip "$c" "$PSIM_TESTDATA/coll/${c}_4.txt" --np 4
