@@ -10,6 +10,7 @@
 #ifndef PSIM_KERNEL_H
 #define PSIM_KERNEL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "psim/util.h"
@@ -81,34 +82,43 @@ typedef struct sim_vgroup sim_vgroup;   /* engine.c: a group clock (network/solv
 typedef void (*activity_done_fn)(sim *s, activity *a);
 
 struct activity {
-  /* Laid out without holes (160 bytes, was 176): a message in flight holds one (issue 38). */
-  double remaining;     /* work left (flops, bytes) as of `updated`; for timers unused */
-  double rate;          /* work per second now (solver value x scale) */
-  double scale;         /* effective rate = solver value * scale (SMPI's bandwidth factor) */
-  double updated;       /* date `remaining` was last brought up to date */
+  /* Two parts (issue 38): the head, which every activity has, and the tail, which only those
+   * that progress at a rate, have two phases or join group clocks have. An event
+   * (sim_start_event, a constant-model message) is allocated without the tail: 96 bytes
+   * instead of 160, and a message in flight holds one. Code reading a tail field checks first
+   * that the activity is rated (var >= 0), a two-phase one or a group member. */
   double date;          /* predicted completion date (INFINITY when not progressing) */
   uint64_t seq;         /* tie-breaker in the event queue */
   activity_done_fn done;
   void *data;           /* the driver's */
   /* Two-phase activities (a message: latency, then transfer) keep the second phase here. */
   activity_done_fn then;
-  double next_work, next_penalty, next_bound;
   void *model;          /* the model that started it */
+  double next_work;
   int var;              /* solver variable, -1 for a timer */
   int heap;             /* index in the event queue, -1 when not queued */
   int tag;              /* the driver's (kind of activity) */
-  int next_var;
   int src, dst;         /* the model's (endpoints of a message) */
   int cpu;              /* an activity of SimGrid's CPU model: its host's constraint, else -1 */
   /* Group clocks (engine.c): a member's group, its place in the group's heap (-2: the
    * group's proxy entry in the event heap, -1: not a member) and its finish key. */
   int vgpos;
-  unsigned vgstamp;     /* the solve in which it last reported to its group */
   uint8_t daemon;       /* see sim_daemon */
   uint8_t groupable;    /* sim_groupable */
+  uint8_t event;        /* allocated without the tail (sim_start_event) */
+  /* ---- the tail ---- */
+  double remaining;     /* work left (flops, bytes) as of `updated`; for timers unused */
+  double rate;          /* work per second now (solver value x scale) */
+  double scale;         /* effective rate = solver value * scale (SMPI's bandwidth factor) */
+  double updated;       /* date `remaining` was last brought up to date */
+  double next_penalty, next_bound;
+  int next_var;
+  unsigned vgstamp;     /* the solve in which it last reported to its group */
   sim_vgroup *vg;
   double vgkey;
 };
+/* The size of an event activity (sim_start_event): its head. */
+#define SIM_EVENT_SIZE offsetof(activity, remaining)
 
 sim *sim_new(void);
 void sim_free(sim *s);
@@ -117,6 +127,10 @@ lmm_system *sim_lmm(sim *s);
 
 /* A timer: done() is called at now + delay. */
 activity *sim_start_timer(sim *s, double delay, activity_done_fn done, void *data, int tag);
+/* A timer whose caller sets none of the tail's fields (struct activity) and never continues
+ * it as work: done() is called at now + delay, with a's head only (data, tag, src, dst...).
+ * A constant-model message is one (models_transfer); 96 bytes instead of 160. */
+activity *sim_start_event(sim *s, double delay, activity_done_fn done, void *data, int tag);
 /* SimGrid's CPU model (its order of one date's events, engine.c): sim_start_sleep is a timer
  * that is a sleep on the host whose CPU constraint is `cnst` (a rank's sleep, MPI overheads,
  * test sleeps); sim_cpu_work declares work activity a a computation on constraint `cnst`. */

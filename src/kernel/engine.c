@@ -23,6 +23,7 @@ struct sim {
   int *ready;
   size_t rhead, rlen, rcap;
   psim_slab pool;         /* activity objects */
+  psim_slab events;       /* event activities (sim_start_event): their head only */
   VEC(activity *) batch;  /* the events of one date (selective update) */
   VEC(activity *) sleeps; /* SimGrid's CPU sleeps started since the last solve (sim_start_sleep) */
   size_t ndaemon;         /* daemons in the heap */
@@ -72,6 +73,7 @@ sim *sim_new(void) {
   s->lmm = lmm_new();
   s->vg_stamp = 1;   /* a new group's stamp (0) is never this solve's */
   psim_slab_init(&s->pool, sizeof(activity));
+  psim_slab_init(&s->events, SIM_EVENT_SIZE);
   return s;
 }
 
@@ -92,6 +94,7 @@ void sim_free(sim *s) {
   VEC_FREE(s->batch);
   VEC_FREE(s->sleeps);
   psim_slab_destroy(&s->pool);
+  psim_slab_destroy(&s->events);
   free(s->ready);
   lmm_free(s->lmm);
   free(s);
@@ -184,12 +187,8 @@ static void heapify(sim *s) {
   for (size_t i = (s->heap.len - 2) / 4 + 1; i-- > 0;) sift_down(s, i);   /* from the last parent */
 }
 
-static activity *new_activity(sim *s, activity_done_fn done, void *data, int tag) {
-  activity *a = psim_slab_alloc(&s->pool);
-  a->remaining = 0;
-  a->rate = 0;
-  a->scale = 1;
-  a->updated = s->now;
+/* The head of a new activity (struct activity: what every activity has). */
+static void init_head(sim *s, activity *a, activity_done_fn done, void *data, int tag) {
   a->date = INFINITY;
   a->seq = s->seq++;
   a->var = -1;
@@ -198,15 +197,38 @@ static activity *new_activity(sim *s, activity_done_fn done, void *data, int tag
   a->data = data;
   a->tag = tag;
   a->then = NULL;
-  a->next_work = a->next_penalty = 0;
-  a->next_var = -1;
+  a->model = NULL;
+  a->next_work = 0;
+  a->src = a->dst = -1;
   a->daemon = 0;
   a->cpu = -1;
   a->groupable = 0;
-  a->vg = NULL;
+  a->event = 0;
   a->vgpos = -1;
+}
+
+static activity *new_activity(sim *s, activity_done_fn done, void *data, int tag) {
+  activity *a = psim_slab_alloc(&s->pool);
+  init_head(s, a, done, data, tag);
+  a->remaining = 0;
+  a->rate = 0;
+  a->scale = 1;
+  a->updated = s->now;
+  a->next_penalty = 0;
+  a->next_var = -1;
+  a->vg = NULL;
   a->vgstamp = 0;
   a->vgkey = 0;
+  return a;
+}
+
+activity *sim_start_event(sim *s, double delay, activity_done_fn done, void *data, int tag) {
+  activity *a = psim_slab_alloc(&s->events);
+  init_head(s, a, done, data, tag);
+  a->event = 1;
+  a->date = s->now + (delay > 0 ? delay : 0);
+  if (isfinite(delay)) date_overflow(s, a);
+  schedule(s, a);
   return a;
 }
 
@@ -315,6 +337,7 @@ void sim_continue_work(sim *s, activity *a, double work, int var, double scale) 
 /* ---- activities at a rate the model sets (no solver variable) ---- */
 
 double sim_work_left(const sim *s, const activity *a) {
+  if (a->event) return 0;   /* a timer: no work */
   if (a->vg) {   /* a group's member: from its key and the group's virtual time */
     const sim_vgroup *g = a->vg;
     double left = (a->vgkey - (g->V + g->r * (s->now - g->tv))) * a->scale;
@@ -632,6 +655,11 @@ static void finish(sim *s, activity *a) {
   if (a->var >= 0) {
     lmm_var_free(s->lmm, a->var);
     a->var = -1;
+  }
+  if (a->event) {   /* its head only; never continued */
+    a->done(s, a);
+    if (a->heap < 0) psim_slab_free(&s->events, a);
+    return;
   }
   a->remaining = 0;
   double date = a->date;

@@ -333,7 +333,7 @@ activity *models_transfer(models *m, int src, int dst, double bytes, activity_do
       return a;
     }
     double t = r->latency + (r->len && bytes > 0 ? bytes / r->min_bw : 0);
-    return sim_start_timer(m->sim, t, done, data, tag);
+    return sim_start_event(m->sim, t, done, data, tag);   /* 96 bytes a message in flight */
   }
   /* SimGrid's network model refuses an empty route without latency (network_cm02.cpp: "no
    * connecting path"): a TORUS cluster without a loopback gives one between two ranks of one

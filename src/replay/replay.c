@@ -95,7 +95,7 @@ static char *unfinished_ranks(replay *R, const char *verb, int *n_out) {
     int tl = k->text_copied ? k->text_len : (k->has_action ? k->act.text_len : 0);
     if (!k->has_action)
       snprintf(line, sizeof line, "  rank %d (host %s): at the end of its trace (after %s:%ld), waiting for its pending requests: %s\n",
-               i, plat_host_at(R->o->plat, k->host)->name, k->last_file ? k->last_file : "?", k->last_line,
+               i, plat_host_at(R->o->plat, k->host)->name, k->act.file ? k->act.file : "?", k->act.line,
                what[0] ? what : "?");
     else
       snprintf(line, sizeof line, "  rank %d (host %s): %s '%d %.*s' at %s:%ld: %s\n", i,

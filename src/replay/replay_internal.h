@@ -64,7 +64,42 @@ typedef enum {
 } op_step;
 
 typedef struct rank {
+  /* Fields grouped by size, without holes (issue 38: a rank's state is part of its memory). */
+  tit_action act;
+  rank_stats st;
+  rop inline_ops[2];
+  rop *ops;
+  /* requests started by the current program (collective), in order */
+  mpi_req **preqs;
+  mpi_req *cur;                   /* request a blocking op waits for */
+  keyed *pend;                    /* keys of the pending trace requests, in posting order */
+  mpi_req **pend_req;             /* their requests (NULL: completed by a test), same order */
+  /* the waitall in progress (waitall_round): its wait group's counter (mpi_req_join), how
+   * many of its requests are not complete, and a min-heap of the indices of those complete
+   * but not yet taken, so that a round costs O(log n), not a pass over the n requests */
+  uint64_t wbase;
+  int *wdone;
+  char *text;                     /* copy of the action text once it stops mid-action */
+  double ovh_start;               /* when the overhead began */
+  double or_due;                  /* smpi/or of the messages its waits took, still to pay */
+  double iter_mark;               /* VP mode: st.compute at its previous migrate */
+  double move_start, move_bytes;
+  double mem;                     /* bytes of its last `migrate SIZE` (-1: none yet) */
+  double acct_mark;               /* date up to which st's times are accounted */
+  double busy_mark;               /* mpi_rank_busy_time at acct_mark (PH_MPI only) */
+  double act_start;
   int id, host;
+  int migrates;                   /* VP mode: migrate points reached */
+  int qnext;                      /* VP mode: next VP in its PE's ready queue */
+  int ev_next;                    /* --host-events: the next event it has not applied */
+  int move_ev, move_to;           /* the event its move belongs to, its destination */
+  int pc, nops, capops;
+  int npreqs, cappreqs, pwaited;  /* preqs[0..pwaited) already waited for */
+  int nwaiting;                   /* requests it is blocked on that are not done */
+  int npend, cappend;
+  int wpend;
+  int nwdone, capwdone;
+  int text_len, text_cap;
   uint8_t state, step, has_action, at_end;   /* step: op_step of ops[pc] */
   uint8_t wait_comm;              /* VP mode: blocked in communication, without its PE */
   uint8_t posted;                 /* the op just executed posted a send or a receive */
@@ -72,41 +107,7 @@ typedef struct rank {
   uint8_t phase;                  /* PH_*: what the time since acct_mark is spent on */
   uint8_t in_ovh;                 /* sleeping an overhead, smpi/os or smpi/or (counted as busy) */
   uint8_t inner;                  /* PH_COMPUTE inside an MPI call (a reduction's computation) */
-  double ovh_start;               /* when the overhead began */
-  double or_due;                  /* smpi/or of the messages its waits took, still to pay */
-  int migrates;                   /* VP mode: migrate points reached */
-  int qnext;                      /* VP mode: next VP in its PE's ready queue */
-  double iter_mark;               /* VP mode: st.compute at its previous migrate */
-  int ev_next;                    /* --host-events: the next event it has not applied */
-  int move_ev, move_to;           /* the event its move belongs to, its destination */
-  double move_start, move_bytes;
-  double mem;                     /* bytes of its last `migrate SIZE` (-1: none yet) */
-  double acct_mark;               /* date up to which st's times are accounted */
-  double busy_mark;               /* mpi_rank_busy_time at acct_mark (PH_MPI only) */
-  int pc, nops, capops;
-  rop *ops;
-  rop inline_ops[2];
-  /* requests started by the current program (collective), in order */
-  mpi_req **preqs;
-  int npreqs, cappreqs, pwaited;  /* preqs[0..pwaited) already waited for */
-  mpi_req *cur;                   /* request a blocking op waits for */
-  int nwaiting;                   /* requests it is blocked on that are not done */
-  keyed *pend;                    /* keys of the pending trace requests, in posting order */
-  mpi_req **pend_req;             /* their requests (NULL: completed by a test), same order */
-  int npend, cappend;
-  /* the waitall in progress (waitall_round): its wait group's counter (mpi_req_join), how
-   * many of its requests are not complete, and a min-heap of the indices of those complete
-   * but not yet taken, so that a round costs O(log n), not a pass over the n requests */
-  uint64_t wbase;
-  int wpend;
-  int *wdone, nwdone, capwdone;
-  tit_action act;
-  const char *last_file;          /* where its last action came from (for deadlock reports) */
-  long last_line;
-  double act_start;
-  char *text;                     /* copy of the action text once it blocks */
-  int text_len, text_cap, text_copied;
-  rank_stats st;
+  uint8_t text_copied;
 } rank;
 
 typedef struct replay {

@@ -59,7 +59,9 @@ static void reset_ops(rank *k) {
 static void keep_text(rank *k) {
   if (k->text_copied || !k->has_action) return;
   if (k->act.text_len + 1 > k->text_cap) {
-    k->text_cap = k->act.text_len + 32;
+    /* most ranks keep one short line: room for it alone (a 32-byte block), doubling after */
+    int want = 2 * k->text_cap;
+    k->text_cap = k->act.text_len + 1 > want ? k->act.text_len + 1 : want;
     k->text = xrealloc(k->text, (size_t)k->text_cap);
   }
   memcpy(k->text, k->act.text, (size_t)k->act.text_len);
@@ -310,7 +312,7 @@ static void release_reqs(replay *R, rank *k, mpi_req **reqs, int n) {
 
 static void push_preq(rank *k, mpi_req *q) {
   if (k->npreqs == k->cappreqs) {
-    k->cappreqs = k->cappreqs ? 2 * k->cappreqs : 8;
+    k->cappreqs = k->cappreqs ? 2 * k->cappreqs : 8;   /* translate reserves the program's */
     k->preqs = xrealloc(k->preqs, (size_t)k->cappreqs * sizeof *k->preqs);
   }
   k->preqs[k->npreqs++] = q;
@@ -713,6 +715,13 @@ static int translate(replay *R, rank *k) {
   }
   int nreq = 0;   /* R_ISEND and R_IRECV ops so far (rop.peer2) */
   reserve_ops(k, k->nops + R->prog.n + (is_reduction(a->kind) && a->amount > 0));
+  int nstarts = 0;   /* the program's requests: preqs at that length (a rank waits in it) */
+  for (int i = 0; i < R->prog.n; i++)
+    nstarts += R->prog.ops[i].kind == CO_ISEND || R->prog.ops[i].kind == CO_IRECV;
+  if (nstarts > k->cappreqs) {
+    k->cappreqs = nstarts;
+    k->preqs = xrealloc(k->preqs, (size_t)nstarts * sizeof *k->preqs);
+  }
   for (int i = 0; i < R->prog.n; i++) {
     const coll_op *co = &R->prog.ops[i];
     op = add_op(k);
@@ -763,8 +772,6 @@ static int load_next(replay *R, rank *k, double now) {
   if (r < 0) { replay_rank_fail(R); return 0; }
   if (r == 0) return 0;
   k->has_action = 1;
-  k->last_file = k->act.file;
-  k->last_line = k->act.line;
   k->act_start = now;
   if (translate(R, k) < 0) return 0;
   return 1;
