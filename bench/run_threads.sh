@@ -14,6 +14,10 @@
 #   bench/run_threads.sh                      every kind, 3 runs, 16 ranks
 #   bench/run_threads.sh -r 5 -k compute      only the compute-bound program
 #   options: -r RUNS (3)  -k KINDS ("compute hpcg comd")  -n NP (16)  -w MILLIONS (compute: 100)
+#            -c CONFIGS ("own 1 2": psim's own thread, --threads 1, --threads 2; "own 2nl": 2
+#            threads without lookahead)
+# "at once": how many workers had a rank to run at once on average (--cfg run/threads-stats),
+# what the run could use of that many cores whatever the machine's load gave it.
 #   environment: PSIM (build/psim), PSIM_HPCG_SRC, PSIM_COMD_SRC (~/.cache/psim/{hpcg,comd}/src),
 #   PSIM_BENCH_DIR (~/.cache/psim/threads-bench: the builds, kept)
 set -u
@@ -26,13 +30,12 @@ CACHE=$HOME/.cache/psim
 : "${PSIM_HPCG_SRC:=$CACHE/hpcg/src}"
 : "${PSIM_COMD_SRC:=$CACHE/comd/src}"
 W=${PSIM_BENCH_DIR:-$CACHE/threads-bench}
-RUNS=3 KINDS="compute hpcg comd" NP=16 WORK=100
-while getopts r:k:n:w: o; do
-  case $o in r) RUNS=$OPTARG ;; k) KINDS=$OPTARG ;; n) NP=$OPTARG ;; w) WORK=$OPTARG ;; *) exit 2 ;; esac
+RUNS=3 KINDS="compute hpcg comd" NP=16 WORK=100 CONFIGS="own 1 2"
+while getopts r:k:n:w:c: o; do
+  case $o in r) RUNS=$OPTARG ;; k) KINDS=$OPTARG ;; n) NP=$OPTARG ;; w) WORK=$OPTARG ;; c) CONFIGS=$OPTARG ;; *) exit 2 ;; esac
 done
 log() { echo "run_threads.sh: $*" >&2; }
 mkdir -p "$W" || exit 1
-CONFIGS="own 1 2"
 
 # ---- builds (kept in $W) ----
 "$PSIMCC" -O2 -o "$W/threads" "$HERE/../tests/data/emul/threads.c" || { log "psimcc threads.c failed"; exit 1; }
@@ -61,7 +64,8 @@ now() { date +%s.%N; }
 one() {
   d="$W/run/$1.$2.$3"
   rm -rf "$d" && mkdir -p "$d" || return 1
-  opt=; [ "$2" != own ] && opt="--threads $2"
+  case $2 in own) opt= ;; *nl) opt="--threads ${2%nl} --cfg run/lookahead:no --cfg run/threads-stats:yes" ;;
+    *) opt="--threads $2 --cfg run/threads-stats:yes" ;; esac
   case $1 in
     compute) set -- "$1" "$2" "$W/threads" -n 4 -w "$WORK" ;;
     hpcg) cp "$W/hpcg/bin/hpcg.dat" "$d/" && set -- "$1" "$2" "$W/hpcg/bin/xhpcg" ;;
@@ -75,8 +79,9 @@ one() {
     { log "$kind at $cfg: exit status $?: $(tail -n 2 "$d/stderr")"; return 1; }
   t1=$(now)
   sim=$(sed -n 's/.*"simulated_time": \([-0-9.eE+]*\).*/\1/p' "$d/run.json" | head -n 1)
-  grep -h "^psim: --threads" "$d/stderr" | sort -u >&2
-  echo "$kind $cfg $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }') $sim" >> "$W/results"
+  grep -h "^psim: --threads" "$d/stderr" | grep -v "workers ran" | sort -u >&2
+  once=$(sed -n 's/.*: \([0-9.]*\) at once on average.*/\1/p' "$d/stderr" | head -n 1)
+  echo "$kind $cfg $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }') $sim ${once:-1}" >> "$W/results"
 }
 : > "$W/results"
 echo "psim run --threads: $RUNS runs each, $NP ranks, $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at the start, $(date -u '+%Y-%m-%d %H:%M UTC')"
@@ -89,7 +94,7 @@ echo "load average at the end $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # ---- table ----
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.6g\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-printf '%-8s %-6s %10s %17s %9s %14s %9s\n' program thread "wall (s)" "min-max" "/ own" "predicted (s)" "/ own"
+printf '%-8s %-6s %10s %17s %9s %14s %9s %8s\n' program thread "wall (s)" "min-max" "/ own" "predicted (s)" "/ own" "at once"
 for kind in $KINDS; do
   ow=$(awk -v k="$kind" '$1 == k && $2 == "own" { print $3 }' "$W/results" | median)
   os=$(awk -v k="$kind" '$1 == k && $2 == "own" { print $4 }' "$W/results" | median)
@@ -98,7 +103,8 @@ for kind in $KINDS; do
     lo=$(awk -v k="$kind" -v c="$c" '$1 == k && $2 == c { print $3 }' "$W/results" | sort -g | head -n 1)
     hi=$(awk -v k="$kind" -v c="$c" '$1 == k && $2 == c { print $3 }' "$W/results" | sort -g | tail -n 1)
     sim=$(awk -v k="$kind" -v c="$c" '$1 == k && $2 == c { print $4 }' "$W/results" | median)
-    printf '%-8s %-6s %10.2f %8.2f-%-8.2f %9.3f %14.6f %9.4f\n' "$kind" "$c" "$wall" "$lo" "$hi" \
-      "$(awk -v a="$wall" -v b="$ow" 'BEGIN { print a / b }')" "$sim" "$(awk -v a="$sim" -v b="$os" 'BEGIN { print a / b }')"
+    once=$(awk -v k="$kind" -v c="$c" '$1 == k && $2 == c { print $5 }' "$W/results" | median)
+    printf '%-8s %-6s %10.2f %8.2f-%-8.2f %9.3f %14.6f %9.4f %8.2f\n' "$kind" "$c" "$wall" "$lo" "$hi" \
+      "$(awk -v a="$wall" -v b="$ow" 'BEGIN { print a / b }')" "$sim" "$(awk -v a="$sim" -v b="$os" 'BEGIN { print a / b }')" "$once"
   done
 done

@@ -48,6 +48,10 @@ typedef struct emu_opts {
   int threads;                /* --threads: OS threads the ranks' own code runs on, in the
                                  turns' order of src/emul/emu_par.c (the same for every N);
                                  0 (the default): psim's own thread, in its own order */
+  int lookahead;              /* run/lookahead (default yes): under --threads, simulated time
+                                 passes while ranks compute, up to where their computations
+                                 cannot matter yet (emu_par.c) */
+  int threads_stats;          /* run/threads-stats:yes: says how many workers ran at once */
   int thread_level;           /* run/thread-level: the highest level MPI_Init_thread provides
                                  (0 SINGLE .. 3 MULTIPLE; default 1, FUNNELED). Whatever it
                                  says, only a rank's own thread can call MPI (another thread's

@@ -32,6 +32,7 @@ typedef struct emu_fiber {
   const void *asan_stack;   /* AddressSanitizer's view of the stack (when built with ASan) */
   size_t asan_size;
   void *asan_fake;
+  void *tsan_fiber;         /* ThreadSanitizer's view of the context (when built with TSan) */
 } emu_fiber;
 
 /* The scheduler's own context (the thread that called emu_run). */
@@ -178,6 +179,12 @@ typedef struct emu_rank {
    * far, measured before it waited for its turn in the middle of a burst (emu_par_own) */
   uint8_t par_u;
   double burst_acc;
+  /* lookahead (emu_par.c): the date the rank went back to its own code, its worker's CPU clock
+   * then, the CPU seconds of its burst the simulation already counted on (its next
+   * computation is at least that), and the simulated seconds of that computation that passed
+   * before its turn came (the computation starts that much in the past) */
+  double par_since, par_cpu0, par_promised, par_lag;
+  double par_burst;         /* its burst, measured as it stopped to wait for its turn */
   rank_stats st;
 } emu_rank;
 
@@ -269,9 +276,6 @@ void emu_par_stop(emu_sim *S);
 /* The kernel's turn for rank k (ready): resumes it on its worker, returns when it gives the
  * turn back (it blocked, yielded, ended, or went back to its own code). */
 void emu_par_grant(emu_sim *S, emu_rank *k);
-/* The rank that goes next among those in their own code (the order their turns ended in),
- * once it waits for its turn; -1 when none. */
-int emu_par_next(emu_sim *S);
 /* The running rank k goes back to its own code: the kernel's turn goes on to another rank. */
 void emu_par_release(emu_rank *k);
 /* Rank k, in its own code with the turn (emu_par_own), gives it back and goes on. */
@@ -279,6 +283,10 @@ void emu_par_give_back(emu_rank *k);
 /* Rank k (k->par_u) needs the kernel's turn (its MPI call, a runtime's shared state): waits
  * for it, its burst so far kept in k->burst_acc when in_burst. */
 void emu_par_own(emu_rank *k, int in_burst);
+/* rank_run's part under --threads: k's turn when it is ready (not in its own code), then the
+ * turns of the ranks in their own code as long as no rank is ready; returns to let simulated
+ * time move on (to a date the ranks in their own code cannot change, with lookahead). */
+void emu_par_run(emu_sim *S, emu_rank *k, void (*turn_done)(emu_sim *S, emu_rank *k));
 /* The context rank k's fiber leaves to: its worker's under --threads, else the scheduler's. */
 emu_fiber_host *emu_host_of(emu_sim *S, emu_rank *k);
 /* The crash report's rank: what it wrote and psim has not yet passed on (emu_signal.c). */

@@ -33,6 +33,27 @@ void __sanitizer_finish_switch_fiber(void *fake_stack_save, const void **bottom_
                                      size_t *size_old);
 #endif
 
+/* ThreadSanitizer, likewise: each fiber is one of its fibers, and every switch says so
+ * (psim run --threads runs fibers on several threads: a TSan build checks their handoffs). */
+#if defined(__SANITIZE_THREAD__)
+#define EMU_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define EMU_TSAN 1
+#endif
+#endif
+#ifdef EMU_TSAN
+void *__tsan_get_current_fiber(void);
+void *__tsan_create_fiber(unsigned flags);
+void __tsan_destroy_fiber(void *fiber);
+void __tsan_switch_to_fiber(void *fiber, unsigned flags);
+#define TSAN_SWITCH(from, to) do { (from)->tsan_fiber = __tsan_get_current_fiber(); __tsan_switch_to_fiber((to)->tsan_fiber, 0); } while (0)
+#define TSAN_BACK(to) __tsan_switch_to_fiber((to)->tsan_fiber, 0)
+#else
+#define TSAN_SWITCH(from, to) ((void)0)
+#define TSAN_BACK(to) ((void)0)
+#endif
+
 #if defined(__x86_64__) && !defined(PSIM_UCONTEXT)
 #define EMU_ASM 1
 /* void emu_switch(void **save_sp, void *new_sp) */
@@ -109,6 +130,9 @@ int emu_fiber_init(emu_fiber *f, size_t stack_size, void (*fn)(void *), void *ar
   }
   f->fn = fn;
   f->arg = arg;
+#ifdef EMU_TSAN
+  f->tsan_fiber = __tsan_create_fiber(0);
+#endif
   f->asan_stack = f->map + page;
   f->asan_size = stack_size;
   char *top = f->map + f->map_len;
@@ -141,6 +165,10 @@ int emu_fiber_init(emu_fiber *f, size_t stack_size, void (*fn)(void *), void *ar
 }
 
 void emu_fiber_free(emu_fiber *f) {
+#ifdef EMU_TSAN
+  if (f->tsan_fiber) __tsan_destroy_fiber(f->tsan_fiber);
+  f->tsan_fiber = NULL;
+#endif
   if (f->map) munmap(f->map, f->map_len);
   f->map = NULL;
   free(f->uctx);
@@ -165,6 +193,7 @@ static void do_switch(emu_fiber *from, emu_fiber *to) {
 }
 
 void emu_fiber_enter(emu_fiber_host *h, emu_fiber *f) {
+  TSAN_SWITCH(&h->self, f);
 #ifdef EMU_ASAN
   void *fake = NULL;
   __sanitizer_start_switch_fiber(&fake, f->asan_stack, f->asan_size);
@@ -186,6 +215,7 @@ void emu_fiber_started(emu_fiber_host *h, emu_fiber *f) {
 }
 
 void emu_fiber_leave(emu_fiber_host *h, emu_fiber *f, int dying) {
+  TSAN_BACK(&h->self);
 #ifdef EMU_ASAN
   __sanitizer_start_switch_fiber(dying ? NULL : &f->asan_fake, h->asan_stack, h->asan_size);
   do_switch(f, &h->self);

@@ -20,10 +20,15 @@
  *   the current date, the main thread serves that list's head: it waits until that rank reaches
  *   its next MPI call (emu_enter measures its burst, then the fiber stops and leaves its worker
  *   free for its other ranks), gives it the turn, and so on; simulated time moves on only once
- *   the list is empty. So the order of every turn (every change to the simulation) follows from
- *   the simulation alone, whatever N is and however fast each worker is: two runs with
+ *   the list is empty, or, with lookahead (below, "lookahead"; on by default when psim
+ *   measures, the ranks have a host each and no CPU model is on), up to the earliest date the
+ *   ranks' computations under way cannot affect. Without lookahead (nothing measured, or
+ *   --cfg run/lookahead:no) the order of every turn (every change to the simulation) follows
+ *   from the simulation alone, whatever N is and however fast each worker is: two runs with
  *   --threads 2 and 3 make the same calls in the same order, and differ only by the measured
- *   bursts; --threads 1 takes this order too, on one worker. It differs from psim's own
+ *   bursts; --threads 1 takes this order too, on one worker. With it, turns at different dates
+ *   that commute may come in an order that depends on the workers' speed; the simulated
+ *   results are those of the date order. It differs from psim's own
  *   thread's (no --threads): there a rank's burst and its next call come before the next
  *   rank's turn; here the turns of the ranks ready at one date come first, then
  *   their next calls, in the same order. Both happen at the same simulated date; what differs
@@ -68,6 +73,8 @@
  *   shared by the ranks (run/lock-limit, which looks at the one thread that ran every rank) is
  *   off. */
 #include <errno.h>
+#include <math.h>
+#include <time.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -82,6 +89,8 @@ typedef struct emu_par emu_par;
 typedef struct par_worker {
   pthread_t th;
   int started;
+  clockid_t cpu;            /* its CPU clock, read by the main thread (lookahead) */
+  double busy;              /* wall seconds it ran ranks (run/threads-stats) */
   emu_fiber_host host;
   int task;                 /* the rank to resume (its turn), or -1 */
   pthread_cond_t cv;
@@ -106,6 +115,9 @@ struct emu_par {
   int stop;
   int *fifo;                /* ranks in their own code, in the order their turns ended */
   size_t head, len, cap;
+  int lookahead;            /* simulated time may pass while ranks compute (see the top) */
+  struct timespec start;    /* run/threads-stats: when the workers started */
+  double timer_at;          /* the date of the lookahead's pending timer, or -1 */
   FILE *out0, *err0, *outc, *errc;
 };
 
@@ -177,7 +189,11 @@ static void *worker_main(void *arg) {
     S->running = k;
     emu_me_tl = k;
     flush_rank(P, k->id);
+    struct timespec b0, b1;
+    clock_gettime(CLOCK_MONOTONIC, &b0);
     emu_fiber_enter(&w->host, &k->fib);
+    clock_gettime(CLOCK_MONOTONIC, &b1);
+    w->busy += (double)(b1.tv_sec - b0.tv_sec) + 1e-9 * (double)(b1.tv_nsec - b0.tv_nsec);
     emu_me_tl = NULL;
     pthread_mutex_lock(&P->mu);
     par_rank *pr = &P->r[k->id];
@@ -213,27 +229,136 @@ void emu_par_grant(emu_sim *S, emu_rank *k) {
   pthread_mutex_unlock(&P->mu);
 }
 
-int emu_par_next(emu_sim *S) {
+/* ---- lookahead ----
+ * Without it, simulated time stands still while any rank computes: its next call comes at the
+ * date it went back to its code. Ranks whose computations end at different dates (measured
+ * bursts always do, by a few ns) would then compute one after the other. But a rank that has
+ * computed for c CPU seconds since date t will start, at its next call, a computation of at
+ * least c x ref / speed simulated seconds from t on its host; if that host runs nothing else
+ * (one rank per host, no CPU model: no communication's CPU share, no background load), nothing
+ * the rest of the simulation does before t + c x ref / speed depends on what the rank does, and
+ * nothing it does depends on the rest. So the simulation may go on to the earliest such date
+ * over the ranks in their own code (the horizon: a timer there brings the main thread back),
+ * and a rank's computation, once its turn comes, starts in the past, at t, its part already
+ * done counted (emu_sched.c, compute_now's par_lag); the rank's burst is at least what was
+ * counted on (par_promised). The simulated results are those of the date order; the order of
+ * turns now depends on how fast each rank computes in wall time, but only across dates the
+ * ranks' computations keep apart (same-date ties may come in another order than without). */
+static double worker_cpu(const par_worker *w) {
+  struct timespec t;
+  if (clock_gettime(w->cpu, &t) != 0) return 0;
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Under mu: whether rank id (in its own code) will start its next turn with a computation,
+ * its promise raised to what its worker's clock says it has computed so far. */
+static int promised_locked(emu_sim *S, emu_par *P, int id) {
+  /* the fiber measures its own burst with its own clock rules, from a mark a little after
+   * par_cpu0: what is counted on stays this much under what the worker's clock says */
+  const double margin = 50e-6;
+  emu_rank *k = &S->ranks[id];
+  double c = P->r[id].parked ? k->par_burst : worker_cpu(&P->w[id % P->n]) - k->par_cpu0 - margin;
+  if (!(c + k->carry >= S->o->cpu_threshold) || !(c > 0)) return 0;   /* it may call MPI now */
+  if (c > k->par_promised) k->par_promised = c;
+  return 1;
+}
+
+/* Under mu: the horizon (the current date when a rank in its own code may call MPI now). */
+static double horizon_locked(emu_sim *S, emu_par *P) {
+  double hz = INFINITY;
+  for (size_t i = 0; i < P->len; i++) {
+    int id = P->fifo[(P->head + i) % P->cap];
+    emu_rank *k = &S->ranks[id];
+    if (!promised_locked(S, P, id)) return sim_now(S->sim);
+    double t = k->par_since + k->par_promised * S->o->host_speed_ref / plat_host_at(S->o->plat, k->host)->speed;
+    if (t < hz) hz = t;
+  }
+  return hz;
+}
+
+/* Under mu: takes the i-th entry out of the list. */
+static int take_locked(emu_par *P, size_t i) {
+  int id = P->fifo[(P->head + i) % P->cap];
+  for (; i > 0; i--) P->fifo[(P->head + i) % P->cap] = P->fifo[(P->head + i - 1) % P->cap];
+  P->head = (P->head + 1) % P->cap;
+  P->len--;
+  return id;
+}
+
+static void horizon_reached(sim *s, activity *a) {
+  (void)s;
+  emu_sim *S = a->data;
   emu_par *P = S->par;
+  if (!P) return;
   pthread_mutex_lock(&P->mu);
-  int id = -1;
-  if (P->len) {
-    id = P->fifo[P->head];
-    P->head = (P->head + 1) % P->cap;
-    P->len--;
-    while (!P->r[id].parked) pthread_cond_wait(&P->cv, &P->mu);
-    P->r[id].parked = 0;
+  P->timer_at = -1;
+  int id = P->len ? P->fifo[P->head] : -1;
+  pthread_mutex_unlock(&P->mu);
+  /* rank_run for a rank in its own code serves the list again (emu_par_run) */
+  if (id >= 0) sim_make_ready(S->sim, id);
+}
+
+void emu_par_run(emu_sim *S, emu_rank *k, void (*turn_done)(emu_sim *S, emu_rank *k)) {
+  emu_par *P = S->par;
+  /* A rank in its own code, or blocked since: the lookahead's timer (horizon_reached), which
+   * named the list's head of then; else the rank is ready, its turn */
+  if (!k->par_u && k->state != EK_BLOCKED) {
+    k->state = EK_READY;
+    emu_par_grant(S, k);
+    turn_done(S, k);
+  }
+  pthread_mutex_lock(&P->mu);
+  while (!S->failed && !sim_nready(S->sim) && P->len) {
+    /* The first rank of the list waiting for its turn, past the ranks still computing whose
+     * next turn begins with their computation (lookahead: that commutes with what other
+     * ranks do on other hosts meanwhile); without lookahead, only the head */
+    size_t at = P->len;
+    for (size_t i = 0; i < P->len; i++) {
+      int id = P->fifo[(P->head + i) % P->cap];
+      if (P->r[id].parked) { at = i; break; }
+      if (!P->lookahead || !promised_locked(S, P, id)) break;
+    }
+    if (at < P->len) {
+      int id = take_locked(P, at);
+      P->r[id].parked = 0;
+      grant_locked(P, id);
+      pthread_mutex_unlock(&P->mu);
+      turn_done(S, &S->ranks[id]);
+      pthread_mutex_lock(&P->mu);
+      continue;
+    }
+    if (!P->lookahead) {
+      pthread_cond_wait(&P->cv, &P->mu);
+      continue;
+    }
+    double now = sim_now(S->sim), hz = horizon_locked(S, P);
+    if (hz > now) {   /* time may move on to hz: a timer there, unless one comes first */
+      if (!(P->timer_at > now && P->timer_at <= hz)) {
+        P->timer_at = hz;
+        sim_start_timer(S->sim, hz - now, horizon_reached, S, -1);
+      }
+      break;
+    }
+    /* a rank may call MPI at this date: wait for it, looking again now and then */
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += 1000000;
+    if (until.tv_nsec >= 1000000000L) { until.tv_sec++; until.tv_nsec -= 1000000000L; }
+    pthread_cond_timedwait(&P->cv, &P->mu, &until);
   }
   pthread_mutex_unlock(&P->mu);
-  return id;
 }
 
 void emu_par_release(emu_rank *k) {
   emu_sim *S = emu_current;
   emu_par *P = S->par;
+  double now = sim_now(S->sim), cpu = P->lookahead ? emu_cpu_now() : 0;
   S->running = NULL;
   k->par_u = 1;
   pthread_mutex_lock(&P->mu);
+  k->par_since = now;
+  k->par_cpu0 = cpu;
+  k->par_promised = 0;
   if (P->len == P->cap) {
     size_t nc = P->cap ? 2 * P->cap : 64;
     int *f = xmalloc(nc * sizeof *f);
@@ -264,6 +389,7 @@ void emu_par_own(emu_rank *k, int in_burst) {
   emu_par *P = S->par;
   int measuring = in_burst && S->o->measure && !k->depth && !k->loading;
   if (measuring) emu_burst_pause(k);
+  if (in_burst) k->par_burst = measuring ? k->burst_acc : 0;   /* it computed that much, at least */
   P->r[k->id].want = 1;
   emu_fiber_leave(&P->w[k->id % P->n].host, &k->fib, 0);
   /* its turn (worker_main set S->running and passed its output on) */
@@ -372,12 +498,19 @@ void emu_par_start(emu_sim *S) {
   stdout = P->outc;
   stderr = P->errc;
   S->par = P;
+  P->timer_at = -1;
+  clock_gettime(CLOCK_MONOTONIC, &P->start);
+  P->lookahead = o->lookahead && o->measure && !o->net.cpu.active;
+  for (int i = 0; i < S->np && P->lookahead; i++)
+    for (int j = 0; j < i; j++)
+      if (S->rank_host[i] == S->rank_host[j]) { P->lookahead = 0; break; }
   for (int i = 0; i < P->n; i++) {
     par_worker *w = &P->w[i];
     w->P = P;
     w->task = -1;
     pthread_cond_init(&w->cv, NULL);
     w->started = pthread_create(&w->th, NULL, worker_main, w) == 0;
+    if (w->started && pthread_getcpuclockid(w->th, &w->cpu) != 0) P->lookahead = 0;
     if (!w->started) {
       /* cannot happen but by lack of resources: the ranks go on the workers there are */
       P->n = i;
@@ -411,9 +544,20 @@ void emu_par_stop(emu_sim *S) {
   P->stop = 1;
   for (int i = 0; i < P->n; i++) pthread_cond_signal(&P->w[i].cv);
   pthread_mutex_unlock(&P->mu);
+  double busy = 0;
   for (int i = 0; i < P->n; i++) {
     pthread_join(P->w[i].th, NULL);
     pthread_cond_destroy(&P->w[i].cv);
+    busy += P->w[i].busy;
+  }
+  if (S->o->threads_stats) {
+    /* how many workers had a rank to run at once, on average: what the run could use of that
+     * many cores, whatever the machine gave it (a loaded machine shares its cores) */
+    struct timespec end;
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    double wall = (double)(end.tv_sec - P->start.tv_sec) + 1e-9 * (double)(end.tv_nsec - P->start.tv_nsec);
+    fprintf(P->err0, "psim: --threads %d: workers ran ranks %.3f s in %.3f s of wall time: %.2f at once on average%s\n",
+            S->o->threads, busy, wall, wall > 0 ? busy / wall : 0, P->lookahead ? "" : " (no lookahead)");
   }
   /* what no turn passed on (a failed run), in rank order */
   for (int i = 0; i < S->np; i++) flush_rank(P, i);

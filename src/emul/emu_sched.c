@@ -38,6 +38,7 @@ void emu_opts_init(emu_opts *o, const platform *p, int np) {
   o->wtime = 1e-8;           /* smpi/wtime's default */
   o->stack_size = (size_t)8 << 20;
   o->threads = 0;   /* no --threads: psim's own thread */
+  o->lookahead = 1;
   o->compute_limit = 300;
   o->spin_limit = (uint64_t)1 << 20;
   o->lock_limit = 10;
@@ -69,6 +70,13 @@ int emu_opts_cfg(emu_opts *o, const char *key, const char *value, psim_err *err)
     return 0;
   }
   if (!strcmp(key, "run/lock-limit")) return parse_double(key, value, &o->lock_limit, err);
+  if (!strcmp(key, "run/threads-stats")) { o->threads_stats = !strcmp(value, "yes") || !strcmp(value, "1"); return 0; }
+  if (!strcmp(key, "run/lookahead")) {   /* --threads: time passes while ranks compute (emu_par.c) */
+    if (!strcmp(value, "yes") || !strcmp(value, "1") || !strcmp(value, "true")) o->lookahead = 1;
+    else if (!strcmp(value, "no") || !strcmp(value, "0") || !strcmp(value, "false")) o->lookahead = 0;
+    else return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--cfg run/lookahead expects yes or no, got '%s'", value);
+    return 0;
+  }
   if (!strcmp(key, "run/iprobe-cost")) return parse_double(key, value, &o->iprobe_cost, err);
   if (!strcmp(key, "run/test-cost")) return parse_double(key, value, &o->test_cost, err);
   if (!strcmp(key, "run/thread-level")) {
@@ -343,8 +351,24 @@ static void compute_now(emu_sim *S, emu_rank *k, double flops) {
   double t0 = sim_now(S->sim), b0 = mpi_rank_busy_time(S->world, k->id);
   if (S->tit) emu_trace_compute(k, flops);
   k->poll_streak = 0;   /* work between polls */
+  /* --threads' lookahead: this computation began par_lag seconds ago, while the simulation went
+   * on without the rank (its host idle but for it: emu_par.c), so part of it is done */
+  double lag = k->par_lag, speed = plat_host_at(S->o->plat, k->host)->speed, all = flops;
+  k->par_lag = 0;
+  if (lag > 0) {
+    t0 -= lag;
+    flops -= lag * speed;
+    if (!(flops > 0)) {
+      double d = sim_now(S->sim) - t0;
+      k->st.compute += d;
+      k->call_compute += d;
+      k->st.actions++;
+      emu_observe_action(S, k->id, NULL, TIT_COMPUTE, t0, sim_now(S->sim));
+      return;
+    }
+  }
   dyn_compute_start(S->dyn, k->id, models_exec(S->models, k->host, flops, compute_done, S, k->id),
-                    flops / plat_host_at(S->o->plat, k->host)->speed);
+                    all / speed);
   int spin = emu_spin_act_begin(S, k);
   emu_block();
   emu_spin_act_end(S, spin);
@@ -487,7 +511,16 @@ void emu_enter(const char *name) {
   /* measured before the rank waits for its turn (--threads): the wait is not its work */
   double burst = S->o->measure && !k->loading ? emu_burst(k) : 0;
   if (S->o->repeat && S->o->measure && !k->loading) burst = emu_repeat_burst(S->o->repeat, k->id, name, burst);
-  if (k->par_u) emu_par_own(k, 0);
+  double lag = 0;
+  if (k->par_u) {
+    k->par_burst = burst;   /* what the main thread may count on while it waits for its turn */
+    emu_par_own(k, 0);
+    /* the simulation went on meanwhile, counting on a computation of at least par_promised
+     * seconds from par_since (lookahead): the call starts then */
+    if (burst < k->par_promised) burst = k->par_promised;
+    lag = sim_now(S->sim) - k->par_since;
+    if (!(lag > 0)) lag = 0;
+  }
   emu_watch_enter(S);
   k->call = name;
   k->call_compute = 0;
@@ -495,10 +528,12 @@ void emu_enter(const char *name) {
   k->calls++;
   if (S->o->measure && !k->loading) {
     k->cpu_own += burst;
+    k->par_lag = lag;
     charge_cpu(S, k, burst, 0);
+    k->par_lag = 0;
   }
   if (S->maps) emu_dyn_boundary(S, k);
-  k->call_start = sim_now(S->sim);
+  k->call_start = sim_now(S->sim) - lag;
   k->call_compute = 0;
   k->call_busy_compute = 0;
   k->call_busy0 = mpi_rank_busy_time(S->world, k->id);
@@ -584,11 +619,18 @@ void emu_rank_exit(int code) {
   }
   k->in_main = 0;
   k->exit_code = code;
-  if (k->par_u) emu_par_own(k, 1);   /* its end is the kernel's business: in turn */
+  double lag = 0;
+  if (S->par) {   /* its end is the kernel's business: in turn (lookahead as in emu_enter) */
+    if (k->par_u) emu_par_own(k, 1);
+    lag = sim_now(S->sim) - k->par_since;
+  }
   if (!k->finalized && S->o->measure && k->depth == 0) {
     double burst = emu_repeat_burst(S->o->repeat, k->id, "(end)", emu_burst(k));
+    if (burst < k->par_promised) burst = k->par_promised;
     k->cpu_own += burst;
+    k->par_lag = lag > 0 ? lag : 0;
     charge_cpu(S, k, burst, 1);   /* the last burst, and the carry with it */
+    k->par_lag = 0;
   }
   if (k->initialized && !k->finalized && !S->failed) {
     if (k->exit_fn) fprintf(stderr, "psim: warning: rank %d called %s(0) without calling MPI_Finalize\n", k->id, k->exit_fn);
@@ -731,19 +773,13 @@ static void rank_run(void *ctx, int id) {
   emu_sim *S = ctx;
   emu_rank *k = &S->ranks[id];
   if (k->state == EK_DONE || S->failed) return;
-  k->state = EK_READY;
   if (S->par) {
     /* --threads: the rank's turn, then the turns of the ranks whose own code ran meanwhile,
      * in the order they went back to it, as long as no rank is ready here (emu_par.c) */
-    emu_par_grant(S, k);
-    turn_done(S, k);
-    int h;
-    while (!S->failed && !sim_nready(S->sim) && (h = emu_par_next(S)) >= 0) {
-      emu_par_grant(S, &S->ranks[h]);
-      turn_done(S, &S->ranks[h]);
-    }
+    emu_par_run(S, k, turn_done);
     return;
   }
+  k->state = EK_READY;
   S->running = k;
   emu_me_tl = k;
   /* The C library keeps one getopt state for the process; every rank parses its own command

@@ -17,11 +17,12 @@ int __wrap_getopt(int argc, char *const argv[], const char *opts);
 int __wrap_getopt_long(int argc, char *const argv[], const char *opts, const struct option *lo, int *li);
 int __wrap_getopt_long_only(int argc, char *const argv[], const char *opts, const struct option *lo, int *li);
 
-/* What the last call left in the C library's variables (in a turn: one rank at a time). A
- * variable that differs at the next call was written by the program since (opterr = 0 to
- * silence getopt, optind = 1 to parse again), in all likelihood by the rank now calling, which
- * writes them before its loop: that rank's state takes the value. */
-static int left_ind = 1, left_err = 1, left_opt = '?';
+/* What the last call left in optind (in a turn: one rank at a time). A value that differs at
+ * the next call was written by the program since (optind = 1 to parse again), in all
+ * likelihood by the rank now calling, which writes it before its loop: that rank's state takes
+ * it. opterr stays the process's: every rank runs the same code, which sets it alike (opterr =
+ * 0 before the loop), and whichever rank wrote it last, the ranks would all read their own. */
+static int left_ind = 1;
 
 /* The rank's own state set for its call (under --threads), or NULL. */
 static emu_rank *own_state(void) {
@@ -30,16 +31,14 @@ static emu_rank *own_state(void) {
   if (!k) return NULL;
   if (k->par_u) emu_par_own(k, 1);
   if (optind != left_ind) k->go_ind = optind;
-  if (opterr != left_err) k->go_err = opterr;
-  if (optopt != left_opt) k->go_opt = optopt;
-  optind = k->go_ind; opterr = k->go_err; optopt = k->go_opt; optarg = k->go_arg;
+  optind = k->go_ind; optopt = k->go_opt; optarg = k->go_arg;
   return k;
 }
 
 /* The parse is over (-1): the rank gives its turn back and goes on in its own code. */
 static int keep_state(emu_rank *k, int rc) {
   if (!k) return rc;
-  k->go_ind = left_ind = optind; k->go_err = left_err = opterr; k->go_opt = left_opt = optopt; k->go_arg = optarg;
+  k->go_ind = left_ind = optind; k->go_opt = optopt; k->go_arg = optarg;
   if (rc == -1 && !k->depth) emu_par_give_back(k);
   return rc;
 }
