@@ -5,6 +5,7 @@
 #                     PajeNG to read Paje traces, chromium to load the HTML report headless,
 #                     OpenBLAS for psim calibrate --kernels, optional when building,
 #                     libotf2 to read OTF2 traces, optional when building,
+#                     libdw to name precompiled programs' call sites file:line, optional when building,
 #                     MPICH for the MPI build of psim sweep and for MPICH binaries under psim run
 #                     (with ScaLAPACK: libscalapack-mpich-dev), autoconf to run a configure with psimcc)
 #   deps.sh mpi    -> plus MPICH, for the MPI build of psim sweep (make mpi; cmocka: its tests/)
@@ -17,7 +18,7 @@ command -v cc >/dev/null 2>&1 || want="$want gcc libc6-dev"
 case "${1:-build}" in
   bench) want="$want time bc libsimgrid-dev libhdf5-mpich-dev mpich hdf5-tools" ;;
   mpi) want="$want libcmocka-dev libmpich-dev mpich" ;;
-  test|all) want="$want libcmocka-dev libsimgrid-dev python3 valgrind zstd gzip clang pajeng chromium libopenblas-dev libotf2-trace-dev otf2-tools libmpich-dev mpich libscalapack-mpich-dev autoconf netpipe-mpich2 libcoarrays-mpich-dev nwchem-mpich libopenmpi-dev netpipe-openmpi hpcc lammps lammps-examples mumps-test" ;;
+  test|all) want="$want libcmocka-dev libsimgrid-dev python3 valgrind zstd gzip clang pajeng chromium libopenblas-dev libotf2-trace-dev otf2-tools libdw-dev libmpich-dev mpich libscalapack-mpich-dev autoconf netpipe-mpich2 libcoarrays-mpich-dev nwchem-mpich libopenmpi-dev netpipe-openmpi hpcc lammps lammps-examples mumps-test" ;;
 esac
 missing=""
 for p in $want; do

@@ -244,6 +244,7 @@ struct emu_sim {
   void (*rt_free)(void *rt);
   struct emu_tracer *tit;   /* recording (--trace-tit), or NULL */
   struct emu_tasks *tasks;  /* PSIM_TASK costs (--measure-tasks / --task-costs), or NULL */
+  struct emu_sites *sites;  /* call sites of a precompiled program's MPI calls (emu_site.c), or NULL */
   dyn_track *dyn;           /* dynamic efficiency (emu_dyn.c) */
   int *maps;                /* --host-events: dyn_events_maps, or NULL */
   struct {                  /* the watchdog (emu_watch.c) */
@@ -346,6 +347,12 @@ static inline emu_rank *emu_self(void) {
 /* ---- observers (emu_observe.c): emu_opts.observers see the run as a replay's would ---- */
 /* A finished call (call = its name) or, with call NULL, a computation of kind k. */
 void emu_observe_action(emu_sim *S, int rank, const char *call, tit_kind k, double start, double end);
+/* ---- call sites of a program psimcc did not build (emu_site.c) ---- */
+/* From inside rank's MPI call (on its stack): where the program called it, as FILE and LINE,
+ * or as "FUNCTION+0xOFFSET (BINARY)" with line 0 when the binary has no line table. 1, or 0
+ * when no frame of the program is found. The strings live until emu_sites_free. */
+int emu_site_of_call(emu_sim *S, int rank, const char **file, int *line);
+void emu_sites_free(struct emu_sites *s);
 void emu_observe_start(emu_sim *S);             /* after the MPI world exists */
 void emu_observe_end(emu_sim *S, double time);  /* the run ended at simulated time */
 

@@ -5,8 +5,9 @@
  * CPU burst or psim_compute) as compute, psim_sleep as sleep; messages as they arrive. An MPI
  * call carries the file and line it was made at when include/psim_mpi/mpi.h's macro recorded
  * them just before it (psim_at: the blocking calls of a psimcc build; `at` below); other
- * calls (non-blocking ones, a precompiled MPICH or Open MPI binary's) and computations have
- * none: the site psim_at left would be an earlier call's. */
+ * calls (non-blocking ones) and computations have none: the site psim_at left would be an
+ * earlier call's. A precompiled MPICH or Open MPI binary's blocking calls get the site its
+ * stack gives (emu_site.c): file:line with debug information, else function+offset. */
 #include <string.h>
 
 #include "emul/emu.h"
@@ -47,6 +48,10 @@ void emu_observe_action(emu_sim *S, int rank, const char *call, tit_kind k, doub
   a.rank = rank;
   const emu_rank *kr = &S->ranks[rank];
   if (at && kr->file && kr->line > 0) { a.file = kr->file; a.line = kr->line; }
+  else if (at && !kr->file) {   /* a program psimcc did not build */
+    int ln = 0;
+    if (emu_site_of_call(S, rank, &a.file, &ln)) a.line = ln;
+  }
   const char *text = call ? call : a.kind == TIT_SLEEP ? "sleep" : "compute";
   for (int i = 0; i < S->o->nobservers; i++)
     if (S->o->observers[i].action)
@@ -66,4 +71,7 @@ void emu_observe_start(emu_sim *S) {
 void emu_observe_end(emu_sim *S, double time) {
   for (int i = 0; i < S->o->nobservers; i++)
     if (S->o->observers[i].end) S->o->observers[i].end(S->o->observers[i].ctx, time);
+  /* the observers copied the call sites they keep */
+  emu_sites_free(S->sites);
+  S->sites = NULL;
 }

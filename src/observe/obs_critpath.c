@@ -233,7 +233,8 @@ void obs_critpath_write_text(FILE *f, const obs_critpath *cp, const obs_record *
         fprintf(f, "%.0f bytes", a->bytes);
         long w = seg_act(rec, a);
         const char *src = w >= 0 ? obs_record_act_file(rec, a->rank, (size_t)w) : NULL;
-        if (src) fprintf(f, ", waited for at %s:%u", src, (unsigned)rec->acts[a->rank].data[w].line);
+        if (src) fprintf(f, ", waited for at %s", src);
+        if (src && obs_act_line(&rec->acts[a->rank].data[w])) fprintf(f, ":%u", obs_act_line(&rec->acts[a->rank].data[w]));
       } else {
         const obs_act *x = a->act >= 0 ? &rec->acts[a->rank].data[a->act] : NULL;
         if (x && x->text_len) fprintf(f, "%.*s", (int)x->text_len, rec->text.data + x->text);
@@ -241,7 +242,8 @@ void obs_critpath_write_text(FILE *f, const obs_critpath *cp, const obs_record *
         else fputs("(end of trace: pending requests)", f);
         /* where to look: the trace line, or the program's call site under psim run */
         const char *src = x ? obs_record_act_file(rec, a->rank, (size_t)a->act) : NULL;
-        if (src) fprintf(f, " at %s:%u", src, (unsigned)x->line);
+        if (src) fprintf(f, " at %s", src);
+        if (src && obs_act_line(x)) fprintf(f, ":%u", obs_act_line(x));
         if (j - i > 1) fprintf(f, " (+%zu more)", j - i - 1);
       }
       fputc('\n', f);
@@ -298,7 +300,7 @@ static void write_top(FILE *f, const obs_critpath *cp, const obs_record *rec, co
     long ai = seg_act(rec, s);
     const obs_act *a = ai >= 0 ? &rec->acts[s->rank].data[ai] : NULL;
     c[i] = (cp_contrib){s->rank, s->what, a ? a->kind : -1, s->what == OBS_CP_TRANSFER ? s->src : -1,
-                        a ? obs_record_act_file_id(rec, s->rank, (size_t)ai) : 0, a ? a->line : 0,
+                        a ? obs_record_act_file_id(rec, s->rank, (size_t)ai) : 0, a ? obs_act_line(a) : 0,
                         a ? obs_record_act_file(rec, s->rank, (size_t)ai) : NULL,
                         s->end > s->start ? s->end - s->start : 0, 1};
   }

@@ -84,8 +84,10 @@ static void on_action(void *ctx, int rank, const tit_action *a, const char *text
                       double start, double end) {
   obs_record *r = ctx;
   if (rank < 0 || rank >= r->np || a->kind == TIT_INIT || a->kind == TIT_FINALIZE) return;
+  /* a file without a line (a->line 0: psim run's FUNCTION+0xOFFSET sites) is kept as one */
   obs_act x = {.start = start, .end = end, .kind = (uint8_t)a->kind,
-               .line = a->file && a->line > 0 && a->line < 0xFFFFFFFFL ? (uint32_t)a->line : 0};
+               .line = !a->file ? 0 : a->line > 0 && a->line < OBS_LINE_NONE ? (uint32_t)a->line
+                       : a->line == 0 ? OBS_LINE_NONE : 0};
   /* r->file: the file of its first action (per-rank files hold one rank each, a shared file
    * all); an action from another file has it noted apart */
   note_file((rec_ext *)r, rank, x.line ? a->file : NULL);

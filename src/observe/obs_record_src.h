@@ -10,6 +10,12 @@
 
 #include "psim/observe.h"
 
+/* obs_act.line of an action whose place is known without a line (a precompiled program's
+ * call site as FUNCTION+0xOFFSET (BINARY), psim run): it has a file, shown alone. */
+#define OBS_LINE_NONE 0xFFFFFFFFu
+/* An action's line for display, 0 when it has none. */
+static inline unsigned obs_act_line(const obs_act *a) { return a->line == OBS_LINE_NONE ? 0 : a->line; }
+
 /* The file action i of rank came from (NULL when unknown). */
 const char *obs_record_act_file(const obs_record *r, int rank, size_t i);
 /* A number that is the same for two actions exactly when their files are (0: the rank's

@@ -388,7 +388,8 @@ static void critical_path(FILE *f, const jv *doc) {
       else obs_html_esc(f, jv_str(jv_get(t, "action"), "(end of trace)"));
       fputs("</td><td style=\"text-align:left\">", f);
       const char *file = jv_str(jv_get(t, "file"), NULL);
-      if (file) { obs_html_esc(f, file); fprintf(f, ":%.0f", jv_num(jv_get(t, "line"), 0)); }
+      if (file) obs_html_esc(f, file);
+      if (file && jv_num(jv_get(t, "line"), 0) > 0) fprintf(f, ":%.0f", jv_num(jv_get(t, "line"), 0));
       fprintf(f, "</td><td>%.0f</td><td>%.6g</td><td>%.1f %%</td></tr>\n", jv_num(jv_get(t, "count"), 0), tt,
               L > 0 ? 100 * tt / L : 0);
     }

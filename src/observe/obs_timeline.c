@@ -48,7 +48,7 @@ static void put_piece(void *ctx, const obs_act *a, double s, double e, int st) {
   piece_out *p = ctx;
   if (p->n++) fputs(", ", p->f);
   num9(p->f, s); fputs(", ", p->f); num9(p->f, e);
-  fprintf(p->f, ", %d, %u, %d", a->kind, (unsigned)a->line, st);
+  fprintf(p->f, ", %d, %u, %d", a->kind, obs_act_line(a), st);
 }
 
 static void write_actions(FILE *f, const obs_record *rec, obs_split *sp) {
