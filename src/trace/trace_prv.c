@@ -510,7 +510,7 @@ int fx_prv_read(const char *path, fx_trace *t, psim_err *err) {
     if (P.unbalanced) fx_warn(t, "%ld MPI calls entered without leaving the previous one (unbalanced events): each ends where the next begins", P.unbalanced);
     if (P.stray_exit) fx_warn(t, "%ld MPI call exits without an entry: ignored", P.stray_exit);
     if (P.unknown) fx_warn(t, "%ld MPI calls of values the .pcf does not name: their time is not compute, nothing else is replayed", P.unknown);
-    if (no_msg) fx_warn(t, "%ld point-to-point calls without a communication record (not recorded): not replayed", no_msg);
+    if (no_msg) fx_warn(t, "%ld point-to-point calls without a communication record (their peer was MPI_PROC_NULL, or it was not recorded): not replayed", no_msg);
     if (left) fx_warn(t, "%ld communication records attached to no MPI call: not replayed", left);
     if (sub) fx_warn(t, "%ld collective calls on communicators smaller than MPI_COMM_WORLD: not replayed (TIT collectives span every rank)", sub);
   }
