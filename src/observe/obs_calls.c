@@ -428,7 +428,7 @@ void obs_calls_attach(obs_calls *c) {
   }
   for (size_t i = 0; i < np2p; i++) {
     obs_cmsg *m = &c->msgs.data[ord[i].i];
-    if (m->scall < 0 || m->rcall < 0) { c->unattached++; continue; }
+    if (m->scall < 0 || m->rcall < 0) continue;   /* not written as a message */
     const obs_call *s = &c->rank[m->src].data[m->scall], *d = &c->rank[m->dst].data[m->rcall];
     m->sdone = s->role == OC_ISEND ? completion(&c->rank[m->src], &done[m->src], m->scall,
                                                 m->detached ? m->posted : m->xend)

@@ -73,7 +73,6 @@ typedef struct obs_calls {
   VEC(obs_cmsg) msgs;           /* in arrival order */
   VEC(char *) names;           /* MPI function names */
   double end;                  /* the run's end (the end callback), or the last call's end */
-  long unattached;             /* point-to-point messages whose send or receive call was not found */
   obs_mev_vec *ev;             /* per rank, after obs_calls_attach: its message events sorted by
                                   call, date, then OE_* order */
 } obs_calls;
