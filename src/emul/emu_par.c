@@ -118,6 +118,7 @@ struct emu_par {
   int lookahead;            /* simulated time may pass while ranks compute (see the top) */
   struct timespec start;    /* run/threads-stats: when the workers started */
   double timer_at;          /* the date of the lookahead's pending timer, or -1 */
+  long advances;            /* times the simulation went on while ranks computed */
   FILE *out0, *err0, *outc, *errc;
 };
 
@@ -335,6 +336,7 @@ void emu_par_run(emu_sim *S, emu_rank *k, void (*turn_done)(emu_sim *S, emu_rank
     if (hz > now) {   /* time may move on to hz: a timer there, unless one comes first */
       if (!(P->timer_at > now && P->timer_at <= hz)) {
         P->timer_at = hz;
+        P->advances++;
         sim_start_timer(S->sim, hz - now, horizon_reached, S, -1);
       }
       break;
@@ -556,8 +558,10 @@ void emu_par_stop(emu_sim *S) {
     struct timespec end;
     clock_gettime(CLOCK_MONOTONIC, &end);
     double wall = (double)(end.tv_sec - P->start.tv_sec) + 1e-9 * (double)(end.tv_nsec - P->start.tv_nsec);
-    fprintf(P->err0, "psim: --threads %d: workers ran ranks %.3f s in %.3f s of wall time: %.2f at once on average%s\n",
-            S->o->threads, busy, wall, wall > 0 ? busy / wall : 0, P->lookahead ? "" : " (no lookahead)");
+    fprintf(P->err0, "psim: --threads %d: workers ran ranks %.3f s in %.3f s of wall time: %.2f at once on average; ",
+            S->o->threads, busy, wall, wall > 0 ? busy / wall : 0);
+    if (P->lookahead) fprintf(P->err0, "the simulation went on %ld times while ranks computed\n", P->advances);
+    else fprintf(P->err0, "no lookahead\n");
   }
   /* what no turn passed on (a failed run), in rank order */
   for (int i = 0; i < S->np; i++) flush_rank(P, i);

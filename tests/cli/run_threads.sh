@@ -63,13 +63,21 @@ done
 # simulated second: --host-speed-ref 1e9 on 1 Gflop/s hosts). Within run_measure.sh's bounds
 # (a 0.05 s spin measured within 0.05-0.06 s), at 1 and 2 threads; the output is the same lines
 # (their order at one date follows the measured bursts, which differ by noise from run to run).
-for t in 1 2; do
-  timeout 120 "$PSIM" run $P --host-speed-ref 1e9 -q --threads $t --json "$TMPD/m$t.json" -- "$TMPD/threads" -n 4 -s 0.05 \
+# With lookahead (the default here: a host per rank) the simulation goes on while ranks
+# compute, their computations counted from the date they began; without it, it waits.
+for t in 1 2 2nl; do
+  opt="--threads ${t%nl} --cfg run/threads-stats:yes"; [ "$t" = 2nl ] && opt="$opt --cfg run/lookahead:no"
+  # shellcheck disable=SC2086
+  timeout 120 "$PSIM" run $P --host-speed-ref 1e9 -q $opt --json "$TMPD/m$t.json" -- "$TMPD/threads" -n 4 -s 0.05 \
     > "$TMPD/m$t.out" 2> "$TMPD/m$t.err" || bad "measured, threads $t: rc $?"
   tm=$(at "$TMPD/m$t.out")
-  echo "measured, threads $t: rank 0 ends at $tm s (0.2 + $t0 s declared)"
+  echo "measured, threads $t: rank 0 ends at $tm s (0.2 + $t0 s declared); $(grep '^psim: --threads' "$TMPD/m$t.err")"
   awk -v a="$tm" -v z="$t0" 'BEGIN { exit !(a != "" && a >= 0.2 + z && a <= 0.24 + z) }' || bad "measured, threads $t: $tm s, want 0.2-0.24 s + $t0"
 done
+n=$(sed -n 's/.*the simulation went on \([0-9]*\) times.*/\1/p' "$TMPD/m2.err")
+[ -n "$n" ] && [ "$n" -gt 0 ] || bad "measured, threads 2: the simulation never went on while ranks computed: $(cat "$TMPD/m2.err" | grep psim)"
+grep -q "no lookahead" "$TMPD/m2nl.err" || bad "run/lookahead:no: $(grep psim "$TMPD/m2nl.err")"
+sed -i '/^psim: --threads/d' "$TMPD/m1.out" "$TMPD/m2.out" "$TMPD/m1.err" "$TMPD/m2.err"
 sort "$TMPD/m1.out" | sed 's/ at .*//' > "$TMPD/m1.sorted"
 sort "$TMPD/m2.out" | sed 's/ at .*//' > "$TMPD/m2.sorted"
 cmp -s "$TMPD/m1.sorted" "$TMPD/m2.sorted" || bad "measured: the lines at 1 and 2 threads differ"
