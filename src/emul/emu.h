@@ -290,6 +290,8 @@ void emu_par_own(emu_rank *k, int in_burst);
 void emu_par_run(emu_sim *S, emu_rank *k, void (*turn_done)(emu_sim *S, emu_rank *k));
 /* The context rank k's fiber leaves to: its worker's under --threads, else the scheduler's. */
 emu_fiber_host *emu_host_of(emu_sim *S, emu_rank *k);
+/* In a rank's turn: the real stdout and stderr flushed (rt_system.c). */
+void emu_par_flush(emu_sim *S);
 /* The crash report's rank: what it wrote and psim has not yet passed on (emu_signal.c). */
 void emu_par_crash_flush(emu_rank *k);
 

@@ -160,6 +160,12 @@ static void flush_rank(emu_par *P, int id) {
   }
 }
 
+void emu_par_flush(emu_sim *S) {
+  if (!S->par) return;
+  fflush(S->par->out0);
+  fflush(S->par->err0);
+}
+
 void emu_par_crash_flush(emu_rank *k) {
   emu_sim *S = emu_current;
   if (!S || !S->par || !k) return;
@@ -425,7 +431,7 @@ static const struct { const char *sym, *why; } refused[] = {
   {"fputs_unlocked", "uses stdio's unlocked calls, not safe on streams the ranks share"},
   {"pthread_create", "starts threads of its own"},
   {"fork", "starts processes of its own"},
-  {"system", "starts processes of its own"},
+  {"system", "calls system directly (built by an older psimcc: rebuild it)"},
   {"popen", "starts processes of its own"},
   {"psim_sample_enter", "has PSIM_SAMPLE blocks"},
   {"psim_task_enter", "has PSIM_TASK blocks"},

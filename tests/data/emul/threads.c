@@ -3,7 +3,9 @@
  * rt_clock.c), runs -w million steps of a dependent multiply-add (a fixed amount of work), or
  * declares -f flops (psim_compute), writes a line to stdout and one to stderr, then all reduce a sum. Options are
  * parsed with getopt_long after MPI_Init, by every rank at once under --threads. The last line
- * says on how many OS threads the ranks ran (-t only: it is the one line that differs). */
+ * says on how many OS threads the ranks ran (-t only: it is the one line that differs). -e: each
+ * rank prints a line, then runs a command that prints one (system: its output goes straight
+ * to stdout, the rank's own through psim's stream). */
 #include <getopt.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -21,21 +23,22 @@ static double cpu(void) {
 }
 
 int main(int argc, char **argv) {
-  int rank, size, n = 3, tids = 0;
+  int rank, size, n = 3, tids = 0, cmd = 0;
   double secs = 0, flops = 0, work = 0;
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   static const struct option lo[] = {{"iters", 1, 0, 'n'}, {"spin", 1, 0, 's'}, {"flops", 1, 0, 'f'},
-                                     {"tids", 0, 0, 't'}, {"work", 1, 0, 'w'},
+                                     {"tids", 0, 0, 't'}, {"work", 1, 0, 'w'}, {"command", 0, 0, 'e'},
                                      {0, 0, 0, 0}};
   int c;
-  while ((c = getopt_long(argc, argv, "n:s:f:tw:", lo, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "n:s:f:tw:e", lo, NULL)) != -1) {
     if (c == 'n') n = atoi(optarg);
     else if (c == 's') secs = atof(optarg);
     else if (c == 'f') flops = atof(optarg);
     else if (c == 't') tids = 1;
     else if (c == 'w') work = atof(optarg);
+    else if (c == 'e') cmd = 1;
     else return 2;
   }
   long sum = 0;
@@ -54,6 +57,13 @@ int main(int argc, char **argv) {
     long mine = (long)(rank + 1) * (i + 1), all = 0;
     MPI_Allreduce(&mine, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
     sum += all;
+  }
+  if (cmd) {
+    char line[64];
+    printf("rank %d runs a command\n", rank);
+    fflush(stdout);
+    snprintf(line, sizeof line, "echo rank %d: the command", rank);
+    if (system(line) != 0) return 3;
   }
   if (rank == 0) printf("sum %ld at %.9f\n", sum, MPI_Wtime());
   if (tids) {
