@@ -40,8 +40,8 @@ int calib_probe_read(FILE *f, const char *name, calib_probe *p, calib_probe *bet
     int nf = sscanf(buf, "%31s %lf %lf", kind, &x, &y);
     if (nf <= 0 || kind[0] == '#') continue;
     if (!strcmp(kind, "mpi") && header && !ended) {   /* the MPI measured (psim's line) */
-      char mpi[16] = "";
-      if (sscanf(buf, "%*s %15s", mpi) != 1 || (strcmp(mpi, "mpich") && strcmp(mpi, "ompi")))
+      char mpi[8] = "";   /* the size of calib_probe's: "mpich", "ompi" */
+      if (sscanf(buf, "%*s %7s", mpi) != 1 || (strcmp(mpi, "mpich") && strcmp(mpi, "ompi")))
         return psim_errf(err, PSIM_EXIT_INPUT, name, line, "expected 'mpi mpich' or 'mpi ompi'");
       snprintf(cur->mpi, sizeof cur->mpi, "%s", mpi);
       continue;
