@@ -12,26 +12,8 @@ fails=0
 MPICC=$(command -v mpicc.mpich || true)
 [ -n "$MPICC" ] || { echo "skip: no MPICH mpicc (mpicc.mpich)"; exit 77; }
 [ -z "$PSIM_SANITIZED" ] || { echo "skip: a sanitized psim cannot load MPICH binaries"; exit 77; }
-cat > "$TMPD/ar.c" <<'C'
-#include <mpi.h>
-#include <stdio.h>
-int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
-  int r;
-  double x, y = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  x = r + 1;
-  MPI_Barrier(MPI_COMM_WORLD);
-  double t0 = MPI_Wtime();
-  for (int i = 0; i < 100; i++) MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-  double t = MPI_Wtime() - t0;
-  if (r == 0) printf("allreduce %.9f sum %g\n", t, y);
-  MPI_Finalize();
-  return 0;
-}
-C
-"$MPICC" -O1 -o "$TMPD/ar_mpich" "$TMPD/ar.c" || { echo "FAIL: mpicc.mpich"; exit 1; }
-"$PSIMCC" -O1 -o "$TMPD/ar_psimcc" "$TMPD/ar.c" || { echo "FAIL: psimcc"; exit 1; }
+"$MPICC" -O1 -o "$TMPD/ar_mpich" "$PSIM_TESTDATA/emul/allreduce_loop.c" || { echo "FAIL: mpicc.mpich"; exit 1; }
+"$PSIMCC" -O1 -o "$TMPD/ar_psimcc" "$PSIM_TESTDATA/emul/allreduce_loop.c" || { echo "FAIL: psimcc"; exit 1; }
 P=flat:4,1Gf,1GBps,10us
 # run NAME PROG ARGS...: the program's time in $t (and NAME.t), its output and summary in
 # NAME.all, the JSON in NAME.json
@@ -84,7 +66,7 @@ awk -v a="$pdef" -v d="$pmpich" 'BEGIN { exit !(a != "" && d != "" && a != d) }'
   bad "the platform's smpi/coll-selector:default ($pdef s) is not SimGrid's default (MPICH's: $pmpich s)"
 # an Open MPI binary takes Open MPI's selection
 OMPICC=$(command -v mpicc.openmpi || true)
-if [ -n "$OMPICC" ] && "$OMPICC" -O1 -o "$TMPD/ar_ompi" "$TMPD/ar.c" 2> /dev/null; then
+if [ -n "$OMPICC" ] && "$OMPICC" -O1 -o "$TMPD/ar_ompi" "$PSIM_TESTDATA/emul/allreduce_loop.c" 2> /dev/null; then
   P=flat:4,1Gf,1GBps,10us
   run ompi "$TMPD/ar_ompi"; ompi=$t
   run ompi2 "$TMPD/ar_ompi" --cfg smpi/coll-selector:ompi; ompi2=$t

@@ -8,25 +8,7 @@
 . "$(dirname "$0")/../lib/common.sh"
 PSIMCC="$(dirname "$PSIM")/psimcc"
 fails=0
-cat > "$TMPD/ar.c" <<'C'
-#include <mpi.h>
-#include <stdio.h>
-int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
-  int r;
-  double x, y = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  x = r + 1;
-  MPI_Barrier(MPI_COMM_WORLD);
-  double t0 = MPI_Wtime();
-  for (int i = 0; i < 100; i++) MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-  double t = MPI_Wtime() - t0;
-  if (r == 0) printf("allreduce %.9f sum %g\n", t, y);
-  MPI_Finalize();
-  return 0;
-}
-C
-"$PSIMCC" -O1 -o "$TMPD/ar" "$TMPD/ar.c" || { echo "FAIL: psimcc"; exit 1; }
+"$PSIMCC" -O1 -o "$TMPD/ar" "$PSIM_TESTDATA/emul/allreduce_loop.c" || { echo "FAIL: psimcc"; exit 1; }
 cat > "$TMPD/p.xml" <<'X'
 <?xml version='1.0'?>
 <!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
