@@ -56,6 +56,14 @@ static int parse_double(const char *key, const char *v, double *out, psim_err *e
   return 0;
 }
 
+/* yes, 1, true or no, 0, false; anything else is an error naming the key. */
+static int parse_yes_no(const char *key, const char *v, int *out, psim_err *err) {
+  if (!strcmp(v, "yes") || !strcmp(v, "1") || !strcmp(v, "true")) *out = 1;
+  else if (!strcmp(v, "no") || !strcmp(v, "0") || !strcmp(v, "false")) *out = 0;
+  else return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--cfg %s expects yes or no, got '%s'", key, v);
+  return 0;
+}
+
 int emu_opts_cfg(emu_opts *o, const char *key, const char *value, psim_err *err) {
   if (!strcmp(key, "smpi/test") || !strcmp(key, "smpi/iprobe") || !strcmp(key, "smpi/grow-injected-times"))
     o->inject_polls = 1;
@@ -70,13 +78,9 @@ int emu_opts_cfg(emu_opts *o, const char *key, const char *value, psim_err *err)
     return 0;
   }
   if (!strcmp(key, "run/lock-limit")) return parse_double(key, value, &o->lock_limit, err);
-  if (!strcmp(key, "run/threads-stats")) { o->threads_stats = !strcmp(value, "yes") || !strcmp(value, "1"); return 0; }
-  if (!strcmp(key, "run/lookahead")) {   /* --threads: time passes while ranks compute (emu_par.c) */
-    if (!strcmp(value, "yes") || !strcmp(value, "1") || !strcmp(value, "true")) o->lookahead = 1;
-    else if (!strcmp(value, "no") || !strcmp(value, "0") || !strcmp(value, "false")) o->lookahead = 0;
-    else return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--cfg run/lookahead expects yes or no, got '%s'", value);
-    return 0;
-  }
+  if (!strcmp(key, "run/threads-stats")) return parse_yes_no(key, value, &o->threads_stats, err);
+  /* --threads: time passes while ranks compute (emu_par.c) */
+  if (!strcmp(key, "run/lookahead")) return parse_yes_no(key, value, &o->lookahead, err);
   if (!strcmp(key, "run/iprobe-cost")) return parse_double(key, value, &o->iprobe_cost, err);
   if (!strcmp(key, "run/test-cost")) return parse_double(key, value, &o->test_cost, err);
   if (!strcmp(key, "run/thread-level")) {
@@ -94,12 +98,7 @@ int emu_opts_cfg(emu_opts *o, const char *key, const char *value, psim_err *err)
     return 0;
   }
   if (!strcmp(key, "smpi/coll-selector")) return coll_selector_use(&o->coll, value, err);
-  if (!strcmp(key, "run/charge-copies")) {
-    if (!strcmp(value, "yes") || !strcmp(value, "1") || !strcmp(value, "true")) o->charge_copies = 1;
-    else if (!strcmp(value, "no") || !strcmp(value, "0") || !strcmp(value, "false")) o->charge_copies = 0;
-    else return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--cfg run/charge-copies expects yes or no, got '%s'", value);
-    return 0;
-  }
+  if (!strcmp(key, "run/charge-copies")) return parse_yes_no(key, value, &o->charge_copies, err);
   if (!strcmp(key, "smpi/simulate-computation")) {
     o->measure = !(!strcmp(value, "no") || !strcmp(value, "0") || !strcmp(value, "false"));
     return 0;
