@@ -46,8 +46,8 @@ static const char *HELP =
     "a node the node's (the hosts' loopback, with psim's network/loopback-lat-factor and\n"
     "-bw-factor). Calibrate on two nodes, predict a thousand: psim run --hostfile places ranks.\n"
     "Prints what it measured and the fit's residuals; --report draws measured\n"
-    "points against the model. Every figure is the best of --reps batches (default 5) in each of\n"
-    "two passes over the sizes.\n"
+    "points against the model. Every figure is the median of --reps batches (default 5) in each\n"
+    "of two passes over the sizes.\n"
     "--measurements F fits saved measurements (--save-measurements) without running anything.\n"
     "--quick: sizes up to 4 MiB, 3 batches, 0.3 s of flop rate (tests).\n"
     "\n"
@@ -136,7 +136,7 @@ static void warn_if_busy(long cores) {
   if (!f) return;
   if (fscanf(f, "%lf", &load) == 1 && load > 0.5 * (double)cores)
     fprintf(stderr, "psim calibrate: warning: the load average is %.2f on %ld cores: other processes disturb the "
-                    "measurements (each figure is the best of its batches, but a busy machine still gives slower, "
+                    "measurements (each figure is the median of its batches, but a busy machine still gives slower, "
                     "noisier ones); calibrate on a quiet machine\n", load, cores);
   fclose(f);
 }
@@ -310,7 +310,7 @@ static void report(FILE *f, const calib_probe *p, const calib_model *m, const ca
   fcr_begin(f, title);
   curves(f, p, m, q ? ", inside a node" : "");
   if (q) curves(f, q, n, ", between two nodes");
-  fputs("<p>Points: measured (best of the batches); line: the model written to the platform.</p>\n", f);
+  fputs("<p>Points: measured (median of the batches); line: the model written to the platform.</p>\n", f);
   fcr_end(f);
 }
 
