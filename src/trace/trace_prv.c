@@ -348,7 +348,8 @@ static void coll_roots(prv *P) {
   for (size_t j = 0; n > 0 && j < ncoll; j++) {
     tit_kind k;
     call *c0 = &P->task[0].calls.data[idx[0].data[j]];
-    kept_coll(P, c0, &k);
+    /* c0 was kept above, so k is set; -O3 cannot see it (-Wmaybe-uninitialized) */
+    if (!kept_coll(P, c0, &k)) continue;
     if (k != TIT_BCAST && k != TIT_REDUCE && k != TIT_GATHER && k != TIT_SCATTER) continue;
     int flagged = -1, nflag = 0, same = 1, senders = 0, sender = -1;
     for (int r = 0; r < n; r++) {
