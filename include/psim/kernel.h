@@ -48,6 +48,11 @@ void lmm_solve(lmm_system *s, void (*changed)(void *ctx, void *owner, double val
  * that is not the max-min solution of the whole system. Off (the default of a new system):
  * the exact max-min solution after every change. The models report the events: */
 void lmm_set_selective(lmm_system *s, int on);
+/* network/solver:groups: a saturated constraint's bottleneck group is re-solved as one
+ * variable in the local repair (lmm_group.c); off (the default), every member is re-solved. */
+void lmm_set_groups(lmm_system *s, int on);
+/* Local repairs done with a group as one variable (for the tests and PSIM_LMM_STATS). */
+uint64_t lmm_group_repairs(const lmm_system *s);
 int lmm_selective(const lmm_system *s);
 /* a new variable (switched off or on) got an element on constraint c; */
 void lmm_touch_cnst(lmm_system *s, int c);

@@ -416,7 +416,10 @@ static void rate_changed(void *ctx, void *owner, double value) {
 
 /* s->groups: groups are only created for constraints used by this many variables (fewer: the
  * per-flow path's few heap moves cost less than a group's bookkeeping); 0 = off. */
-void sim_set_groups(sim *s, int min_vars) { s->groups = min_vars > 0 ? min_vars : 0; }
+void sim_set_groups(sim *s, int min_vars) {
+  s->groups = min_vars > 0 ? min_vars : 0;
+  lmm_set_groups(s->lmm, s->groups > 0);
+}
 uint64_t sim_group_joins(const sim *s) { return s->vg_joins; }
 uint64_t sim_group_dissolves(const sim *s) { return s->vg_dissolves; }
 

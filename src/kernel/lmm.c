@@ -42,6 +42,9 @@ void lmm_free(lmm_system *s) {
     fprintf(stderr, "lmm: %llu solves, %llu rounds, %llu var-solves; local repairs: %llu kept (%llu vars), %llu given up\n",
             (unsigned long long)s->solves, (unsigned long long)s->rounds, (unsigned long long)s->work,
             (unsigned long long)s->inc_ok, (unsigned long long)s->inc_vars, (unsigned long long)s->inc_fail);
+  if (s->groups && getenv("PSIM_LMM_STATS"))
+    fprintf(stderr, "lmm groups: %llu group repairs, %llu tried and left to the usual repair, %llu bounds computed over every member\n",
+            (unsigned long long)s->g_fast, (unsigned long long)s->g_fallback, (unsigned long long)s->g_recompute);
   for (size_t i = 0; i < s->cnsts.len; i++) { free(s->cnsts.data[i].refs); free(s->cnsts.data[i].wit); }
   for (size_t i = 0; i < s->vars.len; i++) free(s->vars.data[i].el);
   VEC_FREE(s->cnsts); VEC_FREE(s->cmark); VEC_FREE(s->mstamp);
@@ -67,6 +70,9 @@ int lmm_cnst_new(lmm_system *s, double capacity, int fatpipe) {
   VEC_PUSH(s->mstamp, 0u);
   return (int)s->cnsts.len - 1;
 }
+
+void lmm_set_groups(lmm_system *s, int on) { s->groups = on; }
+uint64_t lmm_group_repairs(const lmm_system *s) { return s->g_fast; }
 
 double lmm_cnst_capacity(const lmm_system *s, int c) { return s->cnsts.data[c].capacity; }
 
@@ -304,7 +310,7 @@ static void fatpipe_usage(lmm_system *s, lmm_cnst *k) {
  * scan of everything: the values are the same to the last bit. A repair's T holds many
  * constraints used by kept variables only: they drop out before the first round
  * (docs/performance.md, "Leaner solver rounds"). */
-static void fill(lmm_system *s, const int *vs, size_t nvs, const int *cs, size_t ncs) {
+void lmmi_fill(lmm_system *s, const int *vs, size_t nvs, const int *cs, size_t ncs) {
   int nfree = 0;
   for (size_t i = 0; i < ncs; i++) {
     lmm_cnst *k = &s->cnsts.data[cs[i]];
@@ -337,6 +343,13 @@ static void fill(lmm_system *s, const int *vs, size_t nvs, const int *cs, size_t
     } else if (x->bound > 0) {
       VEC_PUSH(s->fill_b, vs[i]);
     }
+  }
+  if (s->g_on) {   /* a group repair's group: one more variable, on its constraint only */
+    lmm_cnst *k = &s->cnsts.data[s->g_c];
+    k->nfree++;
+    k->usage += s->g_use;
+    nfree++;
+    s->g_free = 1;
   }
   s->work += nvs;
   /* The active constraints, and their remaining / usage of this round. */
@@ -394,6 +407,7 @@ static void fill(lmm_system *s, const int *vs, size_t nvs, const int *cs, size_t
       if (lmmg_last_round(s, min_usage, nfree, cs, ncs)) break;
       for (size_t i = 0; i < s->stack.len; i++) {
         lmm_cnst *k = &s->cnsts.data[s->stack.data[i]];
+        if (s->g_on && s->g_free && s->stack.data[i] == s->g_c) { lmmg_fix_group(s, k, min_usage); nfree--; }
         for (int j = 0; j < k->n; j++) {
           lmm_var *x = &s->vars.data[k->refs[j].var];
           if (!is_free(s, x) || k->refs[j].coeff <= 0) continue;
@@ -414,7 +428,7 @@ static void solve_component(lmm_system *s) {
     lmm_cnst *k = &s->cnsts.data[s->comp_c.data[i]];
     k->remaining = k->capacity;
   }
-  fill(s, s->comp_v.data, s->comp_v.len, s->comp_c.data, s->comp_c.len);
+  lmmi_fill(s, s->comp_v.data, s->comp_v.len, s->comp_c.data, s->comp_c.len);
 }
 
 /* ---- Local repair ----
@@ -439,10 +453,15 @@ static void solve_component(lmm_system *s) {
  *
  * The tolerance INC_EPS only absorbs rounding: loads are sums of a few products and levels
  * quotients, exact to ~1e-15 relative. */
-#define INC_EPS 1e-9
 #define INC_MAX_VARS 4096
 
-static double tentative(const lmm_system *s, const lmm_var *x) { return x->mark == s->stamp ? x->newval : x->value; }
+/* A variable's value in the solution being checked: its new value in S, in a group repair
+ * the group's new value for its members (lmm_group.c), its value otherwise. */
+static double tentative(const lmm_system *s, const lmm_var *x) {
+  if (x->mark == s->stamp) return x->newval;
+  if (s->g_on && lmmg_member(s, x)) return s->g_nv;
+  return x->value;
+}
 
 /* Load and top level of constraint k in the tentative solution (cached per checking round:
  * cnst_info below). */
@@ -476,7 +495,7 @@ static inline int is_bottleneck(lmm_system *s, int c, double lvl) {
 }
 
 /* Does variable v have a bottleneck in the tentative solution? Records the one found. */
-static int has_bottleneck(lmm_system *s, int v) {
+int lmmi_has_bottleneck(lmm_system *s, int v) {
   lmm_var *x = &s->vars.data[v];
   if (x->penalty <= 0) return 1;                       /* off: 0, nothing to check */
   double val = tentative(s, x);
@@ -502,6 +521,8 @@ static inline int add_touched(lmm_system *s, int c) {
   return 1;
 }
 
+int lmmi_add_touched(lmm_system *s, int c) { return add_touched(s, c); }
+
 /* Queues kept variable v for S (once per round). */
 static inline void queue_var(lmm_system *s, int v) {
   lmm_var *x = &s->vars.data[v];
@@ -524,6 +545,7 @@ static int solve_incremental(lmm_system *s, void (*changed)(void *ctx, void *own
   }
   for (size_t i = 0; i < s->dirty_cnsts.len; i++)
     if (!add_touched(s, s->dirty_cnsts.data[i])) return 0;
+  if (s->groups && lmmg_repair(s, changed, ctx)) return 1;   /* the group as one variable */
   lmmg_seed(s);     /* whole bottleneck groups of saturated constraints (lmm_group.c) */
   size_t expanded = 0;   /* S's first `expanded` variables have their constraints in T */
   for (;;) {
@@ -564,7 +586,7 @@ static int solve_incremental(lmm_system *s, void (*changed)(void *ctx, void *own
      * leave the loads to cnst_info instead (lmm_group.c). */
     int lazy = lmmg_lazy(s);
     s->add_loads = !lazy;
-    fill(s, s->inc_v.data, s->inc_v.len, s->inc_c.data, s->inc_c.len);
+    lmmi_fill(s, s->inc_v.data, s->inc_v.len, s->inc_c.data, s->inc_c.len);
     s->add_loads = 0;
     if (lazy) s->istamp++;   /* the cached loads (the kept part only) are dropped */
 
@@ -573,7 +595,7 @@ static int solve_incremental(lmm_system *s, void (*changed)(void *ctx, void *own
     int bad = 0;
     for (size_t i = 0; i < s->inc_v.len; i++) {
       int v = s->inc_v.data[i];
-      if (has_bottleneck(s, v)) continue;
+      if (lmmi_has_bottleneck(s, v)) continue;
       bad = 1;
       /* Kept variables above it on its constraints must come down. A constraint already
        * scanned in this round for a level at or below lvl has queued all of them (in the same
@@ -600,7 +622,7 @@ static int solve_incremental(lmm_system *s, void (*changed)(void *ctx, void *own
       /* Already queued (so bad is set): its check could not change S, and the bottleneck
        * it would record is reset when S is filled. */
       if (s->vars.data[v].qmark == s->istamp) continue;
-      if (!has_bottleneck(s, v)) { bad = 1; queue_var(s, v); }
+      if (!lmmi_has_bottleneck(s, v)) { bad = 1; queue_var(s, v); }
     }
     if (!bad) break;
     if (!s->inc_add.len) return 0;     /* no way forward: let the full solve decide */
@@ -646,6 +668,7 @@ void lmmi_solve_exact(lmm_system *s, void (*changed)(void *ctx, void *owner, dou
   if (!s->dirty_vars.len && !s->dirty_cnsts.len) return;
   s->skip_on = s->nstale == 0;
   size_t nv = s->dirty_vars.len, nc = s->dirty_cnsts.len;
+  uint64_t group_repairs = s->g_fast;
   if (solve_incremental(s, changed, ctx)) {
     if (s->check) check_repair(s);
   } else {
@@ -663,6 +686,7 @@ void lmmi_solve_exact(lmm_system *s, void (*changed)(void *ctx, void *owner, dou
       for (size_t i = 0; i < s->comp_v.len; i++) lmmi_commit(s, s->comp_v.data[i], changed, ctx);
     }
   }
+  if (s->g_fast == group_repairs) lmmg_forget(s);   /* values changed some other way */
   /* Every variable of a modified constraint has been checked or re-solved against it: a
    * non-binding one is clean from now on (lmm_bound.c). */
   for (size_t i = 0; i < s->dirty_cnsts.len; i++) {

@@ -25,6 +25,8 @@
  * same value, to rounding). What changes is the order in which variables join S, hence in
  * which order some sums are formed: last-bit differences are possible (measured in
  * docs/performance.md, "Saturated shared links"). */
+#include <math.h>
+
 #include "lmm_internal.h"
 
 /* A group smaller than this is left to the check (round 1 is cheap for it). 8 and LMMG_LAZY's
@@ -85,8 +87,9 @@ static void lmmg_add_load(lmm_system *s, const lmm_var *x) {
 int lmmg_last_round(lmm_system *s, double level, int nfree, const int *cs, size_t ncs) {
   if (s->stack.len != 1) return 0;
   int c = s->stack.data[0];
-  const lmm_cnst *k = &s->cnsts.data[c];
+  lmm_cnst *k = &s->cnsts.data[c];
   if (k->nfree != nfree) return 0;
+  if (s->g_on && s->g_free && c == s->g_c) lmmg_fix_group(s, k, level);
   for (int j = 0; j < k->n; j++) {
     lmm_var *x = &s->vars.data[k->refs[j].var];
     if (x->mark != s->stamp || x->fixed || k->refs[j].coeff <= 0) continue;
@@ -115,3 +118,288 @@ int lmmg_last_round(lmm_system *s, double level, int nfree, const int *cs, size_
 #define LMMG_LAZY 16
 
 int lmmg_lazy(const lmm_system *s) { return s->inc_v.len >= LMMG_LAZY; }
+
+/* ---- The group as one variable (network/solver:groups) ----
+ *
+ * Why: on the saturated backbone every flow that starts or ends moves the level of the ~800
+ * flows bottlenecked there. lmmg_seed puts them all into S, and the repair then re-solves each
+ * one: T grows by each member's other links, the fill and the check visit every member's
+ * elements, and every member's other links are summed: ~65 % of the 512-host backbone
+ * benchmark. Yet the members move together: one penalty, one value, one bottleneck.
+ *
+ * The group repair below re-solves the group G of constraint c as ONE variable of the fill,
+ * using c only, with usage sum(a_c) / w (the members' coefficients on c over their common
+ * penalty); the changed variables S0 are filled with it as usual. What makes this exact is
+ * that the members' other constraints do not bind, checked without visiting each member:
+ *   - other constraints of T (those of S0 and the modified ones): summed as usual, the
+ *     members' part apart (g_a, their coefficients); such a constraint must stay unsaturated
+ *     both at the members' old value (the fill saw them there) and at the new one;
+ *   - the others: their load moved only through the members (any other change of a value or
+ *     capacity puts the constraint in T), so it suffices that the new value stays below g_hi,
+ *     a value below which none of them saturates: computed once over every member (O(members
+ *     x links)) and kept as a lower bound from one group repair to the next (its own T's
+ *     constraints recomputed); any other solve invalidates it (g_epoch).
+ * The members then all have c as their bottleneck (c saturated, no variable above their
+ * level, below their bounds); the variables of S0 and the kept ones that might have lost
+ * their bottleneck are checked as in the usual repair. Anything unusual (a member changed,
+ * members of several penalties or values, a bound reached, a check failed) leaves the solve to
+ * the usual repair, unchanged. Per event this costs two passes over c's list (the scan and
+ * the commit, which reports every member: the engine's group takes each report in O(1)), not
+ * one visit of every element of every member. */
+
+/* Members' variables at least, for a group repair (below: the usual repair). */
+#define LMMG_GROUP_MIN 32
+
+void lmmg_fix_group(lmm_system *s, lmm_cnst *k, double level) {
+  double val = level / s->g_w;     /* a member's value, as fill computes it for a variable */
+  s->g_free = 0;
+  s->g_lvl = level;
+  k->nfree--;
+  k->remaining -= s->g_ac * val;
+  if (k->remaining < 0) k->remaining = 0;
+  k->usage -= s->g_use;
+  if (k->nfree == 0 || k->usage < 0) k->usage = 0;
+  if (s->add_loads) {
+    k->load += s->g_ac * val;
+    if (val * s->g_w > k->maxl) k->maxl = val * s->g_w;
+  }
+}
+
+/* The load of constraint q besides the members of the group (committed values), and the
+ * members' coefficients on it. */
+static void split_load(const lmm_system *s, const lmm_cnst *q, double *other, double *a) {
+  double o = 0, m = 0;
+  for (int r = 0; r < q->n; r++) {
+    const lmm_var *u = &s->vars.data[q->refs[r].var];
+    double b = q->refs[r].coeff;
+    if (b <= 0 || u->penalty <= 0) continue;
+    if (lmmg_member(s, u)) m += b;
+    else o += b * u->value;
+  }
+  *other = o;
+  *a = m;
+}
+
+/* The value up to which the members can rise before constraint q saturates. */
+static double rise_limit(const lmm_cnst *q, double other, double a) {
+  return (q->capacity * (1 - INC_EPS) - other) / a;
+}
+
+/* g_hi over every member's other constraints (-INFINITY on a FATPIPE one: not handled). */
+static double group_bound(lmm_system *s, const lmm_cnst *k) {
+  s->g_recompute++;
+  if (++s->g_visit == 0) {
+    for (size_t i = 0; i < s->cnsts.len; i++) s->cnsts.data[i].g_stamp = 0;
+    s->g_visit = 1;
+  }
+  double hi = INFINITY;
+  for (int j = 0; j < k->n; j++) {
+    const lmm_var *x = &s->vars.data[k->refs[j].var];
+    if (k->refs[j].coeff <= 0 || x->penalty <= 0 || !lmmg_member(s, x)) continue;
+    for (int e = 0; e < x->nel; e++) {
+      lmm_cnst *q = &s->cnsts.data[x->el[e].cnst];
+      if (x->el[e].cnst == s->g_c || x->el[e].coeff <= 0 || lmmi_skip(s, q)) continue;
+      if (q->fatpipe) return -INFINITY;
+      if (q->g_stamp == s->g_visit) continue;
+      q->g_stamp = s->g_visit;
+      double other, a;
+      split_load(s, q, &other, &a);
+      double h = rise_limit(q, other, a);
+      if (h < hi) hi = h;
+    }
+  }
+  return hi;
+}
+
+/* Queues kept variable u of constraint row for the check, as the usual repair's pass over T
+ * does: unless at its bound or bottlenecked outside T. */
+static void queue_check(lmm_system *s, int v) {
+  lmm_var *u = &s->vars.data[v];
+  if (u->cmark == s->istamp || u->bneck == BNECK_BOUND) return;
+  if (u->bneck >= 0 && s->cmark.data[u->bneck] != s->stamp) return;
+  u->cmark = s->istamp;
+  VEC_PUSH(s->inc_chk, v);
+}
+
+/* The scan of c: the members (all of c's variables recorded as bottlenecked on it: one
+ * penalty, one value, none changed), what the others kept use of c and their top level.
+ * Sets the group's predicate (g_c, g_w, g_v) and coefficients (g_ac); 0 if c has no group. */
+static int scan_group(lmm_system *s, int c, double *bmin) {
+  lmm_cnst *k = &s->cnsts.data[c];
+  int n = 0;
+  double w = 0, v = 0, used = 0, maxl = 0, ac = 0;
+  *bmin = INFINITY;
+  for (int j = 0; j < k->n; j++) {
+    int vi = k->refs[j].var;
+    lmm_var *x = &s->vars.data[vi];
+    double a = k->refs[j].coeff;
+    if (a <= 0 || x->penalty <= 0) continue;
+    if (x->bneck == c) {
+      if (x->mark == s->stamp) continue;           /* changed: in S0, filled */
+      if (!n) { w = x->penalty; v = x->value; }
+      else if (x->penalty != w || x->value != v) return 0;
+      n++;
+      ac += a;
+      if (x->bound > 0 && x->bound < *bmin) *bmin = x->bound;
+      continue;
+    }
+    if (x->mark == s->stamp) continue;            /* in S0: filled */
+    used += a * x->value;
+    if (x->value * x->penalty > maxl) maxl = x->value * x->penalty;
+    queue_check(s, vi);
+  }
+  if (n < LMMG_GROUP_MIN || !(v > 0)) return 0;
+  s->g_c = c;
+  s->g_w = w;
+  s->g_v = v;
+  s->g_ac = ac;
+  s->g_use = ac / w;
+  k->remaining = k->capacity - used;
+  if (k->remaining < 0) k->remaining = 0;
+  k->load = used;
+  k->maxl = maxl;
+  k->g_a = 0;
+  k->info_stamp = s->istamp;
+  return 1;
+}
+
+/* T's other constraints, as the usual repair's pass over T, the members' part apart: the
+ * fill sees them at their old value (g_v), the check at the new one (added after the fill). */
+static void scan_others(lmm_system *s) {
+  for (size_t i = 0; i < s->inc_c.len; i++) {
+    int c = s->inc_c.data[i];
+    if (c == s->g_c) continue;
+    lmm_cnst *q = &s->cnsts.data[c];
+    double used = 0, maxl = 0, am = 0;
+    for (int j = 0; j < q->n; j++) {
+      int vi = q->refs[j].var;
+      const lmm_var *u = &s->vars.data[vi];
+      double b = q->refs[j].coeff;
+      if (u->mark == s->stamp || b <= 0 || u->penalty <= 0) continue;
+      if (lmmg_member(s, u)) { am += b; continue; }
+      used += b * u->value;
+      if (u->value * u->penalty > maxl) maxl = u->value * u->penalty;
+      queue_check(s, vi);
+    }
+    q->g_a = am;
+    q->remaining = q->capacity - used - am * s->g_v;
+    if (q->remaining < 0) q->remaining = 0;
+    q->load = used;
+    q->maxl = maxl;
+    q->info_stamp = s->istamp;
+  }
+}
+
+/* After the fill: do the members keep c as their bottleneck, their other constraints of T
+ * unsaturated (their load for the check completed)? */
+static int group_holds(lmm_system *s, double bmin) {
+  double v = s->g_v, nv = s->g_nv, top = nv > v ? nv : v;
+  if (!(nv < bmin)) return 0;
+  for (size_t i = 0; i < s->inc_c.len; i++) {
+    lmm_cnst *q = &s->cnsts.data[s->inc_c.data[i]];
+    if (s->inc_c.data[i] == s->g_c || q->g_a <= 0) continue;
+    if (!(q->load + q->g_a * top < q->capacity * (1 - INC_EPS))) return 0;
+    q->load += q->g_a * nv;
+    if (nv * s->g_w > q->maxl) q->maxl = nv * s->g_w;
+  }
+  const lmm_cnst *k = &s->cnsts.data[s->g_c];
+  return k->load >= k->capacity * (1 - INC_EPS) && nv * s->g_w >= k->maxl * (1 - INC_EPS);
+}
+
+/* The members' other constraints outside T: below g_hi (computed again when it is unknown,
+ * or when it may only be too low). */
+static int bound_holds(lmm_system *s) {
+  lmm_cnst *k = &s->cnsts.data[s->g_c];
+  double top = s->g_nv > s->g_v ? s->g_nv : s->g_v;
+  int known = k->g_epoch == s->g_epoch && k->g_v == s->g_v;
+  if (!known || (!(top < k->g_hi) && !k->g_exact)) {
+    k->g_hi = group_bound(s, k);
+    k->g_exact = 1;
+    k->g_epoch = s->g_epoch;
+    k->g_v = s->g_v;
+  }
+  return top < k->g_hi;
+}
+
+/* After the commit: the members' new value and the constraints of T in g_hi (the members now
+ * include S0's variables that joined c's level). */
+static void keep_bound(lmm_system *s) {
+  lmm_cnst *k = &s->cnsts.data[s->g_c];
+  s->g_v = s->g_nv;
+  s->stamp++;        /* S0's variables are kept ones now (lmmg_member) */
+  for (size_t i = 0; i < s->inc_c.len; i++) {
+    if (s->inc_c.data[i] == s->g_c) continue;
+    const lmm_cnst *q = &s->cnsts.data[s->inc_c.data[i]];
+    double other, a;
+    split_load(s, q, &other, &a);
+    if (a <= 0) continue;
+    double h = q->fatpipe ? -INFINITY : rise_limit(q, other, a);
+    if (h < k->g_hi) k->g_hi = h;
+  }
+  k->g_v = s->g_v;
+  k->g_exact = 0;
+}
+
+static int candidate(const lmm_system *s, int c) {
+  const lmm_cnst *k = &s->cnsts.data[c];
+  return !k->fatpipe && k->n >= LMMG_GROUP_MIN;
+}
+
+int lmmg_repair(lmm_system *s, void (*changed)(void *ctx, void *owner, double value), void *ctx) {
+  if (s->order || s->hidden.len || s->nstale) return 0;
+  size_t nt0 = s->inc_c.len, i0 = 0;
+  while (i0 < nt0 && !candidate(s, s->inc_c.data[i0])) i0++;
+  if (i0 == nt0) return 0;
+  int ok = 1;
+  for (size_t i = 0; i < s->inc_v.len && ok; i++) {
+    const lmm_var *x = &s->vars.data[s->inc_v.data[i]];
+    if (x->penalty <= 0) continue;
+    for (int j = 0; j < x->nel && ok; j++)
+      if (x->el[j].coeff > 0) ok = lmmi_add_touched(s, x->el[j].cnst);
+  }
+  /* The first modified constraint with a group (a flow's route has one saturated link). */
+  double bmin;
+  int c = -1;
+  for (size_t i = i0; i < nt0 && ok && c < 0; i++) {
+    if (!candidate(s, s->inc_c.data[i])) continue;
+    s->istamp++;
+    s->inc_chk.len = 0;
+    if (scan_group(s, s->inc_c.data[i], &bmin)) c = s->inc_c.data[i];
+  }
+  ok = ok && c >= 0;
+  if (ok) {
+    s->g_on = 1;
+    scan_others(s);
+    s->add_loads = 1;
+    lmmi_fill(s, s->inc_v.data, s->inc_v.len, s->inc_c.data, s->inc_c.len);
+    s->add_loads = 0;
+    s->g_nv = s->g_lvl / s->g_w;
+    ok = !s->g_free && group_holds(s, bmin) && bound_holds(s);
+    for (size_t i = 0; i < s->inc_v.len && ok; i++) ok = lmmi_has_bottleneck(s, s->inc_v.data[i]);
+    for (size_t i = 0; i < s->inc_chk.len && ok; i++) ok = lmmi_has_bottleneck(s, s->inc_chk.data[i]);
+  }
+  s->g_on = 0;
+  s->inc_chk.len = 0;
+  if (!ok) {           /* T as it was: the usual repair starts from the modified constraints */
+    s->g_fallback++;
+    for (size_t i = nt0; i < s->inc_c.len; i++) s->cmark.data[s->inc_c.data[i]] = 0;
+    s->inc_c.len = nt0;
+    s->istamp++;
+    return 0;
+  }
+  s->g_fast++;
+  s->inc_ok++;
+  s->inc_vars += s->inc_v.len;
+  for (size_t i = 0; i < s->inc_v.len; i++) lmmi_commit(s, s->inc_v.data[i], changed, ctx);
+  if (s->g_nv != s->g_v) {   /* the members, in c's order (lmmg_seed's order in S) */
+    const lmm_cnst *k = &s->cnsts.data[c];
+    for (int j = 0; j < k->n; j++) {
+      lmm_var *x = &s->vars.data[k->refs[j].var];
+      if (k->refs[j].coeff <= 0 || x->penalty <= 0 || !lmmg_member(s, x)) continue;
+      x->newval = s->g_nv;
+      lmmi_commit(s, k->refs[j].var, changed, ctx);
+    }
+  }
+  keep_bound(s);
+  return 1;
+}

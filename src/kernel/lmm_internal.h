@@ -33,6 +33,15 @@ typedef struct {
   int skip;           /* clean and still non-binding: the exact solver ignores it */
   lmm_witness *wit;   /* open addressing by witness constraint, wcap a power of 2 (or 0) */
   int wn, wcap;
+  /* lmm_group.c, the bottleneck group as one variable (network/solver:groups). g_a: in a
+   * group repair, the group's members' coefficients summed on this constraint. On a group's
+   * constraint: g_hi, a value its members can rise to without saturating any of their other
+   * constraints (a lower bound of the true one), valid while g_epoch is the system's and the
+   * members' value is g_v; g_exact when it was just computed over every member. g_stamp:
+   * visited by the computation of g_hi (s->g_visit). */
+  double g_a, g_hi, g_v;
+  unsigned g_epoch, g_stamp;
+  int g_exact;
 } lmm_cnst;
 
 /* A variable's fields the solve reads: one cache line (the array is 64-byte aligned). */
@@ -130,12 +139,30 @@ struct lmm_system {
    * constraints and variables of a round */
   VEC(lmmo_light) o_light;
   VEC(int) o_act, o_sat, o_vlist;
+  /* The bottleneck group as one variable in the local repair (lmm_group.c, lmmg_repair; on
+   * under network/solver:groups). During a group repair (g_on): the group's constraint g_c,
+   * its members' penalty g_w and value g_v (the predicate lmmg_member), their new value g_nv;
+   * in fill, the group's usage g_use (sum of coefficient / penalty), whether it is still free
+   * and the level it was fixed at. g_epoch: bumped by every solve that is not a group repair
+   * (their bounds g_hi are then unknown). */
+  int groups;
+  int g_on, g_c, g_free;
+  double g_w, g_v, g_nv, g_use, g_ac, g_lvl;
+  unsigned g_epoch, g_visit;
+  uint64_t g_fast, g_fallback, g_recompute;
 };
 
 /* Values of var.bneck besides a constraint index. */
 enum { BNECK_BOUND = -1,    /* at its bound (or unconstrained) */
        BNECK_NONE = -2 };   /* unknown: must be checked (and switched-off variables) */
 
+
+/* Is kept variable x a member of the group of the current group repair (lmm_group.c)? Its
+ * members are the variables recorded as bottlenecked on the group's constraint, all of one
+ * penalty and one value (the repair refuses a constraint where that does not hold). */
+static inline int lmmg_member(const lmm_system *s, const lmm_var *x) {
+  return x->bneck == s->g_c && x->value == s->g_v && x->penalty == s->g_w && x->mark != s->stamp;
+}
 
 /* lmm.c, for lmm_selective.c */
 /* Variable v / constraint c changed: the next solve re-solves from there. */
@@ -170,6 +197,22 @@ void lmmb_var_gone(lmm_system *s, int v);
 /* Does the exact solver leave constraint k out (see lmm_bound.c)? Never with stale values
  * around: the bound assumes a feasible solution, which SimGrid's restricted solves may not keep. */
 static inline int lmmi_skip(const lmm_system *s, const lmm_cnst *k) { return k->skip && s->skip_on; }
+
+/* lmm.c, for lmm_group.c's group repair: the tolerance of the repair's check, the fill, the
+ * bottleneck check of one variable, T's growth (0 on a FATPIPE constraint). */
+#define INC_EPS 1e-9
+void lmmi_fill(lmm_system *s, const int *vs, size_t nvs, const int *cs, size_t ncs);
+int lmmi_has_bottleneck(lmm_system *s, int v);
+int lmmi_add_touched(lmm_system *s, int c);
+
+/* lmm_group.c: the local repair with a saturated constraint's bottleneck group as one
+ * variable (network/solver:groups): 1 when done (values reported), 0 when the caller must
+ * repair as usual (nothing committed then, S and T as they were). */
+int lmmg_repair(lmm_system *s, void (*changed)(void *ctx, void *owner, double value), void *ctx);
+/* fill, when the group is at the saturating constraint k: fixes it at level. */
+void lmmg_fix_group(lmm_system *s, lmm_cnst *k, double level);
+/* A solve other than a group repair changed values: every group's bound is unknown. */
+static inline void lmmg_forget(lmm_system *s) { s->g_epoch++; }
 
 /* lmm_group.c: puts the bottleneck groups of modified saturated constraints into the local
  * repair's set S (solve_incremental, before its first round). */

@@ -320,6 +320,7 @@ static void restore(lmm_system *s, const lmm_hidden *h) {
   e->coeff = h->coeff;
   s->cnsts.data[e->cnst].refs[e->cpos].coeff = h->coeff;
   s->vwalk[h->var].hidden--;
+  lmmg_forget(s);   /* a load the group repair's bounds did not count (lmm_group.c) */
 }
 
 void lmms_unhide_var(lmm_system *s, int v) {
@@ -369,6 +370,7 @@ static int hide_open(lmm_system *s) {
     const lmm_hidden *h = &s->hidden.data[i];
     lmm_elem *e = &s->vars.data[h->var].el[h->el];
     s->vwalk[h->var].hidden++;
+    lmmg_forget(s);
     e->coeff = 0;
     s->cnsts.data[e->cnst].refs[e->cpos].coeff = 0;
   }
@@ -408,6 +410,7 @@ void lmms_solve(lmm_system *s, void (*changed)(void *ctx, void *owner, double va
      * under SimGrid's order of ties" and "Every modified set filled in SimGrid's order"). */
     s->sel_restricted++;
     s->sel_open += (uint64_t)open;
+    lmmg_forget(s);
     lmmo_solve(s, changed, ctx);
     lmmi_clear_dirty(s);
   } else if (!open && !s->stale_in_m && !outside && !s->sg_always) {
@@ -420,6 +423,7 @@ void lmms_solve(lmm_system *s, void (*changed)(void *ctx, void *owner, double va
   } else {
     s->sel_restricted++;
     s->sel_open += (uint64_t)open;
+    lmmg_forget(s);   /* values a group repair does not know of (lmm_group.c) */
     solve_restricted(s, open, changed, ctx);
   }
   next_epoch(s);

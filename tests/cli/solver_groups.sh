@@ -5,7 +5,8 @@
 # platforms at 64 and 512 hosts, a `psim gen stencil` trace): every rank's finish time within
 # 1e-9 relative, under SimGrid's selective update (the default) and network/optim:Full. Groups
 # must really form where a link saturates (the 512-host backbone), or the comparison tests
-# nothing. Then SimGrid's six replay cases (simgrid_cases.sh) under groups, and, when SimGrid
+# nothing; and the solver's group repairs must happen (lmm_group.c), each one compared with a
+# full solve (PSIM_LMM_CHECK). Then SimGrid's six replay cases (simgrid_cases.sh) under groups, and, when SimGrid
 # is installed, the 512-host backbone against SimGrid 3.32's printed decimals.
 set -u
 . "$(dirname "$0")/../lib/common.sh"
@@ -79,6 +80,18 @@ for n in 64 512; do
       joins=$(sed -n 's/^groups: \([0-9]*\) joins.*/\1/p' "$TMPD/groups.err")
       [ "$shape-$n" = backbone-512 ] && { [ "${joins:-0}" -gt 1000 ] ||
         bad "backbone-512 $optim: only ${joins:-0} flows joined a group (the saturated backbone must group them)"; }
+      # The solver's side (lmm_group.c's group repair): the saturated backbone, and rank 0's
+      # link under the allreduce's 511 messages on the flat cluster, are re-solved as one
+      # variable most of the time; each such repair is compared with a full solve under
+      # PSIM_LMM_CHECK (which aborts on a difference beyond 1e-9).
+      repairs=$(sed -n 's/^lmm groups: \([0-9]*\) group repairs.*/\1/p' "$TMPD/groups.err")
+      case $shape-$n in backbone-512|flat-512) [ "${repairs:-0}" -gt 100 ] ||
+        bad "$shape-$n $optim: only ${repairs:-0} group repairs (the saturated link's group must be one variable)" ;; esac
+      if [ "$n" = 512 ]; then
+        PSIM_LMM_CHECK=1 "$PSIM" replay --quiet --cfg network/optim:$optim --cfg network/solver:groups \
+          --platform "$TMPD/$shape-$n.xml" --hostfile "$TMPD/hosts-$n" "$TMPD/st$n" > /dev/null 2> "$TMPD/check.err" ||
+          bad "$shape-$n $optim: a group repair differs from the full solve: $(grep -m1 'lmm check' "$TMPD/check.err")"
+      fi
       grep -q '^groups:' "$TMPD/flows.err" && bad "$shape-$n: network/solver:flows made groups"
       d=$(sed -n 's/^groups: .* \([0-9]*\) dissolved.*/\1/p' "$TMPD/groups.err")
       dissolved=$((dissolved + ${d:-0}))

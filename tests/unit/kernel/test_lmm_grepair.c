@@ -1,0 +1,109 @@
+/* The group repair (src/kernel/lmm_group.c, lmmg_repair; network/solver:groups): a saturated
+ * link C's bottleneck group re-solved as one variable, against hand-derived max-min shares.
+ * Four members also share a link Q that none of the changes touches: the repair must see,
+ * without visiting each member, that a rise of the group's level would saturate Q (step 2),
+ * and that a fall below the level of flows held by Q brings them back onto C (step 4); both
+ * are left to the usual repair. Run with groups off (the same values, no group repair), on,
+ * and on under PSIM_LMM_CHECK, which compares every repair with a full solve. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "psim/kernel.h"
+
+#define EPS 1e-12
+#define NM 48             /* members: more than lmm_group.c's LMMG_GROUP_MIN (32) */
+#define NQ 4              /* members 0..3 also use Q */
+
+static int tag[NM + 8];   /* distinct owners */
+
+/* A flow over a private link of capacity `own` and the shared link c. */
+static int flow(lmm_system *s, int c, double own, int t) {
+  int v = lmm_var_new(s, 1, -1, &tag[t]);
+  lmm_expand(s, lmm_cnst_new(s, own, 0), v, 1);
+  lmm_expand(s, c, v, 1);
+  return v;
+}
+
+static void assert_value(const lmm_system *s, int v, double want) {
+  double got = lmm_var_value(s, v);
+  if (!(fabs(got - want) < EPS)) fail_msg("variable %d: %.17g, want %.17g", v, got, want);
+}
+
+/* The repair count after a solve: one more when `group` (and groups on), else the same. */
+static void solved(lmm_system *s, int on, uint64_t *n, int group) {
+  lmm_solve(s, NULL, NULL);
+  uint64_t now = lmm_group_repairs(s);
+  assert_int_equal(now - *n, (uint64_t)(on && group));
+  *n = now;
+}
+
+static void scenario(int on, int check) {
+  if (check) setenv("PSIM_LMM_CHECK", "1", 1);
+  lmm_system *s = lmm_new();
+  lmm_set_groups(s, on);
+  uint64_t n = 0;
+  /* 48 members at 144/48 = 3 (private links of 10); Q (13) carries 4 x 3 = 12. */
+  int c = lmm_cnst_new(s, 144, 0), q = lmm_cnst_new(s, 13, 0), m[NM];
+  for (int i = 0; i < NM; i++) m[i] = flow(s, c, 10, i);
+  for (int i = 0; i < NQ; i++) lmm_expand(s, q, m[i], 1);
+  lmm_solve(s, NULL, NULL);
+  n = lmm_group_repairs(s);
+  for (int i = 0; i < NM; i++) assert_value(s, m[i], 3);
+
+  /* 1. A flow f starts on C: 49 at 144/49, as one variable (Q: 11.76). */
+  int f = flow(s, c, 100, NM);
+  solved(s, on, &n, 1);
+  for (int i = 0; i < NM; i++) assert_value(s, m[i], 144.0 / 49);
+  assert_value(s, f, 144.0 / 49);
+
+  /* 2. Eight members not on Q end: 41 would get 144/41 = 3.512, 14.05 on Q: Q saturates, its
+   * four at 13/4, the 37 others share 144 - 13. Left to the usual repair. */
+  for (int i = 10; i < 18; i++) lmm_var_free(s, m[i]);
+  solved(s, on, &n, 0);
+  for (int i = 0; i < NQ; i++) assert_value(s, m[i], 3.25);
+  for (int i = NQ; i < NM; i++) if (i < 10 || i >= 18) assert_value(s, m[i], 131.0 / 37);
+  assert_value(s, f, 131.0 / 37);
+
+  /* 3. g starts on C: the 37 on C and g share 131 (3.447 > 3.25: Q's four stay), as one
+   * variable (the four are not members: Q holds them). */
+  int g = flow(s, c, 100, NM + 1);
+  solved(s, on, &n, 1);
+  for (int i = 0; i < NQ; i++) assert_value(s, m[i], 3.25);
+  for (int i = NQ; i < NM; i++) if (i < 10 || i >= 18) assert_value(s, m[i], 131.0 / 38);
+  assert_value(s, g, 131.0 / 38);
+
+  /* 4. Four flows start, held at 2.5 by their own links: the 38 on C would share 131 - 10 at
+   * 3.184 < 3.25, below Q's four, which must come down: the 42 share 144 - 10 (3.190; Q carries
+   * 12.76). The changed flows have their bottleneck: only C's top level tells. Left to the
+   * usual repair. */
+  int h[4];
+  for (int i = 0; i < 4; i++) h[i] = flow(s, c, 2.5, NM + 2 + i);
+  solved(s, on, &n, 0);
+  for (int i = 0; i < NM; i++) if (i < 10 || i >= 18) assert_value(s, m[i], 134.0 / 42);
+  for (int i = 0; i < 4; i++) assert_value(s, h[i], 2.5);
+  assert_value(s, f, 134.0 / 42);
+
+  /* 5. f ends: 41 share 134 (3.268; Q 13.07 > 13): Q's four at 3.25 again, the 37 others at
+   * (134 - 13) / 37. A rise over Q's limit, Q untouched: left to the usual repair. */
+  lmm_var_free(s, f);
+  solved(s, on, &n, 0);
+  for (int i = 0; i < NQ; i++) assert_value(s, m[i], 3.25);
+  assert_value(s, g, 121.0 / 37);
+  lmm_free(s);
+  if (check) unsetenv("PSIM_LMM_CHECK");
+}
+
+static void groups_off(void **st) { (void)st; scenario(0, 0); }
+static void group_repair(void **st) { (void)st; scenario(1, 0); }
+static void group_repair_checked(void **st) { (void)st; scenario(1, 1); }
+
+int main(void) {
+  const struct CMUnitTest tests[] = {cmocka_unit_test(groups_off), cmocka_unit_test(group_repair),
+                                     cmocka_unit_test(group_repair_checked)};
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
