@@ -671,6 +671,7 @@ void lmmi_solve_exact(lmm_system *s, void (*changed)(void *ctx, void *owner, dou
   uint64_t group_repairs = s->g_fast;
   if (solve_incremental(s, changed, ctx)) {
     if (s->check) check_repair(s);
+    if (s->g_fast == group_repairs) lmmg_forget_touched(s, s->inc_c.data, s->inc_c.len);
   } else {
     s->inc_fail++;
     s->stamp++;
@@ -684,9 +685,9 @@ void lmmi_solve_exact(lmm_system *s, void (*changed)(void *ctx, void *owner, dou
       solve_component(s);
       s->solves++;
       for (size_t i = 0; i < s->comp_v.len; i++) lmmi_commit(s, s->comp_v.data[i], changed, ctx);
+      lmmg_forget_touched(s, s->comp_c.data, s->comp_c.len);
     }
   }
-  if (s->g_fast == group_repairs) lmmg_forget(s);   /* values changed some other way */
   /* Every variable of a modified constraint has been checked or re-solved against it: a
    * non-binding one is clean from now on (lmm_bound.c). */
   for (size_t i = 0; i < s->dirty_cnsts.len; i++) {

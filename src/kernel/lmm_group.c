@@ -138,7 +138,8 @@ int lmmg_lazy(const lmm_system *s) { return s->inc_v.len >= LMMG_LAZY; }
  *     capacity puts the constraint in T), so it suffices that the new value stays below g_hi,
  *     a value below which none of them saturates: computed once over every member (O(members
  *     x links)) and kept as a lower bound from one group repair to the next (its own T's
- *     constraints recomputed); any other solve invalidates it (g_epoch).
+ *     constraints recomputed); any other solve that changes values on a constraint the
+ *     members use invalidates it (g_epoch, g_watched).
  * The members then all have c as their bottleneck (c saturated, no variable above their
  * level, below their bounds); the variables of S0 and the kept ones that might have lost
  * their bottleneck are checked as in the usual repair. Anything unusual (a member changed,
@@ -186,8 +187,9 @@ static double rise_limit(const lmm_cnst *q, double other, double a) {
 }
 
 /* g_hi over every member's other constraints (-INFINITY on a FATPIPE one: not handled). */
-static double group_bound(lmm_system *s, const lmm_cnst *k) {
+static double group_bound(lmm_system *s, lmm_cnst *k) {
   s->g_recompute++;
+  k->g_watched = 1;
   if (++s->g_visit == 0) {
     for (size_t i = 0; i < s->cnsts.len; i++) s->cnsts.data[i].g_stamp = 0;
     s->g_visit = 1;
@@ -202,6 +204,7 @@ static double group_bound(lmm_system *s, const lmm_cnst *k) {
       if (q->fatpipe) return -INFINITY;
       if (q->g_stamp == s->g_visit) continue;
       q->g_stamp = s->g_visit;
+      q->g_watched = 1;
       double other, a;
       split_load(s, q, &other, &a);
       double h = rise_limit(q, other, a);
@@ -329,10 +332,11 @@ static void keep_bound(lmm_system *s) {
   s->stamp++;        /* S0's variables are kept ones now (lmmg_member) */
   for (size_t i = 0; i < s->inc_c.len; i++) {
     if (s->inc_c.data[i] == s->g_c) continue;
-    const lmm_cnst *q = &s->cnsts.data[s->inc_c.data[i]];
+    lmm_cnst *q = &s->cnsts.data[s->inc_c.data[i]];
     double other, a;
     split_load(s, q, &other, &a);
     if (a <= 0) continue;
+    q->g_watched = 1;
     double h = q->fatpipe ? -INFINITY : rise_limit(q, other, a);
     if (h < k->g_hi) k->g_hi = h;
   }

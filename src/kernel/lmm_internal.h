@@ -42,6 +42,7 @@ typedef struct {
   double g_a, g_hi, g_v;
   unsigned g_epoch, g_stamp;
   int g_exact;
+  int g_watched;      /* a group's constraint, or used by its members when its g_hi was computed */
 } lmm_cnst;
 
 /* A variable's fields the solve reads: one cache line (the array is 64-byte aligned). */
@@ -213,6 +214,14 @@ int lmmg_repair(lmm_system *s, void (*changed)(void *ctx, void *owner, double va
 void lmmg_fix_group(lmm_system *s, lmm_cnst *k, double level);
 /* A solve other than a group repair changed values: every group's bound is unknown. */
 static inline void lmmg_forget(lmm_system *s) { s->g_epoch++; }
+/* Another solve changed values on the constraints cs (and nowhere else): the bounds are
+ * unknown if a group's members use one of them (g_watched). A solve of hosts' CPUs alone, say,
+ * leaves them. */
+static inline void lmmg_forget_touched(lmm_system *s, const int *cs, size_t n) {
+  if (!s->groups) return;
+  for (size_t i = 0; i < n; i++)
+    if (s->cnsts.data[cs[i]].g_watched) { lmmg_forget(s); return; }
+}
 
 /* lmm_group.c: puts the bottleneck groups of modified saturated constraints into the local
  * repair's set S (solve_incremental, before its first round). */
