@@ -187,6 +187,10 @@ void sim_make_ready(sim *s, int id);
 /* What may still happen: the activities queued (daemons aside) / the entities ready to run. */
 size_t sim_pending(const sim *s);
 size_t sim_nready(const sim *s);
+/* The date of the next queued event (a daemon's too, when others remain), INFINITY when only
+ * daemons or nothing remain: a replay spread over processes (issue 38) agrees on its next
+ * window's start with it. */
+double sim_next_date(const sim *s);
 
 /* Runs until nothing but daemons remains to do: serves ready entities with run(ctx, id), solves, advances
  * the clock to the next completion, calls done() callbacks, repeats. Returns the number of

@@ -127,6 +127,11 @@ void models_wait_blocked(models *m, int host);
 activity *models_io(models *m, int host, double bytes, int write, activity_done_fn done, void *data, int tag);
 /* Host h's disk: its name, read and write bandwidths; 0 when it has none. */
 int models_disk_of(const models *m, int host, const char **name, double *read_bw, double *write_bw);
+/* Under the constant model (NET_CONSTANT, no machine file, no CPU cost of communication):
+ * the time models_transfer gives a message of `bytes` from host src to host dst (its route's
+ * latency when bytes is 0); -1 with err when there is no route. A replay spread over
+ * processes dates with it a message whose sender is in another process. */
+double models_const_time(models *m, int src, int dst, double bytes, psim_err *err);
 /* Starts a message of `bytes` from host src to host dst; done() when the last byte arrives.
  * Returns NULL with err when the platform has no route between them. */
 activity *models_transfer(models *m, int src, int dst, double bytes, activity_done_fn done,

@@ -32,7 +32,9 @@ struct mpi_req {
    * rank of a stencil holds 8 requests while its messages are in flight) */
   unsigned is_send : 1, done : 1, detached : 1, matched : 1, released : 1, busy : 1,
       arrived : 1, waited : 1,
-      taken : 1;        /* the driver's wait returned it (SMPI's finish_wait) */
+      taken : 1,        /* the driver's wait returned it (SMPI's finish_wait) */
+      shadow : 1,       /* a send whose sender is in another process (mpi_world_split) */
+      remote : 1;       /* a send whose receiver is in another process */
   double bytes;         /* send: its size; receive: the size asked (-1: any), then the size got */
   double or_due;        /* smpi/or still to pay by its owner when its wait or test returns
                            the request (SMPI's Request::finish_wait), 0 otherwise */
@@ -118,6 +120,39 @@ models *mpi_models(mpi_world *w);
  * into communicating (busy) and waiting (not busy). O(1), no allocation. */
 void mpi_rank_busy(mpi_world *w, int r, int delta);
 double mpi_rank_busy_time(const mpi_world *w, int r);
+
+/* ---- A world spread over processes (issue 38, part 2: psim replay under mpirun) ----
+ * Each process runs the ranks whose proc_of[] is `me`. A send to a rank elsewhere goes out
+ * (out(ctx, its process, message)) as MPI_WIRE_SEND at its post date; the receiver's process
+ * gives it to mpi_wire_in, which matches it there and dates its transfer from the later of
+ * the two posts (only under the constant model, whose time is known in advance: a window
+ * protocol guarantees that the message comes in before that date passes); the sender's
+ * process learns the transfer's dates (MPI_WIRE_STARTED) for its busy time and, for a
+ * rendez-vous send, its completion. Busy time is then kept as changes and reads of every
+ * rank, settled at the end in date order (a change may come in for a date already passed).
+ * Not for eager messages (smpi/async-small-thresh), wildcard receives or observers. */
+enum { MPI_WIRE_SEND = 1, MPI_WIRE_STARTED = 2 };
+typedef struct mpi_wire {
+  int kind;
+  int src, dst, tag, ctx;
+  int detached;
+  double bytes;
+  double date, date2;   /* SEND: its post; STARTED: the transfer's start and end */
+  uint64_t id;          /* the sender's request, as its process knows it */
+} mpi_wire;
+typedef void (*mpi_wire_fn)(void *ctx, int proc, const mpi_wire *m);
+/* proc_of: the process of each rank (borrowed); ranks whose process is not `me` are not run. */
+void mpi_world_split(mpi_world *w, const int *proc_of, int me, mpi_wire_fn out, void *ctx);
+/* A message from another process. Returns 0, or -1 with err (no route). */
+int mpi_wire_in(mpi_world *w, const mpi_wire *m, psim_err *err);
+/* In a split world, instead of mpi_rank_busy_time: rank r's account at now; close: it ends
+ * an interval of d seconds in MPI (its comm and wait get their shares at the end), open: one
+ * begins. mpi_busy_settle gives each rank with an account its comm and wait (put), once. */
+void mpi_busy_read(mpi_world *w, int r, double d, int close, int open);
+void mpi_busy_settle(mpi_world *w, void (*put)(void *ctx, int r, double comm, double wait), void *ctx);
+/* The date of the last message end or request completion of a split world (its deadlock
+ * date, with the drivers' own). */
+double mpi_world_last_date(const mpi_world *w);
 
 /* Describes what rank r's pending receives/sends wait for (for deadlock reports). */
 void mpi_describe_pending(const mpi_world *w, int r, char *buf, size_t n);

@@ -167,6 +167,25 @@ typedef struct replay_vp {
   char *pe_out;
 } replay_vp;
 
+/* One replay spread over the processes of an MPI job (issue 38, part 2; docs/performance.md,
+ * "One replay over an MPI job"). The command line's MPI build provides the collectives; the
+ * replay layer stays MPI-free. Each process runs the ranks of a block of hosts, in windows:
+ * all run their events dated before T + L (T: the earliest next event of any process, L: the
+ * smallest latency between hosts of two processes), then exchange the messages posted.
+ * Constant network model only (replay_run refuses the rest, naming the option). */
+typedef struct replay_par {
+  int nprocs, me;
+  void *ctx;
+  /* Sends out[p] (outlen[p] bytes) to process p; returns what the others sent this process,
+   * concatenated in process order (malloc'd; *inlen bytes). */
+  char *(*alltoall)(void *ctx, char *const *out, const size_t *outlen, size_t *inlen);
+  /* Element-wise minimum over the processes of x[0..n). */
+  void (*min)(void *ctx, double *x, int n);
+  /* Gathers every process's buf to process 0: returns there the concatenation in process
+   * order (malloc'd; *total bytes, len[p] each when lens is not NULL), NULL elsewhere. */
+  char *(*gather)(void *ctx, const void *buf, size_t len, size_t *total, size_t *lens);
+} replay_par;
+
 typedef struct replay_opts {
   const platform *plat;
   const int *hostfile;       /* host of each hostfile entry (NULL: the platform's hosts) */
@@ -186,6 +205,7 @@ typedef struct replay_opts {
   const dyn_events *host_events;
   int move_policy;           /* DYN_POLICY_* */
   double rank_memory;        /* bytes a rank moves when its trace has no `migrate SIZE` */
+  const replay_par *par;     /* spread over an MPI job's processes (NULL: this one alone) */
 } replay_opts;
 
 void replay_opts_init(replay_opts *o, const platform *p, int np);
@@ -225,6 +245,8 @@ typedef struct replay_result {
   char *deadlock;            /* multi-line report when ranks could not finish, else NULL */
   cpu_report *cpu;           /* the CPU model's measures (--cfg cpu/..., background/...), or NULL */
   dyn_result dyn;            /* iterations (dynamic efficiency) and host events */
+  uint64_t windows;          /* with replay_opts.par: the windows run, and their lookahead (s) */
+  double lookahead;
 } replay_result;
 
 /* ---- What replay_run and psim run (emu_run) share (replay_common.c) ---- */
@@ -237,7 +259,10 @@ int *replay_place_ranks(const platform *p, const int *hostfile, int nhostfile, i
 void replay_result_close(replay_result *res, double now, const mpi_world *w);
 
 /* Returns 0 (result filled), or -1 with err: code 2 for bad input met during the replay,
- * code 3 for a deadlock (the result is filled too, with its report). */
+ * code 3 for a deadlock (the result is filled too, with its report). With o->par, every
+ * process calls it; the result (and a deadlock's report) is process 0's, the others' holds
+ * their own ranks' figures only; an error is the process's own (the others return -1 with
+ * "stopped: another process failed", code 2). */
 int replay_run(tit_source *src, const replay_opts *o, replay_result *res, psim_err *err);
 void replay_result_free(replay_result *r);
 

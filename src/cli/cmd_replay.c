@@ -7,8 +7,10 @@
 
 #include "cli/cli_emit.h"
 #include "cli/dyn_args.h"
+#include "cli/replay_mpi.h"
 #include "cli/run_args.h"
 #include "cli/run_observe.h"
+#include "cli/sweep_cli.h"
 #include "psim/observe.h"
 #include "psim/replay.h"
 
@@ -68,6 +70,10 @@ static const char *HELP =
     "  psim replay /tmp/st --host-events 't=0.001:remove=8-15'   # 8 hosts leave at 1 ms\n"
     "  psim replay /tmp/st --trace-prv /tmp/st.prv            # Paraver: /tmp/st.prv, .pcf, .row\n"
     "\n"
+    "Under mpirun (the MPI build, make mpi), one replay is spread over the processes: each runs\n"
+    "the ranks of a block of hosts (--network constant only; docs/performance.md):\n"
+    "  mpirun -np 2 build-mpi/psim replay --network constant /tmp/st --json /tmp/st2.json\n"
+    "\n"
     "Exit status: 0 ok, 2 bad input (the message names the file and line), 3 deadlock (each\n"
     "blocked rank is listed with its pending action and where it comes from).\n";
 
@@ -102,6 +108,10 @@ int cmd_replay_with(int argc, char **argv, int (*prepare)(void *ctx), void *ctx)
   psim_err err;
   psim_err_clear(&err);
   int rc = 2;
+  /* an MPI job (the MPI build under mpirun): one replay over its processes, process 0 writes */
+  int me = 0, nprocs = sweep_mpi_init(&me), progress_asked = 0;
+  replay_par par;
+  int spread = replay_mpi_par(&par, nprocs, me);
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -122,11 +132,12 @@ int cmd_replay_with(int argc, char **argv, int (*prepare)(void *ctx), void *ctx)
     else if (!strcmp(a, "--report")) { NEEDV(); report = v; }
     else if (!strcmp(a, "--timeline")) timeline = 1;
     else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) quiet = 1;
-    else if (!strcmp(a, "--progress")) progress = 1;
+    else if (!strcmp(a, "--progress")) progress = progress_asked = 1;
     else if (!strcmp(a, "--no-progress")) progress = 0;
     else { rc = cli_usage(cmd, "unknown option '%s'", a); goto out; }
 #undef NEEDV
   }
+  if (spread && !progress_asked) progress = 0;   /* a terminal's default: one line per process */
   if (cli_check_out(json) || cli_check_out(report)) goto out;
   if (prepare && (rc = prepare(ctx)) != 0) goto out;
   if ((rc = cli_run_setup(&run, cmd)) != 0) goto out;
@@ -159,6 +170,7 @@ int cmd_replay_with(int argc, char **argv, int (*prepare)(void *ctx), void *ctx)
   }
   o->observers = obs.data;
   o->nobservers = (int)obs.len;
+  if (spread) o->par = &par;
 
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -171,6 +183,10 @@ int cmd_replay_with(int argc, char **argv, int (*prepare)(void *ctx), void *ctx)
     if (bad) goto out;
   }
   if (r < 0 && err.code != PSIM_EXIT_DEADLOCK) { rc = cli_fail(&err); goto out; }
+  if (spread && me != 0) {   /* process 0 writes the results */
+    rc = r < 0 ? PSIM_EXIT_DEADLOCK : 0;
+    goto out;
+  }
   for (size_t i = 0; i < writers.len; i++) {
     psim_err e2;
     psim_err_clear(&e2);
@@ -190,6 +206,9 @@ int cmd_replay_with(int argc, char **argv, int (*prepare)(void *ctx), void *ctx)
     cli_flush_stdout(); /* the summary first, even when stdout is a pipe */
     fprintf(stderr, "psim: %llu actions in %.3f s wall (%.0f actions/s)\n",
             (unsigned long long)res.actions, wall, wall > 0 ? (double)res.actions / wall : 0.0);
+    if (spread)
+      fprintf(stderr, "psim: one replay over %d MPI processes: lookahead %g s, %llu windows\n", nprocs,
+              res.lookahead, (unsigned long long)res.windows);
   }
   if (r < 0) {
     fprintf(stderr, "psim: %s", res.deadlock);
@@ -212,5 +231,6 @@ out:
   VEC_FREE(traces_out);
   VEC_FREE(writers);
   VEC_FREE(obs);
+  sweep_mpi_finalize();
   return rc;
 }

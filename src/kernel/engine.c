@@ -652,6 +652,9 @@ void sim_make_ready(sim *s, int id) {
 
 size_t sim_pending(const sim *s) { return s->heap.len - s->ndaemon - s->vg_proxies + s->vg_members; }
 size_t sim_nready(const sim *s) { return s->rlen; }
+double sim_next_date(const sim *s) {
+  return s->heap.len > s->ndaemon ? s->heap.data[0].date : INFINITY;
+}
 
 /* Ends activity a (popped from the heap): frees its variable, calls done(), recycles it. */
 static void finish(sim *s, activity *a) {

@@ -308,6 +308,16 @@ static const route_entry *route_get(models *m, int src, int dst, psim_err *err) 
   return e;
 }
 
+/* The constant model's time for a message along route r. */
+static double const_time(const route_entry *r, double bytes) {
+  return r->latency + (r->len && bytes > 0 ? bytes / r->min_bw : 0);
+}
+
+double models_const_time(models *m, int src, int dst, double bytes, psim_err *err) {
+  const route_entry *r = route_get(m, src, dst, err);
+  return r ? const_time(r, bytes) : -1;
+}
+
 activity *models_transfer(models *m, int src, int dst, double bytes, activity_done_fn done,
                           void *data, int tag, psim_err *err) {
   double t;
@@ -332,8 +342,7 @@ activity *models_transfer(models *m, int src, int dst, double bytes, activity_do
       if (!lat) cpu_comm(m->cpu, src, dst, 1);
       return a;
     }
-    double t = r->latency + (r->len && bytes > 0 ? bytes / r->min_bw : 0);
-    return sim_start_event(m->sim, t, done, data, tag);   /* 96 bytes a message in flight */
+    return sim_start_event(m->sim, const_time(r, bytes), done, data, tag);   /* 96 bytes a message in flight */
   }
   /* SimGrid's network model refuses an empty route without latency (network_cm02.cpp: "no
    * connecting path"): a TORUS cluster without a loopback gives one between two ranks of one

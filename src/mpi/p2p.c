@@ -7,6 +7,11 @@
 #include "mpi/match.h"
 #include "psim/mpi_layer.h"
 
+/* A deferred busy change (kind +1, -1) or read (BUSY_CLOSE, BUSY_OPEN bits) of a rank, the
+ * n-th logged (idx): sorted by (rank, date, idx) at the end (mpi_busy_settle). */
+enum { BUSY_CLOSE = 2, BUSY_OPEN = 4 };
+typedef struct busy_ent { double date, d; int rank, kind; uint64_t idx; } busy_ent;
+
 struct mpi_world {
   sim *sim;
   models *models;
@@ -24,18 +29,51 @@ struct mpi_world {
    * last change of that count, and the time it was above zero before that date */
   int *busy_n;
   double *busy_since, *busy_acc;
+  double *busy_closed;   /* date the count fell to zero, while that interval is not added (-1) */
+  /* A world spread over processes (mpi_world_split): the process of each rank, this one's,
+   * where messages for the others go, and the busy changes and reads kept for the end. */
+  const int *proc_of;
+  int me;
+  mpi_wire_fn out;
+  void *out_ctx;
+  VEC(busy_ent) busy_log;
+  double last;          /* the date of the last message end or completion seen here */
 };
 
-void mpi_rank_busy(mpi_world *w, int r, int delta) {
+/* Busy time is kept so that its value does not depend on the order of one date's changes
+ * (issue 38, part 2: in a replay spread over processes, a rank's changes at one date come from
+ * several processes, in no order the sequential run would share). A count falling to zero at
+ * date x leaves the interval open until x (closed_at); a count rising again at the same x
+ * continues it, as if the rise had come first. The sum is then one addition per maximal busy
+ * interval, whatever the order of the changes inside a date. */
+static void busy_change(double *since, double *closed, double *acc, int *n, int delta, double now) {
   if (delta > 0) {
-    if (w->busy_n[r]++ == 0) w->busy_since[r] = sim_now(w->sim);
-  } else if (--w->busy_n[r] == 0) {
-    w->busy_acc[r] += sim_now(w->sim) - w->busy_since[r];
+    if ((*n)++ > 0) return;
+    if (*closed == now) { *closed = -1; return; }   /* the same interval goes on */
+    if (*closed >= 0) { *acc += *closed - *since; *closed = -1; }
+    *since = now;
+  } else if (--*n == 0) {
+    *closed = now;
   }
 }
 
+static double busy_value(double since, double closed, double acc, int n, double now) {
+  if (n > 0) return acc + (now - since);
+  return closed >= 0 ? acc + (closed - since) : acc;
+}
+
+static void busy_log(mpi_world *w, int r, double date, double d, int kind) {
+  busy_ent e = {date, d, r, kind, w->busy_log.len};
+  VEC_PUSH(w->busy_log, e);
+}
+
+void mpi_rank_busy(mpi_world *w, int r, int delta) {
+  if (w->proc_of) { busy_log(w, r, sim_now(w->sim), 0, delta); return; }
+  busy_change(&w->busy_since[r], &w->busy_closed[r], &w->busy_acc[r], &w->busy_n[r], delta, sim_now(w->sim));
+}
+
 double mpi_rank_busy_time(const mpi_world *w, int r) {
-  return w->busy_n[r] > 0 ? w->busy_acc[r] + (sim_now(w->sim) - w->busy_since[r]) : w->busy_acc[r];
+  return busy_value(w->busy_since[r], w->busy_closed[r], w->busy_acc[r], w->busy_n[r], sim_now(w->sim));
 }
 
 void mpi_world_observe(mpi_world *w, mpi_transfer_fn fn, void *ctx) {
@@ -56,6 +94,8 @@ mpi_world *mpi_world_new(sim *s, models *m, int nranks, const int *rank_host, mp
   w->busy_n = xcalloc((size_t)(nranks > 0 ? nranks : 1), sizeof *w->busy_n);
   w->busy_since = xcalloc((size_t)(nranks > 0 ? nranks : 1), sizeof *w->busy_since);
   w->busy_acc = xcalloc((size_t)(nranks > 0 ? nranks : 1), sizeof *w->busy_acc);
+  w->busy_closed = xmalloc((size_t)(nranks > 0 ? nranks : 1) * sizeof *w->busy_closed);
+  for (int i = 0; i < nranks; i++) w->busy_closed[i] = -1;
   psim_slab_init(&w->reqs, sizeof(mpi_req));
   return w;
 }
@@ -67,6 +107,8 @@ void mpi_world_free(mpi_world *w) {
   free(w->busy_n);
   free(w->busy_since);
   free(w->busy_acc);
+  free(w->busy_closed);
+  VEC_FREE(w->busy_log);
   free(w);
 }
 
@@ -94,6 +136,7 @@ static inline mpi_req *req_new(mpi_world *w, int owner, int src, int dst, int ta
   r->seq = 0;
   r->wseq = 0;
   r->wbase = NULL;
+  r->shadow = r->remote = 0;
   r->world = w;
   r->user = NULL;
   return r;
@@ -111,8 +154,11 @@ void mpi_req_release(mpi_world *w, mpi_req *r) {
 
 static void complete(mpi_world *w, mpi_req *r) {
   r->done = 1;
-  w->on_done(w->ctx, r);
+  if (w->proc_of) w->last = sim_now(w->sim);
+  if (!r->shadow) w->on_done(w->ctx, r);   /* a shadow's sender is told by mpi_wire_in */
 }
+
+static int is_local(const mpi_world *w, int rank) { return !w->proc_of || w->proc_of[rank] == w->me; }
 
 static void recv_overhead_done(sim *s, activity *a) {
   (void)s;
@@ -182,7 +228,8 @@ static void transfer_done(sim *s, activity *a) {
   mpi_world *w = send->world;
   send->xfer_end = sim_now(s);
   send->arrived = 1;
-  mpi_rank_busy(w, send->src, -1);
+  if (w->proc_of) w->last = send->xfer_end;
+  if (!send->shadow) mpi_rank_busy(w, send->src, -1);   /* else the sender's process does */
   mpi_rank_busy(w, send->dst, -1);
   mpi_req *recv = send->peer;
   if (w->observe) w->observe(w->observe_ctx, send, recv);
@@ -198,7 +245,36 @@ static void transfer_done(sim *s, activity *a) {
   maybe_free(w, send);
 }
 
+/* The delay from now to date `at` (>= now) such that now + delay is exactly `at`: a message
+ * whose sender is in another process is dated at its start, a date this process may have
+ * passed, and must end at the date the one-process run gives it. */
+static double delay_to(double now, double at) {
+  double d = at - now;
+  for (int i = 0; i < 64 && now + d != at; i++) d = now + d < at ? nextafter(d, INFINITY) : nextafter(d, -INFINITY);
+  return d;
+}
+
+/* A shadow send (its sender is in another process) meets its receive: the bytes move from
+ * the later of the two posts, for the constant model's time (mpi_world_split); the sender's
+ * process is told the start and the end (its busy time, a rendez-vous send's completion). */
+static int start_shadow(mpi_world *w, mpi_req *send, mpi_req *recv, psim_err *err) {
+  double xs = send->posted > recv->posted ? send->posted : recv->posted;
+  double t = models_const_time(w->models, w->rank_host[send->src], w->rank_host[send->dst], send->bytes, err);
+  if (t < 0) return -1;
+  double xe = xs + t;   /* what sim_start_event dates it at xs: xs + t */
+  send->xfer_start = xs;
+  busy_log(w, send->dst, xs, 0, +1);
+  w->stats.messages++;
+  w->stats.bytes += send->bytes;
+  sim_start_event(w->sim, delay_to(sim_now(w->sim), xe), transfer_done, send, 0);
+  mpi_wire m = {MPI_WIRE_STARTED, send->src, send->dst, send->tag, send->ctx, (int)send->detached,
+                send->bytes, xs, xe, (uint64_t)(uintptr_t)send->user};
+  w->out(w->out_ctx, w->proc_of[send->src], &m);
+  return 0;
+}
+
 static int start_transfer(mpi_world *w, mpi_req *send, psim_err *err) {
+  if (send->shadow) return start_shadow(w, send, send->peer, err);
   send->xfer_start = sim_now(w->sim);
   mpi_rank_busy(w, send->src, +1);
   mpi_rank_busy(w, send->dst, +1);
@@ -229,6 +305,17 @@ mpi_req *mpi_isend(mpi_world *w, int src, int dst, int tag, int ctx, double byte
   mpi_req *s = req_new(w, src, src, dst, tag, ctx, bytes < 0 ? 0 : bytes, 1);
   const net_config *c = models_config(w->models);
   s->detached = (flags & MPI_F_BUFFERED) || (!(flags & MPI_F_SSEND) && s->bytes < c->detached_thresh);
+  if (!is_local(w, dst)) {
+    /* The receiver's process matches it and moves its bytes; s waits here for its answer
+     * (MPI_WIRE_STARTED), busy until then (smpi/async-small-thresh is refused: eager
+     * messages would start before their receive's process knows of them). */
+    s->remote = 1;
+    mpi_wire m = {MPI_WIRE_SEND, src, dst, tag, ctx, (int)s->detached, s->bytes, s->posted, 0,
+                  (uint64_t)(uintptr_t)s};
+    w->out(w->out_ctx, w->proc_of[dst], &m);
+    if (s->detached) complete(w, s);
+    return s;
+  }
   /* smpi/async-small-thresh: a small message flows at once, before its receive is posted;
    * not a synchronous send, which SMPI posts to the rendez-vous mailbox when no receive is
    * there yet (Request::start), so that it waits for the receiver */
@@ -278,4 +365,95 @@ void mpi_describe_pending(const mpi_world *w, int r, char *buf, size_t n) {
     used += (size_t)snprintf(buf + used, n - used, "%sreceive from %s tag %d%s (no matching send)",
                              used ? "; " : "", src, q->tag, q->ctx == MPI_CTX_COLL ? " [collective]" : "");
   }
+}
+
+/* ---- A world spread over processes (issue 38, part 2) ---- */
+void mpi_world_split(mpi_world *w, const int *proc_of, int me, mpi_wire_fn out, void *ctx) {
+  w->proc_of = proc_of;
+  w->me = me;
+  w->out = out;
+  w->out_ctx = ctx;
+}
+
+double mpi_world_last_date(const mpi_world *w) { return w->last; }
+
+/* A remote rendez-vous send's last byte arrived (the date its receiver's process gave). */
+static void remote_send_done(sim *s, activity *a) {
+  mpi_req *send = a->data;
+  mpi_world *w = send->world;
+  send->xfer_end = sim_now(s);
+  send->arrived = 1;
+  send->busy = 0;
+  complete(w, send);
+  maybe_free(w, send);
+}
+
+int mpi_wire_in(mpi_world *w, const mpi_wire *m, psim_err *err) {
+  if (m->kind == MPI_WIRE_STARTED) {
+    mpi_req *send = (mpi_req *)(uintptr_t)m->id;
+    send->xfer_start = m->date;
+    busy_log(w, send->src, m->date, 0, +1);
+    busy_log(w, send->src, m->date2, 0, -1);
+    send->matched = 1;
+    if (send->detached) {
+      send->xfer_end = m->date2;
+      send->arrived = 1;
+      send->busy = 0;
+      maybe_free(w, send);
+    } else {
+      sim_start_event(w->sim, delay_to(sim_now(w->sim), m->date2), remote_send_done, send, 0);
+    }
+    return 0;
+  }
+  /* MPI_WIRE_SEND: a shadow of the send, posted at its sender's date, matched as the
+   * one-process run matches it: the oldest receive of its key, posted before or after it
+   * (the sends of one sender arrive in its order, so the pairs are the same). */
+  mpi_req *s = req_new(w, m->src, m->src, m->dst, m->tag, m->ctx, m->bytes, 1);
+  s->posted = m->date;
+  s->detached = (unsigned)m->detached & 1u;
+  s->shadow = 1;
+  s->released = 1;   /* no driver holds it: freed once its transfer ended */
+  s->user = (void *)(uintptr_t)m->id;
+  mpi_req *r = match_take_recv(w->q, s);
+  if (r) return match(w, s, r, err);
+  match_post_send(w->q, s);
+  return 0;
+}
+
+void mpi_busy_read(mpi_world *w, int r, double d, int close, int open) {
+  busy_log(w, r, sim_now(w->sim), d, (close ? BUSY_CLOSE : 0) | (open ? BUSY_OPEN : 0));
+}
+
+static int busy_cmp(const void *x, const void *y) {
+  const busy_ent *a = x, *b = y;
+  if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
+  if (a->date != b->date) return a->date < b->date ? -1 : 1;
+  return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+/* The busy changes and reads of each rank in date order: the same operations, on the same
+ * values, as the one-process run's at those dates (busy_change makes one date's order
+ * irrelevant; a read is the same before or after a change of its date). */
+void mpi_busy_settle(mpi_world *w, void (*put)(void *ctx, int r, double comm, double wait), void *ctx) {
+  busy_ent *e = w->busy_log.data;
+  size_t n = w->busy_log.len;
+  qsort(e, n, sizeof *e, busy_cmp);
+  for (size_t i = 0; i < n;) {
+    int r = e[i].rank, cnt = 0;
+    double since = 0, closed = -1, acc = 0, mark = 0, comm = 0, wait = 0;
+    for (; i < n && e[i].rank == r; i++) {
+      if (e[i].kind == 1 || e[i].kind == -1) { busy_change(&since, &closed, &acc, &cnt, e[i].kind, e[i].date); continue; }
+      double busy = busy_value(since, closed, acc, cnt, e[i].date);
+      if (e[i].kind & BUSY_CLOSE) {
+        double c = busy - mark, d = e[i].d;
+        if (c > d) c = d;
+        if (c < 0) c = 0;
+        comm += c;
+        wait += d - c;
+      }
+      if (e[i].kind & BUSY_OPEN) mark = busy;
+    }
+    put(ctx, r, comm, wait);
+  }
+  VEC_FREE(w->busy_log);
 }

@@ -59,14 +59,14 @@ static const char *pe_name(void *ctx, int u) {
 /* One line per rank that has not finished: where it stands in its trace and what its
  * blocked operation waits for. `verb` says how the rank is held ("blocked in", "in"). Returns
  * the lines (malloc'd) and the number of such ranks in *n. */
-static char *unfinished_ranks(replay *R, const char *verb, int *n_out) {
+char *replay_unfinished_lines(replay *R, const char *verb, int *n_out) {
   size_t cap = 4096, len = 0;
   char *buf = xmalloc(cap);
   buf[0] = 0;
   int nblocked = 0;
   for (int i = 0; i < R->np; i++) {
     rank *k = &R->ranks[i];
-    if (k->state == RK_DONE) continue;
+    if (k->state == RK_DONE || !replay_local(R, i)) continue;
     nblocked++;
     char line[2048], what[1024] = "";
     size_t wl = 0;
@@ -121,7 +121,7 @@ static char *with_head(const char *head, char *lines) {
 
 static void deadlock_report(replay *R, replay_result *res) {
   int nblocked;
-  char *lines = unfinished_ranks(R, "blocked in", &nblocked);
+  char *lines = replay_unfinished_lines(R, "blocked in", &nblocked);
   char head[256];
   snprintf(head, sizeof head, "deadlock at simulated time %.6f: %d of %d ranks cannot finish\n",
            sim_now(R->sim), nblocked, R->np);
@@ -132,7 +132,7 @@ static void deadlock_report(replay *R, replay_result *res) {
  * end and look like a deadlock: an input error, reported with the actions in progress. */
 static void overflow_report(replay *R, psim_err *err) {
   int n;
-  char *lines = unfinished_ranks(R, "in", &n);
+  char *lines = replay_unfinished_lines(R, "in", &n);
   char head[512];
   snprintf(head, sizeof head,
            "simulated time overflows at %.6g s: an action in progress would end after the largest "
@@ -174,23 +174,38 @@ int replay_run(tit_source *src, const replay_opts *o, replay_result *res, psim_e
     return -1;
   }
   R.world = mpi_world_new(R.sim, R.models, R.np, R.rank_host, replay_rank_req_done, &R);
+  if (o->par && replay_par_init(&R) < 0) {
+    replay_par_free(&R);
+    mpi_world_free(R.world); models_free(R.models); sim_free(R.sim); free(R.rank_host); free(R.maps);
+    dyn_finish(R.dyn, 0, NULL, NULL, &res->dyn);
+    dyn_result_free(&res->dyn);
+    return -1;
+  }
   R.ranks = xcalloc((size_t)R.np, sizeof *R.ranks);
   replay_mtx_init(&R);
   for (int i = 0; i < R.np; i++) {
     rank *k = &R.ranks[i];
     replay_rank_init(&R, k, i);
-    if (R.vp) { k->state = RK_BLOCKED; replay_vp_acquire(&R, k); }   /* one VP per PE runs */
+    if (!replay_local(&R, i)) k->state = RK_DONE;   /* another process runs it */
+    else if (R.vp) { k->state = RK_BLOCKED; replay_vp_acquire(&R, k); }   /* one VP per PE runs */
     else sim_make_ready(R.sim, i);
   }
   if (o->nobservers) mpi_world_observe(R.world, observe_message, &R);
   if (models_cpu_start(R.models, R.vp ? R.vp->pe_host : R.rank_host, R.vp ? R.vp->npes : R.np, err) < 0) R.failed = 1;
-  else res->events = sim_run(R.sim, replay_rank_run, &R);
+  else {
+    if (R.par) replay_par_start(&R);
+    res->events = sim_run(R.sim, replay_rank_run, &R);
+  }
   res->cpu = models_cpu_report(R.models);
   for (int i = 0; i < o->nobservers; i++)
     if (o->observers[i].end) o->observers[i].end(o->observers[i].ctx, sim_now(R.sim));
   if (o->progress) fprintf(stderr, "\r\033[K");
   int rc = 0;
   if (!R.failed && sim_overflowed(R.sim)) { overflow_report(&R, err); R.failed = 1; }
+  if (R.par) {
+    rc = replay_par_finish(&R, res);
+    goto done;
+  }
   if (!R.failed && R.vp) replay_vp_final_checks(&R);
   if (R.failed) {
     rc = -1;
@@ -211,6 +226,7 @@ int replay_run(tit_source *src, const replay_opts *o, replay_result *res, psim_e
     if (R.ranks[i].state != RK_DONE) { st->finish = R.ranks[i].acct_mark; st->blocked = 1; }
   }
   replay_result_close(res, sim_now(R.sim), R.world);
+done:
   if (R.vp) dyn_finish(R.dyn, res->simulated_time, pe_name, &R, &res->dyn);
   else dyn_finish(R.dyn, res->simulated_time, host_name, &R, &res->dyn);
   R.dyn = NULL;
@@ -224,6 +240,7 @@ int replay_run(tit_source *src, const replay_opts *o, replay_result *res, psim_e
   free(R.rank_host);
   replay_vp_free(&R);
   replay_mtx_free(&R);
+  replay_par_free(&R);
   return rc;
 }
 

@@ -144,6 +144,15 @@ typedef struct replay {
    * the mutex it holds and the turns left before it unlocks */
   int *mtx_owner, *mtx_head, *mtx_tail, *mtx_next, *mtx_held;
   uint8_t *mtx_left;
+  /* spread over processes (o->par; replay_par.c): the process of each rank, the lookahead,
+   * the messages posted for each process since the last window, the window's end event */
+  const replay_par *par;
+  int *proc_of;
+  double lookahead;
+  VEC(mpi_wire) *outbox;
+  double last;                    /* the date of the last rank step or wake here */
+  int par_stopped;                /* a process failed: all stopped at a window's end */
+  uint64_t windows;
 } replay;
 
 /* ---- replay_rank.c ---- */
@@ -179,6 +188,22 @@ int replay_mtx_wait_post(replay *R, rank *k, int taken, int post);
 void replay_mtx_hold(replay *R, rank *k, int turns);
 /* The engine ran id np + k: a turn of k's unlock countdown. */
 void replay_mtx_token(replay *R, int k);
+
+/* ---- replay_par.c ---- */
+/* Checks the options, places the ranks' hosts on the processes, computes the lookahead and
+ * splits the world. Returns 0, or -1 with R->err. */
+int replay_par_init(replay *R);
+/* Agrees on the first window and schedules its end (before sim_run). */
+void replay_par_start(replay *R);
+/* After sim_run: settles the busy times, gathers the ranks' figures, totals and a deadlock's
+ * report to process 0. Returns 0, or -1 with R->err (a failure, code 3 for a deadlock). */
+int replay_par_finish(replay *R, replay_result *res);
+void replay_par_free(replay *R);
+static inline int replay_local(const replay *R, int rank) { return !R->par || R->proc_of[rank] == R->par->me; }
+
+/* ---- replay.c ---- */
+/* One line per rank of this process that did not finish (see replay.c); *n = their number. */
+char *replay_unfinished_lines(replay *R, const char *verb, int *n);
 
 /* ---- replay_vp.c ---- */
 void replay_vp_init(replay *R);

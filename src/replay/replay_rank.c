@@ -72,7 +72,8 @@ static void keep_text(rank *k) {
 
 void replay_rank_fail(replay *R) {
   R->failed = 1;
-  sim_stop(R->sim);
+  /* spread over processes, the others stop with it at the end of the window (replay_par.c) */
+  if (!R->par || isinf(R->lookahead)) sim_stop(R->sim);
 }
 
 static void notify_phase(replay *R, int id, int what, double start, double end) {
@@ -94,6 +95,10 @@ void replay_rank_account(replay *R, rank *k, int phase) {
   double busy = 0;
   switch (k->phase) {
   case PH_MPI: {
+    if (R->par) {   /* settled at the end: a change may still come for a date passed */
+      mpi_busy_read(R->world, k->id, d, 1, phase == PH_MPI);
+      break;
+    }
     busy = mpi_rank_busy_time(R->world, k->id);
     double c = busy - k->busy_mark;
     if (c > d) c = d;
@@ -107,7 +112,8 @@ void replay_rank_account(replay *R, rank *k, int phase) {
   case PH_MOVE: k->st.move += d; break;
   default: k->st.lb += d; break;
   }
-  if (phase == PH_MPI) k->busy_mark = k->phase == PH_MPI ? busy : mpi_rank_busy_time(R->world, k->id);
+  if (R->par) { if (phase == PH_MPI && k->phase != PH_MPI) mpi_busy_read(R->world, k->id, 0, 0, 1); }
+  else if (phase == PH_MPI) k->busy_mark = k->phase == PH_MPI ? busy : mpi_rank_busy_time(R->world, k->id);
   k->acct_mark = now;
   k->phase = (uint8_t)phase;
   k->inner = phase == PH_COMPUTE && k->has_action && !is_compute_action(k);
@@ -555,6 +561,13 @@ static int op_test_key(replay *R, rank *k, const rop *op) {
     k->cur = k->pend_req[i];
     remove_keyed(k, i);
     if (!k->cur) return 0;
+    if (R->par && c->grow_injected && c->test_sleep > 0) {
+      psim_errf(R->err, PSIM_EXIT_USAGE, k->act.file, k->act.line,
+                "rank %d: a test under psim replay over MPI processes needs --cfg "
+                "smpi/grow-injected-times:no (SMPI's count of test sleeps is one for all ranks)", k->id);
+      replay_rank_fail(R);
+      return 1;
+    }
     double t = c->grow_injected ? R->test_count * c->test_sleep : c->test_sleep;
     if (sleep_then(R, k, t, STEP_TEST_ASK, PH_MPI)) return 1;
   }
@@ -792,6 +805,7 @@ void replay_rank_run(void *ctx, int id) {
   replay *R = ctx;
   if (id >= R->np) { replay_mtx_token(R, id - R->np); return; }
   rank *k = &R->ranks[id];
+  if (R->par) R->last = sim_now(R->sim);
   run_rank(R, k, id);
   keep_text(k);
 }
