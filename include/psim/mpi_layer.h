@@ -150,6 +150,10 @@ int mpi_wire_in(mpi_world *w, const mpi_wire *m, psim_err *err);
  * begins. mpi_busy_settle gives each rank with an account its comm and wait (put), once. */
 void mpi_busy_read(mpi_world *w, int r, double d, int close, int open);
 void mpi_busy_settle(mpi_world *w, void (*put)(void *ctx, int r, double comm, double wait), void *ctx);
+/* Folds into the ranks' figures the logged changes and reads dated before horizon, which the
+ * caller knows final (no change dated earlier can come any more): the log stays small. */
+void mpi_busy_fold(mpi_world *w, double horizon);
+size_t mpi_busy_pending(const mpi_world *w);   /* entries logged and not folded */
 /* The date of the last message end or request completion of a split world (its deadlock
  * date, with the drivers' own). */
 double mpi_world_last_date(const mpi_world *w);

@@ -11,6 +11,8 @@
  * n-th logged (idx): sorted by (rank, date, idx) at the end (mpi_busy_settle). */
 enum { BUSY_CLOSE = 2, BUSY_OPEN = 4 };
 typedef struct busy_ent { double date, d; int rank, kind; uint64_t idx; } busy_ent;
+/* A rank's busy time and its comm and wait, as of the entries folded so far. */
+typedef struct busy_state { double since, closed, acc, mark, comm, wait; int n, used; } busy_state;
 
 struct mpi_world {
   sim *sim;
@@ -37,6 +39,7 @@ struct mpi_world {
   mpi_wire_fn out;
   void *out_ctx;
   VEC(busy_ent) busy_log;
+  busy_state *busy_st;  /* per rank: the log folded so far (mpi_busy_fold) */
   double last;          /* the date of the last message end or completion seen here */
 };
 
@@ -109,6 +112,7 @@ void mpi_world_free(mpi_world *w) {
   free(w->busy_acc);
   free(w->busy_closed);
   VEC_FREE(w->busy_log);
+  free(w->busy_st);
   free(w);
 }
 
@@ -424,36 +428,88 @@ void mpi_busy_read(mpi_world *w, int r, double d, int close, int open) {
   busy_log(w, r, sim_now(w->sim), d, (close ? BUSY_CLOSE : 0) | (open ? BUSY_OPEN : 0));
 }
 
+static int busy_before(const busy_ent *a, const busy_ent *b) {
+  return a->date < b->date || (a->date == b->date && a->idx < b->idx);
+}
+
 static int busy_cmp(const void *x, const void *y) {
   const busy_ent *a = x, *b = y;
-  if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
-  if (a->date != b->date) return a->date < b->date ? -1 : 1;
-  return a->idx < b->idx ? -1 : a->idx > b->idx;
+  return busy_before(a, b) ? -1 : busy_before(b, a);
+}
+
+/* The log by rank (a counting pass: the log holds every change and read of the run), each
+ * rank's entries by (date, idx). They were logged almost in date order (only the dates a
+ * sender's process learns late are out of place), so an insertion sort is about linear;
+ * one that moves too much falls back to qsort. */
+static busy_ent *busy_sorted(mpi_world *w, size_t **first_out) {
+  size_t n = w->busy_log.len, nr = (size_t)(w->nranks > 0 ? w->nranks : 1);
+  size_t *first = xcalloc(nr + 1, sizeof *first);
+  busy_ent *e = w->busy_log.data, *out = xmalloc((n ? n : 1) * sizeof *out);
+  for (size_t i = 0; i < n; i++) first[e[i].rank + 1]++;
+  for (size_t r = 0; r < nr; r++) first[r + 1] += first[r];
+  size_t *at = xmalloc(nr * sizeof *at);
+  memcpy(at, first, nr * sizeof *at);
+  for (size_t i = 0; i < n; i++) out[at[e[i].rank]++] = e[i];
+  free(at);
+  for (size_t r = 0; r < nr; r++) {
+    busy_ent *seg = out + first[r];
+    size_t len = first[r + 1] - first[r], moves = 0;
+    for (size_t i = 1; i < len && moves <= 8 * len; i++) {
+      busy_ent x = seg[i];
+      size_t j = i;
+      for (; j > 0 && busy_before(&x, &seg[j - 1]); j--) seg[j] = seg[j - 1];
+      seg[j] = x;
+      moves += i - j;
+    }
+    if (moves > 8 * len) qsort(seg, len, sizeof *seg, busy_cmp);
+  }
+  *first_out = first;
+  return out;
 }
 
 /* The busy changes and reads of each rank in date order: the same operations, on the same
  * values, as the one-process run's at those dates (busy_change makes one date's order
  * irrelevant; a read is the same before or after a change of its date). */
-void mpi_busy_settle(mpi_world *w, void (*put)(void *ctx, int r, double comm, double wait), void *ctx) {
-  busy_ent *e = w->busy_log.data;
-  size_t n = w->busy_log.len;
-  qsort(e, n, sizeof *e, busy_cmp);
-  for (size_t i = 0; i < n;) {
-    int r = e[i].rank, cnt = 0;
-    double since = 0, closed = -1, acc = 0, mark = 0, comm = 0, wait = 0;
-    for (; i < n && e[i].rank == r; i++) {
-      if (e[i].kind == 1 || e[i].kind == -1) { busy_change(&since, &closed, &acc, &cnt, e[i].kind, e[i].date); continue; }
-      double busy = busy_value(since, closed, acc, cnt, e[i].date);
-      if (e[i].kind & BUSY_CLOSE) {
-        double c = busy - mark, d = e[i].d;
-        if (c > d) c = d;
-        if (c < 0) c = 0;
-        comm += c;
-        wait += d - c;
-      }
-      if (e[i].kind & BUSY_OPEN) mark = busy;
-    }
-    put(ctx, r, comm, wait);
+/* One entry into its rank's state: the same operations, on the same values, as the
+ * one-process run's at that date (busy_change makes one date's order irrelevant; a read is
+ * the same before or after a change of its date). */
+static void busy_apply(busy_state *st, const busy_ent *e) {
+  if (e->kind == 1 || e->kind == -1) { busy_change(&st->since, &st->closed, &st->acc, &st->n, e->kind, e->date); return; }
+  double busy = busy_value(st->since, st->closed, st->acc, st->n, e->date);
+  if (e->kind & BUSY_CLOSE) {
+    double c = busy - st->mark, d = e->d;
+    if (c > d) c = d;
+    if (c < 0) c = 0;
+    st->comm += c;
+    st->wait += d - c;
   }
+  if (e->kind & BUSY_OPEN) st->mark = busy;
+}
+
+void mpi_busy_fold(mpi_world *w, double horizon) {
+  if (!w->busy_st) {
+    w->busy_st = xcalloc((size_t)(w->nranks > 0 ? w->nranks : 1), sizeof *w->busy_st);
+    for (int r = 0; r < w->nranks; r++) w->busy_st[r].closed = -1;
+  }
+  size_t *first;
+  busy_ent *e = busy_sorted(w, &first);
+  w->busy_log.len = 0;
+  for (int r = 0; r < w->nranks; r++) {
+    busy_state *st = &w->busy_st[r];
+    for (size_t i = first[r]; i < first[r + 1]; i++) {
+      if (e[i].date < horizon) { busy_apply(st, &e[i]); st->used = 1; }
+      else VEC_PUSH(w->busy_log, e[i]);   /* kept in order, with its idx */
+    }
+  }
+  free(e);
+  free(first);
+}
+
+size_t mpi_busy_pending(const mpi_world *w) { return w->busy_log.len; }
+
+void mpi_busy_settle(mpi_world *w, void (*put)(void *ctx, int r, double comm, double wait), void *ctx) {
+  mpi_busy_fold(w, INFINITY);
   VEC_FREE(w->busy_log);
+  for (int r = 0; r < w->nranks; r++)
+    if (w->busy_st[r].used) put(ctx, r, w->busy_st[r].comm, w->busy_st[r].wait);
 }

@@ -152,6 +152,9 @@ static void next_window(replay *R) {
     return;
   }
   if (isinf(x[0])) return;   /* no event anywhere, nothing in flight: the end */
+  /* Every busy change dated before T is known now (a message posted later starts at T or
+   * after): the log is folded when it outgrows a few entries a rank, keeping it small. */
+  if (mpi_busy_pending(R->world) > 4 * (size_t)R->np + 65536) mpi_busy_fold(R->world, x[0]);
   double end = x[0] + R->lookahead;
   if (isfinite(end)) end = nextafter(end, -INFINITY);
   double now = sim_now(s);
