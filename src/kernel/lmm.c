@@ -47,7 +47,7 @@ void lmm_free(lmm_system *s) {
             (unsigned long long)s->g_fast, (unsigned long long)s->g_fallback, (unsigned long long)s->g_recompute);
   for (size_t i = 0; i < s->cnsts.len; i++) { free(s->cnsts.data[i].refs); free(s->cnsts.data[i].wit); }
   for (size_t i = 0; i < s->vars.len; i++) free(s->vars.data[i].el);
-  VEC_FREE(s->cnsts); VEC_FREE(s->cmark); VEC_FREE(s->mstamp);
+  VEC_FREE(s->cnsts); VEC_FREE(s->cmark); VEC_FREE(s->mstamp); VEC_FREE(s->gc);
   free(s->vars.data);
   free(s->vcold);
   free(s->vwalk);
@@ -68,6 +68,7 @@ int lmm_cnst_new(lmm_system *s, double capacity, int fatpipe) {
   VEC_PUSH(s->cnsts, c);
   VEC_PUSH(s->cmark, 0u);
   VEC_PUSH(s->mstamp, 0u);
+  VEC_PUSH(s->gc, ((lmmg_cnst){0}));
   return (int)s->cnsts.len - 1;
 }
 

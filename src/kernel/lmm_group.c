@@ -132,14 +132,14 @@ int lmmg_lazy(const lmm_system *s) { return s->inc_v.len >= LMMG_LAZY; }
  * penalty); the changed variables S0 are filled with it as usual. What makes this exact is
  * that the members' other constraints do not bind, checked without visiting each member:
  *   - other constraints of T (those of S0 and the modified ones): summed as usual, the
- *     members' part apart (g_a, their coefficients); such a constraint must stay unsaturated
+ *     members' part apart (their coefficients, lmmg_cnst.a); such a constraint must stay unsaturated
  *     both at the members' old value (the fill saw them there) and at the new one;
  *   - the others: their load moved only through the members (any other change of a value or
- *     capacity puts the constraint in T), so it suffices that the new value stays below g_hi,
+ *     capacity puts the constraint in T), so it suffices that the new value stays below hi,
  *     a value below which none of them saturates: computed once over every member (O(members
  *     x links)) and kept as a lower bound from one group repair to the next (its own T's
  *     constraints recomputed); any other solve that changes values on a constraint the
- *     members use invalidates it (g_epoch, g_watched).
+ *     members use invalidates it (lmmg_cnst's epoch, watched).
  * The members then all have c as their bottleneck (c saturated, no variable above their
  * level, below their bounds); the variables of S0 and the kept ones that might have lost
  * their bottleneck are checked as in the usual repair. Anything unusual (a member changed,
@@ -186,12 +186,12 @@ static double rise_limit(const lmm_cnst *q, double other, double a) {
   return (q->capacity * (1 - INC_EPS) - other) / a;
 }
 
-/* g_hi over every member's other constraints (-INFINITY on a FATPIPE one: not handled). */
-static double group_bound(lmm_system *s, lmm_cnst *k) {
+/* hi over every member's other constraints (-INFINITY on a FATPIPE one: not handled). */
+static double group_bound(lmm_system *s, const lmm_cnst *k) {
   s->g_recompute++;
-  k->g_watched = 1;
+  s->gc.data[s->g_c].watched = 1;
   if (++s->g_visit == 0) {
-    for (size_t i = 0; i < s->cnsts.len; i++) s->cnsts.data[i].g_stamp = 0;
+    for (size_t i = 0; i < s->gc.len; i++) s->gc.data[i].stamp = 0;
     s->g_visit = 1;
   }
   double hi = INFINITY;
@@ -199,12 +199,13 @@ static double group_bound(lmm_system *s, lmm_cnst *k) {
     const lmm_var *x = &s->vars.data[k->refs[j].var];
     if (k->refs[j].coeff <= 0 || x->penalty <= 0 || !lmmg_member(s, x)) continue;
     for (int e = 0; e < x->nel; e++) {
-      lmm_cnst *q = &s->cnsts.data[x->el[e].cnst];
+      const lmm_cnst *q = &s->cnsts.data[x->el[e].cnst];
+      lmmg_cnst *gq = &s->gc.data[x->el[e].cnst];
       if (x->el[e].cnst == s->g_c || x->el[e].coeff <= 0 || lmmi_skip(s, q)) continue;
       if (q->fatpipe) return -INFINITY;
-      if (q->g_stamp == s->g_visit) continue;
-      q->g_stamp = s->g_visit;
-      q->g_watched = 1;
+      if (gq->stamp == s->g_visit) continue;
+      gq->stamp = s->g_visit;
+      gq->watched = 1;
       double other, a;
       split_load(s, q, &other, &a);
       double h = rise_limit(q, other, a);
@@ -261,7 +262,7 @@ static int scan_group(lmm_system *s, int c, double *bmin) {
   if (k->remaining < 0) k->remaining = 0;
   k->load = used;
   k->maxl = maxl;
-  k->g_a = 0;
+  s->gc.data[c].a = 0;
   k->info_stamp = s->istamp;
   return 1;
 }
@@ -284,7 +285,7 @@ static void scan_others(lmm_system *s) {
       if (u->value * u->penalty > maxl) maxl = u->value * u->penalty;
       queue_check(s, vi);
     }
-    q->g_a = am;
+    s->gc.data[c].a = am;
     q->remaining = q->capacity - used - am * s->g_v;
     if (q->remaining < 0) q->remaining = 0;
     q->load = used;
@@ -300,48 +301,51 @@ static int group_holds(lmm_system *s, double bmin) {
   if (!(nv < bmin)) return 0;
   for (size_t i = 0; i < s->inc_c.len; i++) {
     lmm_cnst *q = &s->cnsts.data[s->inc_c.data[i]];
-    if (s->inc_c.data[i] == s->g_c || q->g_a <= 0) continue;
-    if (!(q->load + q->g_a * top < q->capacity * (1 - INC_EPS))) return 0;
-    q->load += q->g_a * nv;
+    double a = s->gc.data[s->inc_c.data[i]].a;
+    if (s->inc_c.data[i] == s->g_c || a <= 0) continue;
+    if (!(q->load + a * top < q->capacity * (1 - INC_EPS))) return 0;
+    q->load += a * nv;
     if (nv * s->g_w > q->maxl) q->maxl = nv * s->g_w;
   }
   const lmm_cnst *k = &s->cnsts.data[s->g_c];
   return k->load >= k->capacity * (1 - INC_EPS) && nv * s->g_w >= k->maxl * (1 - INC_EPS);
 }
 
-/* The members' other constraints outside T: below g_hi (computed again when it is unknown,
+/* The members' other constraints outside T: below hi (computed again when it is unknown,
  * or when it may only be too low). */
 static int bound_holds(lmm_system *s) {
-  lmm_cnst *k = &s->cnsts.data[s->g_c];
+  lmmg_cnst *g = &s->gc.data[s->g_c];
   double top = s->g_nv > s->g_v ? s->g_nv : s->g_v;
-  int known = k->g_epoch == s->g_epoch && k->g_v == s->g_v;
-  if (!known || (!(top < k->g_hi) && !k->g_exact)) {
-    k->g_hi = group_bound(s, k);
-    k->g_exact = 1;
-    k->g_epoch = s->g_epoch;
-    k->g_v = s->g_v;
+  int known = g->epoch == s->g_epoch && g->v == s->g_v;
+  if (!known || (!(top < g->hi) && !g->exact)) {
+    double hi = group_bound(s, &s->cnsts.data[s->g_c]);
+    g = &s->gc.data[s->g_c];
+    g->hi = hi;
+    g->exact = 1;
+    g->epoch = s->g_epoch;
+    g->v = s->g_v;
   }
-  return top < k->g_hi;
+  return top < g->hi;
 }
 
-/* After the commit: the members' new value and the constraints of T in g_hi (the members now
+/* After the commit: the members' new value and the constraints of T in hi (the members now
  * include S0's variables that joined c's level). */
 static void keep_bound(lmm_system *s) {
-  lmm_cnst *k = &s->cnsts.data[s->g_c];
+  lmmg_cnst *g = &s->gc.data[s->g_c];
   s->g_v = s->g_nv;
   s->stamp++;        /* S0's variables are kept ones now (lmmg_member) */
   for (size_t i = 0; i < s->inc_c.len; i++) {
     if (s->inc_c.data[i] == s->g_c) continue;
-    lmm_cnst *q = &s->cnsts.data[s->inc_c.data[i]];
+    const lmm_cnst *q = &s->cnsts.data[s->inc_c.data[i]];
     double other, a;
     split_load(s, q, &other, &a);
     if (a <= 0) continue;
-    q->g_watched = 1;
+    s->gc.data[s->inc_c.data[i]].watched = 1;
     double h = q->fatpipe ? -INFINITY : rise_limit(q, other, a);
-    if (h < k->g_hi) k->g_hi = h;
+    if (h < g->hi) g->hi = h;
   }
-  k->g_v = s->g_v;
-  k->g_exact = 0;
+  g->v = s->g_v;
+  g->exact = 0;
 }
 
 static int candidate(const lmm_system *s, int c) {

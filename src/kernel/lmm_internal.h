@@ -33,17 +33,21 @@ typedef struct {
   int skip;           /* clean and still non-binding: the exact solver ignores it */
   lmm_witness *wit;   /* open addressing by witness constraint, wcap a power of 2 (or 0) */
   int wn, wcap;
-  /* lmm_group.c, the bottleneck group as one variable (network/solver:groups). g_a: in a
-   * group repair, the group's members' coefficients summed on this constraint. On a group's
-   * constraint: g_hi, a value its members can rise to without saturating any of their other
-   * constraints (a lower bound of the true one), valid while g_epoch is the system's and the
-   * members' value is g_v; g_exact when it was just computed over every member. g_stamp:
-   * visited by the computation of g_hi (s->g_visit). */
-  double g_a, g_hi, g_v;
-  unsigned g_epoch, g_stamp;
-  int g_exact;
-  int g_watched;      /* a group's constraint, or used by its members when its g_hi was computed */
 } lmm_cnst;
+
+/* lmm_group.c's state of a constraint, the bottleneck group as one variable
+ * (network/solver:groups), in an array of its own: lmm_cnst stays 128 bytes (a larger one cost
+ * the per-flow path 2 % more instructions, its index no longer a shift). a: in a group repair,
+ * the group's members' coefficients summed on this constraint. On a group's constraint: hi, a
+ * value its members can rise to without saturating any of their other constraints (a lower
+ * bound of the true one), valid while epoch is the system's g_epoch and the members' value is
+ * v; exact when it was just computed over every member. stamp: visited by that computation
+ * (s->g_visit). watched: a group's constraint, or used by its members when hi was computed. */
+typedef struct {
+  double a, hi, v;
+  unsigned epoch, stamp;
+  int exact, watched;
+} lmmg_cnst;
 
 /* A variable's fields the solve reads: one cache line (the array is 64-byte aligned). */
 typedef struct {
@@ -145,8 +149,9 @@ struct lmm_system {
    * its members' penalty g_w and value g_v (the predicate lmmg_member), their new value g_nv;
    * in fill, the group's usage g_use (sum of coefficient / penalty), whether it is still free
    * and the level it was fixed at. g_epoch: bumped by every solve that is not a group repair
-   * (their bounds g_hi are then unknown). */
+   * (their bounds, lmmg_cnst.hi, are then unknown). */
   int groups;
+  VEC(lmmg_cnst) gc;        /* per constraint */
   int g_on, g_c, g_free;
   double g_w, g_v, g_nv, g_use, g_ac, g_lvl;
   unsigned g_epoch, g_visit;
@@ -215,12 +220,12 @@ void lmmg_fix_group(lmm_system *s, lmm_cnst *k, double level);
 /* A solve other than a group repair changed values: every group's bound is unknown. */
 static inline void lmmg_forget(lmm_system *s) { s->g_epoch++; }
 /* Another solve changed values on the constraints cs (and nowhere else): the bounds are
- * unknown if a group's members use one of them (g_watched). A solve of hosts' CPUs alone, say,
+ * unknown if a group's members use one of them (watched). A solve of hosts' CPUs alone, say,
  * leaves them. */
 static inline void lmmg_forget_touched(lmm_system *s, const int *cs, size_t n) {
   if (!s->groups) return;
   for (size_t i = 0; i < n; i++)
-    if (s->cnsts.data[cs[i]].g_watched) { lmmg_forget(s); return; }
+    if (s->gc.data[cs[i]].watched) { lmmg_forget(s); return; }
 }
 
 /* lmm_group.c: puts the bottleneck groups of modified saturated constraints into the local
