@@ -33,6 +33,11 @@ typedef enum {
   CO_WAITALL,  /* wait for every request this program started and has not waited for yet */
   CO_WAIT,     /* wait for the request started by op number `peer` of this program */
   CO_COMPUTE,  /* compute `flops` (e.g. a reduction's local operation, when modelled) */
+  CO_COMBINE,  /* apply the call's operator to `bytes` just received, into the rank's own data:
+                  emitted only for calls with a real operator (coll_call.has_op: psim run),
+                  whose driver adds them up and charges them at the operator's measured cost
+                  after the program, as SimGrid's replay computes a reduction's comp (a
+                  replayed trace has no operator: its comp field says the flops). */
 } coll_opkind;
 
 typedef struct coll_op {

@@ -31,6 +31,10 @@ typedef struct emu_opts {
   int charge_copies;          /* run/charge-copies (default 1): the MPI runtime's packing of
                                  non-contiguous datatypes, sends to self and collectives' local
                                  copies are measured and charged to the rank as computation */
+  double pack_chunk;          /* run/pack-pipeline (default 65536 bytes; 0: none): a packed
+                                 message moves in chunks of this size, each packed before it
+                                 leaves and unpacked as it lands, so the packing and unpacking
+                                 of a longer message overlap its transfer (emu_work_pipeline) */
   double iprobe_sleep;        /* smpi/iprobe: simulated time an unsuccessful iprobe costs */
   double wtime;               /* smpi/wtime: simulated time a read of MPI_Wtime costs */
   double iprobe_cost, test_cost; /* run/iprobe-cost, run/test-cost: CPU seconds each MPI_Iprobe,

@@ -64,7 +64,11 @@ static const char *HELP =
     "                      MPI_Test* costs the rank (default 0; calibrate writes them)\n"
     "                      run/charge-copies:yes|no the MPI's own work is the rank's\n"
     "                      computation: packing non-contiguous datatypes, sends to self,\n"
-    "                      collectives' local copies, measured (default yes)\n"
+    "                      collectives' local copies, reductions' operators, measured\n"
+    "                      (default yes)\n"
+    "                      run/pack-pipeline:BYTES chunk in which a non-contiguous message\n"
+    "                      is packed, sent and unpacked, overlapping its transfer (default\n"
+    "                      65536; 0: pack, transfer, unpack in sequence)\n"
     CLI_CPU_HELP
     "  --stack-size SIZE   stack of each rank (default 8M; K, M, G suffixes)\n"
     "  --repeat K          run the program K times and charge each burst of computation the\n"

@@ -144,10 +144,15 @@ typedef struct emu_rank {
   double carry;             /* measured CPU seconds not charged yet: bursts under --cpu-threshold
                                add up here until they pass it (emu_carry_add) */
   double work;              /* CPU seconds of the MPI runtime's own work for it, not charged yet */
+  double combine_rate;      /* seconds a byte of the reduction under way takes (0: not measured) */
+  double work_overlap;      /* of that work, packing that overlaps the messages under way, charged
+                               at the rank's next wait (emu_work_pipeline) */
   int work_depth;           /* nesting of emu_work_begin (only the outermost measures) */
   /* accounting of the current MPI call: its start; time and busy time (mpi_rank_busy_time)
    * spent computing inside it; busy time at its start; date and busy time of its last block */
   double call_start, call_compute, call_busy_compute, call_busy0, block_t, block_busy;
+  double idle_from, idle_to; /* the rank's last wait for messages (emu_wait): it was idle then,
+                                not computing (a computation blocks the rank too) */
   double mono_mark;         /* CLOCK_MONOTONIC then (emu_mark, emu_burst) */
   /* what it is doing, for deadlock and error reports */
   const char *call;
@@ -401,6 +406,24 @@ void emu_poll_cost(double seconds);
 typedef struct emu_work { double cpu, mono; int on, nested; } emu_work;
 void emu_work_begin(emu_work *w);
 void emu_work_end(emu_work *w);
+/* Ends a measurement as emu_work_end does, but returns its seconds instead of making them the
+ * rank's pending work (0 when nothing was measured). */
+double emu_work_took(emu_work *w);
+/* A packed message of len bytes is about to leave: of the `packed` seconds of the rank's
+ * pending work its packing took, the first chunk's share is charged now, the rest (which
+ * overlaps the transfer) at the rank's next wait or as its call returns (run/pack-pipeline). */
+void emu_work_pipeline(double packed, size_t len);
+/* Charges that overlapping packing now (emu_wait, before the rank waits for the messages). */
+void emu_work_charge_overlap(void);
+/* The seconds of a received message's unpacking (`unpacked`, len bytes) left to charge after
+ * its transfer: what the rank's last wait, idle while the message landed, did not hide, and
+ * at least the last chunk's share. */
+double emu_unpack_overlap(double unpacked, size_t len, double xfer_start, double xfer_end);
+/* A collective's CO_COMBINEs: the rank applies the call's operator to `bytes` it received, at
+ * the cost per byte measured for this call (emu_rank.combine_rate, rt_coll.c): the flops of
+ * that work (0 when not measured), and their charge as one computation. */
+double emu_combine_flops(double bytes);
+void emu_combine_charge(double flops);
 void emu_work_charge(void);
 /* CPU seconds of the running rank's own code so far; -1 if not measured (emu_sched.c). */
 double emu_rank_cpu(void);

@@ -218,6 +218,7 @@ int emu_cancel_recv(emu_req *r) {
 void emu_wait(emu_req **reqs, int n, int need) {
   emu_sim *S = emu_current;
   emu_rank *k = S->running;
+  emu_work_charge_overlap();   /* a packing that overlaps the messages (emu_work_pipeline) */
   int pending = 0, ndone = 0;
   for (int i = 0; i < n; i++) {
     if (!reqs[i]) continue;
@@ -229,7 +230,10 @@ void emu_wait(emu_req **reqs, int n, int need) {
   if (missing <= 0) return;
   for (int i = 0; i < n; i++) if (reqs[i] && !reqs[i]->done) { reqs[i]->waited = 1; if (reqs[i]->q) mpi_req_wait(reqs[i]->q); }
   k->nwait = missing;
+  double from = sim_now(S->sim);
   emu_block();
+  k->idle_from = from;
+  k->idle_to = sim_now(S->sim);
   for (int i = 0; i < n; i++) if (reqs[i]) reqs[i]->waited = 0;
 }
 
@@ -369,6 +373,8 @@ void emu_run_prog(const coll_prog *p, const int *world_of, int ctx) {
     }
     case CO_COMPUTE:
       emu_compute(op->flops);
+      break;
+    case CO_COMBINE:   /* charged after the program (rt_coll_timing) */
       break;
     }
   }

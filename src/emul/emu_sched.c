@@ -45,6 +45,7 @@ void emu_opts_init(emu_opts *o, const platform *p, int np) {
   o->thread_level = 1;       /* MPI_THREAD_FUNNELED */
   o->rank_memory = 1e6;
   o->charge_copies = 1;      /* the MPI runtime's packing and local copies cost the rank */
+  o->pack_chunk = 65536;     /* MPICH's shared-memory cells, Open MPI's pipeline fragments: 64 KiB */
 }
 
 static int parse_double(const char *key, const char *v, double *out, psim_err *err) {
@@ -99,6 +100,7 @@ int emu_opts_cfg(emu_opts *o, const char *key, const char *value, psim_err *err)
   }
   if (!strcmp(key, "smpi/coll-selector")) return coll_selector_use(&o->coll, value, err);
   if (!strcmp(key, "run/charge-copies")) return parse_yes_no(key, value, &o->charge_copies, err);
+  if (!strcmp(key, "run/pack-pipeline")) return parse_double(key, value, &o->pack_chunk, err);
   if (!strcmp(key, "smpi/simulate-computation")) {
     o->measure = !(!strcmp(value, "no") || !strcmp(value, "0") || !strcmp(value, "false"));
     return 0;
@@ -153,6 +155,7 @@ static double clock_cost(double (*now)(void)) {
  * preemption can have fallen between it and now (the argument above), the thread ran all
  * along, and the CPU clock now is the reading plus the monotonic time since. */
 static void charge_cpu(emu_sim *S, emu_rank *k, double seconds, int flush);
+static void compute_now(emu_sim *S, emu_rank *k, double flops);
 
 /* The last reading is the calling thread's (under --threads each worker runs ranks of its own:
  * its CPU clock is theirs alone, emu_par.c). */
@@ -214,13 +217,78 @@ void emu_work_begin(emu_work *w) {
   clock_mark(S, &w->cpu, &w->mono);
 }
 
-void emu_work_end(emu_work *w) {
-  if (!w->on && !w->nested) return;
-  emu_sim *S = emu_current;
+double emu_work_took(emu_work *w) {
+  if (!w->on && !w->nested) return 0;
   emu_rank *k = emu_running();
   k->work_depth--;
-  if (w->on) k->work += clock_since(S, w->cpu, w->mono);
+  double s = w->on ? clock_since(emu_current, w->cpu, w->mono) : 0;
   w->on = w->nested = 0;
+  return s;
+}
+
+void emu_work_end(emu_work *w) {
+  double s = emu_work_took(w);
+  if (s > 0) emu_running()->work += s;
+}
+
+/* The share of a message's packing or unpacking that cannot overlap its transfer: its first
+ * chunk's (a chunk is packed before it leaves, the last one unpacked after it lands). */
+static double unhidden_share(const emu_sim *S, size_t len) {
+  double c = S->o->pack_chunk;
+  return c > 0 && (double)len > c ? c / (double)len : 1;
+}
+
+/* A real MPI packs a long non-contiguous message chunk by chunk into its transport's buffers
+ * (MPICH's shared-memory cells, UCX's and Open MPI's pipeline fragments), the first chunk
+ * leaving while the next is packed: the packing overlaps the transfer, and the receiver
+ * unpacks each chunk as it lands. psim packs the whole message at once (rt_pack_alloc,
+ * measured into the rank's pending work: `packed` seconds of it are this message's); the
+ * first chunk's share is charged before the message leaves, the rest stays pending and is
+ * charged at the rank's next wait (emu_wait) or as the call returns, while the message moves.
+ * run/pack-pipeline:0 charges it all first, in sequence with the transfer. */
+void emu_work_pipeline(double packed, size_t len) {
+  emu_sim *S = emu_current;
+  emu_rank *k = S ? S->running : NULL;
+  if (!k) return;
+  double rest = packed > 0 ? packed * (1 - unhidden_share(S, len)) : 0;
+  k->work -= rest;
+  emu_work_charge();
+  k->work_overlap += rest;
+}
+
+void emu_work_charge_overlap(void) {
+  emu_sim *S = emu_current;
+  emu_rank *k = S ? S->running : NULL;
+  if (!k || !(k->work_overlap > 0) || k->work_depth) return;
+  double w = k->work;
+  k->work = k->work_overlap;
+  k->work_overlap = 0;
+  emu_work_charge();
+  k->work = w;
+}
+
+double emu_unpack_overlap(double unpacked, size_t len, double xfer_start, double xfer_end) {
+  emu_sim *S = emu_current;
+  emu_rank *k = S->running;
+  if (!(unpacked > 0)) return 0;
+  double floor = unpacked * unhidden_share(S, len);
+  /* the rank's last wait, where it was idle while the message's chunks landed */
+  double from = xfer_start > k->idle_from ? xfer_start : k->idle_from, to = xfer_end < k->idle_to ? xfer_end : k->idle_to;
+  double idle = xfer_start >= 0 && to > from ? to - from : 0;
+  double left = unpacked - idle;
+  return left > floor ? left : floor;
+}
+
+double emu_combine_flops(double bytes) {
+  emu_sim *S = emu_current;
+  emu_rank *k = emu_running();
+  return k->combine_rate > 0 && bytes > 0 ? bytes * k->combine_rate * S->o->host_speed_ref : 0;
+}
+
+/* A computation of its own, not through the carry: the trace records it as the reduction's
+ * comp, which a replay of the trace computes as one computation after the collective. */
+void emu_combine_charge(double flops) {
+  if (flops > 0) compute_now(emu_current, emu_running(), flops);
 }
 
 void emu_work_charge(void) {
@@ -554,7 +622,11 @@ void emu_leave(void) {
   emu_sim *S = emu_current;
   emu_rank *k = S->running;
   /* the runtime's work in the call not charged yet (an unpack as a receive completes) */
-  if (k->depth == 1 && k->work > 0) emu_work_charge();
+  if (k->depth == 1 && (k->work > 0 || k->work_overlap > 0)) {
+    k->work += k->work_overlap;
+    k->work_overlap = 0;
+    emu_work_charge();
+  }
   if (--k->depth > 0) return;
   double now = sim_now(S->sim);
   account_call(k, now, mpi_rank_busy_time(S->world, k->id));

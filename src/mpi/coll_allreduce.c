@@ -52,7 +52,10 @@ COLL_ALGO(coll_allreduce_lr) {
   double rem = count - per * n;
   double blk = per * dts;
   int right = (r + 1) % n, left = (r - 1 + n) % n;
-  for (int i = 0; i < 2 * (n - 1); i++) coll_sendrecv(out, r, right, blk, left, blk, TAG);
+  for (int i = 0; i < 2 * (n - 1); i++) {
+    coll_sendrecv(out, r, right, blk, left, blk, TAG);
+    if (i < n - 1) coll_combine(out, c, blk);   /* the reduce-scatter half */
+  }
   if (rem > 0) {
     coll_call s = *c;
     s.bytes = rem * dts;
@@ -66,14 +69,16 @@ COLL_ALGO(coll_allreduce_lr) {
 static int real_rank(int nr, int rem) { return nr < rem ? nr * 2 + 1 : nr + rem; }
 
 /* Folds the non-power-of-two ranks in: ranks < 2*rem that are even send their data to rank+1
- * and sit out. Returns the rank's new rank, -1 when it sits out. */
-static int fold_in(coll_prog *out, int r, int rem, double bytes) {
+ * (which combines it with its own) and sit out. Returns the rank's new rank, -1 when it sits
+ * out. */
+static int fold_in(coll_prog *out, const coll_call *c, int r, int rem, double bytes) {
   if (r < 2 * rem) {
     if (r % 2 == 0) {
       coll_send(out, r + 1, TAG, bytes);
       return -1;
     }
     coll_recv(out, r - 1, TAG, bytes);
+    coll_combine(out, c, bytes);
     return r / 2;
   }
   return r - rem;
@@ -93,11 +98,12 @@ COLL_ALGO(coll_allreduce_rdb) {
   (void)sel; (void)err;
   int n = c->size, r = c->rank;
   int p = coll_pof2_floor(n), rem = n - p;
-  int nr = fold_in(out, r, rem, c->bytes);
+  int nr = fold_in(out, c, r, rem, c->bytes);
   if (nr >= 0)
     for (int mask = 1; mask < p; mask <<= 1) {
       int dst = real_rank(nr ^ mask, rem);
       coll_sendrecv(out, r, dst, c->bytes, dst, c->bytes, TAG);
+      coll_combine(out, c, c->bytes);
     }
   fold_out(out, r, rem, c->bytes);
   return 0;
@@ -116,7 +122,7 @@ COLL_ALGO(coll_allreduce_rab_rdb) {
   double last = c->bytes - base * (p - 1);
   /* bytes of blocks [a, b): all are `base` except the last one */
 #define SUM(a, b) ((b) > (a) ? ((b) - (a)) * base + ((b) == p ? last - base : 0) : 0)
-  int nr = fold_in(out, r, rem, c->bytes);
+  int nr = fold_in(out, c, r, rem, c->bytes);
   if (nr >= 0) {
     int send_idx = 0, recv_idx = 0, last_idx = p, mask = 1;
     while (mask < p) {
@@ -132,6 +138,7 @@ COLL_ALGO(coll_allreduce_rab_rdb) {
         rc = SUM(recv_idx, last_idx);
       }
       coll_sendrecv(out, r, dst, sc, dst, rc, TAG);
+      coll_combine(out, c, rc);   /* reduce-scatter: the received half is reduced */
       send_idx = recv_idx;
       mask <<= 1;
       if (mask < p) last_idx = recv_idx + p / mask;

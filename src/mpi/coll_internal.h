@@ -33,6 +33,9 @@ static inline void coll_recv(coll_prog *p, int peer, int tag, double b) { coll_e
 static inline void coll_waitall(coll_prog *p) { coll_emit(p, CO_WAITALL, -1, 0, 0); }
 /* waits for the request started by op number `op` of this program */
 static inline void coll_wait(coll_prog *p, int op) { coll_emit(p, CO_WAIT, op, 0, 0); }
+/* The rank applies the call's operator to `bytes` it has just received (CO_COMBINE): nothing
+ * for a call without a real operator (replay), so replayed programs stay SimGrid's. */
+void coll_combine(coll_prog *p, const coll_call *c, double bytes);
 /* MPI_Sendrecv as SimGrid does it: isend, irecv, waitall; nothing at all when both peers are
  * the caller itself (SimGrid copies locally). */
 void coll_sendrecv(coll_prog *p, int me, int dst, double sbytes, int src, double rbytes, int tag);

@@ -26,6 +26,10 @@ void coll_emit(coll_prog *p, coll_opkind k, int peer, int tag, double bytes) {
   o->flops = 0;
 }
 
+void coll_combine(coll_prog *p, const coll_call *c, double bytes) {
+  if (c->has_op && bytes > 0) coll_emit(p, CO_COMBINE, -1, 0, bytes);
+}
+
 void coll_sendrecv(coll_prog *p, int me, int dst, double sbytes, int src, double rbytes, int tag) {
   if (dst == me && src == me) return; /* SimGrid: Datatype::copy, no message */
   coll_isend(p, dst, tag, sbytes);

@@ -18,6 +18,7 @@ COLL_ALGO(coll_reduce_scatter_mpich_pair) {
   for (int i = 1; i < n; i++) {
     int dst = (r + i) % n, src = (r - i + n) % n;
     coll_sendrecv(out, r, dst, c->counts2[dst], src, c->counts2[r], TAG);
+    coll_combine(out, c, c->counts2[r]);
   }
   return 0;
 }
@@ -42,7 +43,10 @@ COLL_ALGO(coll_reduce_scatter_mpich_rdb) {
     int dst_tree_root = (dst >> i) << i, my_tree_root = (r >> i) << i;
     double sbytes = all - held(c, my_tree_root, mask);
     double rbytes = all - held(c, dst_tree_root, mask);
-    if (dst < n) coll_sendrecv(out, r, dst, sbytes, dst, rbytes, TAG);
+    if (dst < n) {
+      coll_sendrecv(out, r, dst, sbytes, dst, rbytes, TAG);
+      coll_combine(out, c, rbytes);
+    }
     if (dst_tree_root + mask > n) {
       int done = n - my_tree_root - mask;
       int k = 0;

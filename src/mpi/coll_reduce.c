@@ -1,5 +1,7 @@
 /* Reduce algorithms (tag COLL_TAG_REDUCE). In replay the reduction's flops are executed by
- * the caller after the communication, so no CO_COMPUTE is emitted here. */
+ * the caller after the communication, so no CO_COMPUTE is emitted here; under psim run each
+ * contribution received is marked where the algorithm receives it (coll_combine), so that the
+ * driver knows how much each rank combines. */
 #include "mpi/coll_internal.h"
 
 enum { TAG = COLL_TAG_REDUCE };
@@ -17,6 +19,7 @@ COLL_ALGO(coll_reduce_default) {
   if (c->has_op && (c->derived || !c->commutative)) return coll_reduce_flat_tree(sel, c, out, err);
   (void)sel; (void)err;
   coll_linear_fanin(out, c, TAG, c->bytes, c->bytes);
+  if (c->rank == c->root) coll_combine(out, c, (c->size - 1) * c->bytes);
   return 0;
 }
 
@@ -29,7 +32,10 @@ COLL_ALGO(coll_reduce_binomial) {
   for (int mask = 1; mask < n; mask <<= 1) {
     if (!(v & mask)) {
       int src = v | mask;
-      if (src < n) coll_recv(out, (src + root) % n, TAG, c->bytes);
+      if (src < n) {
+        coll_recv(out, (src + root) % n, TAG, c->bytes);
+        coll_combine(out, c, c->bytes);
+      }
     } else {
       coll_send(out, ((v & ~mask) + root) % n, TAG, c->bytes);
       break;
@@ -49,6 +55,9 @@ COLL_ALGO(coll_reduce_flat_tree) {
     return 0;
   }
   for (int i = n - 1; i >= 0; i--)
-    if (i != root) coll_recv(out, i, TAG, c->bytes);
+    if (i != root) {
+      coll_recv(out, i, TAG, c->bytes);
+      coll_combine(out, c, c->bytes);
+    }
   return 0;
 }

@@ -17,6 +17,9 @@ static void linear_scan(const coll_call *c, coll_prog *out, int tag) {
   for (int i = r + 1; i < n; i++) coll_isend(out, i, tag, c->bytes);
   if (c->commutative) coll_waitall(out);
   else for (int i = 0; i < n - 1; i++) coll_wait(out, first + i);
+  /* exscan's lowest contribution starts the result: one combination fewer */
+  int folds = tag == COLL_TAG_EXSCAN ? r - 1 : r;
+  if (folds > 0) coll_combine(out, c, folds * c->bytes);
 }
 
 COLL_ALGO(coll_scan_default) {

@@ -750,6 +750,7 @@ static int translate(replay *R, rank *k) {
     case CO_WAITALL: op->kind = R_WAITALL; break;
     case CO_WAIT: op->kind = R_WAIT; break;
     case CO_COMPUTE: op->kind = R_COMPUTE; break;
+    case CO_COMBINE: op->kind = R_COMPUTE; op->bytes = 0; break;   /* never: replay has no operator */
     }
     op->peer2 = nreq;
     nreq += starts_req(op);

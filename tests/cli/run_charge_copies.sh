@@ -14,8 +14,10 @@ fails=0
 "$PSIMCC" -O2 -o "$TMPD/pack" "$PSIM_SRC/bench/validate_pack.c" || { echo "FAIL: psimcc"; exit 1; }
 P=flat:2,1Gf,4GBps,1us
 ms() { sed -n "s/^$1: \([0-9.]*\) ms.*/\1/p" "$2"; }
+# (run/pack-pipeline:0: the packing in sequence with the transfer; tests/cli/run_pack_pipeline.sh
+# checks the overlap of the default)
 for key in yes no; do
-  "$PSIM" run --np 2 --platform $P -q --host-speed-ref 1e9 --cfg run/charge-copies:$key -- "$TMPD/pack" > "$TMPD/pack.$key" ||
+  "$PSIM" run --np 2 --platform $P -q --host-speed-ref 1e9 --cfg run/charge-copies:$key --cfg run/pack-pipeline:0 -- "$TMPD/pack" > "$TMPD/pack.$key" ||
     bad "validate_pack (charge-copies:$key): rc $?"
   v=$(ms vector "$TMPD/pack.$key") c=$(ms contiguous "$TMPD/pack.$key")
   echo "run/charge-copies:$key: vector $v ms, contiguous $c ms per exchange"

@@ -69,7 +69,7 @@ static char *counts_text(const double *v, int n, int csz) {
 
 /* A collective on MPI_COMM_WORLD's ranks: its TIT action, with exactly the sizes the
  * emulation gives coll_build (replay rebuilds the same program from them). */
-static void trace_action(emu_rank *k, const coll_call *x) {
+static void trace_action(emu_rank *k, const coll_call *x, double comp) {
   int n = x->size, cs, cr;
   int sc, rc;   /* send and receive codes */
   char *a = NULL, *b = NULL;
@@ -81,13 +81,13 @@ static void trace_action(emu_rank *k, const coll_call *x) {
     break;
   case COLL_REDUCE:
     sc = trace_code(x->dtsize, &x->bytes, 1, &cs);
-    emu_trace_line(k, "reduce %.0f 0 %d %d", x->bytes / cs, x->root, sc);
+    emu_trace_line(k, "reduce %.0f %.17g %d %d", x->bytes / cs, comp, x->root, sc);
     break;
   case COLL_ALLREDUCE: case COLL_SCAN: case COLL_EXSCAN:
     sc = trace_code(x->dtsize, &x->bytes, 1, &cs);
-    emu_trace_line(k, "%s %.0f 0 %d",
+    emu_trace_line(k, "%s %.0f %.17g %d",
                    x->kind == COLL_ALLREDUCE ? "allreduce" : x->kind == COLL_SCAN ? "scan" : "exscan",
-                   x->bytes / cs, sc);
+                   x->bytes / cs, comp, sc);
     break;
   case COLL_ALLTOALL: case COLL_ALLGATHER: case COLL_GATHER: case COLL_SCATTER: {
     const char *nm = x->kind == COLL_ALLTOALL ? "alltoall" : x->kind == COLL_ALLGATHER ? "allgather"
@@ -131,7 +131,7 @@ static void trace_action(emu_rank *k, const coll_call *x) {
   case COLL_REDUCESCATTER:
     sc = trace_code(x->dtsize, x->counts2, n, &cs);
     b = counts_text(x->counts2, n, cs);
-    emu_trace_line(k, "reducescatter%s 0 %d", b, sc);
+    emu_trace_line(k, "reducescatter%s %.17g %d", b, comp, sc);
     break;
   default:
     emu_fatal("internal error: collective %d cannot be recorded", (int)x->kind);
@@ -143,7 +143,7 @@ static void trace_action(emu_rank *k, const coll_call *x) {
 /* A collective on another communicator: replay knows only MPI_COMM_WORLD, so the algorithm's
  * point-to-point program is recorded instead, in world ranks. Its tags are the collectives'
  * negative system tags: no user message (tag >= 0) can match them. */
-static void trace_program(emu_rank *k, const coll_prog *p, const int *world_of) {
+static void trace_program(emu_rank *k, const coll_prog *p, const int *world_of, double comp) {
   int me = k->id;
   int *key_src = xmalloc((size_t)(p->n + 1) * sizeof *key_src);
   int *key_dst = xmalloc((size_t)(p->n + 1) * sizeof *key_dst);
@@ -177,10 +177,13 @@ static void trace_program(emu_rank *k, const coll_prog *p, const int *world_of) 
     case CO_COMPUTE:
       emu_trace_compute(k, op->flops);
       break;
+    case CO_COMBINE:   /* charged after the program (comp) */
+      break;
     }
   }
   for (int j = 0; j < p->n; j++)
     if (open[j]) emu_trace_line(k, "wait %d %d %d", key_src[j], key_dst[j], p->ops[j].tag);
+  emu_trace_compute(k, comp);
   free(key_src);
   free(key_dst);
   free(open);
@@ -217,14 +220,23 @@ void rt_coll_timing(rt_comm *c, coll_call *call) {
   psim_err_clear(&e);
   if (coll_build(emu_coll_selector(), call, &p, &e) < 0) emu_fatal("%s", e.msg);
   emu_rank *k = emu_self();
+  /* the bytes this rank's operator combines in the algorithm, charged after the program as
+   * one computation: where SimGrid's replay computes a reduction's comp, so that the trace
+   * (the action's comp) and its replay give the run's times */
+  double combined = 0;
+  for (int i = 0; i < p.n; i++)
+    if (p.ops[i].kind == CO_COMBINE) combined += p.ops[i].bytes;
+  double comp = emu_combine_flops(combined);
   int rec = emu_trace_on(k);
   if (rec) {
-    if (world_shaped(c) && !op_decides(call)) trace_action(k, call);
-    else trace_program(k, &p, c->world);
+    if (world_shaped(c) && !op_decides(call)) trace_action(k, call, comp);
+    else trace_program(k, &p, c->world, comp);
     k->trace_off++;   /* the program's own operations are not recorded again */
   }
   emu_hold(k, p.ops);
   emu_run_prog(&p, c->world, 2 * c->id + 1);
+  emu_combine_charge(comp);
+  k->combine_rate = 0;   /* measured for this call only (measure_combine) */
   emu_release(k, p.ops);
   if (rec) k->trace_off--;
   coll_prog_free(&p);
@@ -274,6 +286,38 @@ static void *reduce_upto(rt_slot *s, int upto, int count, MPI_Datatype dt, MPI_O
     acc = t;
   }
   return acc;
+}
+
+/* The cost of the reduction's operator, measured on this call's own data: the rank's
+ * contribution combined once with a copy of itself (a user's operator as much as MPI_SUM on
+ * doubles: the real function on the real data, in the cache state the call finds). Every
+ * CO_COMBINE of the call's program is charged at this cost per byte (emu_combine_charge): real
+ * MPIs combine on the rank's core, after each receive that brings a contribution, where psim
+ * computes the result once for all ranks (reduce_upto), which is not the rank's time. The
+ * copies are psim's and are not measured. MPI does not promise how often an operator is
+ * called, and operators do not keep state between calls (MPI 4.0, 6.9.5). */
+static void measure_combine(rt_slot *s, int me, int count, MPI_Datatype dt, MPI_Op op) {
+  emu_rank *k = emu_self();
+  k->combine_rate = 0;
+  size_t len = s->len[me];
+  if (!len || count <= 0) return;
+  void *in = dup_bytes(s->data[me], len), *inout = dup_bytes(s->data[me], len);
+  /* a few doubles take tens of nanoseconds, the clocks' own noise: such an operator is timed
+   * over several calls (at least COMBINE_MIN_S or COMBINE_MAX_CALLS of them) */
+  enum { COMBINE_MAX_CALLS = 64 };
+  const double COMBINE_MIN_S = 2e-6;
+  double t = 0;
+  int calls = 0;
+  do {
+    emu_work w;
+    emu_work_begin(&w);
+    rt_reduce(op, dt, in, inout, count);
+    t += emu_work_took(&w);
+    calls++;
+  } while (t > 0 && t < COMBINE_MIN_S && calls < COMBINE_MAX_CALLS);
+  k->combine_rate = t / calls / (double)len;
+  free(in);
+  free(inout);
 }
 
 /* The copy a real MPI makes on the rank's core of its own block (gather's root, allgather,
@@ -361,6 +405,7 @@ static void reduce_common(const char *name, const void *sbuf, void *rbuf, int co
   coll_call x = mkcall(all ? COLL_ALLREDUCE : COLL_REDUCE, c, all ? 0 : root,
                        (double)rt_pack_size(dt, count), 0, dt);
   set_op(&x, op, dt);
+  measure_combine(s, me, count, dt, op);
   rt_coll_timing(c, &x);
   if (all || me == root) {
     if (!s->res) s->res = reduce_upto(s, c->size - 1, count, dt, op);
@@ -389,6 +434,7 @@ static void scan_common(const char *name, int ex, const void *sbuf, void *rbuf, 
   deposit(s, me, sbuf == MPI_IN_PLACE ? rbuf : sbuf, count, dt);
   coll_call x = mkcall(ex ? COLL_EXSCAN : COLL_SCAN, c, 0, (double)rt_pack_size(dt, count), 0, dt);
   set_op(&x, op, dt);
+  measure_combine(s, me, count, dt, op);
   rt_coll_timing(c, &x);
   int upto = ex ? me - 1 : me;
   if (upto >= 0) {
@@ -423,6 +469,7 @@ int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Da
   coll_call x = mkcall(COLL_REDUCESCATTER, c, 0, 0, 0, dt);
   set_op(&x, op, dt);
   x.counts2 = cnt;
+  measure_combine(s, me, total, dt, op);
   rt_coll_timing(c, &x);
   free(cnt);
   if (!s->res) s->res = reduce_upto(s, n - 1, total, dt, op);

@@ -137,8 +137,10 @@ static void req_start(rt_req *r, int blocking) {
     size_t len = t->size * (size_t)r->count;
     if (t->contig) r->er = emu_isend(c->world[r->peer], r->tag, ctx, r->buf, len, 0, r->flags, blocking);
     else {
+      emu_rank *k = emu_self();
+      double w0 = k->work;
       void *p = rt_pack_alloc(r->buf, r->count, r->dt, &len);
-      emu_work_charge();   /* the packing, measured: the message leaves after it */
+      emu_work_pipeline(k->work - w0, len);   /* the first chunk's packing, then the message */
       r->er = emu_isend(c->world[r->peer], r->tag, ctx, p, len, 1, r->flags, blocking);
     }
   } else {
@@ -255,7 +257,12 @@ static void req_complete(MPI_Request *h, MPI_Status *st) {
     } else if (r->kind == RQ_RECV) {
       if (e->truncated)
         emu_fatal("message of %zu bytes truncated by a receive of %zu bytes (MPI_ERR_TRUNCATE)", e->got, e->rcap);
-      if (r->stage) rt_unpack(r->stage, e->got, r->buf, r->count, r->dt);
+      if (r->stage) {
+        emu_rank *k = emu_self();
+        double w0 = k->work;
+        rt_unpack(r->stage, e->got, r->buf, r->count, r->dt);
+        if (e->q) k->work = w0 + emu_unpack_overlap(k->work - w0, e->got, e->q->xfer_start, e->q->xfer_end);
+      }
       if (st) {
         st->MPI_SOURCE = r->comm->local[e->src];
         st->MPI_TAG = e->tag;
