@@ -152,6 +152,7 @@ typedef struct replay {
   VEC(mpi_wire) *outbox;
   double last;                    /* the date of the last rank step or wake here */
   int par_stopped;                /* a process failed: all stopped at a window's end */
+  int par_done;                   /* the processes agreed that the run ended (or stopped) */
   uint64_t windows;
 } replay;
 

@@ -147,16 +147,20 @@ static void next_window(replay *R) {
   double x[2] = {sim_nready(s) ? sim_now(s) : sim_next_date(s), R->failed ? -1.0 : 0.0};
   R->par->min(R->par->ctx, x, 2);
   if (x[1] < 0) {   /* every process stops at this same window */
-    R->par_stopped = 1;
+    R->par_stopped = R->par_done = 1;
     sim_stop(s);
     return;
   }
-  if (isinf(x[0])) return;   /* no event anywhere, nothing in flight: the end */
+  if (isinf(x[0])) { R->par_done = 1; return; }   /* no event anywhere, nothing in flight: the end */
   /* Every busy change dated before T is known now (a message posted later starts at T or
    * after): the log is folded when it outgrows a few entries a rank, keeping it small. */
   if (mpi_busy_pending(R->world) > 4 * (size_t)R->np + 65536) mpi_busy_fold(R->world, x[0]);
   double end = x[0] + R->lookahead;
   if (isfinite(end)) end = nextafter(end, -INFINITY);
+  /* Past 2^53 lookaheads (850 years at 3 us) T + L rounds to T: the window then ends just
+   * after T, else it would end before T (or at T, before the ranks ready at T run) and the
+   * run would never get past T. */
+  if (!(end > x[0])) end = nextafter(x[0], INFINITY);
   double now = sim_now(s);
   double d = end > now ? end - now : 0;
   for (int i = 0; i < 64 && now + d != end && end > now; i++) d = now + d < end ? nextafter(d, INFINITY) : nextafter(d, -INFINITY);
@@ -223,6 +227,15 @@ static char *merge_lines(const char *all, const size_t *lens, int nprocs) {
 
 int replay_par_finish(replay *R, replay_result *res) {
   const replay_par *P = R->par;
+  if (!isinf(R->lookahead) && !R->par_done) {
+    /* sim_run stopped between two windows without the others (a date overflowed): they
+     * wait at the next window's end; this process joins it, failed, and all stop there */
+    R->failed = 1;
+    exchange(R);
+    exchange(R);
+    double x[2] = {INFINITY, -1.0};
+    P->min(P->ctx, x, 2);
+  }
   mpi_busy_settle(R->world, put_busy, R);
   VEC(rank_rec) mine = {0};
   int unfinished = 0;

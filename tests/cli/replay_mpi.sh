@@ -69,6 +69,16 @@ done
 grep -q 'deadlock at simulated time 0.000100: 2 of 4 ranks cannot finish' "$TMPD/deadlock.plain.err" || bad "deadlock: one process's report changed: $(cat "$TMPD/deadlock.plain.err")"
 echo "ok   a deadlock over 2 and 3 processes: exit 3, the same report"
 
+# a date overflowing in one process stops all of them (before, the others waited for ever
+# at the next window's end), with one process's message
+printf '0 init\n0 sleep 1e308\n0 sleep 1e308\n1 init\n1 compute 1e6\n1 compute 1e6\n' > "$TMPD/ov.txt"
+timeout 60 "$MPIRUN" -np 2 "$PSIM_MPI" replay --network constant --np 2 "$TMPD/ov.txt" > /dev/null 2> "$TMPD/ov.err"
+rc=$?
+[ $rc = 2 ] || bad "an overflow over 2 processes: exit status $rc, want 2 (124: it hung)"
+grep -q "^psim: simulated time overflows at 1e+308 s" "$TMPD/ov.err" || bad "an overflow over 2 processes: $(head -n 2 "$TMPD/ov.err")"
+grep -q "ov.txt:3: waiting" "$TMPD/ov.err" || bad "an overflow over 2 processes: rank 0's action not named"
+echo "ok   a date overflow in one process stops both (exit 2, one process's message)"
+
 # refused: each names what it cannot do; no output written
 refused() {
   want=$1
