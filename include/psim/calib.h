@@ -17,6 +17,7 @@ typedef struct calib_probe {
   double pp_size[CALIB_MAXPTS], pp_time[CALIB_MAXPTS];
   double ex_size[CALIB_MAXPTS], ex_time[CALIB_MAXPTS];
   double iprobe, test, wtime;   /* seconds per call; < 0 when not measured */
+  double allreduce;             /* one MPI_Allreduce of a double at 2 ranks; < 0: not measured */
   double flops;                 /* one core's flop/s as psim run measures it (psim adds the
                                    line 'flops RATE'); <= 0 when not measured */
   char mpi[8];                  /* "mpich" or "ompi" when known (psim adds the line 'mpi NAME');
@@ -58,6 +59,10 @@ typedef struct calib_model {
   int nseg;
   double thr[CALIB_MAXSEG], latf[CALIB_MAXSEG], bwf[CALIB_MAXSEG];
   double iprobe, test, wtime;   /* < 0: not written */
+  double coll;                  /* a collective call's own CPU time beyond its messages: the
+                                   measured 8-byte allreduce less the model's exchange of 8
+                                   bytes, its one step at 2 ranks (psim/run/coll-cost); <= 0:
+                                   not written */
   const char *mpi;              /* "mpich", "ompi" or NULL: psimcc's programs take its collective
                                    selection (run/psimcc-coll-selector, psim run alone) */
   double exch_ratio;            /* measured exchange / ping-pong time at large sizes */

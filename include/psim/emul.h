@@ -37,6 +37,9 @@ typedef struct emu_opts {
                                  of a longer message overlap its transfer (emu_work_pipeline) */
   double iprobe_sleep;        /* smpi/iprobe: simulated time an unsuccessful iprobe costs */
   double wtime;               /* smpi/wtime: simulated time a read of MPI_Wtime costs */
+  double coll_cost;           /* run/coll-cost: CPU seconds each collective call costs the rank
+                                 beyond its messages (the MPI's own work in the call, measured
+                                 by psim calibrate --machine); 0 by default */
   double iprobe_cost, test_cost; /* run/iprobe-cost, run/test-cost: CPU seconds each MPI_Iprobe,
                                     each MPI_Test* costs the rank (the real MPI's progress poll,
                                     measured by psim calibrate --machine); 0 by default */

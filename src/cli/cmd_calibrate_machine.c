@@ -274,6 +274,9 @@ static void print_fit(FILE *f, const calib_probe *p, const calib_model *m, const
   if (m->iprobe > 0 || m->test > 0 || m->wtime > 0)
     fprintf(f, "polling: MPI_Iprobe %.3g us, MPI_Test %.3g us, MPI_Wtime %.3g us\n", m->iprobe * 1e6,
             m->test * 1e6, m->wtime * 1e6);
+  if (p->allreduce > 0)
+    fprintf(f, "collectives: MPI_Allreduce of 8 B %.4g us, the model's exchange of 8 B %.4g us: %.3g us a call%s\n",
+            p->allreduce * 1e6, calib_model_time(m, 8, 2) * 1e6, m->coll * 1e6, m->coll > 0 ? "" : " (none written)");
   fprintf(f, "%12s %12s %12s %8s %12s %12s %8s\n", "bytes", "ping-pong", "model", "error", "exchange", "model", "error");
   double worst_pp = 0, worst_ex = 0;
   for (int i = 0; i < p->npp; i++) {

@@ -62,6 +62,8 @@ static const char *HELP =
     "                      psimcc builds (psim calibrate --machine writes the MPI measured)\n"
     "                      run/iprobe-cost:S, run/test-cost:S CPU seconds each MPI_Iprobe,\n"
     "                      MPI_Test* costs the rank (default 0; calibrate writes them)\n"
+    "                      run/coll-cost:S CPU seconds each collective call costs the rank\n"
+    "                      beyond its messages (default 0; calibrate writes it)\n"
     "                      run/charge-copies:yes|no the MPI's own work is the rank's\n"
     "                      computation: packing non-contiguous datatypes, sends to self,\n"
     "                      collectives' local copies, reductions' operators, measured\n"

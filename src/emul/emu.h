@@ -424,6 +424,8 @@ double emu_unpack_overlap(double unpacked, size_t len, double xfer_start, double
  * that work (0 when not measured), and their charge as one computation. */
 double emu_combine_flops(double bytes);
 void emu_combine_charge(double flops);
+/* Adds a collective call's own cost (run/coll-cost) to the rank's pending work. */
+void emu_coll_cost(void);
 void emu_work_charge(void);
 /* CPU seconds of the running rank's own code so far; -1 if not measured (emu_sched.c). */
 double emu_rank_cpu(void);

@@ -84,6 +84,7 @@ int emu_opts_cfg(emu_opts *o, const char *key, const char *value, psim_err *err)
   if (!strcmp(key, "run/lookahead")) return parse_yes_no(key, value, &o->lookahead, err);
   if (!strcmp(key, "run/iprobe-cost")) return parse_double(key, value, &o->iprobe_cost, err);
   if (!strcmp(key, "run/test-cost")) return parse_double(key, value, &o->test_cost, err);
+  if (!strcmp(key, "run/coll-cost")) return parse_double(key, value, &o->coll_cost, err);
   if (!strcmp(key, "run/thread-level")) {
     static const char *const levels[] = {"single", "funneled", "serialized", "multiple"};
     for (int i = 0; i < 4; i++)
@@ -463,6 +464,15 @@ static void charge_cpu(emu_sim *S, emu_rank *k, double seconds, int flush) {
 void emu_poll_cost(double seconds) {
   emu_sim *S = emu_current;
   if (S->o->measure && seconds > 0) (void)emu_carry_add(&S->running->carry, seconds, INFINITY);
+}
+
+/* A collective call's own cost (run/coll-cost): the real MPI's work in the call beyond its
+ * messages (checks, the algorithm's choice, its progress loop), which psim's runtime does not
+ * spend. It becomes the rank's pending work, charged before the collective's messages. */
+void emu_coll_cost(void) {
+  emu_sim *S = emu_current;
+  emu_rank *k = S ? S->running : NULL;
+  if (k && S->o->measure && S->o->coll_cost > 0) k->work += S->o->coll_cost;
 }
 
 void emu_carry_flush(void) {

@@ -177,12 +177,12 @@ int net_config_set(net_config *c, const char *key, const char *v, psim_err *err)
   } else if (!strcmp(key, "maxmin/precision") || !strcmp(key, "surf/precision") ||
            !strcmp(key, "smpi/simulate-computation") || !strcmp(key, "smpi/host-speed") ||
            !strcmp(key, "smpi/privatization") || !strcmp(key, "smpi/iprobe") || !strcmp(key, "smpi/wtime") ||
-           !strcmp(key, "run/iprobe-cost") || !strcmp(key, "run/test-cost") ||
+           !strcmp(key, "run/iprobe-cost") || !strcmp(key, "run/test-cost") || !strcmp(key, "run/coll-cost") ||
            !strcmp(key, "run/psimcc-coll-selector") ||
            !strcmp(key, "cpu/optim") || !strcmp(key, "cpu/optimization"))
     return 1; /* accepted for compatibility; no effect on psim's exact solver (psim run reads
-                 smpi/host-speed, smpi/iprobe, smpi/wtime, the polls' costs and the
-                 selection for psimcc's programs itself: a replay has no clock to
+                 smpi/host-speed, smpi/iprobe, smpi/wtime, the polls' and collectives'
+                 costs and the selection for psimcc's programs itself: a replay has no clock to
                  read nor computation to measure) */
   else return 0;
   return r < 0 ? -1 : 1;

@@ -140,6 +140,11 @@ void calib_model_from_fit(calib_model *m, const calib_seg *seg, int k, const cal
   m->bus = r <= 1 ? 2 * m->bw : r >= 2 ? m->bw : 2 * m->bw / r;
   m->iprobe = p->iprobe, m->test = p->test, m->wtime = p->wtime;
   m->mpi = p->mpi[0] ? p->mpi : NULL;
+  /* MPICH's and Open MPI's allreduce of 8 bytes at 2 ranks is one exchange (recursive
+   * doubling): what it takes beyond the model's exchange is the call's own work (argument
+   * checks, the algorithm's choice, its progress loop, the operator), which every collective
+   * call pays once */
+  m->coll = p->allreduce > 0 ? p->allreduce - calib_model_time(m, 8, 2) : -1;
 }
 
 static double step(const double *thr, const double *v, int n, double P) {

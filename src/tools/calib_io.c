@@ -17,7 +17,7 @@ static int add_point(double *sz, double *tm, int *n, double s, double t, const c
 
 static void probe_clear(calib_probe *p) {
   memset(p, 0, sizeof *p);
-  p->iprobe = p->test = p->wtime = p->flops = -1;
+  p->iprobe = p->test = p->wtime = p->flops = p->allreduce = -1;
 }
 
 static int probe_check(const calib_probe *p, const char *name, long line, int ended, psim_err *err) {
@@ -68,10 +68,11 @@ int calib_probe_read(FILE *f, const char *name, calib_probe *p, calib_probe *bet
     }
     if (!header) return psim_errf(err, PSIM_EXIT_INPUT, name, line, "expected the header 'probe 1 MAXSIZE' first, got '%s'", kind);
     int two = !strcmp(kind, "pingpong") || !strcmp(kind, "exchange");
-    int one = !strcmp(kind, "iprobe") || !strcmp(kind, "test") || !strcmp(kind, "wtime") || !strcmp(kind, "flops");
+    int one = !strcmp(kind, "iprobe") || !strcmp(kind, "test") || !strcmp(kind, "wtime") || !strcmp(kind, "flops") ||
+              !strcmp(kind, "allreduce");
     if (!one && !two)
       return psim_errf(err, PSIM_EXIT_INPUT, name, line,
-                       "unknown measurement '%s' (expected pingpong, exchange, iprobe, test, wtime, flops or end)", kind);
+                       "unknown measurement '%s' (expected pingpong, exchange, iprobe, test, wtime, allreduce, flops or end)", kind);
     if (nf != (two ? 3 : 2))
       return psim_errf(err, PSIM_EXIT_INPUT, name, line, two ? "expected '%s SIZE SECONDS'" : "expected '%s SECONDS'", kind);
     double t = two ? y : x;
@@ -83,6 +84,7 @@ int calib_probe_read(FILE *f, const char *name, calib_probe *p, calib_probe *bet
     if (!strcmp(kind, "test")) cur->test = t;
     if (!strcmp(kind, "wtime")) cur->wtime = t;
     if (!strcmp(kind, "flops")) cur->flops = t;
+    if (!strcmp(kind, "allreduce")) cur->allreduce = t;
   }
   if (ferror(f)) return psim_errf(err, PSIM_EXIT_INPUT, name, 0, "read error");
   if (probe_check(cur, name, line, ended, err) < 0) return -1;
@@ -96,6 +98,7 @@ void calib_probe_write(FILE *f, const calib_probe *p, int between_nodes) {
   if (p->iprobe > 0) fprintf(f, "iprobe %.9e\n", p->iprobe);
   if (p->test > 0) fprintf(f, "test %.9e\n", p->test);
   if (p->wtime > 0) fprintf(f, "wtime %.9e\n", p->wtime);
+  if (p->allreduce > 0) fprintf(f, "allreduce %.9e\n", p->allreduce);
   if (p->flops > 0) fprintf(f, "flops %.9e\n", p->flops);
   if (p->mpi[0]) fprintf(f, "mpi %s\n", p->mpi);
   fputs("end\n", f);
@@ -139,6 +142,7 @@ static void write_config(FILE *f, const calib_model *m, const calib_model *fac, 
 static void write_poll_costs(FILE *f, const calib_model *m) {
   if (m->iprobe > 0) fprintf(f, "    <prop id=\"psim/run/iprobe-cost\" value=\"%.6g\"/>\n", m->iprobe);
   if (m->test > 0) fprintf(f, "    <prop id=\"psim/run/test-cost\" value=\"%.6g\"/>\n", m->test);
+  if (m->coll > 0) fprintf(f, "    <prop id=\"psim/run/coll-cost\" value=\"%.6g\"/>\n", m->coll);
 }
 
 /* The collectives of a program built with psimcc are those of the MPI measured (psim run's

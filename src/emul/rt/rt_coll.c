@@ -214,7 +214,8 @@ static int world_shaped(const rt_comm *c) {
 }
 
 void rt_coll_timing(rt_comm *c, coll_call *call) {
-  emu_work_charge();   /* packing its contribution (a non-contiguous type) comes first */
+  emu_coll_cost();     /* the MPI's own work in the call (run/coll-cost) */
+  emu_work_charge();   /* with the packing of its contribution (a non-contiguous type), first */
   coll_prog p = {0};
   psim_err e;
   psim_err_clear(&e);

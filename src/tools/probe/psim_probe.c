@@ -10,6 +10,7 @@
  *   iprobe SECONDS                   one MPI_Iprobe that finds nothing
  *   test SECONDS                     one MPI_Test of a receive that has not arrived
  *   wtime SECONDS                    one MPI_Wtime
+ *   allreduce SECONDS                one MPI_Allreduce of a double (MPI_SUM) on both ranks
  *   end
  *
  * Every figure is the median of 2 x REPS batches (REPS, default 5, in each of two passes over
@@ -121,6 +122,23 @@ static double poll_cost(int kind, int reps, double *t) {
   return rank == 0 ? median(t, reps) : 0;
 }
 
+/* The median time of one MPI_Allreduce of a double over reps batches: a collective's own
+ * cost beyond its messages (psim calibrate compares it with the model's exchange). */
+static double allreduce_cost(int reps, double *t) {
+  double x = rank, y = 0;
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t0 = MPI_Wtime();
+  MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  long n = batch_count(MPI_Wtime() - t0);
+  for (int r = 0; r < reps; r++) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    t0 = MPI_Wtime();
+    for (long i = 0; i < n; i++) MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    t[r] = (MPI_Wtime() - t0) / (double)n;
+  }
+  return median(t, reps);
+}
+
 /* Sizes 1, 2, 3, 4, 6, 8, 12, 16, ...: two per octave, so a protocol's threshold shows. */
 static long next_size(long s) {
   if (s == 1) return 2;
@@ -167,8 +185,9 @@ int main(int argc, char **argv) {
   for (long s = 64; s <= maxsize && i < MAXN; s = next_size(s), i++)
     if (rank == 0) printf("exchange %ld %.9e\n", s, median(ex + (size_t)i * 2 * (size_t)reps, 2 * reps));
   double ip = poll_cost(0, reps, pp), te = poll_cost(1, reps, pp), wt = poll_cost(2, reps, pp);
+  double ar = allreduce_cost(2 * reps, pp);
   if (rank == 0) {
-    printf("iprobe %.9e\ntest %.9e\nwtime %.9e\nend\n", ip, te, wt);
+    printf("iprobe %.9e\ntest %.9e\nwtime %.9e\nallreduce %.9e\nend\n", ip, te, wt, ar);
     fflush(stdout);
   }
   free(pp);

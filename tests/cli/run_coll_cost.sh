@@ -1,0 +1,48 @@
+#!/bin/sh
+# A collective call's own cost (issue 34, "the MPI runtime's own work"): run/coll-cost charges
+# each collective call that CPU time on every rank, before its messages (the real MPI's checks,
+# its choice of algorithm, its progress loop: what psim calibrate --machine measures as an
+# 8-byte allreduce less the model's exchange, and writes as <prop id="psim/run/coll-cost">).
+# tests/data/emul/allreduce_loop.c makes 100 allreduces on every rank: a cost of 1 ms adds
+# 100 x 1 ms = 0.1 s to the loop, from --cfg or from the platform; nothing with --no-measure
+# (psim measures nothing then, the MPI's costs included).
+. "$(dirname "$0")/../lib/common.sh"
+PSIMCC="$(dirname "$PSIM")/psimcc"
+fails=0
+"$PSIMCC" -O1 -o "$TMPD/ar" "$PSIM_TESTDATA/emul/allreduce_loop.c" || { echo "FAIL: psimcc"; exit 1; }
+cat > "$TMPD/p.xml" <<'X'
+<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <cluster id="c" prefix="n" suffix="" radical="0-3" speed="1Gf" bw="1GBps" lat="10us">
+    <prop id="psim/run/coll-cost" value="1e-3"/>
+  </cluster>
+</platform>
+X
+sed '/coll-cost/d' "$TMPD/p.xml" > "$TMPD/p0.xml"
+run() {   # run NAME PLATFORM ARGS...: the loop's simulated time in $t
+  name=$1 plat=$2; shift 2
+  "$PSIM" run --np 4 --platform "$plat" --host-speed-ref 1e9 -q "$@" -- "$TMPD/ar" > "$TMPD/$name.out" 2> "$TMPD/$name.err" ||
+    bad "$name: rc $?: $(cat "$TMPD/$name.err")"
+  grep -q '^allreduce .* sum 10$' "$TMPD/$name.out" || bad "$name: $(cat "$TMPD/$name.out")"
+  t=$(sed -n 's/^allreduce \([0-9.]*\).*/\1/p' "$TMPD/$name.out")
+}
+run base "$TMPD/p0.xml"; base=$t
+run cfg "$TMPD/p0.xml" --cfg run/coll-cost:1e-3; cfg=$t
+run plat "$TMPD/p.xml"; fromplat=$t
+run over "$TMPD/p.xml" --cfg run/coll-cost:0; over=$t
+run nomeasure "$TMPD/p.xml" --no-measure; nm=$t
+run nomeasure0 "$TMPD/p0.xml" --no-measure; nm0=$t
+echo "100 allreduces: $base s, with run/coll-cost:1e-3 $cfg s (--cfg), $fromplat s (platform), $over s (--cfg 0 over the platform); --no-measure $nm s, $nm0 s"
+d=$(awk -v a="$cfg" -v b="$base" 'BEGIN { printf "%.6f", a - b }')
+# the loop's own passes are measured in both runs (well under a microsecond each)
+close_to "$d" 0.1 0.002 || bad "--cfg run/coll-cost:1e-3: +$d s, want +0.1 s (100 x 1 ms)"
+d=$(awk -v a="$fromplat" -v b="$base" 'BEGIN { printf "%.6f", a - b }')
+close_to "$d" 0.1 0.002 || bad "psim/run/coll-cost: +$d s, want +0.1 s"
+d=$(awk -v a="$over" -v b="$base" 'BEGIN { printf "%.6f", a - b }')
+close_to "$d" 0 0.002 || bad "--cfg run/coll-cost:0 over the platform's: +$d s, want 0"
+[ "$nm" = "$nm0" ] || bad "--no-measure charged the collectives' cost: $nm s against $nm0 s"
+"$PSIM" run --np 2 -q --cfg run/coll-cost:-1 -- "$TMPD/ar" > /dev/null 2> "$TMPD/err"
+rc=$?
+[ $rc = 2 ] && grep -q 'run/coll-cost expects a non-negative number' "$TMPD/err" || bad "run/coll-cost:-1: rc $rc, $(cat "$TMPD/err")"
+finish $fails
