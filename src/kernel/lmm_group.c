@@ -324,6 +324,7 @@ static int bound_holds(lmm_system *s) {
     g->exact = 1;
     g->epoch = s->g_epoch;
     g->v = s->g_v;
+    s->g_live = 1;
   }
   return top < g->hi;
 }

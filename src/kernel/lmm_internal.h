@@ -155,6 +155,7 @@ struct lmm_system {
   int g_on, g_c, g_free;
   double g_w, g_v, g_nv, g_use, g_ac, g_lvl;
   unsigned g_epoch, g_visit;
+  int g_live;               /* some group's bound is known (of this g_epoch) */
   uint64_t g_fast, g_fallback, g_recompute;
 };
 
@@ -218,12 +219,12 @@ int lmmg_repair(lmm_system *s, void (*changed)(void *ctx, void *owner, double va
 /* fill, when the group is at the saturating constraint k: fixes it at level. */
 void lmmg_fix_group(lmm_system *s, lmm_cnst *k, double level);
 /* A solve other than a group repair changed values: every group's bound is unknown. */
-static inline void lmmg_forget(lmm_system *s) { s->g_epoch++; }
+static inline void lmmg_forget(lmm_system *s) { s->g_epoch++; s->g_live = 0; }
 /* Another solve changed values on the constraints cs (and nowhere else): the bounds are
  * unknown if a group's members use one of them (watched). A solve of hosts' CPUs alone, say,
  * leaves them. */
 static inline void lmmg_forget_touched(lmm_system *s, const int *cs, size_t n) {
-  if (!s->groups) return;
+  if (!s->g_live) return;   /* no bound known: nothing to forget */
   for (size_t i = 0; i < n; i++)
     if (s->gc.data[cs[i]].watched) { lmmg_forget(s); return; }
 }
