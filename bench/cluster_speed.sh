@@ -3,7 +3,7 @@
 # in one run, on the same generated stencil and the same platform file.
 #
 #   bench/cluster_speed.sh                 # 64 x 2000 and 512 x 200 on every shape (long)
-#   bench/cluster_speed.sh --quick         # 64 x 500 and 512 x 50, one repetition
+#   bench/cluster_speed.sh --quick         # 64 x 500 and 512 x 50, one repetition (QUICK_REPS=3: three)
 #   bench/cluster_speed.sh --platforms     # only write the platform files
 #   SHAPES="backbone torus" bench/cluster_speed.sh
 #
@@ -28,7 +28,7 @@ PSIM=${PSIM:-$PWD/build/psim}
 OUT=${BENCH_OUT:-$PWD/bench/out}/clusters
 REPS=${REPS:-3}
 SIZES="64x2000 512x200"
-if [ "${1:-}" = "--quick" ]; then SIZES="64x500 512x50"; REPS=1; fi
+if [ "${1:-}" = "--quick" ]; then SIZES="64x500 512x50"; REPS=${QUICK_REPS:-1}; fi
 SHAPES=${SHAPES:-"flat backbone fattree torus dragonfly"}
 mkdir -p "$OUT"
 command -v /usr/bin/time >/dev/null || scripts/deps.sh bench
