@@ -7,25 +7,12 @@
 # 100 x 1 ms = 0.1 s to the loop, from --cfg or from the platform; nothing with --no-measure
 # (psim measures nothing then, the MPI's costs included).
 . "$(dirname "$0")/../lib/common.sh"
-PSIMCC="$(dirname "$PSIM")/psimcc"
 fails=0
-"$PSIMCC" -O1 -o "$TMPD/ar" "$PSIM_TESTDATA/emul/allreduce_loop.c" || { echo "FAIL: psimcc"; exit 1; }
-cat > "$TMPD/p.xml" <<'X'
-<?xml version='1.0'?>
-<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
-<platform version="4.1">
-  <cluster id="c" prefix="n" suffix="" radical="0-3" speed="1Gf" bw="1GBps" lat="10us">
-    <prop id="psim/run/coll-cost" value="1e-3"/>
-  </cluster>
-</platform>
-X
-sed '/coll-cost/d' "$TMPD/p.xml" > "$TMPD/p0.xml"
+allreduce_loop_setup run/coll-cost 1e-3
 run() {   # run NAME PLATFORM ARGS...: the loop's simulated time in $t
-  name=$1 plat=$2; shift 2
-  "$PSIM" run --np 4 --platform "$plat" --host-speed-ref 1e9 -q "$@" -- "$TMPD/ar" > "$TMPD/$name.out" 2> "$TMPD/$name.err" ||
-    bad "$name: rc $?: $(cat "$TMPD/$name.err")"
-  grep -q '^allreduce .* sum 10$' "$TMPD/$name.out" || bad "$name: $(cat "$TMPD/$name.out")"
-  t=$(sed -n 's/^allreduce \([0-9.]*\).*/\1/p' "$TMPD/$name.out")
+  n=$1 p=$2
+  shift 2
+  allreduce_loop "$n" "$p" --host-speed-ref 1e9 -q "$@"
 }
 run base "$TMPD/p0.xml"; base=$t
 run cfg "$TMPD/p0.xml" --cfg run/coll-cost:1e-3; cfg=$t

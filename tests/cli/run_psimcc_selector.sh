@@ -6,25 +6,12 @@
 # smpi/coll-selector still wins; psim replay reads the platform without a word. 100 allreduces
 # of 8 B at np=4: MPICH's choice is recursive doubling, SimGrid's default reduce + bcast.
 . "$(dirname "$0")/../lib/common.sh"
-PSIMCC="$(dirname "$PSIM")/psimcc"
 fails=0
-"$PSIMCC" -O1 -o "$TMPD/ar" "$PSIM_TESTDATA/emul/allreduce_loop.c" || { echo "FAIL: psimcc"; exit 1; }
-cat > "$TMPD/p.xml" <<'X'
-<?xml version='1.0'?>
-<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
-<platform version="4.1">
-  <cluster id="c" prefix="n" suffix="" radical="0-3" speed="1Gf" bw="1GBps" lat="10us">
-    <prop id="psim/run/psimcc-coll-selector" value="mpich"/>
-  </cluster>
-</platform>
-X
-sed '/psimcc-coll-selector/d' "$TMPD/p.xml" > "$TMPD/p0.xml"
+allreduce_loop_setup run/psimcc-coll-selector mpich
 run() {   # run NAME PLATFORM ARGS...: the loop's simulated time in $t
-  name=$1 plat=$2; shift 2
-  "$PSIM" run --np 4 --platform "$plat" --no-measure --json "$TMPD/$name.json" "$@" -- "$TMPD/ar" > "$TMPD/$name.all" 2> "$TMPD/$name.err" ||
-    bad "$name: rc $?: $(cat "$TMPD/$name.err")"
-  grep -q '^allreduce .* sum 10$' "$TMPD/$name.all" || bad "$name: $(grep '^allreduce' "$TMPD/$name.all")"
-  t=$(sed -n 's/^allreduce \([0-9.]*\).*/\1/p' "$TMPD/$name.all")
+  n=$1 p=$2
+  shift 2
+  allreduce_loop "$n" "$p" --no-measure --json "$TMPD/$n.json" "$@"
 }
 run fromplat "$TMPD/p.xml"; fromplat=$t
 run mpich "$TMPD/p0.xml" --cfg smpi/coll-selector:mpich; mpich=$t

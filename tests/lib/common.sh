@@ -17,6 +17,33 @@ finish() { if [ "$1" -ne 0 ]; then echo "$1 check(s) failed"; exit 1; fi; echo "
 
 # bad MSG: records one failed check (scripts keep their count in $fails)
 bad() { echo "FAIL $1"; fails=$((fails + 1)); }
+
+# allreduce_loop_setup PROP VALUE: builds tests/data/emul/allreduce_loop.c (100 allreduces of
+# 8 B) as $TMPD/ar with psimcc, and writes $TMPD/p.xml, a cluster of 4 hosts of 1 Gflop/s
+# carrying <prop id="psim/PROP" value="VALUE">, and $TMPD/p0.xml, the same without it.
+allreduce_loop_setup() {
+  "$(dirname "$PSIM")/psimcc" -O1 -o "$TMPD/ar" "$PSIM_TESTDATA/emul/allreduce_loop.c" || { echo "FAIL: psimcc"; exit 1; }
+  cat > "$TMPD/p.xml" <<X
+<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <cluster id="c" prefix="n" suffix="" radical="0-3" speed="1Gf" bw="1GBps" lat="10us">
+    <prop id="psim/$1" value="$2"/>
+  </cluster>
+</platform>
+X
+  sed '/<prop /d' "$TMPD/p.xml" > "$TMPD/p0.xml"
+}
+# allreduce_loop NAME PLATFORM ARGS...: psim run of $TMPD/ar at np=4 (outputs in $TMPD/NAME.*),
+# the loop's simulated time in $t; a failed run or a wrong sum is a failed check
+allreduce_loop() {
+  name=$1 plat=$2
+  shift 2
+  "$PSIM" run --np 4 --platform "$plat" "$@" -- "$TMPD/ar" > "$TMPD/$name.all" 2> "$TMPD/$name.err" ||
+    bad "$name: rc $?: $(cat "$TMPD/$name.err")"
+  grep -q '^allreduce .* sum 10$' "$TMPD/$name.all" || bad "$name: $(grep '^allreduce' "$TMPD/$name.all")"
+  t=$(sed -n 's/^allreduce \([0-9.]*\).*/\1/p' "$TMPD/$name.all")
+}
 # dom FILE.html OUT: the DOM after loading in headless Chromium (its console on OUT.log)
 BROWSER=$(command -v chromium || command -v chromium-browser || true)
 dom() {
