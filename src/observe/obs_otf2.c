@@ -36,8 +36,12 @@ void obs_otf2_free(obs_otf2 *w) { (void)w; }
 
 #else
 
+#include <dirent.h>
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
+#include <unistd.h>
 
 #include <otf2/otf2.h>
 
@@ -307,7 +311,39 @@ static int fail(obs_otf2 *w, const char *what, OTF2_ErrorCode rc, psim_err *err)
                    *w->lib_msg ? w->lib_msg : OTF2_Error_GetName(rc));
 }
 
+/* An archive of the same name written before (a run of more ranks, say) is removed first:
+ * libotf2 overwrites the files it writes but leaves the others, so a location file of rank 7
+ * from an earlier run of 8 ranks stayed beside the 4 of this one. Only the archive's own files
+ * go: the anchor, the global definitions and, in its directory, the locations' N.evt and
+ * N.def; anything else there is kept, and so is the directory. */
+static int clear_archive(const obs_otf2 *w, psim_err *err) {
+  size_t n = strlen(w->dir) + strlen(w->name) + 64;
+  char *p = xmalloc(n);
+  int rc = 0;
+  static const char *const ext[] = {"otf2", "def"};
+  for (int i = 0; i < 2 && !rc; i++) {
+    snprintf(p, n, "%s/%s.%s", w->dir, w->name, ext[i]);
+    if (unlink(p) < 0 && errno != ENOENT) rc = psim_errf(err, PSIM_EXIT_INPUT, p, 0, "OTF2 output: cannot remove the archive written before: %s", strerror(errno));
+  }
+  snprintf(p, n, "%s/%s", w->dir, w->name);
+  DIR *d = rc ? NULL : opendir(p);
+  for (struct dirent *e; d && !rc && (e = readdir(d));) {
+    char *end;
+    (void)strtoul(e->d_name, &end, 10);
+    if (end == e->d_name || (strcmp(end, ".evt") && strcmp(end, ".def"))) continue;
+    size_t m = strlen(p) + strlen(e->d_name) + 2;
+    char *f = xmalloc(m);
+    snprintf(f, m, "%s/%s", p, e->d_name);
+    if (unlink(f) < 0 && errno != ENOENT) rc = psim_errf(err, PSIM_EXIT_INPUT, f, 0, "OTF2 output: cannot remove the archive written before: %s", strerror(errno));
+    free(f);
+  }
+  if (d) closedir(d);
+  free(p);
+  return rc;
+}
+
 int obs_otf2_write(obs_otf2 *w, psim_err *err) {
+  if (clear_archive(w, err) < 0) return -1;
   obs_calls_attach(&w->c);
   OTF2_ErrorCallback prev = OTF2_Error_RegisterCallback(lib_error, w);
   int rc = -1;

@@ -92,6 +92,15 @@ if [ $have_otf2 = 1 ]; then
   grep -q 'REGION .*Name: "MPI_Send".*Role: POINT2POINT, Paradigm: MPI' pp.def &&
     grep -q 'COMM  *0  Name: "MPI_COMM_WORLD"' pp.def && grep -q 'LOCATION_GROUP  *1  Name: "MPI Rank 1".*"node::n1"' pp.def ||
     bad "OTF2 definitions: regions, MPI_COMM_WORLD, ranks on their hosts"
+  # an archive written again in the same directory, by a run of fewer ranks: the earlier run's
+  # third location is gone (libotf2 alone leaves it), another file there stays
+  printf '0 compute 1e9\n1 compute 1e9\n2 compute 1e9\n' > three.txt
+  "$PSIM" replay --quiet --np 3 three.txt --trace-otf2 again 2> err || bad "--trace-otf2 again (3 ranks): $(cat err)"
+  touch again/traces/notes.txt
+  "$PSIM" replay --quiet --platform "$PL" --np 2 $NOX pp.txt --trace-otf2 again 2> err || bad "--trace-otf2 again (2 ranks): $(cat err)"
+  [ "$(cd again/traces && ls | tr '\n' ' ')" = "0.def 0.evt 1.def 1.evt notes.txt " ] ||
+    bad "the archive written again: $(ls again/traces | tr '\n' ' ')"
+  otf2-print again/traces.otf2 > again.o2 2> err && cmp -s again.o2 pp.o2 || bad "the archive written again is not the 2-rank run's: $(cat err)"
 else
   # shellcheck disable=SC2086
   "$PSIM" replay --quiet --platform "$PL" --np 2 $NOX pp.txt --trace-otf2 no 2> err && bad "--trace-otf2 without libotf2 succeeded"
