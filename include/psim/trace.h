@@ -74,6 +74,10 @@ typedef struct tit_action {
   int text_len;
   const char *file;      /* the file it came from */
   long line;             /* its 1-based line number there */
+  /* psim run's report of an MPI call (src/emul/emu_observe.c) names the function and gives
+   * no fields, but for a collective on MPI_COMM_WORLD: then this is 1, and root, sizes and
+   * amount are the call's, as a trace line gives them */
+  unsigned char run_fields;
 } tit_action;
 
 typedef struct tit_source tit_source;

@@ -145,6 +145,9 @@ typedef struct emu_rank {
                                add up here until they pass it (emu_carry_add) */
   double work;              /* CPU seconds of the MPI runtime's own work for it, not charged yet */
   double combine_rate;      /* seconds a byte of the reduction under way takes (0: not measured) */
+  /* the last collective call's arguments on MPI_COMM_WORLD, for the observers (rt_coll.c sets
+   * them, emu_observe_action reports them with the call): tit_action's meanings */
+  struct { int set, kind, root, n; double bytes, bytes2, amount, *counts, *counts2; } oc;
   double work_overlap;      /* of that work, packing that overlaps the messages under way, charged
                                at the rank's next wait (emu_work_pipeline) */
   int work_depth;           /* nesting of emu_work_begin (only the outermost measures) */
@@ -353,6 +356,8 @@ static inline emu_rank *emu_self(void) {
 
 /* ---- observers (emu_observe.c): emu_opts.observers see the run as a replay's would ---- */
 /* A finished call (call = its name) or, with call NULL, a computation of kind k. */
+/* Keeps collective call x's arguments (flops: its combining) for the report of the call. */
+void emu_observe_coll(emu_rank *k, const coll_call *x, double flops);
 void emu_observe_action(emu_sim *S, int rank, const char *call, tit_kind k, double start, double end);
 /* ---- call sites of a program psimcc did not build (emu_site.c) ---- */
 /* From inside rank's MPI call (on its stack): where the program called it, as FILE and LINE,

@@ -8,6 +8,7 @@
  * calls (non-blocking ones) and computations have none: the site psim_at left would be an
  * earlier call's. A precompiled MPICH or Open MPI binary's blocking calls get the site its
  * stack gives (emu_site.c): file:line with debug information, else function+offset. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "emul/emu.h"
@@ -39,6 +40,28 @@ static tit_kind call_kind(const char *name, int *at) {
   return TIT_NOOP;   /* communicator management, MPI_Start, MPI_Wtime...: no state of its own */
 }
 
+/* coll_kind and tit_kind list the collectives in one order (include/psim/coll.h, trace.h) */
+static tit_kind coll_tit_kind(coll_kind k) { return (tit_kind)(TIT_BARRIER + (int)k); }
+
+static double *copy_counts(const double *v, int n) {
+  if (!v) return NULL;
+  double *c = xmalloc((size_t)n * sizeof *c);
+  memcpy(c, v, (size_t)n * sizeof *c);
+  return c;
+}
+
+void emu_observe_coll(emu_rank *k, const coll_call *x, double flops) {
+  free(k->oc.counts);
+  free(k->oc.counts2);
+  k->oc.set = 1;
+  k->oc.kind = (int)coll_tit_kind(x->kind);
+  k->oc.root = x->root;
+  k->oc.n = x->size;
+  k->oc.bytes = x->bytes, k->oc.bytes2 = x->bytes2, k->oc.amount = flops;
+  k->oc.counts = copy_counts(x->counts, x->size);
+  k->oc.counts2 = copy_counts(x->counts2, x->size);
+}
+
 void emu_observe_action(emu_sim *S, int rank, const char *call, tit_kind k, double start, double end) {
   if (!S->o->nobservers) return;
   tit_action a;
@@ -46,7 +69,16 @@ void emu_observe_action(emu_sim *S, int rank, const char *call, tit_kind k, doub
   int at = 0;
   a.kind = call ? call_kind(call, &at) : k;
   a.rank = rank;
-  const emu_rank *kr = &S->ranks[rank];
+  emu_rank *kr = &S->ranks[rank];
+  /* a collective on MPI_COMM_WORLD: its arguments, as a trace line gives them */
+  if (call && kr->oc.set && kr->oc.kind == (int)a.kind) {
+    a.run_fields = 1;
+    a.peer = a.peer2 = a.tag = -1;
+    a.root = kr->oc.root;
+    a.bytes = kr->oc.bytes, a.bytes2 = kr->oc.bytes2, a.amount = kr->oc.amount;
+    a.counts = kr->oc.counts, a.counts2 = kr->oc.counts2, a.ncounts = kr->oc.n;
+  }
+  if (call) kr->oc.set = 0;   /* another call (MPI_Comm_split's allgather...) reports its own */
   if (at && kr->file && kr->line > 0) { a.file = kr->file; a.line = kr->line; }
   else if (at && !kr->file) {   /* a program psimcc did not build */
     int ln = 0;

@@ -1101,6 +1101,8 @@ out_ranks:
   for (int i = 0; i < S->np; i++) {
     emu_rank *k = &S->ranks[i];
     for (int j = 0; j < 4; j++) free(k->held[j]);   /* blocked in a call when the run stopped */
+    free(k->oc.counts);
+    free(k->oc.counts2);
     emu_fiber_free(&k->fib);
     if (k->argv_mem) for (int j = 0; j < k->argc; j++) free(k->argv_mem[j]);
     free(k->argv_mem);

@@ -120,7 +120,7 @@ static void on_action(void *ctx, int rank, const tit_action *a, const char *text
   k.peer = k.peer2 = k.root = k.tag = -1;
   /* psim run names the MPI function and gives no fields (emu_observe.c); a replay's text is
    * the trace line, its fields the line's */
-  k.known = !(len > 4 && !memcmp(text, "MPI_", 4));
+  k.known = !(len > 4 && !memcmp(text, "MPI_", 4)) || a->run_fields;
   if (a->kind == TIT_COMPUTE || a->kind == TIT_SLEEP) {
     k.role = a->kind == TIT_COMPUTE ? OC_COMPUTE : OC_SLEEP;
     k.name = -1;

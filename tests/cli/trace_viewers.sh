@@ -179,6 +179,23 @@ if "$PSIMCC" -O2 -o jacobi "$PSIM_SRC/examples/jacobi.c" -lm 2> err; then
 else
   bad "psimcc jacobi.c: $(head -3 err)"
 fi
+# psim run's collectives on MPI_COMM_WORLD carry the call's root and sizes (tests/data/tracer/
+# colls.c at np=2, rank 1's view: MPI_Gather of 4 doubles to rank 1 and of 3 ints to rank 0,
+# MPI_Scatter of 3 doubles from 0, MPI_Reduce of 6 doubles to 1, MPI_Bcast of 5 bytes from 0),
+# not the bytes the algorithm's messages moved and root 0
+if "$PSIMCC" -O1 -Wno-stringop-overflow -o colls "$PSIM_TESTDATA/tracer/colls.c" 2> err; then
+  # shellcheck disable=SC2046
+  "$PSIM" run --np 2 --no-measure --quiet --trace colls.prv $(o2 colls.o2) -- ./colls > /dev/null 2> err ||
+    bad "psim run colls --trace colls.prv: $(cat err)"
+  for f in colls.prv $([ $have_otf2 = 1 ] && echo colls.o2/traces.otf2); do
+    rm -rf back && "$PSIM" trace convert "$f" -o back > /dev/null 2> err || bad "trace convert $f: $(cat err)"
+    got=$(grep -E '^1 (gather|scatter|reduce|bcast) ' back/rank-1.txt | grep -v '^1 gather 5 \|^1 scatter 4 ' | tr '\n' ';')
+    [ "$got" = "1 gather 32 32 1;1 gather 12 12 0;1 scatter 24 24 0;1 reduce 48 0 1;1 bcast 5 0;" ] ||
+      bad "$f: psim run's rooted collectives read back as: $got"
+  done
+else
+  bad "psimcc colls.c: $(head -3 err)"
+fi
 
 # ---- (d) determinism, names, errors
 mkdir -p again

@@ -228,6 +228,7 @@ void rt_coll_timing(rt_comm *c, coll_call *call) {
   for (int i = 0; i < p.n; i++)
     if (p.ops[i].kind == CO_COMBINE) combined += p.ops[i].bytes;
   double comp = emu_combine_flops(combined);
+  if (emu_current->o->nobservers && world_shaped(c)) emu_observe_coll(k, call, comp);
   int rec = emu_trace_on(k);
   if (rec) {
     if (world_shaped(c) && !op_decides(call)) trace_action(k, call, comp);
