@@ -39,6 +39,7 @@ awk -v m2="$m2" -v m2n="$m2n" -v d2="$d2" -v d2n="$d2n" -v m4="$m4" -v m4n="$m4n
   r = (m2 - m2n) / 10 / c; if (r < 0.85 * 0.5 || r > 1.15 * 0.5) { print "FAIL: np=2 mpich charged " r " C a call, want 1/2"; bad = 1 }
   r = (m4 - m4n) / 10 / c; if (r < 0.85 * 0.75 || r > 1.15 * 0.75) { print "FAIL: np=4 mpich charged " r " C a call, want 3/4"; bad = 1 }
   r = (d4 - d4n) / 10 / c; if (r < 0.85 * 3 || r > 1.15 * 3) { print "FAIL: np=4 default charged " r " C a call, want 3"; bad = 1 }
-  if (m2n > 0.2 * c || d2n > 0.2 * c) { print "FAIL: run/charge-copies:no still charges combining (" m2n ", " d2n " s)"; bad = 1 }
+  # without the charge the loop is its messages alone: a small part of what combining adds
+  if (m2n > 0.2 * (m2 - m2n) || d2n > 0.2 * (d2 - d2n)) { print "FAIL: run/charge-copies:no still charges combining (" m2n ", " d2n " s)"; bad = 1 }
   exit bad }' || fails=$((fails + 1))
 finish $fails
