@@ -141,6 +141,10 @@ static void child(const sweep_job *job, size_t i, const char *json, const char *
   dup2(in, 0);
   dup2(out, 1);
   dup2(err, 2);
+  /* a run is a process of its own, not a rank of the sweep's MPI job: it inherits the
+   * launcher's variables, and psim replay under a launcher joins the job (one replay over its
+   * processes), which a run started by one rank would wait in for ever */
+  setenv("PSIM_NO_MPI", "1", 1);
   execv(job->self, argv);
   dprintf(2, "psim sweep: cannot run %s: %s\n", job->self, strerror(errno));
   _exit(126);

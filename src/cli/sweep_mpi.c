@@ -27,8 +27,10 @@ enum { UP_RESULT = 1, UP_WANTS = 2, UP_BYE = 4 };
 
 static int mpi_on = 0;
 
-/* Launched by mpirun/mpiexec (Hydra), srun or Open MPI: the launcher leaves these. */
+/* Launched by mpirun/mpiexec (Hydra), srun or Open MPI: the launcher leaves these. Not a
+ * run a sweep started (PSIM_NO_MPI, sweep_exec.c), which has them too. */
 static int under_launcher(void) {
+  if (getenv("PSIM_NO_MPI")) return 0;
   static const char *const vars[] = {"PMI_RANK", "PMI_FD", "PMI_SIZE", "PMIX_RANK", "OMPI_COMM_WORLD_SIZE", "MPI_LOCALRANKID"};
   for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) if (getenv(vars[i])) return 1;
   return 0;
