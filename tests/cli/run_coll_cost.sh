@@ -29,6 +29,16 @@ close_to "$d" 0.1 0.002 || bad "psim/run/coll-cost: +$d s, want +0.1 s"
 d=$(awk -v a="$over" -v b="$base" 'BEGIN { printf "%.6f", a - b }')
 close_to "$d" 0 0.002 || bad "--cfg run/coll-cost:0 over the platform's: +$d s, want 0"
 [ "$nm" = "$nm0" ] || bad "--no-measure charged the collectives' cost: $nm s against $nm0 s"
+# a cost under smpi/cpu-threshold (what calibrate measures: 0.1-0.2 us) is paid at every call
+# on every rank, not through the ranks' carries, which would charge it at different calls on
+# different ranks and make each wait for the others' charges too (0.1 us cost 0.19 us a call)
+# (--repeat 3: each burst its least measurement, so that one disturbed burst of the loop does
+# not move a run by more than the 50 us looked for)
+run base3 "$TMPD/p0.xml" --repeat 3 --cfg smpi/coll-selector:mpich; base3=$t
+run small "$TMPD/p0.xml" --repeat 3 --cfg smpi/coll-selector:mpich --cfg run/coll-cost:5e-7; small=$t
+d=$(awk -v a="$small" -v b="$base3" 'BEGIN { printf "%.9f", a - b }')
+echo "run/coll-cost:5e-7: +$d s"
+close_to "$d" 5e-5 1.5e-5 || bad "run/coll-cost:5e-7: +$d s, want +5e-5 s (100 x 0.5 us)"
 "$PSIM" run --np 2 -q --cfg run/coll-cost:-1 -- "$TMPD/ar" > /dev/null 2> "$TMPD/err"
 rc=$?
 [ $rc = 2 ] && grep -q 'run/coll-cost expects a non-negative number' "$TMPD/err" || bad "run/coll-cost:-1: rc $rc, $(cat "$TMPD/err")"

@@ -308,15 +308,17 @@ static void measure_combine(rt_slot *s, int me, int count, MPI_Datatype dt, MPI_
    * over several calls (at least COMBINE_MIN_S or COMBINE_MAX_CALLS of them) */
   enum { COMBINE_MAX_CALLS = 64 };
   const double COMBINE_MIN_S = 2e-6;
-  double t = 0;
-  int calls = 0;
-  do {
-    emu_work w;
+  emu_work w;
+  emu_work_begin(&w);
+  rt_reduce(op, dt, in, inout, count);
+  double t = emu_work_took(&w);
+  int calls = 1;
+  if (t > 0 && t < COMBINE_MIN_S) {   /* one measurement of a batch: the clocks' cost once */
+    calls = COMBINE_MAX_CALLS;
     emu_work_begin(&w);
-    rt_reduce(op, dt, in, inout, count);
-    t += emu_work_took(&w);
-    calls++;
-  } while (t > 0 && t < COMBINE_MIN_S && calls < COMBINE_MAX_CALLS);
+    for (int i = 0; i < calls; i++) rt_reduce(op, dt, in, inout, count);
+    t = emu_work_took(&w);
+  }
   k->combine_rate = t / calls / (double)len;
   free(in);
   free(inout);
