@@ -38,11 +38,14 @@ typedef struct calib_seg { double from, to, a, b; } calib_seg;
 /* Fits t(size) over n points sorted by size with at most kmax segments of 3 points or more
  * (least squares on the relative error, a and b >= 0; segment bounds are measured sizes). It
  * takes the fewest segments whose root mean square relative error is within tol, or, when
- * none is, within 10 % of the best reachable. Returns the number of segments, -1 (err)
- * on fewer than 3 points. */
+ * none is, within 10 % of the best reachable. A point more than 1.5 times both its neighbours
+ * (a single size the MPI is slow at, not a protocol's step) is left out. Returns the number of
+ * segments, -1 (err) on fewer than 3 points. */
 int calib_fit_segments(const double *size, const double *t, int n, int kmax, double tol,
                        calib_seg *seg, psim_err *err);
 double calib_segments_eval(const calib_seg *seg, int k, double size);
+/* Whether point i of t[0..n) is such a spike (left out of the fit). */
+int calib_is_spike(const double *t, int n, int i);
 
 /* The machine as psim's platform describes it: a cluster with one host per core, each host's
  * private link a FATPIPE of bandwidth bw and latency lat / 2 (a transfer alone), the cluster's

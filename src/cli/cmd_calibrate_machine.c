@@ -282,7 +282,8 @@ static void print_fit(FILE *f, const calib_probe *p, const calib_model *m, const
   for (int i = 0; i < p->npp; i++) {
     double s = p->pp_size[i], t = p->pp_time[i], mt = calib_model_time(m, s, 1);
     double e = mt / t - 1;
-    if (fabs(e) > fabs(worst_pp)) worst_pp = e;
+    int spike = calib_is_spike(p->pp_time, p->npp, i);
+    if (!spike && fabs(e) > fabs(worst_pp)) worst_pp = e;
     fprintf(f, "%12.0f %10.4g us %10.4g us %+7.1f%%", s, t * 1e6, mt * 1e6, 100 * e);
     for (int j = 0; j < p->nex; j++)
       if (p->ex_size[j] == s) {
@@ -290,6 +291,7 @@ static void print_fit(FILE *f, const calib_probe *p, const calib_model *m, const
         if (fabs(ex) > fabs(worst_ex)) worst_ex = ex;
         fprintf(f, " %10.4g us %10.4g us %+7.1f%%", p->ex_time[j] * 1e6, x * 1e6, 100 * ex);
       }
+    if (spike) fputs("   left out of the fit: 1.5x both neighbours", f);
     fputc('\n', f);
   }
   fprintf(f, "worst residual: ping-pong %+.1f %%, exchange %+.1f %%\n", 100 * worst_pp, 100 * worst_ex);
