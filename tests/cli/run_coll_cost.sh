@@ -33,12 +33,17 @@ close_to "$d" 0 0.002 || bad "--cfg run/coll-cost:0 over the platform's: +$d s, 
 # on every rank, not through the ranks' carries, which would charge it at different calls on
 # different ranks and make each wait for the others' charges too (0.1 us cost 0.19 us a call)
 # (--repeat 3: each burst its least measurement, so that one disturbed burst of the loop does
-# not move a run by more than the 50 us looked for)
+# not move a run by more than the 80 us looked for)
 run base3 "$TMPD/p0.xml" --repeat 3 --cfg smpi/coll-selector:mpich; base3=$t
-run small "$TMPD/p0.xml" --repeat 3 --cfg smpi/coll-selector:mpich --cfg run/coll-cost:5e-7; small=$t
-d=$(awk -v a="$small" -v b="$base3" 'BEGIN { printf "%.9f", a - b }')
-echo "run/coll-cost:5e-7: +$d s"
-close_to "$d" 5e-5 1.5e-5 || bad "run/coll-cost:5e-7: +$d s, want +5e-5 s (100 x 0.5 us)"
+# Not under a sanitizer: there the loop's own measured bursts move a run by -100 to +50 us.
+if ldd "$PSIM" 2> /dev/null | grep -q libasan; then
+  echo "note: a sanitized psim: the cost under smpi/cpu-threshold is not checked"
+else
+  run small "$TMPD/p0.xml" --repeat 3 --cfg smpi/coll-selector:mpich --cfg run/coll-cost:8e-7; small=$t
+  d=$(awk -v a="$small" -v b="$base3" 'BEGIN { printf "%.9f", a - b }')
+  echo "run/coll-cost:8e-7: +$d s"
+  close_to "$d" 8e-5 3.2e-5 || bad "run/coll-cost:8e-7: +$d s, want +8e-5 s (100 x 0.8 us)"
+fi
 "$PSIM" run --np 2 -q --cfg run/coll-cost:-1 -- "$TMPD/ar" > /dev/null 2> "$TMPD/err"
 rc=$?
 [ $rc = 2 ] && grep -q 'run/coll-cost expects a non-negative number' "$TMPD/err" || bad "run/coll-cost:-1: rc $rc, $(cat "$TMPD/err")"
