@@ -292,9 +292,9 @@ static void *reduce_upto(rt_slot *s, int upto, int count, MPI_Datatype dt, MPI_O
 
 /* The cost of the reduction's operator, measured on this call's own data: the rank's
  * contribution combined once with a copy of itself (a user's operator as much as MPI_SUM on
- * doubles: the real function on the real data, in the cache state the call finds). Every
- * CO_COMBINE of the call's program is charged at this cost per byte (emu_combine_charge): real
- * MPIs combine on the rank's core, after each receive that brings a contribution, where psim
+ * doubles: the real function on the real data, in the cache state the call finds). The bytes
+ * of the rank's CO_COMBINEs are charged at this cost per byte after the call's program
+ * (rt_coll_timing, emu_combine_charge): real MPIs combine on the rank's core, where psim
  * computes the result once for all ranks (reduce_upto), which is not the rank's time. The
  * copies are psim's and are not measured. MPI does not promise how often an operator is
  * called, and operators do not keep state between calls (MPI 4.0, 6.9.5). */
@@ -304,8 +304,8 @@ static void measure_combine(rt_slot *s, int me, int count, MPI_Datatype dt, MPI_
   size_t len = s->len[me];
   if (!len || count <= 0) return;
   void *in = dup_bytes(s->data[me], len), *inout = dup_bytes(s->data[me], len);
-  /* a few doubles take tens of nanoseconds, the clocks' own noise: such an operator is timed
-   * over several calls (at least COMBINE_MIN_S or COMBINE_MAX_CALLS of them) */
+  /* a few doubles take tens of nanoseconds, the clocks' own noise: an operator whose one call
+   * takes under COMBINE_MIN_S is timed again over a batch of COMBINE_MAX_CALLS calls */
   enum { COMBINE_MAX_CALLS = 64 };
   const double COMBINE_MIN_S = 2e-6;
   emu_work w;
