@@ -16,6 +16,9 @@ typedef struct calib_probe {
   int npp, nex;
   double pp_size[CALIB_MAXPTS], pp_time[CALIB_MAXPTS];
   double ex_size[CALIB_MAXPTS], ex_time[CALIB_MAXPTS];
+  int nwr;                      /* one-way times of data the sender wrote just before sending
+                                   it, less the write (the probe's 'written' lines) */
+  double wr_size[CALIB_MAXPTS], wr_time[CALIB_MAXPTS];
   double iprobe, test, wtime;   /* seconds per call; < 0 when not measured */
   double allreduce;             /* one MPI_Allreduce of a double at 2 ranks; < 0: not measured */
   double flops;                 /* one core's flop/s as psim run measures it (psim adds the
@@ -61,11 +64,14 @@ typedef struct calib_model {
   double lat, bw, bus, envelope;
   int nseg;
   double thr[CALIB_MAXSEG], latf[CALIB_MAXSEG], bwf[CALIB_MAXSEG];
+  int nwseg;                    /* the written data's factors (psim/network/written-*), of the
+                                   same latency and bandwidth; 0: none */
+  double wthr[CALIB_MAXSEG], wlatf[CALIB_MAXSEG], wbwf[CALIB_MAXSEG];
   double iprobe, test, wtime;   /* < 0: not written */
   double coll;                  /* a collective call's own CPU time beyond its messages: the
                                    measured 8-byte allreduce less the model's exchange of 8
-                                   bytes, its one step at 2 ranks (psim/run/coll-cost); <= 0:
-                                   not written */
+                                   bytes (of written data when there is a fit of it), its one
+                                   step at 2 ranks (psim/run/coll-cost); <= 0: not written */
   const char *mpi;              /* "mpich", "ompi" or NULL: psimcc's programs take its collective
                                    selection (run/psimcc-coll-selector, psim run alone) */
   double exch_ratio;            /* measured exchange / ping-pong time at large sizes */
@@ -76,6 +82,12 @@ typedef struct calib_model {
  * largest third of the sizes both measured. */
 void calib_model_from_fit(calib_model *m, const calib_seg *seg, int k, const calib_probe *p);
 double calib_model_time(const calib_model *m, double size, int streams);
+/* The fitted segments of written data (calib_probe's wr_*) as factors of m's latency and
+ * bandwidth (what psim's network/written-lat-factor and -bw-factor give a collective's
+ * messages); m->coll is then the allreduce less the model's exchange of 8 written bytes. */
+void calib_model_written(calib_model *m, const calib_seg *seg, int k, const calib_probe *p);
+/* A message of written data: its factors, or calib_model_time's when there is no such fit. */
+double calib_model_time_written(const calib_model *m, double size, int streams);
 /* Writes the platform (SimGrid's XML, version 4.1, with its <config>); comment may be NULL. */
 void calib_write_platform(FILE *f, const calib_model *m, const char *comment);
 /* A machine of several nodes: `in` fitted inside one node, `net` between two. A cluster of

@@ -77,6 +77,11 @@ typedef struct net_config {
                                     the factors of a message between two ranks of one host,
                                     where a node's memory, not its network, carries it */
   int lo_factors;                /* 1: one of the two above was given (else smpi/'s apply) */
+  step_fn wr_bw_factor, wr_lat_factor; /* network/written-bw-factor, -lat-factor (psim's own):
+                                    the factors of a message whose data its sender has just
+                                    written (models_transfer_written: the MPI's own buffers in
+                                    a collective), measured by psim calibrate --machine */
+  int wr_factors;                /* 1: one of the two above was given (else the others apply) */
   step_fn os, or_, ois;          /* smpi/os, smpi/or, smpi/ois (seconds, of the payload size) */
   double async_small_thresh;     /* smpi/async-small-thresh */
   double detached_thresh;        /* smpi/send-is-detached-thresh */
@@ -136,6 +141,13 @@ double models_const_time(models *m, int src, int dst, double bytes, psim_err *er
  * Returns NULL with err when the platform has no route between them. */
 activity *models_transfer(models *m, int src, int dst, double bytes, activity_done_fn done,
                           void *data, int tag, psim_err *err);
+/* The same for a message whose data the sender has just written (a collective's step sends
+ * what the MPI copied or combined a moment before): moving modified cache lines from one core
+ * to another costs more than the ping-pong SMPI's factors come from, so it takes the
+ * network/written-* factors when the platform has them, else it is models_transfer. A message
+ * between two ranks of one host keeps the loopback factors when there are some. */
+activity *models_transfer_written(models *m, int src, int dst, double bytes, activity_done_fn done,
+                                  void *data, int tag, psim_err *err);
 
 typedef enum { OVH_SEND, OVH_RECV, OVH_ISEND } overhead_kind;
 /* Software overhead (smpi/os, or, ois; per-host overrides) of a message of `bytes` on host h. */

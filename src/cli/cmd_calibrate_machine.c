@@ -275,8 +275,9 @@ static void print_fit(FILE *f, const calib_probe *p, const calib_model *m, const
     fprintf(f, "polling: MPI_Iprobe %.3g us, MPI_Test %.3g us, MPI_Wtime %.3g us\n", m->iprobe * 1e6,
             m->test * 1e6, m->wtime * 1e6);
   if (p->allreduce > 0)
-    fprintf(f, "collectives: MPI_Allreduce of 8 B %.4g us, the model's exchange of 8 B %.4g us: %.3g us a call%s\n",
-            p->allreduce * 1e6, calib_model_time(m, 8, 2) * 1e6, m->coll * 1e6, m->coll > 0 ? "" : " (none written)");
+    fprintf(f, "collectives: MPI_Allreduce of 8 B %.4g us, the model's exchange of 8 B%s %.4g us: %.3g us a call%s\n",
+            p->allreduce * 1e6, m->nwseg ? " of written data" : "", calib_model_time_written(m, 8, 2) * 1e6,
+            m->coll * 1e6, m->coll > 0 ? "" : " (none written)");
   fprintf(f, "%12s %12s %12s %8s %12s %12s %8s\n", "bytes", "ping-pong", "model", "error", "exchange", "model", "error");
   double worst_pp = 0, worst_ex = 0;
   for (int i = 0; i < p->npp; i++) {
@@ -297,6 +298,26 @@ static void print_fit(FILE *f, const calib_probe *p, const calib_model *m, const
   fprintf(f, "worst residual: ping-pong %+.1f %%, exchange %+.1f %%\n", 100 * worst_pp, 100 * worst_ex);
 }
 
+/* The messages of data their sender has just written: the fit, and each size against it and
+ * against the ping-pong's model (how much more such data costs). */
+static void print_written(FILE *f, const calib_probe *p, const calib_model *m, const calib_seg *seg) {
+  fprintf(f, "written data (a collective's messages: network/written-*), fit in %d segment%s:\n", m->nwseg,
+          m->nwseg > 1 ? "s" : "");
+  for (int i = 0; i < m->nwseg; i++)
+    fprintf(f, "  %10.0f - %10.0f B: %.4g us + %.4g GB/s   (lat-factor %.4g, bw-factor %.4g)\n", seg[i].from,
+            seg[i].to, seg[i].a * 1e6, seg[i].b > 0 ? 1e-9 / seg[i].b : INFINITY, m->wlatf[i], m->wbwf[i]);
+  fprintf(f, "%12s %12s %12s %8s %12s\n", "bytes", "written", "model", "error", "/ ping-pong");
+  double worst = 0;
+  for (int i = 0; i < p->nwr; i++) {
+    double s = p->wr_size[i], t = p->wr_time[i], mt = calib_model_time_written(m, s, 1), e = mt / t - 1;
+    int spike = calib_is_spike(p->wr_time, p->nwr, i);
+    if (!spike && fabs(e) > fabs(worst)) worst = e;
+    fprintf(f, "%12.0f %10.4g us %10.4g us %+7.1f%% %11.2fx%s\n", s, t * 1e6, mt * 1e6, 100 * e,
+            t / calib_model_time(m, s, 1), spike ? "   left out of the fit: 1.5x both neighbours" : "");
+  }
+  fprintf(f, "worst residual: written %+.1f %%\n", 100 * worst);
+}
+
 /* Measured points and the model's curves against the size, log-log: `q`, `n` (NULL: none),
  * the measurements between two nodes and their model. */
 static void curves(FILE *f, const calib_probe *p, const calib_model *m, const char *where) {
@@ -308,6 +329,10 @@ static void curves(FILE *f, const calib_probe *p, const calib_model *m, const ch
   for (int i = 0; i < p->nex; i++) mod[i] = calib_model_time(m, p->ex_size[i], 2);
   snprintf(title, sizeof title, "Exchange (one transfer each way at once) against the message size%s", where);
   if (p->nex) fcr_curve(f, title, "bytes", "seconds", p->ex_size, p->ex_time, mod, p->nex);
+  if (!m->nwseg) return;
+  for (int i = 0; i < p->nwr; i++) mod[i] = calib_model_time_written(m, p->wr_size[i], 1);
+  snprintf(title, sizeof title, "One-way time of data the sender has just written%s", where);
+  fcr_curve(f, title, "bytes", "seconds", p->wr_size, p->wr_time, mod, p->nwr);
 }
 
 static void report(FILE *f, const calib_probe *p, const calib_model *m, const calib_probe *q, const calib_model *n,
@@ -413,6 +438,13 @@ int cmd_calibrate_machine(int argc, char **argv) {
   int k = calib_fit_segments(p.pp_size, p.pp_time, p.npp, CALIB_MAXSEG, 0.05, seg, &err);
   if (k < 0) return cli_fail(&err);
   calib_model_from_fit(&m, seg, k, &p);
+  /* written data inside one node (a machine of several nodes keeps its loopback factors) */
+  calib_seg wseg[CALIB_MAXSEG];
+  if (!nodes_measured && p.nwr >= 3) {
+    int kw = calib_fit_segments(p.wr_size, p.wr_time, p.nwr, CALIB_MAXSEG, 0.05, wseg, &err);
+    if (kw < 0) return cli_fail(&err);
+    calib_model_written(&m, wseg, kw, &p);
+  }
   if (nodes_measured) {
     int k2 = calib_fit_segments(q.pp_size, q.pp_time, q.npp, CALIB_MAXSEG, 0.05, seg2, &err);
     if (k2 < 0) return cli_fail(&err);
@@ -435,6 +467,7 @@ int cmd_calibrate_machine(int argc, char **argv) {
     print_fit(sum, &p, &m, seg, "inside a node");
     print_fit(sum, &q, &n, seg2, "between two nodes");
   } else print_fit(sum, &p, &m, seg, NULL);
+  if (m.nwseg) print_written(sum, &p, &m, wseg);
   if (a.report) {
     FILE *r = cli_open_out(a.report);
     if (!r) return PSIM_EXIT_INPUT;

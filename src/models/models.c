@@ -318,7 +318,20 @@ double models_const_time(models *m, int src, int dst, double bytes, psim_err *er
   return r ? const_time(r, bytes) : -1;
 }
 
+static activity *transfer(models *m, int src, int dst, double bytes, int written, activity_done_fn done,
+                          void *data, int tag, psim_err *err);
+
 activity *models_transfer(models *m, int src, int dst, double bytes, activity_done_fn done,
+                          void *data, int tag, psim_err *err) {
+  return transfer(m, src, dst, bytes, 0, done, data, tag, err);
+}
+
+activity *models_transfer_written(models *m, int src, int dst, double bytes, activity_done_fn done,
+                                  void *data, int tag, psim_err *err) {
+  return transfer(m, src, dst, bytes, 1, done, data, tag, err);
+}
+
+static activity *transfer(models *m, int src, int dst, double bytes, int written, activity_done_fn done,
                           void *data, int tag, psim_err *err) {
   double t;
   /* CLUE: a pair line's transmission time replaces the network model for that pair */
@@ -360,8 +373,10 @@ activity *models_transfer(models *m, int src, int dst, double bytes, activity_do
   double lat = r->latency;
   /* a message inside a host: its own factors when the platform has them (net_config.c) */
   int lo = src == dst && c->lo_factors;
-  double lat_time = step_fn_eval(lo ? &c->lo_lat_factor : &c->lat_factor, size) * lat;
-  double bwf = step_fn_eval(lo ? &c->lo_bw_factor : &c->bw_factor, size);
+  const step_fn *latf = lo ? &c->lo_lat_factor : written && c->wr_factors ? &c->wr_lat_factor : &c->lat_factor;
+  const step_fn *bwfs = lo ? &c->lo_bw_factor : written && c->wr_factors ? &c->wr_bw_factor : &c->bw_factor;
+  double lat_time = step_fn_eval(latf, size) * lat;
+  double bwf = step_fn_eval(bwfs, size);
   double bound = r->min_bw;
   if (c->tcp_gamma > 0 && lat > 0 && c->tcp_gamma / (2 * lat) < bound) bound = c->tcp_gamma / (2 * lat);
   double penalty = lat;

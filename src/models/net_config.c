@@ -146,6 +146,15 @@ int net_config_set(net_config *c, const char *key, const char *v, psim_err *err)
     if (r < 0) return -1;
     c->lo_factors = 1;
   }
+  else if (!strcmp(key, "network/written-bw-factor") || !strcmp(key, "network/written-lat-factor")) {
+    /* psim's own: a message whose data its sender has just written moves modified cache
+     * lines between cores, slower than the ping-pong's (docs/models.md); the one not given
+     * starts as smpi/'s at that point */
+    if (!c->wr_factors) c->wr_bw_factor = c->bw_factor, c->wr_lat_factor = c->lat_factor;
+    r = key[16] == 'b' ? parse_bw_steps(key, &c->wr_bw_factor, v, err) : parse_steps(key, &c->wr_lat_factor, v, 0, err);
+    if (r < 0) return -1;
+    c->wr_factors = 1;
+  }
   else if (!strcmp(key, "smpi/os")) r = parse_steps(key, &c->os, v, 1, err);
   else if (!strcmp(key, "smpi/or")) r = parse_steps(key, &c->or_, v, 1, err);
   else if (!strcmp(key, "smpi/ois")) r = parse_steps(key, &c->ois, v, 1, err);

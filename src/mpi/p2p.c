@@ -284,8 +284,10 @@ static int start_transfer(mpi_world *w, mpi_req *send, psim_err *err) {
   mpi_rank_busy(w, send->dst, +1);
   w->stats.messages++;
   w->stats.bytes += send->bytes;
-  activity *a = models_transfer(w->models, w->rank_host[send->src], w->rank_host[send->dst],
-                                send->bytes, transfer_done, send, 0, err);
+  /* a collective's message (odd contexts) carries what the MPI or the program has just
+   * written: the model's factors for written data, when the platform has them */
+  activity *a = (send->ctx & 1 ? models_transfer_written : models_transfer)(
+      w->models, w->rank_host[send->src], w->rank_host[send->dst], send->bytes, transfer_done, send, 0, err);
   return a ? 0 : -1;
 }
 

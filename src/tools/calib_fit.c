@@ -126,6 +126,17 @@ static double exchange_ratio(const calib_probe *p) {
   return median(r + first, n - first);
 }
 
+/* Segment i of k as SMPI's factors of m's latency and bandwidth (SimGrid's sections: sizes P
+ * above thr use the section, P <= thr the one before; the bound is between the last size of
+ * the previous segment and the first of this one). */
+static void seg_factors(const calib_model *m, const calib_seg *seg, int i, double *thr, double *latf, double *bwf) {
+  double b = seg[i].b > 0 ? seg[i].b : 1 / m->bw;   /* no slope: the fastest bandwidth */
+  double l = seg[i].a - b * m->envelope;
+  *thr = i ? sqrt(seg[i - 1].to * seg[i].from) + m->envelope : 0;
+  *latf = l > 0 ? l / m->lat : 0;
+  *bwf = (1 / b) / m->bw;
+}
+
 void calib_model_from_fit(calib_model *m, const calib_seg *seg, int k, const calib_probe *p) {
   double env = m->envelope;
   /* A segment a + b s with P = s + env: latf lat = a - b env, bwf bw = 1 / b. The first
@@ -138,15 +149,8 @@ void calib_model_from_fit(calib_model *m, const calib_seg *seg, int k, const cal
   double lat0 = seg[0].a - (seg[0].b > 0 ? seg[0].b : bmin) * env;
   m->lat = lat0 > 0 ? lat0 : seg[0].a > 0 ? seg[0].a : 1e-9;
   m->nseg = k;
-  for (int i = 0; i < k; i++) {
-    double b = seg[i].b > 0 ? seg[i].b : bmin;
-    double l = seg[i].a - b * env;
-    /* SimGrid's sections: sizes P above thr use the section, P <= thr the one before; the
-     * bound is between the last size of the previous segment and the first of this one. */
-    m->thr[i] = i ? sqrt(seg[i - 1].to * seg[i].from) + env : 0;
-    m->latf[i] = l > 0 ? l / m->lat : 0;
-    m->bwf[i] = (1 / b) / m->bw;
-  }
+  m->nwseg = 0;
+  for (int i = 0; i < k; i++) seg_factors(m, seg, i, &m->thr[i], &m->latf[i], &m->bwf[i]);
   /* Two transfers at once (one each way) share the bus: each gets min(bw, bus / 2), so the
    * ratio of their times to a transfer alone is bw / min(bw, bus / 2). A ratio at or under 1
    * is no sharing (bus = 2 bw); above 2 is worse than one after the other, which sharing
@@ -163,6 +167,12 @@ void calib_model_from_fit(calib_model *m, const calib_seg *seg, int k, const cal
   m->coll = p->allreduce > 0 ? p->allreduce - calib_model_time(m, 8, 2) : -1;
 }
 
+void calib_model_written(calib_model *m, const calib_seg *seg, int k, const calib_probe *p) {
+  m->nwseg = k;
+  for (int i = 0; i < k; i++) seg_factors(m, seg, i, &m->wthr[i], &m->wlatf[i], &m->wbwf[i]);
+  m->coll = p->allreduce > 0 ? p->allreduce - calib_model_time_written(m, 8, 2) : -1;
+}
+
 static double step(const double *thr, const double *v, int n, double P) {
   double cur = 1;   /* below the first section: factor 1, as SMPI */
   for (int i = 0; i < n; i++) {
@@ -172,11 +182,21 @@ static double step(const double *thr, const double *v, int n, double P) {
   return cur;
 }
 
-double calib_model_time(const calib_model *m, double size, int streams) {
+static double model_time(const calib_model *m, const double *thr, const double *latf, const double *bwf, int n,
+                         double size, int streams) {
   double P = size + m->envelope;
   double x = m->bus / (streams > 0 ? streams : 1);
   if (m->bw < x) x = m->bw;
-  return step(m->thr, m->latf, m->nseg, P) * m->lat + P / (step(m->thr, m->bwf, m->nseg, P) * x);
+  return step(thr, latf, n, P) * m->lat + P / (step(thr, bwf, n, P) * x);
+}
+
+double calib_model_time(const calib_model *m, double size, int streams) {
+  return model_time(m, m->thr, m->latf, m->bwf, m->nseg, size, streams);
+}
+
+double calib_model_time_written(const calib_model *m, double size, int streams) {
+  if (!m->nwseg) return calib_model_time(m, size, streams);
+  return model_time(m, m->wthr, m->wlatf, m->wbwf, m->nwseg, size, streams);
 }
 
 int calib_full_duplex(const calib_model *net) { return net->exch_ratio < 1.5; }

@@ -67,12 +67,12 @@ int calib_probe_read(FILE *f, const char *name, calib_probe *p, calib_probe *bet
       continue;
     }
     if (!header) return psim_errf(err, PSIM_EXIT_INPUT, name, line, "expected the header 'probe 1 MAXSIZE' first, got '%s'", kind);
-    int two = !strcmp(kind, "pingpong") || !strcmp(kind, "exchange");
+    int two = !strcmp(kind, "pingpong") || !strcmp(kind, "exchange") || !strcmp(kind, "written");
     int one = !strcmp(kind, "iprobe") || !strcmp(kind, "test") || !strcmp(kind, "wtime") || !strcmp(kind, "flops") ||
               !strcmp(kind, "allreduce");
     if (!one && !two)
       return psim_errf(err, PSIM_EXIT_INPUT, name, line,
-                       "unknown measurement '%s' (expected pingpong, exchange, iprobe, test, wtime, allreduce, flops or end)", kind);
+                       "unknown measurement '%s' (expected pingpong, exchange, written, iprobe, test, wtime, allreduce, flops or end)", kind);
     if (nf != (two ? 3 : 2))
       return psim_errf(err, PSIM_EXIT_INPUT, name, line, two ? "expected '%s SIZE SECONDS'" : "expected '%s SECONDS'", kind);
     double t = two ? y : x;
@@ -80,6 +80,7 @@ int calib_probe_read(FILE *f, const char *name, calib_probe *p, calib_probe *bet
       return psim_errf(err, PSIM_EXIT_INPUT, name, line, "'%s': expected a size of 1 byte or more and a positive time", kind);
     if (!strcmp(kind, "pingpong") && add_point(cur->pp_size, cur->pp_time, &cur->npp, x, t, name, line, err) < 0) return -1;
     if (!strcmp(kind, "exchange") && add_point(cur->ex_size, cur->ex_time, &cur->nex, x, t, name, line, err) < 0) return -1;
+    if (!strcmp(kind, "written") && add_point(cur->wr_size, cur->wr_time, &cur->nwr, x, t, name, line, err) < 0) return -1;
     if (!strcmp(kind, "iprobe")) cur->iprobe = t;
     if (!strcmp(kind, "test")) cur->test = t;
     if (!strcmp(kind, "wtime")) cur->wtime = t;
@@ -95,6 +96,7 @@ void calib_probe_write(FILE *f, const calib_probe *p, int between_nodes) {
   fprintf(f, "probe 1 %.0f%s\n", p->npp ? p->pp_size[p->npp - 1] : 0, between_nodes ? " between-nodes" : "");
   for (int i = 0; i < p->npp; i++) fprintf(f, "pingpong %.0f %.9e\n", p->pp_size[i], p->pp_time[i]);
   for (int i = 0; i < p->nex; i++) fprintf(f, "exchange %.0f %.9e\n", p->ex_size[i], p->ex_time[i]);
+  for (int i = 0; i < p->nwr; i++) fprintf(f, "written %.0f %.9e\n", p->wr_size[i], p->wr_time[i]);
   if (p->iprobe > 0) fprintf(f, "iprobe %.9e\n", p->iprobe);
   if (p->test > 0) fprintf(f, "test %.9e\n", p->test);
   if (p->wtime > 0) fprintf(f, "wtime %.9e\n", p->wtime);
@@ -104,10 +106,14 @@ void calib_probe_write(FILE *f, const calib_probe *p, int between_nodes) {
   fputs("end\n", f);
 }
 
-static void sections(FILE *f, const char *key, const calib_model *m, const double *v) {
+static void sections_of(FILE *f, const char *key, int n, const double *thr, const double *v) {
   fprintf(f, "    <prop id=\"%s\" value=\"", key);
-  for (int i = 0; i < m->nseg; i++) fprintf(f, "%s%.0f:%.6g", i ? ";" : "", m->thr[i], v[i]);
+  for (int i = 0; i < n; i++) fprintf(f, "%s%.0f:%.6g", i ? ";" : "", thr[i], v[i]);
   fputs("\"/>\n", f);
+}
+
+static void sections(FILE *f, const char *key, const calib_model *m, const double *v) {
+  sections_of(f, key, m->nseg, m->thr, v);
 }
 
 /* The file's head and its <config>: the node's speed and MPI_Wtime's cost are those of `m`,
@@ -162,6 +168,12 @@ void calib_write_platform(FILE *f, const calib_model *m, const char *comment) {
           "           bw=\"%.6gBps\" lat=\"%.6gs\" sharing_policy=\"FATPIPE\"\n"
           "           bb_bw=\"%.6gBps\" bb_lat=\"0s\" bb_sharing_policy=\"SHARED\">\n",
           m->cores - 1, m->speed, m->bw, m->lat / 2, m->bus);
+  /* psim's: a collective's messages carry data just written (the cluster's properties, which
+   * SimGrid keeps without reading) */
+  if (m->nwseg) {
+    sections_of(f, "psim/network/written-lat-factor", m->nwseg, m->wthr, m->wlatf);
+    sections_of(f, "psim/network/written-bw-factor", m->nwseg, m->wthr, m->wbwf);
+  }
   write_poll_costs(f, m);
   write_psimcc_selector(f, m);
   fputs("  </cluster>\n</platform>\n", f);

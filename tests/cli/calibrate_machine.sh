@@ -51,6 +51,36 @@ for s in 8 4096 65536 1048576 33554432; do
   fi
 done
 
+# Data the sender has just written (the probe's 'written' lines): a fit of their own, as psim's
+# network/written-* factors of the same latency and bandwidth, which a collective's messages
+# take. Given 1 us + s / 5 GB/s up to 12 KiB and 4 us + s / 2 GB/s from 16 KiB, the fit is
+# those two segments, and a replayed bcast of 1 MiB at 2 ranks (one message) takes 4 us +
+# 1048576 / 2 GB/s = 528.288 us, where a send of 1 MiB keeps the ping-pong's model.
+awk '$1 == "end" { for (i = 1; i <= n; i++) { s = sz[i]; if (s >= 64) printf "written %d %.9e\n", s, s < 16384 ? 1e-6 + s / 5e9 : 4e-6 + s / 2e9 } }
+     { print } $1 == "pingpong" { sz[++n] = $2 }' "$M" > "$TMPD/w.txt"
+"$PSIM" calibrate --machine --measurements "$TMPD/w.txt" --cores 2 -o "$TMPD/w.xml" > "$TMPD/wfit.txt" 2> "$TMPD/err" ||
+  bad "calibrate with written data: exit $? ($(head -c 300 "$TMPD/err"))"
+grep -q "^written data .* fit in 2 segments:" "$TMPD/wfit.txt" &&
+  grep -q "^ *64 - *12288 B: 1 us + 5 GB/s" "$TMPD/wfit.txt" && grep -q "^ *16384 - *268435456 B: 4 us + 2 GB/s" "$TMPD/wfit.txt" ||
+  bad "the written data's fit is not the two segments: $(sed -n '/^written data/,/bytes/p' "$TMPD/wfit.txt")"
+grep -q '<prop id="psim/network/written-bw-factor"' "$TMPD/w.xml" && grep -q '<prop id="psim/network/written-lat-factor"' "$TMPD/w.xml" ||
+  bad "no written factors in the platform"
+! grep -q 'written' "$TMPD/p.xml" || bad "written factors without written data"
+[ "$(sed -n '/<config>/,/<\/config>/p' "$TMPD/p.xml")" = "$(sed -n '/<config>/,/<\/config>/p' "$TMPD/w.xml")" ] ||
+  bad "written data changed SMPI's factors"
+grep -q "the model.s exchange of 8 B of written data" "$TMPD/wfit.txt" || bad "the collective's cost is not taken from the written data's model"
+printf '0 init\n1 init\n0 bcast 1048576 0\n1 bcast 1048576 0\n0 finalize\n1 finalize\n' > "$TMPD/bc.txt"
+printf '0 init\n1 init\n0 send 1 0 1048576\n1 recv 0 0 1048576\n0 finalize\n1 finalize\n' > "$TMPD/s.txt"
+for t in bc s; do
+  "$PSIM" replay --np 2 --platform "$TMPD/w.xml" --hostfile "$TMPD/hosts" --json "$TMPD/$t.json" "$TMPD/$t.txt" > /dev/null 2> "$TMPD/rerr" ||
+    bad "replay of $t.txt on the written platform: $(cat "$TMPD/rerr")"
+done
+rel_close "$(json_get "$TMPD/bc.json" simulated_time)" 528.288e-6 1e-4 ||
+  bad "bcast of 1 MiB on the written platform: $(json_get "$TMPD/bc.json" simulated_time) s, expected 528.288 us"
+want=$(awk -v m="$(model_us 1048576)" 'BEGIN { print m * 1e-6 }')
+rel_close "$(json_get "$TMPD/s.json" simulated_time)" "$want" 1e-3 ||
+  bad "a send of 1 MiB on the written platform: $(json_get "$TMPD/s.json" simulated_time) s, the ping-pong's model says $want s"
+
 # bad measurements name the file and the line; a missing MPI says what to install
 head -n 20 "$M" >"$TMPD/cut.txt"
 "$PSIM" calibrate --machine --measurements "$TMPD/cut.txt" >/dev/null 2>"$TMPD/err"
@@ -71,6 +101,8 @@ if command -v mpiexec.mpich >/dev/null 2>&1 && command -v mpicc.mpich >/dev/null
     bad "psim calibrate --machine --quick: exit $? ($(tail -n 5 "$TMPD/err"))"
   n=$(grep -c '^pingpong ' "$TMPD/live.txt" 2>/dev/null)
   [ "${n:-0}" -ge 40 ] && grep -q '^end$' "$TMPD/live.txt" || bad "saved measurements: ${n:-0} ping-pong sizes"
+  n=$(grep -c '^written ' "$TMPD/live.txt" 2>/dev/null)
+  [ "${n:-0}" -ge 30 ] || bad "saved measurements: ${n:-0} sizes of written data"
   grep -q '<svg' "$TMPD/live.html" 2>/dev/null || bad "the report has no chart"
   "$PSIM" platform "$TMPD/live.xml" >/dev/null 2>"$TMPD/err" || bad "psim platform refuses the measured platform: $(cat "$TMPD/err")"
   "$PSIM" replay --np 2 --platform "$TMPD/live.xml" --hostfile "$TMPD/hosts" "$TMPD/pp65536.txt" >/dev/null 2>"$TMPD/err" ||

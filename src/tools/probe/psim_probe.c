@@ -7,6 +7,9 @@
  *   pingpong SIZE SECONDS            one-way time: half the round trip of SIZE bytes
  *   exchange SIZE SECONDS            both ranks MPI_Sendrecv SIZE bytes to each other at once:
  *                                    the time of one exchange (two transfers at once)
+ *   written SIZE SECONDS             one-way time of a message its sender wrote just before
+ *                                    sending it (a ping-pong whose ranks memset their send
+ *                                    buffer before each send), less the memset's own time
  *   iprobe SECONDS                   one MPI_Iprobe that finds nothing
  *   test SECONDS                     one MPI_Test of a receive that has not arrived
  *   wtime SECONDS                    one MPI_Wtime
@@ -29,6 +32,7 @@
 #include <string.h>
 
 #define BATCH_S 2e-3
+#define WRITTEN_MAX 67108864L   /* 64 MiB: far beyond any core's caches */
 
 static int rank;
 
@@ -57,6 +61,24 @@ static void pp_round(char *sbuf, char *rbuf, int bytes) {
   }
 }
 
+/* A round trip of data each sender has just written, as an application sends what it computed
+ * or packed: the send buffer's lines are then modified in the sender's cache, and were shared
+ * with the other core since its last receive read them. MPICH's shared-memory transfers of such
+ * data took 2.8x the ping-pong's time here from 128 KiB to 1 MiB (docs/VALIDATION.md): the
+ * cost of moving modified lines between cores, which psim, running every rank on one core,
+ * does not see when it measures the rank's write. `v` changes the bytes at each round. */
+static void written_round(char *sbuf, char *rbuf, int bytes, int v) {
+  if (rank == 0) {
+    memset(sbuf, v, (size_t)bytes);
+    MPI_Send(sbuf, bytes, MPI_BYTE, 1, 3, MPI_COMM_WORLD);
+    MPI_Recv(rbuf, bytes, MPI_BYTE, 1, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  } else if (rank == 1) {
+    MPI_Recv(rbuf, bytes, MPI_BYTE, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    memset(sbuf, v, (size_t)bytes);
+    MPI_Send(sbuf, bytes, MPI_BYTE, 0, 3, MPI_COMM_WORLD);
+  }
+}
+
 static void ex_round(char *sbuf, char *rbuf, int bytes) {
   if (rank > 1) return;
   MPI_Sendrecv(sbuf, bytes, MPI_BYTE, 1 - rank, 2, rbuf, bytes, MPI_BYTE, 1 - rank, 2,
@@ -73,22 +95,26 @@ static double median(double *v, int n) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+static void op(int kind, char *a, char *b, int bytes, long i) {
+  if (kind == 0) pp_round(a, b, bytes);
+  else if (kind == 1) ex_round(a, b, bytes);
+  else if (kind == 2) written_round(a, b, bytes, (int)(i & 127) + 1);
+  else if (rank == 0) memset(a, (int)(i & 127) + 1, (size_t)bytes);   /* 3: the write alone */
+}
+
 /* The time of one operation in each of reps batches, into out[0..reps-1]; kind 0: ping-pong
- * round, 1: exchange. */
+ * round, 1: exchange, 2: round trip of written data, 3: rank 0's memset of its send buffer
+ * while rank 1 waits (rank 0 decides the count, which both keep). */
 static void measure(int kind, char *a, char *b, int bytes, int reps, double *out) {
   MPI_Barrier(MPI_COMM_WORLD);
   double t0 = MPI_Wtime();
-  if (kind == 0) pp_round(a, b, bytes);   /* warm-up, and the estimate of one operation */
-  else ex_round(a, b, bytes);
+  op(kind, a, b, bytes, 0);   /* warm-up, and the estimate of one operation */
   double one = MPI_Wtime() - t0;
   long n = batch_count(one);
   for (int r = 0; r < reps; r++) {
     MPI_Barrier(MPI_COMM_WORLD);
     t0 = MPI_Wtime();
-    for (long i = 0; i < n; i++) {
-      if (kind == 0) pp_round(a, b, bytes);
-      else ex_round(a, b, bytes);
-    }
+    for (long i = 0; i < n; i++) op(kind, a, b, bytes, i + 1);
     out[r] = (MPI_Wtime() - t0) / (double)n;
   }
 }
@@ -168,8 +194,9 @@ int main(int argc, char **argv) {
    * another process lasts longer than one size's batches, so it spoils one pass's batches of
    * a few sizes, which the median of both passes outvotes. */
   enum { MAXN = 128 };
-  double *pp = malloc(sizeof *pp * MAXN * 2 * (size_t)reps), *ex = malloc(sizeof *ex * MAXN * 2 * (size_t)reps);
-  if (!pp || !ex) MPI_Abort(MPI_COMM_WORLD, 1);
+  size_t per = sizeof(double) * MAXN * 2 * (size_t)reps;
+  double *pp = malloc(per), *ex = malloc(per), *wr = malloc(per), *wo = malloc(per);
+  if (!pp || !ex || !wr || !wo) MPI_Abort(MPI_COMM_WORLD, 1);
   for (int pass = 0; pass < 2; pass++) {
     int i = 0;
     for (long s = 1; s <= maxsize && i < MAXN; s = next_size(s), i++)
@@ -177,6 +204,12 @@ int main(int argc, char **argv) {
     i = 0;
     for (long s = 64; s <= maxsize && i < MAXN; s = next_size(s), i++)
       measure(1, a, b, (int)s, reps, ex + ((size_t)i * 2 + (size_t)pass) * (size_t)reps);
+    /* written data from 64 B to WRITTEN_MAX: beyond the caches it costs what the ping-pong does */
+    i = 0;
+    for (long s = 64; s <= maxsize && s <= WRITTEN_MAX && i < MAXN; s = next_size(s), i++) {
+      measure(2, a, b, (int)s, reps, wr + ((size_t)i * 2 + (size_t)pass) * (size_t)reps);
+      measure(3, a, b, (int)s, reps, wo + ((size_t)i * 2 + (size_t)pass) * (size_t)reps);
+    }
   }
   int i = 0;
   for (long s = 1; s <= maxsize && i < MAXN; s = next_size(s), i++)
@@ -184,6 +217,15 @@ int main(int argc, char **argv) {
   i = 0;
   for (long s = 64; s <= maxsize && i < MAXN; s = next_size(s), i++)
     if (rank == 0) printf("exchange %ld %.9e\n", s, median(ex + (size_t)i * 2 * (size_t)reps, 2 * reps));
+  i = 0;
+  for (long s = 64; s <= maxsize && s <= WRITTEN_MAX && i < MAXN; s = next_size(s), i++)
+    if (rank == 0) {
+      /* a round trip holds two writes and two messages */
+      double round = median(wr + (size_t)i * 2 * (size_t)reps, 2 * reps);
+      double write = median(wo + (size_t)i * 2 * (size_t)reps, 2 * reps);
+      double t = (round - 2 * write) / 2;
+      printf("written %ld %.9e\n", s, t > 0 ? t : round / 2);
+    }
   double ip = poll_cost(0, reps, pp), te = poll_cost(1, reps, pp), wt = poll_cost(2, reps, pp);
   double ar = allreduce_cost(2 * reps, pp);
   if (rank == 0) {
@@ -192,6 +234,8 @@ int main(int argc, char **argv) {
   }
   free(pp);
   free(ex);
+  free(wr);
+  free(wo);
   free(a);
   free(b);
   MPI_Finalize();

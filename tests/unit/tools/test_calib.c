@@ -136,6 +136,65 @@ static void model_follows_the_segments(void **state) {
   assert_true(m.iprobe == 2e-8 && m.test < 0 && m.wtime == 3e-8);
 }
 
+/* Written data's segments as factors of the ping-pong's latency and bandwidth. Ping-pong: one
+ * segment 1 us + size / 5 GB/s, so lat = 1 us - 16 x 0.2 ns and bw = 5 GB/s; written: 1 us +
+ * size / 5 GB/s up to 8 KiB, then 4 us + size / 2 GB/s: factors 1 and 1, then (4 us - 16 x
+ * 0.5 ns) / lat and 0.4, from sqrt(8192 x 16384) + 16 bytes. The allreduce of 8 B less the
+ * model's exchange of 8 written bytes is the collective's cost. Files carry the points. */
+static void written_data(void **state) {
+  (void)state;
+  calib_seg g[1] = {{1, 16777216, 1e-6, 2e-10}};
+  calib_seg w[2] = {{64, 8192, 1e-6, 2e-10}, {16384, 16777216, 4e-6, 5e-10}};
+  calib_probe p = {0};
+  p.npp = p.nex = 3;
+  for (int i = 0; i < 3; i++) p.pp_size[i] = p.ex_size[i] = 1e6 * (i + 1), p.pp_time[i] = p.ex_time[i] = 1e-3;
+  p.allreduce = 1e-6;
+  calib_model m = {0};
+  m.envelope = 16;
+  calib_model_from_fit(&m, g, 1, &p);
+  double lat = 1e-6 - 16 * 2e-10, before = m.coll;
+  assert_true(fabs(m.lat - lat) < 1e-18 && fabs(m.bw - 5e9) < 1e-3);
+  assert_int_equal(m.nwseg, 0);
+  /* no fit of written data: their messages are the ping-pong's */
+  assert_true(calib_model_time_written(&m, 1e6, 1) == calib_model_time(&m, 1e6, 1));
+  calib_model_written(&m, w, 2, &p);
+  assert_int_equal(m.nwseg, 2);
+  assert_true(m.wthr[0] == 0 && fabs(m.wthr[1] - (sqrt(8192.0 * 16384) + 16)) < 1e-9);
+  assert_true(fabs(m.wlatf[0] - 1) < 1e-12 && fabs(m.wbwf[0] - 1) < 1e-12);
+  assert_true(fabs(m.wlatf[1] - (4e-6 - 16 * 5e-10) / lat) < 1e-12 && fabs(m.wbwf[1] - 0.4) < 1e-12);
+  /* each segment's a + b size alone; the ping-pong model unchanged */
+  assert_true(fabs(calib_model_time_written(&m, 1e6, 1) / (4e-6 + 1e6 * 5e-10) - 1) < 1e-12);
+  assert_true(fabs(calib_model_time_written(&m, 4096, 1) / (1e-6 + 4096 * 2e-10) - 1) < 1e-12);
+  assert_true(fabs(calib_model_time(&m, 1e6, 1) / (1e-6 + 1e6 * 2e-10) - 1) < 1e-12);
+  /* 8 B are in the first segment, the same as the ping-pong's: the same collective's cost */
+  assert_true(fabs(m.coll - before) < 1e-18 && fabs(m.coll - (1e-6 - calib_model_time(&m, 8, 2))) < 1e-18);
+  /* the probe's lines, read and written back */
+  psim_err err;
+  psim_err_clear(&err);
+  const char *text = "probe 1 8\npingpong 1 1e-6\npingpong 2 1e-6\npingpong 4 1.1e-6\n"
+                     "written 64 2e-6\nwritten 128 3e-6\nend\n";
+  FILE *f = fmemopen((void *)text, strlen(text), "r");
+  assert_int_equal(calib_probe_read(f, "m.txt", &p, NULL, &err), 0);
+  fclose(f);
+  assert_true(p.nwr == 2 && p.wr_size[1] == 128 && p.wr_time[1] == 3e-6);
+  char buf[1024];
+  f = fmemopen(buf, sizeof buf, "w");
+  calib_probe_write(f, &p, 0);
+  fclose(f);
+  assert_non_null(strstr(buf, "written 64 2.000000000e-06\nwritten 128 3.000000000e-06\n"));
+  /* the platform: the factors as the cluster's psim/ properties */
+  m.cores = 2, m.speed = 1e9;
+  char xml[4096];
+  f = fmemopen(xml, sizeof xml, "w");
+  calib_write_platform(f, &m, NULL);
+  fclose(f);
+  char want[200];
+  snprintf(want, sizeof want, "<prop id=\"psim/network/written-bw-factor\" value=\"0:1;%.0f:0.4\"/>",
+           sqrt(8192.0 * 16384) + 16);
+  if (!strstr(xml, want)) fail_msg("no '%s' in\n%s", want, xml);
+  assert_non_null(strstr(xml, "<prop id=\"psim/network/written-lat-factor\" value=\"0:1;"));
+}
+
 /* Exchanges no slower than ping-pongs: no sharing (bus = 2 bw); more than twice slower: the
  * most sharing can give (bus = bw). */
 static void bus_bounds(void **state) {
@@ -200,6 +259,7 @@ int main(void) {
       cmocka_unit_test(fit_recovers_three_segments),
       cmocka_unit_test(fit_leaves_out_a_spike), cmocka_unit_test(fit_takes_the_fewest_segments),
       cmocka_unit_test(fit_keeps_a_and_b_non_negative), cmocka_unit_test(model_follows_the_segments),
+      cmocka_unit_test(written_data),
       cmocka_unit_test(bus_bounds), cmocka_unit_test(probe_files),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
