@@ -31,6 +31,8 @@ static const char *HELP =
     "    are where the fit breaks);\n"
     "  - exchanges (two transfers at once, one each way): the node's memory bandwidth, shared\n"
     "    by all of its transfers (the cluster's backbone);\n"
+    "  - one-way times of data the sender has just written (a memset before each send): psim's\n"
+    "    network/written-lat-factor and -bw-factor, which collectives' messages take;\n"
     "  - the cost of MPI_Wtime (smpi/wtime), and of MPI_Iprobe and MPI_Test (the cluster's\n"
     "    properties psim/run/iprobe-cost and psim/run/test-cost: psim run charges them to the\n"
     "    rank; SMPI's smpi/iprobe and smpi/test are injected sleeps that grow, not costs);\n"
