@@ -41,15 +41,22 @@ struct mpi_req {
   double posted;        /* date posted */
   double xfer_start;    /* date the bytes started moving (-1 before) */
   double xfer_end;      /* date the last byte arrived (-1 before) */
-  mpi_req *peer;        /* the matched send (for a receive) or receive (for a send) */
-  mpi_req *next;        /* matching: next in its bucket (or wildcard list) */
+  /* A request waits in a matching queue only until it matches: its queue link and its peer
+   * share their bytes (issue 38), so read peer only when `matched` is set. */
+  union {
+    mpi_req *peer;      /* once matched: the matched send (for a receive) or receive (for a
+                           send), NULL again once its transfer ended */
+    mpi_req *next;      /* before: next in its bucket, a circular list whose newest request
+                           points at its oldest (or next in the wildcard list) */
+  };
   mpi_req *oprev, *onext; /* matching: the rank's posted or unexpected requests, in order */
   uint64_t seq;         /* posting order, to pick the oldest of several candidates */
   uint64_t wseq;        /* order in which its owner started waiting on it (0: not waited);
                            in a wait group (wbase set), its index in the group + 1 */
   const uint64_t *wbase; /* the wait group it belongs to (mpi_req_join), or NULL */
-  mpi_world *world;
   void *user;           /* the driver's */
+  /* no pointer to its world: the world's slab finds it from the request's address (issue 38:
+   * with the union above, 120 bytes, not 136) */
 };
 
 typedef void (*mpi_done_fn)(void *ctx, mpi_req *r);

@@ -36,6 +36,7 @@ void psim_err_format(const psim_err *e, char *buf, size_t n);
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
+void *xaligned_alloc(size_t align, size_t n);   /* n a multiple of align (C11 aligned_alloc) */
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 
@@ -63,9 +64,19 @@ char *xstrndup(const char *s, size_t n);
 typedef struct psim_slab {
   size_t size, per_chunk, used;   /* object size, objects per chunk, used in the last chunk */
   void *free;                     /* free list (first word of a free object = next) */
+  void *owner;                    /* psim_slab_init_owned's, else NULL */
   VEC(char *) chunks;
 } psim_slab;
 void psim_slab_init(psim_slab *s, size_t size);
+/* A slab whose objects need not hold a pointer to their owner (issue 38: a request's world,
+ * 8 of its bytes, times the 8 requests a stencil's rank holds): its chunks are aligned on
+ * their size, PSIM_SLAB_OWNED_CHUNK, and begin with `owner`, which psim_slab_owner finds
+ * from any object's address. */
+enum { PSIM_SLAB_OWNED_CHUNK = 1 << 19 };
+void psim_slab_init_owned(psim_slab *s, size_t size, void *owner);
+static inline void *psim_slab_owner(const void *obj) {
+  return *(void *const *)((uintptr_t)obj & ~(uintptr_t)(PSIM_SLAB_OWNED_CHUNK - 1));
+}
 void *psim_slab_alloc(psim_slab *s);       /* uninitialised object */
 void psim_slab_free(psim_slab *s, void *p);
 void psim_slab_destroy(psim_slab *s);      /* frees every object */

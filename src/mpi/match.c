@@ -4,14 +4,15 @@
 
 #include "mpi/match.h"
 
+/* A bucket's kind is its requests' (POSTED: receives, UNEXP: sends): mpi_req.is_send. */
 enum { POSTED = 0, UNEXP = 1 };
 
-typedef struct bucket {
-  int32_t rank, src, tag;   /* rank < 0: empty slot */
-  int16_t ctx;
-  uint8_t which;
-  mpi_req *head, *tail;
-} bucket;
+/* A slot is one pointer: the newest request of its bucket, whose requests are a circular list
+ * through mpi_req.next (the tail's next is the oldest). The bucket's key is read from that
+ * request (every request of a bucket has its key: rank = dst, src, tag, ctx, kind), so a
+ * slot takes 8 bytes, not the 32 of a key with head and tail pointers (issue 38: a stencil's
+ * rank holds 8 slots at the load of 1/2 while its receives are posted). */
+typedef mpi_req *slot;
 
 typedef struct order { mpi_req *head, *tail; } order;
 
@@ -21,24 +22,25 @@ typedef struct rank_lists {
 } rank_lists;
 
 struct match_index {
-  bucket *slots;
+  slot *slots;
   size_t cap, n;
   rank_lists *ranks;
   uint64_t seq;
 };
 
-static uint64_t hash(int32_t rank, int32_t src, int32_t tag, int16_t ctx, uint8_t which) {
+static uint64_t hash(int32_t rank, int32_t src, int32_t tag, int32_t ctx, uint8_t which) {
   uint64_t h = (uint64_t)(uint32_t)rank * 0x9E3779B97F4A7C15ULL;
-  h ^= ((uint64_t)(uint32_t)src << 21) ^ ((uint64_t)(uint32_t)tag << 7) ^ ((uint64_t)(uint16_t)ctx << 1) ^ which;
+  h ^= ((uint64_t)(uint32_t)src << 21) ^ ((uint64_t)(uint32_t)tag << 7) ^ ((uint64_t)(uint32_t)ctx << 1) ^ which;
   h *= 0xBF58476D1CE4E5B9ULL;
   return h ^ (h >> 29);
 }
 
+static uint64_t slot_hash(const mpi_req *t) { return hash(t->dst, t->src, t->tag, t->ctx, (uint8_t)t->is_send); }
+
 match_index *match_new(int nranks) {
   match_index *m = xcalloc(1, sizeof *m);
   m->cap = 1024;
-  m->slots = xmalloc(m->cap * sizeof *m->slots);
-  for (size_t i = 0; i < m->cap; i++) m->slots[i].rank = -1;
+  m->slots = xcalloc(m->cap, sizeof *m->slots);
   m->ranks = xcalloc((size_t)nranks, sizeof *m->ranks);
   return m;
 }
@@ -50,26 +52,25 @@ void match_free(match_index *m) {
   free(m);
 }
 
-static size_t find_slot(const match_index *m, int32_t rank, int32_t src, int32_t tag, int16_t ctx, uint8_t which) {
+static size_t find_slot(const match_index *m, int32_t rank, int32_t src, int32_t tag, int32_t ctx, uint8_t which) {
   size_t mask = m->cap - 1, i = (size_t)hash(rank, src, tag, ctx, which) & mask;
   for (;;) {
-    const bucket *b = &m->slots[i];
-    if (b->rank < 0 || (b->rank == rank && b->src == src && b->tag == tag && b->ctx == ctx && b->which == which))
+    const mpi_req *t = m->slots[i];
+    if (!t || (t->dst == rank && t->src == src && t->tag == tag && t->ctx == ctx && t->is_send == which))
       return i;
     i = (i + 1) & mask;
   }
 }
 
 static void grow(match_index *m) {
-  bucket *old = m->slots;
+  slot *old = m->slots;
   size_t oldcap = m->cap;
   m->cap *= 2;
-  m->slots = xmalloc(m->cap * sizeof *m->slots);
-  for (size_t i = 0; i < m->cap; i++) m->slots[i].rank = -1;
+  m->slots = xcalloc(m->cap, sizeof *m->slots);
   for (size_t i = 0; i < oldcap; i++) {
-    if (old[i].rank < 0) continue;
-    size_t j = find_slot(m, old[i].rank, old[i].src, old[i].tag, old[i].ctx, old[i].which);
-    m->slots[j] = old[i];
+    mpi_req *t = old[i];
+    if (!t) continue;
+    m->slots[find_slot(m, t->dst, t->src, t->tag, t->ctx, (uint8_t)t->is_send)] = t;
   }
   free(old);
 }
@@ -79,16 +80,16 @@ static void delete_slot(match_index *m, size_t i) {
   size_t mask = m->cap - 1, j = i;
   for (;;) {
     j = (j + 1) & mask;
-    bucket *b = &m->slots[j];
-    if (b->rank < 0) break;
-    size_t home = (size_t)hash(b->rank, b->src, b->tag, b->ctx, b->which) & mask;
-    /* b may move to i if its home is not in the cyclic range (i, j] */
+    mpi_req *t = m->slots[j];
+    if (!t) break;
+    size_t home = (size_t)slot_hash(t) & mask;
+    /* t may move to i if its home is not in the cyclic range (i, j] */
     if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
-      m->slots[i] = *b;
+      m->slots[i] = t;
       i = j;
     }
   }
-  m->slots[i].rank = -1;
+  m->slots[i] = NULL;
   m->n--;
 }
 
@@ -105,28 +106,30 @@ static void order_remove(order *o, mpi_req *r) {
   r->oprev = r->onext = NULL;
 }
 
-static void bucket_push(match_index *m, int32_t rank, mpi_req *r, uint8_t which) {
+/* r (whose dst is the bucket's rank and is_send its kind) goes last in its bucket. */
+static void bucket_push(match_index *m, mpi_req *r) {
   if ((m->n + 1) * 2 > m->cap) grow(m);
-  size_t i = find_slot(m, rank, r->src, r->tag, (int16_t)r->ctx, which);
-  bucket *b = &m->slots[i];
-  if (b->rank < 0) {
-    *b = (bucket){rank, r->src, r->tag, (int16_t)r->ctx, which, NULL, NULL};
+  size_t i = find_slot(m, r->dst, r->src, r->tag, r->ctx, (uint8_t)r->is_send);
+  mpi_req *t = m->slots[i];
+  if (!t) {
+    r->next = r;
     m->n++;
+  } else {
+    r->next = t->next;
+    t->next = r;
   }
-  r->next = NULL;
-  if (b->tail) b->tail->next = r; else b->head = r;
-  b->tail = r;
+  m->slots[i] = r;
 }
 
-/* Pops the head of a bucket; returns it (or NULL when the bucket does not exist). */
-static mpi_req *bucket_pop(match_index *m, int32_t rank, int32_t src, int32_t tag, int16_t ctx, uint8_t which, int take) {
+/* The oldest request of a bucket (removed when take), or NULL when the bucket does not exist. */
+static mpi_req *bucket_pop(match_index *m, int32_t rank, int32_t src, int32_t tag, int32_t ctx, uint8_t which, int take) {
   size_t i = find_slot(m, rank, src, tag, ctx, which);
-  bucket *b = &m->slots[i];
-  if (b->rank < 0) return NULL;
-  mpi_req *r = b->head;
+  mpi_req *t = m->slots[i];
+  if (!t) return NULL;
+  mpi_req *r = t->next;
   if (!take) return r;
-  b->head = r->next;
-  if (!b->head) delete_slot(m, i);
+  if (r == t) delete_slot(m, i);
+  else t->next = r->next;
   r->next = NULL;
   return r;
 }
@@ -140,14 +143,14 @@ void match_post_recv(match_index *m, mpi_req *recv) {
     if (L->wild_tail) L->wild_tail->next = recv; else L->wild_head = recv;
     L->wild_tail = recv;
   } else {
-    bucket_push(m, recv->dst, recv, POSTED);
+    bucket_push(m, recv);
   }
 }
 
 void match_post_send(match_index *m, mpi_req *send) {
   send->seq = ++m->seq;
   order_push(&m->ranks[send->dst].unexp, send);
-  bucket_push(m, send->dst, send, UNEXP);
+  bucket_push(m, send);
 }
 
 static int matches(const mpi_req *recv, const mpi_req *send) {
@@ -158,11 +161,11 @@ static int matches(const mpi_req *recv, const mpi_req *send) {
 mpi_req *match_take_recv(match_index *m, const mpi_req *send) {
   rank_lists *L = &m->ranks[send->dst];
   if (!L->wild_head) { /* no wildcard receive: the exact bucket's head, in one lookup */
-    mpi_req *r = bucket_pop(m, send->dst, send->src, send->tag, (int16_t)send->ctx, POSTED, 1);
+    mpi_req *r = bucket_pop(m, send->dst, send->src, send->tag, send->ctx, POSTED, 1);
     if (r) order_remove(&L->posted, r);
     return r;
   }
-  mpi_req *exact = bucket_pop(m, send->dst, send->src, send->tag, (int16_t)send->ctx, POSTED, 0);
+  mpi_req *exact = bucket_pop(m, send->dst, send->src, send->tag, send->ctx, POSTED, 0);
   mpi_req *wild = NULL, *wprev = NULL;
   for (mpi_req *r = L->wild_head, *p = NULL; r; p = r, r = r->next)
     if (matches(r, send)) { wild = r; wprev = p; break; }
@@ -174,7 +177,7 @@ mpi_req *match_take_recv(match_index *m, const mpi_req *send) {
     return wild;
   }
   if (!exact) return NULL;
-  bucket_pop(m, send->dst, send->src, send->tag, (int16_t)send->ctx, POSTED, 1);
+  bucket_pop(m, send->dst, send->src, send->tag, send->ctx, POSTED, 1);
   order_remove(&L->posted, exact);
   return exact;
 }
@@ -183,7 +186,7 @@ mpi_req *match_find_send(match_index *m, int dst, int src, int tag, int ctx, int
   rank_lists *L = &m->ranks[dst];
   mpi_req *r = NULL;
   if (src != MPI_L_ANY && tag != MPI_L_ANY) {
-    r = bucket_pop(m, dst, src, tag, (int16_t)ctx, UNEXP, take);
+    r = bucket_pop(m, dst, src, tag, ctx, UNEXP, take);
   } else {
     mpi_req probe = {0};
     probe.src = src;
@@ -193,7 +196,7 @@ mpi_req *match_find_send(match_index *m, int dst, int src, int tag, int ctx, int
       if (matches(&probe, s)) { r = s; break; }
     if (r && take) {
       /* it is the head of its bucket: the oldest of its key */
-      bucket_pop(m, dst, r->src, r->tag, (int16_t)r->ctx, UNEXP, 1);
+      bucket_pop(m, dst, r->src, r->tag, r->ctx, UNEXP, 1);
     }
   }
   if (r && take) order_remove(&L->unexp, r);
@@ -209,15 +212,20 @@ int match_remove_recv(match_index *m, mpi_req *recv) {
     if (p) p->next = r->next; else L->wild_head = r->next;
     if (L->wild_tail == r) L->wild_tail = p;
   } else {
-    size_t i = find_slot(m, recv->dst, recv->src, recv->tag, (int16_t)recv->ctx, POSTED);
-    bucket *b = &m->slots[i];
-    if (b->rank < 0) return 0;
-    mpi_req *p = NULL, *r = b->head;
-    while (r && r != recv) { p = r; r = r->next; }
-    if (!r) return 0;
-    if (p) p->next = r->next; else b->head = r->next;
-    if (b->tail == r) b->tail = p;
-    if (!b->head) delete_slot(m, i);
+    size_t i = find_slot(m, recv->dst, recv->src, recv->tag, recv->ctx, POSTED);
+    mpi_req *t = m->slots[i];
+    if (!t) return 0;
+    mpi_req *p = t;   /* recv's predecessor in the circular list */
+    while (p->next != recv) {
+      p = p->next;
+      if (p == t) return 0;
+    }
+    if (recv->next == recv) {
+      delete_slot(m, i);
+    } else {
+      p->next = recv->next;
+      if (recv == t) m->slots[i] = p;
+    }
   }
   recv->next = NULL;
   order_remove(&L->posted, recv);

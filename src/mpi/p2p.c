@@ -99,7 +99,7 @@ mpi_world *mpi_world_new(sim *s, models *m, int nranks, const int *rank_host, mp
   w->busy_acc = xcalloc((size_t)(nranks > 0 ? nranks : 1), sizeof *w->busy_acc);
   w->busy_closed = xmalloc((size_t)(nranks > 0 ? nranks : 1) * sizeof *w->busy_closed);
   for (int i = 0; i < nranks; i++) w->busy_closed[i] = -1;
-  psim_slab_init(&w->reqs, sizeof(mpi_req));
+  psim_slab_init_owned(&w->reqs, sizeof(mpi_req), w);
   return w;
 }
 
@@ -120,6 +120,9 @@ mpi_stats mpi_world_stats(const mpi_world *w) { return w->stats; }
 int mpi_rank_host(const mpi_world *w, int rank) { return w->rank_host[rank]; }
 models *mpi_models(mpi_world *w) { return w->models; }
 
+/* The world a request belongs to: its slab's (psim_slab_init_owned), not a field of its own. */
+static inline mpi_world *req_world(const mpi_req *r) { return psim_slab_owner(r); }
+
 /* A new request, every field written once (no memset of the whole request first). */
 static inline mpi_req *req_new(mpi_world *w, int owner, int src, int dst, int tag, int ctx,
                                double bytes, int is_send) {
@@ -136,12 +139,11 @@ static inline mpi_req *req_new(mpi_world *w, int owner, int src, int dst, int ta
   r->posted = sim_now(w->sim);
   r->or_due = 0;
   r->xfer_start = r->xfer_end = -1;
-  r->peer = r->next = r->oprev = r->onext = NULL;
+  r->peer = r->oprev = r->onext = NULL;   /* peer: next too */
   r->seq = 0;
   r->wseq = 0;
   r->wbase = NULL;
   r->shadow = r->remote = 0;
-  r->world = w;
   r->user = NULL;
   return r;
 }
@@ -167,10 +169,11 @@ static int is_local(const mpi_world *w, int rank) { return !w->proc_of || w->pro
 static void recv_overhead_done(sim *s, activity *a) {
   (void)s;
   mpi_req *recv = a->data;
-  mpi_rank_busy(recv->world, recv->owner, -1);
+  mpi_world *w = req_world(recv);
+  mpi_rank_busy(w, recv->owner, -1);
   recv->busy = 0;
-  complete(recv->world, recv);
-  maybe_free(recv->world, recv);
+  complete(w, recv);
+  maybe_free(w, recv);
 }
 
 /* The receive of a message whose bytes have all arrived completes: at once, or after a machine
@@ -199,13 +202,13 @@ static void finish_recv(mpi_world *w, mpi_req *recv, const mpi_req *send) {
 
 void mpi_req_wait(mpi_req *r) {
   r->waited = 1;
-  if (!r->wseq) r->wseq = ++r->world->wseq;
+  if (!r->wseq) r->wseq = ++req_world(r)->wseq;
 }
 
 void mpi_req_rewait(mpi_req *r) {
   r->waited = 1;
   r->wbase = NULL;
-  r->wseq = ++r->world->wseq;
+  r->wseq = ++req_world(r)->wseq;
 }
 
 void mpi_req_join(mpi_req *r, const uint64_t *base, int index) {
@@ -229,13 +232,13 @@ void mpi_req_leave(mpi_req *r) {
 
 static void transfer_done(sim *s, activity *a) {
   mpi_req *send = a->data;
-  mpi_world *w = send->world;
+  mpi_world *w = req_world(send);
   send->xfer_end = sim_now(s);
   send->arrived = 1;
   if (w->proc_of) w->last = send->xfer_end;
   if (!send->shadow) mpi_rank_busy(w, send->src, -1);   /* else the sender's process does */
   mpi_rank_busy(w, send->dst, -1);
-  mpi_req *recv = send->peer;
+  mpi_req *recv = send->matched ? send->peer : NULL;   /* else: eager, queued (peer is its link) */
   if (w->observe) w->observe(w->observe_ctx, send, recv);
   /* The sender first when it started waiting first (the receiver's completion may be delayed
    * by smpi/or anyway). */
@@ -244,7 +247,7 @@ static void transfer_done(sim *s, activity *a) {
   if (send_first) complete(w, send);
   if (recv) finish_recv(w, recv, send);
   send->busy = !send->matched; /* an eager message not yet received stays in its queue */
-  send->peer = NULL;
+  if (send->matched) send->peer = NULL;
   if (!send->detached && !send_first) complete(w, send);
   maybe_free(w, send);
 }
@@ -386,7 +389,7 @@ double mpi_world_last_date(const mpi_world *w) { return w->last; }
 /* A remote rendez-vous send's last byte arrived (the date its receiver's process gave). */
 static void remote_send_done(sim *s, activity *a) {
   mpi_req *send = a->data;
-  mpi_world *w = send->world;
+  mpi_world *w = req_world(send);
   send->xfer_end = sim_now(s);
   send->arrived = 1;
   send->busy = 0;

@@ -58,6 +58,12 @@ void *xrealloc(void *p, size_t n) {
   return q;
 }
 
+void *xaligned_alloc(size_t align, size_t n) {
+  void *p = aligned_alloc(align, n);
+  if (!p) oom(n);
+  return p;
+}
+
 char *xstrdup(const char *s) { return xstrndup(s, strlen(s)); }
 
 char *xstrndup(const char *s, size_t n) {

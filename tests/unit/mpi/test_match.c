@@ -1,0 +1,196 @@
+/* Matching queues (src/mpi/match.c, through mpi_isend, mpi_irecv, mpi_iprobe, mpi_cancel_recv)
+ * and the requests' slab (psim_slab_init_owned).
+ *
+ * A bucket of the matching hash is a circular list through mpi_req.next whose key is read
+ * from its requests (issue 38, part 3): these cases check MPI's order among receives of one
+ * key, a cancel at the head, middle and tail of a bucket, wildcards against exact receives,
+ * an eager message that arrives while others of its key wait unmatched (its queue link and
+ * its peer share their bytes), contexts that differ only above their low 16 bits (the
+ * buckets' keys held the context in 16 bits before: such sends matched the other context's
+ * receives), and enough requests for several slab chunks (a request finds its world from its
+ * address). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "psim/mpi_layer.h"
+#include "psim/platform.h"
+
+enum { NMAX = 20000 };
+
+typedef struct {
+  sim *s;
+  platform *p;
+  models *m;
+  mpi_world *w;
+  int host[4];
+  int ndone;
+  mpi_req *done[NMAX];
+} world;
+
+static void on_done(void *ctx, mpi_req *r) {
+  world *W = ctx;
+  if (W->ndone < NMAX) W->done[W->ndone] = r;
+  W->ndone++;
+}
+
+static void no_run(void *ctx, int id) { (void)ctx; (void)id; }
+
+static world *open_world(double async_small) {
+  psim_err err = {0};
+  net_config cfg;
+  net_config_init(&cfg);
+  cfg.async_small_thresh = async_small;
+  world *W = test_calloc(1, sizeof *W);
+  W->s = sim_new();
+  W->p = plat_flat_cluster(4, 1e9, 1, 1.25e9, 1e-6);
+  W->m = models_new(W->s, W->p, &cfg, &err);
+  assert_non_null(W->m);
+  for (int i = 0; i < 4; i++) W->host[i] = i;
+  W->w = mpi_world_new(W->s, W->m, 4, W->host, on_done, W);
+  return W;
+}
+
+static void close_world(world *W) {
+  mpi_world_free(W->w);
+  models_free(W->m);
+  plat_free(W->p);
+  sim_free(W->s);
+  test_free(W);
+}
+
+static mpi_req *isend(world *W, int src, int dst, int tag, int ctx, double bytes) {
+  psim_err err = {0};
+  mpi_req *q = mpi_isend(W->w, src, dst, tag, ctx, bytes, 0, &err);
+  assert_non_null(q);
+  return q;
+}
+
+static mpi_req *irecv(world *W, int dst, int src, int tag, int ctx) {
+  psim_err err = {0};
+  mpi_req *q = mpi_irecv(W->w, dst, src, tag, ctx, -1, &err);
+  assert_non_null(q);
+  return q;
+}
+
+/* Five receives of one key, the 1st, 3rd and 5th cancelled (head, middle, then tail of the
+ * bucket): three sends of sizes 1, 2, 3 go to the 2nd, the 4th, and none (unexpected). */
+static void test_bucket_order_and_cancel(void **state) {
+  (void)state;
+  world *W = open_world(0);
+  mpi_req *r[5];
+  for (int i = 0; i < 5; i++) r[i] = irecv(W, 1, 0, 7, MPI_CTX_USER);
+  assert_int_equal(mpi_cancel_recv(W->w, r[0]), 1);
+  assert_int_equal(mpi_cancel_recv(W->w, r[2]), 1);
+  assert_int_equal(mpi_cancel_recv(W->w, r[4]), 1);
+  assert_int_equal(mpi_cancel_recv(W->w, r[4]), 0);   /* not queued any more */
+  mpi_req *s1 = isend(W, 0, 1, 7, MPI_CTX_USER, 1);
+  mpi_req *s2 = isend(W, 0, 1, 7, MPI_CTX_USER, 2);
+  mpi_req *s3 = isend(W, 0, 1, 7, MPI_CTX_USER, 3);
+  sim_run(W->s, no_run, W);
+  assert_true(r[1]->done && r[3]->done);
+  assert_true(r[1]->bytes == 1 && r[3]->bytes == 2);
+  assert_false(s3->matched);
+  assert_ptr_equal(mpi_iprobe(W->w, 1, 0, 7, MPI_CTX_USER), s3);
+  mpi_req *r5 = irecv(W, 1, 0, 7, MPI_CTX_USER);   /* takes s3 */
+  sim_run(W->s, no_run, W);
+  assert_true(r5->done && r5->bytes == 3);
+  assert_null(mpi_iprobe(W->w, 1, 0, 7, MPI_CTX_USER));
+  mpi_req *all[] = {r[0], r[1], r[2], r[3], r[4], r5, s1, s2, s3};
+  for (size_t i = 0; i < sizeof all / sizeof *all; i++) mpi_req_release(W->w, all[i]);
+  close_world(W);
+}
+
+/* An exact receive posted between two wildcard ones: each send goes to the oldest receive
+ * that matches it, whichever list it is in. */
+static void test_wildcards_in_posting_order(void **state) {
+  (void)state;
+  world *W = open_world(0);
+  mpi_req *w1 = irecv(W, 2, MPI_L_ANY, 5, MPI_CTX_USER);
+  mpi_req *ex = irecv(W, 2, 0, 5, MPI_CTX_USER);
+  mpi_req *w2 = irecv(W, 2, 1, MPI_L_ANY, MPI_CTX_USER);
+  mpi_req *s1 = isend(W, 0, 2, 5, MPI_CTX_USER, 10);   /* w1 (older than ex) */
+  mpi_req *s2 = isend(W, 0, 2, 5, MPI_CTX_USER, 20);   /* ex */
+  mpi_req *s3 = isend(W, 1, 2, 9, MPI_CTX_USER, 30);   /* w2 */
+  sim_run(W->s, no_run, W);
+  assert_true(w1->done && w1->bytes == 10 && w1->src == 0);
+  assert_true(ex->done && ex->bytes == 20);
+  assert_true(w2->done && w2->bytes == 30 && w2->tag == 9);
+  mpi_req *all[] = {w1, ex, w2, s1, s2, s3};
+  for (size_t i = 0; i < sizeof all / sizeof *all; i++) mpi_req_release(W->w, all[i]);
+  close_world(W);
+}
+
+/* Contexts 1 and 65537 (the same low 16 bits): a send on one never matches a receive on the
+ * other. Before, the buckets' keys kept 16 bits of the context, and the send to context 65537
+ * completed the receive of context 1. */
+static void test_contexts_past_16_bits(void **state) {
+  (void)state;
+  world *W = open_world(0);
+  mpi_req *r1 = irecv(W, 1, 0, 3, 1);
+  mpi_req *s = isend(W, 0, 1, 3, 65537, 8);
+  sim_run(W->s, no_run, W);
+  assert_false(r1->done);
+  assert_false(s->matched);
+  assert_null(mpi_iprobe(W->w, 1, 0, 3, 1));
+  assert_ptr_equal(mpi_iprobe(W->w, 1, 0, 3, 65537), s);
+  mpi_req *r2 = irecv(W, 1, 0, 3, 65537);
+  sim_run(W->s, no_run, W);
+  assert_true(r2->done && r2->bytes == 8);
+  assert_false(r1->done);
+  assert_int_equal(mpi_cancel_recv(W->w, r1), 1);
+  mpi_req_release(W->w, r1);
+  mpi_req_release(W->w, r2);
+  mpi_req_release(W->w, s);
+  close_world(W);
+}
+
+/* smpi/async-small-thresh: three small messages flow at once, unreceived, queued in one
+ * bucket while in flight; each arrives unmatched (it stays queued, its link intact), then
+ * three receives take them in order. */
+static void test_eager_arrivals_stay_queued(void **state) {
+  (void)state;
+  world *W = open_world(65536);
+  mpi_req *s[3];
+  for (int i = 0; i < 3; i++) s[i] = isend(W, 0, 3, 4, MPI_CTX_USER, 100 * (i + 1));
+  sim_run(W->s, no_run, W);
+  for (int i = 0; i < 3; i++) assert_true(s[i]->arrived && !s[i]->matched);
+  mpi_req *r[3];
+  for (int i = 0; i < 3; i++) r[i] = irecv(W, 3, 0, 4, MPI_CTX_USER);
+  sim_run(W->s, no_run, W);
+  for (int i = 0; i < 3; i++) assert_true(r[i]->done && r[i]->bytes == 100 * (i + 1));
+  for (int i = 0; i < 3; i++) { mpi_req_release(W->w, r[i]); mpi_req_release(W->w, s[i]); }
+  close_world(W);
+}
+
+/* 2 x 6000 requests (several slab chunks of 512 KiB) in 600 keys: every transfer's end finds
+ * its world and completes both ends. */
+static void test_many_requests(void **state) {
+  (void)state;
+  world *W = open_world(0);
+  enum { N = 6000 };
+  static mpi_req *r[N], *s[N];
+  for (int i = 0; i < N; i++) r[i] = irecv(W, 1 + i % 3, 0, i % 200, MPI_CTX_USER);
+  for (int i = 0; i < N; i++) s[i] = isend(W, 0, 1 + i % 3, i % 200, MPI_CTX_USER, 1 + i);
+  sim_run(W->s, no_run, W);
+  assert_int_equal(W->ndone, 2 * N);
+  for (int i = 0; i < N; i++) {
+    assert_true(r[i]->done);
+    assert_true(r[i]->bytes == 1 + i);   /* its key's sends in order */
+  }
+  for (int i = 0; i < N; i++) { mpi_req_release(W->w, r[i]); mpi_req_release(W->w, s[i]); }
+  close_world(W);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_bucket_order_and_cancel),
+      cmocka_unit_test(test_wildcards_in_posting_order),
+      cmocka_unit_test(test_contexts_past_16_bits),
+      cmocka_unit_test(test_eager_arrivals_stay_queued),
+      cmocka_unit_test(test_many_requests),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
