@@ -91,16 +91,16 @@ char *replay_unfinished_lines(replay *R, const char *verb, int *n_out) {
                            : snprintf(what + wl, sizeof what - wl, "%sreceive from rank %d (tag %d) never sent",
                                       wl ? "; " : "", q->src, q->tag));
     }
-    const char *t = k->text_copied ? k->text : (k->has_action ? k->act.text : "");
-    int tl = k->text_copied ? k->text_len : (k->has_action ? k->act.text_len : 0);
+    const char *t = k->text_copied ? k->text : (k->has_action ? k->act_text : "");
+    int tl = k->text_copied ? k->text_len : (k->has_action ? k->act_text_len : 0);
     if (!k->has_action)
       snprintf(line, sizeof line, "  rank %d (host %s): at the end of its trace (after %s:%ld), waiting for its pending requests: %s\n",
-               i, plat_host_at(R->o->plat, k->host)->name, k->act.file ? k->act.file : "?", k->act.line,
+               i, plat_host_at(R->o->plat, k->host)->name, k->act_file ? k->act_file : "?", k->act_line,
                what[0] ? what : "?");
     else
       snprintf(line, sizeof line, "  rank %d (host %s): %s '%d %.*s' at %s:%ld: %s\n", i,
-               plat_host_at(R->o->plat, k->host)->name, verb, i, tl, t, k->act.file ? k->act.file : "?",
-               k->act.line, what[0] ? what : "waiting");
+               plat_host_at(R->o->plat, k->host)->name, verb, i, tl, t, k->act_file ? k->act_file : "?",
+               k->act_line, what[0] ? what : "waiting");
     size_t ll = strlen(line);
     if (len + ll + 1 > cap) { cap = 2 * (len + ll + 1); buf = xrealloc(buf, cap); }
     memcpy(buf + len, line, ll + 1);
@@ -182,6 +182,8 @@ int replay_run(tit_source *src, const replay_opts *o, replay_result *res, psim_e
     return -1;
   }
   R.ranks = xcalloc((size_t)R.np, sizeof *R.ranks);
+  if (R.vp || R.maps) R.cold = xcalloc((size_t)R.np, sizeof *R.cold);
+  if (o->nobservers) R.acts = xcalloc((size_t)R.np, sizeof *R.acts);
   replay_mtx_init(&R);
   for (int i = 0; i < R.np; i++) {
     rank *k = &R.ranks[i];
@@ -221,7 +223,7 @@ int replay_run(tit_source *src, const replay_opts *o, replay_result *res, psim_e
   res->ranks = xcalloc((size_t)R.np, sizeof *res->ranks);
   for (int i = 0; i < R.np; i++) {
     rank_stats *st = &res->ranks[i];
-    *st = R.ranks[i].st;
+    *st = replay_rank_stats(&R, i);
     /* a rank that never finished: its times run up to the date it blocked for good */
     if (R.ranks[i].state != RK_DONE) { st->finish = R.ranks[i].acct_mark; st->blocked = 1; }
   }
@@ -233,6 +235,8 @@ done:
   free(R.maps);
   for (int i = 0; i < R.np; i++) replay_rank_free(&R.ranks[i]);
   free(R.ranks);
+  free(R.cold);
+  free(R.acts);
   coll_prog_free(&R.prog);
   mpi_world_free(R.world);
   models_free(R.models);

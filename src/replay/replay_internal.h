@@ -29,9 +29,10 @@ typedef struct rop {
 } rop;
 
 /* The key (src, dst, tag) of a request started by a trace isend/irecv, waited for later by
- * that key; the requests themselves are in a parallel array (rank.pend_req), which a trace's
- * waitall waits on as it is. */
-typedef struct keyed { int src, dst, tag; } keyed;
+ * that key: src and dst as one int, pair (2 x dst when src is the rank, 2 x src + 1 when dst
+ * is: replay_rank.c pair_code); the requests themselves are in a parallel array
+ * (rank.pend_req), which a trace's waitall waits on as it is. */
+typedef struct keyed { int pair, tag; } keyed;
 
 /* RK_QUEUED: a VP ready to run but waiting for its PE; RK_STEP: at a balancing step. */
 typedef enum { RK_READY, RK_BLOCKED, RK_DONE, RK_QUEUED, RK_STEP } rank_state;
@@ -63,11 +64,36 @@ typedef enum {
   STEP_BALANCED,    /* migrate (VP mode): for the balancing step to end */
 } op_step;
 
+/* What only some replays use (issue 38: a rank's state is part of its memory): psim lb's VPs
+ * and --host-events' moves. replay.cold holds one per rank in those replays only (NULL in the
+ * others); replay_cold gives a rank's. */
+typedef struct rank_cold {
+  double iter_mark;               /* VP mode: st.compute at its previous migrate */
+  double move_start, move_bytes;
+  double mem;                     /* bytes of its last `migrate SIZE` (-1: none yet) */
+  int migrates;                   /* VP mode: migrate points reached */
+  int qnext;                      /* VP mode: next VP in its PE's ready queue */
+  int ev_next;                    /* --host-events: the next event it has not applied */
+  int move_ev, move_to;           /* the event its move belongs to, its destination */
+  uint8_t wait_comm;              /* VP mode: blocked in communication, without its PE */
+  double pe_wait, lb, move;       /* rank_stats' (VP mode; --host-events) */
+} rank_cold;
+
+/* A rank's figures while it runs: rank_stats but its host (the rank's), blocked (known at the
+ * end) and the times of rank_cold; replay_rank_stats puts them together. */
+typedef struct rank_figs {
+  double finish, compute, comm, wait;
+  uint64_t actions, msgs_sent, msgs_recv;
+  double bytes_sent, bytes_recv;
+} rank_figs;
+
 typedef struct rank {
-  /* Fields grouped by size, without holes (issue 38: a rank's state is part of its memory). */
-  tit_action act;
-  rank_stats st;
-  rop inline_ops[2];
+  /* Fields grouped by size, without holes (issue 38: a rank's state is part of its memory;
+   * what only psim lb and --host-events use is in rank_cold). */
+  rank_figs st;
+  /* room for one op: most actions are one (a send, a receive, a wait, a computation); the
+   * others get a block (a collective's program at its length) */
+  rop inline_ops[1];
   rop *ops;
   /* requests started by the current program (collective), in order */
   mpi_req **preqs;
@@ -80,19 +106,18 @@ typedef struct rank {
   uint64_t wbase;
   int *wdone;
   char *text;                     /* copy of the action text once it stops mid-action */
+  /* The action in progress, what is read of it once translated: its text (borrowed from the
+   * reader until kept in text), kind, file and line. The whole tit_action is kept only for
+   * the observers (replay.acts), which are given it when it ends. */
+  const char *act_text;
+  const char *act_file;
+  long act_line;
   double ovh_start;               /* when the overhead began */
   double or_due;                  /* smpi/or of the messages its waits took, still to pay */
-  double iter_mark;               /* VP mode: st.compute at its previous migrate */
-  double move_start, move_bytes;
-  double mem;                     /* bytes of its last `migrate SIZE` (-1: none yet) */
   double acct_mark;               /* date up to which st's times are accounted */
   double busy_mark;               /* mpi_rank_busy_time at acct_mark (PH_MPI only) */
   double act_start;
   int id, host;
-  int migrates;                   /* VP mode: migrate points reached */
-  int qnext;                      /* VP mode: next VP in its PE's ready queue */
-  int ev_next;                    /* --host-events: the next event it has not applied */
-  int move_ev, move_to;           /* the event its move belongs to, its destination */
   int pc, nops, capops;
   int npreqs, cappreqs, pwaited;  /* preqs[0..pwaited) already waited for */
   int nwaiting;                   /* requests it is blocked on that are not done */
@@ -100,8 +125,9 @@ typedef struct rank {
   int wpend;
   int nwdone, capwdone;
   int text_len, text_cap;
+  int act_text_len;
+  uint8_t act_kind;               /* tit_kind */
   uint8_t state, step, has_action, at_end;   /* step: op_step of ops[pc] */
-  uint8_t wait_comm;              /* VP mode: blocked in communication, without its PE */
   uint8_t posted;                 /* the op just executed posted a send or a receive */
   uint8_t yields;                 /* turns it still gives up before going on (SMPI simcalls) */
   uint8_t phase;                  /* PH_*: what the time since acct_mark is spent on */
@@ -117,6 +143,8 @@ typedef struct replay {
   models *models;
   mpi_world *world;
   rank *ranks;
+  rank_cold *cold;                /* psim lb and --host-events only (rank_cold), else NULL */
+  tit_action *acts;               /* per rank the whole action in progress, for observers only */
   int *rank_host;
   int np;
   double test_count;              /* SMPI's process-wide count of injected test sleeps */
@@ -156,9 +184,13 @@ typedef struct replay {
   uint64_t windows;
 } replay;
 
+static inline rank_cold *replay_cold(const replay *R, const rank *k) { return &R->cold[k->id]; }
+
 /* ---- replay_rank.c ---- */
 void replay_rank_init(replay *R, rank *k, int id);
 void replay_rank_free(rank *k);
+/* Rank i's figures as the results give them (blocked 0). */
+rank_stats replay_rank_stats(const replay *R, int i);
 /* sim_run's callback: runs rank id until it blocks or ends. */
 void replay_rank_run(void *ctx, int id);
 /* The MPI layer's completion callback. */

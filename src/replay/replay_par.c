@@ -241,7 +241,7 @@ int replay_par_finish(replay *R, replay_result *res) {
   int unfinished = 0;
   for (int i = 0; i < R->np; i++) {
     if (!replay_local(R, i)) continue;
-    rank_rec rr = {i, R->ranks[i].st};
+    rank_rec rr = {i, replay_rank_stats(R, i)};
     if (R->ranks[i].state != RK_DONE) { rr.st.finish = R->ranks[i].acct_mark; rr.st.blocked = 1; unfinished++; }
     VEC_PUSH(mine, rr);
   }
@@ -308,7 +308,7 @@ int replay_par_finish(replay *R, replay_result *res) {
     res->bytes = sum.bytes;
   } else {
     for (int i = 0; i < R->np; i++)
-      if (replay_local(R, i)) res->ranks[i] = R->ranks[i].st;
+      if (replay_local(R, i)) res->ranks[i] = replay_rank_stats(R, i);
   }
   if (rc == 0 && flags[1] < 0) {
     psim_errf(R->err, PSIM_EXIT_DEADLOCK, NULL, 0, "%s", res->deadlock ? res->deadlock : "deadlock (reported by process 0)\n");

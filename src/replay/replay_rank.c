@@ -50,7 +50,7 @@ static void reserve_ops(rank *k, int n) {
 static void reset_ops(rank *k) {
   if (k->ops != k->inline_ops) free(k->ops);
   k->ops = k->inline_ops;
-  k->capops = 2;
+  k->capops = (int)(sizeof k->inline_ops / sizeof *k->inline_ops);
   k->nops = k->pc = 0;
   k->step = STEP_START;
   k->npreqs = k->pwaited = 0;
@@ -58,15 +58,15 @@ static void reset_ops(rank *k) {
 
 static void keep_text(rank *k) {
   if (k->text_copied || !k->has_action) return;
-  if (k->act.text_len + 1 > k->text_cap) {
+  if (k->act_text_len + 1 > k->text_cap) {
     /* most ranks keep one short line: room for it alone (a 32-byte block), doubling after */
     int want = 2 * k->text_cap;
-    k->text_cap = k->act.text_len + 1 > want ? k->act.text_len + 1 : want;
+    k->text_cap = k->act_text_len + 1 > want ? k->act_text_len + 1 : want;
     k->text = xrealloc(k->text, (size_t)k->text_cap);
   }
-  memcpy(k->text, k->act.text, (size_t)k->act.text_len);
-  k->text[k->act.text_len] = 0;
-  k->text_len = k->act.text_len;
+  memcpy(k->text, k->act_text, (size_t)k->act_text_len);
+  k->text[k->act_text_len] = 0;
+  k->text_len = k->act_text_len;
   k->text_copied = 1;
 }
 
@@ -82,7 +82,7 @@ static void notify_phase(replay *R, int id, int what, double start, double end) 
 }
 
 static int is_compute_action(const rank *k) {
-  return k->act.kind == TIT_COMPUTE || k->act.kind == TIT_SLEEP;
+  return k->act_kind == TIT_COMPUTE || k->act_kind == TIT_SLEEP;
 }
 
 void replay_rank_account(replay *R, rank *k, int phase) {
@@ -108,9 +108,9 @@ void replay_rank_account(replay *R, rank *k, int phase) {
     break;
   }
   case PH_COMPUTE: k->st.compute += d; break;
-  case PH_PE: k->st.pe_wait += d; break;
-  case PH_MOVE: k->st.move += d; break;
-  default: k->st.lb += d; break;
+  case PH_PE: replay_cold(R, k)->pe_wait += d; break;   /* VP mode only, as PH_LB */
+  case PH_MOVE: replay_cold(R, k)->move += d; break;    /* --host-events only */
+  default: replay_cold(R, k)->lb += d; break;
   }
   if (R->par) { if (phase == PH_MPI && k->phase != PH_MPI) mpi_busy_read(R->world, k->id, 0, 0, 1); }
   else if (phase == PH_MPI) k->busy_mark = k->phase == PH_MPI ? busy : mpi_rank_busy_time(R->world, k->id);
@@ -130,7 +130,7 @@ void replay_rank_block(replay *R, rank *k, int phase) {
 /* Blocked waiting for messages: a VP gives its PE to the next ready one. */
 static void block_comm(replay *R, rank *k) {
   replay_rank_block(R, k, PH_MPI);
-  if (R->vp) { k->wait_comm = 1; replay_vp_release(R, k); }
+  if (R->vp) { replay_cold(R, k)->wait_comm = 1; replay_vp_release(R, k); }
 }
 
 /* Blocked in a single wait (MPI_Wait, a blocking send or receive, a scan's waits): SimGrid
@@ -142,7 +142,7 @@ static void block_wait_one(replay *R, rank *k) {
 
 static void wake(replay *R, rank *k) {
   if (k->state != RK_BLOCKED) return;
-  if (R->vp && k->wait_comm) { k->wait_comm = 0; replay_vp_acquire(R, k); return; }
+  if (R->vp && replay_cold(R, k)->wait_comm) { replay_cold(R, k)->wait_comm = 0; replay_vp_acquire(R, k); return; }
   k->state = RK_READY;
   sim_make_ready(R->sim, k->id);
 }
@@ -324,8 +324,17 @@ static void push_preq(rank *k, mpi_req *q) {
   k->preqs[k->npreqs++] = q;
 }
 
+/* A key's two ranks in one int (issue 38: 8 bytes a key, not 12). Every key a rank files has
+ * itself at one end and a rank of 0..np-1 at the other: a trace's isend or irecv (its peer
+ * checked), or a test's key found among them. -1 for a pair no such key has. */
+static int pair_code(const replay *R, const rank *k, int src, int dst) {
+  if (src == k->id && dst >= 0 && dst < R->np) return 2 * dst;
+  if (dst == k->id && src >= 0 && src < R->np) return 2 * src + 1;
+  return -1;
+}
+
 /* pend_req and pend share one block (requests first, then keys): one allocation per rank. */
-static void push_keyed(rank *k, int src, int dst, int tag, mpi_req *q) {
+static void push_keyed(const replay *R, rank *k, int src, int dst, int tag, mpi_req *q) {
   if (k->npend == k->cappend) {
     int cap = k->cappend ? 2 * k->cappend : 4;
     mpi_req **reqs = xmalloc((size_t)cap * (sizeof *reqs + sizeof *k->pend));
@@ -340,12 +349,14 @@ static void push_keyed(rank *k, int src, int dst, int tag, mpi_req *q) {
     k->cappend = cap;
   }
   k->pend_req[k->npend] = q;
-  k->pend[k->npend++] = (keyed){src, dst, tag};
+  k->pend[k->npend++] = (keyed){pair_code(R, k, src, dst), tag};
 }
 
-static int find_keyed(const rank *k, int src, int dst, int tag) {
+static int find_keyed(const replay *R, const rank *k, int src, int dst, int tag) {
+  int pair = pair_code(R, k, src, dst);
+  if (pair < 0) return -1;
   for (int i = 0; i < k->npend; i++)
-    if (k->pend[i].src == src && k->pend[i].dst == dst && k->pend[i].tag == tag) return i;
+    if (k->pend[i].pair == pair && k->pend[i].tag == tag) return i;
   return -1;
 }
 
@@ -417,7 +428,7 @@ static int posted(replay *R, rank *k, const rop *op, mpi_req *q, int src, int ds
   replay_mtx_hold(R, k, k->posted);
   if (!q) { replay_rank_fail(R); return 1; }
   if (op->kind == R_ISEND || op->kind == R_IRECV) { push_preq(k, q); return 0; }
-  if (op->kind == R_ISEND_KEEP || op->kind == R_IRECV_KEEP) { push_keyed(k, src, dst, op->tag, q); return 0; }
+  if (op->kind == R_ISEND_KEEP || op->kind == R_IRECV_KEEP) { push_keyed(R, k, src, dst, op->tag, q); return 0; }
   k->cur = q;
   return wait_slot(R, k, &k->cur);
 }
@@ -512,10 +523,10 @@ static int op_wait(replay *R, rank *k, const rop *op) {
 /* A trace's wait for the oldest request of its key (src, dst, tag). */
 static int op_wait_key(replay *R, rank *k, const rop *op) {
   if (k->step == STEP_START) {
-    int i = find_keyed(k, op->peer, op->peer2, op->tag);
+    int i = find_keyed(R, k, op->peer, op->peer2, op->tag);
     if (i < 0) {
       if (k->npend == 0) {
-        psim_errf(R->err, PSIM_EXIT_INPUT, k->act.file, k->act.line,
+        psim_errf(R->err, PSIM_EXIT_INPUT, k->act_file, k->act_line,
                   "rank %d: wait %d %d %d is not preceded by any irecv or isend", k->id,
                   op->peer, op->peer2, op->tag);
         replay_rank_fail(R);
@@ -535,14 +546,14 @@ static int test_look(replay *R, rank *k, const rop *op) {
   mpi_req *q = k->cur;
   k->cur = NULL;
   if (!q->done) {
-    push_keyed(k, op->peer, op->peer2, op->tag, q);
+    push_keyed(R, k, op->peer, op->peer2, op->tag, q);
     R->test_count += 1;
     return 0;
   }
   take(k, q);
   count_done(k, q);
   mpi_req_release(R->world, q);
-  push_keyed(k, op->peer, op->peer2, op->tag, NULL);   /* a later wait on it returns at once */
+  push_keyed(R, k, op->peer, op->peer2, op->tag, NULL);   /* a later wait on it returns at once */
   double t = k->or_due;
   k->or_due = 0;
   if (overhead_then(R, k, t, STEP_TEST_RESET)) return 1;
@@ -556,13 +567,13 @@ static int op_test_key(replay *R, rank *k, const rop *op) {
     /* As SimGrid's replay: the oldest request of the key is taken out; when there is none,
      * or it is one an earlier test completed (kept as NULL), the test does nothing at all,
      * not even its sleep. */
-    int i = find_keyed(k, op->peer, op->peer2, op->tag);
+    int i = find_keyed(R, k, op->peer, op->peer2, op->tag);
     if (i < 0) return 0;
     k->cur = k->pend_req[i];
     remove_keyed(k, i);
     if (!k->cur) return 0;
     if (R->par && c->grow_injected && c->test_sleep > 0) {
-      psim_errf(R->err, PSIM_EXIT_USAGE, k->act.file, k->act.line,
+      psim_errf(R->err, PSIM_EXIT_USAGE, k->act_file, k->act_line,
                 "rank %d: a test under psim replay over MPI processes needs --cfg "
                 "smpi/grow-injected-times:no (SMPI's count of test sleeps is one for all ranks)", k->id);
       replay_rank_fail(R);
@@ -651,20 +662,19 @@ static int coll_of(tit_kind k) {
 
 static int check_peer(replay *R, rank *k, int peer, const char *what) {
   if (peer >= 0 && peer < R->np) return 0;
-  psim_errf(R->err, PSIM_EXIT_INPUT, k->act.file, k->act.line, "rank %d: %s %d is out of range (0..%d)", k->id,
+  psim_errf(R->err, PSIM_EXIT_INPUT, k->act_file, k->act_line, "rank %d: %s %d is out of range (0..%d)", k->id,
             what, peer, R->np - 1);
   replay_rank_fail(R);
   return -1;
 }
 
-static int translate(replay *R, rank *k) {
-  const tit_action *a = &k->act;
+static int translate(replay *R, rank *k, const tit_action *a) {
   rop *op;
   switch (a->kind) {
   case TIT_MIGRATE:
     if (R->vp) { op = add_op(k); op->kind = R_MIGRATE; op->bytes = a->bytes; }
     else {
-      if (a->bytes >= 0) k->mem = a->bytes;
+      if (a->bytes >= 0 && R->cold) replay_cold(R, k)->mem = a->bytes;   /* for a move */
       dyn_marker(R->dyn, k->id, sim_now(R->sim));
     }
     return 0;
@@ -766,14 +776,14 @@ static void finish_action(replay *R, rank *k, double now) {
   const double dur = now - k->act_start;
   k->st.actions++;
   R->actions++;
-  tit_kind kind = k->act.kind;
+  tit_kind kind = (tit_kind)k->act_kind;
   if ((R->o->actions || R->o->nobservers) && kind != TIT_INIT && kind != TIT_FINALIZE) {
-    const char *t = k->text_copied ? k->text : k->act.text;
-    int n = k->text_copied ? k->text_len : k->act.text_len;
+    const char *t = k->text_copied ? k->text : k->act_text;
+    int n = k->text_copied ? k->text_len : k->act_text_len;
     if (R->o->actions) fprintf(R->o->actions, "%.6f %d %.*s %.6f\n", now, k->id, n, t, dur);
     for (int i = 0; i < R->o->nobservers; i++)
       if (R->o->observers[i].action)
-        R->o->observers[i].action(R->o->observers[i].ctx, k->id, &k->act, t, n, k->act_start, now);
+        R->o->observers[i].action(R->o->observers[i].ctx, k->id, &R->acts[k->id], t, n, k->act_start, now);
   }
   k->has_action = 0;
   k->text_copied = 0;
@@ -782,12 +792,24 @@ static void finish_action(replay *R, rank *k, double now) {
 /* Loads rank k's next action into its program. Returns 0 at the end of its trace. */
 static int load_next(replay *R, rank *k, double now) {
   reset_ops(k);
-  int r = tit_next(R->src, k->id, &k->act, R->err);
+  /* the reader writes the action only when it returns 1 or fails while parsing it: a failed
+   * read keeps what it wrote, as the rank's whole action did */
+  tit_action tmp = {.kind = (tit_kind)k->act_kind, .text = k->act_text, .text_len = k->act_text_len,
+                    .file = k->act_file, .line = k->act_line};
+  tit_action *a = R->acts ? &R->acts[k->id] : &tmp;
+  int r = tit_next(R->src, k->id, a, R->err);
+  if (r != 0) {
+    k->act_kind = (uint8_t)a->kind;
+    k->act_text = a->text;
+    k->act_text_len = a->text_len;
+    k->act_file = a->file;
+    k->act_line = a->line;
+  }
   if (r < 0) { replay_rank_fail(R); return 0; }
   if (r == 0) return 0;
   k->has_action = 1;
   k->act_start = now;
-  if (translate(R, k) < 0) return 0;
+  if (translate(R, k, a) < 0) return 0;
   return 1;
 }
 
@@ -872,10 +894,9 @@ void replay_rank_init(replay *R, rank *k, int id) {
   k->id = id;
   k->host = R->rank_host[id];
   k->ops = k->inline_ops;
-  k->capops = 2;
-  k->st.host = k->host;
+  k->capops = (int)(sizeof k->inline_ops / sizeof *k->inline_ops);
   k->phase = PH_MPI;
-  k->mem = -1;
+  if (R->cold) R->cold[id].mem = -1;
 }
 
 /* ---- --host-events: moving a rank ---- */
@@ -883,28 +904,52 @@ static void move_done(sim *s, activity *a) {
   (void)s;
   replay *R = a->data;
   rank *k = &R->ranks[a->tag];
+  const rank_cold *c = replay_cold(R, k);
   const double now = sim_now(R->sim);
-  dyn_move_rec(R->dyn, k->move_ev, k->id, k->host, k->move_to, k->move_bytes, k->move_start, now);
-  R->rank_host[k->id] = k->host = k->st.host = k->move_to;
-  dyn_place(R->dyn, k->id, k->move_to, now);
+  dyn_move_rec(R->dyn, c->move_ev, k->id, k->host, c->move_to, c->move_bytes, c->move_start, now);
+  R->rank_host[k->id] = k->host = c->move_to;
+  dyn_place(R->dyn, k->id, c->move_to, now);
   wake(R, k);
 }
 
 int replay_rank_move(replay *R, rank *k) {
   const double now = sim_now(R->sim);
   int e = -1;
-  int to = dyn_events_due(R->dyn, R->o->host_events, R->maps, R->np, k->id, &k->ev_next, now, &e);
+  rank_cold *c = replay_cold(R, k);
+  int to = dyn_events_due(R->dyn, R->o->host_events, R->maps, R->np, k->id, &c->ev_next, now, &e);
   if (to < 0 || to == k->host) return 0;
-  k->move_ev = e;
-  k->move_to = to;
-  k->move_start = now;
-  k->move_bytes = k->mem >= 0 ? k->mem : R->o->rank_memory;
-  if (!models_transfer(R->models, k->host, to, k->move_bytes, move_done, R, k->id, R->err)) {
+  c->move_ev = e;
+  c->move_to = to;
+  c->move_start = now;
+  c->move_bytes = c->mem >= 0 ? c->mem : R->o->rank_memory;
+  if (!models_transfer(R->models, k->host, to, c->move_bytes, move_done, R, k->id, R->err)) {
     replay_rank_fail(R);
     return 1;
   }
   replay_rank_block(R, k, PH_MOVE);
   return 1;
+}
+
+rank_stats replay_rank_stats(const replay *R, int i) {
+  const rank *k = &R->ranks[i];
+  rank_stats st;
+  memset(&st, 0, sizeof st);   /* its padding too: psim replay over MPI sends it as bytes */
+  st.host = k->host;
+  st.finish = k->st.finish;
+  st.compute = k->st.compute;
+  st.comm = k->st.comm;
+  st.wait = k->st.wait;
+  st.actions = k->st.actions;
+  st.msgs_sent = k->st.msgs_sent;
+  st.msgs_recv = k->st.msgs_recv;
+  st.bytes_sent = k->st.bytes_sent;
+  st.bytes_recv = k->st.bytes_recv;
+  if (R->cold) {
+    st.pe_wait = R->cold[i].pe_wait;
+    st.lb = R->cold[i].lb;
+    st.move = R->cold[i].move;
+  }
+  return st;
 }
 
 void replay_rank_free(rank *k) {

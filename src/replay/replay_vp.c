@@ -40,8 +40,8 @@ void replay_vp_acquire(replay *R, rank *k) {
     sim_make_ready(R->sim, k->id);
     return;
   }
-  k->qnext = -1;
-  if (R->pe_qtail[pe] >= 0) R->ranks[R->pe_qtail[pe]].qnext = k->id;
+  replay_cold(R, k)->qnext = -1;
+  if (R->pe_qtail[pe] >= 0) R->cold[R->pe_qtail[pe]].qnext = k->id;
   else R->pe_qhead[pe] = k->id;
   R->pe_qtail[pe] = k->id;
   k->state = RK_QUEUED;
@@ -54,7 +54,7 @@ void replay_vp_release(replay *R, rank *k) {
   R->pe_running[pe] = -1;
   int next = R->pe_qhead[pe];
   if (next < 0) return;
-  R->pe_qhead[pe] = R->ranks[next].qnext;
+  R->pe_qhead[pe] = R->cold[next].qnext;
   if (R->pe_qhead[pe] < 0) R->pe_qtail[pe] = -1;
   R->pe_running[pe] = next;
   R->ranks[next].state = RK_READY;
@@ -71,7 +71,6 @@ static void step_resume(replay *R) {
     vp->vp_pe[v] = R->new_pe[v];
     R->rank_host[v] = vp->pe_host[R->new_pe[v]];
     R->ranks[v].host = R->rank_host[v];
-    R->ranks[v].st.host = R->rank_host[v];
   }
   R->at_step = 0;
   for (int v = 0; v < R->np; v++) {
@@ -115,11 +114,11 @@ static void step_strategy_done(sim *s, activity *a) {
 static void step_start(replay *R) {
   const replay_vp *vp = R->vp;
   R->nsteps++;
-  if (R->force_step && R->force_step <= R->ranks[0].migrates) R->force_step = 0;
+  if (R->force_step && R->force_step <= R->cold[0].migrates) R->force_step = 0;
   /* --pe-events due at this step (in order): iteration events up to this migrate, date
    * events up to now; removed PEs are flagged for step() */
   const dyn_events *E = vp->pe_events;
-  int mig = R->ranks[0].migrates;
+  int mig = R->cold[0].migrates;
   R->step_ev = -1;
   while (E && R->pe_ev_next < E->n) {
     const dyn_event *ev = &E->ev[R->pe_ev_next];
@@ -162,10 +161,10 @@ static void step_mismatch(replay *R) {
     if (R->ranks[v].state == RK_DONE && ended < 0) ended = v;
   }
   const rank *w = &R->ranks[waiting];
-  psim_errf(R->err, PSIM_EXIT_INPUT, w->act.file, w->act.line,
+  psim_errf(R->err, PSIM_EXIT_INPUT, w->act_file, w->act_line,
             "migrate on only some VPs: VP %d is at its migrate number %d (a balancing step) but "
             "VP %d ended its trace after %d migrates; every VP must reach every migrate",
-            waiting, w->migrates, ended, R->ranks[ended].migrates);
+            waiting, replay_cold(R, w)->migrates, ended, R->cold[ended].migrates);
   replay_rank_fail(R);
 }
 
@@ -173,7 +172,7 @@ static void step_mismatch(replay *R) {
  * force (see replay_vp.pe_events). Every VP decides the same for the same migrate number. */
 static int step_due(replay *R, const rank *k) {
   const replay_vp *vp = R->vp;
-  int m = k->migrates;
+  int m = replay_cold(R, k)->migrates;
   const dyn_events *E = vp->pe_events;
   if (E && R->pe_ev_next < E->n) {
     const dyn_event *ev = &E->ev[R->pe_ev_next];
@@ -196,13 +195,14 @@ static int step_due(replay *R, const rank *k) {
 int replay_vp_migrate(replay *R, rank *k, const rop *op) {
   if (k->step == STEP_BALANCED) return 0;   /* resumed after the step */
   const replay_vp *vp = R->vp;
-  k->migrates++;
+  rank_cold *c = replay_cold(R, k);
+  c->migrates++;
   /* st.compute must include the computation that just ended */
   replay_rank_account(R, k, k->phase);
   if (vp->iteration)
-    vp->iteration(vp->ctx, k->id, k->migrates, vp->vp_pe[k->id], k->st.compute - k->iter_mark,
+    vp->iteration(vp->ctx, k->id, c->migrates, vp->vp_pe[k->id], k->st.compute - c->iter_mark,
                   sim_now(R->sim));
-  k->iter_mark = k->st.compute;
+  c->iter_mark = k->st.compute;
   dyn_marker(R->dyn, k->id, sim_now(R->sim));
   if (!step_due(R, k)) return 0;
   k->step = STEP_BALANCED;
@@ -232,25 +232,25 @@ void replay_vp_final_checks(replay *R) {
     }
     const rank *w = &R->ranks[waiting];
     if (other < 0) {   /* all there: the step started but never ended */
-      psim_errf(R->err, PSIM_EXIT_INPUT, w->act.file, w->act.line,
+      psim_errf(R->err, PSIM_EXIT_INPUT, w->act_file, w->act_line,
                 "balancing step %d never ended: every VP waits at it, and its cost or its "
                 "migrations never complete", R->nsteps + 1);
       replay_rank_fail(R);
       return;
     }
-    psim_errf(R->err, PSIM_EXIT_INPUT, w->act.file, w->act.line,
+    psim_errf(R->err, PSIM_EXIT_INPUT, w->act_file, w->act_line,
               "migrate on only some VPs: %d VPs wait at balancing step %d (VP %d at its migrate "
               "number %d) but VP %d never reaches it (it has %d migrates so far)",
-              R->at_step, R->nsteps + 1, waiting, w->migrates, other, R->ranks[other].migrates);
+              R->at_step, R->nsteps + 1, waiting, replay_cold(R, w)->migrates, other, R->cold[other].migrates);
     replay_rank_fail(R);
     return;
   }
   for (int v = 1; v < R->np; v++)
     if (R->ranks[v].state == RK_DONE && R->ranks[0].state == RK_DONE &&
-        R->ranks[v].migrates != R->ranks[0].migrates) {
+        R->cold[v].migrates != R->cold[0].migrates) {
       psim_errf(R->err, PSIM_EXIT_INPUT, NULL, 0,
                 "migrate on only some VPs: VP 0 reached %d migrates but VP %d reached %d; every "
-                "VP must reach every migrate", R->ranks[0].migrates, v, R->ranks[v].migrates);
+                "VP must reach every migrate", R->cold[0].migrates, v, R->cold[v].migrates);
       replay_rank_fail(R);
       return;
     }
