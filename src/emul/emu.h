@@ -140,6 +140,7 @@ typedef struct emu_rank {
   int nwait;                /* completions still needed to unblock */
   emu_fiber fib;
   double cpu_mark;          /* thread CPU time when user code resumed */
+  struct emu_written *written; /* its recent send buffers (emu_written.c), or NULL */
   double cpu_own;           /* CPU seconds of its own code in the bursts ended so far (emu_rank_cpu) */
   double carry;             /* measured CPU seconds not charged yet: bursts under --cpu-threshold
                                add up here until they pass it (emu_carry_add) */
@@ -274,6 +275,13 @@ extern emu_sim *emu_current;
  * takes over, psim_at, crash reports) asks this. */
 extern __thread emu_rank *emu_me_tl;
 static inline emu_rank *emu_running(void) { return emu_me_tl; }
+
+/* ---- data written since they last moved (emu_written.c, network/written-*) ---- */
+/* Rank k sends len bytes from data: 1 when they differ from its last send from that buffer
+ * (or a receive landed in it since, or it is new), 0 when they are the same bytes at rest. */
+int emu_send_written(emu_rank *k, const void *data, size_t len);
+void emu_recv_landed(emu_rank *k, const void *buf);   /* a receive wrote into buf */
+void emu_written_free(emu_rank *k);
 
 /* ---- --threads (emu_par.c): the ranks' own code on several OS threads ---- */
 /* Before the run (program loaded): starts the workers when o->threads > 1 and the program

@@ -71,6 +71,7 @@ static void deliver(emu_req *s, emu_req *r) {
   if (self) emu_work_begin(&w);
   if (n && r->rbuf && s->data) memcpy(r->rbuf, s->data, n);
   if (self) emu_work_end(&w);
+  if (n && r->rbuf && emu_current->o->net.wr_factors) emu_recv_landed(&emu_current->ranks[r->owner], r->rbuf);
   r->got = s->len;
   r->copied = 1;
   if (s->owned) { free((void *)s->data); s->owned = 0; }
@@ -143,6 +144,11 @@ emu_req *emu_isend(int dst, int tag, int ctx, const void *data, size_t len, int 
   else if (bytes < c->detached_thresh || (flags & MPI_F_SSEND)) ovh = models_overhead(S->models, k->host, OVH_SEND, bytes);
   ovh += models_send_delay(S->models, k->host, bytes);   /* a machine file's, on every send */
   sleep_overhead(S, ovh, 1);
+  /* a point-to-point message of data the program wrote since they last moved (or packed:
+   * `owned`) takes the platform's written factors (emu_written.c); collectives' (odd
+   * contexts) take them in the MPI layer */
+  if (c->wr_factors && !(ctx & 1) && data && len && (owned || emu_send_written(k, data, len)))
+    flags |= MPI_F_WRITTEN;
   emu_req *r = emu_req_new();
   r->is_send = 1;
   int detached = (flags & MPI_F_BUFFERED) || (!(flags & MPI_F_SSEND) && bytes < c->detached_thresh);

@@ -1112,6 +1112,7 @@ out_ranks:
     free(k->atexits);
     free(k->argv);
     emu_sample_free(k);
+    emu_written_free(k);
     free(k->rt);   /* the runtime's per-rank state is one flat block */
   }
   emu_tasks_finish(S, 0, NULL);
