@@ -51,8 +51,10 @@ void lmm_set_selective(lmm_system *s, int on);
 /* network/solver:groups: a saturated constraint's bottleneck group is re-solved as one
  * variable in the local repair (lmm_group.c); off (the default), every member is re-solved. */
 void lmm_set_groups(lmm_system *s, int on);
-/* Local repairs done with a group as one variable (for the tests and PSIM_LMM_STATS). */
+/* Local repairs done with a group as one variable, scans of a constraint for a group (for the
+ * tests and PSIM_LMM_STATS). */
 uint64_t lmm_group_repairs(const lmm_system *s);
+uint64_t lmm_group_scans(const lmm_system *s);
 int lmm_selective(const lmm_system *s);
 /* a new variable (switched off or on) got an element on constraint c; */
 void lmm_touch_cnst(lmm_system *s, int c);
@@ -169,13 +171,18 @@ void sim_scale_work(sim *s, activity *a, double f);
  * whose variable may join a group (the network model's flows; not computations). */
 /* sim_set_groups(s, min_vars): groups on constraints used by at least min_vars variables
  * (0: off). SIM_GROUPS_MIN is the models' choice: on smaller constraints a group's joins and
- * leaves cost more than the per-flow re-datings they save (docs/performance.md). */
+ * leaves cost more than the per-flow re-datings they save (docs/performance.md). From the
+ * solver's own minimum (32 variables) on, a constraint gets a group only once the solver
+ * re-solved its bottleneck group as one variable (lmm_group.c): there the solver reports the
+ * members together; elsewhere a group costs more than it saves. */
 #define SIM_GROUPS_MIN 32
 void sim_set_groups(sim *s, int min_vars);
 void sim_groupable(sim *s, activity *a);
-/* Flows that joined a group so far, groups dissolved (the exact fallback): for the tests. */
+/* Flows that joined a group so far, groups dissolved (the exact fallback), the solver's reports
+ * of many members at once: for the tests. */
 uint64_t sim_group_joins(const sim *s);
 uint64_t sim_group_dissolves(const sim *s);
+uint64_t sim_group_batches(const sim *s);
 /* Work left at the current date. */
 double sim_work_left(const sim *s, const activity *a);
 /* Marks a as a daemon: its events happen while the simulation runs but do not keep it running

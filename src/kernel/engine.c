@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "psim/kernel.h"
+#include "lmm_internal.h"   /* the solver's bottlenecks and groups, read per report */
 
 /* An event queue entry: the activity and a copy of its key (see the event heap below). */
 typedef struct { double date; uint64_t seq; activity *a; } heap_ent;
@@ -39,6 +40,7 @@ struct sim {
   size_t vg_members;      /* activities in groups (not in the event heap themselves) */
   size_t vg_proxies;      /* groups' proxies in the event heap */
   uint64_t vg_joins, vg_leaves, vg_dissolves, vg_moves;   /* PSIM_LMM_STATS counters */
+  uint64_t vg_batches;    /* the solver's reports of many members at once (vg_members_report) */
 };
 
 /* A group clock: flows of one share, on one virtual time (docs/performance.md, "Group
@@ -82,9 +84,10 @@ static void vg_free(sim *s, sim_vgroup *g);
 void sim_free(sim *s) {
   if (!s) return;
   if (s->groups && getenv("PSIM_LMM_STATS"))
-    fprintf(stderr, "groups: %llu joins, %llu leaves, %llu dissolved, %llu re-datings\n",
+    fprintf(stderr, "groups: %llu joins, %llu leaves, %llu dissolved, %llu re-datings, %llu members' reports at once\n",
             (unsigned long long)s->vg_joins, (unsigned long long)s->vg_leaves,
-            (unsigned long long)s->vg_dissolves, (unsigned long long)s->vg_moves);
+            (unsigned long long)s->vg_dissolves, (unsigned long long)s->vg_moves,
+            (unsigned long long)s->vg_batches);
   for (size_t i = 0; i < s->vg_of.len; i++)
     if (s->vg_of.data[i]) vg_free(s, s->vg_of.data[i]);
   VEC_FREE(s->vg_of);
@@ -379,6 +382,23 @@ void sim_scale_work(sim *s, activity *a, double f) {
 }
 
 static int vg_report(sim *s, activity *a, double value);
+static void vg_members_report(void *ctx, int c, double value, size_t n);
+
+/* Where a group may be created. On a constraint the solver can take a group of
+ * (LMMG_GROUP_MIN variables or more) only once one of its group repairs succeeded there
+ * (lmm_group.c): the solver then reports the members together, which a group takes in O(1)
+ * each. Elsewhere (a fat tree's or a dragonfly's links: members of several penalties, no
+ * group repair) a group only saved heap moves, and its joins, re-datings and ends cost more
+ * than those (docs/performance.md, "Group clocks: nothing where they do not help"). Smaller
+ * constraints, below the solver's minimum, have groups when the engine is asked for them
+ * (sim_set_groups below LMMG_GROUP_MIN: the unit tests). */
+static inline int vg_possible(const sim *s) {
+  return s->groups && (s->lmm->g_grouped || s->groups < LMMG_GROUP_MIN);
+}
+static inline int vg_eligible(const sim *s, int c) {
+  int n = s->lmm->cnsts.data[c].n;
+  return n >= s->groups && (n < LMMG_GROUP_MIN || s->lmm->gc.data[c].grouped);
+}
 
 /* Solver callback: a variable's value changed, so its activity's rate and date do. */
 static void rate_changed(void *ctx, void *owner, double value) {
@@ -395,11 +415,11 @@ static void rate_changed(void *ctx, void *owner, double value) {
    * solver reports a newcomer before or after the members, in no fixed order). Only a flow
    * whose bottleneck has a group or could have one is listed: on shapes without large
    * saturated links that is almost none, and the list would only cost. */
-  if (a->groupable && s->groups && a->vgstamp != s->vg_stamp) {
-    int c = lmm_var_bneck(s->lmm, a->var);
+  if (a->groupable && vg_possible(s) && a->vgstamp != s->vg_stamp) {
+    int c = s->lmm->vars.data[a->var].bneck;
     if (c < 0) return;
     int has = (size_t)c < s->vg_of.len && s->vg_of.data[c];
-    if (!has && lmm_cnst_nvars(s->lmm, c) < s->groups) return;
+    if (!has && !vg_eligible(s, c)) return;
     a->vgstamp = s->vg_stamp;
     VEC_PUSH(s->vg_cand, a);
   }
@@ -419,9 +439,11 @@ static void rate_changed(void *ctx, void *owner, double value) {
 void sim_set_groups(sim *s, int min_vars) {
   s->groups = min_vars > 0 ? min_vars : 0;
   lmm_set_groups(s->lmm, s->groups > 0);
+  s->lmm->g_report = s->groups ? vg_members_report : NULL;
 }
 uint64_t sim_group_joins(const sim *s) { return s->vg_joins; }
 uint64_t sim_group_dissolves(const sim *s) { return s->vg_dissolves; }
+uint64_t sim_group_batches(const sim *s) { return s->vg_batches; }
 
 void sim_groupable(sim *s, activity *a) { (void)s; a->groupable = 1; }
 
@@ -481,6 +503,7 @@ static void vg_remove(sim *s, activity *a) {
   a->rate = g->r * a->scale;
   a->vg = NULL;
   a->vgpos = -1;
+  if (a->var >= 0) lmmi_set_gtag(s->lmm, a->var, -1);
   s->vg_members--;
 }
 
@@ -529,6 +552,21 @@ static inline void vg_touch(sim *s, sim_vgroup *g, double value) {
   VEC_PUSH(s->vg_touched, g);
 }
 
+/* The solver's group repair of constraint c gave n of its variables the value `value`, all of
+ * them members of c's group (lmmi_set_gtag), in one report instead of n (lmm_group.c): they
+ * count as n reports of that value. When another report of this solve gave another value
+ * first (a member changed on its own, filled apart), they are not counted: fewer than all
+ * members then reported newr, which differs from r (a report is a change), so vg_commit
+ * dissolves the group, exactly (every member per flow at its variable's value). A group
+ * repair is its solve's only commit, so no member is reported twice. */
+static void vg_members_report(void *ctx, int c, double value, size_t n) {
+  sim *s = ctx;
+  sim_vgroup *g = s->vg_of.data[c];
+  if (g->stamp != s->vg_stamp) vg_touch(s, g, value);
+  if (value == g->newr && value > 0) g->nsame += n;
+  s->vg_batches++;
+}
+
 /* Member a's variable has a new value: 1 when it stays in its group (same value as the
  * group's other reports of this solve), 0 when it left (the caller goes on per flow). */
 static int vg_report(sim *s, activity *a, double value) {
@@ -557,7 +595,7 @@ static int vg_join(sim *s, activity *a) {
   while (s->vg_of.len <= (size_t)c) VEC_PUSH(s->vg_of, NULL);
   sim_vgroup *g = s->vg_of.data[c];
   if (!g) {
-    if (lmm_cnst_nvars(s->lmm, c) < s->groups) return 0;
+    if (!vg_eligible(s, c)) return 0;
     g = xcalloc(1, sizeof *g);
     g->cnst = c;
     g->tv = s->now;
@@ -582,6 +620,7 @@ static int vg_join(sim *s, activity *a) {
   heap_remove(s, a);
   a->vgkey = g->V + left / a->scale;
   a->vg = g;
+  lmmi_set_gtag(s->lmm, a->var, c);
   a->date = INFINITY;
   VEC_PUSH(g->m, a);
   vg_up(g, g->m.len - 1);

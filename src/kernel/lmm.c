@@ -54,6 +54,7 @@ void lmm_free(lmm_system *s) {
   VEC_FREE(s->dirty_cnsts); VEC_FREE(s->dirty_vars);
   VEC_FREE(s->comp_c); VEC_FREE(s->comp_v); VEC_FREE(s->stack);
   VEC_FREE(s->inc_v); VEC_FREE(s->inc_c); VEC_FREE(s->inc_add); VEC_FREE(s->inc_chk);
+  VEC_FREE(s->g_cand);
   VEC_FREE(s->fill_c); VEC_FREE(s->fill_r); VEC_FREE(s->fill_b);
   lmms_free(s);
   free(s);
@@ -74,6 +75,7 @@ int lmm_cnst_new(lmm_system *s, double capacity, int fatpipe) {
 
 void lmm_set_groups(lmm_system *s, int on) { s->groups = on; }
 uint64_t lmm_group_repairs(const lmm_system *s) { return s->g_fast; }
+uint64_t lmm_group_scans(const lmm_system *s) { return s->g_scans; }
 
 double lmm_cnst_capacity(const lmm_system *s, int c) { return s->cnsts.data[c].capacity; }
 
@@ -137,6 +139,7 @@ int lmm_var_new(lmm_system *s, double penalty, double bound, void *owner) {
   x->bneck = BNECK_NONE;
   xc->alive = 1;
   xc->next_free = -1;
+  xc->gtag = -1;
   if (s->order && penalty > 0) lmmo_switched_on(s, v);   /* SimGrid's order (lmm_sgorder.c) */
   lmmi_mark_var(s, v);
   return v;
@@ -207,6 +210,7 @@ void lmm_var_free(lmm_system *s, int v) {
   lmm_var_cold *xc = &s->vcold[v];
   xc->alive = 0;
   xc->owner = NULL;
+  xc->gtag = -1;
   xc->next_free = s->free_var;
   s->free_var = v;
 }
@@ -544,9 +548,20 @@ static int solve_incremental(lmm_system *s, void (*changed)(void *ctx, void *own
     x->mark = s->stamp;
     VEC_PUSH(s->inc_v, v);
   }
-  for (size_t i = 0; i < s->dirty_cnsts.len; i++)
-    if (!add_touched(s, s->dirty_cnsts.data[i])) return 0;
-  if (s->groups && lmmg_repair(s, changed, ctx)) return 1;   /* the group as one variable */
+  if (!s->groups) {
+    for (size_t i = 0; i < s->dirty_cnsts.len; i++)
+      if (!add_touched(s, s->dirty_cnsts.data[i])) return 0;
+  } else {
+    /* The modified constraints of T that could hold a group: lmmg_repair's candidates. */
+    s->g_cand.len = 0;
+    for (size_t i = 0; i < s->dirty_cnsts.len; i++) {
+      int c = s->dirty_cnsts.data[i];
+      size_t nt = s->inc_c.len;
+      if (!add_touched(s, c)) return 0;
+      if (s->inc_c.len > nt && s->cnsts.data[c].n >= LMMG_GROUP_MIN) VEC_PUSH(s->g_cand, c);
+    }
+    if (s->g_cand.len && lmmg_repair(s, changed, ctx)) return 1;   /* the group as one variable */
+  }
   lmmg_seed(s);     /* whole bottleneck groups of saturated constraints (lmm_group.c) */
   size_t expanded = 0;   /* S's first `expanded` variables have their constraints in T */
   for (;;) {

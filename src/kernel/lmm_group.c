@@ -148,9 +148,6 @@ int lmmg_lazy(const lmm_system *s) { return s->inc_v.len >= LMMG_LAZY; }
  * the commit, which reports every member: the engine's group takes each report in O(1)), not
  * one visit of every element of every member. */
 
-/* Members' variables at least, for a group repair (below: the usual repair). */
-#define LMMG_GROUP_MIN 32
-
 void lmmg_fix_group(lmm_system *s, lmm_cnst *k, double level) {
   double val = level / s->g_w;     /* a member's value, as fill computes it for a variable */
   s->g_free = 0;
@@ -227,12 +224,17 @@ static void queue_check(lmm_system *s, int v) {
 
 /* The scan of c: the members (all of c's variables recorded as bottlenecked on it: one
  * penalty, one value, none changed), what the others kept use of c and their top level.
- * Sets the group's predicate (g_c, g_w, g_v) and coefficients (g_ac); 0 if c has no group. */
+ * Sets the group's predicate (g_c, g_w, g_v) and coefficients (g_ac); 0 if c has no group,
+ * -1 if every one of its variables changed (new flows: their group may be there next time).
+ * The others are listed in inc_add, to be queued for the check once T is complete
+ * (queue_check reads T): a scan that fails, usually at its second member of another penalty
+ * (a fat tree's links), then costs no more than the entries it read. */
 static int scan_group(lmm_system *s, int c, double *bmin) {
   lmm_cnst *k = &s->cnsts.data[c];
   int n = 0;
   double w = 0, v = 0, used = 0, maxl = 0, ac = 0;
   *bmin = INFINITY;
+  s->inc_add.len = 0;
   for (int j = 0; j < k->n; j++) {
     int vi = k->refs[j].var;
     lmm_var *x = &s->vars.data[vi];
@@ -250,8 +252,9 @@ static int scan_group(lmm_system *s, int c, double *bmin) {
     if (x->mark == s->stamp) continue;            /* in S0: filled */
     used += a * x->value;
     if (x->value * x->penalty > maxl) maxl = x->value * x->penalty;
-    queue_check(s, vi);
+    VEC_PUSH(s->inc_add, vi);
   }
+  if (!n && !s->inc_add.len) return -1;   /* every variable changed (c's first solve): no miss */
   if (n < LMMG_GROUP_MIN || !(v > 0)) return 0;
   s->g_c = c;
   s->g_w = w;
@@ -349,34 +352,46 @@ static void keep_bound(lmm_system *s) {
   g->exact = 0;
 }
 
-static int candidate(const lmm_system *s, int c) {
-  const lmm_cnst *k = &s->cnsts.data[c];
-  return !k->fatpipe && k->n >= LMMG_GROUP_MIN;
-}
+/* log2 of the longest run of candidacies skipped after scans that found no group. */
+#define LMMG_BACKOFF_LOG 4
+
 
 int lmmg_repair(lmm_system *s, void (*changed)(void *ctx, void *owner, double value), void *ctx) {
   if (s->order || s->hidden.len || s->nstale) return 0;
-  size_t nt0 = s->inc_c.len, i0 = 0;
-  while (i0 < nt0 && !candidate(s, s->inc_c.data[i0])) i0++;
-  if (i0 == nt0) return 0;
-  int ok = 1;
+  size_t nt0 = s->inc_c.len;
+  /* The first modified constraint with a group (a flow's route has one saturated link), of
+   * those large enough (g_cand, in T's order). The scans read S's marks, not T, so T grows
+   * only once a group is found. */
+  double bmin;
+  int c = -1, tried = 0;
+  s->istamp++;
+  for (size_t i = 0; i < s->g_cand.len && c < 0; i++) {
+    int ci = s->g_cand.data[i];
+    lmmg_cnst *g = &s->gc.data[ci];
+    if (g->wait) { g->wait--; continue; }
+    tried = 1;
+    s->g_scans++;
+    int found = scan_group(s, ci, &bmin);
+    if (found > 0) { c = ci; g->miss = 0; continue; }
+    if (found < 0) continue;
+    /* No group there: scanned again after 1, 3, 7... candidacies (at most 2^LMMG_BACKOFF_LOG - 1).
+     * A fat tree's links, of members of several penalties, or a link whose flows are mostly
+     * bottlenecked elsewhere, stay so; skipping costs only a usual repair, which is exact. */
+    if (g->miss < LMMG_BACKOFF_LOG) g->miss++;
+    g->wait = (1u << g->miss) - 1;
+    if (g->grouped) { g->grouped = 0; s->g_grouped--; }   /* no new engine group there */
+  }
+  if (!tried) return 0;
+  int ok = c >= 0;
   for (size_t i = 0; i < s->inc_v.len && ok; i++) {
     const lmm_var *x = &s->vars.data[s->inc_v.data[i]];
     if (x->penalty <= 0) continue;
     for (int j = 0; j < x->nel && ok; j++)
       if (x->el[j].coeff > 0) ok = lmmi_add_touched(s, x->el[j].cnst);
   }
-  /* The first modified constraint with a group (a flow's route has one saturated link). */
-  double bmin;
-  int c = -1;
-  for (size_t i = i0; i < nt0 && ok && c < 0; i++) {
-    if (!candidate(s, s->inc_c.data[i])) continue;
-    s->istamp++;
-    s->inc_chk.len = 0;
-    if (scan_group(s, s->inc_c.data[i], &bmin)) c = s->inc_c.data[i];
-  }
-  ok = ok && c >= 0;
+  s->inc_chk.len = 0;
   if (ok) {
+    for (size_t i = 0; i < s->inc_add.len; i++) queue_check(s, s->inc_add.data[i]);
     s->g_on = 1;
     scan_others(s);
     s->add_loads = 1;
@@ -389,6 +404,7 @@ int lmmg_repair(lmm_system *s, void (*changed)(void *ctx, void *owner, double va
   }
   s->g_on = 0;
   s->inc_chk.len = 0;
+  s->inc_add.len = 0;
   if (!ok) {           /* T as it was: the usual repair starts from the modified constraints */
     s->g_fallback++;
     for (size_t i = nt0; i < s->inc_c.len; i++) s->cmark.data[s->inc_c.data[i]] = 0;
@@ -396,18 +412,26 @@ int lmmg_repair(lmm_system *s, void (*changed)(void *ctx, void *owner, double va
     s->istamp++;
     return 0;
   }
+  if (!s->gc.data[c].grouped) { s->gc.data[c].grouped = 1; s->g_grouped++; }
   s->g_fast++;
   s->inc_ok++;
   s->inc_vars += s->inc_v.len;
   for (size_t i = 0; i < s->inc_v.len; i++) lmmi_commit(s, s->inc_v.data[i], changed, ctx);
   if (s->g_nv != s->g_v) {   /* the members, in c's order (lmmg_seed's order in S) */
+    /* Those in the engine's group clock of c are reported together, by their number: the
+     * engine checks that they are all its members (docs/performance.md, "one report"). */
     const lmm_cnst *k = &s->cnsts.data[c];
+    size_t tagged = 0;
+    int tag = s->g_report ? c : -2;
     for (int j = 0; j < k->n; j++) {
-      lmm_var *x = &s->vars.data[k->refs[j].var];
+      int v = k->refs[j].var;
+      lmm_var *x = &s->vars.data[v];
       if (k->refs[j].coeff <= 0 || x->penalty <= 0 || !lmmg_member(s, x)) continue;
       x->newval = s->g_nv;
-      lmmi_commit(s, k->refs[j].var, changed, ctx);
+      if (s->vcold[v].gtag == tag) { x->value = s->g_nv; tagged++; continue; }
+      lmmi_commit(s, v, changed, ctx);
     }
+    if (tagged) s->g_report(ctx, c, s->g_nv, tagged);
   }
   keep_bound(s);
   return 1;

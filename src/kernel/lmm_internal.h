@@ -47,7 +47,13 @@ typedef struct {
   double a, hi, v;
   unsigned epoch, stamp;
   int exact, watched;
+  int grouped;        /* a group repair succeeded on it, and no scan since found no group (the
+                       * engine's groups form there only) */
+  unsigned miss, wait;  /* scans in a row that found no group; candidacies left to skip */
 } lmmg_cnst;
+
+/* Members' variables at least, for a group repair (lmm_group.c; below: the usual repair). */
+#define LMMG_GROUP_MIN 32
 
 /* A variable's fields the solve reads: one cache line (the array is 64-byte aligned). */
 typedef struct {
@@ -66,6 +72,7 @@ typedef struct {
   int cap;            /* of el */
   int alive, dirty;
   int next_free;
+  int gtag;           /* the engine's group clock it is in (its constraint, lmmi_set_gtag), or -1 */
 } lmm_var_cold;
 
 /* What SimGrid's modified-set walk (lmm_selective.c, lmm_sgorder.c) reads of a variable besides
@@ -156,7 +163,15 @@ struct lmm_system {
   double g_w, g_v, g_nv, g_use, g_ac, g_lvl;
   unsigned g_epoch, g_visit;
   int g_live;               /* some group's bound is known (of this g_epoch) */
-  uint64_t g_fast, g_fallback, g_recompute;
+  size_t g_grouped;         /* constraints grouped (lmmg_cnst) */
+  /* solve_incremental: the modified constraints of T with LMMG_GROUP_MIN variables or more
+   * (lmmg_repair's candidates; T has no FATPIPE constraint). None: no group repair. */
+  VEC(int) g_cand;
+  /* The engine's report of a group repair's members that are in its group clock of the
+   * group's constraint (gtag == g_c): one call with their number instead of one per member
+   * (lmmg_repair's commit; NULL: every member reported to `changed`). */
+  void (*g_report)(void *ctx, int c, double value, size_t n);
+  uint64_t g_fast, g_fallback, g_recompute, g_scans;
 };
 
 /* Values of var.bneck besides a constraint index. */
@@ -170,6 +185,9 @@ enum { BNECK_BOUND = -1,    /* at its bound (or unconstrained) */
 static inline int lmmg_member(const lmm_system *s, const lmm_var *x) {
   return x->bneck == s->g_c && x->value == s->g_v && x->penalty == s->g_w && x->mark != s->stamp;
 }
+
+/* engine.c: variable v's activity joined the group clock of constraint c (-1: left it). */
+static inline void lmmi_set_gtag(lmm_system *s, int v, int c) { s->vcold[v].gtag = c; }
 
 /* lmm.c, for lmm_selective.c */
 /* Variable v / constraint c changed: the next solve re-solves from there. */

@@ -102,8 +102,50 @@ static void groups_off(void **st) { (void)st; scenario(0, 0); }
 static void group_repair(void **st) { (void)st; scenario(1, 0); }
 static void group_repair_checked(void **st) { (void)st; scenario(1, 1); }
 
+
+/* ---- A constraint without a group is not scanned at every change (lmm_group.c) ----
+ * 40 flows of penalties 1 and 2 in turn share link C (100), each over a private link of 1000:
+ * all bottlenecked on C, at two values, so a scan of C finds no group (a fat tree's links
+ * carry flows of several penalties). 64 more such flows start one by one: C is a candidate 64
+ * times, and scanned after 1, 3, 7, 15 and then every 16 candidacies (7 scans; 64 without
+ * the backoff). Then every flow gets penalty 1: within 16 more starts C is scanned again and
+ * its group, now of one penalty, re-solved as one variable: 100 / n each. */
+static int pflow(lmm_system *s, int c, double penalty) {
+  int v = lmm_var_new(s, penalty, -1, &tag[0]);
+  lmm_expand(s, lmm_cnst_new(s, 1000, 0), v, 1);
+  lmm_expand(s, c, v, 1);
+  return v;
+}
+
+static void no_group_backs_off(void **st) {
+  (void)st;
+  lmm_system *s = lmm_new();
+  lmm_set_groups(s, 1);
+  int c = lmm_cnst_new(s, 100, 0), vs[200], n = 0;
+  for (int i = 0; i < 40; i++, n++) vs[n] = pflow(s, c, 1 + n % 2);
+  lmm_solve(s, NULL, NULL);
+  uint64_t scans0 = lmm_group_scans(s);
+  for (int i = 0; i < 64; i++, n++) {
+    vs[n] = pflow(s, c, 1 + n % 2);
+    lmm_solve(s, NULL, NULL);
+  }
+  uint64_t scans = lmm_group_scans(s) - scans0;
+  if (scans < 4 || scans > 10) fail_msg("%llu scans of a constraint without a group in 64 changes", (unsigned long long)scans);
+  assert_int_equal(lmm_group_repairs(s), 0);
+  for (int i = 0; i < n; i++) lmm_var_set_penalty(s, vs[i], 1);
+  lmm_solve(s, NULL, NULL);
+  for (int i = 0; i < 17 && !lmm_group_repairs(s); i++, n++) {
+    vs[n] = pflow(s, c, 1);
+    lmm_solve(s, NULL, NULL);
+  }
+  assert_true(lmm_group_repairs(s) >= 1);
+  for (int i = 0; i < n; i++) assert_value(s, vs[i], 100.0 / n);
+  lmm_free(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(groups_off), cmocka_unit_test(group_repair),
-                                     cmocka_unit_test(group_repair_checked)};
+                                     cmocka_unit_test(group_repair_checked),
+                                     cmocka_unit_test(no_group_backs_off)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

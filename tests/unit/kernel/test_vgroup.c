@@ -133,12 +133,105 @@ static void small_constraints_stay_per_flow(void **st) {
   sim_free(s);
 }
 
+
+/* ---- The solver's report of a group's members at once (SIM_GROUPS_MIN, lmm_group.c) ----
+ * 40 flows of 1 MB share link L (1 GB/s) from 0: 25 MB/s each. L has no group yet: the solver
+ * has not re-solved its bottleneck group as one variable (the first solve has no kept
+ * member), so no flow joins at 0 (probe at 0.5 ms). Flows 40, 41 and 42 start at 1, 2 and 3
+ * ms: the solver's group repair of L (at 1 or 2 ms; a scan that found no group is not
+ * repeated at once) makes L eligible, the flows join, and at 3 ms the group's members get
+ * 1e9/43 in one report. By hand: at 3 ms flows 0-39 have x = 1e6 - 25e3 - 1e6/41 - 1e6/42
+ * left and end at 3 ms + 43 x / 1e9 (t1); flows 40, 41 and 42 then have d = 25e3, d + 1e6/41
+ * and d + 1e6/41 + 1e6/42 left: flow 40 ends at t1 + 3 d / 1e9, flow 42 at 43 ms (43 MB
+ * through 1 GB/s, never idle).
+ * With `expand_0`, at 3 ms flow 0 also starts using link M (10 MB/s): it is re-solved apart
+ * (10 MB/s) and reported first; the 41 other members and flow 42 share 0.99 GB/s. The
+ * members did not all get flow 0's value: the group is dissolved (exactly), and flows 1-39
+ * end at 3 ms + 42 x / 0.99e9. */
+static double ends[64];
+static uint64_t joins_early;
+static int expand_0;
+static activity *first_flow;
+
+static void note_end(sim *s, activity *a) { ends[a->tag] = sim_now(s); }
+
+static activity *flow_on_l(sim *s, int tag) {
+  lmm_system *l = sim_lmm(s);
+  activity *a = sim_start_work(s, 1e6, -1, 1, note_end, NULL, tag);
+  a->var = lmm_var_new(l, 1, 0, a);
+  lmm_expand(l, link_l, a->var, 1);
+  sim_groupable(s, a);
+  return a;
+}
+static void start_flow(sim *s, activity *t) { flow_on_l(s, t->tag - 100); }
+static void start_last(sim *s, activity *t) {
+  if (expand_0) lmm_expand(sim_lmm(s), link_m, first_flow->var, 1);
+  start_flow(s, t);
+}
+static void count_joins(sim *s, activity *t) { (void)t; joins_early = sim_group_joins(s); }
+
+static sim *forty_flows(int groups, int expand) {
+  expand_0 = expand;
+  for (int i = 0; i < 64; i++) ends[i] = -1;
+  sim *s = sim_new();
+  sim_set_groups(s, groups);
+  link_l = lmm_cnst_new(sim_lmm(s), 1e9, 0);
+  link_m = lmm_cnst_new(sim_lmm(s), 1e7, 0);
+  for (int i = 0; i < 40; i++) {
+    activity *a = flow_on_l(s, i);
+    if (!i) first_flow = a;
+  }
+  sim_start_timer(s, 0.5e-3, count_joins, NULL, 99);
+  sim_start_timer(s, 1e-3, start_flow, NULL, 140);
+  sim_start_timer(s, 2e-3, start_flow, NULL, 141);
+  sim_start_timer(s, 3e-3, start_last, NULL, 142);
+  sim_run(s, no_run, NULL);
+  return s;
+}
+
+/* The end dates of the last forty_flows run under groups, the same without groups. */
+static void same_ends_per_flow(int expand) {
+  double ref[64];
+  for (int i = 0; i < 43; i++) ref[i] = ends[i];
+  sim *s = forty_flows(0, expand);
+  for (int i = 0; i < 43; i++) assert_true(close_rel(ends[i], ref[i], 1e-12));
+  sim_free(s);
+}
+
+static void members_reported_at_once(void **st) {
+  (void)st;
+  sim *s = forty_flows(SIM_GROUPS_MIN, 0);
+  assert_int_equal(joins_early, 0);            /* no group before the solver's group repair */
+  assert_true(sim_group_joins(s) >= 41);
+  assert_true(sim_group_batches(s) >= 1);
+  assert_int_equal(sim_group_dissolves(s), 0);
+  double x = 1e6 - 25e3 - 1e6 / 41 - 1e6 / 42, t1 = 3e-3 + 43 * x / 1e9;
+  for (int i = 0; i < 40; i++) assert_true(close_rel(ends[i], t1, 1e-12));
+  assert_true(close_rel(ends[40], t1 + 3 * 25e3 / 1e9, 1e-12));
+  assert_true(close_rel(ends[42], 43e-3, 1e-12));
+  sim_free(s);
+  same_ends_per_flow(0);
+}
+
+static void member_apart_dissolves(void **st) {
+  (void)st;
+  sim *s = forty_flows(SIM_GROUPS_MIN, 1);
+  assert_true(sim_group_batches(s) >= 1);
+  assert_true(sim_group_dissolves(s) >= 1);
+  double x = 1e6 - 25e3 - 1e6 / 41 - 1e6 / 42, t1 = 3e-3 + 42 * x / 0.99e9;
+  for (int i = 1; i < 40; i++) assert_true(close_rel(ends[i], t1, 1e-12));
+  sim_free(s);
+  same_ends_per_flow(1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(virtual_time_by_hand),
       cmocka_unit_test(same_as_per_flow),
       cmocka_unit_test(member_leaves),
       cmocka_unit_test(small_constraints_stay_per_flow),
+      cmocka_unit_test(members_reported_at_once),
+      cmocka_unit_test(member_apart_dissolves),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
