@@ -258,6 +258,13 @@ static int parse(int argc, char **argv, calib_args *a) {
   return 0;
 }
 
+/* A fit's segments, each with the factors the platform gets from it. */
+static void print_segments(FILE *f, const calib_seg *seg, int n, const double *latf, const double *bwf) {
+  for (int i = 0; i < n; i++)
+    fprintf(f, "  %10.0f - %10.0f B: %.4g us + %.4g GB/s   (lat-factor %.4g, bw-factor %.4g)\n", seg[i].from,
+            seg[i].to, seg[i].a * 1e6, seg[i].b > 0 ? 1e-9 / seg[i].b : INFINITY, latf[i], bwf[i]);
+}
+
 /* What was measured and fitted, `where` ("inside a node", "between two nodes"; NULL: the one
  * node of a machine calibrated alone). */
 static void print_fit(FILE *f, const calib_probe *p, const calib_model *m, const calib_seg *seg, const char *where) {
@@ -271,9 +278,7 @@ static void print_fit(FILE *f, const calib_probe *p, const calib_model *m, const
                "(exchange / ping-pong at large sizes: %.3f)\n", m->lat * 1e6, m->bw / 1e9,
             m->bus >= 2 * m->bw ? "do not share it" : "share it", m->exch_ratio);
   fprintf(f, "ping-pong fit, %d segment%s:\n", m->nseg, m->nseg > 1 ? "s" : "");
-  for (int i = 0; i < m->nseg; i++)
-    fprintf(f, "  %10.0f - %10.0f B: %.4g us + %.4g GB/s   (lat-factor %.4g, bw-factor %.4g)\n", seg[i].from,
-            seg[i].to, seg[i].a * 1e6, seg[i].b > 0 ? 1e-9 / seg[i].b : INFINITY, m->latf[i], m->bwf[i]);
+  print_segments(f, seg, m->nseg, m->latf, m->bwf);
   if (m->iprobe > 0 || m->test > 0 || m->wtime > 0)
     fprintf(f, "polling: MPI_Iprobe %.3g us, MPI_Test %.3g us, MPI_Wtime %.3g us\n", m->iprobe * 1e6,
             m->test * 1e6, m->wtime * 1e6);
@@ -306,9 +311,7 @@ static void print_fit(FILE *f, const calib_probe *p, const calib_model *m, const
 static void print_written(FILE *f, const calib_probe *p, const calib_model *m, const calib_seg *seg) {
   fprintf(f, "written data (a collective's messages: network/written-*), fit in %d segment%s:\n", m->nwseg,
           m->nwseg > 1 ? "s" : "");
-  for (int i = 0; i < m->nwseg; i++)
-    fprintf(f, "  %10.0f - %10.0f B: %.4g us + %.4g GB/s   (lat-factor %.4g, bw-factor %.4g)\n", seg[i].from,
-            seg[i].to, seg[i].a * 1e6, seg[i].b > 0 ? 1e-9 / seg[i].b : INFINITY, m->wlatf[i], m->wbwf[i]);
+  print_segments(f, seg, m->nwseg, m->wlatf, m->wbwf);
   fprintf(f, "%12s %12s %12s %8s %12s\n", "bytes", "written", "model", "error", "/ ping-pong");
   double worst = 0;
   for (int i = 0; i < p->nwr; i++) {
