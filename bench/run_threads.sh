@@ -5,6 +5,8 @@
 #            an allreduce): compute-bound, the goal is 2 threads <= 1/1.6 of one's wall
 #   hpcg     HPCG 3.1, 16^3 per rank, built by psimc++ (bench/validate_mpich.sh's sources)
 #   comd     CoMD 1.1, 24^3 cells x 2 atoms, 20 steps, built by psimcc
+#   poll     tests/data/emul/iprobe_loop.c: HPC Challenge's RandomAccess pattern, an MPI_Iprobe
+#            after every table update (a turn every few hundred ns), P thousand updates a rank
 # Each run is timed from outside (wall seconds, date +%s.%N), the configurations taking turns
 # (own, 1, 2, own, 1, 2...) so that they see the same drift of the machine's load; the table
 # prints medians of RUNS runs, min-max, the ratios of the medians to psim's own thread, and the
@@ -14,6 +16,7 @@
 #   bench/run_threads.sh                      every kind, 3 runs, 16 ranks
 #   bench/run_threads.sh -r 5 -k compute      only the compute-bound program
 #   options: -r RUNS (3)  -k KINDS ("compute hpcg comd")  -n NP (16)  -w MILLIONS (compute: 100)
+#            -p THOUSANDS (poll: 200)
 #            -c CONFIGS ("own 1 2": psim's own thread, --threads 1, --threads 2; "own 2nl": 2
 #            threads without lookahead)
 # "at once": how many workers had a rank to run at once on average (--cfg run/threads-stats),
@@ -30,15 +33,17 @@ CACHE=$HOME/.cache/psim
 : "${PSIM_HPCG_SRC:=$CACHE/hpcg/src}"
 : "${PSIM_COMD_SRC:=$CACHE/comd/src}"
 W=${PSIM_BENCH_DIR:-$CACHE/threads-bench}
-RUNS=3 KINDS="compute hpcg comd" NP=16 WORK=100 CONFIGS="own 1 2"
-while getopts r:k:n:w:c: o; do
-  case $o in r) RUNS=$OPTARG ;; k) KINDS=$OPTARG ;; n) NP=$OPTARG ;; w) WORK=$OPTARG ;; c) CONFIGS=$OPTARG ;; *) exit 2 ;; esac
+RUNS=3 KINDS="compute hpcg comd" NP=16 WORK=100 CONFIGS="own 1 2" POLLS=200
+while getopts r:k:n:w:c:p: o; do
+  case $o in r) RUNS=$OPTARG ;; k) KINDS=$OPTARG ;; n) NP=$OPTARG ;; w) WORK=$OPTARG ;; c) CONFIGS=$OPTARG ;;
+    p) POLLS=$OPTARG ;; *) exit 2 ;; esac
 done
 log() { echo "run_threads.sh: $*" >&2; }
 mkdir -p "$W" || exit 1
 
 # ---- builds (kept in $W) ----
 "$PSIMCC" -O2 -o "$W/threads" "$HERE/../tests/data/emul/threads.c" || { log "psimcc threads.c failed"; exit 1; }
+"$PSIMCC" -O2 -o "$W/iprobe_loop" "$HERE/../tests/data/emul/iprobe_loop.c" || { log "psimcc iprobe_loop.c failed"; exit 1; }
 case " $KINDS " in *" hpcg "*)
   if [ ! -x "$W/hpcg/bin/xhpcg" ] || [ "$W/hpcg/bin/xhpcg" -ot "$PSIM" ]; then
     [ -f "$PSIM_HPCG_SRC/configure" ] || { log "no HPCG sources in $PSIM_HPCG_SRC (bench/validate_mpich.sh fetches them)"; exit 1; }
@@ -70,6 +75,7 @@ one() {
     compute) set -- "$1" "$2" "$W/threads" -n 4 -w "$WORK" ;;
     hpcg) cp "$W/hpcg/bin/hpcg.dat" "$d/" && set -- "$1" "$2" "$W/hpcg/bin/xhpcg" ;;
     comd) set -- "$1" "$2" "$W/comd/bin/CoMD-mpi" -i 4 -j 2 -k 2 -x 24 -y 24 -z 24 -N 20 -n 10 ;;
+    poll) set -- "$1" "$2" "$W/iprobe_loop" $((POLLS * 1000)) ;;
   esac
   kind=$1 cfg=$2
   shift 2

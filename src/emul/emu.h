@@ -290,8 +290,11 @@ void emu_par_start(emu_sim *S);
 /* After sim_run: waits for the ranks still in their own code (a failed run), restores stdio,
  * stops the workers. */
 void emu_par_stop(emu_sim *S);
+/* Runs fn(arg) (sim_run and what follows it) as the engine, on whichever thread is free, the
+ * main thread serving its ranks meanwhile; returns once fn has returned. */
+void emu_par_engine(emu_sim *S, void (*fn)(void *), void *arg);
 /* The kernel's turn for rank k (ready): resumes it on its worker, returns when it gives the
- * turn back (it blocked, yielded, ended, or went back to its own code). */
+ * turn back (it blocked, yielded, ended, or went back to its own code). On the engine's stack. */
 void emu_par_grant(emu_sim *S, emu_rank *k);
 /* The running rank k goes back to its own code: the kernel's turn goes on to another rank. */
 void emu_par_release(emu_rank *k);

@@ -4,20 +4,31 @@
  * Design. The kernel, the models, the MPI layer and psim's MPI runtime stay as they are:
  * sequential code that one rank at a time runs on its own stack, in its MPI calls (a "turn").
  * What runs at once is the ranks' own code between two MPI calls (a burst).
- * - Workers: N threads; rank r is pinned to worker r mod N, for its whole run. A fiber never
- *   moves between OS threads: the C library's errno and the program's own __thread variables
+ * - Threads: N of them, the main thread (worker 0) and N - 1 started ones; rank r is pinned to
+ *   worker r mod N, for its whole run. A fiber never moves
+ *   between OS threads: the C library's errno and the program's own __thread variables
  *   are per thread (a psimcc program is a shared object: its TLS is the thread's dynamic TLS,
  *   one block per rank's copy), and compilers keep TLS addresses across calls, so a rank moved
  *   in the middle of a function would write another thread's. Pinned, a rank always sees its
  *   own; the worker's CPU clock (CLOCK_THREAD_CPUTIME_ID) counts only the ranks it runs, one at
  *   a time, so a burst is measured on its worker as on psim's one thread (emu_sched.c's clocks,
  *   their last reading kept per thread).
- * - Turns, in a fixed order. The main thread runs sim_run as with one thread; serving a ready
- *   rank (rank_run) hands it to its worker and waits until the rank gives the turn back: it
- *   blocked (a computation, a message), yielded, ended, or returned from its MPI call to its own
- *   code (emu_leave). In the last case the rank goes on computing on its worker, and joins the
+ * - The engine: sim_run, its callbacks and the order of turns below, is one more fiber, with a
+ *   stack of its own, that whichever thread is free runs (serve): a thread runs its ranks'
+ *   turns when the engine hands it one, and the engine when it can go on and nobody runs it.
+ *   So a turn costs no thread wake-up when the rank's own thread is the one that runs the
+ *   engine, and one handoff when another thread's rank is next; there is no thread beside the
+ *   workers to share their cores (with a main thread that only ran the engine, a poll of HPC
+ *   Challenge's RandomAccess cost four thread wake-ups and 3 threads shared 2 cores: 137 us a
+ *   poll, its bursts measured 2-3x longer). The engine's code is psim's (the kernel, the MPI
+ *   layer, the runtime's turns): it keeps no thread-local address across its waits, the only
+ *   places it changes thread (eng_wait_locked; par_self is not inlined).
+ * - Turns, in a fixed order. The engine runs sim_run as the main thread does with one thread;
+ *   serving a ready rank (rank_run) hands it to its worker and waits until the rank gives the
+ *   turn back: it blocked (a computation, a message), yielded, ended, or returned from its MPI
+ *   call to its own code (emu_leave). In the last case the rank goes on computing on its worker, and joins the
  *   list of ranks in their own code, in the order their turns ended. When no rank is ready at
- *   the current date, the main thread serves that list's head: it waits until that rank reaches
+ *   the current date, the engine serves that list's head: it waits until that rank reaches
  *   its next MPI call (emu_enter measures its burst, then the fiber stops and leaves its worker
  *   free for its other ranks), gives it the turn, and so on; simulated time moves on only once
  *   the list is empty, or, with lookahead (below, "lookahead"; on by default when psim
@@ -34,13 +45,10 @@
  *   their next calls, in the same order. Both happen at the same simulated date; what differs
  *   is the order of same-date events (which of two sends an MPI_ANY_SOURCE receive takes when
  *   both arrive at the same instant, the --actions log's lines).
- * - Handoffs are a mutex and condition variables (the main thread and the worker of the rank
- *   whose turn it is): each turn starts after the previous one ended, so the simulation's state
- *   is touched by one thread at a time, each handoff ordering the memory (ThreadSanitizer sees
- *   it so). A turn costs two thread wake-ups (tens of microseconds on a loaded machine, where a
- *   fiber switch costs nanoseconds): --threads pays for bursts of milliseconds, not for
- *   programs that communicate all the time, which is why one thread stays the default
- *   (docs/EMULATION.md has the figures).
+ * - Handoffs are a mutex and one condition variable, and a count of its signals that a waiter
+ *   spins on before it sleeps (nap_locked): each turn starts after the previous one ended, so
+ *   the simulation's state is touched by one thread at a time, each handoff ordering the
+ *   memory (ThreadSanitizer sees it so). docs/EMULATION.md has the figures.
  * - What a burst may touch. psim's runtime code that a rank runs outside its MPI calls: the
  *   calls that read the runtime's shared state without entering the kernel (MPI_Comm_rank,
  *   datatypes... through emu_self and rt_w) wait for the rank's turn (emu_par_own), which the
@@ -76,7 +84,9 @@
 #include <math.h>
 #include <time.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,14 +96,14 @@
 
 typedef struct emu_par emu_par;
 
+/* A thread that runs ranks: worker 0 is the main thread, the others are started. */
 typedef struct par_worker {
   pthread_t th;
   int started;
-  clockid_t cpu;            /* its CPU clock, read by the main thread (lookahead) */
+  clockid_t cpu;            /* its CPU clock, read by the engine (lookahead) */
   double busy;              /* wall seconds it ran ranks (run/threads-stats) */
-  emu_fiber_host host;
+  emu_fiber_host host;      /* its own stack, where it looks for work (serve) */
   int task;                 /* the rank to resume (its turn), or -1 */
-  pthread_cond_t cv;
   struct emu_par *P;
 } par_worker;
 
@@ -110,9 +120,21 @@ struct emu_par {
   par_worker *w;
   par_rank *r;
   pthread_mutex_t mu;
-  pthread_cond_t cv;        /* the main thread waits here */
-  int back;                 /* the turn came back to the main thread */
+  pthread_cond_t cv;        /* every waiting thread waits here (signals are broadcasts) */
+  atomic_uint gen;          /* signals of cv (a waiter spins on it first: nap_locked) */
+  int back;                 /* the turn came back to the engine */
   int stop;
+  /* The engine: sim_run, its callbacks and the turns' order (emu_par_run), on a stack of its
+   * own that whichever thread is free runs (see "Threads" at the top) */
+  emu_fiber eng;
+  int eng_state;            /* ENG_WAIT (waits for a signal or a date), ENG_RUN, ENG_DONE */
+  unsigned eng_gen;         /* gen when it began to wait */
+  int eng_timed;            /* it waits until eng_until at the latest */
+  struct timespec eng_until;
+  void (*eng_fn)(void *);
+  void *eng_arg;
+  par_worker *eng_on;       /* the thread that ran it last */
+  long eng_moves;           /* times it went on on another thread (run/threads-stats) */
   int *fifo;                /* ranks in their own code, in the order their turns ended */
   size_t head, len, cap;
   int lookahead;            /* simulated time may pass while ranks compute (see the top) */
@@ -122,6 +144,13 @@ struct emu_par {
   double last_arm;          /* CLOCK_MONOTONIC when the last lookahead timer was set */
   FILE *out0, *err0, *outc, *errc;
 };
+
+enum { ENG_WAIT, ENG_RUN, ENG_DONE };
+
+/* The thread's worker; not inline, so that code on the engine's stack, which moves between
+ * threads, never keeps a thread's address across a switch. */
+static __thread par_worker *par_me;
+__attribute__((noinline)) static par_worker *par_self(void) { return par_me; }
 
 emu_fiber_host *emu_host_of(emu_sim *S, emu_rank *k) {
   return S->par ? &S->par->w[k->id % S->par->n].host : &S->host;
@@ -176,58 +205,179 @@ void emu_par_crash_flush(emu_rank *k) {
     if (pr->len[s]) (void)!write(s ? 2 : 1, pr->b[s], pr->len[s]);
 }
 
-/* ---- workers ---- */
-static void *worker_main(void *arg) {
-  par_worker *w = arg;
+/* ---- handoffs ----
+ * A handoff is a change under mu and a signal. A waiter that sleeps on the condition variable
+ * pays two system calls and, on a VM, an interrupt to a halted core for its wake-up: 5 to 50
+ * us, where a poll's work between two MPI calls is under a microsecond (HPC Challenge's
+ * MPIRandomAccess), and the system calls leave the rank's caches and TLB colder for its next
+ * burst (a RandomAccess-like loop measured 250-425 ns a step under --threads 2 against 146 on
+ * psim's thread, 134 for real). So a waiter first looks at the signals' count (gen, bumped by
+ * every signal) for up to SPIN_US of wall time, then sleeps. Its looks pause the core, then
+ * give it up to any other runnable thread (sched_yield): with more threads than cores the
+ * engine and a rank may want one core, and the one spinning must let the other run. */
+enum { SPIN_US = 50, SPIN_PAUSES = 64 };
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
+
+static double mono_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Under mu: something changed; every waiter looks again at what it waits for. */
+static void signal_locked(emu_par *P) {
+  atomic_fetch_add_explicit(&P->gen, 1, memory_order_release);
+  pthread_cond_broadcast(&P->cv);
+}
+
+/* Under mu, on a thread's own stack, in a loop that tests what it waits for: returns after a
+ * signal (or at `until`, when given, or spuriously); spins before it sleeps (above). */
+static void nap_locked(emu_par *P, const struct timespec *until) {
+  pthread_cond_t *cv = &P->cv;
+  atomic_uint *gen = &P->gen;
+  unsigned g = atomic_load_explicit(gen, memory_order_acquire);
+  pthread_mutex_unlock(&P->mu);
+  double t0 = 0;
+  for (unsigned i = 0;; i++) {
+    if (atomic_load_explicit(gen, memory_order_acquire) != g) break;
+    if ((i & 15) == 0) {
+      double t = mono_s();
+      if (!t0) t0 = t;
+      else if (t - t0 > SPIN_US * 1e-6) break;
+    }
+    if (i < SPIN_PAUSES) { cpu_relax(); continue; }
+    sched_yield();
+  }
+  pthread_mutex_lock(&P->mu);
+  /* a signal after this test finds the waiter in the wait: signals are sent under mu */
+  if (atomic_load_explicit(gen, memory_order_acquire) != g) return;
+  if (until) pthread_cond_timedwait(cv, &P->mu, until);
+  else pthread_cond_wait(cv, &P->mu);
+}
+
+/* ---- threads ---- */
+static int eng_ready_locked(emu_par *P) {
+  if (P->eng_state != ENG_WAIT) return 0;
+  if (atomic_load_explicit(&P->gen, memory_order_acquire) != P->eng_gen) return 1;
+  if (!P->eng_timed) return 0;
+  struct timespec t;
+  clock_gettime(CLOCK_REALTIME, &t);
+  return t.tv_sec > P->eng_until.tv_sec || (t.tv_sec == P->eng_until.tv_sec && t.tv_nsec >= P->eng_until.tv_nsec);
+}
+
+/* A thread's loop: its ranks' turns, which the engine hands it (task), and the engine itself
+ * when it can go on and no thread runs it. The main thread (worker 0) leaves once the engine
+ * has ended, the others when stopped. */
+static void serve(par_worker *w, int main_thread) {
   emu_par *P = w->P;
   emu_sim *S = P->S;
+  par_me = w;
+  pthread_mutex_lock(&P->mu);
+  for (;;) {
+    if (w->task >= 0) {
+      emu_rank *k = &S->ranks[w->task];
+      w->task = -1;
+      pthread_mutex_unlock(&P->mu);
+      /* the rank's turn: the kernel is its until it gives it back */
+      S->running = k;
+      emu_me_tl = k;
+      flush_rank(P, k->id);
+      struct timespec b0, b1;
+      clock_gettime(CLOCK_MONOTONIC, &b0);
+      emu_fiber_enter(&w->host, &k->fib);
+      clock_gettime(CLOCK_MONOTONIC, &b1);
+      w->busy += (double)(b1.tv_sec - b0.tv_sec) + 1e-9 * (double)(b1.tv_nsec - b0.tv_nsec);
+      emu_me_tl = NULL;
+      pthread_mutex_lock(&P->mu);
+      par_rank *pr = &P->r[k->id];
+      if (pr->want) {          /* it stopped at its next call, in its own code: waits for its turn */
+        pr->want = 0;
+        pr->parked = 1;
+      } else {                 /* it blocked, yielded or ended in its turn: the turn is back */
+        S->running = NULL;
+        P->back = 1;
+      }
+      signal_locked(P);
+      continue;
+    }
+    if (eng_ready_locked(P)) {
+      P->eng_state = ENG_RUN;
+      if (P->eng_on != w) P->eng_moves += P->eng_on != NULL;
+      P->eng_on = w;
+      pthread_mutex_unlock(&P->mu);
+      emu_fiber_enter(&w->host, &P->eng);
+      continue;   /* back with mu held: the engine waits again, or has ended */
+    }
+    if (main_thread ? P->eng_state == ENG_DONE : P->stop) break;
+    nap_locked(P, P->eng_state == ENG_WAIT && P->eng_timed ? &P->eng_until : NULL);
+  }
+  pthread_mutex_unlock(&P->mu);
+  par_me = NULL;
+}
+
+static void *worker_main(void *arg) {
+  par_worker *w = arg;
   /* the crash handler runs on the alternate stack, which is each thread's (emu_signal.c) */
   size_t alt_size = 64 * 1024;
   char *alt = xmalloc(alt_size);
   stack_t ss = {.ss_sp = alt, .ss_size = alt_size, .ss_flags = 0};
   sigaltstack(&ss, NULL);
-  pthread_mutex_lock(&P->mu);
-  for (;;) {
-    while (w->task < 0 && !P->stop) pthread_cond_wait(&w->cv, &P->mu);
-    if (w->task < 0) break;
-    emu_rank *k = &S->ranks[w->task];
-    w->task = -1;
-    pthread_mutex_unlock(&P->mu);
-    /* the rank's turn: the kernel is its until it gives it back */
-    S->running = k;
-    emu_me_tl = k;
-    flush_rank(P, k->id);
-    struct timespec b0, b1;
-    clock_gettime(CLOCK_MONOTONIC, &b0);
-    emu_fiber_enter(&w->host, &k->fib);
-    clock_gettime(CLOCK_MONOTONIC, &b1);
-    w->busy += (double)(b1.tv_sec - b0.tv_sec) + 1e-9 * (double)(b1.tv_nsec - b0.tv_nsec);
-    emu_me_tl = NULL;
-    pthread_mutex_lock(&P->mu);
-    par_rank *pr = &P->r[k->id];
-    if (pr->want) {          /* it stopped at its next call, in its own code: waits for its turn */
-      pr->want = 0;
-      pr->parked = 1;
-    } else {                 /* it blocked, yielded or ended in its turn: the turn is back */
-      S->running = NULL;
-      P->back = 1;
-    }
-    pthread_cond_signal(&P->cv);
-  }
-  pthread_mutex_unlock(&P->mu);
+  serve(w, 0);
   ss.ss_flags = SS_DISABLE;
   sigaltstack(&ss, NULL);
   free(alt);
   return NULL;
 }
 
-/* Main thread, under mu: rank id's turn, until it gives it back. */
+/* On the engine's stack, under mu: waits for a signal (or the date `until`), letting the
+ * thread that ran it serve its ranks meanwhile; goes on on whichever thread finds it can. */
+static void eng_wait_locked(emu_par *P, const struct timespec *until) {
+  P->eng_gen = atomic_load_explicit(&P->gen, memory_order_acquire);
+  P->eng_timed = until != NULL;
+  if (until) P->eng_until = *until;
+  P->eng_state = ENG_WAIT;
+  /* mu stays locked by this OS thread: its loop (serve) goes on from there */
+  emu_fiber_leave(&par_self()->host, &P->eng, 0);
+  /* resumed, maybe on another thread, which unlocked mu before */
+  pthread_mutex_lock(&P->mu);
+}
+
+static void eng_main(void *arg) {
+  emu_par *P = arg;
+  emu_fiber_started(&par_self()->host, &P->eng);
+  P->eng_fn(P->eng_arg);
+  pthread_mutex_lock(&P->mu);
+  P->eng_state = ENG_DONE;
+  signal_locked(P);
+  emu_fiber_leave(&par_self()->host, &P->eng, 1);
+}
+
+void emu_par_engine(emu_sim *S, void (*fn)(void *), void *arg) {
+  emu_par *P = S->par;
+  P->eng_fn = fn;
+  P->eng_arg = arg;
+  pthread_mutex_lock(&P->mu);
+  P->eng_state = ENG_WAIT;
+  P->eng_timed = 0;
+  P->eng_gen = atomic_load_explicit(&P->gen, memory_order_relaxed) + 1;   /* ready at once */
+  pthread_mutex_unlock(&P->mu);
+  serve(&P->w[0], 1);
+}
+
+/* The engine, under mu: rank id's turn, until it gives it back. */
 static void grant_locked(emu_par *P, int id) {
   par_worker *w = &P->w[id % P->n];
   P->back = 0;
   w->task = id;
-  pthread_cond_signal(&w->cv);
-  while (!P->back) pthread_cond_wait(&P->cv, &P->mu);
+  signal_locked(P);
+  while (!P->back) eng_wait_locked(P, NULL);
 }
 
 void emu_par_grant(emu_sim *S, emu_rank *k) {
@@ -246,7 +396,7 @@ void emu_par_grant(emu_sim *S, emu_rank *k) {
  * (one rank per host, no CPU model: no communication's CPU share, no background load), nothing
  * the rest of the simulation does before t + c x ref / speed depends on what the rank does, and
  * nothing it does depends on the rest. So the simulation may go on to the earliest such date
- * over the ranks in their own code (the horizon: a timer there brings the main thread back),
+ * over the ranks in their own code (the horizon: a timer there brings the engine back),
  * and a rank's computation, once its turn comes, starts in the past, at t, its part already
  * done counted (emu_sched.c, compute_now's par_lag); the rank's burst is at least what was
  * counted on (par_promised). The simulated results are those of the date order; the order of
@@ -336,7 +486,7 @@ void emu_par_run(emu_sim *S, emu_rank *k, void (*turn_done)(emu_sim *S, emu_rank
       continue;
     }
     if (!P->lookahead) {
-      pthread_cond_wait(&P->cv, &P->mu);
+      eng_wait_locked(P, NULL);
       continue;
     }
     double now = sim_now(S->sim), hz = horizon_locked(S, P);
@@ -344,16 +494,16 @@ void emu_par_run(emu_sim *S, emu_rank *k, void (*turn_done)(emu_sim *S, emu_rank
     clock_gettime(CLOCK_MONOTONIC, &m);
     double mono = (double)m.tv_sec + 1e-9 * (double)m.tv_nsec;
     /* A horizon that grows as the ranks compute would be followed in steps as small as the
-     * main thread is quick, each a timer and a look at every worker's clock, the main thread
+     * engine is quick, each a timer and a look at every worker's clock, the engine
      * taking a core from the workers (HPCG at 16 ranks: 76 % of a core): one step per
-     * LOOK_EVERY of wall time at most, the main thread waiting in between. */
+     * LOOK_EVERY of wall time at most, the engine waiting in between. */
     enum { LOOK_EVERY_US = 200 };
     if (hz > now && mono - P->last_arm < LOOK_EVERY_US * 1e-6 && P->timer_at < 0) {
       struct timespec until;
       clock_gettime(CLOCK_REALTIME, &until);
       until.tv_nsec += LOOK_EVERY_US * 1000L;
       if (until.tv_nsec >= 1000000000L) { until.tv_sec++; until.tv_nsec -= 1000000000L; }
-      pthread_cond_timedwait(&P->cv, &P->mu, &until);
+      eng_wait_locked(P, &until);
       continue;
     }
     if (hz > now) {   /* time may move on to hz: a timer there, unless one comes first */
@@ -370,7 +520,7 @@ void emu_par_run(emu_sim *S, emu_rank *k, void (*turn_done)(emu_sim *S, emu_rank
     clock_gettime(CLOCK_REALTIME, &until);
     until.tv_nsec += 1000000;
     if (until.tv_nsec >= 1000000000L) { until.tv_sec++; until.tv_nsec -= 1000000000L; }
-    pthread_cond_timedwait(&P->cv, &P->mu, &until);
+    eng_wait_locked(P, &until);
   }
   pthread_mutex_unlock(&P->mu);
 }
@@ -397,7 +547,7 @@ void emu_par_release(emu_rank *k) {
   P->fifo[(P->head + P->len) % P->cap] = k->id;
   P->len++;
   P->back = 1;
-  pthread_cond_signal(&P->cv);
+  signal_locked(P);
   pthread_mutex_unlock(&P->mu);
 }
 
@@ -496,6 +646,15 @@ void emu_par_start(emu_sim *S) {
     return;
   }
   emu_par *P = xcalloc(1, sizeof *P);
+  psim_err ferr;
+  psim_err_clear(&ferr);
+  /* the engine's stack: sim_run and its callbacks, as deep as on the main thread's */
+  size_t eng_stack = o->stack_size > ((size_t)8 << 20) ? o->stack_size : (size_t)8 << 20;
+  if (emu_fiber_init(&P->eng, eng_stack, eng_main, P, &ferr) < 0) {
+    free(P);
+    if (!o->singleton) fprintf(stderr, "psim: --threads %d: %s: its ranks run on one thread\n", o->threads, ferr.msg);
+    return;
+  }
   P->S = S;
   P->n = o->threads < S->np ? o->threads : S->np;
   P->w = xcalloc((size_t)P->n, sizeof *P->w);
@@ -512,6 +671,7 @@ void emu_par_start(emu_sim *S) {
   if (!P->outc || !P->errc) {
     if (P->outc) fclose(P->outc);
     if (P->errc) fclose(P->errc);
+    emu_fiber_free(&P->eng);
     free(P->w);
     free(P->r);
     free(P);
@@ -530,29 +690,20 @@ void emu_par_start(emu_sim *S) {
   for (int i = 0; i < S->np && P->lookahead; i++)
     for (int j = 0; j < i; j++)
       if (S->rank_host[i] == S->rank_host[j]) { P->lookahead = 0; break; }
+  /* worker 0 is the main thread (it runs its ranks and the engine in emu_par_engine) */
   for (int i = 0; i < P->n; i++) {
     par_worker *w = &P->w[i];
     w->P = P;
     w->task = -1;
-    pthread_cond_init(&w->cv, NULL);
-    w->started = pthread_create(&w->th, NULL, worker_main, w) == 0;
-    if (w->started && pthread_getcpuclockid(w->th, &w->cpu) != 0) P->lookahead = 0;
-    if (!w->started) {
-      /* cannot happen but by lack of resources: the ranks go on the workers there are */
+    if (i == 0) {
+      w->th = pthread_self();
+      w->started = 0;
+    } else if (!(w->started = pthread_create(&w->th, NULL, worker_main, w) == 0)) {
+      /* cannot happen but by lack of resources: the ranks go on the threads there are */
       P->n = i;
       break;
     }
-  }
-  if (!P->n) {
-    S->par = NULL;
-    stdout = P->out0;
-    stderr = P->err0;
-    fclose(P->outc);
-    fclose(P->errc);
-    free(P->w);
-    free(P->r);
-    free(P);
-    if (!o->singleton) fprintf(stderr, "psim: --threads %d: no thread could be started: its ranks run on one thread\n", o->threads);
+    if (pthread_getcpuclockid(w->th, &w->cpu) != 0) P->lookahead = 0;
   }
 }
 
@@ -565,17 +716,17 @@ void emu_par_stop(emu_sim *S) {
     int id = P->fifo[P->head];
     P->head = (P->head + 1) % P->cap;
     P->len--;
-    while (!P->r[id].parked) pthread_cond_wait(&P->cv, &P->mu);
+    while (!P->r[id].parked) nap_locked(P, NULL);
   }
   P->stop = 1;
-  for (int i = 0; i < P->n; i++) pthread_cond_signal(&P->w[i].cv);
+  signal_locked(P);
   pthread_mutex_unlock(&P->mu);
   double busy = 0;
   for (int i = 0; i < P->n; i++) {
-    pthread_join(P->w[i].th, NULL);
-    pthread_cond_destroy(&P->w[i].cv);
+    if (P->w[i].started) pthread_join(P->w[i].th, NULL);
     busy += P->w[i].busy;
   }
+  emu_fiber_free(&P->eng);
   if (S->o->threads_stats) {
     /* how many workers had a rank to run at once, on average: what the run could use of that
      * many cores, whatever the machine gave it (a loaded machine shares its cores) */
@@ -584,6 +735,7 @@ void emu_par_stop(emu_sim *S) {
     double wall = (double)(end.tv_sec - P->start.tv_sec) + 1e-9 * (double)(end.tv_nsec - P->start.tv_nsec);
     fprintf(P->err0, "psim: --threads %d: workers ran ranks %.3f s in %.3f s of wall time: %.2f at once on average; ",
             S->o->threads, busy, wall, wall > 0 ? busy / wall : 0);
+    fprintf(P->err0, "the engine changed threads %ld times; ", P->eng_moves);
     if (P->lookahead) fprintf(P->err0, "the simulation went on %ld times while ranks computed\n", P->advances);
     else fprintf(P->err0, "no lookahead\n");
   }

@@ -878,6 +878,36 @@ static void rank_run(void *ctx, int id) {
   turn_done(S, k);
 }
 
+/* The simulation's run: sim_run, then the rounds that let polling ranks look again. */
+struct engine_run {
+  emu_sim *S;
+  replay_result *res;
+};
+static void engine_run(void *arg) {
+  struct engine_run *er = arg;
+  emu_sim *S = er->S;
+  er->res->events = sim_run(S->sim, rank_run, S);
+  /* Nothing left to happen while ranks poll: let them look again (a rank that polls between
+   * pieces of its own work goes on), unless EMU_IDLE_ROUNDS rounds in a row were spent polling
+   * in vain (the program spins forever: reported as a deadlock, the pollers blocked in their
+   * test). One fruitless round is not enough: a rank may do many steps of its own work, each
+   * too short to be measured, between two calls other than a poll (HPCC's RandomAccess fills
+   * 1024 updates, polling once per update, before it sends). */
+  enum { EMU_IDLE_ROUNDS = 1 << 16 };
+  int idle = 0;
+  while (S->npolling && !S->failed && !S->spin.found && !sim_overflowed(S->sim)) {
+    uint64_t calls = S->calls, polls = S->polls;
+    double now = sim_now(S->sim);
+    wake_pollers(S);
+    er->res->events += sim_run(S->sim, rank_run, S);
+    if (S->calls - calls == S->polls - polls && sim_now(S->sim) == now) {
+      if (++idle >= EMU_IDLE_ROUNDS) break;
+    } else {
+      idle = 0;
+    }
+  }
+}
+
 static void on_done(void *ctx, mpi_req *q);
 static void on_done_cb(void *ctx, mpi_req *q) { on_done(ctx, q); }
 
@@ -1021,26 +1051,9 @@ int emu_run(const emu_opts *o, replay_result *res, psim_err *err) {
   emu_signals_install();
   emu_par_start(S);
   emu_watch_start(S);
-  res->events = sim_run(S->sim, rank_run, S);
-  /* Nothing left to happen while ranks poll: let them look again (a rank that polls between
-   * pieces of its own work goes on), unless EMU_IDLE_ROUNDS rounds in a row were spent polling
-   * in vain (the program spins forever: reported as a deadlock, the pollers blocked in their
-   * test). One fruitless round is not enough: a rank may do many steps of its own work, each
-   * too short to be measured, between two calls other than a poll (HPCC's RandomAccess fills
-   * 1024 updates, polling once per update, before it sends). */
-  enum { EMU_IDLE_ROUNDS = 1 << 16 };
-  int idle = 0;
-  while (S->npolling && !S->failed && !S->spin.found && !sim_overflowed(S->sim)) {
-    uint64_t calls = S->calls, polls = S->polls;
-    double now = sim_now(S->sim);
-    wake_pollers(S);
-    res->events += sim_run(S->sim, rank_run, S);
-    if (S->calls - calls == S->polls - polls && sim_now(S->sim) == now) {
-      if (++idle >= EMU_IDLE_ROUNDS) break;
-    } else {
-      idle = 0;
-    }
-  }
+  struct engine_run er = {S, res};
+  if (S->par) emu_par_engine(S, engine_run, &er);   /* on whichever thread is free */
+  else engine_run(&er);
   emu_par_stop(S);
   emu_watch_stop(S);
   res->cpu = models_cpu_report(S->models);

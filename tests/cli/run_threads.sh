@@ -9,7 +9,7 @@
 PSIMCC="$(dirname "$PSIM")/psimcc"
 D="$PSIM_TESTDATA/emul"
 fails=0
-for p in threads spin crash overflow mpierr; do
+for p in threads spin crash overflow mpierr iprobe_loop; do
   "$PSIMCC" -O2 -o "$TMPD/$p" "$D/$p.c" || { echo "FAIL: psimcc $p.c"; exit 1; }
 done
 "$PSIMCC" -o "$TMPD/sleep_thread" "$D/sleep_thread.c" -lpthread || { echo "FAIL: psimcc sleep_thread.c"; exit 1; }
@@ -100,6 +100,22 @@ p0=$(json_get "$TMPD/p0.json" simulated_time)
 for t in 1 2; do
   [ "$(json_get "$TMPD/p$t.json" simulated_time)" = "$p0" ] || bad "ping-pong: threads $t $(json_get "$TMPD/p$t.json" simulated_time) s, one thread $p0 s"
 done
+
+# 4b. RandomAccess's pattern: a poll after every update of well under a microsecond, so a
+# turn every few hundred ns. The engine goes on on whichever thread is free (emu_par.c): at
+# 2 and 3 threads it changes threads at nearly every poll, at 1 never; the output and the
+# simulated time are the same at 1, 2 and 3 threads, bit for bit with --no-measure.
+for t in 1 2 3; do
+  timeout 120 "$PSIM" run --np 2 --platform flat:2,1Gf --no-measure -q --threads $t --cfg run/threads-stats:yes \
+    -- "$TMPD/iprobe_loop" 20000 > "$TMPD/i$t.out" 2> "$TMPD/i$t.err" || bad "iprobe loop, threads $t: rc $?"
+done
+for t in 2 3; do cmp -s "$TMPD/i1.out" "$TMPD/i$t.out" || bad "iprobe loop: output at threads $t differs from threads 1: $(cat "$TMPD/i$t.out")"; done
+grep -q '^rank 1 received 200 of 400$' "$TMPD/i1.out" || bad "iprobe loop: rank 1 should receive 200 of 400: $(cat "$TMPD/i1.out")"
+moves() { sed -n 's/.*the engine changed threads \([0-9]*\) times.*/\1/p' "$1"; }
+[ "$(moves "$TMPD/i1.err")" = 0 ] || bad "iprobe loop, threads 1: the engine changed threads: $(cat "$TMPD/i1.err")"
+m=$(moves "$TMPD/i2.err")
+[ -n "$m" ] && [ "$m" -gt 10000 ] || bad "iprobe loop, threads 2: the engine changed threads '$m' times, want more than 10000 (one per poll of the other rank)"
+echo "iprobe loop: $(grep -o 'end at .*' "$TMPD/i2.out") at 1, 2 and 3 threads; threads 2: the engine changed threads $m times"
 
 # 5. A bad N is a usage error
 for n in 0 -1 x 2x 1025; do
