@@ -141,7 +141,8 @@ void rt_dtypes_init(rt_world *w) {
   w->types.data[MPI_UB] = ub;
 }
 
-rt_dtype *rt_type(MPI_Datatype dt) {
+/* not inlined: its return address names the MPI call (rt_live) */
+__attribute__((noinline)) rt_dtype *rt_type(MPI_Datatype dt) {
   rt_live(__builtin_return_address(0));
   rt_world *w = rt_w();
   if (dt <= 0 || (size_t)dt >= w->types.len || !w->types.data[dt] || w->types.data[dt]->freed)

@@ -50,7 +50,8 @@ static void req_release(MPI_Request h) {
   w->free_req = h;
 }
 
-static rt_req *req_get(MPI_Request h) {
+/* not inlined: its return address names the MPI call (rt_live) */
+__attribute__((noinline)) static rt_req *req_get(MPI_Request h) {
   rt_live(__builtin_return_address(0));
   rt_world *w = rt_w();
   if (h <= 0 || (size_t)h >= w->reqs.len || !w->reqs.data[h]->used) emu_fatal("invalid request %d (MPI_ERR_REQUEST)", h);

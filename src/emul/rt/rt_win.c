@@ -55,7 +55,8 @@ static const char *const hint_default[NHINTS] = {"false", "rar,raw,war,waw", "sa
 
 /* ---- handles ---- */
 
-static rt_win *win_get(MPI_Win h) {
+/* not inlined: its return address names the MPI call (rt_live) */
+__attribute__((noinline)) static rt_win *win_get(MPI_Win h) {
   rt_live(__builtin_return_address(0));
   rt_world *w = rt_w();
   if (h <= 0 || (size_t)h >= w->wins.len || !w->wins.data[h]) emu_fatal("invalid window %d (MPI_ERR_WIN)", h);
