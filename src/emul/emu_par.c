@@ -127,7 +127,7 @@ struct emu_par {
   /* The engine: sim_run, its callbacks and the turns' order (emu_par_run), on a stack of its
    * own that whichever thread is free runs (see "Threads" at the top) */
   emu_fiber eng;
-  int eng_state;            /* ENG_WAIT (waits for a signal or a date), ENG_RUN, ENG_DONE */
+  int eng_state;            /* ENG_WAIT (for a signal or a date), ENG_RUN, ENG_LEAVING, ENG_DONE */
   unsigned eng_gen;         /* gen when it began to wait */
   int eng_timed;            /* it waits until eng_until at the latest */
   struct timespec eng_until;
@@ -145,7 +145,9 @@ struct emu_par {
   FILE *out0, *err0, *outc, *errc;
 };
 
-enum { ENG_WAIT, ENG_RUN, ENG_DONE };
+/* ENG_LEAVING: it is leaving the thread that ran it, and may not be resumed before its stack
+ * is free; that thread makes it ENG_WAIT once back on its own stack (serve). */
+enum { ENG_WAIT, ENG_RUN, ENG_LEAVING, ENG_DONE };
 
 /* The thread's worker; not inline, so that code on the engine's stack, which moves between
  * threads, never keeps a thread's address across a switch. */
@@ -313,7 +315,11 @@ static void serve(par_worker *w, int main_thread) {
       P->eng_on = w;
       pthread_mutex_unlock(&P->mu);
       emu_fiber_enter(&w->host, &P->eng);
-      continue;   /* back with mu held: the engine waits again, or has ended */
+      /* the engine waits again (it left with a copy of the signals' count taken under mu, so
+       * a signal since then makes it ready at once), or has ended */
+      pthread_mutex_lock(&P->mu);
+      if (P->eng_state == ENG_LEAVING) P->eng_state = ENG_WAIT;
+      continue;
     }
     if (main_thread ? P->eng_state == ENG_DONE : P->stop) break;
     nap_locked(P, P->eng_state == ENG_WAIT && P->eng_timed ? &P->eng_until : NULL);
@@ -337,15 +343,16 @@ static void *worker_main(void *arg) {
 }
 
 /* On the engine's stack, under mu: waits for a signal (or the date `until`), letting the
- * thread that ran it serve its ranks meanwhile; goes on on whichever thread finds it can. */
+ * thread that ran it serve its ranks meanwhile; goes on on whichever thread finds it can.
+ * mu is not held across the switch (a lock belongs to its fiber for ThreadSanitizer). */
 static void eng_wait_locked(emu_par *P, const struct timespec *until) {
   P->eng_gen = atomic_load_explicit(&P->gen, memory_order_acquire);
   P->eng_timed = until != NULL;
   if (until) P->eng_until = *until;
-  P->eng_state = ENG_WAIT;
-  /* mu stays locked by this OS thread: its loop (serve) goes on from there */
+  P->eng_state = ENG_LEAVING;
+  pthread_mutex_unlock(&P->mu);
   emu_fiber_leave(&par_self()->host, &P->eng, 0);
-  /* resumed, maybe on another thread, which unlocked mu before */
+  /* resumed, maybe on another thread */
   pthread_mutex_lock(&P->mu);
 }
 
@@ -356,6 +363,7 @@ static void eng_main(void *arg) {
   pthread_mutex_lock(&P->mu);
   P->eng_state = ENG_DONE;
   signal_locked(P);
+  pthread_mutex_unlock(&P->mu);
   emu_fiber_leave(&par_self()->host, &P->eng, 1);
 }
 
