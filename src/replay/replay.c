@@ -74,8 +74,13 @@ char *replay_unfinished_lines(replay *R, const char *verb, int *n_out) {
     mpi_req *list[64];
     int n = 0;
     if (k->cur && !k->cur->done) list[n++] = k->cur;
-    for (int j = k->pwaited; j < k->npreqs && n < 64; j++) if (k->preqs[j] && !k->preqs[j]->done) list[n++] = k->preqs[j];
-    for (int j = 0; j < k->npend && n < 64; j++) if (k->pend_req[j] && !k->pend_req[j]->done && k->pend_req[j]->waited) list[n++] = k->pend_req[j];
+    if (k->w)
+      for (int j = k->w->pwaited; j < k->w->npreqs && n < 64; j++)
+        if (k->w->preqs[j] && !k->w->preqs[j]->done) list[n++] = k->w->preqs[j];
+    for (int j = 0; j < k->npend && n < 64; j++) {
+      mpi_req *q = replay_pend_req(k, j);
+      if (q && !q->done && q->waited) list[n++] = q;
+    }
     for (int j = 0; j < n && wl + 100 < sizeof what; j++) {
       const mpi_req *q = list[j];
       if (q->is_send)
@@ -92,14 +97,14 @@ char *replay_unfinished_lines(replay *R, const char *verb, int *n_out) {
                                       wl ? "; " : "", q->src, q->tag));
     }
     const char *t = k->text_copied ? k->text : (k->has_action ? k->act_text : "");
-    int tl = k->text_copied ? k->text_len : (k->has_action ? k->act_text_len : 0);
+    int tl = k->has_action || k->text_copied ? k->act_text_len : 0;
     if (!k->has_action)
       snprintf(line, sizeof line, "  rank %d (host %s): at the end of its trace (after %s:%ld), waiting for its pending requests: %s\n",
-               i, plat_host_at(R->o->plat, k->host)->name, k->act_file ? k->act_file : "?", k->act_line,
+               i, plat_host_at(R->o->plat, replay_host(R, k))->name, k->act_file ? k->act_file : "?", k->act_line,
                what[0] ? what : "?");
     else
       snprintf(line, sizeof line, "  rank %d (host %s): %s '%d %.*s' at %s:%ld: %s\n", i,
-               plat_host_at(R->o->plat, k->host)->name, verb, i, tl, t, k->act_file ? k->act_file : "?",
+               plat_host_at(R->o->plat, replay_host(R, k))->name, verb, i, tl, t, k->act_file ? k->act_file : "?",
                k->act_line, what[0] ? what : "waiting");
     size_t ll = strlen(line);
     if (len + ll + 1 > cap) { cap = 2 * (len + ll + 1); buf = xrealloc(buf, cap); }
@@ -184,6 +189,7 @@ int replay_run(tit_source *src, const replay_opts *o, replay_result *res, psim_e
   R.ranks = xcalloc((size_t)R.np, sizeof *R.ranks);
   if (R.vp || R.maps) R.cold = xcalloc((size_t)R.np, sizeof *R.cold);
   if (o->nobservers) R.acts = xcalloc((size_t)R.np, sizeof *R.acts);
+  if (o->nobservers || o->actions) R.dates = xcalloc((size_t)R.np, sizeof *R.dates);
   replay_mtx_init(&R);
   for (int i = 0; i < R.np; i++) {
     rank *k = &R.ranks[i];
@@ -237,6 +243,7 @@ done:
   free(R.ranks);
   free(R.cold);
   free(R.acts);
+  free(R.dates);
   coll_prog_free(&R.prog);
   mpi_world_free(R.world);
   models_free(R.models);

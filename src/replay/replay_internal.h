@@ -28,11 +28,24 @@ typedef struct rop {
   union { double bytes, amount; };
 } rop;
 
-/* The key (src, dst, tag) of a request started by a trace isend/irecv, waited for later by
- * that key: src and dst as one int, pair (2 x dst when src is the rank, 2 x src + 1 when dst
- * is: replay_rank.c pair_code); the requests themselves are in a parallel array
- * (rank.pend_req), which a trace's waitall waits on as it is. */
-typedef struct keyed { int pair, tag; } keyed;
+/* A rank inside a waitall or a collective (issue 38: only those ranks hold it; it was ~50
+ * bytes of every rank's state, and a collective's request list stayed allocated after it):
+ * one block, allocated when the rank enters a collective's program (translate, with room for
+ * the requests it starts) or a trace's waitall, freed when it leaves it. Its parts:
+ *  - the requests started by the current program, in order (preqs[0..pwaited) already
+ *    waited for);
+ *  - the waitall in progress (waitall_round): its wait group's counter (mpi_req_join), how
+ *    many of its requests are not complete, and a min-heap of the indices of those complete
+ *    but not yet taken (heap, room for hcap: as many as the waitall has requests), so that a
+ *    round costs O(log n), not a pass over the n requests. */
+typedef struct rank_wait {
+  uint64_t wbase;
+  int npreqs, cappreqs, pwaited;
+  int wpend, nwdone, hcap;
+  mpi_req *preqs[];               /* cappreqs of them, then the heap's hcap ints */
+} rank_wait;
+
+static inline int *rank_wait_heap(rank_wait *w) { return (int *)(void *)(w->preqs + w->cappreqs); }
 
 /* RK_QUEUED: a VP ready to run but waiting for its PE; RK_STEP: at a balancing step. */
 typedef enum { RK_READY, RK_BLOCKED, RK_DONE, RK_QUEUED, RK_STEP } rank_state;
@@ -80,9 +93,10 @@ typedef struct rank_cold {
 } rank_cold;
 
 /* A rank's figures while it runs: rank_stats but its host (the rank's), blocked (known at the
- * end) and the times of rank_cold; replay_rank_stats puts them together. */
+ * end), finish (its acct_mark once done: the date it ended) and the times of rank_cold;
+ * replay_rank_stats puts them together. */
 typedef struct rank_figs {
-  double finish, compute, comm, wait;
+  double compute, comm, wait;
   uint64_t actions, msgs_sent, msgs_recv;
   double bytes_sent, bytes_recv;
 } rank_figs;
@@ -95,16 +109,13 @@ typedef struct rank {
    * others get a block (a collective's program at its length) */
   rop inline_ops[1];
   rop *ops;
-  /* requests started by the current program (collective), in order */
-  mpi_req **preqs;
   mpi_req *cur;                   /* request a blocking op waits for */
-  keyed *pend;                    /* keys of the pending trace requests, in posting order */
-  mpi_req **pend_req;             /* their requests (NULL: completed by a test), same order */
-  /* the waitall in progress (waitall_round): its wait group's counter (mpi_req_join), how
-   * many of its requests are not complete, and a min-heap of the indices of those complete
-   * but not yet taken, so that a round costs O(log n), not a pass over the n requests */
-  uint64_t wbase;
-  int *wdone;
+  /* The pending trace requests, in posting order; a trace's waitall waits on this array as
+   * it is. A request's key (src, dst, tag) is in its mpi_req.user (pend_key); an entry a
+   * test completed holds its key instead of a request, marked by its low bit (PEND_MARK):
+   * 8 bytes an entry, not 16 (issue 38). */
+  mpi_req **pend;
+  rank_wait *w;                   /* inside a waitall or a collective, else NULL */
   char *text;                     /* copy of the action text once it stops mid-action */
   /* The action in progress, what is read of it once translated: its text (borrowed from the
    * reader until kept in text), kind, file and line. The whole tit_action is kept only for
@@ -112,20 +123,15 @@ typedef struct rank {
   const char *act_text;
   const char *act_file;
   long act_line;
-  double ovh_start;               /* when the overhead began */
   double or_due;                  /* smpi/or of the messages its waits took, still to pay */
   double acct_mark;               /* date up to which st's times are accounted */
   double busy_mark;               /* mpi_rank_busy_time at acct_mark (PH_MPI only) */
-  double act_start;
-  int id, host;
-  int pc, nops, capops;
-  int npreqs, cappreqs, pwaited;  /* preqs[0..pwaited) already waited for */
+  int id;                         /* its host: replay.rank_host[id] (replay_host) */
+  int pc, nops;
   int nwaiting;                   /* requests it is blocked on that are not done */
-  int npend, cappend;
-  int wpend;
-  int nwdone, capwdone;
-  int text_len, text_cap;
-  int act_text_len;
+  int npend;
+  int text_cap;
+  int act_text_len;               /* the kept text's too */
   uint8_t act_kind;               /* tit_kind */
   uint8_t state, step, has_action, at_end;   /* step: op_step of ops[pc] */
   uint8_t posted;                 /* the op just executed posted a send or a receive */
@@ -145,6 +151,9 @@ typedef struct replay {
   rank *ranks;
   rank_cold *cold;                /* psim lb and --host-events only (rank_cold), else NULL */
   tit_action *acts;               /* per rank the whole action in progress, for observers only */
+  /* per rank, with --actions or observers only (else NULL): when its action in progress
+   * began, and when the overhead it is sleeping began (observers) */
+  struct rank_dates { double act_start, ovh_start; } *dates;
   int *rank_host;
   int np;
   double test_count;              /* SMPI's process-wide count of injected test sleeps */
@@ -183,6 +192,16 @@ typedef struct replay {
   int par_done;                   /* the processes agreed that the run ended (or stopped) */
   uint64_t windows;
 } replay;
+
+/* An entry of rank.pend that holds a key (its request completed by a test) has its low bit
+ * set: requests are aligned, so theirs is 0. */
+enum { PEND_MARK = 1 };
+/* Entry i of k's pending trace requests: its request, or NULL when a test completed it. */
+static inline mpi_req *replay_pend_req(const rank *k, int i) {
+  return (uintptr_t)k->pend[i] & PEND_MARK ? NULL : k->pend[i];
+}
+
+static inline int replay_host(const replay *R, const rank *k) { return R->rank_host[k->id]; }
 
 static inline rank_cold *replay_cold(const replay *R, const rank *k) { return &R->cold[k->id]; }
 

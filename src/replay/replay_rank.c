@@ -22,38 +22,45 @@
 #include "replay/replay_internal.h"
 
 /* ---- rank helpers ---- */
+/* An action's program has room for its ops (reserve_ops, or the inline op for one). */
 static rop *add_op(rank *k) {
-  if (k->nops == k->capops) {
-    int cap = k->capops * 2;
-    rop *n = xmalloc((size_t)cap * sizeof *n);
-    memcpy(n, k->ops, (size_t)k->nops * sizeof *n);
-    if (k->ops != k->inline_ops) free(k->ops);
-    k->ops = n;
-    k->capops = cap;
-  }
   rop *op = &k->ops[k->nops++];
   memset(op, 0, sizeof *op);
   return op;
 }
 
-/* Room for n ops in all: a collective's program is allocated at its length (ranks hold it
- * while they wait inside it; doubling left a quarter to a half of it unused). */
+/* Room for the n ops of a program just begun (after reset_ops): a collective's is allocated
+ * at its length (ranks hold it while they wait inside it; doubling left a quarter to a half
+ * of it unused), one op is the inline one. */
 static void reserve_ops(rank *k, int n) {
-  if (n <= k->capops) return;
-  rop *ops = xmalloc((size_t)n * sizeof *ops);
-  memcpy(ops, k->ops, (size_t)k->nops * sizeof *ops);
-  if (k->ops != k->inline_ops) free(k->ops);
-  k->ops = ops;
-  k->capops = n;
+  if (n > (int)(sizeof k->inline_ops / sizeof *k->inline_ops)) k->ops = xmalloc((size_t)n * sizeof *k->ops);
+}
+
+/* The rank enters a collective's program (npreqs: room for the requests it starts) or a
+ * trace's waitall (nheap: its requests): its rank_wait, which it holds until it leaves. */
+static rank_wait *wait_enter(rank *k, int npreqs, int nheap) {
+  rank_wait *w = xmalloc(sizeof *w + (size_t)npreqs * sizeof *w->preqs + (size_t)nheap * sizeof(int));
+  w->wbase = 0;
+  w->npreqs = w->pwaited = 0;
+  w->cappreqs = npreqs;
+  w->wpend = w->nwdone = 0;
+  w->hcap = nheap;
+  k->w = w;
+  return w;
+}
+
+/* Every request of the block's waitall left its group (mpi_req_leave): nothing points at it. */
+static void wait_leave(rank *k) {
+  free(k->w);
+  k->w = NULL;
 }
 
 static void reset_ops(rank *k) {
   if (k->ops != k->inline_ops) free(k->ops);
   k->ops = k->inline_ops;
-  k->capops = (int)(sizeof k->inline_ops / sizeof *k->inline_ops);
   k->nops = k->pc = 0;
   k->step = STEP_START;
-  k->npreqs = k->pwaited = 0;
+  if (k->w) wait_leave(k);
 }
 
 static void keep_text(rank *k) {
@@ -66,7 +73,6 @@ static void keep_text(rank *k) {
   }
   memcpy(k->text, k->act_text, (size_t)k->act_text_len);
   k->text[k->act_text_len] = 0;
-  k->text_len = k->act_text_len;
   k->text_copied = 1;
 }
 
@@ -136,7 +142,7 @@ static void block_comm(replay *R, rank *k) {
 /* Blocked in a single wait (MPI_Wait, a blocking send or receive, a scan's waits): SimGrid
  * touches the host's CPU as it does so (models_wait_blocked). Waitall and waitany do not. */
 static void block_wait_one(replay *R, rank *k) {
-  models_wait_blocked(R->models, k->host);
+  models_wait_blocked(R->models, replay_host(R, k));
   block_comm(R, k);
 }
 
@@ -173,12 +179,9 @@ static void take(rank *k, mpi_req *q) {
 
 /* The waitall's complete requests not taken yet, by index (a binary min-heap): a round takes
  * the first in the waitall's order. */
-static void wdone_push(rank *k, int i) {
-  if (k->nwdone == k->capwdone) {
-    k->capwdone = k->capwdone ? 2 * k->capwdone : 8;
-    k->wdone = xrealloc(k->wdone, (size_t)k->capwdone * sizeof *k->wdone);
-  }
-  int *h = k->wdone, c = k->nwdone++;
+static void wdone_push(rank_wait *w, int i) {
+  /* a request is filed once, and a waitall has at most hcap of them */
+  int *h = rank_wait_heap(w), c = w->nwdone++;
   while (c > 0) {
     int p = (c - 1) / 2;
     if (h[p] <= i) break;
@@ -188,8 +191,8 @@ static void wdone_push(rank *k, int i) {
   h[c] = i;
 }
 
-static int wdone_pop(rank *k) {
-  int *h = k->wdone, top = h[0], last = h[--k->nwdone], n = k->nwdone, c = 0;
+static int wdone_pop(rank_wait *w) {
+  int *h = rank_wait_heap(w), top = h[0], last = h[--w->nwdone], n = w->nwdone, c = 0;
   for (;;) {
     int l = 2 * c + 1;
     if (l >= n) break;
@@ -213,12 +216,12 @@ void replay_rank_req_done(void *ctx, mpi_req *q) {
   if (!q->waited) return;
   rank *k = &R->ranks[q->owner];
   /* one of the requests of the rank's waitall (waitall_round) */
-  const int member = q->wbase == &k->wbase;
-  if (member) k->wpend--;
+  const int member = k->w && q->wbase == &k->w->wbase;
+  if (member) k->w->wpend--;
   /* A rank already woken (a waitany answered by another request) is no longer waiting on q:
    * its next wait counts afresh (a waitall's next round takes it). */
   if (k->state != RK_BLOCKED) {
-    if (member) wdone_push(k, (int)(q->wseq - 1));
+    if (member) wdone_push(k->w, (int)(q->wseq - 1));
     return;
   }
   take(k, q);   /* the answer to the rank's wait */
@@ -271,25 +274,26 @@ static int waitall_round(replay *R, rank *k, mpi_req **reqs, int n) {
    * sorts them once: the requests still pending join the rank's wait group, the complete ones
    * go to wdone; from then on replay_rank_req_done counts the pending ones that complete
    * (wpend) and files those that complete while the rank is not blocked in wdone. */
+  rank_wait *w = k->w;   /* the collective's, or the trace waitall's (op_waitall_keep) */
   if (k->step == STEP_START) {
     k->step = STEP_ROUND;
-    k->nwdone = k->wpend = 0;
+    w->nwdone = w->wpend = 0;
     for (int i = 0; i < n; i++) {
       mpi_req *q = reqs[i];
-      if (!q || q->taken) continue;
-      if (!q->done) { mpi_req_join(q, &k->wbase, i); k->wpend++; }
+      if (!q || (uintptr_t)q & PEND_MARK || q->taken) continue;   /* a mark: a test took it */
+      if (!q->done) { mpi_req_join(q, &w->wbase, i); w->wpend++; }
       else if (q->is_send && q->detached) q->taken = 1;
-      else wdone_push(k, i);
+      else wdone_push(w, i);
     }
   }
   for (;;) {
     /* Every round registers the rank anew on the pending requests, in order, even when a
      * complete one then answers at once (the rank does not block, and a rank that is not
      * blocked is not woken: replay_rank_req_done). */
-    if (k->wpend) mpi_wgroup_rewait(R->world, &k->wbase, n);
+    if (w->wpend) mpi_wgroup_rewait(R->world, &w->wbase, n);
     int first_done = -1;
-    while (k->nwdone && first_done < 0) {
-      int i = wdone_pop(k);
+    while (w->nwdone && first_done < 0) {
+      int i = wdone_pop(w);
       mpi_req *q = reqs[i];
       if (q->is_send && q->detached) q->taken = 1;
       else first_done = i;
@@ -300,7 +304,7 @@ static int waitall_round(replay *R, rank *k, mpi_req **reqs, int n) {
       sim_make_ready(R->sim, k->id);
       return 1;
     }
-    if (!k->wpend) return 0;
+    if (!w->wpend) return 0;
     k->nwaiting = 1;
     return 1;
   }
@@ -316,12 +320,17 @@ static void release_reqs(replay *R, rank *k, mpi_req **reqs, int n) {
   }
 }
 
+/* translate gave the block room for every request of the program: it grows only if that
+ * count missed one (no request is then in a wait group, which points into the block). */
 static void push_preq(rank *k, mpi_req *q) {
-  if (k->npreqs == k->cappreqs) {
-    k->cappreqs = k->cappreqs ? 2 * k->cappreqs : 8;   /* translate reserves the program's */
-    k->preqs = xrealloc(k->preqs, (size_t)k->cappreqs * sizeof *k->preqs);
+  rank_wait *w = k->w;
+  if (w->npreqs == w->cappreqs) {
+    int cap = w->cappreqs ? 2 * w->cappreqs : 8;
+    w = xrealloc(w, sizeof *w + (size_t)cap * (sizeof *w->preqs + sizeof(int)));
+    w->cappreqs = w->hcap = cap;   /* the heap moved: it is empty between two waitalls */
+    k->w = w;
   }
-  k->preqs[k->npreqs++] = q;
+  w->preqs[w->npreqs++] = q;
 }
 
 /* A key's two ranks in one int (issue 38: 8 bytes a key, not 12). Every key a rank files has
@@ -333,42 +342,46 @@ static int pair_code(const replay *R, const rank *k, int src, int dst) {
   return -1;
 }
 
-/* pend_req and pend share one block (requests first, then keys): one allocation per rank. */
+/* A key as a word: its pair (below 2^25: np is at most 2^24) and its tag. */
+static uintptr_t key_word(int pair, int tag) { return (uintptr_t)(uint32_t)pair << 32 | (uint32_t)tag; }
+
+/* Entry i's key: its request's (mpi_req.user), or the key a mark holds. */
+static uintptr_t pend_key(const rank *k, int i) {
+  uintptr_t e = (uintptr_t)k->pend[i];
+  return e & PEND_MARK ? e >> 1 : (uintptr_t)k->pend[i]->user;
+}
+
+/* Files q (NULL: a request a test completed) under its key. The request keeps its key in its
+ * user word (the replay does not use it otherwise: its receive's src and tag are the
+ * message's once matched, not the key's, when it was posted with MPI_L_ANY). */
 static void push_keyed(const replay *R, rank *k, int src, int dst, int tag, mpi_req *q) {
-  if (k->npend == k->cappend) {
-    int cap = k->cappend ? 2 * k->cappend : 4;
-    mpi_req **reqs = xmalloc((size_t)cap * (sizeof *reqs + sizeof *k->pend));
-    keyed *keys = (keyed *)(reqs + cap);
-    if (k->npend) {
-      memcpy(reqs, k->pend_req, (size_t)k->npend * sizeof *reqs);
-      memcpy(keys, k->pend, (size_t)k->npend * sizeof *keys);
-    }
-    free(k->pend_req);
-    k->pend_req = reqs;
-    k->pend = keys;
-    k->cappend = cap;
-  }
-  k->pend_req[k->npend] = q;
-  k->pend[k->npend++] = (keyed){pair_code(R, k, src, dst), tag};
+  /* room for 4, then for twice as many whenever the count reaches a power of two: the room
+   * is then always above the count (it never shrinks below the next power of two) */
+  int n = k->npend;
+  if (!k->pend || (n >= 4 && !(n & (n - 1)))) k->pend = xrealloc(k->pend, (size_t)(n ? 2 * n : 4) * sizeof *k->pend);
+  uintptr_t key = key_word(pair_code(R, k, src, dst), tag);
+  if (q) q->user = (void *)key;
+  else q = (mpi_req *)(key << 1 | PEND_MARK);
+  k->pend[k->npend++] = q;
 }
 
 static int find_keyed(const replay *R, const rank *k, int src, int dst, int tag) {
   int pair = pair_code(R, k, src, dst);
   if (pair < 0) return -1;
+  uintptr_t key = key_word(pair, tag);
   for (int i = 0; i < k->npend; i++)
-    if (k->pend[i].pair == pair && k->pend[i].tag == tag) return i;
+    if (pend_key(k, i) == key) return i;
   return -1;
 }
 
 static void remove_keyed(rank *k, int i) {
   memmove(&k->pend[i], &k->pend[i + 1], (size_t)(k->npend - i - 1) * sizeof *k->pend);
-  memmove(&k->pend_req[i], &k->pend_req[i + 1], (size_t)(k->npend - i - 1) * sizeof *k->pend_req);
   k->npend--;
 }
 
 static int sleep_then(replay *R, rank *k, double t, int next, int phase) {
   if (t <= 0) { k->step = (uint8_t)next; return 0; }
-  models_sleep(R->models, k->host, t, activity_done, R, k->id);
+  models_sleep(R->models, replay_host(R, k), t, activity_done, R, k->id);
   k->step = (uint8_t)next;
   replay_rank_block(R, k, phase);
   return 1;
@@ -380,14 +393,14 @@ static int overhead_then(replay *R, rank *k, double t, int next) {
   if (t <= 0) { k->step = (uint8_t)next; return 0; }
   mpi_rank_busy(R->world, k->id, +1);
   k->in_ovh = 1;
-  k->ovh_start = sim_now(R->sim);
+  if (R->dates) R->dates[k->id].ovh_start = sim_now(R->sim);
   return sleep_then(R, k, t, next, PH_MPI);
 }
 
 static void end_overhead(replay *R, rank *k) {
   mpi_rank_busy(R->world, k->id, -1);
   k->in_ovh = 0;
-  if (R->o->nobservers) notify_phase(R, k->id, REPLAY_PHASE_OVERHEAD, k->ovh_start, sim_now(R->sim));
+  if (R->o->nobservers) notify_phase(R, k->id, REPLAY_PHASE_OVERHEAD, R->dates[k->id].ovh_start, sim_now(R->sim));
 }
 
 /* The simcalls of a post (turns of the rank: see replay_rank_run). One, SMPI's isend or irecv;
@@ -436,8 +449,8 @@ static int posted(replay *R, rank *k, const rop *op, mpi_req *q, int src, int ds
 static int op_compute(replay *R, rank *k, const rop *op) {
   if (k->step != STEP_START || op->amount <= 0) return 0;   /* STEP_BUSY: it ended */
   dyn_compute_start(R->dyn, k->id,
-                    models_exec(R->models, k->host, op->amount, compute_done, R, k->id),
-                    op->amount / plat_host_at(R->o->plat, k->host)->speed);
+                    models_exec(R->models, replay_host(R, k), op->amount, compute_done, R, k->id),
+                    op->amount / plat_host_at(R->o->plat, replay_host(R, k))->speed);
   k->step = STEP_BUSY;
   replay_rank_block(R, k, PH_COMPUTE);
   return 1;
@@ -454,9 +467,9 @@ static int op_send(replay *R, rank *k, const rop *op) {
   if (k->step == STEP_START) {
     /* SMPI charges os before a detached or synchronous-less send, ois before an isend */
     double ovh = 0;
-    if (op->kind != R_SEND) ovh = models_overhead(R->models, k->host, OVH_ISEND, op->bytes);
-    else if (op->bytes < c->detached_thresh) ovh = models_overhead(R->models, k->host, OVH_SEND, op->bytes);
-    ovh += models_send_delay(R->models, k->host, op->bytes);   /* a machine file's, on every send */
+    if (op->kind != R_SEND) ovh = models_overhead(R->models, replay_host(R, k), OVH_ISEND, op->bytes);
+    else if (op->bytes < c->detached_thresh) ovh = models_overhead(R->models, replay_host(R, k), OVH_SEND, op->bytes);
+    ovh += models_send_delay(R->models, replay_host(R, k), op->bytes);   /* a machine file's, on every send */
     if (overhead_then(R, k, ovh, STEP_LOCK)) return 1;
   }
   if (k->step == STEP_LOCK) {
@@ -503,9 +516,11 @@ static int waitall_stops(replay *R, rank *k, mpi_req **reqs, int n) {
 /* A collective program's waitall: every request it started since the last one. */
 static int op_waitall(replay *R, rank *k, const rop *op) {
   (void)op;
-  if (waitall_stops(R, k, k->preqs + k->pwaited, k->npreqs - k->pwaited)) return 1;
-  release_reqs(R, k, k->preqs + k->pwaited, k->npreqs - k->pwaited);
-  k->pwaited = k->npreqs;
+  rank_wait *w = k->w;
+  if (!w || w->npreqs == w->pwaited) return 0;   /* as a round over no request */
+  if (waitall_stops(R, k, w->preqs + w->pwaited, w->npreqs - w->pwaited)) return 1;
+  release_reqs(R, k, w->preqs + w->pwaited, w->npreqs - w->pwaited);
+  w->pwaited = w->npreqs;
   return 0;
 }
 
@@ -516,8 +531,8 @@ static int op_wait(replay *R, rank *k, const rop *op) {
   int idx = 0;
   if (op->peer > 0 && op->peer < k->nops) idx = k->ops[op->peer].peer2;
   else if (op->peer > 0) idx = k->ops[k->nops - 1].peer2 + starts_req(&k->ops[k->nops - 1]);
-  if (idx >= k->npreqs) return 0;
-  return wait_slot(R, k, &k->preqs[idx]);
+  if (!k->w || idx >= k->w->npreqs) return 0;
+  return wait_slot(R, k, &k->w->preqs[idx]);
 }
 
 /* A trace's wait for the oldest request of its key (src, dst, tag). */
@@ -534,7 +549,7 @@ static int op_wait_key(replay *R, rank *k, const rop *op) {
       }
       return 0; /* completed earlier by a test */
     }
-    k->cur = k->pend_req[i];
+    k->cur = replay_pend_req(k, i);
     remove_keyed(k, i);
   }
   return wait_slot(R, k, &k->cur);
@@ -569,7 +584,7 @@ static int op_test_key(replay *R, rank *k, const rop *op) {
      * not even its sleep. */
     int i = find_keyed(R, k, op->peer, op->peer2, op->tag);
     if (i < 0) return 0;
-    k->cur = k->pend_req[i];
+    k->cur = replay_pend_req(k, i);
     remove_keyed(k, i);
     if (!k->cur) return 0;
     if (R->par && c->grow_injected && c->test_sleep > 0) {
@@ -605,14 +620,19 @@ static int op_test_key(replay *R, rank *k, const rop *op) {
  * posted (pend_req, which does not change while the rank waits). */
 static int op_waitall_keep(replay *R, rank *k, const rop *op) {
   (void)op;
-  if (waitall_stops(R, k, k->pend_req, k->npend)) return 1;
-  for (int i = 0; i < k->npend; i++)
-    if (k->pend_req[i]) {
-      mpi_req_leave(k->pend_req[i]);
-      count_done(k, k->pend_req[i]);
-      mpi_req_release(R->world, k->pend_req[i]);
+  if (!k->npend) return 0;   /* as a round over no request */
+  if (k->step == STEP_START) wait_enter(k, 0, k->npend);
+  if (waitall_stops(R, k, k->pend, k->npend)) return 1;
+  for (int i = 0; i < k->npend; i++) {
+    mpi_req *q = replay_pend_req(k, i);
+    if (q) {
+      mpi_req_leave(q);
+      count_done(k, q);
+      mpi_req_release(R->world, q);
     }
+  }
   k->npend = 0;
+  wait_leave(k);
   return 0;
 }
 
@@ -703,9 +723,11 @@ static int translate(replay *R, rank *k, const tit_action *a) {
     return 0;
   case TIT_SENDRECV:
     if (check_peer(R, k, a->peer, "destination") < 0 || check_peer(R, k, a->peer2, "source") < 0) return -1;
+    reserve_ops(k, 3);
     op = add_op(k); op->kind = R_ISEND; op->peer = a->peer; op->bytes = a->bytes;
     op = add_op(k); op->kind = R_IRECV; op->peer = a->peer2; op->bytes = a->bytes2;
     op = add_op(k); op->kind = R_WAITALL;
+    wait_enter(k, 2, 2);
     return 0;
   case TIT_WAIT: case TIT_TEST:
     op = add_op(k);
@@ -737,14 +759,11 @@ static int translate(replay *R, rank *k, const tit_action *a) {
     return -1;
   }
   int nreq = 0;   /* R_ISEND and R_IRECV ops so far (rop.peer2) */
-  reserve_ops(k, k->nops + R->prog.n + (is_reduction(a->kind) && a->amount > 0));
+  reserve_ops(k, R->prog.n + (is_reduction(a->kind) && a->amount > 0));
   int nstarts = 0;   /* the program's requests: preqs at that length (a rank waits in it) */
   for (int i = 0; i < R->prog.n; i++)
     nstarts += R->prog.ops[i].kind == CO_ISEND || R->prog.ops[i].kind == CO_IRECV;
-  if (nstarts > k->cappreqs) {
-    k->cappreqs = nstarts;
-    k->preqs = xrealloc(k->preqs, (size_t)nstarts * sizeof *k->preqs);
-  }
+  if (nstarts && !k->w) wait_enter(k, nstarts, nstarts);
   for (int i = 0; i < R->prog.n; i++) {
     const coll_op *co = &R->prog.ops[i];
     op = add_op(k);
@@ -773,17 +792,17 @@ static int translate(replay *R, rank *k, const tit_action *a) {
 
 /* `now` is the simulated date: it does not move while a rank runs. */
 static void finish_action(replay *R, rank *k, double now) {
-  const double dur = now - k->act_start;
+  const double act_start = R->dates ? R->dates[k->id].act_start : 0, dur = now - act_start;
   k->st.actions++;
   R->actions++;
   tit_kind kind = (tit_kind)k->act_kind;
   if ((R->o->actions || R->o->nobservers) && kind != TIT_INIT && kind != TIT_FINALIZE) {
     const char *t = k->text_copied ? k->text : k->act_text;
-    int n = k->text_copied ? k->text_len : k->act_text_len;
+    int n = k->act_text_len;   /* the kept text's too */
     if (R->o->actions) fprintf(R->o->actions, "%.6f %d %.*s %.6f\n", now, k->id, n, t, dur);
     for (int i = 0; i < R->o->nobservers; i++)
       if (R->o->observers[i].action)
-        R->o->observers[i].action(R->o->observers[i].ctx, k->id, &R->acts[k->id], t, n, k->act_start, now);
+        R->o->observers[i].action(R->o->observers[i].ctx, k->id, &R->acts[k->id], t, n, act_start, now);
   }
   k->has_action = 0;
   k->text_copied = 0;
@@ -808,7 +827,7 @@ static int load_next(replay *R, rank *k, double now) {
   if (r < 0) { replay_rank_fail(R); return 0; }
   if (r == 0) return 0;
   k->has_action = 1;
-  k->act_start = now;
+  if (R->dates) R->dates[k->id].act_start = now;
   if (translate(R, k, a) < 0) return 0;
   return 1;
 }
@@ -885,16 +904,13 @@ static void run_rank(replay *R, rank *k, int id) {
   }
   replay_rank_account(R, k, k->phase);
   k->state = RK_DONE;
-  k->st.finish = now;
   if (R->vp) replay_vp_rank_done(R, k);
 }
 
 
 void replay_rank_init(replay *R, rank *k, int id) {
   k->id = id;
-  k->host = R->rank_host[id];
   k->ops = k->inline_ops;
-  k->capops = (int)(sizeof k->inline_ops / sizeof *k->inline_ops);
   k->phase = PH_MPI;
   if (R->cold) R->cold[id].mem = -1;
 }
@@ -906,8 +922,8 @@ static void move_done(sim *s, activity *a) {
   rank *k = &R->ranks[a->tag];
   const rank_cold *c = replay_cold(R, k);
   const double now = sim_now(R->sim);
-  dyn_move_rec(R->dyn, c->move_ev, k->id, k->host, c->move_to, c->move_bytes, c->move_start, now);
-  R->rank_host[k->id] = k->host = c->move_to;
+  dyn_move_rec(R->dyn, c->move_ev, k->id, replay_host(R, k), c->move_to, c->move_bytes, c->move_start, now);
+  R->rank_host[k->id] = c->move_to;
   dyn_place(R->dyn, k->id, c->move_to, now);
   wake(R, k);
 }
@@ -917,12 +933,12 @@ int replay_rank_move(replay *R, rank *k) {
   int e = -1;
   rank_cold *c = replay_cold(R, k);
   int to = dyn_events_due(R->dyn, R->o->host_events, R->maps, R->np, k->id, &c->ev_next, now, &e);
-  if (to < 0 || to == k->host) return 0;
+  if (to < 0 || to == replay_host(R, k)) return 0;
   c->move_ev = e;
   c->move_to = to;
   c->move_start = now;
   c->move_bytes = c->mem >= 0 ? c->mem : R->o->rank_memory;
-  if (!models_transfer(R->models, k->host, to, c->move_bytes, move_done, R, k->id, R->err)) {
+  if (!models_transfer(R->models, replay_host(R, k), to, c->move_bytes, move_done, R, k->id, R->err)) {
     replay_rank_fail(R);
     return 1;
   }
@@ -934,8 +950,8 @@ rank_stats replay_rank_stats(const replay *R, int i) {
   const rank *k = &R->ranks[i];
   rank_stats st;
   memset(&st, 0, sizeof st);   /* its padding too: psim replay over MPI sends it as bytes */
-  st.host = k->host;
-  st.finish = k->st.finish;
+  st.host = R->rank_host[i];
+  st.finish = k->state == RK_DONE ? k->acct_mark : 0;   /* the date it ended */
   st.compute = k->st.compute;
   st.comm = k->st.comm;
   st.wait = k->st.wait;
@@ -954,8 +970,7 @@ rank_stats replay_rank_stats(const replay *R, int i) {
 
 void replay_rank_free(rank *k) {
   if (k->ops != k->inline_ops) free(k->ops);
-  free(k->preqs);
-  free(k->pend_req);   /* and pend, in the same block */
-  free(k->wdone);
+  free(k->w);
+  free(k->pend);
   free(k->text);
 }

@@ -70,7 +70,6 @@ static void step_resume(replay *R) {
     dyn_place(R->dyn, v, R->new_pe[v], sim_now(R->sim));
     vp->vp_pe[v] = R->new_pe[v];
     R->rank_host[v] = vp->pe_host[R->new_pe[v]];
-    R->ranks[v].host = R->rank_host[v];
   }
   R->at_step = 0;
   for (int v = 0; v < R->np; v++) {
