@@ -52,7 +52,8 @@ struct mpi_req {
     mpi_req *next;      /* before: next in its bucket, a circular list whose newest request
                            points at its oldest (or next in the wildcard list) */
   };
-  mpi_req *oprev, *onext; /* matching: the rank's posted or unexpected requests, in order */
+  mpi_req *oprev, *onext; /* matching: the rank's posted or unexpected requests, in order
+                           (onext NULL after the newest; the oldest's oprev is the newest) */
   uint64_t seq;         /* posting order, to pick the oldest of several candidates */
   uint64_t wseq;        /* order in which its owner started waiting on it (0: not waited);
                            in a wait group (wbase set), its index in the group + 1 */

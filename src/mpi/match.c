@@ -14,17 +14,24 @@ enum { POSTED = 0, UNEXP = 1 };
  * rank holds 8 slots at the load of 1/2 while its receives are posted). */
 typedef mpi_req *slot;
 
-typedef struct order { mpi_req *head, *tail; } order;
+/* A rank's queued requests in posting order: a list through mpi_req.onext (NULL after the
+ * newest) whose oldest request's oprev is the newest (issue 38: one pointer a list, not a
+ * head and a tail: 16 bytes a rank). */
+typedef struct order { mpi_req *head; } order;
 
 typedef struct rank_lists {
   order posted, unexp;      /* every queued request, in posting order */
-  mpi_req *wild_head, *wild_tail;  /* posted receives with a wildcard */
 } rank_lists;
+
+/* A rank's posted receives with a wildcard (psim run's programs only: a trace names both). */
+typedef struct wild_list { mpi_req *head, *tail; } wild_list;
 
 struct match_index {
   slot *slots;
   size_t cap, n;
   rank_lists *ranks;
+  wild_list *wild;          /* per rank, allocated at the first wildcard receive, else NULL */
+  int nranks;
   uint64_t seq;
 };
 
@@ -42,6 +49,7 @@ match_index *match_new(int nranks) {
   m->cap = 1024;
   m->slots = xcalloc(m->cap, sizeof *m->slots);
   m->ranks = xcalloc((size_t)nranks, sizeof *m->ranks);
+  m->nranks = nranks;
   return m;
 }
 
@@ -49,6 +57,7 @@ void match_free(match_index *m) {
   if (!m) return;
   free(m->slots);
   free(m->ranks);
+  free(m->wild);
   free(m);
 }
 
@@ -95,14 +104,23 @@ static void delete_slot(match_index *m, size_t i) {
 
 static void order_push(order *o, mpi_req *r) {
   r->onext = NULL;
-  r->oprev = o->tail;
-  if (o->tail) o->tail->onext = r; else o->head = r;
-  o->tail = r;
+  mpi_req *h = o->head;
+  if (!h) { o->head = r; r->oprev = r; return; }
+  r->oprev = h->oprev;   /* the newest so far */
+  h->oprev->onext = r;
+  h->oprev = r;
 }
 
 static void order_remove(order *o, mpi_req *r) {
-  if (r->oprev) r->oprev->onext = r->onext; else o->head = r->onext;
-  if (r->onext) r->onext->oprev = r->oprev; else o->tail = r->oprev;
+  mpi_req *h = o->head;
+  if (r == h) {
+    o->head = r->onext;
+    if (r->onext) r->onext->oprev = r->oprev;   /* the newest */
+  } else {
+    r->oprev->onext = r->onext;
+    if (r->onext) r->onext->oprev = r->oprev;
+    else h->oprev = r->oprev;   /* r was the newest */
+  }
   r->oprev = r->onext = NULL;
 }
 
@@ -139,9 +157,11 @@ void match_post_recv(match_index *m, mpi_req *recv) {
   recv->seq = ++m->seq;
   order_push(&L->posted, recv);
   if (recv->src == MPI_L_ANY || recv->tag == MPI_L_ANY) {
+    if (!m->wild) m->wild = xcalloc((size_t)m->nranks, sizeof *m->wild);
+    wild_list *W = &m->wild[recv->dst];
     recv->next = NULL;
-    if (L->wild_tail) L->wild_tail->next = recv; else L->wild_head = recv;
-    L->wild_tail = recv;
+    if (W->tail) W->tail->next = recv; else W->head = recv;
+    W->tail = recv;
   } else {
     bucket_push(m, recv);
   }
@@ -160,18 +180,19 @@ static int matches(const mpi_req *recv, const mpi_req *send) {
 
 mpi_req *match_take_recv(match_index *m, const mpi_req *send) {
   rank_lists *L = &m->ranks[send->dst];
-  if (!L->wild_head) { /* no wildcard receive: the exact bucket's head, in one lookup */
+  wild_list *W = m->wild ? &m->wild[send->dst] : NULL;
+  if (!W || !W->head) { /* no wildcard receive: the exact bucket's head, in one lookup */
     mpi_req *r = bucket_pop(m, send->dst, send->src, send->tag, send->ctx, POSTED, 1);
     if (r) order_remove(&L->posted, r);
     return r;
   }
   mpi_req *exact = bucket_pop(m, send->dst, send->src, send->tag, send->ctx, POSTED, 0);
   mpi_req *wild = NULL, *wprev = NULL;
-  for (mpi_req *r = L->wild_head, *p = NULL; r; p = r, r = r->next)
+  for (mpi_req *r = W->head, *p = NULL; r; p = r, r = r->next)
     if (matches(r, send)) { wild = r; wprev = p; break; }
   if (wild && (!exact || wild->seq < exact->seq)) {
-    if (wprev) wprev->next = wild->next; else L->wild_head = wild->next;
-    if (L->wild_tail == wild) L->wild_tail = wprev;
+    if (wprev) wprev->next = wild->next; else W->head = wild->next;
+    if (W->tail == wild) W->tail = wprev;
     wild->next = NULL;
     order_remove(&L->posted, wild);
     return wild;
@@ -206,11 +227,13 @@ mpi_req *match_find_send(match_index *m, int dst, int src, int tag, int ctx, int
 int match_remove_recv(match_index *m, mpi_req *recv) {
   rank_lists *L = &m->ranks[recv->dst];
   if (recv->src == MPI_L_ANY || recv->tag == MPI_L_ANY) {
-    mpi_req *p = NULL, *r = L->wild_head;
+    if (!m->wild) return 0;
+    wild_list *W = &m->wild[recv->dst];
+    mpi_req *p = NULL, *r = W->head;
     while (r && r != recv) { p = r; r = r->next; }
     if (!r) return 0;
-    if (p) p->next = r->next; else L->wild_head = r->next;
-    if (L->wild_tail == r) L->wild_tail = p;
+    if (p) p->next = r->next; else W->head = r->next;
+    if (W->tail == r) W->tail = p;
   } else {
     size_t i = find_slot(m, recv->dst, recv->src, recv->tag, recv->ctx, POSTED);
     mpi_req *t = m->slots[i];

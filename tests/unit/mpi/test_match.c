@@ -8,7 +8,10 @@
  * its peer share their bytes), contexts that differ only above their low 16 bits (the
  * buckets' keys held the context in 16 bits before: such sends matched the other context's
  * receives), and enough requests for several slab chunks (a request finds its world from its
- * address). */
+ * address); a rank's lists in posting order (one pointer each: the oldest's oprev is the
+ * newest) after removals at their head, middle and end, and wildcard receives, whose lists
+ * exist only once one is posted. */
+#include <string.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -184,6 +187,47 @@ static void test_many_requests(void **state) {
   close_world(W);
 }
 
+/* Unexpected sends of tags 1-4 to rank 1 taken out of order (2: the middle, 1: the oldest,
+ * 4: the newest): a wildcard probe, which walks the rank's list in posting order, finds 3; a
+ * send posted after that finds its place behind it. The posted receives' list, after cancels
+ * at its head, middle and end, is described in order. */
+static void test_order_lists(void **state) {
+  (void)state;
+  world *W = open_world(0);
+  mpi_req *s[6];
+  for (int i = 1; i <= 4; i++) s[i] = isend(W, 0, 1, i, MPI_CTX_USER, 10 * i);
+  mpi_req *r2 = irecv(W, 1, 0, 2, MPI_CTX_USER), *r1 = irecv(W, 1, 0, 1, MPI_CTX_USER);
+  mpi_req *r4 = irecv(W, 1, 0, 4, MPI_CTX_USER);
+  assert_ptr_equal(mpi_iprobe(W->w, 1, MPI_L_ANY, MPI_L_ANY, MPI_CTX_USER), s[3]);
+  s[5] = isend(W, 2, 1, 5, MPI_CTX_USER, 50);
+  assert_ptr_equal(mpi_iprobe(W->w, 1, MPI_L_ANY, 5, MPI_CTX_USER), s[5]);
+  mpi_req *r3 = irecv(W, 1, 0, 3, MPI_CTX_USER);
+  assert_ptr_equal(mpi_iprobe(W->w, 1, MPI_L_ANY, MPI_L_ANY, MPI_CTX_USER), s[5]);
+  mpi_req *r5 = irecv(W, 1, MPI_L_ANY, MPI_L_ANY, MPI_CTX_USER);   /* the first wildcard */
+  assert_null(mpi_iprobe(W->w, 1, MPI_L_ANY, MPI_L_ANY, MPI_CTX_USER));
+  sim_run(W->s, no_run, W);
+  assert_true(r1->bytes == 10 && r2->bytes == 20 && r3->bytes == 30 && r4->bytes == 40 && r5->bytes == 50);
+  mpi_req *q[6];
+  for (int i = 0; i < 6; i++) q[i] = irecv(W, 2, i == 4 ? MPI_L_ANY : 0, 10 + i, MPI_CTX_USER);
+  assert_int_equal(mpi_cancel_recv(W->w, q[0]), 1);   /* the oldest */
+  assert_int_equal(mpi_cancel_recv(W->w, q[2]), 1);   /* one in the middle */
+  assert_int_equal(mpi_cancel_recv(W->w, q[5]), 1);   /* the newest */
+  mpi_req *q6 = irecv(W, 2, 0, 16, MPI_CTX_USER);
+  char buf[512];
+  mpi_describe_pending(W->w, 2, buf, sizeof buf);
+  assert_string_equal(buf, "receive from 0 tag 11 (no matching send); receive from 0 tag 13 (no matching send); "
+                           "receive from any tag 14 (no matching send); receive from 0 tag 16 (no matching send)");
+  assert_int_equal(mpi_cancel_recv(W->w, q[4]), 1);   /* the wildcard list's only one */
+  assert_int_equal(mpi_cancel_recv(W->w, q[4]), 0);
+  assert_int_equal(mpi_cancel_recv(W->w, q6), 1);      /* the newest, then the oldest */
+  assert_int_equal(mpi_cancel_recv(W->w, q[1]), 1);
+  mpi_describe_pending(W->w, 2, buf, sizeof buf);
+  assert_string_equal(buf, "receive from 0 tag 13 (no matching send)");
+  mpi_req *all[] = {r1, r2, r3, r4, r5, s[1], s[2], s[3], s[4], s[5], q[0], q[1], q[2], q[3], q[4], q[5], q6};
+  for (size_t i = 0; i < sizeof all / sizeof *all; i++) mpi_req_release(W->w, all[i]);
+  close_world(W);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bucket_order_and_cancel),
@@ -191,6 +235,7 @@ int main(void) {
       cmocka_unit_test(test_contexts_past_16_bits),
       cmocka_unit_test(test_eager_arrivals_stay_queued),
       cmocka_unit_test(test_many_requests),
+      cmocka_unit_test(test_order_lists),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
