@@ -41,10 +41,16 @@ typedef struct tit_cursor {
   int32_t run;       /* shared file: 1 + index of the current run, 0 when none is left */
   uint8_t done;
   uint8_t seen;      /* per-rank file: its first action line was read (and was this rank's) */
-  uint32_t copy_cap;
-  char *copy;        /* line copy when lines must outlive the io buffer */
   tit_rank_state rs;
 } tit_cursor;
+
+/* A rank's copy of its last line, when lines must outlive the io buffer (tit_source.copies:
+ * not in the cursor, since a reader that borrows its lines, as psim replay's, has none;
+ * issue 38: 72 bytes a cursor, not 88). */
+typedef struct line_copy {
+  char *p;
+  uint32_t cap;
+} line_copy;
 
 struct tit_source {
   int nranks;
@@ -55,6 +61,7 @@ struct tit_source {
   int first_missing;   /* the first rank without lines, -1 when none */
   tit_io io;
   tit_cursor *cur;
+  line_copy *copies;   /* per rank, allocated at the first copy (copy_lines), else NULL */
   char **paths;        /* owned: per-rank files, or [0] = the shared file */
   int npaths;
   tit_run *runs;
@@ -523,11 +530,10 @@ int tit_nranks(const tit_source *s) { return s->nranks; }
 
 void tit_borrow_lines(tit_source *s) {
   s->copy_lines = 0;
-  for (int r = 0; r < s->nranks; r++) {
-    free(s->cur[r].copy);
-    s->cur[r].copy = NULL;
-    s->cur[r].copy_cap = 0;
-  }
+  if (s->copies)
+    for (int r = 0; r < s->nranks; r++) free(s->copies[r].p);
+  free(s->copies);
+  s->copies = NULL;
 }
 
 const char *tit_format(const tit_source *s) { return s->format ? s->format : "TIT"; }
@@ -543,12 +549,12 @@ void tit_close(tit_source *s) {
   if (!s) return;
   tit_io_fini(&s->io);
   if (s->cur) {
-    for (int r = 0; r < s->nranks; r++) {
-      free(s->cur[r].copy);
-      tit_rank_state_free(&s->cur[r].rs);
-    }
+    for (int r = 0; r < s->nranks; r++) tit_rank_state_free(&s->cur[r].rs);
     free(s->cur);
   }
+  if (s->copies)
+    for (int r = 0; r < s->nranks; r++) free(s->copies[r].p);
+  free(s->copies);
   for (int i = 0; i < s->npaths; i++) free(s->paths[i]);
   free(s->paths);
   free(s->runs);
@@ -630,14 +636,16 @@ int tit_next(tit_source *s, int r, tit_action *a, psim_err *err) {
     while (fe < e && tit_is_blank(*fe)) fe++;
     if (s->copy_lines) {
       size_t len = (size_t)(e - fe);
-      if (!c->copy || len > c->copy_cap) {
-        free(c->copy);
-        c->copy_cap = (uint32_t)(len < 64 ? 64 : len);
-        c->copy = xmalloc(c->copy_cap);
+      if (!s->copies) s->copies = xcalloc((size_t)s->nranks, sizeof *s->copies);
+      line_copy *lc = &s->copies[r];
+      if (!lc->p || len > lc->cap) {
+        free(lc->p);
+        lc->cap = (uint32_t)(len < 64 ? 64 : len);
+        lc->p = xmalloc(lc->cap);
       }
-      memcpy(c->copy, fe, len);
-      fe = c->copy;
-      e = c->copy + len;
+      memcpy(lc->p, fe, len);
+      fe = lc->p;
+      e = lc->p + len;
     }
     a->rank = r;
     return tit_parse_action(fe, e, s->nranks, &c->rs, a, file, c->line, err) < 0 ? -1 : 1;
