@@ -143,9 +143,35 @@ static void *open_copy(const char *path, const char *dir, const char *data, size
   return h;
 }
 
+/* A rank is one thread on one core (its host's speed): psim measures the thread's CPU time.
+ * A threaded BLAS (Debian's OpenBLAS is the pthread build) starts a pool of threads as it
+ * loads and runs a large dgemm on them too, so a rank's computation was measured at a part of
+ * its work: HPC Challenge's HPL at np=2 here predicted 138 Gflop/s without
+ * OPENBLAS_NUM_THREADS=1, 89 with it (real MPICH, one thread per rank: 110, 2026-12-02). So
+ * the BLAS libraries' own thread counts are 1 unless the user set them (read as the program's
+ * libraries load, after this); a count above 1 set by the user is kept, with a warning. */
+static void blas_one_thread(void) {
+  static const char *const vars[] = {"OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "MKL_NUM_THREADS",
+                                     "BLIS_NUM_THREADS"};
+  for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+    const char *v = getenv(vars[i]);
+    if (!v || !*v) {
+      setenv(vars[i], "1", 1);
+      continue;
+    }
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (n > 1 || *end)
+      fprintf(stderr, "psim: %s=%s: the BLAS's threads run beside each rank and their CPU time is not the "
+              "rank's (psim measures one thread a rank): set it to 1 for a prediction of one rank a core\n",
+              vars[i], v);
+  }
+}
+
 int emu_prog_load(emu_prog *p, const char *path, int nranks, int shared_globals,
                   const char *privatize_libs, int thread_level, psim_err *err) {
   memset(p, 0, sizeof *p);
+  blas_one_thread();
   p->thread_level = thread_level;
   char *data = NULL;
   size_t len = 0;

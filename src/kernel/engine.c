@@ -384,20 +384,20 @@ void sim_scale_work(sim *s, activity *a, double f) {
 static int vg_report(sim *s, activity *a, double value);
 static void vg_members_report(void *ctx, int c, double value, size_t n);
 
-/* Where a group may be created. On a constraint the solver can take a group of
- * (LMMG_GROUP_MIN variables or more) only once one of its group repairs succeeded there
- * (lmm_group.c): the solver then reports the members together, which a group takes in O(1)
- * each. Elsewhere (a fat tree's or a dragonfly's links: members of several penalties, no
- * group repair) a group only saved heap moves, and its joins, re-datings and ends cost more
- * than those (docs/performance.md, "Group clocks: nothing where they do not help"). Smaller
- * constraints, below the solver's minimum, have groups when the engine is asked for them
- * (sim_set_groups below LMMG_GROUP_MIN: the unit tests). */
-static inline int vg_possible(const sim *s) {
-  return s->groups && (s->lmm->g_grouped || s->groups < LMMG_GROUP_MIN);
-}
+/* Where a flow may join a group. On a constraint the solver can take a group of
+ * (LMMG_GROUP_MIN variables or more) only while its group repairs succeed there (lmm_group.c:
+ * within LMMG_KEEP solves of the last one): the solver then reports the members together,
+ * which a group takes in O(1) each. Elsewhere (a fat tree's or a dragonfly's links: members
+ * of several penalties, no group repair; a link whose group repairs stopped when its traffic
+ * did) a group only saved heap moves, and its joins, re-datings and ends cost more than those
+ * (docs/performance.md, "Group clocks: nothing where they do not help"), and checking each
+ * re-rated flow's bottleneck cost more than that. Smaller constraints, below the solver's
+ * minimum, have groups when the engine is asked for them (sim_set_groups below
+ * LMMG_GROUP_MIN: the unit tests, lmm's g_always). */
+static inline int vg_possible(const sim *s) { return s->groups && s->lmm->g_join; }
 static inline int vg_eligible(const sim *s, int c) {
   int n = s->lmm->cnsts.data[c].n;
-  return n >= s->groups && (n < LMMG_GROUP_MIN || s->lmm->gc.data[c].grouped);
+  return n >= s->groups && (n < LMMG_GROUP_MIN || s->lmm->gc.data[c].until > s->lmm->g_solve);
 }
 
 /* Solver callback: a variable's value changed, so its activity's rate and date do. */
@@ -440,6 +440,8 @@ void sim_set_groups(sim *s, int min_vars) {
   s->groups = min_vars > 0 ? min_vars : 0;
   lmm_set_groups(s->lmm, s->groups > 0);
   s->lmm->g_report = s->groups ? vg_members_report : NULL;
+  s->lmm->g_always = s->groups && s->groups < LMMG_GROUP_MIN;
+  s->lmm->g_join = s->lmm->g_always;
 }
 uint64_t sim_group_joins(const sim *s) { return s->vg_joins; }
 uint64_t sim_group_dissolves(const sim *s) { return s->vg_dissolves; }

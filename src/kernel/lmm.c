@@ -552,13 +552,22 @@ static int solve_incremental(lmm_system *s, void (*changed)(void *ctx, void *own
     for (size_t i = 0; i < s->dirty_cnsts.len; i++)
       if (!add_touched(s, s->dirty_cnsts.data[i])) return 0;
   } else {
-    /* The modified constraints of T that could hold a group: lmmg_repair's candidates. */
+    /* T's modified constraints (add_touched, inline), and those that could hold a group:
+     * lmmg_repair's candidates, LMMG_GROUP_MIN variables or more, unless they are skipping
+     * candidacies after scans that found no group, or a group whose repair failed where none
+     * ever succeeded (lmm_group.c's backoff, counted down here). */
     s->g_cand.len = 0;
     for (size_t i = 0; i < s->dirty_cnsts.len; i++) {
       int c = s->dirty_cnsts.data[i];
-      size_t nt = s->inc_c.len;
-      if (!add_touched(s, c)) return 0;
-      if (s->inc_c.len > nt && s->cnsts.data[c].n >= LMMG_GROUP_MIN) VEC_PUSH(s->g_cand, c);
+      lmm_cnst *k = &s->cnsts.data[c];
+      if (s->cmark.data[c] == s->stamp || lmmi_skip(s, k)) continue;
+      if (k->fatpipe) return 0;
+      s->cmark.data[c] = s->stamp;
+      VEC_PUSH(s->inc_c, c);
+      if (k->n < LMMG_GROUP_MIN) continue;
+      lmmg_cnst *g = &s->gc.data[c];
+      if (g->wait) g->wait--;
+      else VEC_PUSH(s->g_cand, c);
     }
     if (s->g_cand.len && lmmg_repair(s, changed, ctx)) return 1;   /* the group as one variable */
   }
@@ -685,6 +694,10 @@ void lmmi_solve_exact(lmm_system *s, void (*changed)(void *ctx, void *owner, dou
   s->skip_on = s->nstale == 0;
   size_t nv = s->dirty_vars.len, nc = s->dirty_cnsts.len;
   uint64_t group_repairs = s->g_fast;
+  if (s->groups) {   /* the clock of the engine's groups (lmmg_cnst.until) */
+    s->g_solve++;
+    s->g_join = s->g_always || s->g_until > s->g_solve;
+  }
   if (solve_incremental(s, changed, ctx)) {
     if (s->check) check_repair(s);
     if (s->g_fast == group_repairs) lmmg_forget_touched(s, s->inc_c.data, s->inc_c.len);

@@ -355,6 +355,14 @@ static void keep_bound(lmm_system *s) {
 /* log2 of the longest run of candidacies skipped after scans that found no group. */
 #define LMMG_BACKOFF_LOG 4
 
+/* A scan of g's constraint found no group, or found one whose repair failed on a constraint
+ * where none ever succeeded: its next 1, 3, 7... candidacies are skipped (solve_incremental
+ * counts them down). */
+static void back_off(lmmg_cnst *g) {
+  if (g->miss < LMMG_BACKOFF_LOG) g->miss++;
+  g->wait = (1u << g->miss) - 1;
+}
+
 
 int lmmg_repair(lmm_system *s, void (*changed)(void *ctx, void *owner, double value), void *ctx) {
   if (s->order || s->hidden.len || s->nstale) return 0;
@@ -363,25 +371,25 @@ int lmmg_repair(lmm_system *s, void (*changed)(void *ctx, void *owner, double va
    * those large enough (g_cand, in T's order). The scans read S's marks, not T, so T grows
    * only once a group is found. */
   double bmin;
-  int c = -1, tried = 0;
+  int c = -1;
   s->istamp++;
   for (size_t i = 0; i < s->g_cand.len && c < 0; i++) {
     int ci = s->g_cand.data[i];
     lmmg_cnst *g = &s->gc.data[ci];
-    if (g->wait) { g->wait--; continue; }
-    tried = 1;
     s->g_scans++;
     int found = scan_group(s, ci, &bmin);
-    if (found > 0) { c = ci; g->miss = 0; continue; }
+    if (found > 0) {   /* where no repair ever succeeded, its backoff goes on if it fails */
+      c = ci;
+      if (g->won) g->miss = 0;
+      continue;
+    }
     if (found < 0) continue;
     /* No group there: scanned again after 1, 3, 7... candidacies (at most 2^LMMG_BACKOFF_LOG - 1).
      * A fat tree's links, of members of several penalties, or a link whose flows are mostly
      * bottlenecked elsewhere, stay so; skipping costs only a usual repair, which is exact. */
-    if (g->miss < LMMG_BACKOFF_LOG) g->miss++;
-    g->wait = (1u << g->miss) - 1;
-    if (g->grouped) { g->grouped = 0; s->g_grouped--; }   /* no new engine group there */
+    back_off(g);
+    g->until = 0;   /* no new engine group there */
   }
-  if (!tried) return 0;
   int ok = c >= 0;
   for (size_t i = 0; i < s->inc_v.len && ok; i++) {
     const lmm_var *x = &s->vars.data[s->inc_v.data[i]];
@@ -407,12 +415,22 @@ int lmmg_repair(lmm_system *s, void (*changed)(void *ctx, void *owner, double va
   s->inc_add.len = 0;
   if (!ok) {           /* T as it was: the usual repair starts from the modified constraints */
     s->g_fallback++;
+    /* A group whose repair fails where none ever succeeded (a fat tree's switch link, whose
+     * members' other links saturate first) is tried less and less often, as a constraint
+     * without a group is; where group repairs succeed, a failure costs one attempt. */
+    if (c >= 0 && !s->gc.data[c].won) back_off(&s->gc.data[c]);
     for (size_t i = nt0; i < s->inc_c.len; i++) s->cmark.data[s->inc_c.data[i]] = 0;
     s->inc_c.len = nt0;
     s->istamp++;
     return 0;
   }
-  if (!s->gc.data[c].grouped) { s->gc.data[c].grouped = 1; s->g_grouped++; }
+  /* The engine's flows may join c's group for the next LMMG_KEEP solves (lmm_internal.h). */
+  lmmg_cnst *gc = &s->gc.data[c];
+  gc->won = 1;
+  gc->miss = 0;
+  gc->until = s->g_solve + LMMG_KEEP;
+  if (gc->until > s->g_until) s->g_until = gc->until;
+  s->g_join = 1;
   s->g_fast++;
   s->inc_ok++;
   s->inc_vars += s->inc_v.len;

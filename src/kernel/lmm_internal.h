@@ -47,13 +47,20 @@ typedef struct {
   double a, hi, v;
   unsigned epoch, stamp;
   int exact, watched;
-  int grouped;        /* a group repair succeeded on it, and no scan since found no group (the
-                       * engine's groups form there only) */
-  unsigned miss, wait;  /* scans in a row that found no group; candidacies left to skip */
+  int won;            /* a group repair ever succeeded on it */
+  unsigned miss, wait;  /* scans in a row that found no group (or, never won, whose group repair
+                         * failed); candidacies left to skip */
+  uint64_t until;     /* the engine's groups form on it while the system's g_solve is below:
+                       * LMMG_KEEP solves after its last group repair; 0 after a scan that found
+                       * no group */
 } lmmg_cnst;
 
 /* Members' variables at least, for a group repair (lmm_group.c; below: the usual repair). */
 #define LMMG_GROUP_MIN 32
+/* Solves after a constraint's last group repair during which the engine's flows may still join
+ * its group (lmmg_cnst.until; docs/performance.md, "Group clocks: a group only while its
+ * repairs succeed"). */
+#define LMMG_KEEP 16
 
 /* A variable's fields the solve reads: one cache line (the array is 64-byte aligned). */
 typedef struct {
@@ -163,7 +170,12 @@ struct lmm_system {
   double g_w, g_v, g_nv, g_use, g_ac, g_lvl;
   unsigned g_epoch, g_visit;
   int g_live;               /* some group's bound is known (of this g_epoch) */
-  size_t g_grouped;         /* constraints grouped (lmmg_cnst) */
+  /* The engine's groups (engine.c) form only where group repairs keep succeeding: g_solve
+   * counts lmmi_solve_exact's solves, g_until is the largest lmmg_cnst.until given, and g_join,
+   * set at each solve and by each group repair, is g_always || g_until > g_solve (one load for
+   * the engine at each re-rated flow; g_always: the unit tests' small groups). */
+  uint64_t g_solve, g_until;
+  int g_join, g_always;
   /* solve_incremental: the modified constraints of T with LMMG_GROUP_MIN variables or more
    * (lmmg_repair's candidates; T has no FATPIPE constraint). None: no group repair. */
   VEC(int) g_cand;

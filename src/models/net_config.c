@@ -34,6 +34,9 @@ void net_config_init(net_config *c) {
   c->loopback_lat = 0;
   c->star_bw = c->star_lat = -1;   /* the ports' own links */
   c->cpu_factor = 1;
+  /* network/solver:groups (group clocks, the default; docs/performance.md, "Group clocks"):
+   * equal to network/solver:flows, the per-flow reference, up to rounding. */
+  c->solver_groups = 1;
 }
 
 const char *net_model_name(net_model_kind k) {
@@ -171,8 +174,9 @@ int net_config_set(net_config *c, const char *key, const char *v, psim_err *err)
     else if (!strcmp(v, "Full")) c->optim_full = 1;
     else return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--cfg %s: expected Lazy or Full, got '%s'", key, v);
   } else if (!strcmp(key, "network/solver")) {
-    /* psim's: flows (the reference, one event-heap entry per flow) or groups (flows of one
-     * share on one bottleneck on one virtual clock; equal to flows up to rounding). */
+    /* psim's: groups (the default: flows of one share on one bottleneck on one virtual clock,
+     * a saturated link's group re-solved as one variable; equal to flows up to rounding) or
+     * flows (the reference, one event-heap entry per flow). */
     if (!strcmp(v, "groups")) c->solver_groups = 1;
     else if (!strcmp(v, "flows")) c->solver_groups = 0;
     else return psim_errf(err, PSIM_EXIT_INPUT, NULL, 0, "--cfg %s: expected flows or groups, got '%s'", key, v);

@@ -224,6 +224,74 @@ static void member_apart_dissolves(void **st) {
   same_ends_per_flow(1);
 }
 
+/* ---- Flows join a group only while the solver's group repairs succeed there ----
+ * (lmm_group.c, lmmg_cnst.until: LMMG_KEEP solves after the last one). 40 flows of 1 MB share
+ * link L (1 GB/s) from 0; flows 40 and 41 start on L at 1 and 2 ms: group repairs of L, the 42
+ * join. Flow F (1 MB) crosses L and its own link P (1 MB/s): bottlenecked on P, per flow. Then
+ * `fillers` short flows on links of their own start one after the other (two solves each,
+ * none touching L), and at 10 ms P grows to 1 TB/s: F is re-solved with L as its bottleneck,
+ * at the members' value 1e9/43. F joins L's group when that comes soon after L's last group
+ * repair (no filler), not 40 fillers later: by then L's group repairs have stopped, and on a
+ * dragonfly or a torus, where one link's group repairs stop once the allreduce that loaded it
+ * is over, every re-rated flow's check for a group cost more than the groups saved. The end
+ * dates are the per-flow path's either way. */
+static int link_p;
+static uint64_t joins_before;
+static double f_end;
+
+static void note_f(sim *s, activity *a) { (void)a; f_end = sim_now(s); }
+static void start_filler(sim *s, activity *t) {
+  lmm_system *l = sim_lmm(s);
+  activity *a = sim_start_work(s, 1e3, -1, 1, note_end, NULL, 63);
+  a->var = lmm_var_new(l, 1, 0, a);
+  lmm_expand(l, lmm_cnst_new(l, 1e9, 0), a->var, 1);
+  (void)t;
+}
+static void grow_p(sim *s, activity *t) {
+  (void)t;
+  joins_before = sim_group_joins(s);
+  lmm_cnst_set_capacity(sim_lmm(s), link_p, 1e12);
+}
+
+static sim *late_flow(int groups, int fillers) {
+  for (int i = 0; i < 64; i++) ends[i] = -1;
+  expand_0 = 0;
+  sim *s = sim_new();
+  lmm_system *l = sim_lmm(s);
+  sim_set_groups(s, groups);
+  link_l = lmm_cnst_new(l, 1e9, 0);
+  link_p = lmm_cnst_new(l, 1e6, 0);
+  for (int i = 0; i < 40; i++) flow_on_l(s, i);
+  activity *f = sim_start_work(s, 1e6, -1, 1, note_f, NULL, 50);
+  f->var = lmm_var_new(l, 1, 0, f);
+  lmm_expand(l, link_l, f->var, 1);
+  lmm_expand(l, link_p, f->var, 1);
+  sim_groupable(s, f);
+  sim_start_timer(s, 1e-3, start_flow, NULL, 140);
+  sim_start_timer(s, 2e-3, start_flow, NULL, 141);
+  for (int i = 0; i < fillers; i++) sim_start_timer(s, 3e-3 + i * 1e-4, start_filler, NULL, 200 + i);
+  sim_start_timer(s, 10e-3, grow_p, NULL, 99);
+  sim_run(s, no_run, NULL);
+  return s;
+}
+
+static void joins_only_while_group_repairs_succeed(void **st) {
+  (void)st;
+  for (int fillers = 0; fillers <= 40; fillers += 40) {
+    sim *s = late_flow(0, fillers);
+    double ref[64], ref_f = f_end;
+    for (int i = 0; i < 42; i++) ref[i] = ends[i];
+    sim_free(s);
+    s = late_flow(SIM_GROUPS_MIN, fillers);
+    assert_true(joins_before >= 42);   /* the 42 flows of L joined after its group repairs */
+    if (fillers) assert_int_equal(sim_group_joins(s), joins_before);   /* F stays per flow */
+    else assert_int_equal(sim_group_joins(s), joins_before + 1);       /* F joins */
+    for (int i = 0; i < 42; i++) assert_true(close_rel(ends[i], ref[i], 1e-12));
+    assert_true(close_rel(f_end, ref_f, 1e-12));
+    sim_free(s);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(virtual_time_by_hand),
@@ -232,6 +300,7 @@ int main(void) {
       cmocka_unit_test(small_constraints_stay_per_flow),
       cmocka_unit_test(members_reported_at_once),
       cmocka_unit_test(member_apart_dissolves),
+      cmocka_unit_test(joins_only_while_group_repairs_succeed),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
