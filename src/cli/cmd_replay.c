@@ -42,6 +42,9 @@ static const char *HELP =
     "                      smpi/bw-factor:0:1  smpi/send-is-detached-thresh:65536  smpi/test:1e-4\n"
     "                      smpi/<collective>:<algorithm>, e.g. smpi/allreduce:rdb smpi/bcast:flattree\n"
     "                      (psim replay --list-algorithms prints them all)\n"
+    "                      network/solver:groups (the default: flows sharing a bottleneck solved as\n"
+    "                      one) or network/solver:flows (each flow apart, the reference; same\n"
+    "                      results within 1e-9)\n"
     CLI_CPU_HELP
     "  --json FILE         write the results as JSON ('-' = stdout)\n"
     "  --actions FILE      log each finished action: END_TIME RANK ACTION DURATION ('-' = stdout)\n"
