@@ -18,15 +18,21 @@ typedef enum {
 } rop_kind;
 
 typedef struct rop {
-  uint8_t kind;
-  uint8_t ctx;
-  /* peer2: a trace wait's or test's second rank; in a collective's program, how many of the
-   * ops before this one are R_ISEND or R_IRECV (so R_WAIT finds its request at once) */
-  int32_t peer, peer2, tag;
-  /* a send's, receive's or migrate's bytes; a computation's flops or a sleep's seconds: one
-   * field (24 bytes an op: a rank holds its collective's program while it waits in it) */
-  union { double bytes, amount; };
+  /* 16 bytes an op, not 24 (issue 38: a rank holds its collective's program while it waits
+   * in it): kind, context and peer share a word. peer: a send's or receive's rank, 0..np-1
+   * (np is at most 2^24) or MPI_L_ANY in a collective's program. */
+  unsigned kind : 4, ctx : 1;
+  signed peer : 27;
+  int32_t tag;
+  union {
+    /* a send's, receive's or migrate's bytes; a computation's flops or a sleep's seconds */
+    double bytes, amount;
+    struct { int32_t src, dst; } key;   /* R_WAIT_KEY, R_TEST_KEY: the trace's key (any ints) */
+    int32_t widx;   /* R_WAIT in a collective's program: the index of its request (preqs) */
+  };
 } rop;
+_Static_assert(R_MIGRATE < 16, "rop.kind has 4 bits");
+_Static_assert(sizeof(rop) == 16, "rop is 16 bytes");
 
 /* A rank inside a waitall or a collective (issue 38: only those ranks hold it; it was ~50
  * bytes of every rank's state, and a collective's request list stayed allocated after it):

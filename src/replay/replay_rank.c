@@ -528,9 +528,7 @@ static int op_waitall(replay *R, rank *k, const rop *op) {
  * requests the ops before it started (translate counted them; a scan's rank waits once per
  * other rank, and a count here made each wait cost the length of the program). */
 static int op_wait(replay *R, rank *k, const rop *op) {
-  int idx = 0;
-  if (op->peer > 0 && op->peer < k->nops) idx = k->ops[op->peer].peer2;
-  else if (op->peer > 0) idx = k->ops[k->nops - 1].peer2 + starts_req(&k->ops[k->nops - 1]);
+  int idx = op->widx;   /* translate counted them */
   if (!k->w || idx >= k->w->npreqs) return 0;
   return wait_slot(R, k, &k->w->preqs[idx]);
 }
@@ -538,12 +536,12 @@ static int op_wait(replay *R, rank *k, const rop *op) {
 /* A trace's wait for the oldest request of its key (src, dst, tag). */
 static int op_wait_key(replay *R, rank *k, const rop *op) {
   if (k->step == STEP_START) {
-    int i = find_keyed(R, k, op->peer, op->peer2, op->tag);
+    int i = find_keyed(R, k, op->key.src, op->key.dst, op->tag);
     if (i < 0) {
       if (k->npend == 0) {
         psim_errf(R->err, PSIM_EXIT_INPUT, k->act_file, k->act_line,
                   "rank %d: wait %d %d %d is not preceded by any irecv or isend", k->id,
-                  op->peer, op->peer2, op->tag);
+                  op->key.src, op->key.dst, op->tag);
         replay_rank_fail(R);
         return 1;
       }
@@ -561,14 +559,14 @@ static int test_look(replay *R, rank *k, const rop *op) {
   mpi_req *q = k->cur;
   k->cur = NULL;
   if (!q->done) {
-    push_keyed(R, k, op->peer, op->peer2, op->tag, q);
+    push_keyed(R, k, op->key.src, op->key.dst, op->tag, q);
     R->test_count += 1;
     return 0;
   }
   take(k, q);
   count_done(k, q);
   mpi_req_release(R->world, q);
-  push_keyed(R, k, op->peer, op->peer2, op->tag, NULL);   /* a later wait on it returns at once */
+  push_keyed(R, k, op->key.src, op->key.dst, op->tag, NULL);   /* a later wait on it returns at once */
   double t = k->or_due;
   k->or_due = 0;
   if (overhead_then(R, k, t, STEP_TEST_RESET)) return 1;
@@ -582,7 +580,7 @@ static int op_test_key(replay *R, rank *k, const rop *op) {
     /* As SimGrid's replay: the oldest request of the key is taken out; when there is none,
      * or it is one an earlier test completed (kept as NULL), the test does nothing at all,
      * not even its sleep. */
-    int i = find_keyed(R, k, op->peer, op->peer2, op->tag);
+    int i = find_keyed(R, k, op->key.src, op->key.dst, op->tag);
     if (i < 0) return 0;
     k->cur = replay_pend_req(k, i);
     remove_keyed(k, i);
@@ -732,7 +730,7 @@ static int translate(replay *R, rank *k, const tit_action *a) {
   case TIT_WAIT: case TIT_TEST:
     op = add_op(k);
     op->kind = a->kind == TIT_WAIT ? R_WAIT_KEY : R_TEST_KEY;
-    op->peer = a->peer; op->peer2 = a->peer2; op->tag = a->tag;
+    op->key.src = a->peer; op->key.dst = a->peer2; op->tag = a->tag;
     return 0;
   case TIT_WAITALL:
     op = add_op(k); op->kind = R_WAITALL_KEEP;
@@ -758,17 +756,17 @@ static int translate(replay *R, rank *k, const tit_action *a) {
     replay_rank_fail(R);
     return -1;
   }
-  int nreq = 0;   /* R_ISEND and R_IRECV ops so far (rop.peer2) */
   reserve_ops(k, R->prog.n + (is_reduction(a->kind) && a->amount > 0));
   int nstarts = 0;   /* the program's requests: preqs at that length (a rank waits in it) */
   for (int i = 0; i < R->prog.n; i++)
     nstarts += R->prog.ops[i].kind == CO_ISEND || R->prog.ops[i].kind == CO_IRECV;
   if (nstarts && !k->w) wait_enter(k, nstarts, nstarts);
+  int waits = 0;
   for (int i = 0; i < R->prog.n; i++) {
     const coll_op *co = &R->prog.ops[i];
     op = add_op(k);
     op->ctx = MPI_CTX_COLL;
-    op->peer = co->peer;
+    op->peer = co->kind == CO_WAIT ? 0 : co->peer;
     op->tag = co->tag;
     op->bytes = co->kind == CO_COMPUTE ? co->flops : co->bytes;   /* amount for a computation */
     switch ((coll_opkind)co->kind) {
@@ -781,12 +779,26 @@ static int translate(replay *R, rank *k, const tit_action *a) {
     case CO_COMPUTE: op->kind = R_COMPUTE; break;
     case CO_COMBINE: op->kind = R_COMPUTE; op->bytes = 0; break;   /* never: replay has no operator */
     }
-    op->peer2 = nreq;
-    nreq += starts_req(op);
+    if (co->kind == CO_WAIT) { op->widx = co->peer; waits = 1; }   /* the op it waits for, for now */
   }
   if (is_reduction(a->kind) && a->amount > 0) {
-    op = add_op(k); op->kind = R_COMPUTE; op->amount = a->amount; op->peer2 = nreq;
+    op = add_op(k); op->kind = R_COMPUTE; op->amount = a->amount;
   }
+  /* A wait's request: the number of requests the ops before the one it names started (a
+   * scan's rank waits once per other rank: counting at each wait made it cost the length of
+   * the program); a wait naming no op of the program (0, or past its end: its first or its
+   * last request) as the program counted before. */
+  if (!waits) return 0;
+  int *before = xmalloc((size_t)(k->nops + 1) * sizeof *before);
+  before[0] = 0;
+  for (int i = 0; i < k->nops; i++) before[i + 1] = before[i] + starts_req(&k->ops[i]);
+  for (int i = 0; i < k->nops; i++) {
+    rop *w = &k->ops[i];
+    if (w->kind != R_WAIT) continue;
+    int at = w->widx;
+    w->widx = at <= 0 ? 0 : at < k->nops ? before[at] : before[k->nops];
+  }
+  free(before);
   return 0;
 }
 
