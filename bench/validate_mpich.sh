@@ -150,8 +150,9 @@ timed() { # DIR CMD...
 }
 
 # ---- the platform: this machine as psim calibrate --machine measures it ----
+CALIBRATED=
 if [ -z "$PLATFORM" ]; then
-  PLATFORM=$W/this.xml
+  PLATFORM=$W/this.xml CALIBRATED=1
   "$PSIM" calibrate --machine --mpiexec "$MPIEXEC" --mpicc "$MPICC" -o "$PLATFORM" --report "$W/calibrate.html" \
     --save-measurements "$W/measurements.txt" > "$W/calibrate.txt" || { log "psim calibrate --machine failed"; exit 1; }
   log "platform: $PLATFORM ($(grep '^worst residual' "$W/calibrate.txt"))"
@@ -299,7 +300,10 @@ row() { # LABEL KEY
 echo "psim run vs MPICH $("$MPIEXEC" --version 2> /dev/null | sed -n 's/^ *Version: *//p' | head -n 1) at np=$NP, $(uname -n), $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo "real: best of $REPEATS runs; psim: median of $REPEATS runs, spread = (max - min) / median of psim's runs"
 echo "platform: $PLATFORM (psim calibrate --machine; nothing else given to psim run)"
-[ -f "$W/calibrate.txt" ] && sed -n -e '/^latency/p' -e '/^worst residual/p' "$W/calibrate.txt"
+# the calibration's figures only when this run made it (with -p, $W/calibrate.txt may be an
+# older run's: at 11:56 it printed 06:06's latency beside another platform)
+if [ -n "$CALIBRATED" ]; then sed -n -e '/^latency/p' -e '/^worst residual/p' "$W/calibrate.txt"
+else echo "(given with -p: its calibration's figures are not this script's to print)"; fi
 echo
 echo "| quantity | real MPICH | psim run | error | psim spread |"
 echo "|---|---|---|---|---|"
