@@ -62,7 +62,7 @@
  *   code, go to a buffer of that rank; the buffer goes to the real stream at the start of the
  *   rank's next turn, in the turns' order: so each rank's output comes where the one-thread
  *   run puts it (a burst's output before the rank's next call, the ranks in the order of those
- *   calls). What psim itself prints (in a turn, or from the main thread) goes straight through.
+ *   calls). What psim itself prints (in a turn, or from the engine) goes straight through.
  *   A crashing rank's report comes after what it wrote; other ranks' pending output is lost
  *   with the process, as a real job's unflushed buffers are.
  * - What runs on one thread instead, with a message (emu_par_start): precompiled MPICH and Open
