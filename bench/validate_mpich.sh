@@ -263,7 +263,7 @@ run_all() { # KIND I PREFIX...
       # the kernels are measured now (under a second), never reused from an earlier run of the
       # script: the machine's speed moves between hours (HPL 76 then 110 Gflop/s here), and
       # kernels kept from 02:54 made the forecast +21.6 % at 09:00
-      "$PSIM" calibrate --kernels -o "$W/kernels.txt" > "$W/kernels.log" 2>&1 ||
+      "$PSIM" calibrate --kernels --at-once $NP -o "$W/kernels.txt" > "$W/kernels.log" 2>&1 ||
         log "psim calibrate --kernels failed (a build without OpenBLAS?)"
       "$PSIM" forecast pdgemm --m 2000 --n 2000 --k 2000 --nb 64 --procs 2 --grid 1x2 --platform "$PLATFORM" \
         --kernels "$W/kernels.txt" > "$R/stdout" 2> "$R/stderr" &&

@@ -14,12 +14,21 @@
 #ifdef PSIM_HAVE_CBLAS
 #include <cblas.h>
 #include <dlfcn.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 static int fc_bench_kernel(int kernel, const long *sz, int reps, double *best);
 static int blas_load(void);
+typedef struct at_once at_once;
+static at_once *at_once_start(int n);
+static void at_once_point(at_once *o, int kernel, const long *sz);
+static void at_once_stop(at_once *o);
+static int at_once_count(const at_once *o);
 #endif
 
 static const char *HELP =
-    "usage: psim calibrate --kernels [-o FILE] [--report F.html] [--quick] [--reps N]\n"
+    "usage: psim calibrate --kernels [-o FILE] [--report F.html] [--quick] [--reps N] [--at-once N]\n"
     "       psim calibrate --kernels --kernel-rate FLOPS [-o FILE]\n"
     "\n"
     "Benchmarks the sequential kernels psim forecast combines (FAST's approach, paper 003):\n"
@@ -36,7 +45,10 @@ static const char *HELP =
     "maximum relative error, and writes the model file (stdout, or -o FILE) that psim forecast\n"
     "--kernels reads: plain text, one term per line, editable. --report draws measured against\n"
     "fitted times. --kernel-rate writes a file of a constant rate instead (no measurement).\n"
-    "--quick measures fewer, smaller points (tests).\n"
+    "--quick measures fewer, smaller points (tests). --at-once N measures each point while N - 1\n"
+    "other processes run the same kernel at the same size on the other cores, as the N ranks of\n"
+    "a node do in a ScaLAPACK run: on a 2-core machine dgemm(2000, 1000, 1000) ran at 77 Gflop/s\n"
+    "alone and 57-69 with a second copy (they share the memory and the last-level cache).\n"
     "\n"
     "examples:\n"
     "  psim calibrate --kernels -o kernels.txt --report kernels.html\n"
@@ -63,7 +75,7 @@ static void write_header(FILE *f) {
 
 int cmd_calibrate_kernels(int argc, char **argv) {
   const char *out = "-", *report = NULL, *rate = NULL;
-  int quick = 0, reps = 5;
+  int quick = 0, reps = 5, nonce = 1;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) { fputs(HELP, stdout); return 0; }
     if (!strcmp(argv[i], "--kernels")) continue;
@@ -76,6 +88,10 @@ int cmd_calibrate_kernels(int argc, char **argv) {
       long r = cli_int("calibrate", "--reps", argv[++i]);
       if (r < 1) return r < 0 ? 2 : cli_usage("calibrate", "--reps expects at least 1");
       reps = (int)r;
+    } else if (!strcmp(argv[i], "--at-once")) {
+      long r = cli_int("calibrate", "--at-once", argv[++i]);
+      if (r < 1 || r > 1024) return r < 0 ? 2 : cli_usage("calibrate", "--at-once expects a number of processes from 1 to 1024");
+      nonce = (int)r;
     } else {
       return cli_usage("calibrate", "unknown option '%s'", argv[i]);
     }
@@ -95,6 +111,7 @@ int cmd_calibrate_kernels(int argc, char **argv) {
   (void)quick;
   (void)reps;
   (void)report;
+  (void)nonce;
   fprintf(stderr, "psim calibrate: this psim was built without BLAS, so --kernels cannot measure anything.\n"
                   "Install a CBLAS (Debian: apt-get install libopenblas-dev), rebuild (make), or give\n"
                   "--kernel-rate FLOPS for a constant-rate model.\n");
@@ -106,6 +123,8 @@ int cmd_calibrate_kernels(int argc, char **argv) {
   int nmn = quick ? 3 : 4, nk = quick ? 2 : 3;
   if (quick && reps > 3) reps = 3;
   if (blas_load()) return PSIM_EXIT_INPUT;
+  at_once *others = nonce > 1 ? at_once_start(nonce - 1) : NULL;
+  if (nonce > 1 && !others) return PSIM_EXIT_INPUT;
   fc_kernels km;
   memset(&km, 0, sizeof km);
   VEC(double) xs[FC_NKERNELS] = {{0}}, ys[FC_NKERNELS] = {{0}};
@@ -116,6 +135,7 @@ int cmd_calibrate_kernels(int argc, char **argv) {
         for (int c = 0; c < (kern == FC_DGEMM ? nk : 1); c++) {
           long sz[3] = {mn[a], kern == FC_DTRSM ? ks[b] : mn[b], kern == FC_DGEMM ? ks[c] : 0};
           double t;
+          if (others) at_once_point(others, kern, sz);
           if (fc_bench_kernel(kern, sz, reps, &t)) { rc = 2; goto done; }
           for (int d = 0; d < 3; d++) VEC_PUSH(xs[kern], (double)sz[d]);
           VEC_PUSH(ys[kern], t);
@@ -138,6 +158,9 @@ int cmd_calibrate_kernels(int argc, char **argv) {
     if (!f) { rc = 2; goto done; }
     write_header(f);
     fprintf(f, "# Measured with %s, one thread, warm cache, fastest of %d repetitions.\n", PSIM_CBLAS_NAME, reps);
+    if (others)
+      fprintf(f, "# Measured %d at once: %d other processes ran the same kernel at each point (--at-once).\n",
+              at_once_count(others) + 1, at_once_count(others));
     for (int kern = 0; kern < FC_NKERNELS; kern++) {
       fprintf(f, "# %s: %zu points, fit rms relative error %.2f %%, max %.2f %%\n", fc_kernel_name(kern),
               ys[kern].len, 100 * km.k[kern].fit_rms_rel, 100 * km.k[kern].fit_max_rel);
@@ -178,6 +201,7 @@ int cmd_calibrate_kernels(int argc, char **argv) {
     if (cli_close_out(f, report)) rc = 2;
   }
 done:
+  if (others) at_once_stop(others);
   for (int kern = 0; kern < FC_NKERNELS; kern++) {
     VEC_FREE(xs[kern]);
     VEC_FREE(ys[kern]);
@@ -276,5 +300,95 @@ static int fc_bench_kernel(int kernel, const long *sz, int reps, double *best) {
   free(b);
   free(c);
   return *best > 0 ? 0 : -1;
+}
+
+/* --at-once: n other processes (forked after the BLAS is loaded) run the kernel the parent
+ * measures, at its size, over and over, until the parent moves to the next point (a shared
+ * page: the point and a count of points) or stops them. So each point is timed while the
+ * other cores do what the other ranks of a node do at that moment. */
+struct at_once {
+  int n;
+  pid_t *pid;
+  struct shared_point {
+    volatile long gen;        /* bumped by the parent at each point; -1: stop */
+    volatile long kernel, sz[3];
+  } *sh;
+};
+
+static void at_once_child(struct shared_point *sh) {
+  long seen = 0;
+  double *a = NULL, *b = NULL, *c = NULL;
+  long sz[3] = {0, 0, 0};
+  int kernel = 0;
+  for (;;) {
+    long g = sh->gen;
+    if (g < 0) break;
+    if (g != seen) {   /* a new point: buffers for it */
+      __sync_synchronize();
+      seen = g;
+      kernel = (int)sh->kernel;
+      for (int d = 0; d < 3; d++) sz[d] = sh->sz[d];
+      long m = sz[0], n = sz[1], k = kernel == FC_DGEMM ? sz[2] : n;
+      size_t na = (size_t)(kernel == FC_DTRSM ? n * n : m * (kernel == FC_ADD ? n : k));
+      free(a);
+      free(b);
+      free(c);
+      a = xmalloc(sizeof(double) * na);
+      b = xmalloc(sizeof(double) * (size_t)(k * n));
+      c = xmalloc(sizeof(double) * (size_t)(m * n));
+      for (size_t i = 0; i < na; i++) a[i] = 1.0 / (double)(1 + i % 7);
+      for (long i = 0; i < k * n; i++) b[i] = 0.5;
+      if (kernel == FC_DTRSM)
+        for (long j = 0; j < n; j++)
+          for (long i = 0; i < n; i++) a[j * n + i] = i == j ? 1.0 : i < j ? 0.5 / (double)n : 0;
+    }
+    if (!g) { usleep(100); continue; }
+    if (kernel == FC_DTRSM || kernel == FC_ADD)
+      for (long i = 0; i < sz[0] * sz[1]; i++) c[i] = 0.25;   /* keep the values in range */
+    run_kernel(kernel, sz, a, b, c);
+  }
+  _exit(0);
+}
+
+static at_once *at_once_start(int n) {
+  at_once *o = xcalloc(1, sizeof *o);
+  o->sh = mmap(NULL, sizeof *o->sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (o->sh == MAP_FAILED) {
+    fprintf(stderr, "psim calibrate: --at-once: cannot map a shared page\n");
+    free(o);
+    return NULL;
+  }
+  o->pid = xcalloc((size_t)n, sizeof *o->pid);
+  fflush(NULL);
+  for (int i = 0; i < n; i++) {
+    pid_t p = fork();
+    if (p < 0) {
+      fprintf(stderr, "psim calibrate: --at-once: cannot start process %d of %d\n", i + 2, n + 1);
+      at_once_stop(o);
+      return NULL;
+    }
+    if (p == 0) at_once_child(o->sh);
+    o->pid[o->n++] = p;
+  }
+  return o;
+}
+
+static void at_once_point(at_once *o, int kernel, const long *sz) {
+  o->sh->kernel = kernel;
+  for (int d = 0; d < 3; d++) o->sh->sz[d] = sz[d];
+  __sync_synchronize();
+  o->sh->gen = o->sh->gen + 1;
+  usleep(2000);   /* the others set up their buffers and run before the point is timed */
+}
+
+static int at_once_count(const at_once *o) { return o->n; }
+
+static void at_once_stop(at_once *o) {
+  o->sh->gen = -1;
+  __sync_synchronize();
+  for (int i = 0; i < o->n; i++) waitpid(o->pid[i], NULL, 0);
+  munmap((void *)o->sh, sizeof *o->sh);
+  free(o->pid);
+  free(o);
 }
 #endif

@@ -51,6 +51,8 @@ merr "missing kernel" "no model for kernel 'dtrsm'" 'dgemm m*n*k 1e-9\n'
 merr "bad rate line" "k.txt:1: expected 'rate FLOPS'" 'rate -1\n'
 err "no model file" "cannot open the kernel model file" forecast pdgemm --m 4 --n 4 --k 4 --nb 2 --procs 4 $N2 --kernels "$TMPD/none.txt"
 err "calibrate bad rate" "--kernel-rate expects" calibrate --kernels --kernel-rate abc
+err "calibrate --at-once 0" "--at-once expects a number of processes from 1 to 1024" calibrate --kernels --at-once 0
+err "calibrate --at-once 2000" "--at-once expects a number of processes from 1 to 1024" calibrate --kernels --at-once 2000
 
 # --help: the routines and every term of the formulas
 "$PSIM" forecast --help >"$TMPD/help" || bad "--help failed"

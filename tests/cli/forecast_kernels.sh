@@ -38,4 +38,14 @@ want = 8 * float(sys.argv[3]) * 256 * 256 * 64
 assert a["compute"] > 0 and abs(b["compute"] - a["compute"] - want) <= 1e-9 * want, (a, b, want)
 assert a["communication"] == b["communication"]
 PY
+# --at-once 2: every point is timed while a second process runs the same kernel; the file
+# says so, and no process is left behind
+"$PSIM" calibrate --kernels --quick --reps 1 --at-once 2 -o "$TMPD/k_two.txt" 2>"$TMPD/err2" ||
+  bad "calibrate --at-once 2 failed: $(cat "$TMPD/err2")"
+grep -q "^# Measured 2 at once: 1 other processes ran the same kernel at each point" "$TMPD/k_two.txt" ||
+  bad "--at-once 2: the file does not say how it was measured"
+[ "$(grep -c '^dgemm ' "$TMPD/k_two.txt" 2>/dev/null)" -ge 2 ] 2>/dev/null || bad "--at-once 2: no dgemm model"
+left=$(ps -eo args | grep -c "[k]_two.txt")
+[ "$left" -eq 0 ] || bad "--at-once 2: $left process(es) left running"
+grep -q "at once" "$TMPD/k.txt" && bad "one process: the file says 'at once'"
 finish "$fails"
