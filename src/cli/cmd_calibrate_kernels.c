@@ -266,9 +266,8 @@ static void run_kernel(int kernel, const long *sz, double *a, double *b, double 
     blas.daxpy(m * n, 1.0, a, 1, c, 1);
 }
 
-/* The fastest of reps repetitions (the least disturbed by other processes) of the time of
- * one call; each repetition makes enough calls to last 2 ms. */
-static int fc_bench_kernel(int kernel, const long *sz, int reps, double *best) {
+/* The operands of one call of kernel at size sz, filled with values that keep it in range. */
+static void kernel_buffers(int kernel, const long *sz, double **pa, double **pb, double **pc) {
   long m = sz[0], n = sz[1], k = kernel == FC_DGEMM ? sz[2] : n;
   size_t na = (size_t)(kernel == FC_DTRSM ? n * n : m * (kernel == FC_ADD ? n : k));
   double *a = xmalloc(sizeof(double) * na), *b = xmalloc(sizeof(double) * (size_t)(k * n)),
@@ -279,6 +278,17 @@ static int fc_bench_kernel(int kernel, const long *sz, int reps, double *best) {
   if (kernel == FC_DTRSM)   /* a well-conditioned upper triangle: dominant diagonal */
     for (long j = 0; j < n; j++)
       for (long i = 0; i < n; i++) a[j * n + i] = i == j ? 1.0 : i < j ? 0.5 / (double)n : 0;
+  *pa = a;
+  *pb = b;
+  *pc = c;
+}
+
+/* The fastest of reps repetitions (the least disturbed by other processes) of the time of
+ * one call; each repetition makes enough calls to last 2 ms. */
+static int fc_bench_kernel(int kernel, const long *sz, int reps, double *best) {
+  long m = sz[0], n = sz[1];
+  double *a, *b, *c;
+  kernel_buffers(kernel, sz, &a, &b, &c);
   run_kernel(kernel, sz, a, b, c);   /* warm the cache and the library */
   double t0 = now();
   run_kernel(kernel, sz, a, b, c);
@@ -328,19 +338,10 @@ static void at_once_child(struct shared_point *sh) {
       seen = g;
       kernel = (int)sh->kernel;
       for (int d = 0; d < 3; d++) sz[d] = sh->sz[d];
-      long m = sz[0], n = sz[1], k = kernel == FC_DGEMM ? sz[2] : n;
-      size_t na = (size_t)(kernel == FC_DTRSM ? n * n : m * (kernel == FC_ADD ? n : k));
       free(a);
       free(b);
       free(c);
-      a = xmalloc(sizeof(double) * na);
-      b = xmalloc(sizeof(double) * (size_t)(k * n));
-      c = xmalloc(sizeof(double) * (size_t)(m * n));
-      for (size_t i = 0; i < na; i++) a[i] = 1.0 / (double)(1 + i % 7);
-      for (long i = 0; i < k * n; i++) b[i] = 0.5;
-      if (kernel == FC_DTRSM)
-        for (long j = 0; j < n; j++)
-          for (long i = 0; i < n; i++) a[j * n + i] = i == j ? 1.0 : i < j ? 0.5 / (double)n : 0;
+      kernel_buffers(kernel, sz, &a, &b, &c);
     }
     if (!g) { usleep(100); continue; }
     if (kernel == FC_DTRSM || kernel == FC_ADD)
