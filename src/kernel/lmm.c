@@ -548,29 +548,21 @@ static int solve_incremental(lmm_system *s, void (*changed)(void *ctx, void *own
     x->mark = s->stamp;
     VEC_PUSH(s->inc_v, v);
   }
-  if (!s->groups) {
-    for (size_t i = 0; i < s->dirty_cnsts.len; i++)
-      if (!add_touched(s, s->dirty_cnsts.data[i])) return 0;
-  } else {
-    /* T's modified constraints (add_touched, inline), and those that could hold a group:
-     * lmmg_repair's candidates, LMMG_GROUP_MIN variables or more, unless they are skipping
-     * candidacies after scans that found no group, or a group whose repair failed where none
-     * ever succeeded (lmm_group.c's backoff, counted down here). */
-    s->g_cand.len = 0;
-    for (size_t i = 0; i < s->dirty_cnsts.len; i++) {
-      int c = s->dirty_cnsts.data[i];
-      lmm_cnst *k = &s->cnsts.data[c];
-      if (s->cmark.data[c] == s->stamp || lmmi_skip(s, k)) continue;
-      if (k->fatpipe) return 0;
-      s->cmark.data[c] = s->stamp;
-      VEC_PUSH(s->inc_c, c);
-      if (k->n < LMMG_GROUP_MIN) continue;
-      lmmg_cnst *g = &s->gc.data[c];
-      if (g->wait) g->wait--;
-      else VEC_PUSH(s->g_cand, c);
-    }
-    if (s->g_cand.len && lmmg_repair(s, changed, ctx)) return 1;   /* the group as one variable */
+  /* T's modified constraints, and with groups those that could hold one: lmmg_repair's
+   * candidates, LMMG_GROUP_MIN variables or more, unless they are skipping candidacies after
+   * scans that found no group, or a group whose repair failed where none ever succeeded
+   * (lmm_group.c's backoff, counted down here). */
+  s->g_cand.len = 0;
+  for (size_t i = 0; i < s->dirty_cnsts.len; i++) {
+    int c = s->dirty_cnsts.data[i];
+    size_t in_t = s->inc_c.len;
+    if (!add_touched(s, c)) return 0;
+    if (!s->groups || s->inc_c.len == in_t || s->cnsts.data[c].n < LMMG_GROUP_MIN) continue;   /* not added now */
+    lmmg_cnst *g = &s->gc.data[c];
+    if (g->wait) g->wait--;
+    else VEC_PUSH(s->g_cand, c);
   }
+  if (s->g_cand.len && lmmg_repair(s, changed, ctx)) return 1;   /* the group as one variable */
   lmmg_seed(s);     /* whole bottleneck groups of saturated constraints (lmm_group.c) */
   size_t expanded = 0;   /* S's first `expanded` variables have their constraints in T */
   for (;;) {
