@@ -34,6 +34,11 @@ typedef struct calib_probe {
 int calib_probe_read(FILE *f, const char *name, calib_probe *p, calib_probe *between, psim_err *err);
 /* Writes it back in the same format (psim calibrate --save-measurements). */
 void calib_probe_write(FILE *f, const calib_probe *p, int between_nodes);
+/* Keeps in `best` the lower of its and `other`'s time at every size both measured, and of each
+ * polling and collective cost (psim calibrate --machine --launches: the best of several runs of
+ * the probe, each a new placement of the two processes). Sizes only one of them has are left
+ * as `best` has them. */
+void calib_probe_best(calib_probe *best, const calib_probe *other);
 
 /* A segment of a piecewise linear fit: for sizes from `from` on, time = a + b * size. */
 typedef struct calib_seg { double from, to, a, b; } calib_seg;

@@ -92,6 +92,31 @@ int calib_probe_read(FILE *f, const char *name, calib_probe *p, calib_probe *bet
   return blocks - 1;
 }
 
+/* The lower time of each size of t[0..n) that o[0..no) measured too (both lists grow). */
+static void best_times(const double *sz, double *t, int n, const double *osz, const double *ot, int no) {
+  for (int i = 0, j = 0; i < n && j < no;) {
+    if (sz[i] < osz[j]) i++;
+    else if (osz[j] < sz[i]) j++;
+    else {
+      if (ot[j] < t[i]) t[i] = ot[j];
+      i++, j++;
+    }
+  }
+}
+
+/* The lower of two costs, of those measured (>= 0; < 0 is "not measured"). */
+static double best_cost(double a, double b) { return a < 0 ? b : b < 0 ? a : b < a ? b : a; }
+
+void calib_probe_best(calib_probe *best, const calib_probe *o) {
+  best_times(best->pp_size, best->pp_time, best->npp, o->pp_size, o->pp_time, o->npp);
+  best_times(best->ex_size, best->ex_time, best->nex, o->ex_size, o->ex_time, o->nex);
+  best_times(best->wr_size, best->wr_time, best->nwr, o->wr_size, o->wr_time, o->nwr);
+  best->iprobe = best_cost(best->iprobe, o->iprobe);
+  best->test = best_cost(best->test, o->test);
+  best->wtime = best_cost(best->wtime, o->wtime);
+  best->allreduce = best_cost(best->allreduce, o->allreduce);
+}
+
 void calib_probe_write(FILE *f, const calib_probe *p, int between_nodes) {
   fprintf(f, "probe 1 %.0f%s\n", p->npp ? p->pp_size[p->npp - 1] : 0, between_nodes ? " between-nodes" : "");
   for (int i = 0; i < p->npp; i++) fprintf(f, "pingpong %.0f %.9e\n", p->pp_size[i], p->pp_time[i]);

@@ -254,8 +254,27 @@ static void probe_files(void **state) {
   }
 }
 
+/* The best of two launches: each size the lower time where both measured it, a size only one
+ * launch has as the first has it, each cost the lower of those measured. */
+static void best_of_launches(void **state) {
+  (void)state;
+  calib_probe a, b;
+  psim_err err;
+  psim_err_clear(&err);
+  assert_int_equal(read_text("probe 1 8\npingpong 1 1e-6\npingpong 2 3e-6\npingpong 4 1.1e-6\n"
+                             "exchange 4 2e-6\nwritten 2 5e-6\nwritten 4 6e-6\niprobe 3e-8\nend\n", &a, &err), 0);
+  assert_int_equal(read_text("probe 1 8\npingpong 1 2e-6\npingpong 2 1e-6\npingpong 8 1e-7\n"
+                             "exchange 4 1e-6\nwritten 4 4e-6\ntest 5e-9\niprobe 4e-8\nend\n", &b, &err), 0);
+  calib_probe_best(&a, &b);
+  assert_int_equal(a.npp, 3);
+  assert_true(a.pp_time[0] == 1e-6 && a.pp_time[1] == 1e-6 && a.pp_size[2] == 4 && a.pp_time[2] == 1.1e-6);
+  assert_true(a.ex_time[0] == 1e-6 && a.wr_time[0] == 5e-6 && a.wr_time[1] == 4e-6);
+  assert_true(a.iprobe == 3e-8 && a.test == 5e-9 && a.wtime < 0 && a.allreduce < 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(best_of_launches),
       cmocka_unit_test(fit_recovers_three_segments),
       cmocka_unit_test(fit_leaves_out_a_spike), cmocka_unit_test(fit_takes_the_fewest_segments),
       cmocka_unit_test(fit_keeps_a_and_b_non_negative), cmocka_unit_test(model_follows_the_segments),
