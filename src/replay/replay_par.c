@@ -153,8 +153,9 @@ static void next_window(replay *R) {
   }
   if (isinf(x[0])) { R->par_done = 1; return; }   /* no event anywhere, nothing in flight: the end */
   /* Every busy change dated before T is known now (a message posted later starts at T or
-   * after): the log is folded when it outgrows a few entries a rank, keeping it small. */
-  if (mpi_busy_pending(R->world) > 4 * (size_t)R->np + 65536) mpi_busy_fold(R->world, x[0]);
+   * after): the log is folded at every window (a merge in place, linear in its entries), so
+   * it holds one window's entries at most. */
+  if (mpi_busy_pending(R->world)) mpi_busy_fold(R->world, x[0]);
   double end = x[0] + R->lookahead;
   if (isfinite(end)) end = nextafter(end, -INFINITY);
   /* Past 2^53 lookaheads (850 years at 3 us) T + L rounds to T: the window then ends just
