@@ -47,7 +47,7 @@ void lmm_free(lmm_system *s) {
             (unsigned long long)s->g_fast, (unsigned long long)s->g_fallback, (unsigned long long)s->g_recompute);
   for (size_t i = 0; i < s->cnsts.len; i++) { free(s->cnsts.data[i].refs); free(s->cnsts.data[i].wit); }
   for (size_t i = 0; i < s->vars.len; i++) free(s->vars.data[i].el);
-  VEC_FREE(s->cnsts); VEC_FREE(s->cmark); VEC_FREE(s->mstamp); VEC_FREE(s->gc);
+  VEC_FREE(s->cnsts); VEC_FREE(s->cmark); VEC_FREE(s->cwalk); VEC_FREE(s->gc);
   free(s->vars.data);
   free(s->vcold);
   free(s->vwalk);
@@ -68,7 +68,7 @@ int lmm_cnst_new(lmm_system *s, double capacity, int fatpipe) {
   lmmb_refresh(&c);
   VEC_PUSH(s->cnsts, c);
   VEC_PUSH(s->cmark, 0u);
-  VEC_PUSH(s->mstamp, 0u);
+  VEC_PUSH(s->cwalk, ((lmm_cnst_walk){0}));
   VEC_PUSH(s->gc, ((lmmg_cnst){0}));
   return (int)s->cnsts.len - 1;
 }
@@ -174,6 +174,7 @@ void lmm_expand(lmm_system *s, int c, int v, double coeff) {
   x->el[x->nel] = (lmm_elem){c, k->n, coeff};
   k->refs[k->n] = (lmm_ref){v, x->nel, coeff};
   x->nel++; k->n++;
+  lmms_count(s, v, c, x->penalty > 0, 1);
   lmmb_elem_changed(s, v, x->nel - 1, 0);
   if (s->order && x->penalty > 0) lmmo_elem_added(s, v, x->nel - 1);   /* SimGrid's order */
   lmmi_mark_cnst(s, c);
@@ -185,6 +186,11 @@ void lmm_var_set_penalty(lmm_system *s, int v, double penalty) {
   if (s->order && x->penalty > 0 && penalty <= 0) lmmo_off(s, v);   /* SimGrid's order */
   int on = x->penalty <= 0 && penalty > 0;
   int reweigh = !on && x->penalty > 0 && penalty > 0 && penalty != x->penalty;
+  if (on || (x->penalty > 0 && penalty <= 0))   /* its entries change sides in the walk's counts */
+    for (int i = 0; i < x->nel; i++) {
+      lmms_count(s, v, x->el[i].cnst, 0, on ? -1 : 1);
+      lmms_count(s, v, x->el[i].cnst, 1, on ? 1 : -1);
+    }
   x->penalty = penalty;
   if (s->order && on) lmmo_switched_on(s, v);
   else if (s->order && reweigh) lmmo_reweigh(s, v);
@@ -204,6 +210,7 @@ void lmm_var_free(lmm_system *s, int v) {
       s->vars.data[k->refs[pos].var].el[k->refs[pos].epos].cpos = pos;
     }
     k->n--;
+    lmms_count(s, v, x->el[i].cnst, x->penalty > 0, -1);
     lmmi_mark_cnst(s, x->el[i].cnst);
   }
   x->nel = 0;

@@ -94,6 +94,20 @@ typedef struct {
   int hidden;         /* elements left out of the solution (lmm_selective.c, "Open sets") */
 } lmm_var_walk;
 
+/* A constraint's state in SimGrid's modified-set walk (lmm_selective.c, lmm_sgorder.c): m ==
+ * the system's epoch while it is in the modified set M; and what the walk may skip of its
+ * list: the entries of switched-off variables (off, exact, kept at every change of a penalty
+ * or a list) and those of switched-on variables visited in this epoch since it joined M (vis,
+ * reset when it joins; a variable visited joins all its constraints, so any other count is
+ * of a constraint out of M, never read). vis may count too few (an entry added or visited
+ * before the join, removed after), never too many, so off + vis == n proves that every entry
+ * is skippable. A constraint taken from the walk's stack in that state has nothing to give the
+ * walk, and its list is not read: on a component held together by a shared link the walk
+ * reaches most variables through it, and their other links' lists, read after, were nothing
+ * but skipped entries (docs/performance.md, "The walk skips lists it has seen"). In one
+ * record: the walk reads m and vis of each element of each variable it visits. */
+typedef struct { unsigned m; int vis, off; } lmm_cnst_walk;
+
 /* lmm_selective.c: an element of a variable left out of the solution, with its coefficient. */
 typedef struct { int var, el; double coeff; } lmm_hidden;
 
@@ -135,11 +149,13 @@ struct lmm_system {
   int selective;
   int walks;                /* walk at each touch in this epoch (lmm_walks) */
   unsigned epoch;           /* one per solve */
-  VEC(unsigned) mstamp;     /* per constraint: == epoch while in the modified set M (dense: the
-                             * walk tests it for every constraint of every visited variable) */
   VEC(int) m_list;          /* the modified set M, in order of entry */
+  VEC(lmm_cnst_walk) cwalk; /* per constraint: in M, the walk's skippable entries (dense: the
+                             * walk reads it for every constraint of every visited variable) */
   VEC(int) late;            /* variables switched on while their first constraint was in M */
   VEC(int) walk;            /* scratch stack of the walk */
+  uint64_t walk_read;       /* list entries the walk read (for the tests) */
+  int walk_noskip;          /* read every list (the tests' reference walk) */
   size_t nstale;            /* variables with stale set */
   int stale_in_m;           /* the walks of this epoch met a stale variable */
   int sg_always;            /* PSIM_LMM_SG: always solve M as SimGrid does (a debugging aid) */
@@ -185,6 +201,14 @@ struct lmm_system {
   void (*g_report)(void *ctx, int c, double value, size_t n);
   uint64_t g_fast, g_fallback, g_recompute, g_scans;
 };
+
+/* Variable v's entries enter (d = 1) or leave (d = -1) the lists of its constraints, or v
+ * switches off (d = 1) or on (d = -1), as one of those entries: what it adds to the walk's
+ * skippable counts (lmm_cnst_walk; `on`: its penalty is positive, as the walk reads it). */
+static inline void lmms_count(lmm_system *s, int v, int c, int on, int d) {
+  if (!on) s->cwalk.data[c].off += d;
+  else if (s->selective && s->vwalk[v].visit == s->epoch) s->cwalk.data[c].vis += d;
+}
 
 /* Values of var.bneck besides a constraint index. */
 enum { BNECK_BOUND = -1,    /* at its bound (or unconstrained) */

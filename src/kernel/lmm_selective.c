@@ -49,6 +49,9 @@ void lmms_init(lmm_system *s) {
   s->walks = 1;
   s->order = 0;   /* SimGrid's order of M (lmm_sgorder.c): lmm_set_sg_order */
   s->epoch = 1;
+  /* Visits of an earlier selective period would count as this epoch's. */
+  for (size_t i = 0; i < s->vars.len; i++) s->vwalk[i].visit = 0;
+  for (size_t i = 0; i < s->cwalk.len; i++) s->cwalk.data[i].m = 0;
   s->sg_always = getenv("PSIM_LMM_SG") != NULL;
   s->no_hide = getenv("PSIM_LMM_NOHIDE") != NULL;
 }
@@ -75,10 +78,11 @@ void lmms_free(lmm_system *s) {
   VEC_FREE(s->o_owners);
 }
 
-static int in_m(const lmm_system *s, int c) { return s->mstamp.data[c] == s->epoch; }
+static int in_m(const lmm_system *s, int c) { return s->cwalk.data[c].m == s->epoch; }
 
 static void join(lmm_system *s, int c) {
-  s->mstamp.data[c] = s->epoch;
+  s->cwalk.data[c].m = s->epoch;
+  s->cwalk.data[c].vis = 0;
   VEC_PUSH(s->m_list, c);
   VEC_PUSH(s->walk, c);
 }
@@ -102,16 +106,24 @@ void lmm_touch_cnst(lmm_system *s, int c) {
   if (s->order) { lmmo_walk(s, c); return; }
   join(s, c);
   while (s->walk.len) {
-    const lmm_cnst *k = &s->cnsts.data[s->walk.data[--s->walk.len]];
+    int kc = s->walk.data[--s->walk.len];
+    const lmm_cnst *k = &s->cnsts.data[kc];
+    const lmm_cnst_walk *kw = &s->cwalk.data[kc];
+    if (kw->off + kw->vis == k->n && !s->walk_noskip) continue;   /* every entry skippable */
+    s->walk_read += (uint64_t)k->n;
     for (int i = 0; i < k->n; i++) {
       int v = k->refs[i].var;
-      const lmm_var *x = &s->vars.data[v];
       lmm_var_walk *xc = &s->vwalk[v];
-      if (x->penalty <= 0 || xc->visit == s->epoch) continue;
+      if (xc->visit == s->epoch) continue;
+      const lmm_var *x = &s->vars.data[v];
+      if (x->penalty <= 0) continue;
       xc->visit = s->epoch;
       if (xc->stale) s->stale_in_m = 1;
-      for (int j = 0; j < x->nel; j++)
-        if (!in_m(s, x->el[j].cnst)) join(s, x->el[j].cnst);
+      for (int j = 0; j < x->nel; j++) {
+        lmm_cnst_walk *w = &s->cwalk.data[x->el[j].cnst];
+        if (w->m != s->epoch) join(s, x->el[j].cnst);   /* vis from 0 */
+        w->vis++;
+      }
     }
   }
 }
@@ -380,7 +392,7 @@ static int hide_open(lmm_system *s) {
 /* Forgets M: every stamp of this epoch. */
 static void next_epoch(lmm_system *s) {
   if (++s->epoch == 0) {   /* wrapped: forget every stamp */
-    for (size_t i = 0; i < s->cnsts.len; i++) s->mstamp.data[i] = 0;
+    for (size_t i = 0; i < s->cwalk.len; i++) s->cwalk.data[i].m = 0;
     for (size_t i = 0; i < s->vars.len; i++) s->vwalk[i].visit = 0;
     s->epoch = 1;
   }

@@ -344,7 +344,8 @@ static int next_var(lmmo_frame *f) {
 }
 
 static void enter(lmm_system *s, int c) {
-  s->mstamp.data[c] = s->epoch;
+  s->cwalk.data[c].m = s->epoch;
+  s->cwalk.data[c].vis = 0;
   VEC_PUSH(s->m_list, c);
   const lmmo_list *l = list_at(s, c);   /* no list grows during a walk */
   lmmo_frame f = {c, l->n, -1, 0, l};
@@ -370,7 +371,7 @@ void lmmo_walk(lmm_system *s, int c) {
       int j = f->j, c0 = f->c, entered = 0;
       while (j < x->nel) {
         int c2 = x->el[j++].cnst;
-        if (c2 != c0 && s->mstamp.data[c2] != s->epoch) {
+        if (c2 != c0 && s->cwalk.data[c2].m != s->epoch) {
           f->j = j;
           enter(s, c2);   /* f may move */
           entered = 1;
