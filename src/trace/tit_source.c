@@ -66,6 +66,11 @@ struct tit_source {
   int npaths;
   tit_run *runs;
   size_t nruns;
+  /* Shared file: each rank's first run (-1: none), for nfirst ranks; a cursor is set up at
+   * its rank's first read, so that a process of psim replay over MPI, which reads only its
+   * own ranks, never touches the other ranks' cursors (72 bytes each). */
+  int32_t *first;
+  long nfirst;
   const char *format;  /* "TIT", or the foreign format the trace was converted from */
 };
 
@@ -386,19 +391,21 @@ static int index_shared(tit_source *s, psim_err *err) {
   s->runs = runs.data;
   s->nruns = runs.len;
   cursors_new(s);
-  for (long r = 0; r <= maxr && r < s->nranks; r++) {
-    if (first.data[r] < 0) continue;
-    tit_cursor *c = &s->cur[r];
-    c->st.path = name;
-    c->st.use_shared_fd = 1;
-    c->st.comp = TIT_COMP_NONE;
-    c->run = first.data[r] + 1;
-    const tit_run *ru = &s->runs[first.data[r]];
-    tit_io_seek(&s->io, &c->st, ru->start, ru->end);
-    c->line = ru->line - 1;
-  }
-  VEC_FREE(first);
+  s->first = first.data;
+  s->nfirst = maxr + 1 < s->nranks ? maxr + 1 : s->nranks;
   return 0;
+}
+
+/* A shared file's cursor at its rank's first run, at its first read. */
+static void cursor_start(tit_source *s, int r, tit_cursor *c) {
+  if (r >= s->nfirst || s->first[r] < 0) return;   /* no line: stays empty */
+  c->st.path = s->paths[0];
+  c->st.use_shared_fd = 1;
+  c->st.comp = TIT_COMP_NONE;
+  c->run = s->first[r] + 1;
+  const tit_run *ru = &s->runs[s->first[r]];
+  tit_io_seek(&s->io, &c->st, ru->start, ru->end);
+  c->line = ru->line - 1;
 }
 
 static int open_shared(tit_source *s, psim_err *err) {
@@ -558,6 +565,7 @@ void tit_close(tit_source *s) {
   for (int i = 0; i < s->npaths; i++) free(s->paths[i]);
   free(s->paths);
   free(s->runs);
+  free(s->first);
   free(s);
 }
 
@@ -591,6 +599,7 @@ int tit_next(tit_source *s, int r, tit_action *a, psim_err *err) {
                      s->nranks - 1);
   tit_cursor *c = &s->cur[r];
   if (c->done) return 0;
+  if (s->first && !c->st.path && !c->run) cursor_start(s, r, c);
   const char *l, *file = c->st.path;
   size_t n;
   for (;;) {
