@@ -46,7 +46,11 @@ struct mpi_world {
    * or end learnt from another process, before or after now): few, sorted when folded. */
   VEC(busy_ent) busy_log;
   VEC(busy_ent) busy_late;
-  busy_state *busy_st;  /* per rank: the log folded so far (mpi_busy_fold) */
+  /* per rank of this process (lidx[r]: its index among them, -1 elsewhere; issue 38, part 2:
+   * a process holds its own ranks' state), the log folded so far (mpi_busy_fold) */
+  int *lidx;
+  int nlocal;
+  busy_state *busy_st;
   double last;          /* the date of the last message end or completion seen here */
 };
 
@@ -121,6 +125,7 @@ void mpi_world_free(mpi_world *w) {
   free(w->busy_closed);
   VEC_FREE(w->busy_log);
   VEC_FREE(w->busy_late);
+  free(w->lidx);
   free(w->busy_st);
   free(w);
 }
@@ -393,6 +398,16 @@ void mpi_world_split(mpi_world *w, const int *proc_of, int me, mpi_wire_fn out, 
   w->me = me;
   w->out = out;
   w->out_ctx = ctx;
+  w->lidx = xmalloc((size_t)(w->nranks > 0 ? w->nranks : 1) * sizeof *w->lidx);
+  w->nlocal = 0;
+  for (int r = 0; r < w->nranks; r++) w->lidx[r] = proc_of[r] == me ? w->nlocal++ : -1;
+  /* the busy time is logged from now on (mpi_rank_busy), the per-rank counts are not used */
+  free(w->busy_n);
+  free(w->busy_since);
+  free(w->busy_acc);
+  free(w->busy_closed);
+  w->busy_n = NULL;
+  w->busy_since = w->busy_acc = w->busy_closed = NULL;
 }
 
 double mpi_world_last_date(const mpi_world *w) { return w->last; }
@@ -473,9 +488,9 @@ static void busy_apply(busy_state *st, const busy_ent *e) {
  * ~650,000 entries, and the by-rank copy this replaced doubled that and paid its page faults
  * at every fold. */
 void mpi_busy_fold(mpi_world *w, double horizon) {
-  if (!w->busy_st) {
-    w->busy_st = xcalloc((size_t)(w->nranks > 0 ? w->nranks : 1), sizeof *w->busy_st);
-    for (int r = 0; r < w->nranks; r++) w->busy_st[r].closed = -1;
+  if (!w->busy_st) {   /* every entry is of a rank of this process */
+    w->busy_st = xcalloc((size_t)(w->nlocal > 0 ? w->nlocal : 1), sizeof *w->busy_st);
+    for (int i = 0; i < w->nlocal; i++) w->busy_st[i].closed = -1;
   }
   busy_ent *a = w->busy_log.data, *b = w->busy_late.data;
   size_t na = w->busy_log.len, nb = w->busy_late.len;
@@ -486,7 +501,7 @@ void mpi_busy_fold(mpi_world *w, double horizon) {
     if (i < na && a[i].date < horizon && (j >= nb || !(b[j].date < horizon) || a[i].date <= b[j].date)) e = &a[i++];
     else if (j < nb && b[j].date < horizon) e = &b[j++];
     else break;
-    busy_state *st = &w->busy_st[e->rank];
+    busy_state *st = &w->busy_st[w->lidx[e->rank]];
     busy_apply(st, e);
     st->used = 1;
   }
@@ -503,6 +518,8 @@ void mpi_busy_settle(mpi_world *w, void (*put)(void *ctx, int r, double comm, do
   mpi_busy_fold(w, INFINITY);
   VEC_FREE(w->busy_log);
   VEC_FREE(w->busy_late);
-  for (int r = 0; r < w->nranks; r++)
-    if (w->busy_st[r].used) put(ctx, r, w->busy_st[r].comm, w->busy_st[r].wait);
+  for (int r = 0; r < w->nranks; r++) {
+    const busy_state *st = w->lidx[r] >= 0 ? &w->busy_st[w->lidx[r]] : NULL;
+    if (st && st->used) put(ctx, r, st->comm, st->wait);
+  }
 }

@@ -64,9 +64,10 @@ char *replay_unfinished_lines(replay *R, const char *verb, int *n_out) {
   char *buf = xmalloc(cap);
   buf[0] = 0;
   int nblocked = 0;
-  for (int i = 0; i < R->np; i++) {
-    rank *k = &R->ranks[i];
-    if (k->state == RK_DONE || !replay_local(R, i)) continue;
+  for (int li = 0; li < R->nlocal; li++) {
+    rank *k = &R->ranks[li];
+    const int i = k->id;
+    if (k->state == RK_DONE) continue;
     nblocked++;
     char line[2048], what[1024] = "";
     size_t wl = 0;
@@ -186,16 +187,17 @@ int replay_run(tit_source *src, const replay_opts *o, replay_result *res, psim_e
     dyn_result_free(&res->dyn);
     return -1;
   }
-  R.ranks = xcalloc((size_t)R.np, sizeof *R.ranks);
+  if (!R.par) R.nlocal = R.np;   /* else replay_par_init counted them */
+  R.ranks = xcalloc((size_t)(R.nlocal > 0 ? R.nlocal : 1), sizeof *R.ranks);
   if (R.vp || R.maps) R.cold = xcalloc((size_t)R.np, sizeof *R.cold);
   if (o->nobservers) R.acts = xcalloc((size_t)R.np, sizeof *R.acts);
   if (o->nobservers || o->actions) R.dates = xcalloc((size_t)R.np, sizeof *R.dates);
   replay_mtx_init(&R);
-  for (int i = 0; i < R.np; i++) {
-    rank *k = &R.ranks[i];
+  for (int i = 0, li = 0; i < R.np; i++) {
+    if (!replay_local(&R, i)) continue;   /* another process runs it */
+    rank *k = &R.ranks[li++];
     replay_rank_init(&R, k, i);
-    if (!replay_local(&R, i)) k->state = RK_DONE;   /* another process runs it */
-    else if (R.vp) { k->state = RK_BLOCKED; replay_vp_acquire(&R, k); }   /* one VP per PE runs */
+    if (R.vp) { k->state = RK_BLOCKED; replay_vp_acquire(&R, k); }   /* one VP per PE runs */
     else sim_make_ready(R.sim, i);
   }
   if (o->nobservers) mpi_world_observe(R.world, observe_message, &R);
@@ -239,7 +241,7 @@ done:
   else dyn_finish(R.dyn, res->simulated_time, host_name, &R, &res->dyn);
   R.dyn = NULL;
   free(R.maps);
-  for (int i = 0; i < R.np; i++) replay_rank_free(&R.ranks[i]);
+  for (int li = 0; li < R.nlocal; li++) replay_rank_free(&R.ranks[li]);
   free(R.ranks);
   free(R.cold);
   free(R.acts);

@@ -154,7 +154,12 @@ typedef struct replay {
   sim *sim;
   models *models;
   mpi_world *world;
+  /* The ranks run here (issue 38, part 2: over K processes each holds its own ranks' state,
+   * not every rank's): nlocal of them, in rank order; rank id's is ranks[lidx[id]] (-1: run
+   * by another process), ranks[id] when lidx is NULL (one process: every rank). */
   rank *ranks;
+  int *lidx;
+  int nlocal;
   rank_cold *cold;                /* psim lb and --host-events only (rank_cold), else NULL */
   tit_action *acts;               /* per rank the whole action in progress, for observers only */
   /* per rank, with --actions or observers only (else NULL): when its action in progress
@@ -206,6 +211,8 @@ enum { PEND_MARK = 1 };
 static inline mpi_req *replay_pend_req(const rank *k, int i) {
   return (uintptr_t)k->pend[i] & PEND_MARK ? NULL : k->pend[i];
 }
+
+static inline rank *replay_rank_at(const replay *R, int id) { return &R->ranks[R->lidx ? R->lidx[id] : id]; }
 
 static inline int replay_host(const replay *R, const rank *k) { return R->rank_host[k->id]; }
 

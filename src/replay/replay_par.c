@@ -96,7 +96,12 @@ int replay_par_init(replay *R) {
   const int nh = plat_nhosts(R->o->plat);
   int *host_proc = host_blocks(R, nh);
   R->proc_of = xmalloc((size_t)(R->np > 0 ? R->np : 1) * sizeof *R->proc_of);
-  for (int r = 0; r < R->np; r++) R->proc_of[r] = host_proc[R->rank_host[r]];
+  R->lidx = xmalloc((size_t)(R->np > 0 ? R->np : 1) * sizeof *R->lidx);
+  R->nlocal = 0;
+  for (int r = 0; r < R->np; r++) {
+    R->proc_of[r] = host_proc[R->rank_host[r]];
+    R->lidx[r] = R->proc_of[r] == R->par->me ? R->nlocal++ : -1;
+  }
   int rc = lookahead(R, host_proc, nh);
   free(host_proc);
   if (rc < 0) return -1;
@@ -110,8 +115,10 @@ void replay_par_free(replay *R) {
     for (int p = 0; p < R->par->nprocs; p++) VEC_FREE(R->outbox[p]);
   free(R->outbox);
   free(R->proc_of);
+  free(R->lidx);
   R->outbox = NULL;
   R->proc_of = NULL;
+  R->lidx = NULL;
 }
 
 /* One all-to-all of the outboxes; what comes in goes to the MPI layer in process order (a
@@ -189,8 +196,9 @@ void replay_par_start(replay *R) {
 /* ---- results ---- */
 static void put_busy(void *ctx, int r, double comm, double wait) {
   replay *R = ctx;
-  R->ranks[r].st.comm = comm;
-  R->ranks[r].st.wait = wait;
+  rank *k = replay_rank_at(R, r);
+  k->st.comm = comm;
+  k->st.wait = wait;
 }
 
 typedef struct rank_rec { int rank; rank_stats st; } rank_rec;
@@ -240,10 +248,10 @@ int replay_par_finish(replay *R, replay_result *res) {
   mpi_busy_settle(R->world, put_busy, R);
   VEC(rank_rec) mine = {0};
   int unfinished = 0;
-  for (int i = 0; i < R->np; i++) {
-    if (!replay_local(R, i)) continue;
-    rank_rec rr = {i, replay_rank_stats(R, i)};
-    if (R->ranks[i].state != RK_DONE) { rr.st.finish = R->ranks[i].acct_mark; rr.st.blocked = 1; unfinished++; }
+  for (int li = 0; li < R->nlocal; li++) {
+    const rank *k = &R->ranks[li];
+    rank_rec rr = {k->id, replay_rank_stats(R, k->id)};
+    if (k->state != RK_DONE) { rr.st.finish = k->acct_mark; rr.st.blocked = 1; unfinished++; }
     VEC_PUSH(mine, rr);
   }
   mpi_stats ms = mpi_world_stats(R->world);
@@ -308,8 +316,7 @@ int replay_par_finish(replay *R, replay_result *res) {
     res->messages = (uint64_t)sum.messages;
     res->bytes = sum.bytes;
   } else {
-    for (int i = 0; i < R->np; i++)
-      if (replay_local(R, i)) res->ranks[i] = replay_rank_stats(R, i);
+    for (int li = 0; li < R->nlocal; li++) res->ranks[R->ranks[li].id] = replay_rank_stats(R, R->ranks[li].id);
   }
   if (rc == 0 && flags[1] < 0) {
     psim_errf(R->err, PSIM_EXIT_DEADLOCK, NULL, 0, "%s", res->deadlock ? res->deadlock : "deadlock (reported by process 0)\n");

@@ -158,7 +158,7 @@ void replay_rank_wake(replay *R, rank *k) { wake(R, k); }
 static void activity_done(sim *s, activity *a) {
   (void)s;
   replay *R = a->data;
-  wake(R, &R->ranks[a->tag]);
+  wake(R, replay_rank_at(R, a->tag));
 }
 
 /* A computation ended: its useful work is credited (dynamic efficiency) before a is freed. */
@@ -214,7 +214,7 @@ void replay_rank_req_done(void *ctx, mpi_req *q) {
     if (now > s) notify_phase(R, q->owner, REPLAY_PHASE_OVERHEAD, s, now);
   }
   if (!q->waited) return;
-  rank *k = &R->ranks[q->owner];
+  rank *k = replay_rank_at(R, q->owner);
   /* one of the requests of the rank's waitall (waitall_round) */
   const int member = k->w && q->wbase == &k->w->wbase;
   if (member) k->w->wpend--;
@@ -858,7 +858,7 @@ static void run_rank(replay *R, rank *k, int id);
 void replay_rank_run(void *ctx, int id) {
   replay *R = ctx;
   if (id >= R->np) { replay_mtx_token(R, id - R->np); return; }
-  rank *k = &R->ranks[id];
+  rank *k = replay_rank_at(R, id);
   if (R->par) R->last = sim_now(R->sim);
   run_rank(R, k, id);
   keep_text(k);
@@ -931,7 +931,7 @@ void replay_rank_init(replay *R, rank *k, int id) {
 static void move_done(sim *s, activity *a) {
   (void)s;
   replay *R = a->data;
-  rank *k = &R->ranks[a->tag];
+  rank *k = replay_rank_at(R, a->tag);
   const rank_cold *c = replay_cold(R, k);
   const double now = sim_now(R->sim);
   dyn_move_rec(R->dyn, c->move_ev, k->id, replay_host(R, k), c->move_to, c->move_bytes, c->move_start, now);
@@ -959,7 +959,7 @@ int replay_rank_move(replay *R, rank *k) {
 }
 
 rank_stats replay_rank_stats(const replay *R, int i) {
-  const rank *k = &R->ranks[i];
+  const rank *k = replay_rank_at(R, i);
   rank_stats st;
   memset(&st, 0, sizeof st);   /* its padding too: psim replay over MPI sends it as bytes */
   st.host = R->rank_host[i];
