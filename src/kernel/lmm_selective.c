@@ -80,13 +80,6 @@ void lmms_free(lmm_system *s) {
 
 static int in_m(const lmm_system *s, int c) { return s->cwalk.data[c].m == s->epoch; }
 
-static void join(lmm_system *s, int c) {
-  s->cwalk.data[c].m = s->epoch;
-  s->cwalk.data[c].vis = 0;
-  VEC_PUSH(s->m_list, c);
-  VEC_PUSH(s->walk, c);
-}
-
 void lmm_walks(lmm_system *s, int enables) {
   /* The order needs M at every solve; hidden elements must be found when their variable is
    * reached (unhide_visited). */
@@ -104,28 +97,50 @@ int lmm_touching(const lmm_system *s) { return s->selective && s->walks; }
 void lmm_touch_cnst(lmm_system *s, int c) {
   if (!s->selective || !s->walks || in_m(s, c)) return;
   if (s->order) { lmmo_walk(s, c); return; }
-  join(s, c);
-  while (s->walk.len) {
-    int kc = s->walk.data[--s->walk.len];
+  /* A constraint joins M once an epoch, so M's list and the walk's stack never hold more than
+   * every constraint: reserved once here, a join is two stores (it was a call with two
+   * capacity checks, a third of the walk on the 512-host fat tree). In locals: the stores of
+   * the loop (visit, m, vis: unsigned and int) could alias the epoch and the lengths for the
+   * compiler, which then reloaded them at every element. No constraint or variable is created
+   * during a walk, so the arrays stay where they are. */
+  VEC_RESERVE(s->m_list, s->m_list.len + s->cnsts.len);
+  VEC_RESERVE(s->walk, s->cnsts.len);
+  int *mlist = s->m_list.data, *stack = s->walk.data;
+  size_t nm = s->m_list.len, ns = 0;
+  const unsigned ep = s->epoch;
+  lmm_cnst_walk *cw = s->cwalk.data;
+  lmm_var_walk *vw = s->vwalk;
+  const lmm_var *vars = s->vars.data;
+  const int noskip = s->walk_noskip;
+#define WALK_JOIN(c_) do { cw[c_].m = ep; cw[c_].vis = 0; mlist[nm++] = (c_); stack[ns++] = (c_); } while (0)
+  WALK_JOIN(c);
+  while (ns) {
+    int kc = stack[--ns];
     const lmm_cnst *k = &s->cnsts.data[kc];
-    const lmm_cnst_walk *kw = &s->cwalk.data[kc];
-    if (kw->off + kw->vis == k->n && !s->walk_noskip) continue;   /* every entry skippable */
-    s->walk_read += (uint64_t)k->n;
-    for (int i = 0; i < k->n; i++) {
-      int v = k->refs[i].var;
-      lmm_var_walk *xc = &s->vwalk[v];
-      if (xc->visit == s->epoch) continue;
-      const lmm_var *x = &s->vars.data[v];
+    const int n = k->n;
+    if (cw[kc].off + cw[kc].vis == n && !noskip) continue;   /* every entry skippable */
+    s->walk_read += (uint64_t)n;
+    const lmm_ref *refs = k->refs;
+    for (int i = 0; i < n; i++) {
+      int v = refs[i].var;
+      lmm_var_walk *xc = &vw[v];
+      if (xc->visit == ep) continue;
+      const lmm_var *x = &vars[v];
       if (x->penalty <= 0) continue;
-      xc->visit = s->epoch;
+      xc->visit = ep;
       if (xc->stale) s->stale_in_m = 1;
-      for (int j = 0; j < x->nel; j++) {
-        lmm_cnst_walk *w = &s->cwalk.data[x->el[j].cnst];
-        if (w->m != s->epoch) join(s, x->el[j].cnst);   /* vis from 0 */
-        w->vis++;
+      const lmm_elem *el = x->el;
+      const int nel = x->nel;
+      for (int j = 0; j < nel; j++) {
+        int c2 = el[j].cnst;
+        if (cw[c2].m != ep) WALK_JOIN(c2);   /* vis from 0 */
+        cw[c2].vis++;
       }
     }
   }
+#undef WALK_JOIN
+  s->m_list.len = nm;
+  s->walk.len = 0;
 }
 
 void lmm_touch_var(lmm_system *s, int v) {
