@@ -43,13 +43,15 @@ void calib_probe_best(calib_probe *best, const calib_probe *other);
 /* A segment of a piecewise linear fit: for sizes from `from` on, time = a + b * size. */
 typedef struct calib_seg { double from, to, a, b; } calib_seg;
 
-/* Fits t(size) over n points sorted by size with at most kmax segments of 3 points or more
- * (least squares on the relative error, a and b >= 0; segment bounds are measured sizes). It
- * takes the fewest segments whose root mean square relative error is within tol, or, when
- * none is, within 10 % of the best reachable. A point more than 1.5 times both its neighbours
- * (a single size the MPI is slow at, not a protocol's step) is left out. Returns the number of
- * segments, -1 (err) on fewer than 3 points. */
-int calib_fit_segments(const double *size, const double *t, int n, int kmax, double tol,
+/* Fits t(size) over n points sorted by size with at most kmax segments of 3 points or more,
+ * or of one point (least squares on the relative error, a and b >= 0; segment bounds are
+ * measured sizes; a one-point segment is the line through it and (-env, 0), so that the
+ * model's P = size + env bytes take latency 0 and its time). It takes the fewest segments
+ * whose root mean square relative error is within tol and worst within 2 tol, or, when none
+ * is, the fewest within 10 % of the best reachable on both. A point more than 1.5 times both
+ * its neighbours (a single size the MPI is slow at, not a protocol's step) is left out.
+ * Returns the number of segments, -1 (err) on fewer than 3 points. */
+int calib_fit_segments(const double *size, const double *t, int n, int kmax, double tol, double env,
                        calib_seg *seg, psim_err *err);
 double calib_segments_eval(const calib_seg *seg, int k, double size);
 /* Whether point i of t[0..n) is such a spike (left out of the fit). */

@@ -473,18 +473,18 @@ int cmd_calibrate_machine(int argc, char **argv) {
     if ((rc = cli_close_out(o, a.save))) return rc;
   }
   calib_seg seg[CALIB_MAXSEG], seg2[CALIB_MAXSEG];
-  int k = calib_fit_segments(p.pp_size, p.pp_time, p.npp, CALIB_MAXSEG, 0.05, seg, &err);
+  int k = calib_fit_segments(p.pp_size, p.pp_time, p.npp, CALIB_MAXSEG, 0.05, m.envelope, seg, &err);
   if (k < 0) return cli_fail(&err);
   calib_model_from_fit(&m, seg, k, &p);
   /* written data inside one node (a machine of several nodes keeps its loopback factors) */
   calib_seg wseg[CALIB_MAXSEG];
   if (!nodes_measured && p.nwr >= 3) {
-    int kw = calib_fit_segments(p.wr_size, p.wr_time, p.nwr, CALIB_MAXSEG, 0.05, wseg, &err);
+    int kw = calib_fit_segments(p.wr_size, p.wr_time, p.nwr, CALIB_MAXSEG, 0.05, m.envelope, wseg, &err);
     if (kw < 0) return cli_fail(&err);
     calib_model_written(&m, wseg, kw, &p);
   }
   if (nodes_measured) {
-    int k2 = calib_fit_segments(q.pp_size, q.pp_time, q.npp, CALIB_MAXSEG, 0.05, seg2, &err);
+    int k2 = calib_fit_segments(q.pp_size, q.pp_time, q.npp, CALIB_MAXSEG, 0.05, n.envelope, seg2, &err);
     if (k2 < 0) return cli_fail(&err);
     calib_model_from_fit(&n, seg2, k2, &q);
     calib_model_nodes(&m, &n);

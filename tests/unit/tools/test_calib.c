@@ -33,7 +33,7 @@ static void fit_recovers_three_segments(void **state) {
   calib_seg g[CALIB_MAXSEG];
   psim_err err;
   psim_err_clear(&err);
-  int k = calib_fit_segments(s, t, n, CALIB_MAXSEG, 1e-9, g, &err);
+  int k = calib_fit_segments(s, t, n, CALIB_MAXSEG, 1e-9, 0, g, &err);
   assert_int_equal(k, 3);
   assert_true(g[1].from == 8192 && g[0].to == 6144);
   assert_true(g[2].from == 1572864 && g[1].to == 1048576);
@@ -53,12 +53,42 @@ static void fit_leaves_out_a_spike(void **state) {
   calib_seg g[CALIB_MAXSEG];
   psim_err err;
   psim_err_clear(&err);
-  int k = calib_fit_segments(s, t, n, CALIB_MAXSEG, 1e-9, g, &err);
+  int k = calib_fit_segments(s, t, n, CALIB_MAXSEG, 1e-9, 0, g, &err);
   assert_int_equal(k, 3);
   assert_true(fabs(g[0].a - 1e-6) < 1e-15 && fabs(g[0].b - 1e-9) < 1e-18);
   for (int i = 0; i < n; i++)
     if (i != spike) assert_true(fabs(calib_segments_eval(g, k, s[i]) / t[i] - 1) < 1e-9);
   assert_true(fabs(calib_segments_eval(g, k, s[spike]) / t[spike] - 1.0 / 3) < 1e-9);
+}
+
+/* A bend sharper than any line of a, b >= 0 (the data leaving the cache: 1 us + s / 1 GB/s to
+ * 768 KiB, twice that at 1 MiB, s / (1 / 3 ns) from 1.5 MiB) gets a segment of one size, the
+ * line through it and (-16 B, 0): exact there, and so is the model of 1 MiB (latency factor
+ * 0, P = 1 MiB + 16 B at t / P bytes a second). Without segments of one size no split of
+ * three is exact there. */
+static void fit_gives_a_bend_its_own_size(void **state) {
+  (void)state;
+  double s[CALIB_MAXPTS], t[CALIB_MAXPTS];
+  int n = sizes(s, 16777216), bend = -1;
+  for (int i = 0; i < n; i++) {
+    t[i] = s[i] <= 786432 ? 1e-6 + s[i] / 1e9 : s[i] == 1048576 ? 2 * (1e-6 + s[i] / 1e9) : s[i] * 3e-9;
+    if (s[i] == 1048576) bend = i;
+  }
+  assert_false(calib_is_spike(t, n, bend));
+  calib_seg g[CALIB_MAXSEG];
+  psim_err err;
+  psim_err_clear(&err);
+  int k = calib_fit_segments(s, t, n, CALIB_MAXSEG, 1e-9, 16, g, &err);
+  assert_int_equal(k, 3);
+  assert_true(g[1].from == 1048576 && g[1].to == 1048576);
+  assert_true(fabs(g[1].b - t[bend] / (1048576 + 16)) < 1e-21 && fabs(g[1].a - 16 * g[1].b) < 1e-21);
+  for (int i = 0; i < n; i++) assert_true(fabs(calib_segments_eval(g, k, s[i]) / t[i] - 1) < 1e-9);
+  calib_probe p = {0};
+  calib_model m = {0};
+  m.envelope = 16;
+  calib_model_from_fit(&m, g, k, &p);
+  assert_true(m.latf[1] == 0);
+  assert_true(fabs(calib_model_time(&m, 1048576, 1) / t[bend] - 1) < 1e-12);
 }
 
 /* With a 10 % tolerance one line is enough for points within 5 % of it: fewest segments. */
@@ -70,8 +100,8 @@ static void fit_takes_the_fewest_segments(void **state) {
   calib_seg g[CALIB_MAXSEG];
   psim_err err;
   psim_err_clear(&err);
-  assert_int_equal(calib_fit_segments(s, t, n, CALIB_MAXSEG, 0.10, g, &err), 1);
-  assert_int_equal(calib_fit_segments(s, t, 2, CALIB_MAXSEG, 0.10, g, &err), -1);
+  assert_int_equal(calib_fit_segments(s, t, n, CALIB_MAXSEG, 0.10, 0, g, &err), 1);
+  assert_int_equal(calib_fit_segments(s, t, 2, CALIB_MAXSEG, 0.10, 0, g, &err), -1);
   assert_non_null(strstr(err.msg, "3 points"));
 }
 
@@ -83,10 +113,10 @@ static void fit_keeps_a_and_b_non_negative(void **state) {
   calib_seg g[1];
   psim_err err;
   psim_err_clear(&err);
-  assert_int_equal(calib_fit_segments(s, t, 4, 1, 0, g, &err), 1);
+  assert_int_equal(calib_fit_segments(s, t, 4, 1, 0, 0, g, &err), 1);
   assert_true(g[0].b == 0 && g[0].a > 3.7e-7 && g[0].a < 4e-7);
   double s2[3] = {1e6, 2e6, 4e6}, t2[3] = {0.9e-3, 2e-3, 4.1e-3};
-  assert_int_equal(calib_fit_segments(s2, t2, 3, 1, 0, g, &err), 1);
+  assert_int_equal(calib_fit_segments(s2, t2, 3, 1, 0, 0, g, &err), 1);
   assert_true(g[0].a == 0 && g[0].b > 0);
 }
 
@@ -274,7 +304,7 @@ static void best_of_launches(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(best_of_launches),
+      cmocka_unit_test(best_of_launches), cmocka_unit_test(fit_gives_a_bend_its_own_size),
       cmocka_unit_test(fit_recovers_three_segments),
       cmocka_unit_test(fit_leaves_out_a_spike), cmocka_unit_test(fit_takes_the_fewest_segments),
       cmocka_unit_test(fit_keeps_a_and_b_non_negative), cmocka_unit_test(model_follows_the_segments),
