@@ -279,12 +279,17 @@ static void fix_var(lmm_system *s, lmm_var *x, double value, int *nfree) {
   x->newval = value;
   (*nfree)--;
   double lvl = value * x->penalty;
-  for (int i = 0; i < x->nel; i++) {
-    lmm_elem *e = &x->el[i];
+  /* In locals: the int stores below (nfree) could alias the system's flags for the compiler,
+   * which then reloaded them at every element. */
+  const int add_loads = s->add_loads, skip_on = s->skip_on, nel = x->nel;
+  lmm_cnst *cn = s->cnsts.data;
+  const lmm_elem *el = x->el;
+  for (int i = 0; i < nel; i++) {
+    const lmm_elem *e = &el[i];
     if (e->coeff <= 0) continue;
-    lmm_cnst *k = &s->cnsts.data[e->cnst];
-    if (lmmi_skip(s, k)) continue;
-    if (s->add_loads) {
+    lmm_cnst *k = &cn[e->cnst];
+    if (k->skip && skip_on) continue;   /* lmmi_skip */
+    if (add_loads) {
       k->load += e->coeff * value;
       if (lvl > k->maxl) k->maxl = lvl;
     }
@@ -585,19 +590,26 @@ static int solve_incremental(lmm_system *s, void (*changed)(void *ctx, void *own
      * recorded bottleneck is in T, to be checked. */
     s->istamp++;
     s->inc_chk.len = 0;
+    /* In locals: the loop's unsigned stores (cmark) could alias the stamps for the compiler,
+     * which then reloaded them at every entry; no variable is created here. */
+    const unsigned stamp = s->stamp, istamp = s->istamp;
+    const unsigned *tmark = s->cmark.data;
+    lmm_var *vars = s->vars.data;
     for (size_t i = 0; i < s->inc_c.len; i++) {
       lmm_cnst *k = &s->cnsts.data[s->inc_c.data[i]];
       double used = 0, maxl = 0;
-      for (int j = 0; j < k->n; j++) {
-        lmm_var *u = &s->vars.data[k->refs[j].var];
-        double a = k->refs[j].coeff;
-        if (u->mark == s->stamp || a <= 0 || u->penalty <= 0) continue;
+      const lmm_ref *refs = k->refs;
+      const int n = k->n;
+      for (int j = 0; j < n; j++) {
+        lmm_var *u = &vars[refs[j].var];
+        double a = refs[j].coeff;
+        if (u->mark == stamp || a <= 0 || u->penalty <= 0) continue;
         used += a * u->value;
         if (u->value * u->penalty > maxl) maxl = u->value * u->penalty;
-        if (u->cmark == s->istamp || u->bneck == BNECK_BOUND) continue;   /* bound: unchanged */
-        if (u->bneck >= 0 && s->cmark.data[u->bneck] != s->stamp) continue; /* untouched */
-        u->cmark = s->istamp;
-        VEC_PUSH(s->inc_chk, k->refs[j].var);
+        if (u->cmark == istamp || u->bneck == BNECK_BOUND) continue;   /* bound: unchanged */
+        if (u->bneck >= 0 && tmark[u->bneck] != stamp) continue;       /* untouched */
+        u->cmark = istamp;
+        VEC_PUSH(s->inc_chk, refs[j].var);
       }
       k->remaining = k->capacity - used;
       if (k->remaining < 0) k->remaining = 0;
