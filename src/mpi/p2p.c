@@ -15,7 +15,10 @@
 enum { BUSY_CLOSE = 2, BUSY_OPEN = 4 };
 typedef struct busy_ent { double date, d; int rank, kind; } busy_ent;
 /* A rank's busy time and its comm and wait, as of the entries folded so far. */
-typedef struct busy_state { double since, closed, acc, mark, comm, wait; int n, used; } busy_state;
+/* remote: the rank's operations whose dates another process may still give (a send to a
+ * rank there, before its MPI_WIRE_STARTED; a receive whose sender may be there, before it
+ * matched); pending: its entries in the log. */
+typedef struct busy_state { double since, closed, acc, mark, comm, wait; int n, used, remote, pending; } busy_state;
 
 struct mpi_world {
   sim *sim;
@@ -76,10 +79,47 @@ static double busy_value(double since, double closed, double acc, int n, double 
   return closed >= 0 ? acc + (closed - since) : acc;
 }
 
+/* One entry into its rank's state: the same operations, on the same values, as the
+ * one-process run's at that date (busy_change makes one date's order irrelevant; a read is
+ * the same before or after a change of its date). */
+static void busy_apply(busy_state *st, const busy_ent *e) {
+  if (e->kind == 1 || e->kind == -1) { busy_change(&st->since, &st->closed, &st->acc, &st->n, e->kind, e->date); return; }
+  double busy = busy_value(st->since, st->closed, st->acc, st->n, e->date);
+  if (e->kind & BUSY_CLOSE) {
+    double c = busy - st->mark, d = e->d;
+    if (c > d) c = d;
+    if (c < 0) c = 0;
+    st->comm += c;
+    st->wait += d - c;
+  }
+  if (e->kind & BUSY_OPEN) st->mark = busy;
+}
+
+static inline busy_state *busy_of(mpi_world *w, int r) { return &w->busy_st[w->lidx[r]]; }
+
+/* An entry dated now of a rank with no remote operation in progress and nothing in the log is
+ * applied at once: no entry dated earlier can come for it any more (a date another process
+ * gives is never before the post of the operation it dates, and from that post on the rank's
+ * entries are logged), so its entries are still applied in date order. The log then holds
+ * only the entries of ranks exchanging messages with another process, from their first such
+ * post to the next fold. */
 static void busy_log(mpi_world *w, int r, double date, double d, int kind) {
   busy_ent e = {date, d, r, kind};
-  if (date == sim_now(w->sim)) VEC_PUSH(w->busy_log, e);
+  busy_state *st = busy_of(w, r);
+  const int now = date == sim_now(w->sim);
+  if (now && !st->remote && !st->pending) {
+    busy_apply(st, &e);
+    st->used = 1;
+    return;
+  }
+  st->pending++;
+  if (now) VEC_PUSH(w->busy_log, e);
   else VEC_PUSH(w->busy_late, e);
+}
+
+/* A receive whose sender may be in another process (its source there, or any). */
+static int recv_remote(const mpi_world *w, const mpi_req *r) {
+  return w->proc_of && !r->is_send && (r->src < 0 || w->proc_of[r->src] != w->me);
 }
 
 void mpi_rank_busy(mpi_world *w, int r, int delta) {
@@ -310,7 +350,7 @@ static int start_transfer(mpi_world *w, mpi_req *send, psim_err *err) {
 }
 
 /* A send and a receive meet. The send's bytes start moving unless they already did (eager). */
-static int match(mpi_world *w, mpi_req *send, mpi_req *recv, psim_err *err) {
+static int match_dates(mpi_world *w, mpi_req *send, mpi_req *recv, psim_err *err) {
   send->matched = recv->matched = 1;
   if (send->arrived) { /* eager message already there */
     finish_recv(w, recv, send);
@@ -324,6 +364,15 @@ static int match(mpi_world *w, mpi_req *send, mpi_req *recv, psim_err *err) {
   return start_transfer(w, send, err);
 }
 
+/* A send and a receive meet; a receive counted as remote (recv_remote) stops being so once
+ * its transfer is dated (its source is still the one posted here). */
+static int match(mpi_world *w, mpi_req *send, mpi_req *recv, psim_err *err) {
+  const int counted = recv_remote(w, recv), dst = recv->dst;   /* recv may be freed */
+  int rc = match_dates(w, send, recv, err);
+  if (counted) busy_of(w, dst)->remote--;
+  return rc;
+}
+
 mpi_req *mpi_isend(mpi_world *w, int src, int dst, int tag, int ctx, double bytes, int flags,
                    psim_err *err) {
   mpi_req *s = req_new(w, src, src, dst, tag, ctx, bytes < 0 ? 0 : bytes, 1);
@@ -335,6 +384,7 @@ mpi_req *mpi_isend(mpi_world *w, int src, int dst, int tag, int ctx, double byte
      * (MPI_WIRE_STARTED), busy until then (smpi/async-small-thresh is refused: eager
      * messages would start before their receive's process knows of them). */
     s->remote = 1;
+    busy_of(w, src)->remote++;
     mpi_wire m = {MPI_WIRE_SEND, src, dst, tag, ctx, (int)s->detached, s->bytes, s->posted, 0,
                   (uint64_t)(uintptr_t)s};
     w->out(w->out_ctx, w->proc_of[dst], &m);
@@ -358,6 +408,7 @@ mpi_req *mpi_isend(mpi_world *w, int src, int dst, int tag, int ctx, double byte
 
 mpi_req *mpi_irecv(mpi_world *w, int dst, int src, int tag, int ctx, double bytes, psim_err *err) {
   mpi_req *r = req_new(w, dst, src, dst, tag, ctx, bytes, 0);
+  if (recv_remote(w, r)) busy_of(w, dst)->remote++;
   mpi_req *s = match_find_send(w->q, dst, src, tag, ctx, 1);
   if (s) {
     if (match(w, s, r, err) < 0) return NULL;
@@ -369,6 +420,7 @@ mpi_req *mpi_irecv(mpi_world *w, int dst, int src, int tag, int ctx, double byte
 
 int mpi_cancel_recv(mpi_world *w, mpi_req *r) {
   if (r->is_send || r->matched || r->done || !match_remove_recv(w->q, r)) return 0;
+  if (recv_remote(w, r)) busy_of(w, r->dst)->remote--;
   r->done = 1;
   r->busy = 0;
   r->bytes = 0;
@@ -401,6 +453,8 @@ void mpi_world_split(mpi_world *w, const int *proc_of, int me, mpi_wire_fn out, 
   w->lidx = xmalloc((size_t)(w->nranks > 0 ? w->nranks : 1) * sizeof *w->lidx);
   w->nlocal = 0;
   for (int r = 0; r < w->nranks; r++) w->lidx[r] = proc_of[r] == me ? w->nlocal++ : -1;
+  w->busy_st = xcalloc((size_t)(w->nlocal > 0 ? w->nlocal : 1), sizeof *w->busy_st);
+  for (int i = 0; i < w->nlocal; i++) w->busy_st[i].closed = -1;
   /* the busy time is logged from now on (mpi_rank_busy), the per-rank counts are not used */
   free(w->busy_n);
   free(w->busy_since);
@@ -429,6 +483,7 @@ int mpi_wire_in(mpi_world *w, const mpi_wire *m, psim_err *err) {
     send->xfer_start = m->date;
     busy_log(w, send->src, m->date, 0, +1);
     busy_log(w, send->src, m->date2, 0, -1);
+    busy_of(w, send->src)->remote--;
     send->matched = 1;
     if (send->detached) {
       send->xfer_end = m->date2;
@@ -465,22 +520,6 @@ static int busy_cmp(const void *x, const void *y) {
   return a->date < b->date ? -1 : a->date > b->date;
 }
 
-/* One entry into its rank's state: the same operations, on the same values, as the
- * one-process run's at that date (busy_change makes one date's order irrelevant; a read is
- * the same before or after a change of its date). */
-static void busy_apply(busy_state *st, const busy_ent *e) {
-  if (e->kind == 1 || e->kind == -1) { busy_change(&st->since, &st->closed, &st->acc, &st->n, e->kind, e->date); return; }
-  double busy = busy_value(st->since, st->closed, st->acc, st->n, e->date);
-  if (e->kind & BUSY_CLOSE) {
-    double c = busy - st->mark, d = e->d;
-    if (c > d) c = d;
-    if (c < 0) c = 0;
-    st->comm += c;
-    st->wait += d - c;
-  }
-  if (e->kind & BUSY_OPEN) st->mark = busy;
-}
-
 /* Applies the entries dated before horizon to their ranks in date order, a merge of the two
  * parts of the log (busy_log is in that order as logged, its reads of one date in their
  * order; busy_late is sorted first). The entries left (dated horizon or later) stay in order
@@ -488,10 +527,6 @@ static void busy_apply(busy_state *st, const busy_ent *e) {
  * ~650,000 entries, and the by-rank copy this replaced doubled that and paid its page faults
  * at every fold. */
 void mpi_busy_fold(mpi_world *w, double horizon) {
-  if (!w->busy_st) {   /* every entry is of a rank of this process */
-    w->busy_st = xcalloc((size_t)(w->nlocal > 0 ? w->nlocal : 1), sizeof *w->busy_st);
-    for (int i = 0; i < w->nlocal; i++) w->busy_st[i].closed = -1;
-  }
   busy_ent *a = w->busy_log.data, *b = w->busy_late.data;
   size_t na = w->busy_log.len, nb = w->busy_late.len;
   if (nb > 1) qsort(b, nb, sizeof *b, busy_cmp);
@@ -501,9 +536,10 @@ void mpi_busy_fold(mpi_world *w, double horizon) {
     if (i < na && a[i].date < horizon && (j >= nb || !(b[j].date < horizon) || a[i].date <= b[j].date)) e = &a[i++];
     else if (j < nb && b[j].date < horizon) e = &b[j++];
     else break;
-    busy_state *st = &w->busy_st[w->lidx[e->rank]];
+    busy_state *st = busy_of(w, e->rank);
     busy_apply(st, e);
     st->used = 1;
+    st->pending--;
   }
   /* both parts are sorted: what is left of each is its tail */
   memmove(a, a + i, (na - i) * sizeof *a);

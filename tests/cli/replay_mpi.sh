@@ -58,6 +58,16 @@ else
   echo "skip SimGrid's cases (no $SG)"
 fi
 
+# random mixes of point-to-point and collectives (many messages between processes, waits and
+# tests by key): a rank's busy time is applied at once until it posts to or receives from
+# another process, logged from then to the next window; a receive not counted, or counted off
+# too early, gives a rank's comm and wait in another order of additions
+for seed in 3 6; do
+  "$PSIM" gen mix --ranks 48 --rounds 30 --seed $seed -o "$TMPD/mix$seed" > /dev/null 2>&1 || bad "psim gen mix failed"
+  for k in 2 5; do same mix$seed $k --cfg smpi/grow-injected-times:no "$TMPD/mix$seed"; done
+done
+echo "ok   two random 48-rank mixes: identical over 2 and 5 processes"
+
 # a deadlock across processes: exit 3, the same report
 printf '0 init\n0 recv 3 0 100\n1 init\n1 compute 1e6\n2 init\n2 recv 1 0 100\n3 init\n3 send 0 0 100\n3 recv 2 0 100\n' > "$TMPD/dl.txt"
 for k in 2 3; do
