@@ -77,6 +77,8 @@ enum { FC_PDGEMM = 0, FC_PDTRSM = 1 };
 typedef struct fc_problem {
   int routine;
   long m, n, k, nb;          /* pdgemm: A m x k, B k x n; pdtrsm: B m x n; nb = block size R */
+  long step;                 /* pdgemm: the width of a step of the product over k; 0 = nb (the
+                                paper's (4.3)); ScaLAPACK 2's PBLAS steps by 32 (its PILAENV) */
   char side, uplo, trans;    /* pdtrsm: 'L'/'R', 'U'/'L', 'N'/'T' */
 } fc_problem;
 

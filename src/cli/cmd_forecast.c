@@ -42,6 +42,10 @@ static const char *HELP =
     "\n"
     "options:\n"
     "  --m M --n N --k K --nb R  sizes (pdtrsm has no K)\n"
+    "  --step S           pdgemm: the product over K in steps of S columns, not R (ceil(K/S)\n"
+    "                     kernel calls on ceil(M/p) x S by S x ceil(N/q), and as many\n"
+    "                     broadcasts): the PBLAS of ScaLAPACK 2 (Debian's) steps by 32, its\n"
+    "                     PILAENV, whatever R; the paper's pdgemm steps by blocks\n"
     "  --procs P | A-B    grids of P processes, or of every count from A to B\n"
     "  --grid PxQ         only this grid\n"
     "  --latency L --bandwidth B   lambda (s, or with a unit: 50us) and the bandwidth (bytes/s\n"
@@ -107,7 +111,7 @@ static int parse_size(const char *opt, const char *v, long *out) {
 
 /* The options that take a value (--quiet is the only flag). */
 static int is_option(const char *a) {
-  static const char *const known[] = {"--m", "--n", "--k", "--nb", "--procs", "--grid", "--ga", "--gb",
+  static const char *const known[] = {"--m", "--n", "--k", "--nb", "--step", "--procs", "--grid", "--ga", "--gb",
                                       "--side", "--uplo", "--trans", "--latency", "--bandwidth",
                                       "--platform", "--hosts", "--kernels", "--kernel-rate", "--memory",
                                       "--eager", "--network", "--json", "--report", NULL};
@@ -143,6 +147,7 @@ static int parse_args(int argc, char **argv, fopts *o) {
     else if (!strcmp(a, "--n")) { if (parse_size(a, v, &o->pb.n)) return PSIM_EXIT_USAGE; }
     else if (!strcmp(a, "--k")) { if (parse_size(a, v, &o->pb.k)) return PSIM_EXIT_USAGE; }
     else if (!strcmp(a, "--nb")) { if (parse_size(a, v, &o->pb.nb)) return PSIM_EXIT_USAGE; }
+    else if (!strcmp(a, "--step")) { if (parse_size(a, v, &o->pb.step)) return PSIM_EXIT_USAGE; }
     else if (!strcmp(a, "--procs")) {
       char *e;
       o->pmin = strtol(v, &e, 10);
@@ -173,6 +178,7 @@ static int parse_args(int argc, char **argv, fopts *o) {
   }
   if (!o->pb.m || !o->pb.n || !o->pb.nb || (o->pb.routine == FC_PDGEMM && !o->pb.k))
     return cli_usage("forecast", "give the sizes: --m, --n%s and --nb", o->pb.routine == FC_PDGEMM ? ", --k" : "");
+  if (o->pb.step && o->pb.routine != FC_PDGEMM) return cli_usage("forecast", "--step is for pdgemm");
   if (o->ga[0] && !o->gb[0]) return cli_usage("forecast", "--ga needs --gb");
   if (o->gb[0] && !o->ga[0]) return cli_usage("forecast", "--gb needs --ga");
   if (o->ga[0] && o->pb.routine != FC_PDGEMM) return cli_usage("forecast", "--ga/--gb are for pdgemm");
@@ -441,8 +447,8 @@ static void print_mem(char *b, size_t n, double bytes) {
 static void print_inputs(const fopts *o, const finputs *in) {
   const fc_problem *pb = &o->pb;
   if (pb->routine == FC_PDGEMM)
-    printf("psim forecast pdgemm: C (%ld x %ld) = A (%ld x %ld) B (%ld x %ld), blocks %ld\n", pb->m,
-           pb->n, pb->m, pb->k, pb->k, pb->n, pb->nb);
+    printf("psim forecast pdgemm: C (%ld x %ld) = A (%ld x %ld) B (%ld x %ld), blocks %ld, steps of %ld\n", pb->m,
+           pb->n, pb->m, pb->k, pb->k, pb->n, pb->nb, pb->step ? pb->step : pb->nb);
   else
     printf("psim forecast pdtrsm: side %c uplo %c trans %c (case %d), B %ld x %ld, blocks %ld\n",
            pb->side, pb->uplo, pb->trans, fc_trsm_case(pb->side, pb->uplo, pb->trans), pb->m, pb->n, pb->nb);
@@ -552,6 +558,7 @@ static void write_json(FILE *f, const fopts *o, const finputs *in, const foutcom
   const fc_problem *pb = &o->pb;
   fprintf(f, "{\n  \"routine\": \"%s\",\n  \"m\": %ld,\n  \"n\": %ld,\n  \"k\": %ld,\n  \"nb\": %ld,\n",
           routine_name(o), pb->m, pb->n, pb->routine == FC_PDGEMM ? pb->k : 0, pb->nb);
+  if (pb->routine == FC_PDGEMM) fprintf(f, "  \"step\": %ld,\n", pb->step ? pb->step : pb->nb);
   if (pb->routine == FC_PDTRSM)
     fprintf(f, "  \"side\": \"%c\",\n  \"uplo\": \"%c\",\n  \"trans\": \"%c\",\n  \"case\": %d,\n",
             pb->side, pb->uplo, pb->trans, fc_trsm_case(pb->side, pb->uplo, pb->trans));

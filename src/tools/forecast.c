@@ -49,19 +49,24 @@ int fc_problem_check(const fc_problem *pb, psim_err *err) {
   return 0;
 }
 
-/* (4.3) with the tree broadcasts of (4.4). */
+/* (4.3) with the tree broadcasts of (4.4), in steps of S = pb->step columns of A (R, the
+ * block size, unless given: the paper's pdgemm and examples/pdgemm.c step by blocks). The
+ * PBLAS of ScaLAPACK 2 does not: PB_CpgemmAB, its algorithm when K's panels are the smaller
+ * volume to move (M, N >= K on a grid row or column), multiplies in steps of PILAENV's
+ * logical block, 32 columns, whatever R. */
 static void pdgemm(const fc_problem *pb, const fc_kernels *km, const fc_net *net, int p, int q,
                    fc_grid *g) {
-  double steps = (double)cdiv(pb->k, pb->nb);
+  long S = pb->step > 0 ? pb->step : pb->nb;
+  double steps = (double)cdiv(pb->k, S);
   double lp = (double)fc_ceil_log2(p), lq = (double)fc_ceil_log2(q);
   double mp = (double)cdiv(pb->m, p), nq = (double)cdiv(pb->n, q);
-  g->compute = steps * fc_kernel_time(km, FC_DGEMM, mp, nq, (double)pb->nb);
+  g->compute = steps * fc_kernel_time(km, FC_DGEMM, mp, nq, (double)S);
   double tau_pq = lq / p * net->tau, tau_qp = lp / q * net->tau;   /* tau_p^q, tau_q^p */
   double lam_pq = lq * net->lambda, lam_qp = lp * net->lambda;     /* lambda_p^q, lambda_q^p */
   g->comm = (double)pb->m * (double)pb->k * tau_pq + (double)pb->k * (double)pb->n * tau_qp +
             (lam_pq + lam_qp) * steps;
   if (net->smpi) {   /* the same tree broadcasts, message by message, with SMPI's factors */
-    double last = (double)(pb->k - (long)(steps - 1) * pb->nb), r = (double)pb->nb;
+    double last = (double)(pb->k - (long)(steps - 1) * S), r = (double)S;
     g->comm = (steps - 1) * (lq * fc_msg_time(net, mp * r) + lp * fc_msg_time(net, r * nq)) +
               lq * fc_msg_time(net, mp * last) + lp * fc_msg_time(net, last * nq);
   }
@@ -69,7 +74,7 @@ static void pdgemm(const fc_problem *pb, const fc_kernels *km, const fc_net *net
   g->time = g->compute + g->comm;
   double lm = (double)fc_numroc(pb->m, pb->nb, 0, p), ln = (double)fc_numroc(pb->n, pb->nb, 0, q);
   double lka = (double)fc_numroc(pb->k, pb->nb, 0, q), lkb = (double)fc_numroc(pb->k, pb->nb, 0, p);
-  g->mem = 8.0 * (lm * lka + lkb * ln + lm * ln + (lm + ln) * (double)pb->nb);
+  g->mem = 8.0 * (lm * lka + lkb * ln + lm * ln + (lm + ln) * (double)S);
 }
 
 /* The update of one process column at one step: its c remaining blocks (cols columns), the

@@ -28,6 +28,8 @@ err "bad bandwidth" "--bandwidth expects" forecast pdgemm --m 4 --n 4 --k 4 --nb
 err "no kernels" "give --kernels FILE or --kernel-rate" forecast pdgemm --m 4 --n 4 --k 4 --nb 2 --procs 4 --latency 1us --bandwidth 1e9
 err "bad rate" "--kernel-rate expects" forecast pdgemm --m 4 --n 4 --k 4 --nb 2 --procs 4 --latency 1us --bandwidth 1e9 --kernel-rate -3
 err "bad side" "--side expects L or R" forecast pdtrsm --m 4 --n 4 --nb 2 --procs 4 --side X $NET
+err "step of pdtrsm" "--step is for pdgemm" forecast pdtrsm --m 4 --n 4 --nb 2 --step 2 --procs 4 $NET
+err "zero step" "--step expects a positive integer" forecast pdgemm --m 4 --n 4 --k 4 --nb 2 --step 0 --procs 4 $NET
 err "ga without gb" "--ga needs --gb" forecast pdgemm --m 4 --n 4 --k 4 --nb 2 --ga 2x2 $NET
 err "missing platform" "cannot open" forecast pdgemm --m 4 --n 4 --k 4 --nb 2 --procs 4 --platform "$TMPD/nope.xml" --kernel-rate 1
 err "unknown host" "--hosts expects two hosts" forecast pdgemm --m 4 --n 4 --k 4 --nb 2 --procs 4 \

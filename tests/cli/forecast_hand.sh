@@ -37,6 +37,13 @@ expect "pdgemm 1x4 time" "$(grid_field "$J" 1 4 time)" "$(calc '8 * 2*256*64*32/
 expect "pdgemm 4x1 time" "$(grid_field "$J" 4 1 time)" "$(calc '8 * 2*256*64*32/1e9 + 2*256*256*1e-6 + 8*2*1e-4')"
 python3 -c 'import json,sys; b=json.load(open(sys.argv[1]))["best"]; sys.exit(not (b["p"]==2 and b["q"]==2))' "$J" \
   || bad "pdgemm P=4: best should be 2x2"
+# --step 16 (PBLAS's way: steps narrower than the blocks): ceil(256/16) = 16 kernel calls on
+# 128x16 by 16x128, the same volume broadcast, 16 steps of latency; --step 32 = R is the above
+"$PSIM" forecast pdgemm $G --procs 4 --grid 2x2 --step 16 --json "$TMPD/s.json" >/dev/null || bad "pdgemm --step 16 failed"
+expect "pdgemm 2x2 --step 16 compute" "$(grid_field "$TMPD/s.json" 2 2 compute)" "$(calc '16 * 2*128*128*16/1e9')"
+expect "pdgemm 2x2 --step 16 time" "$(grid_field "$TMPD/s.json" 2 2 time)" "$(calc '16 * 2*128*128*16/1e9 + (256*256/2 + 256*256/2) * 1e-6 + 16*2*1e-4')"
+"$PSIM" forecast pdgemm $G --procs 4 --grid 2x2 --step 32 --json "$TMPD/s32.json" >/dev/null || bad "pdgemm --step 32 failed"
+expect "pdgemm 2x2 --step 32 = R" "$(grid_field "$TMPD/s32.json" 2 2 time)" "$(grid_field "$J" 2 2 time)"
 grep -q '2 x 2 .*\* best' "$TMPD/out" || bad "pdgemm P=4: the text does not mark 2 x 2 as best"
 # ceil(M/p) when p does not divide M: 3x1 on M = 256 -> 86 rows; log2: ceil(log2 3) = 2
 "$PSIM" forecast pdgemm $G --grid 3x1 --json "$J" >/dev/null || bad "pdgemm 3x1 failed"
