@@ -42,6 +42,8 @@ typedef struct tit_io {
   struct tit_slot *free_slots;  /* released slots kept for their buffers */
   int nslots, cap;
   int shared_fd;                /* the shared trace (or its decompressed copy), -1 if none */
+  const char *shared_map;       /* shared_fd mapped (tit_io_map_shared), else NULL */
+  uint64_t shared_size;
   size_t chunk;                 /* bytes per read: smaller when slots get reclaimed, since a
                                    reclaimed buffer's unread bytes are wasted */
   int lru;                      /* keep the LRU order on every read (1, the default); 0 when
@@ -59,6 +61,8 @@ typedef struct tit_slot {
   uint64_t rd_off;        /* plain: file offset of the byte after buf[len-1] */
   int eof;                /* no more bytes after buf[len-1] */
   int comp;
+  const char *map;        /* the io's shared_map when it reads the shared fd: copied from, not read */
+  uint64_t map_size;
   void *z;                /* z_stream* or ZSTD_DStream* */
   unsigned char *zin;
   size_t zin_pos, zin_len;
@@ -115,6 +119,9 @@ static inline int tit_io_line_fast(tit_io *io, tit_stream *st, const char *name,
 }
 /* Repositions st at [off, end) (plain streams only); keeps buffered bytes when they cover off. */
 void tit_io_seek(tit_io *io, tit_stream *st, uint64_t off, uint64_t end);
+/* Maps io->shared_fd, when it can be: its streams then copy their bytes from the mapping
+ * instead of reading them (no system call per refill). */
+void tit_io_map_shared(tit_io *io);
 /* Gives st's slot back (closing its file): for streams that reached their end. */
 void tit_io_release(tit_io *io, tit_stream *st);
 /* Compression of the file behind fd, from its first bytes (reads with pread at 0). */

@@ -419,7 +419,11 @@ static int open_shared(tit_source *s, psim_err *err) {
     if (fd < 0) return -1;
   }
   s->io.shared_fd = fd;
-  return index_shared(s, err);
+  if (index_shared(s, err) < 0) return -1;
+  /* More cursors than slots: refills from a mapping (tit_io_map_shared), not reads. After the
+   * index pass, which reads in large blocks anyway. */
+  if (s->copy_lines) tit_io_map_shared(&s->io);
+  return 0;
 }
 
 /* A trace in another tool's format: read whole (trace_foreign.c), written as TIT into an

@@ -17,6 +17,13 @@ grep -v -E '^[0-9]+ (init|finalize)$' "$TMPD/st/trace.txt" | sort > "$TMPD/want"
 [ -s "$TMPD/want" ] || bad "empty trace"
 cmp -s "$TMPD/got" "$TMPD/want" || bad "the action log's texts are not the trace's lines ($(diff "$TMPD/got" "$TMPD/want" | head -3 | tr '\n' ' '))"
 
+# with more cursors than buffers the shared file is read from a mapping (tit_io_map_shared),
+# else with pread: the same results
+( ulimit -n 60; "$PSIM" replay --quiet --network constant --np 512 --json "$TMPD/mapped.json" "$TMPD/st/trace.txt" ) \
+  > /dev/null 2>&1 || bad "replay (few buffers) failed"
+"$PSIM" replay --quiet --network constant --np 512 --json "$TMPD/read.json" "$TMPD/st/trace.txt" > /dev/null 2>&1 || bad "replay failed"
+cmp -s "$TMPD/mapped.json" "$TMPD/read.json" || bad "a mapped shared file gives other results than a read one"
+
 # a deadlock among many ranks: rank 300's last receive is never sent
 grep -v '^300 ' "$TMPD/st/trace.txt" > "$TMPD/dl.txt"
 printf '300 init\n300 recv 7 99 8\n300 finalize\n' >> "$TMPD/dl.txt"
