@@ -62,6 +62,16 @@ double tr_speed(void) {
   return emu_calibrate(secs > 0 ? secs : 0.3);
 }
 
+/* Seconds this thread has been runnable but waiting for a CPU (the second field of Linux's
+ * /proc/thread-self/schedstat, nanoseconds), or -1 when the kernel does not say. */
+static double run_delay(void) {
+  FILE *f = fopen("/proc/thread-self/schedstat", "r");
+  unsigned long long run, wait;
+  int n = f ? fscanf(f, "%llu %llu", &run, &wait) : 0;
+  if (f) fclose(f);
+  return n == 2 ? 1e-9 * (double)wait : -1;
+}
+
 static void start(void) {
   PMPI_Comm_rank(MPI_COMM_WORLD, &tr.rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &tr.size);
@@ -78,6 +88,7 @@ static void start(void) {
   /* replay starts every rank at 0: start the recorded clocks together too */
   PMPI_Barrier(MPI_COMM_WORLD);
   tr.t_start = tr.t_leave = tr_now();
+  tr.delay0 = run_delay();
   tr.on = all;
   if (!all && ok) tr_close();
 }
@@ -104,9 +115,14 @@ static const char *const opaque_names[] = {
  * time, the figure the replay predicts. */
 static void report(double elapsed) {
   uint64_t sum[TRC_N];
-  double tmax = 0;
+  double tmax = 0, d1 = run_delay();
+  /* A rank that waited for a CPU (other processes on its core) lost that time inside an MPI
+   * call, which the trace cannot tell from the call's own, or inside a computation, which it
+   * records as work: either way the recorded run is not the program's alone. */
+  struct { double d; int rank; } delay = {tr.delay0 >= 0 && d1 >= 0 ? d1 - tr.delay0 : -1, tr.rank}, most;
   PMPI_Reduce(tr.count, sum, TRC_N, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
   PMPI_Reduce(&elapsed, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  PMPI_Reduce(&delay, &most, 1, MPI_DOUBLE_INT, MPI_MAXLOC, 0, MPI_COMM_WORLD);
   if (tr.rank != 0) return;
   uint64_t opaque = 0;
   for (int i = 0; i < TRC_OTHER_COMM_COLL; i++) opaque += sum[i];
@@ -131,6 +147,10 @@ static void report(double elapsed) {
             (unsigned long long)sum[TRC_UNTRACED_WAIT]);
   fprintf(stderr, "psimtrace: %d ranks traced in %s at %.6g flop/s; MPI_Init to MPI_Finalize: %.6f s\n",
           tr.size, tr_dir(), tr.speed, tmax);
+  if (most.d >= 0 && tmax > 0)
+    fprintf(stderr, "psimtrace: the ranks waited for a CPU (runnable, other processes on their cores) at most "
+            "%.6f s, %.1f %% of the run (rank %d)%s\n", most.d, 100 * most.d / tmax, most.rank,
+            most.d > 0.01 * tmax ? ": the recorded time holds it, a replay does not; trace on a quiet machine" : "");
 }
 
 int MPI_Finalize(void) {

@@ -42,6 +42,7 @@ typedef struct tr_state {
   double polled;         /* seconds of probes and tests that found nothing, not yet written */
   int polling;           /* the current call is one of those (tr_leave adds its time) */
   double t_start;        /* the end of MPI_Init (after its barrier) */
+  double delay0;         /* the thread's time runnable but off a CPU then (< 0: unknown) */
   int npend;             /* requests replay will consider pending (emu_trace.c's npend) */
   uint64_t count[TRC_N];
 } tr_state;

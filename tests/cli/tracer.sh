@@ -90,6 +90,21 @@ done
   grep -q '^psimtrace: 2 ranks traced in .* at 1e+09 flop/s; MPI_Init to MPI_Finalize: [0-9.]* s$' "$TMPD/c.err" &&
   echo "ok   c: one warning, for the 2 barriers on a communicator of one rank" ||
   bad "c: warnings: $(cat "$TMPD/c.err")"
+# the time the ranks waited for a CPU (Linux's schedstat): printed; with both ranks on one
+# core (taskset) one of them waits while the other computes or polls (MPICH polls without
+# yielding), so it passes 1 % of the run and the line says to trace on a quiet machine (Open
+# MPI, started with --oversubscribe, yields the core when idle: 0.1 %, not checked)
+WAITED='^psimtrace: the ranks waited for a CPU (runnable, other processes on their cores) at most [0-9.]* s, [0-9.]* % of the run (rank [01])'
+grep -q "$WAITED" "$TMPD/c.err" && echo "ok   c: the time the ranks waited for a CPU" ||
+  bad "c: no line of the time waited for a CPU: $(cat "$TMPD/c.err")"
+if command -v taskset > /dev/null && [ "${TRACER_MPI:-mpich}" != openmpi ]; then
+  # shellcheck disable=SC2086
+  timeout 300 taskset -c 0 $MPIEXEC -n 2 env LD_PRELOAD="$LIB" PSIMTRACE_DIR="$TMPD/core1" PSIMTRACE_SPEED=1e9 \
+    "$TMPD/calls" > /dev/null 2> "$TMPD/core1.err" || bad "core1: the traced run failed: $(cat "$TMPD/core1.err")"
+  grep -q "$WAITED: the recorded time holds it, a replay does not; trace on a quiet machine\$" "$TMPD/core1.err" &&
+    echo "ok   core1: both ranks on one core: $(grep -o 'at most.*run' "$TMPD/core1.err")" ||
+    bad "core1: both ranks on one core and no advice: $(grep 'waited' "$TMPD/core1.err")"
+fi
 replay_check c
 
 # same_as_psim_run NAME PROG: psim run's recorder writes the same actions for the same calls
