@@ -186,11 +186,8 @@ void lmm_var_set_penalty(lmm_system *s, int v, double penalty) {
   if (s->order && x->penalty > 0 && penalty <= 0) lmmo_off(s, v);   /* SimGrid's order */
   int on = x->penalty <= 0 && penalty > 0;
   int reweigh = !on && x->penalty > 0 && penalty > 0 && penalty != x->penalty;
-  if (on || (x->penalty > 0 && penalty <= 0))   /* its entries change sides in the walk's counts */
-    for (int i = 0; i < x->nel; i++) {
-      lmms_count(s, v, x->el[i].cnst, 0, on ? -1 : 1);
-      lmms_count(s, v, x->el[i].cnst, 1, on ? 1 : -1);
-    }
+  if (on || (x->penalty > 0 && penalty <= 0))   /* its entries join or leave the walk's counts */
+    for (int i = 0; i < x->nel; i++) lmms_count(s, v, x->el[i].cnst, 1, on ? 1 : -1);
   x->penalty = penalty;
   if (s->order && on) lmmo_switched_on(s, v);
   else if (s->order && reweigh) lmmo_reweigh(s, v);

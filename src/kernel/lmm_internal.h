@@ -96,17 +96,18 @@ typedef struct {
 
 /* A constraint's state in SimGrid's modified-set walk (lmm_selective.c, lmm_sgorder.c): m ==
  * the system's epoch while it is in the modified set M; and what the walk may skip of its
- * list: the entries of switched-off variables (off, exact, kept at every change of a penalty
- * or a list) and those of switched-on variables visited in this epoch since it joined M (vis,
- * reset when it joins; a variable visited joins all its constraints, so any other count is
- * of a constraint out of M, never read). vis may count too few (an entry added or visited
- * before the join, removed after), never too many, so off + vis == n proves that every entry
- * is skippable. A constraint taken from the walk's stack in that state has nothing to give the
- * walk, and its list is not read: on a component held together by a shared link the walk
- * reaches most variables through it, and their other links' lists, read after, were nothing
- * but skipped entries (docs/performance.md, "The walk skips lists it has seen"). In one
- * record: the walk reads m and vis of each element of each variable it visits. */
-typedef struct { unsigned m; int vis, off; } lmm_cnst_walk;
+ * list, which holds `on` entries of switched-on variables (exact, kept at every change of a
+ * penalty or a list; the others, switched off, the walk skips) of which vis were visited in
+ * this epoch since it joined M (reset when it joins; a variable visited joins all its
+ * constraints, so any other count is of a constraint out of M, never read). vis may count
+ * too few (an entry added or visited before the join, removed after), never too many, so
+ * vis == on proves that every entry is skippable. A constraint taken from the walk's stack in
+ * that state has nothing to give the walk, and its list is not read: on a component held
+ * together by a shared link the walk reaches most variables through it, and their other
+ * links' lists, read after, were nothing but skipped entries (docs/performance.md, "The walk
+ * skips lists it has seen"). In one record: the walk reads m and vis of each element of each
+ * variable it visits, and decides a skip without reading the constraint's own record. */
+typedef struct { unsigned m; int vis, on; } lmm_cnst_walk;
 
 /* lmm_selective.c: an element of a variable left out of the solution, with its coefficient. */
 typedef struct { int var, el; double coeff; } lmm_hidden;
@@ -202,12 +203,13 @@ struct lmm_system {
   uint64_t g_fast, g_fallback, g_recompute, g_scans;
 };
 
-/* Variable v's entries enter (d = 1) or leave (d = -1) the lists of its constraints, or v
- * switches off (d = 1) or on (d = -1), as one of those entries: what it adds to the walk's
- * skippable counts (lmm_cnst_walk; `on`: its penalty is positive, as the walk reads it). */
+/* Variable v's entry on constraint c enters (d = 1) or leaves (d = -1) c's list, or v switches
+ * on (d = 1) or off (d = -1, called with on = 1): what it changes in the walk's counts
+ * (lmm_cnst_walk; `on`: its penalty is positive, as the walk reads it). */
 static inline void lmms_count(lmm_system *s, int v, int c, int on, int d) {
-  if (!on) s->cwalk.data[c].off += d;
-  else if (s->selective && s->vwalk[v].visit == s->epoch) s->cwalk.data[c].vis += d;
+  if (!on) return;
+  s->cwalk.data[c].on += d;
+  if (s->selective && s->vwalk[v].visit == s->epoch) s->cwalk.data[c].vis += d;
 }
 
 /* Values of var.bneck besides a constraint index. */

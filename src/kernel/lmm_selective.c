@@ -116,9 +116,9 @@ void lmm_touch_cnst(lmm_system *s, int c) {
   WALK_JOIN(c);
   while (ns) {
     int kc = stack[--ns];
+    if (cw[kc].vis == cw[kc].on && !noskip) continue;   /* every entry skippable */
     const lmm_cnst *k = &s->cnsts.data[kc];
     const int n = k->n;
-    if (cw[kc].off + cw[kc].vis == n && !noskip) continue;   /* every entry skippable */
     s->walk_read += (uint64_t)n;
     const lmm_ref *refs = k->refs;
     for (int i = 0; i < n; i++) {
