@@ -316,8 +316,12 @@ static long fill(tit_slot *s, size_t chunk, const char *name, psim_err *err) {
     size_t want = s->cap - s->len, lim = s->len - s->pos > chunk ? s->len - s->pos : chunk;
     if (want > lim) want = lim;
     if (s->map) {
+      /* up to the end of the next line only: mapped slots are those taken back after about
+       * every line (tit_io_map_shared), so the rest of a 1 KiB copy would be thrown away */
       r = s->rd_off >= s->map_size ? 0 : (ssize_t)(s->map_size - s->rd_off < want ? s->map_size - s->rd_off : want);
-      memcpy(s->buf + s->len, s->map + s->rd_off, (size_t)r);
+      const char *from = s->map + s->rd_off, *nl = r ? memchr(from, '\n', (size_t)r) : NULL;
+      if (nl) r = nl - from + 1;
+      memcpy(s->buf + s->len, from, (size_t)r);
     } else {
       do r = pread(s->fd, s->buf + s->len, want, (off_t)s->rd_off);
       while (r < 0 && errno == EINTR);
