@@ -47,6 +47,10 @@ void tit_io_map_shared(tit_io *io) {
   if (p == MAP_FAILED) return;   /* read as before */
   io->shared_map = p;
   io->shared_size = (uint64_t)sb.st_size;
+  /* A mapped slot holds about one line (a refill copies up to the next line's end; a longer
+   * line grows its buffer, make_room): 128-byte buffers, not 1 KiB (9,976 slots: 1.2 MiB, not
+   * 10 MiB). */
+  io->chunk = 128;
 }
 
 int tit_io_default_cap(void) {
