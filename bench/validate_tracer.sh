@@ -87,6 +87,8 @@ one() {
     "$@" > out 2> err) || { log "$k: the traced run failed: $(tail -n 3 "$R/t/err")"; return 1; }
   t2=$(now)
   rec=$(sed -n 's/^psimtrace: .*MPI_Init to MPI_Finalize: \([0-9.]*\) s$/\1/p' "$R/t/err")
+  # the recorded time less the tracer's own work (its lines), the slowest rank's
+  less=$(sed -n 's/^psimtrace: .*the run less it: \([0-9.]*\) s .*/\1/p' "$R/t/err")
   grep '^psimtrace: warning' "$R/t/err" | sed "s/^/$k: /" >&2
   "$PSIM" replay --platform "$PLATFORM" "$R/trace/list" --json "$R/replay.json" > /dev/null 2> "$R/replay.err" ||
     { log "$k: psim replay failed: $(cat "$R/replay.err")"; return 1; }
@@ -95,7 +97,7 @@ one() {
   # recorded time was inside MPI calls, which the replay times with the platform's model
   comp=$(awk -v sp="$SPEED" '$2 == "compute" { c[$1] += $3 / sp } $2 == "sleep" { c[$1] += $3 }
            END { m = 0; for (r in c) if (c[r] > m) m = c[r]; printf "%.6f", m }' "$R"/trace/rank-*.txt)
-  echo "$(echo "$t1 - $t0" | bc) $(echo "$t2 - $t1" | bc) $rec $pred $comp" >> "$W/$k.res"
+  echo "$(echo "$t1 - $t0" | bc) $(echo "$t2 - $t1" | bc) $rec $pred $comp ${less:-$rec}" >> "$W/$k.res"
   log "$k run $i: untraced $(echo "$t1 - $t0" | bc) s, traced $(echo "$t2 - $t1" | bc) s (MPI_Init to MPI_Finalize $rec s), predicted $pred s"
 }
 for k in $KINDS; do rm -f "$W/$k.res"; done
@@ -108,16 +110,21 @@ done
 med() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 echo "libpsimtrace.so at np=2 under $MPIEXEC on $(hostname), platform $PLATFORM; medians of $REPS runs"
 echo "load average (1, 5, 15 min): $LOAD0 before, $(load) after ($(nproc) cores): the 10 % claim needs a quiet machine"
-printf '%-6s %13s %11s %13s %12s %14s %8s\n' "" "untraced (s)" "traced (s)" "recorded (s)" "compute (s)" "predicted (s)" "error"
+printf '%-6s %13s %11s %13s %12s %14s %8s %16s %8s\n' "" "untraced (s)" "traced (s)" "recorded (s)" "compute (s)" \
+  "predicted (s)" "error" "less tracer (s)" "error"
 for k in $KINDS; do
   [ -s "$W/$k.res" ] || continue
   u=$(cut -d' ' -f1 "$W/$k.res" | med) t=$(cut -d' ' -f2 "$W/$k.res" | med)
   r=$(cut -d' ' -f3 "$W/$k.res" | med) p=$(cut -d' ' -f4 "$W/$k.res" | med) c=$(cut -d' ' -f5 "$W/$k.res" | med)
   # the error of each run's prediction against its own recording, then their median
   e=$(awk '{ printf "%.4f\n", ($4 - $3) / $3 * 100 }' "$W/$k.res" | med)
-  printf '%-6s %13.3f %11.3f %13.3f %12.3f %14.3f %7.1f%%\n' "$k" "$u" "$t" "$r" "$c" "$p" "$e"
+  l=$(cut -d' ' -f6 "$W/$k.res" | med)
+  el=$(awk '{ printf "%.4f\n", ($4 - $6) / $6 * 100 }' "$W/$k.res" | med)
+  printf '%-6s %13.3f %11.3f %13.3f %12.3f %14.3f %7.1f%% %16.3f %7.1f%%\n' "$k" "$u" "$t" "$r" "$c" "$p" "$e" "$l" "$el"
 done
 echo "untraced/traced: mpiexec's wall time (start-up included); recorded: the traced run's MPI_Init to"
 echo "MPI_Finalize, what the trace covers; compute: the slowest rank's compute and sleeps in the trace"
 echo "(recorded - compute was inside MPI calls); predicted: psim replay's simulated time; error:"
-echo "(predicted - recorded) / recorded, the median of the runs'"
+echo "(predicted - recorded) / recorded, the median of the runs'; less tracer: the recorded time less the"
+echo "tracer's own work (formatting and writing its lines, which the untraced program does not do),"
+echo "the slowest rank's, and the prediction's error against it"

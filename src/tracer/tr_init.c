@@ -120,6 +120,10 @@ static void report(double elapsed) {
    * call, which the trace cannot tell from the call's own, or inside a computation, which it
    * records as work: either way the recorded run is not the program's alone. */
   struct { double d; int rank; } delay = {tr.delay0 >= 0 && d1 >= 0 ? d1 - tr.delay0 : -1, tr.rank}, most;
+  /* the run without the tracer: each rank's time less its tracer's own work, the slowest */
+  double own = tr.own, less = elapsed - tr.own, most_own = 0, less_max = 0;
+  PMPI_Reduce(&own, &most_own, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  PMPI_Reduce(&less, &less_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   PMPI_Reduce(tr.count, sum, TRC_N, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
   PMPI_Reduce(&elapsed, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   PMPI_Reduce(&delay, &most, 1, MPI_DOUBLE_INT, MPI_MAXLOC, 0, MPI_COMM_WORLD);
@@ -147,6 +151,8 @@ static void report(double elapsed) {
             (unsigned long long)sum[TRC_UNTRACED_WAIT]);
   fprintf(stderr, "psimtrace: %d ranks traced in %s at %.6g flop/s; MPI_Init to MPI_Finalize: %.6f s\n",
           tr.size, tr_dir(), tr.speed, tmax);
+  fprintf(stderr, "psimtrace: the tracer's own work (its lines) in that time: at most %.6f s a rank; "
+          "the run less it: %.6f s (what a replay predicts)\n", most_own, less_max);
   if (most.d >= 0 && tmax > 0)
     fprintf(stderr, "psimtrace: the ranks waited for a CPU (runnable, other processes on their cores) at most "
             "%.6f s, %.1f %% of the run (rank %d)%s\n", most.d, 100 * most.d / tmax, most.rank,

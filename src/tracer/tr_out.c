@@ -60,6 +60,7 @@ int tr_enter(void) {
 void tr_leave(void) {
   tr.depth = 0;
   tr.t_leave = tr_now();
+  if (tr.own_from > 0) tr.own += tr.t_leave - tr.own_from, tr.own_from = 0;
   if (tr.polling) {   /* the whole call, the tracer's own time in it too */
     tr.polled += tr.t_leave - tr.t_enter;
     tr.polling = 0;
@@ -211,7 +212,14 @@ static void put_compute(void) {
 
 void tr_polled(void) { tr.polling = 1; }
 
+/* The tracer's own work in this call begins (its lines, after the MPI's call returned):
+ * MPI_Finalize's report subtracts it from the recorded time. */
+static void own_begins(void) {
+  if (tr.depth && !(tr.own_from > 0)) tr.own_from = tr_now();
+}
+
 void tr_line(const char *fmt, ...) {
+  own_begins();
   put_compute();
   va_list ap;
   va_start(ap, fmt);
@@ -220,6 +228,7 @@ void tr_line(const char *fmt, ...) {
 }
 
 long tr_hole(void) {
+  own_begins();
   put_compute();
   if (qhead == qlen) qbase = next_id;
   q_push(NULL);
@@ -227,6 +236,7 @@ long tr_hole(void) {
 }
 
 void tr_fill(long id, const char *fmt, ...) {
+  own_begins();
   long at = id - 1 - qbase + (long)qhead;
   if (id <= 0 || at < (long)qhead || at >= (long)qlen || q[at]) return;
   va_list ap;

@@ -43,6 +43,8 @@ typedef struct tr_state {
   int polling;           /* the current call is one of those (tr_leave adds its time) */
   double t_start;        /* the end of MPI_Init (after its barrier) */
   double delay0;         /* the thread's time runnable but off a CPU then (< 0: unknown) */
+  double own;            /* seconds of the tracer's own work (formatting, writing) so far */
+  double own_from;       /* when the current call's own work began, 0 when none yet */
   int npend;             /* requests replay will consider pending (emu_trace.c's npend) */
   uint64_t count[TRC_N];
 } tr_state;
