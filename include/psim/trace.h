@@ -133,6 +133,15 @@ const char *tit_format(const tit_source *s);
 void tit_set_ref_speed(double flops);
 double tit_ref_speed(void);
 int tit_ref_speed_is_set(void);
+/* A foreign trace's compute from a hardware counter instead of its time (--compute-counter
+ * NAME|TYPE; Paraver alone: Extrae's counter events, PAPI_TOT_INS = 42000050): a burst's volume
+ * is what the counter counted between leaving one MPI call and entering the next. NULL (the
+ * default): time at the reference speed. --compute-scale F multiplies every compute volume read
+ * from a foreign trace, time- or counter-based (default 1). Process-wide, read by tit_open. */
+void tit_set_compute_counter(const char *name_or_type);
+const char *tit_compute_counter(void);
+void tit_set_compute_scale(double factor);
+double tit_compute_scale(void);
 
 /* Number of lines skipped so far because a per-rank file held another rank's line (SimGrid
  * warns about each; psim counts them so the command line can warn once). */

@@ -4,12 +4,13 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/run_args.h"
 #include "psim/tools.h"
 #include "psim/trace.h"
 
 static const char *HELP =
-    "usage: psim trace stats [--ref-speed FLOPS] TRACE\n"
-    "       psim trace convert [--ref-speed FLOPS] TRACE -o DIR\n"
+    "usage: psim trace stats [--ref-speed FLOPS] [--compute-counter C] [--compute-scale F] TRACE\n"
+    "       psim trace convert [--ref-speed FLOPS] [--compute-counter C] [--compute-scale F] TRACE -o DIR\n"
     "       psim trace lb-period K TRACE OUTDIR\n"
     "       psim trace aggregate --from FXxFY --to TXxTY TRACE [-o CSV]\n"
     "\n"
@@ -19,6 +20,10 @@ static const char *HELP =
     "--ref-speed  flop/s of the traced machine: a Paraver, Dimemas or GOAL trace's compute\n"
     "           time becomes flops at that speed (default 1e9; replay defaults to the\n"
     "           platform's host speed)\n"
+    "--compute-counter C  a Paraver trace's compute from hardware counter C (its name in the\n"
+    "           .pcf, e.g. PAPI_TOT_INS, or its event type): a burst is what C counted\n"
+    "           between two MPI calls, in units the platform's speed is then given in\n"
+    "--compute-scale F  multiplies every compute volume read from a foreign trace\n"
     "lb-period  keeps every K-th migrate of each rank (the others are dropped), so that\n"
     "           'psim lb --period 1' on OUTDIR balances every K iterations of TRACE\n"
     "aggregate  spatial aggregation of a trace of a FXxFY grid of ranks (rank = y * FX + x) to\n"
@@ -55,11 +60,9 @@ int cmd_trace(int argc, char **argv) {
     const char *in = NULL, *out = NULL;
     for (int i = 2; i < argc; i++) {
       const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-      if (!strcmp(a, "--ref-speed")) {
-        char *end = NULL;
-        double sp = v ? strtod(v, &end) : 0;
-        if (!v || end == v || *end || !(sp > 0)) return cli_usage("trace", "--ref-speed expects a positive speed in flop/s");
-        tit_set_ref_speed(sp);
+      int fo = cli_foreign_option("trace", a, v);
+      if (fo < 0) return PSIM_EXIT_USAGE;
+      if (fo) {
         i++;
       } else if (!strcmp(a, "-o") && !strcmp(tool, "convert")) {
         if (!v) return cli_usage("trace", "-o needs a directory");

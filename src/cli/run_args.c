@@ -1,29 +1,49 @@
 /* The options every simulation command shares (platform, hostfile, ranks, model, --cfg,
  * traces) and turning them into a platform, a trace source and replay options. replay,
  * critical-path and sensitivity parse them here so they accept the same arguments. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/run_args.h"
 
+/* --ref-speed, --compute-counter, --compute-scale: how a foreign trace's compute becomes
+ * flops (include/psim/trace.h), for every command that reads traces. 1: a (with its value v)
+ * was one of them and is applied; 0: not one of them; -1: a bad value (the usage printed). */
+int cli_foreign_option(const char *cmd, const char *a, const char *v) {
+  int speed = !strcmp(a, "--ref-speed"), scale = !strcmp(a, "--compute-scale");
+  if (!speed && !scale && strcmp(a, "--compute-counter")) return 0;
+  if (!speed && !scale) {
+    if (!v || !*v) { cli_usage(cmd, "--compute-counter expects a counter's name (e.g. PAPI_TOT_INS) or event type"); return -1; }
+    tit_set_compute_counter(v);
+    return 1;
+  }
+  char *end = NULL;
+  double x = v ? strtod(v, &end) : 0;
+  if (!v || end == v || *end || !(x > 0) || !isfinite(x)) {
+    cli_usage(cmd, speed ? "--ref-speed expects a positive speed in flop/s" : "--compute-scale expects a positive factor");
+    return -1;
+  }
+  if (speed) tit_set_ref_speed(x);
+  else tit_set_compute_scale(x);
+  return 1;
+}
+
 int cli_run_option(cli_run *r, const char *cmd, int argc, char **argv, int *i) {
   const char *a = argv[*i];
   const char *v = *i + 1 < argc ? argv[*i + 1] : NULL;
   const char **slot = NULL;
+  int fo = cli_foreign_option(cmd, a, v);   /* foreign traces' compute (trace.h) */
+  if (fo) {
+    if (fo > 0) ++*i;
+    return fo;
+  }
   if (!strcmp(a, "--platform")) slot = &r->platform_path;
   else if (!strcmp(a, "--hostfile")) slot = &r->hostfile;
   else if (!strcmp(a, "--network")) slot = &r->network;
   else if (!strcmp(a, "--machine")) slot = &r->machine_path;
   else if (!strcmp(a, "--background")) slot = &r->background;
   else if (!strncmp(a, "--cfg=", 6)) { VEC_PUSH(r->cfgs, (char *)a + 6); return 1; }
-  else if (!strcmp(a, "--ref-speed")) {   /* foreign traces' compute time -> flops (trace.h) */
-    char *end = NULL;
-    double sp = v ? strtod(v, &end) : 0;
-    if (!v || end == v || *end || !(sp > 0)) { cli_usage(cmd, "--ref-speed expects a positive speed in flop/s"); return -1; }
-    tit_set_ref_speed(sp);
-    ++*i;
-    return 1;
-  }
   else if (strcmp(a, "--np") && strcmp(a, "--cfg")) {
     if (a[0] == '-' && a[1]) return 0;
     VEC_PUSH(r->traces, a);

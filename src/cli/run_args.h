@@ -44,6 +44,9 @@ typedef struct cli_run {
 /* Consumes argv[*i] (and its value) when it is a shared option or a trace path: returns 1;
  * 0 when it is another option; -1 after printing a usage error. */
 int cli_run_option(cli_run *r, const char *cmd, int argc, char **argv, int *i);
+/* --ref-speed, --compute-counter, --compute-scale (a foreign trace's compute): 1 applied (a
+ * took v), 0 not one of them, -1 bad value (usage printed). */
+int cli_foreign_option(const char *cmd, const char *a, const char *v);
 /* Loads the platform, opens the traces, builds r->o. Returns 0, or the exit status after
  * printing the error. */
 int cli_run_setup(cli_run *r, const char *cmd);

@@ -22,6 +22,14 @@ void tit_set_ref_speed(double flops) { g_ref_speed = flops > 0 && isfinite(flops
 double tit_ref_speed(void) { return g_ref_speed > 0 ? g_ref_speed : TIT_DEFAULT_REF_SPEED; }
 int tit_ref_speed_is_set(void) { return g_ref_speed > 0; }
 
+static const char *g_counter;
+static double g_scale = 1;
+
+void tit_set_compute_counter(const char *name_or_type) { g_counter = name_or_type && *name_or_type ? name_or_type : NULL; }
+const char *tit_compute_counter(void) { return g_counter; }
+void tit_set_compute_scale(double factor) { g_scale = factor > 0 && isfinite(factor) ? factor : 1; }
+double tit_compute_scale(void) { return g_scale; }
+
 /* ------------------------------------------------------------------ helpers */
 
 void fx_lines_open(fx_lines *L, const char *path) {
@@ -104,6 +112,7 @@ fx_op *fx_push(fx_trace *t, int r, tit_kind k) {
   o->kind = k;
   o->peer = o->root = -1;
   o->req = -1;
+  o->count = -1;
   return o;
 }
 
@@ -280,6 +289,11 @@ int fx_read(const char *path, fx_format f, fx_trace *t, psim_err *err) {
   memset(t, 0, sizeof *t);
   t->path = path;
   int rc;
+  if (g_counter && f != FX_PRV)
+    return psim_errf(err, PSIM_EXIT_INPUT, path, 0, "--compute-counter %s: psim reads counters from Paraver "
+                     "traces only (Extrae's counter events); this is %s", g_counter,
+                     f == FX_DIM ? "a Dimemas trace" : f == FX_GOAL ? "a GOAL schedule" : f == FX_DUMPI ? "a DUMPI trace"
+                     : f == FX_OTF2 ? "an OTF2 archive" : "not a trace psim reads");
   switch (f) {
   case FX_PRV: t->format = "Paraver"; rc = fx_prv_read(path, t, err); break;
   case FX_DIM: t->format = "Dimemas"; rc = fx_dim_read(path, t, err); break;
@@ -306,7 +320,9 @@ static void write_rank(const fx_trace *t, FILE *f, int r, double speed) {
     double b = o->bytes < 0 ? 0 : o->bytes, b2 = o->bytes2 < 0 ? 0 : o->bytes2;
     int root = o->root < 0 ? 0 : o->root;
     switch (o->kind) {
-    case TIT_COMPUTE: fprintf(f, "%d compute %.17g\n", r, o->secs * speed); break;
+    case TIT_COMPUTE:
+      fprintf(f, "%d compute %.17g\n", r, (o->count >= 0 ? o->count : o->secs * speed) * g_scale);
+      break;
     case TIT_SLEEP: fprintf(f, "%d sleep %.17g\n", r, o->secs); break;
     case TIT_SEND: case TIT_ISEND:
       fprintf(f, "%d %s %d %d %.0f\n", r, o->kind == TIT_SEND ? "send" : "isend", o->peer, o->tag, b);

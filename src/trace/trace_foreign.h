@@ -21,12 +21,12 @@ typedef enum { FX_NONE = 0, FX_PRV, FX_DIM, FX_GOAL, FX_DUMPI, FX_OTF2 } fx_form
  * until fx_finish resolves it). wait: req = index, in the same rank's list, of the isend or
  * irecv it completes (its TIT key is derived from that request when writing). Collectives:
  * bytes = send size, bytes2 = receive size (per peer for the all-to-all kinds), root.
- * compute: secs. */
+ * compute: secs, or count (>= 0) when read from a counter (tit_compute_counter). */
 typedef struct fx_op {
   tit_kind kind;
   int peer, tag, root;
   long req;
-  double bytes, bytes2, secs;
+  double bytes, bytes2, secs, count;
 } fx_op;
 
 typedef struct fx_ops {

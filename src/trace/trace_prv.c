@@ -24,6 +24,7 @@ typedef struct call {
   int type, value;
   double ssize, rsize;
   int root, comm;
+  double ins;       /* the counter's count in the burst before the call (--compute-counter), -1 */
 } call;
 
 typedef struct msg {
@@ -39,6 +40,7 @@ typedef struct ptask {
   double start;     /* first Running state, -1 */
   int open;         /* index of the call being executed + 1, 0 outside MPI */
   double last;      /* time of its last MPI event (records must not go back in time) */
+  double acc;       /* the counter's count since it left its last call, -1 when none came */
 } ptask;
 
 /* name of call (type, value) from the .pcf */
@@ -53,6 +55,9 @@ typedef struct prv {
   VEC(pcf_name) names;
   VEC(int) comm_size;   /* communicator id -> number of tasks, 0 unknown */
   long unbalanced, stray_exit, unknown;
+  long counter;         /* the event type of --compute-counter, 0 when compute is time */
+  const char *counter_name;
+  long uncounted;       /* bursts without a value of the counter (their time is their volume) */
 } prv;
 
 /* Extrae's default values of its MPI call events (used when no .pcf is beside the trace). */
@@ -131,6 +136,9 @@ static void read_pcf(prv *P, const char *path) {
     if (!strncmp(line, "EVENT_TYPE", 10)) { ntypes = 0; in_values = 0; continue; }
     if (!strncmp(line, "VALUES", 6)) { in_values = 1; continue; }
     if (line[0] == '\n' || line[0] == '\r') { if (in_values) ntypes = 0; in_values = 0; continue; }
+    if (!in_values && sscanf(line, "%d %d %255s", &a, &b, name) == 3 && P->counter_name && !P->counter &&
+        !strcmp(name, P->counter_name))
+      P->counter = b;   /* "7  42000050 PAPI_TOT_INS [Instr completed]" */
     if (!in_values && sscanf(line, "%d %d", &a, &b) == 2) {
       if (b >= 50000001 && b <= 50000005 && ntypes < 16) types[ntypes++] = b;
     } else if (in_values && ntypes && sscanf(line, "%d %255s", &a, name) == 2 && a > 0) {
@@ -207,10 +215,19 @@ static int record_event(prv *P, const char **f, const size_t *fl, int nf, long l
   double time = 0;
   if (num(P, f[5], fl[5], line, "Paraver event record: expected a time", &time, err)) return -1;
   ptask *T = &P->task[r];
+  /* Extrae reads the counters at each event and writes what they counted since the last read:
+   * the values beside a call's entry are the burst's before it, beside its exit the call's */
+  double counted = 0;
+  int has_count = 0, entered = 0, exited = 0;
   for (int i = 6; i + 1 < nf; i += 2) {
     long type, value;
     if (fx_long(f[i], fl[i], &type) < 0) return fx_bad(err, P->t->path, line, "Paraver event record: expected an event type", f[i], fl[i]);
     if (fx_long(f[i + 1], fl[i + 1], &value) < 0) return fx_bad(err, P->t->path, line, "Paraver event record: expected an event value", f[i + 1], fl[i + 1]);
+    if (P->counter && type == P->counter) {
+      counted += (double)(value < 0 ? 0 : value);
+      has_count = 1;
+      continue;
+    }
     if (type >= 50000001 && type <= 50000005) {
       if (time < T->last)
         return psim_errf(err, PSIM_EXIT_INPUT, P->t->path, line,
@@ -218,6 +235,7 @@ static int record_event(prv *P, const char **f, const size_t *fl, int nf, long l
                          "records are not in time order", r + 1, time, T->last);
       T->last = time;
       if (value == 0) {
+        exited = 1;
         if (!T->open) P->stray_exit++;
         else T->calls.data[T->open - 1].tout = time;
         T->open = 0;
@@ -226,9 +244,10 @@ static int record_event(prv *P, const char **f, const size_t *fl, int nf, long l
           P->unbalanced++;
           T->calls.data[T->open - 1].tout = time;
         }
-        call c = {time, time, (int)type, (int)value, 0, 0, -1, -1};
+        call c = {time, time, (int)type, (int)value, 0, 0, -1, -1, -1};
         VEC_PUSH(T->calls, c);
         T->open = (int)T->calls.len;
+        entered = 1;
       }
     } else if (type >= 50100001 && type <= 50100004 && T->open) {
       call *c = &T->calls.data[T->open - 1];
@@ -237,6 +256,16 @@ static int record_event(prv *P, const char **f, const size_t *fl, int nf, long l
       else if (type == 50100003) c->root = (int)(value < 0 || value > 1000000 ? -1 : value);
       else c->comm = (int)(value < 0 || value > 1000000 ? -1 : value);
     }
+  }
+  if (!P->counter) return 0;
+  if (entered) {   /* the burst ends: its count is what came since the last call's exit */
+    call *c = &T->calls.data[T->open - 1];
+    if (has_count || T->acc >= 0) c->ins = (T->acc >= 0 ? T->acc : 0) + counted;
+    T->acc = -1;
+  } else if (!exited && !T->open && has_count) {   /* inside a burst (a user event, a sample) */
+    T->acc = (T->acc >= 0 ? T->acc : 0) + counted;
+  } else if (exited) {
+    T->acc = -1;   /* the call's own count; the next burst starts */
   }
   return 0;
 }
@@ -396,7 +425,12 @@ static void convert_task(prv *P, int r, double unit, long *no_msg, long *sub_com
   for (size_t i = 0; i < T->calls.len; i++) {
     call *c = &T->calls.data[i];
     double gap = c->tin - prev;
-    if (gap > 0) fx_push(t, r, TIT_COMPUTE)->secs = gap * unit;
+    if (P->counter && c->ins < 0 && gap > 0) P->uncounted++;
+    if (gap > 0 || (P->counter && c->ins > 0)) {
+      fx_op *o = fx_push(t, r, TIT_COMPUTE);
+      o->secs = gap > 0 ? gap * unit : 0;
+      if (P->counter && c->ins >= 0) o->count = c->ins;
+    }
     prev = c->tout > c->tin ? c->tout : c->tin;
     const char *name = call_name(P, c->type, c->value);
     tit_kind ck = TIT_NOOP;
@@ -450,7 +484,17 @@ static void convert_task(prv *P, int r, double unit, long *no_msg, long *sub_com
 
 int fx_prv_read(const char *path, fx_trace *t, psim_err *err) {
   prv P = {.t = t};
+  const char *cn = tit_compute_counter();
+  if (cn) {   /* an event type, or a counter's name in the .pcf */
+    char *e;
+    long x = strtol(cn, &e, 10);
+    if (*e || x <= 0) P.counter_name = cn;
+    else P.counter = x;
+  }
   read_pcf(&P, path);
+  if (P.counter_name && !P.counter)
+    return psim_errf(err, PSIM_EXIT_INPUT, path, 0, "--compute-counter %s: the .pcf beside the trace names no "
+                     "event type %s (give a counter it names, e.g. PAPI_TOT_INS, or its event type)", cn, cn);
   fx_lines L;
   fx_lines_open(&L, path);
   const char *l;
@@ -466,7 +510,7 @@ int fx_prv_read(const char *path, fx_trace *t, psim_err *err) {
       first = 0;
       if ((rc = header(&P, l, n, &unit, err)) < 0) break;
       P.task = xcalloc((size_t)t->nranks, sizeof *P.task);
-      for (int r = 0; r < t->nranks; r++) P.task[r].start = -1;
+      for (int r = 0; r < t->nranks; r++) P.task[r].start = P.task[r].acc = -1;
       continue;
     }
     if (!n || l[0] == '#') continue;
@@ -508,6 +552,9 @@ int fx_prv_read(const char *path, fx_trace *t, psim_err *err) {
       convert_task(&P, r, unit, &no_msg, &sub, &left);
     }
     if (open) fx_warn(t, "%ld tasks end inside an MPI call (the trace was cut): the call's end is its start", open);
+    if (P.uncounted)
+      fx_warn(t, "%ld computations without a value of counter %s (--compute-counter): their volume is their time "
+              "at the reference speed", P.uncounted, cn);
     if (P.unbalanced) fx_warn(t, "%ld MPI calls entered without leaving the previous one (unbalanced events): each ends where the next begins", P.unbalanced);
     if (P.stray_exit) fx_warn(t, "%ld MPI call exits without an entry: ignored", P.stray_exit);
     if (P.unknown) fx_warn(t, "%ld MPI calls of values the .pcf does not name: their time is not compute, nothing else is replayed", P.unknown);
