@@ -482,6 +482,11 @@ static void convert_task(prv *P, int r, double unit, long *no_msg, long *sub_com
   VEC_FREE(pending);
 }
 
+static void free_names(prv *P) {
+  for (size_t i = 0; i < P->names.len; i++) free(P->names.data[i].name);
+  VEC_FREE(P->names);
+}
+
 int fx_prv_read(const char *path, fx_trace *t, psim_err *err) {
   prv P = {.t = t};
   const char *cn = tit_compute_counter();
@@ -492,9 +497,11 @@ int fx_prv_read(const char *path, fx_trace *t, psim_err *err) {
     else P.counter = x;
   }
   read_pcf(&P, path);
-  if (P.counter_name && !P.counter)
+  if (P.counter_name && !P.counter) {
+    free_names(&P);
     return psim_errf(err, PSIM_EXIT_INPUT, path, 0, "--compute-counter %s: the .pcf beside the trace names no "
                      "event type %s (give a counter it names, e.g. PAPI_TOT_INS, or its event type)", cn, cn);
+  }
   fx_lines L;
   fx_lines_open(&L, path);
   const char *l;
@@ -569,8 +576,7 @@ int fx_prv_read(const char *path, fx_trace *t, psim_err *err) {
       VEC_FREE(P.task[r].recvs);
     }
   free(P.task);
-  for (size_t i = 0; i < P.names.len; i++) free(P.names.data[i].name);
-  VEC_FREE(P.names);
+  free_names(&P);
   VEC_FREE(P.comm_size);
   return rc < 0 ? -1 : 0;
 }
