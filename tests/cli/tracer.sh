@@ -98,12 +98,12 @@ WAITED='^psimtrace: the ranks waited for a CPU (runnable, other processes on the
 grep -q "$WAITED" "$TMPD/c.err" && echo "ok   c: the time the ranks waited for a CPU" ||
   bad "c: no line of the time waited for a CPU: $(cat "$TMPD/c.err")"
 # the tracer's own work (its lines): more than 0, and the run less it is the recorded time less
-# at most that much (the slowest rank's difference)
+# at most that much (the slowest rank's difference; the three figures printed to 1e-6 s)
 rec=$(sed -n 's/^psimtrace: .*MPI_Init to MPI_Finalize: \([0-9.]*\) s$/\1/p' "$TMPD/c.err")
 own=$(sed -n "s/^psimtrace: the tracer's own work (its lines) in that time: at most \([0-9.]*\) s a rank; .*/\1/p" "$TMPD/c.err")
 less=$(sed -n 's/^psimtrace: .*the run less it: \([0-9.]*\) s (what a replay predicts)$/\1/p' "$TMPD/c.err")
 awk -v r="$rec" -v o="$own" -v l="$less" 'BEGIN { exit !(r != "" && o != "" && l != "" && o > 0 && o < 0.05 &&
-    l <= r && l >= r - o - 1e-6) }' && echo "ok   c: the tracer's own work $own s, the run less it $less s of $rec s" ||
+    l <= r + 2e-6 && l >= r - o - 3e-6) }' && echo "ok   c: the tracer's own work $own s, the run less it $less s of $rec s" ||
   bad "c: the tracer's own work: '$own', less '$less', recorded '$rec': $(grep "own work" "$TMPD/c.err")"
 if command -v taskset > /dev/null && [ "${TRACER_MPI:-mpich}" != openmpi ]; then
   # shellcheck disable=SC2086
