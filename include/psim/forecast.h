@@ -82,6 +82,9 @@ typedef struct fc_problem {
   char side, uplo, trans;    /* pdtrsm: 'L'/'R', 'U'/'L', 'N'/'T' */
 } fc_problem;
 
+/* pdgemm's step width: pb->step, or the block size when not given. */
+long fc_step(const fc_problem *pb);
+
 typedef struct fc_grid {
   int p, q;
   double time;          /* forecast, seconds */

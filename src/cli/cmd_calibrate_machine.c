@@ -235,8 +235,6 @@ static int parse(int argc, char **argv, calib_args *a) {
   memset(a, 0, sizeof *a);
   a->max_size = 268435456;
   a->reps = 5;
-  a->launches = 3;
-  int launches_set = 0;
   for (int i = 1; i < argc; i++) {
     const char *o = argv[i];
     if (!strcmp(o, "--machine")) continue;
@@ -261,9 +259,8 @@ static int parse(int argc, char **argv, calib_args *a) {
     if (x < 1) return x < 0 ? 2 : cli_usage("calibrate --machine", "%s must be at least 1", o);
     *(!strcmp(o, "--reps") ? &a->reps : !strcmp(o, "--nodes") ? &a->nodes
       : !strcmp(o, "--launches") ? &a->launches : &a->cores) = x;
-    if (!strcmp(o, "--launches")) launches_set = 1;
   }
-  if (a->quick && !launches_set) a->launches = 1;
+  if (!a->launches) a->launches = a->quick ? 1 : 3;   /* not given (0 is refused above) */
   if (a->quick) {
     if (a->max_size > 4194304) a->max_size = 4194304;
     if (a->reps > 3) a->reps = 3;

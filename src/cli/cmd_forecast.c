@@ -448,7 +448,7 @@ static void print_inputs(const fopts *o, const finputs *in) {
   const fc_problem *pb = &o->pb;
   if (pb->routine == FC_PDGEMM)
     printf("psim forecast pdgemm: C (%ld x %ld) = A (%ld x %ld) B (%ld x %ld), blocks %ld, steps of %ld\n", pb->m,
-           pb->n, pb->m, pb->k, pb->k, pb->n, pb->nb, pb->step ? pb->step : pb->nb);
+           pb->n, pb->m, pb->k, pb->k, pb->n, pb->nb, fc_step(pb));
   else
     printf("psim forecast pdtrsm: side %c uplo %c trans %c (case %d), B %ld x %ld, blocks %ld\n",
            pb->side, pb->uplo, pb->trans, fc_trsm_case(pb->side, pb->uplo, pb->trans), pb->m, pb->n, pb->nb);
@@ -558,7 +558,7 @@ static void write_json(FILE *f, const fopts *o, const finputs *in, const foutcom
   const fc_problem *pb = &o->pb;
   fprintf(f, "{\n  \"routine\": \"%s\",\n  \"m\": %ld,\n  \"n\": %ld,\n  \"k\": %ld,\n  \"nb\": %ld,\n",
           routine_name(o), pb->m, pb->n, pb->routine == FC_PDGEMM ? pb->k : 0, pb->nb);
-  if (pb->routine == FC_PDGEMM) fprintf(f, "  \"step\": %ld,\n", pb->step ? pb->step : pb->nb);
+  if (pb->routine == FC_PDGEMM) fprintf(f, "  \"step\": %ld,\n", fc_step(pb));
   if (pb->routine == FC_PDTRSM)
     fprintf(f, "  \"side\": \"%c\",\n  \"uplo\": \"%c\",\n  \"trans\": \"%c\",\n  \"case\": %d,\n",
             pb->side, pb->uplo, pb->trans, fc_trsm_case(pb->side, pb->uplo, pb->trans));

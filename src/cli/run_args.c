@@ -11,13 +11,13 @@
  * flops (include/psim/trace.h), for every command that reads traces. 1: a (with its value v)
  * was one of them and is applied; 0: not one of them; -1: a bad value (the usage printed). */
 int cli_foreign_option(const char *cmd, const char *a, const char *v) {
-  int speed = !strcmp(a, "--ref-speed"), scale = !strcmp(a, "--compute-scale");
-  if (!speed && !scale && strcmp(a, "--compute-counter")) return 0;
-  if (!speed && !scale) {
+  if (!strcmp(a, "--compute-counter")) {
     if (!v || !*v) { cli_usage(cmd, "--compute-counter expects a counter's name (e.g. PAPI_TOT_INS) or event type"); return -1; }
     tit_set_compute_counter(v);
     return 1;
   }
+  int speed = !strcmp(a, "--ref-speed");
+  if (!speed && strcmp(a, "--compute-scale")) return 0;
   char *end = NULL;
   double x = v ? strtod(v, &end) : 0;
   if (!v || end == v || *end || !(x > 0) || !isfinite(x)) {

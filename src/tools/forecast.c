@@ -54,9 +54,11 @@ int fc_problem_check(const fc_problem *pb, psim_err *err) {
  * PBLAS of ScaLAPACK 2 does not: PB_CpgemmAB, its algorithm when K's panels are the smaller
  * volume to move (M, N >= K on a grid row or column), multiplies in steps of PILAENV's
  * logical block, 32 columns, whatever R. */
+long fc_step(const fc_problem *pb) { return pb->step > 0 ? pb->step : pb->nb; }
+
 static void pdgemm(const fc_problem *pb, const fc_kernels *km, const fc_net *net, int p, int q,
                    fc_grid *g) {
-  long S = pb->step > 0 ? pb->step : pb->nb;
+  long S = fc_step(pb);
   double steps = (double)cdiv(pb->k, S);
   double lp = (double)fc_ceil_log2(p), lq = (double)fc_ceil_log2(q);
   double mp = (double)cdiv(pb->m, p), nq = (double)cdiv(pb->n, q);
