@@ -426,6 +426,18 @@ static int open_shared(tit_source *s, psim_err *err) {
   return 0;
 }
 
+/* --compute-counter and --compute-scale say how another tool's trace measures its compute.
+ * A TIT trace's compute volumes are flops already, and a counter it cannot have: the options
+ * would do nothing, so they are refused rather than ignored (the platform's speeds are what
+ * scale a TIT trace's computations). */
+static int refuse_compute_options(const char *path, psim_err *err) {
+  const char *opt = tit_compute_counter() ? "--compute-counter" : tit_compute_scale() != 1 ? "--compute-scale" : NULL;
+  if (!opt) return 0;
+  return psim_errf(err, PSIM_EXIT_USAGE, path, 0, "%s applies to other tools' traces (Paraver, Dimemas, DUMPI, "
+                   "OTF2%s); this is a SimGrid TIT trace, whose compute volumes are flops already (scale them "
+                   "with the platform's host speeds)", opt, tit_compute_counter() ? ": counters from Paraver only" : "");
+}
+
 /* A trace in another tool's format: read whole (trace_foreign.c), written as TIT into an
  * unlinked temporary file, and indexed as a shared file. Its warnings (what the trace does not
  * record) are printed once here, so that every command replaying it says them. */
@@ -486,7 +498,8 @@ tit_source *tit_open(const char *const *paths, int npaths, int nranks, psim_err 
     s->paths = xcalloc((size_t)npaths, sizeof *s->paths);
     s->npaths = npaths;
     for (int i = 0; i < npaths; i++) s->paths[i] = xstrdup(paths[i] ? paths[i] : "");
-    rc = open_per_rank(s, "", err);
+    rc = refuse_compute_options(s->paths[0], err);
+    if (rc == 0) rc = open_per_rank(s, "", err);
   } else {
     const char *p = paths[0] ? paths[0] : "";
     struct stat sb;
@@ -519,6 +532,7 @@ tit_source *tit_open(const char *const *paths, int npaths, int nranks, psim_err 
       }
       if (looks_like_list(p)) list = xstrdup(p);
     }
+    if (rc == 0) rc = refuse_compute_options(p, err);
     if (rc == 0 && list) {
       rc = read_list(list, dir_first, &s->paths, &s->npaths, err);
     } else if (rc == 0) {

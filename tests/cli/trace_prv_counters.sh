@@ -85,4 +85,16 @@ fi
 [ $? -eq 2 ] && grep -q -- "--compute-scale expects a positive factor" err || bad "--compute-scale -1: $(cat err)"
 "$PSIM" replay --compute-counter > /dev/null 2> err
 [ $? -eq 2 ] && grep -q -- "--compute-counter expects" err || bad "--compute-counter without a value: $(cat err)"
+# a SimGrid TIT trace's compute is flops already: both options are refused, not ignored, on a
+# directory, a shared file and per-rank files, by replay and trace stats; --compute-scale 1 is
+# no change and is accepted
+"$PSIM" gen stencil --ranks 2 --iters 1 -o tit > /dev/null 2>&1 || bad "gen"
+for args in "replay --compute-scale 2 tit" "replay --compute-counter PAPI_TOT_INS tit/rank-0.txt tit/rank-1.txt" \
+            "trace stats --compute-scale 3 tit"; do
+  # shellcheck disable=SC2086
+  "$PSIM" $args > /dev/null 2> err
+  [ $? -eq 2 ] && grep -q "applies to other tools' traces .*this is a SimGrid TIT trace, whose compute volumes are flops already" err ||
+    bad "$args: want a refusal: $(cat err)"
+done
+"$PSIM" replay --quiet --compute-scale 1 tit 2> err || bad "--compute-scale 1 on TIT: exit $? ($(cat err))"
 finish $fails
