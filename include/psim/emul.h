@@ -91,6 +91,19 @@ typedef struct emu_opts {
 
 void emu_opts_init(emu_opts *o, const platform *p, int np);
 
+/* How busy the machine was while psim run measured (src/emul/emu_busy.c): the machine's CPU
+ * accounting (/proc/stat, clock ticks summed over its CPUs) and psim's own CPU seconds at one
+ * moment. */
+typedef struct emu_busy_mark { double busy, steal, all, tick, self; int ok; } emu_busy_mark;
+void emu_busy_mark_now(emu_busy_mark *m);
+/* /proc/stat's first line: busy ticks (user, nice, system, irq, softirq), steal, and all of
+ * them with idle and iowait. 0, or -1 when the line is not one. */
+int emu_busy_parse_stat(const char *line, double *busy, double *steal, double *all);
+/* Between marks a and b: the share of the machine's CPU time other processes used (what its
+ * CPUs did beyond psim's own work) and the share the VM's host took (steal), both in [0, 1]
+ * of all CPUs. -1 when unknown or too short to say (under 50 ticks of machine time). */
+int emu_busy_share(const emu_busy_mark *a, const emu_busy_mark *b, double *others, double *steal);
+
 /* Measuring a program several times (psim run --repeat K; src/emul/emu_repeat.c): each burst
  * of each rank is charged the least of its measurements in the runs made with the same
  * emu_repeat, as long as the rank makes the same MPI calls in the same order (else its later

@@ -460,6 +460,7 @@ typedef struct run_outcome {
   replay_result res;
   int deadlock;               /* the run ended in a deadlock (res.deadlock says where) */
   double wall;                /* seconds */
+  emu_busy_mark busy0, busy1; /* the machine's CPU accounting before the first run and after the last */
 } run_outcome;
 
 /* The run, then psim's stdout back and --actions closed (its lines are complete). 0 when
@@ -498,12 +499,14 @@ static int measure_runs(const run_args *a, run_setup *s) {
 static int run_program(const run_args *a, run_setup *s, run_outcome *out) {
   psim_err err;
   psim_err_clear(&err);
+  emu_busy_mark_now(&out->busy0);
   int rc = measure_runs(a, s);
   if (rc) return rc;
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   int r = emu_run(&s->o, &out->res, &err);
   clock_gettime(CLOCK_MONOTONIC, &t1);
+  emu_busy_mark_now(&out->busy1);
   cli_flush_stdout();
   stdout_back(&s->saved_stdout);
   out->wall = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
@@ -516,6 +519,19 @@ static int run_program(const run_args *a, run_setup *s, run_outcome *out) {
   if (r < 0 && err.code != PSIM_EXIT_DEADLOCK) return cli_fail(&err);
   out->deadlock = r < 0;
   return 0;
+}
+
+/* What other processes did while the program was measured (emu_busy.c says why it matters):
+ * one line on stderr, with advice when they used a tenth of the machine or more. */
+static void busy_line(FILE *f, const run_outcome *out) {
+  double others, steal;
+  if (emu_busy_share(&out->busy0, &out->busy1, &others, &steal) < 0) return;
+  fprintf(f, "psim: while it measured, other processes used %.0f %% of this machine's CPUs", 100 * others);
+  if (steal >= 0.005) fprintf(f, " (and the VM's host took %.0f %%)", 100 * steal);
+  if (others + steal >= 0.1)
+    fprintf(f, ": code beside them runs slower than on a quiet machine (streaming memory here: up to 20 %%; "
+               "docs/models.md), so this predicts the busy machine; measure on a quiet one");
+  fputc('\n', f);
 }
 
 /* --json, --report and the traces through the observers' output stage (run_observe.c, then
@@ -544,6 +560,7 @@ static int emit(run_args *a, const run_setup *s, const run_outcome *out) {
     fprintf(stderr, "psim: %d ranks, %llu MPI calls and computations, %llu messages in %.3f s wall (%.0f messages/s)\n",
             res->np, (unsigned long long)res->actions, (unsigned long long)res->messages, out->wall,
             out->wall > 0 ? (double)res->messages / out->wall : 0.0);
+  if (!a->quiet && (s->o.measure || a->measure_tasks)) busy_line(stderr, out);
   if (!out->deadlock) return 0;
   fprintf(stderr, "psim: %s", res->deadlock);
   return PSIM_EXIT_DEADLOCK;
