@@ -42,6 +42,9 @@ typedef enum {
 
 typedef struct coll_op {
   uint8_t kind;     /* coll_opkind */
+  uint8_t user;     /* a send of a block of the caller's own send buffer, as it lies (no copy
+                       by the MPI first: MPICH's alltoall), which psim run can tell written or
+                       at rest (emu_written.c); 0 for data the MPI copied or combined */
   int32_t peer;     /* rank in the communicator (or op index for CO_WAIT) */
   int32_t tag;      /* system tag: one per collective kind, never matches user messages */
   double bytes;     /* message size in bytes (CO_*SEND/RECV) */

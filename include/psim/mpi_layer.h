@@ -21,8 +21,10 @@
 
 enum { MPI_L_ANY = -1 };            /* wildcard source or tag */
 /* send flags (buffered: detached at any size; written: data the sender wrote since they last
- * moved, which take the platform's written factors as a collective's messages do) */
-enum { MPI_F_SSEND = 1, MPI_F_BUFFERED = 2, MPI_F_WRITTEN = 4 };
+ * moved, which take the platform's written factors as a collective's messages do; at rest: a
+ * collective's message of data nobody wrote since they last moved, which takes the
+ * point-to-point factors) */
+enum { MPI_F_SSEND = 1, MPI_F_BUFFERED = 2, MPI_F_WRITTEN = 4, MPI_F_AT_REST = 8 };
 enum { MPI_CTX_USER = 0, MPI_CTX_COLL = 1 }; /* contexts of MPI_COMM_WORLD */
 
 typedef struct mpi_req mpi_req;
@@ -37,7 +39,8 @@ struct mpi_req {
       taken : 1,        /* the driver's wait returned it (SMPI's finish_wait) */
       shadow : 1,       /* a send whose sender is in another process (mpi_world_split) */
       remote : 1,       /* a send whose receiver is in another process */
-      written : 1;      /* a send of MPI_F_WRITTEN */
+      written : 1,      /* a send of MPI_F_WRITTEN */
+      at_rest : 1;      /* a collective's send of MPI_F_AT_REST */
   double bytes;         /* send: its size; receive: the size asked (-1: any), then the size got */
   double or_due;        /* smpi/or still to pay by its owner when its wait or test returns
                            the request (SMPI's Request::finish_wait), 0 otherwise */

@@ -542,7 +542,9 @@ void emu_wake_pollers(void);
 const mpi_req *emu_iprobe(int src, int tag, int ctx);
 const mpi_req *emu_probe(int src, int tag, int ctx);
 /* Runs a collective's timing program (no data) among the world ranks of `world_of`. */
-void emu_run_prog(const coll_prog *p, const int *world_of, int ctx);
+/* at_rest: the program did not write the send buffer whose blocks the program's `user` sends
+ * carry since they last moved (MPI_F_AT_REST for them) */
+void emu_run_prog(const coll_prog *p, const int *world_of, int ctx, int at_rest);
 const coll_selector *emu_coll_selector(void);
 
 /* ---- disk I/O (emu_io.c): the time of MPI-IO's reads and writes ---- */

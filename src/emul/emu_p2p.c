@@ -327,7 +327,7 @@ const mpi_req *emu_probe(int src, int tag, int ctx) {
 }
 
 /* A collective's point-to-point program, as replay runs it (src/replay/replay.c exec_op). */
-void emu_run_prog(const coll_prog *p, const int *world_of, int ctx) {
+void emu_run_prog(const coll_prog *p, const int *world_of, int ctx, int at_rest) {
   emu_req *inline_reqs[16];
   emu_req **reqs = inline_reqs;
   int *opidx = NULL;
@@ -347,14 +347,15 @@ void emu_run_prog(const coll_prog *p, const int *world_of, int ctx) {
     switch ((coll_opkind)op->kind) {
     case CO_ISEND:
       opidx[i] = nreqs;
-      reqs[nreqs++] = emu_isend(world_of[op->peer], op->tag, ctx, NULL, (size_t)op->bytes, 0, 0, 0);
+      reqs[nreqs++] = emu_isend(world_of[op->peer], op->tag, ctx, NULL, (size_t)op->bytes, 0,
+                                at_rest && op->user ? MPI_F_AT_REST : 0, 0);
       break;
     case CO_IRECV:
       opidx[i] = nreqs;
       reqs[nreqs++] = emu_irecv(world_of[op->peer], op->tag, ctx, NULL, 0);
       break;
     case CO_SEND:
-      r = emu_isend(world_of[op->peer], op->tag, ctx, NULL, (size_t)op->bytes, 0, 0, 1);
+      r = emu_isend(world_of[op->peer], op->tag, ctx, NULL, (size_t)op->bytes, 0, at_rest && op->user ? MPI_F_AT_REST : 0, 1);
       emu_wait(&r, 1, 1);
       take_free(r);
       break;

@@ -11,7 +11,9 @@ COLL_ALGO(coll_alltoall_basic_linear) {
   int n = c->size, r = c->rank;
   if (n == 1) return 0;
   for (int i = (r + 1) % n; i != r; i = (i + 1) % n) coll_irecv(out, i, TAG, c->bytes2);
+  int first = out->n;
   for (int i = (r + n - 1) % n; i != r; i = (i + n - 1) % n) coll_isend(out, i, TAG, c->bytes);
+  coll_mark_user(out, first);
   coll_waitall(out);
   return 0;
 }
@@ -19,9 +21,10 @@ COLL_ALGO(coll_alltoall_basic_linear) {
 /* Ring: in step i = 1..n-1, sendrecv to r+i and from r-i. */
 COLL_ALGO(coll_alltoall_ring) {
   (void)sel; (void)err;
-  int n = c->size, r = c->rank;
+  int n = c->size, r = c->rank, first = out->n;
   for (int i = 1; i < n; i++)
     coll_sendrecv(out, r, (r + i) % n, c->bytes, (r - i + n) % n, c->bytes2, TAG);
+  coll_mark_user(out, first);
   return 0;
 }
 
@@ -34,7 +37,9 @@ COLL_ALGO(coll_alltoall_ring) {
 COLL_ALGO(coll_alltoall_pair) {
   int n = c->size, r = c->rank;
   if (!coll_is_pof2(n)) return coll_alltoall_ring(sel, c, out, err);
+  int first = out->n;
   for (int i = 1; i < n; i++) coll_sendrecv(out, r, r ^ i, c->bytes, r ^ i, c->bytes2, TAG);
+  coll_mark_user(out, first);
   return 0;
 }
 
@@ -163,8 +168,10 @@ COLL_ALGO(coll_alltoallv_default) {
   if (n == 1) return 0;
   for (int i = 0; i < n; i++)
     if (i != r) coll_irecv(out, i, TAGV, c->counts2[i]);
+  int first = out->n;
   for (int i = 0; i < n; i++)
     if (i != r) coll_isend(out, i, TAGV, c->counts[i]);
+  coll_mark_user(out, first);
   coll_waitall(out);
   return 0;
 }
@@ -174,10 +181,11 @@ COLL_ALGO(coll_alltoallv_default) {
  * non-powers of two; psim falls back to the ring steps). */
 COLL_ALGO(coll_alltoallv_ring) {
   (void)sel; (void)err;
-  int n = c->size, r = c->rank, x = coll_is_pof2(n);
+  int n = c->size, r = c->rank, x = coll_is_pof2(n), first = out->n;
   for (int i = 1; i < n; i++) {
     int dst = x ? r ^ i : (r + i) % n, src = x ? r ^ i : (r - i + n) % n;
     coll_sendrecv(out, r, dst, c->counts[dst], src, c->counts2[src], TAGV);
   }
+  coll_mark_user(out, first);
   return 0;
 }

@@ -33,6 +33,10 @@ static inline void coll_recv(coll_prog *p, int peer, int tag, double b) { coll_e
 static inline void coll_waitall(coll_prog *p) { coll_emit(p, CO_WAITALL, -1, 0, 0); }
 /* waits for the request started by op number `op` of this program */
 static inline void coll_wait(coll_prog *p, int op) { coll_emit(p, CO_WAIT, op, 0, 0); }
+/* The sends from op `from` on send blocks of the caller's own send buffer as they lie, with no
+ * copy by the MPI first (coll_op.user): MPICH's alltoall and alltoallv (pairwise, scattered,
+ * their ring), Open MPI's linear and pairwise ones. Bruck's rotations are copies. */
+void coll_mark_user(coll_prog *p, int from);
 /* The rank applies the call's operator to `bytes` it has just received (CO_COMBINE): nothing
  * for a call without a real operator (replay), so replayed programs stay SimGrid's. */
 void coll_combine(coll_prog *p, const coll_call *c, double bytes);

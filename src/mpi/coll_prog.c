@@ -20,10 +20,16 @@ void coll_emit(coll_prog *p, coll_opkind k, int peer, int tag, double bytes) {
   }
   coll_op *o = &p->ops[p->n++];
   o->kind = (uint8_t)k;
+  o->user = 0;
   o->peer = peer;
   o->tag = tag;
   o->bytes = bytes < 0 ? 0 : bytes;
   o->flops = 0;
+}
+
+void coll_mark_user(coll_prog *p, int from) {
+  for (int i = from < 0 ? 0 : from; i < p->n; i++)
+    if (p->ops[i].kind == CO_ISEND || p->ops[i].kind == CO_SEND) p->ops[i].user = 1;
 }
 
 void coll_combine(coll_prog *p, const coll_call *c, double bytes) {

@@ -197,7 +197,7 @@ static inline mpi_req *req_new(mpi_world *w, int owner, int src, int dst, int ta
   r->seq = 0;
   r->wseq = 0;
   r->wbase = NULL;
-  r->shadow = r->remote = r->written = 0;
+  r->shadow = r->remote = r->written = r->at_rest = 0;
   r->user = NULL;
   return r;
 }
@@ -342,9 +342,11 @@ static int start_transfer(mpi_world *w, mpi_req *send, psim_err *err) {
   w->stats.messages++;
   w->stats.bytes += send->bytes;
   /* a collective's message (odd contexts) carries what the MPI or the program has just
-   * written, and so does a send of MPI_F_WRITTEN (psim run: its buffer changed since it last
-   * moved): the model's factors for written data, when the platform has them */
-  activity *a = (send->ctx & 1 || send->written ? models_transfer_written : models_transfer)(
+   * written, unless it is MPI_F_AT_REST (psim run: a block of the program's send buffer,
+   * unchanged since it last moved), and so does a send of MPI_F_WRITTEN (psim run: its buffer
+   * changed since it last moved): the model's factors for written data, when the platform
+   * has them */
+  activity *a = ((send->ctx & 1 && !send->at_rest) || send->written ? models_transfer_written : models_transfer)(
       w->models, w->rank_host[send->src], w->rank_host[send->dst], send->bytes, transfer_done, send, 0, err);
   return a ? 0 : -1;
 }
@@ -379,6 +381,7 @@ mpi_req *mpi_isend(mpi_world *w, int src, int dst, int tag, int ctx, double byte
   const net_config *c = models_config(w->models);
   s->detached = (flags & MPI_F_BUFFERED) || (!(flags & MPI_F_SSEND) && s->bytes < c->detached_thresh);
   s->written = (flags & MPI_F_WRITTEN) != 0;
+  s->at_rest = (flags & MPI_F_AT_REST) != 0;
   if (!is_local(w, dst)) {
     /* The receiver's process matches it and moves its bytes; s waits here for its answer
      * (MPI_WIRE_STARTED), busy until then (smpi/async-small-thresh is refused: eager

@@ -249,6 +249,10 @@ void rt_slot_leave(rt_comm *c, rt_slot *s);
 /* Frees slot s of a communicator of `size` members, with what was deposited in it. */
 void rt_slot_free(rt_slot *s, int size);
 void rt_coll_timing(rt_comm *c, coll_call *call);
+/* The same, for a call whose algorithm may send blocks of the program's send buffer as they
+ * lie (MPICH's alltoall): at_rest says the program did not write them since they last moved
+ * (emu_send_written), so those messages take the point-to-point factors. */
+void rt_coll_timing_data(rt_comm *c, coll_call *call, int at_rest);
 /* Times an alltoallv of sc[i] bytes to each rank i and rc[i] from each (element size 1). */
 void rt_alltoallv_bytes_timing(rt_comm *c, const double *sc, const double *rc);
 

@@ -213,7 +213,9 @@ static int world_shaped(const rt_comm *c) {
   return 1;
 }
 
-void rt_coll_timing(rt_comm *c, coll_call *call) {
+void rt_coll_timing(rt_comm *c, coll_call *call) { rt_coll_timing_data(c, call, 0); }
+
+void rt_coll_timing_data(rt_comm *c, coll_call *call, int at_rest) {
   emu_coll_cost();     /* the MPI's own work in the call (run/coll-cost) */
   emu_work_charge();   /* with the packing of its contribution (a non-contiguous type), first */
   coll_prog p = {0};
@@ -236,7 +238,7 @@ void rt_coll_timing(rt_comm *c, coll_call *call) {
     k->trace_off++;   /* the program's own operations are not recorded again */
   }
   emu_hold(k, p.ops);
-  emu_run_prog(&p, c->world, 2 * c->id + 1);
+  emu_run_prog(&p, c->world, 2 * c->id + 1, at_rest);
   emu_combine_charge(comp);
   k->combine_rate = 0;   /* measured for this call only (measure_combine) */
   emu_release(k, p.ops);
@@ -681,6 +683,25 @@ const void *rt_inplace_copy(const void *buf, ptrdiff_t lo, ptrdiff_t hi, void **
   return (char *)*tmp - lo;
 }
 
+/* MPICH's alltoall sends each block from the program's send buffer as it lies (pairwise,
+ * scattered: no copy first), so its messages are written data only when the program wrote
+ * that buffer since it last moved, as a point-to-point send's are (emu_written.c): the whole
+ * span of the blocks, one contiguous datatype (a non-contiguous one is packed: written). Only
+ * on a platform with written factors (else both are the same, and the pass over the buffer is
+ * not made). */
+static int send_at_rest(const void *sbuf, int scount, const int *scounts, const int *sdispls, MPI_Datatype stype,
+                        int n) {
+  if (!emu_current->o->net.wr_factors || !rt_type(stype)->contig) return 0;
+  ptrdiff_t ext = rt_extent(stype), lo = 0, hi = 0;
+  for (int i = 0; i < n; i++) {
+    ptrdiff_t a = (ptrdiff_t)(scounts ? sdispls[i] : i * scount) * ext;
+    ptrdiff_t b = a + (ptrdiff_t)(scounts ? scounts[i] : scount) * ext;
+    if (i == 0 || a < lo) lo = a;
+    if (b > hi) hi = b;
+  }
+  return hi > lo && !emu_send_written(emu_self(), (const char *)sbuf + lo, (size_t)(hi - lo));
+}
+
 static void alltoall_common(const char *name, const void *sbuf, int scount, const int *scounts,
                             const int *sdispls, MPI_Datatype stype, void *rbuf, int rcount,
                             const int *rcounts, const int *rdispls, MPI_Datatype rtype, MPI_Comm comm) {
@@ -688,6 +709,7 @@ static void alltoall_common(const char *name, const void *sbuf, int scount, cons
   int me = rt_comm_rank(c), n = c->size;
   check_alias(sbuf, rbuf, 1);
   void *tmp = NULL;
+  int at_rest = sbuf != MPI_IN_PLACE && send_at_rest(sbuf, scount, scounts, sdispls, stype, n);
   if (sbuf == MPI_IN_PLACE) {
     /* the receive buffer is also the send buffer: pack it before anything is overwritten */
     ptrdiff_t rext = rt_extent(rtype), lo = 0, hi = 0;
@@ -732,7 +754,7 @@ static void alltoall_common(const char *name, const void *sbuf, int scount, cons
     x.counts = sc;
     x.counts2 = rc;
   }
-  rt_coll_timing(c, &x);
+  rt_coll_timing_data(c, &x, at_rest);
   free(sc);
   free(rc);
   ptrdiff_t rext = rt_extent(rtype);

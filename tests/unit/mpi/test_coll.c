@@ -430,6 +430,44 @@ static coll_prog build1(const char *coll, const char *algo, coll_call c) {
 
 #define OP(p, i, k, pe) do { assert_int_equal((p).ops[i].kind, k); assert_int_equal((p).ops[i].peer, pe); } while (0)
 
+/* Which sends carry the caller's own blocks as they lie (coll_op.user; psim run gives them the
+ * factors of data at rest when the program did not write its buffer): every send of the
+ * alltoall algorithms MPICH and Open MPI send straight from the send buffer (pair, ring,
+ * basic_linear, alltoallv's default and ring), none of Bruck's (rotated copies) nor a bcast's
+ * or allreduce's; receives never. */
+static int user_sends(coll_prog p, int *sends) {
+  int u = 0;
+  *sends = 0;
+  for (int i = 0; i < p.n; i++) {
+    if (p.ops[i].kind == CO_ISEND || p.ops[i].kind == CO_SEND) (*sends)++, u += p.ops[i].user;
+    else assert_int_equal(p.ops[i].user, 0);
+  }
+  coll_prog_free(&p);
+  return u;
+}
+
+static void test_user_blocks(void **st) {
+  (void)st;
+  double counts[4] = {8, 8, 8, 8};
+  coll_call a2a = {.kind = COLL_ALLTOALL, .rank = 1, .size = 4, .bytes = 64, .bytes2 = 64};
+  coll_call a2av = {.kind = COLL_ALLTOALLV, .rank = 1, .size = 4, .bytes = 32, .bytes2 = 32, .counts = counts, .counts2 = counts};
+  int n;
+  const char *direct[] = {"pair", "ring", "basic_linear"};
+  for (int i = 0; i < 3; i++) {
+    assert_int_equal(user_sends(build1("alltoall", direct[i], a2a), &n), 3);
+    assert_int_equal(n, 3);
+  }
+  assert_int_equal(user_sends(build1("alltoall", "bruck", a2a), &n), 0);
+  assert_int_equal(n, 2);   /* two rounds of rotated blocks at 4 ranks */
+  assert_int_equal(user_sends(build1("alltoallv", NULL, a2av), &n), 3);
+  assert_int_equal(n, 3);
+  assert_int_equal(user_sends(build1("alltoallv", "ring", a2av), &n), 3);
+  assert_int_equal(user_sends(build1("bcast", NULL, (coll_call){.kind = COLL_BCAST, .rank = 0, .size = 3, .bytes = 5e4}), &n), 0);
+  assert_int_equal(n, 2);
+  assert_int_equal(user_sends(build1("allreduce", NULL, (coll_call){.kind = COLL_ALLREDUCE, .rank = 0, .size = 4, .bytes = 8}), &n), 0);
+  assert_true(n > 0);
+}
+
 /* expected/bcast.log: on 3 ranks the root sends to 2 before 1; non-roots receive first. */
 static void test_default_bcast_order(void **st) {
   (void)st;
@@ -593,6 +631,7 @@ int main(void) {
     cmocka_unit_test(test_reduce_scatter),
     cmocka_unit_test(test_scan),
     cmocka_unit_test(test_exscan),
+    cmocka_unit_test(test_user_blocks),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
