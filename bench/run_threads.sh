@@ -54,6 +54,15 @@ case " $KINDS " in *" hpcg "*)
   fi
   printf 'HPCG benchmark input file\nrun_threads.sh\n16 16 16\n2\n' > "$W/hpcg/bin/hpcg.dat" ;;
 esac
+# CoMD's -i -j -k for N ranks: N's prime factors, each (largest first) to the smallest of the
+# three (16: 4 2 2, 64: 4 4 4), as MPI_Dims_create balances them
+dims3() {
+  awk -v n="$1" 'BEGIN { d[0] = d[1] = d[2] = 1; m = n; k = 0
+    for (p = 2; p * p <= m; p++) while (m % p == 0) { f[k++] = p; m /= p }
+    if (m > 1) f[k++] = m
+    for (i = k - 1; i >= 0; i--) { j = 0; if (d[1] < d[j]) j = 1; if (d[2] < d[j]) j = 2; d[j] *= f[i] }
+    printf "-i %d -j %d -k %d", d[0], d[1], d[2] }'
+}
 case " $KINDS " in *" comd "*)
   if [ ! -x "$W/comd/bin/CoMD-mpi" ] || [ "$W/comd/bin/CoMD-mpi" -ot "$PSIM" ]; then
     [ -d "$PSIM_COMD_SRC/src-mpi" ] || { log "no CoMD sources in $PSIM_COMD_SRC (bench/validate_mpich.sh fetches them)"; exit 1; }
@@ -74,7 +83,7 @@ one() {
   case $1 in
     compute) set -- "$1" "$2" "$W/threads" -n 4 -w "$WORK" ;;
     hpcg) cp "$W/hpcg/bin/hpcg.dat" "$d/" && set -- "$1" "$2" "$W/hpcg/bin/xhpcg" ;;
-    comd) set -- "$1" "$2" "$W/comd/bin/CoMD-mpi" -i 4 -j 2 -k 2 -x 24 -y 24 -z 24 -N 20 -n 10 ;;
+    comd) set -- "$1" "$2" "$W/comd/bin/CoMD-mpi" $(dims3 "$NP") -x 24 -y 24 -z 24 -N 20 -n 10 ;;
     poll) set -- "$1" "$2" "$W/iprobe_loop" $((POLLS * 1000)) ;;
   esac
   kind=$1 cfg=$2
