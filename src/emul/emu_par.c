@@ -39,12 +39,13 @@
  *   --threads 2 and 3 make the same calls in the same order, and differ only by the measured
  *   bursts; --threads 1 takes this order too, on one worker. With it, turns at different dates
  *   that commute may come in an order that depends on the workers' speed; the simulated
- *   results are those of the date order. It differs from psim's own
- *   thread's (no --threads): there a rank's burst and its next call come before the next
- *   rank's turn; here the turns of the ranks ready at one date come first, then
- *   their next calls, in the same order. Both happen at the same simulated date; what differs
- *   is the order of same-date events (which of two sends an MPI_ANY_SOURCE receive takes when
- *   both arrive at the same instant, the --actions log's lines).
+ *   results are those of the date order. On psim's own thread (no --threads) a rank's burst
+ *   and its next call come before the next rank's turn; here too when that call may come at
+ *   the same date (same_date_first_locked): a rank in its own code goes before a rank made
+ *   ready at that date until its burst is long enough to be a computation (with lookahead)
+ *   or until its next call (without). So with nothing measured the turns come in psim's own
+ *   thread's order; measured, a rank promised a computation lets the others' turns at its
+ *   date come before its computation starts there, which commutes with them.
  * - Handoffs are a mutex and one condition variable, and a count of its signals that a waiter
  *   spins on before it sleeps (nap_locked): each turn starts after the previous one ended, so
  *   the simulation's state is touched by one thread at a time, each handoff ordering the
