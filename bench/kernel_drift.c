@@ -2,7 +2,9 @@
  * predictions"; docs/models.md): what psim run's measurement of a rank's computation can
  * and cannot be made immune to. One thread runs, in turn and for SECONDS, three kernels and
  * times each with its thread CPU clock, as psim run times a burst:
- *   C  a chain of 4 M multiply-adds in registers (compute-bound)
+ *   C  a chain of 4 M dependent multiply-adds in registers (latency-bound)
+ *   T  8 independent chains of 1 M multiply-adds each (throughput-bound: what a core shared
+ *      with another thread, SMT or a VM's neighbour, gives less of)
  *   L  16 sweeps of 1 MiB (cache-resident)
  *   M  a read of every cache line of 64 MiB (memory-bound)
  * and prints, for each window of WINDOW seconds, each kernel's median and least time (ms)
@@ -33,6 +35,12 @@ static void kc(void) {
   double a = 1.0, d = 1.0;
   for (long i = 0; i < 2000000; i++) a = a * 1.0000001 + 1e-9, d = d * 0.9999999 + 1e-9;
   sink = a + d;
+}
+static void kt(void) {
+  double a[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  for (long i = 0; i < 1000000; i++)
+    for (int j = 0; j < 8; j++) a[j] = a[j] * 0.9999999 + 1e-9;
+  sink = a[0] + a[1] + a[2] + a[3] + a[4] + a[5] + a[6] + a[7];
 }
 static void kl(void) {
   double s = 0;
@@ -72,19 +80,20 @@ int main(int argc, char **argv) {
   if (!big || !mid) return 1;
   for (size_t i = 0; i < BIG / 8; i++) big[i] = (double)i;
   for (size_t i = 0; i < MID / 8; i++) mid[i] = (double)i;
-  void (*k[3])(void) = {kc, kl, km};
-  const char *name[3] = {"C", "L", "M"};
+  void (*k[4])(void) = {kc, kt, kl, km};
+  const char *name[4] = {"C", "T", "L", "M"};
   size_t cap = 4096;
-  double *t[3];
-  for (int j = 0; j < 3; j++) t[j] = malloc(cap * sizeof *t[j]);
+  double *t[4];
+  for (int j = 0; j < 4; j++) t[j] = malloc(cap * sizeof *t[j]);
   double hz = (double)sysconf(_SC_CLK_TCK), w0 = clk(CLOCK_MONOTONIC), end = w0 + secs;
-  printf("%8s  %17s  %17s  %17s  %s\n", "window_s", "C med/min ms", "L med/min ms", "M med/min ms", "others %");
+  printf("%8s  %17s  %17s  %17s  %17s  %s\n", "window_s", "C med/min ms", "T med/min ms", "L med/min ms",
+         "M med/min ms", "others %");
   while (clk(CLOCK_MONOTONIC) < end) {
     double b0, a0, s0, b1, a1, s1, ws = clk(CLOCK_MONOTONIC);
     size_t n = 0;
     mark(&b0, &a0, &s0);
     while (clk(CLOCK_MONOTONIC) - ws < win && n < cap) {
-      for (int j = 0; j < 3; j++) {
+      for (int j = 0; j < 4; j++) {
         double c0 = clk(CLOCK_THREAD_CPUTIME_ID);
         k[j]();
         t[j][n] = 1e3 * (clk(CLOCK_THREAD_CPUTIME_ID) - c0);
@@ -94,7 +103,7 @@ int main(int argc, char **argv) {
     mark(&b1, &a1, &s1);
     double others = a1 > a0 ? ((b1 - b0) / hz - (s1 - s0)) / ((a1 - a0) / hz) : 0;
     printf("%8.0f", ws - w0);
-    for (int j = 0; j < 3; j++) {
+    for (int j = 0; j < 4; j++) {
       qsort(t[j], n, sizeof *t[j], cmp);
       printf("  %s %6.3f %6.3f", name[j], t[j][n / 2], t[j][0]);
     }
