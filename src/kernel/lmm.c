@@ -135,7 +135,9 @@ int lmm_var_new(lmm_system *s, double penalty, double bound, void *owner) {
     memset(&s->vars.data[v], 0, sizeof s->vars.data[v]);
     memset(&s->vcold[v], 0, sizeof s->vcold[v]);
   }
-  s->vwalk[v] = (lmm_var_walk){.on = !(penalty <= 0)};
+  lmm_var_walk *w = &s->vwalk[v];   /* c[] is read only below nel */
+  w->stale = w->hidden = w->nel = 0;
+  w->on = !(penalty <= 0);
   s->vord[v] = (lmm_var_ord){0};
   s->vvisit[v] = 0;
   lmm_var *x = &s->vars.data[v];
@@ -182,12 +184,13 @@ void lmm_expand(lmm_system *s, int c, int v, double coeff) {
   if (k->n == k->cap) {
     k->cap = k->cap ? 2 * k->cap : 4;
     k->refs = xrealloc(k->refs, (size_t)k->cap * sizeof *k->refs);
+    s->cwalk.data[c].refs = k->refs;
   }
   x->el[x->nel] = (lmm_elem){c, k->n, coeff};
   k->refs[k->n] = (lmm_ref){v, x->nel, coeff};
   lmm_var_walk *w = &s->vwalk[v];
   if (x->nel < LMM_HOPS) w->c[x->nel] = c;
-  w->nel = ++x->nel; k->n++;
+  w->nel = ++x->nel; s->cwalk.data[c].n = ++k->n;
   lmms_count(s, v, c, x->penalty > 0, 1);
   lmmb_elem_changed(s, v, x->nel - 1, 0);
   if (s->order && x->penalty > 0) lmmo_elem_added(s, v, x->nel - 1);   /* SimGrid's order */
@@ -221,7 +224,7 @@ void lmm_var_free(lmm_system *s, int v) {
       k->refs[pos] = k->refs[last];
       s->vars.data[k->refs[pos].var].el[k->refs[pos].epos].cpos = pos;
     }
-    k->n--;
+    s->cwalk.data[x->el[i].cnst].n = --k->n;
     lmms_count(s, v, x->el[i].cnst, x->penalty > 0, -1);
     lmmi_mark_cnst(s, x->el[i].cnst);
   }

@@ -115,8 +115,10 @@ typedef struct { uint64_t ord, ostamp; } lmm_var_ord;
  * together by a shared link the walk reaches most variables through it, and their other
  * links' lists, read after, were nothing but skipped entries (docs/performance.md, "The walk
  * skips lists it has seen"). In one record: the walk reads m and vis of each element of each
- * variable it visits, and decides a skip without reading the constraint's own record. */
-typedef struct { unsigned m; int vis, on; } lmm_cnst_walk;
+ * variable it visits, and decides a skip without reading the constraint's own record. n and
+ * refs: the constraint's list (lmm_cnst's, copied by lmm_expand and lmm_var_free), which the walk
+ * reads from here, not from the constraint's 128-byte record, a cache line more per list. */
+typedef struct { unsigned m; int vis, on, n; const lmm_ref *refs; } lmm_cnst_walk;
 
 /* lmm_selective.c: an element of a variable left out of the solution, with its coefficient. */
 typedef struct { int var, el; double coeff; } lmm_hidden;

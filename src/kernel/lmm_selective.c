@@ -95,7 +95,8 @@ void lmm_enables_done(lmm_system *s) {
 int lmm_touching(const lmm_system *s) { return s->selective && s->walks; }
 
 /* The walk from c (not in M). noskip, a constant where it is inlined (the tests' reference
- * walk, lmm_system.walk_noskip): every list read, each variable's own penalty and elements. */
+ * walk, lmm_system.walk_noskip): every list read, from the constraint's own record, and each
+ * variable's own penalty and elements. */
 static inline __attribute__((always_inline)) void walk_from(lmm_system *s, int c, const int noskip) {
   /* A constraint joins M once an epoch, so M's list and the walk's stack never hold more than
    * every constraint: reserved once here, a join is two stores (it was a call with two
@@ -117,10 +118,10 @@ static inline __attribute__((always_inline)) void walk_from(lmm_system *s, int c
   while (ns) {
     int kc = stack[--ns];
     if (cw[kc].vis == cw[kc].on && !noskip) continue;   /* every entry skippable */
-    const lmm_cnst *k = &s->cnsts.data[kc];
-    const int n = k->n;
+    /* The list from the walk's record (lmm_cnst_walk), the reference from the constraint. */
+    const int n = noskip ? s->cnsts.data[kc].n : cw[kc].n;
     s->walk_read += (uint64_t)n;
-    const lmm_ref *refs = k->refs;
+    const lmm_ref *refs = noskip ? s->cnsts.data[kc].refs : cw[kc].refs;
     for (int i = 0; i < n; i++) {
       int v = refs[i].var;
       if (visit[v] == ep) continue;

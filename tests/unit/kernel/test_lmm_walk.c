@@ -179,12 +179,14 @@ static void same_walk_as_reading_every_list(void **st) {
 }
 
 /* The walk reads a variable's switch and constraints from its walk record (lmm_var_walk: on,
- * nel, the first LMM_HOPS constraints), kept by lmm_var_new, lmm_expand, lmm_var_set_penalty and
- * lmm_var_free; past LMM_HOPS elements it reads the variable's own elements. Random routes of 1
- * to LMM_HOPS + 4 links (some crossing a link twice), switch-ons, switch-offs, frees and
- * reused slots on two systems, the second walking as before (every list, the variable's own
- * penalty and elements): after every operation each live variable's record matches it, and
- * the modified sets are the same, in the same order. */
+ * nel, the first LMM_HOPS constraints), kept by lmm_var_new, lmm_expand and
+ * lmm_var_set_penalty, past LMM_HOPS elements the variable's own elements, and a constraint's
+ * list (n, refs) from its walk record (lmm_cnst_walk), kept by lmm_expand and lmm_var_free.
+ * Random routes of 1 to LMM_HOPS + 4 links (some crossing a link twice), switch-ons,
+ * switch-offs, frees and reused slots on two systems, the second walking as before (every list
+ * from the constraint, the variable's own penalty and elements): after every operation each
+ * live variable's record and each constraint's match it, and the modified sets are the same,
+ * in the same order. */
 static void walk_record_follows_variables(void **st) {
   (void)st;
   enum { NC = 40, NV = 120 };
@@ -232,6 +234,10 @@ static void walk_record_follows_variables(void **st) {
           assert_int_equal(w->on, !(x->penalty <= 0));
           assert_int_equal(w->nel, x->nel);
           for (int e = 0; e < x->nel && e < LMM_HOPS; e++) assert_int_equal(w->c[e], x->el[e].cnst);
+        }
+        for (int c = 0; c < NC; c++) {   /* the constraints' walk records: their lists */
+          assert_int_equal(s->cwalk.data[c].n, s->cnsts.data[c].n);
+          assert_true(s->cwalk.data[c].refs == s->cnsts.data[c].refs);
         }
       }
       same_m_next(sys, state, i, kind);
