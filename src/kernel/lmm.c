@@ -43,18 +43,22 @@ void lmm_free(lmm_system *s) {
             (unsigned long long)s->solves, (unsigned long long)s->rounds, (unsigned long long)s->work,
             (unsigned long long)s->inc_ok, (unsigned long long)s->inc_vars, (unsigned long long)s->inc_fail);
   if (s->groups && getenv("PSIM_LMM_STATS"))
-    fprintf(stderr, "lmm groups: %llu group repairs, %llu tried and left to the usual repair, %llu bounds computed over every member\n",
-            (unsigned long long)s->g_fast, (unsigned long long)s->g_fallback, (unsigned long long)s->g_recompute);
+    fprintf(stderr, "lmm groups: %llu group repairs, %llu tried and left to the usual repair, %llu bounds computed over every member, %llu commits over the list\n",
+            (unsigned long long)s->g_fast, (unsigned long long)s->g_fallback, (unsigned long long)s->g_recompute,
+            (unsigned long long)s->g_odd);
   for (size_t i = 0; i < s->cnsts.len; i++) { free(s->cnsts.data[i].refs); free(s->cnsts.data[i].wit); }
   for (size_t i = 0; i < s->vars.len; i++) free(s->vars.data[i].el);
   VEC_FREE(s->cnsts); VEC_FREE(s->cmark); VEC_FREE(s->cwalk); VEC_FREE(s->gc);
   free(s->vars.data);
   free(s->vcold);
   free(s->vwalk);
+  free(s->vord);
+  free(s->vvisit);
+  free(s->vgtag);
   VEC_FREE(s->dirty_cnsts); VEC_FREE(s->dirty_vars);
   VEC_FREE(s->comp_c); VEC_FREE(s->comp_v); VEC_FREE(s->stack);
   VEC_FREE(s->inc_v); VEC_FREE(s->inc_c); VEC_FREE(s->inc_add); VEC_FREE(s->inc_chk);
-  VEC_FREE(s->g_cand);
+  VEC_FREE(s->g_cand); VEC_FREE(s->g_mem); VEC_FREE(s->g_s0);
   VEC_FREE(s->fill_c); VEC_FREE(s->fill_r); VEC_FREE(s->fill_b);
   lmms_free(s);
   free(s);
@@ -113,19 +117,29 @@ int lmm_var_new(lmm_system *s, double penalty, double bound, void *owner) {
     if (s->vars.len == s->vars.cap) {
       size_t ncap = s->vars.cap ? 2 * s->vars.cap : 64;
       lmm_var *n = aligned_alloc(64, ncap * sizeof *n);
-      if (!n) { fprintf(stderr, "psim: out of memory\n"); abort(); }
+      lmm_var_walk *w = aligned_alloc(64, ncap * sizeof *w);
+      if (!n || !w) { fprintf(stderr, "psim: out of memory\n"); abort(); }
       if (s->vars.len) memcpy(n, s->vars.data, s->vars.len * sizeof *n);
+      if (s->vars.len) memcpy(w, s->vwalk, s->vars.len * sizeof *w);
       free(s->vars.data);
+      free(s->vwalk);
       s->vars.data = n;
+      s->vwalk = w;
       s->vars.cap = ncap;
       s->vcold = xrealloc(s->vcold, ncap * sizeof *s->vcold);
-      s->vwalk = xrealloc(s->vwalk, ncap * sizeof *s->vwalk);
+      s->vord = xrealloc(s->vord, ncap * sizeof *s->vord);
+      s->vvisit = xrealloc(s->vvisit, ncap * sizeof *s->vvisit);
+      s->vgtag = xrealloc(s->vgtag, ncap * sizeof *s->vgtag);
     }
     v = (int)s->vars.len++;
     memset(&s->vars.data[v], 0, sizeof s->vars.data[v]);
     memset(&s->vcold[v], 0, sizeof s->vcold[v]);
   }
-  s->vwalk[v] = (lmm_var_walk){0};
+  lmm_var_walk *w = &s->vwalk[v];   /* c[] is read only below nel */
+  w->stale = w->hidden = w->nel = 0;
+  w->on = !(penalty <= 0);
+  s->vord[v] = (lmm_var_ord){0};
+  s->vvisit[v] = 0;
   lmm_var *x = &s->vars.data[v];
   lmm_var_cold *xc = &s->vcold[v];
   lmm_elem *el = x->el;
@@ -139,7 +153,7 @@ int lmm_var_new(lmm_system *s, double penalty, double bound, void *owner) {
   x->bneck = BNECK_NONE;
   xc->alive = 1;
   xc->next_free = -1;
-  xc->gtag = -1;
+  s->vgtag[v] = -1;
   if (s->order && penalty > 0) lmmo_switched_on(s, v);   /* SimGrid's order (lmm_sgorder.c) */
   lmmi_mark_var(s, v);
   return v;
@@ -170,10 +184,13 @@ void lmm_expand(lmm_system *s, int c, int v, double coeff) {
   if (k->n == k->cap) {
     k->cap = k->cap ? 2 * k->cap : 4;
     k->refs = xrealloc(k->refs, (size_t)k->cap * sizeof *k->refs);
+    s->cwalk.data[c].refs = k->refs;
   }
   x->el[x->nel] = (lmm_elem){c, k->n, coeff};
   k->refs[k->n] = (lmm_ref){v, x->nel, coeff};
-  x->nel++; k->n++;
+  lmm_var_walk *w = &s->vwalk[v];
+  if (x->nel < LMM_HOPS) w->c[x->nel] = c;
+  w->nel = ++x->nel; s->cwalk.data[c].n = ++k->n;
   lmms_count(s, v, c, x->penalty > 0, 1);
   lmmb_elem_changed(s, v, x->nel - 1, 0);
   if (s->order && x->penalty > 0) lmmo_elem_added(s, v, x->nel - 1);   /* SimGrid's order */
@@ -189,6 +206,7 @@ void lmm_var_set_penalty(lmm_system *s, int v, double penalty) {
   if (on || (x->penalty > 0 && penalty <= 0))   /* its entries join or leave the walk's counts */
     for (int i = 0; i < x->nel; i++) lmms_count(s, v, x->el[i].cnst, 1, on ? 1 : -1);
   x->penalty = penalty;
+  s->vwalk[v].on = !(penalty <= 0);
   if (s->order && on) lmmo_switched_on(s, v);
   else if (s->order && reweigh) lmmo_reweigh(s, v);
   lmmi_mark_var(s, v);
@@ -206,7 +224,7 @@ void lmm_var_free(lmm_system *s, int v) {
       k->refs[pos] = k->refs[last];
       s->vars.data[k->refs[pos].var].el[k->refs[pos].epos].cpos = pos;
     }
-    k->n--;
+    s->cwalk.data[x->el[i].cnst].n = --k->n;
     lmms_count(s, v, x->el[i].cnst, x->penalty > 0, -1);
     lmmi_mark_cnst(s, x->el[i].cnst);
   }
@@ -214,7 +232,7 @@ void lmm_var_free(lmm_system *s, int v) {
   lmm_var_cold *xc = &s->vcold[v];
   xc->alive = 0;
   xc->owner = NULL;
-  xc->gtag = -1;
+  s->vgtag[v] = -1;
   xc->next_free = s->free_var;
   s->free_var = v;
 }

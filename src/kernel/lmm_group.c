@@ -79,6 +79,16 @@ static void lmmg_add_load(lmm_system *s, const lmm_var *x) {
   }
 }
 
+/* A free variable of the last round below, fixed at c's level. */
+static void fix_last(lmm_system *s, lmm_var *x, double level, int c) {
+  double v = level / x->penalty;
+  int capped = x->bound > 0 && v > x->bound;
+  x->fixed = 1;
+  x->newval = capped ? x->bound : v;
+  x->bneck = capped ? BNECK_BOUND : c;
+  if (s->add_loads) lmmg_add_load(s, x);
+}
+
 /* fill's last round, when one constraint saturates and every free variable uses it (the
  * saturated backbone: the whole set S is its group): the variables are fixed at its level as
  * fill would, but without updating the remaining capacity and usage of each of their
@@ -90,15 +100,35 @@ int lmmg_last_round(lmm_system *s, double level, int nfree, const int *cs, size_
   lmm_cnst *k = &s->cnsts.data[c];
   if (k->nfree != nfree) return 0;
   if (s->g_on && s->g_free && c == s->g_c) lmmg_fix_group(s, k, level);
-  for (int j = 0; j < k->n; j++) {
-    lmm_var *x = &s->vars.data[k->refs[j].var];
-    if (x->mark != s->stamp || x->fixed || k->refs[j].coeff <= 0) continue;
-    double v = level / x->penalty;
-    int capped = x->bound > 0 && v > x->bound;
-    x->fixed = 1;
-    x->newval = capped ? x->bound : v;
-    x->bneck = capped ? BNECK_BOUND : c;
-    if (s->add_loads) lmmg_add_load(s, x);
+  if (s->g_on && (size_t)k->n > 2 * s->inc_v.len) {
+    /* A group repair: the free variables are S0's few on c, not the ~800 members of c's list
+     * (a third pass over it at every event). They are taken from S0, in c's list order (the
+     * order of the loads' sums below), by their place in the list. */
+    s->g_s0.len = 0;
+    s->last_read += s->inc_v.len;
+    for (size_t i = 0; i < s->inc_v.len; i++) {
+      int v = s->inc_v.data[i];
+      const lmm_var *x = &s->vars.data[v];
+      if (x->fixed) continue;   /* every variable of S0 has the stamp */
+      for (int e = 0; e < x->nel; e++)
+        if (x->el[e].cnst == c) {
+          if (x->el[e].coeff > 0) VEC_PUSH(s->g_s0, ((lmm_ref){v, x->el[e].cpos, 0}));
+          break;
+        }
+    }
+    lmm_ref *f = s->g_s0.data;
+    for (size_t i = 1; i < s->g_s0.len; i++)   /* insertion sort: a few */
+      for (size_t j = i; j > 0 && f[j - 1].epos > f[j].epos; j--) {
+        lmm_ref t = f[j]; f[j] = f[j - 1]; f[j - 1] = t;
+      }
+    for (size_t i = 0; i < s->g_s0.len; i++) fix_last(s, &s->vars.data[f[i].var], level, c);
+  } else {
+    s->last_read += (uint64_t)k->n;
+    for (int j = 0; j < k->n; j++) {
+      lmm_var *x = &s->vars.data[k->refs[j].var];
+      if (x->mark != s->stamp || x->fixed || k->refs[j].coeff <= 0) continue;
+      fix_last(s, x, level, c);
+    }
   }
   /* As after a complete fill: no constraint has free variables (lmm_selective.c's sg_fill
    * relies on it for the constraints it does not solve). */
@@ -144,9 +174,10 @@ int lmmg_lazy(const lmm_system *s) { return s->inc_v.len >= LMMG_LAZY; }
  * level, below their bounds); the variables of S0 and the kept ones that might have lost
  * their bottleneck are checked as in the usual repair. Anything unusual (a member changed,
  * members of several penalties or values, a bound reached, a check failed) leaves the solve to
- * the usual repair, unchanged. Per event this costs two passes over c's list (the scan and
- * the commit, which reports every member: the engine's group takes each report in O(1)), not
- * one visit of every element of every member. */
+ * the usual repair, unchanged. Per event this costs one pass over c's list (the scan, which
+ * lists the members) and one over the members (the commit, which writes their value and
+ * reports them: the engine's group takes those in its clock in one report), not one visit of
+ * every element of every member. */
 
 void lmmg_fix_group(lmm_system *s, lmm_cnst *k, double level) {
   double val = level / s->g_w;     /* a member's value, as fill computes it for a variable */
@@ -232,28 +263,40 @@ static void queue_check(lmm_system *s, int v) {
 static int scan_group(lmm_system *s, int c, double *bmin) {
   lmm_cnst *k = &s->cnsts.data[c];
   int n = 0;
-  double w = 0, v = 0, used = 0, maxl = 0, ac = 0;
-  *bmin = INFINITY;
-  s->inc_add.len = 0;
-  for (int j = 0; j < k->n; j++) {
-    int vi = k->refs[j].var;
-    lmm_var *x = &s->vars.data[vi];
-    double a = k->refs[j].coeff;
+  double w = 0, v = 0, used = 0, maxl = 0, ac = 0, bm = INFINITY;
+  /* In locals, the list of the others reserved once: the int stores of the push could alias
+   * the list's length and the stamp for the compiler, and *bmin the system's doubles, which it
+   * then reloaded at every entry (as in lmm.c's pass over T). */
+  const int nr = k->n;
+  const lmm_ref *refs = k->refs;
+  const lmm_var *vars = s->vars.data;
+  const unsigned stamp = s->stamp;
+  VEC_RESERVE(s->inc_add, (size_t)nr);
+  VEC_RESERVE(s->g_mem, (size_t)nr);
+  int *others = s->inc_add.data, *mem = s->g_mem.data;
+  size_t no = 0;
+  for (int j = 0; j < nr; j++) {
+    int vi = refs[j].var;
+    const lmm_var *x = &vars[vi];
+    double a = refs[j].coeff;
     if (a <= 0 || x->penalty <= 0) continue;
     if (x->bneck == c) {
-      if (x->mark == s->stamp) continue;           /* changed: in S0, filled */
+      if (x->mark == stamp) continue;              /* changed: in S0, filled */
       if (!n) { w = x->penalty; v = x->value; }
-      else if (x->penalty != w || x->value != v) return 0;
-      n++;
+      else if (x->penalty != w || x->value != v) { s->inc_add.len = 0; *bmin = bm; return 0; }
+      mem[n++] = vi;
       ac += a;
-      if (x->bound > 0 && x->bound < *bmin) *bmin = x->bound;
+      if (x->bound > 0 && x->bound < bm) bm = x->bound;
       continue;
     }
-    if (x->mark == s->stamp) continue;            /* in S0: filled */
+    if (x->mark == stamp) continue;               /* in S0: filled */
     used += a * x->value;
     if (x->value * x->penalty > maxl) maxl = x->value * x->penalty;
-    VEC_PUSH(s->inc_add, vi);
+    others[no++] = vi;
   }
+  s->inc_add.len = no;
+  s->g_mem.len = (size_t)n;
+  *bmin = bm;
   if (!n && !s->inc_add.len) return -1;   /* every variable changed (c's first solve): no miss */
   if (n < LMMG_GROUP_MIN || !(v > 0)) return 0;
   s->g_c = c;
@@ -390,7 +433,7 @@ int lmmg_repair(lmm_system *s, void (*changed)(void *ctx, void *owner, double va
     back_off(g);
     g->until = 0;   /* no new engine group there */
   }
-  int ok = c >= 0;
+  int ok = c >= 0, odd = 0;
   for (size_t i = 0; i < s->inc_v.len && ok; i++) {
     const lmm_var *x = &s->vars.data[s->inc_v.data[i]];
     if (x->penalty <= 0) continue;
@@ -409,6 +452,10 @@ int lmmg_repair(lmm_system *s, void (*changed)(void *ctx, void *owner, double va
     ok = !s->g_free && group_holds(s, bmin) && bound_holds(s);
     for (size_t i = 0; i < s->inc_v.len && ok; i++) ok = lmmi_has_bottleneck(s, s->inc_v.data[i]);
     for (size_t i = 0; i < s->inc_chk.len && ok; i++) ok = lmmi_has_bottleneck(s, s->inc_chk.data[i]);
+    /* The commit's members are the scan's (g_mem), unless a check gave a kept variable of the
+     * members' penalty and value c as its bottleneck: lmmg_member then holds for it too, and
+     * the commit reads c's list as before (never seen on the five shapes). */
+    for (size_t i = 0; i < s->inc_chk.len && ok && !odd; i++) odd = lmmg_member(s, &s->vars.data[s->inc_chk.data[i]]);
   }
   s->g_on = 0;
   s->inc_chk.len = 0;
@@ -438,18 +485,40 @@ int lmmg_repair(lmm_system *s, void (*changed)(void *ctx, void *owner, double va
   if (s->g_nv != s->g_v) {   /* the members, in c's order (lmmg_seed's order in S) */
     /* Those in the engine's group clock of c are reported together, by their number: the
      * engine checks that they are all its members (docs/performance.md, "one report"). */
-    const lmm_cnst *k = &s->cnsts.data[c];
+    /* The scan's members (lmmg_member held for them then and still does: only S0's and
+     * the checked variables changed since), in c's order; their fields in locals: the stores
+     * of their values could alias the system's doubles for the compiler, which then reloaded
+     * them at every member. lmmi_commit changes nothing they hold. */
+    lmm_var *vars = s->vars.data;
+    const int *gtag = s->vgtag;
+    const double nv = s->g_nv;
     size_t tagged = 0;
     int tag = s->g_report ? c : -2;
-    for (int j = 0; j < k->n; j++) {
-      int v = k->refs[j].var;
-      lmm_var *x = &s->vars.data[v];
-      if (k->refs[j].coeff <= 0 || x->penalty <= 0 || !lmmg_member(s, x)) continue;
-      x->newval = s->g_nv;
-      if (s->vcold[v].gtag == tag) { x->value = s->g_nv; tagged++; continue; }
-      lmmi_commit(s, v, changed, ctx);
+    if (!odd) {
+      const int *mem = s->g_mem.data;
+      const size_t nm = s->g_mem.len;
+      s->g_read += nm;
+      for (size_t j = 0; j < nm; j++) {
+        int v = mem[j];
+        lmm_var *x = &vars[v];
+        x->newval = nv;
+        if (gtag[v] == tag) { x->value = nv; tagged++; continue; }
+        lmmi_commit(s, v, changed, ctx);
+      }
+    } else {
+      const lmm_cnst *k = &s->cnsts.data[c];
+      s->g_odd++;
+      s->g_read += (uint64_t)k->n;
+      for (int j = 0; j < k->n; j++) {
+        int v = k->refs[j].var;
+        lmm_var *x = &vars[v];
+        if (k->refs[j].coeff <= 0 || x->penalty <= 0 || !lmmg_member(s, x)) continue;
+        x->newval = nv;
+        if (gtag[v] == tag) { x->value = nv; tagged++; continue; }
+        lmmi_commit(s, v, changed, ctx);
+      }
     }
-    if (tagged) s->g_report(ctx, c, s->g_nv, tagged);
+    if (tagged) s->g_report(ctx, c, nv, tagged);
   }
   keep_bound(s);
   return 1;

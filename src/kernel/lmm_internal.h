@@ -79,20 +79,29 @@ typedef struct {
   int cap;            /* of el */
   int alive, dirty;
   int next_free;
-  int gtag;           /* the engine's group clock it is in (its constraint, lmmi_set_gtag), or -1 */
 } lmm_var_cold;
 
-/* What SimGrid's modified-set walk (lmm_selective.c, lmm_sgorder.c) reads of a variable besides
- * its hot line, in a dense array of its own: the walk visits every variable of the touched
- * components, and reading each one's lmm_var_cold record (then 56 bytes) cost it more than
- * the visit itself. */
+/* What SimGrid's modified-set walk (lmm_selective.c, lmm_sgorder.c) reads of a variable,
+ * besides its stamp (lmm_system.vvisit, 4 bytes a variable: the walk tests it at every list
+ * entry it reads, visited or not): one 64-byte line per variable (the array is 64-byte
+ * aligned). The walk visits every variable of the touched components; it read the stamp, its
+ * hot line (penalty, el, nel) and its element array (a separate allocation, 16 bytes an
+ * element), three to four cache lines a variable for what it needs: whether it is switched on,
+ * and its constraints. Those are copied here (on, nel, c: kept by lmm_var_new, lmm_expand,
+ * lmm_var_set_penalty and lmm_var_free; the walk reads el only past LMM_HOPS elements). */
+#define LMM_HOPS 12
 typedef struct {
-  unsigned visit;     /* reached by the walk of this epoch */
   int stale;          /* value from a solve that did not see all its constraints */
-  uint64_t ord;       /* SimGrid's order (lmm_sgorder.c): when it was last switched on */
-  uint64_t ostamp;    /* lmm_sgorder.c: listed by this solve (lmmo_solve) */
   int hidden;         /* elements left out of the solution (lmm_selective.c, "Open sets") */
+  int on;             /* !(penalty <= 0): the walk goes through it */
+  int nel;            /* lmm_var.nel */
+  int c[LMM_HOPS];    /* el[j].cnst, for j < LMM_HOPS */
 } lmm_var_walk;
+_Static_assert(sizeof(lmm_var_walk) == 64, "one cache line a variable");
+
+/* SimGrid's order of a variable (lmm_sgorder.c): when it was last switched on; listed by this
+ * solve (lmmo_solve). */
+typedef struct { uint64_t ord, ostamp; } lmm_var_ord;
 
 /* A constraint's state in SimGrid's modified-set walk (lmm_selective.c, lmm_sgorder.c): m ==
  * the system's epoch while it is in the modified set M; and what the walk may skip of its
@@ -106,8 +115,10 @@ typedef struct {
  * together by a shared link the walk reaches most variables through it, and their other
  * links' lists, read after, were nothing but skipped entries (docs/performance.md, "The walk
  * skips lists it has seen"). In one record: the walk reads m and vis of each element of each
- * variable it visits, and decides a skip without reading the constraint's own record. */
-typedef struct { unsigned m; int vis, on; } lmm_cnst_walk;
+ * variable it visits, and decides a skip without reading the constraint's own record. n and
+ * refs: the constraint's list (lmm_cnst's, copied by lmm_expand and lmm_var_free), which the walk
+ * reads from here, not from the constraint's 128-byte record, a cache line more per list. */
+typedef struct { unsigned m; int vis, on, n; const lmm_ref *refs; } lmm_cnst_walk;
 
 /* lmm_selective.c: an element of a variable left out of the solution, with its coefficient. */
 typedef struct { int var, el; double coeff; } lmm_hidden;
@@ -130,7 +141,13 @@ struct lmm_system {
   VEC(unsigned) cmark;      /* per constraint: component stamp; in solve_incremental: in T */
   struct { lmm_var *data; size_t len, cap; } vars;   /* 64-byte aligned */
   lmm_var_cold *vcold;      /* vars.cap entries */
-  lmm_var_walk *vwalk;      /* vars.cap entries */
+  lmm_var_walk *vwalk;      /* vars.cap entries, 64-byte aligned */
+  lmm_var_ord *vord;        /* vars.cap entries */
+  unsigned *vvisit;         /* vars.cap entries: reached by the walk of this epoch */
+  int *vgtag;               /* vars.cap entries: the engine's group clock the variable is in (its
+                             * constraint, lmmi_set_gtag), or -1; dense, as lmmg_repair's commit
+                             * reads it for each of ~800 members at each event (it was in
+                             * lmm_var_cold, a cache line more a member) */
   int free_var;             /* head of the free list of variable slots, -1 when empty */
   VEC(int) dirty_cnsts;
   VEC(int) dirty_vars;
@@ -196,11 +213,20 @@ struct lmm_system {
   /* solve_incremental: the modified constraints of T with LMMG_GROUP_MIN variables or more
    * (lmmg_repair's candidates; T has no FATPIPE constraint). None: no group repair. */
   VEC(int) g_cand;
+  /* lmmg_repair: the group's members found by the scan of g_c, in c's order (the commit's
+   * list). */
+  VEC(int) g_mem;
+  /* lmmg_last_round in a group repair: S0's free variables on the group's constraint, with
+   * their place in its list (var, epos: that place), in the list's order. */
+  VEC(lmm_ref) g_s0;
   /* The engine's report of a group repair's members that are in its group clock of the
    * group's constraint (gtag == g_c): one call with their number instead of one per member
    * (lmmg_repair's commit; NULL: every member reported to `changed`). */
   void (*g_report)(void *ctx, int c, double value, size_t n);
   uint64_t g_fast, g_fallback, g_recompute, g_scans;
+  uint64_t g_odd;            /* group repairs whose commit read c's list (lmmg_repair, `odd`) */
+  uint64_t g_read;           /* entries the group repairs' commits read (members, or c's list) */
+  uint64_t last_read;        /* entries lmmg_last_round read (S0's variables, or c's list) */
 };
 
 /* Variable v's entry on constraint c enters (d = 1) or leaves (d = -1) c's list, or v switches
@@ -209,7 +235,7 @@ struct lmm_system {
 static inline void lmms_count(lmm_system *s, int v, int c, int on, int d) {
   if (!on) return;
   s->cwalk.data[c].on += d;
-  if (s->selective && s->vwalk[v].visit == s->epoch) s->cwalk.data[c].vis += d;
+  if (s->selective && s->vvisit[v] == s->epoch) s->cwalk.data[c].vis += d;
 }
 
 /* Values of var.bneck besides a constraint index. */
@@ -225,7 +251,7 @@ static inline int lmmg_member(const lmm_system *s, const lmm_var *x) {
 }
 
 /* engine.c: variable v's activity joined the group clock of constraint c (-1: left it). */
-static inline void lmmi_set_gtag(lmm_system *s, int v, int c) { s->vcold[v].gtag = c; }
+static inline void lmmi_set_gtag(lmm_system *s, int v, int c) { s->vgtag[v] = c; }
 
 /* lmm.c, for lmm_selective.c */
 /* Variable v / constraint c changed: the next solve re-solves from there. */

@@ -50,7 +50,7 @@ void lmms_init(lmm_system *s) {
   s->order = 0;   /* SimGrid's order of M (lmm_sgorder.c): lmm_set_sg_order */
   s->epoch = 1;
   /* Visits of an earlier selective period would count as this epoch's. */
-  for (size_t i = 0; i < s->vars.len; i++) s->vwalk[i].visit = 0;
+  for (size_t i = 0; i < s->vars.len; i++) s->vvisit[i] = 0;
   for (size_t i = 0; i < s->cwalk.len; i++) s->cwalk.data[i].m = 0;
   s->sg_always = getenv("PSIM_LMM_SG") != NULL;
   s->no_hide = getenv("PSIM_LMM_NOHIDE") != NULL;
@@ -94,9 +94,10 @@ void lmm_enables_done(lmm_system *s) {
 
 int lmm_touching(const lmm_system *s) { return s->selective && s->walks; }
 
-void lmm_touch_cnst(lmm_system *s, int c) {
-  if (!s->selective || !s->walks || in_m(s, c)) return;
-  if (s->order) { lmmo_walk(s, c); return; }
+/* The walk from c (not in M). noskip, a constant where it is inlined (the tests' reference
+ * walk, lmm_system.walk_noskip): every list read, from the constraint's own record, and each
+ * variable's own penalty and elements. */
+static inline __attribute__((always_inline)) void walk_from(lmm_system *s, int c, const int noskip) {
   /* A constraint joins M once an epoch, so M's list and the walk's stack never hold more than
    * every constraint: reserved once here, a join is two stores (it was a call with two
    * capacity checks, a third of the walk on the 512-host fat tree). In locals: the stores of
@@ -110,37 +111,55 @@ void lmm_touch_cnst(lmm_system *s, int c) {
   const unsigned ep = s->epoch;
   lmm_cnst_walk *cw = s->cwalk.data;
   lmm_var_walk *vw = s->vwalk;
+  unsigned *visit = s->vvisit;
   const lmm_var *vars = s->vars.data;
-  const int noskip = s->walk_noskip;
 #define WALK_JOIN(c_) do { cw[c_].m = ep; cw[c_].vis = 0; mlist[nm++] = (c_); stack[ns++] = (c_); } while (0)
   WALK_JOIN(c);
   while (ns) {
     int kc = stack[--ns];
     if (cw[kc].vis == cw[kc].on && !noskip) continue;   /* every entry skippable */
-    const lmm_cnst *k = &s->cnsts.data[kc];
-    const int n = k->n;
+    /* The list from the walk's record (lmm_cnst_walk), the reference from the constraint. */
+    const int n = noskip ? s->cnsts.data[kc].n : cw[kc].n;
     s->walk_read += (uint64_t)n;
-    const lmm_ref *refs = k->refs;
+    const lmm_ref *refs = noskip ? s->cnsts.data[kc].refs : cw[kc].refs;
     for (int i = 0; i < n; i++) {
       int v = refs[i].var;
+      if (visit[v] == ep) continue;
       lmm_var_walk *xc = &vw[v];
-      if (xc->visit == ep) continue;
-      const lmm_var *x = &vars[v];
-      if (x->penalty <= 0) continue;
-      xc->visit = ep;
+      /* The variable's walk record holds what the walk needs (lmm_var_walk); the tests'
+       * reference walk (noskip) reads the variable itself. */
+      if (noskip ? vars[v].penalty <= 0 : !xc->on) continue;
+      visit[v] = ep;
       if (xc->stale) s->stale_in_m = 1;
-      const lmm_elem *el = x->el;
-      const int nel = x->nel;
-      for (int j = 0; j < nel; j++) {
-        int c2 = el[j].cnst;
-        if (cw[c2].m != ep) WALK_JOIN(c2);   /* vis from 0 */
-        cw[c2].vis++;
+      const int nel = xc->nel;
+      if (nel <= LMM_HOPS && !noskip) {
+        const int *cs = xc->c;
+        for (int j = 0; j < nel; j++) {
+          int c2 = cs[j];
+          if (cw[c2].m != ep) WALK_JOIN(c2);   /* vis from 0 */
+          cw[c2].vis++;
+        }
+      } else {
+        const lmm_var *x = &vars[v];
+        const lmm_elem *el = x->el;
+        for (int j = 0; j < x->nel; j++) {
+          int c2 = el[j].cnst;
+          if (cw[c2].m != ep) WALK_JOIN(c2);
+          cw[c2].vis++;
+        }
       }
     }
   }
 #undef WALK_JOIN
   s->m_list.len = nm;
   s->walk.len = 0;
+}
+
+void lmm_touch_cnst(lmm_system *s, int c) {
+  if (!s->selective || !s->walks || in_m(s, c)) return;
+  if (s->order) lmmo_walk(s, c);
+  else if (s->walk_noskip) walk_from(s, c, 1);
+  else walk_from(s, c, 0);
 }
 
 void lmm_touch_var(lmm_system *s, int v) {
@@ -365,7 +384,7 @@ static void unhide_visited(lmm_system *s) {
   size_t n = 0;
   for (size_t i = 0; i < s->hidden.len; i++) {
     const lmm_hidden *h = &s->hidden.data[i];
-    if (s->vwalk[h->var].visit != s->epoch) { s->hidden.data[n++] = *h; continue; }
+    if (s->vvisit[h->var] != s->epoch) { s->hidden.data[n++] = *h; continue; }
     restore(s, h);
     lmmi_mark_var(s, h->var);
     lmmi_mark_cnst(s, s->vars.data[h->var].el[h->el].cnst);
@@ -408,7 +427,7 @@ static int hide_open(lmm_system *s) {
 static void next_epoch(lmm_system *s) {
   if (++s->epoch == 0) {   /* wrapped: forget every stamp */
     for (size_t i = 0; i < s->cwalk.len; i++) s->cwalk.data[i].m = 0;
-    for (size_t i = 0; i < s->vars.len; i++) s->vwalk[i].visit = 0;
+    for (size_t i = 0; i < s->vars.len; i++) s->vvisit[i] = 0;
     s->epoch = 1;
   }
   s->m_list.len = 0;

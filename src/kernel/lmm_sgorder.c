@@ -56,11 +56,11 @@ static void append(lmm_system *s, int c, int v, int el) {
     l->e = xrealloc(l->e, l->cap * sizeof *l->e);
   }
   const lmm_var *x = &s->vars.data[v];
-  l->e[l->n++] = (lmmo_ent){v, el, s->vwalk[v].ord, x->el[el].coeff / x->penalty};
+  l->e[l->n++] = (lmmo_ent){v, el, s->vord[v].ord, x->el[el].coeff / x->penalty};
 }
 
 void lmmo_switched_on(lmm_system *s, int v) {
-  s->vwalk[v].ord = ++s->ord_next;
+  s->vord[v].ord = ++s->ord_next;
   const lmm_var *x = &s->vars.data[v];
   for (int i = 0; i < x->nel; i++) append(s, x->el[i].cnst, v, i);
 }
@@ -73,7 +73,7 @@ void lmmo_elem_added(lmm_system *s, int v, int el) { append(s, s->vars.data[v].e
  * the end when the binary search misses. */
 static lmmo_ent *find(lmm_system *s, int c, int v) {
   lmmo_list *l = list_of(s, c);
-  uint64_t ord = s->vwalk[v].ord;
+  uint64_t ord = s->vord[v].ord;
   size_t lo = 0, hi = l->n;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
@@ -103,7 +103,7 @@ void lmmo_off(lmm_system *s, int v) {
     lmmo_ent *e = find(s, x->el[i].cnst, v);
     if (e) e->var = -1;
   }
-  s->vwalk[v].ord = 0;
+  s->vord[v].ord = 0;
   for (int i = 0; i < x->nel; i++) {
     lmmo_list *l = list_of(s, x->el[i].cnst);
     if (++l->dead * 2 <= l->n) continue;
@@ -233,7 +233,7 @@ static double first_pass(lmm_system *s) {
         else if (k->usage < e->w) k->usage = e->w;
         VEC_PUSH(s->o_act, e->var);
       }
-      lmm_var_walk *xw = &s->vwalk[e->var];
+      lmm_var_ord *xw = &s->vord[e->var];
       if (xw->ostamp == s->o_stamp) continue;
       void *owner = s->vcold[e->var].owner;
       if (!owner) continue;
@@ -367,7 +367,7 @@ void lmmo_walk(lmm_system *s, int c) {
     /* The variable's constraints from element j on, until one joins M (its frame goes on
      * top: the walk resumes here afterwards, where the variable may have been visited by
      * then, which ends its loop as in SimGrid's). */
-    if (xw->visit != s->epoch) {
+    if (s->vvisit[f->v] != s->epoch) {
       int j = f->j, c0 = f->c, entered = 0;
       while (j < x->nel) {
         int c2 = x->el[j++].cnst;
@@ -379,7 +379,7 @@ void lmmo_walk(lmm_system *s, int c) {
         }
       }
       if (entered) continue;
-      xw->visit = s->epoch;
+      s->vvisit[f->v] = s->epoch;
       if (xw->stale) s->stale_in_m = 1;
     }
     f->j = 0;

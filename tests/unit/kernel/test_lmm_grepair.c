@@ -14,6 +14,7 @@
 #include <stdlib.h>
 
 #include "psim/kernel.h"
+#include "kernel/lmm_internal.h"
 
 #define EPS 1e-12
 #define NM 48             /* members: more than lmm_group.c's LMMG_GROUP_MIN (32) */
@@ -57,7 +58,11 @@ static void scenario(int on, int check) {
 
   /* 1. A flow f starts on C: 49 at 144/49, as one variable (Q: 11.76). */
   int f = flow(s, c, 100, NM);
+  uint64_t last = s->last_read;
   solved(s, on, &n, 1);
+  /* Its last round (C saturates, f and the group free) reads S0 = {f}, not C's 49 entries
+   * (PSIM_LMM_CHECK's full solve reads them). */
+  if (on && !check) assert_int_equal(s->last_read - last, 1);
   for (int i = 0; i < NM; i++) assert_value(s, m[i], 144.0 / 49);
   assert_value(s, f, 144.0 / 49);
 
@@ -72,7 +77,11 @@ static void scenario(int on, int check) {
   /* 3. g starts on C: the 37 on C and g share 131 (3.447 > 3.25: Q's four stay), as one
    * variable (the four are not members: Q holds them). */
   int g = flow(s, c, 100, NM + 1);
+  uint64_t read = s->g_read;
   solved(s, on, &n, 1);
+  /* The commit reads the scan's 37 members, not C's list of 42 (Q's four and g besides). */
+  assert_int_equal(s->g_read - read, on ? 37 : 0);
+  assert_int_equal(s->g_odd, 0);
   for (int i = 0; i < NQ; i++) assert_value(s, m[i], 3.25);
   for (int i = NQ; i < NM; i++) if (i < 10 || i >= 18) assert_value(s, m[i], 131.0 / 38);
   assert_value(s, g, 131.0 / 38);

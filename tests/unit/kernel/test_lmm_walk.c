@@ -91,8 +91,26 @@ static void count(const lmm_system *s, int c, int *on, int *vis) {
     int v = k->refs[i].var;
     if (s->vars.data[v].penalty <= 0) continue;
     (*on)++;
-    *vis += s->vwalk[v].visit == s->epoch;
+    *vis += s->vvisit[v] == s->epoch;
   }
+}
+
+/* Both systems' modified sets are the same, in the same order; then operation `kind` on flow
+ * i moves its state (0 none, 1 off, 2 on) as the random tests below do. */
+static void same_m_next(lmm_system *const *sys, int *state, int i, int kind) {
+  assert_int_equal(sys[0]->m_list.len, sys[1]->m_list.len);
+  for (size_t j = 0; j < sys[0]->m_list.len; j++)
+    assert_int_equal(sys[0]->m_list.data[j], sys[1]->m_list.data[j]);
+  if (state[i] == 0) state[i] = kind < 2 ? 2 : 1;
+  else if (kind == 0) state[i] = 0;
+  else if (kind == 1 || state[i] == 1) state[i] = state[i] == 1 ? 2 : 1;
+}
+
+/* Solves both systems: every flow gets the same value, to the last bit. */
+static void solve_same(lmm_system *const *sys, const int *var, const int *state, int nv) {
+  for (int k = 0; k < 2; k++) lmm_solve(sys[k], NULL, NULL);
+  for (int i = 0; i < nv; i++)
+    if (state[i]) assert_true(lmm_var_value(sys[0], var[i]) == lmm_var_value(sys[1], var[i]));
 }
 
 /* Random epochs of switch-ons, switch-offs, ends, new flows (enabled at once or announced)
@@ -152,18 +170,81 @@ static void same_walk_as_reading_every_list(void **st) {
           if (in_m(s, c)) assert_true(s->cwalk.data[c].vis <= vis);
         }
       }
-      assert_int_equal(sys[0]->m_list.len, sys[1]->m_list.len);
-      for (size_t j = 0; j < sys[0]->m_list.len; j++)
-        assert_int_equal(sys[0]->m_list.data[j], sys[1]->m_list.data[j]);
-      if (state[i] == 0) state[i] = kind < 2 ? 2 : 1;
-      else if (kind == 0) state[i] = 0;
-      else if (kind == 1 || state[i] == 1) state[i] = state[i] == 1 ? 2 : 1;
+      same_m_next(sys, state, i, kind);
     }
-    for (int k = 0; k < 2; k++) lmm_solve(sys[k], NULL, NULL);
-    for (int i = 0; i < NV; i++)
-      if (state[i]) assert_true(lmm_var_value(sys[0], var[i]) == lmm_var_value(sys[1], var[i]));
+    solve_same(sys, var, state, NV);
   }
   assert_true(read[0] < read[1]);
+  for (int k = 0; k < 2; k++) lmm_free(sys[k]);
+}
+
+/* The walk reads a variable's switch and constraints from its walk record (lmm_var_walk: on,
+ * nel, the first LMM_HOPS constraints), kept by lmm_var_new, lmm_expand and
+ * lmm_var_set_penalty, past LMM_HOPS elements the variable's own elements, and a constraint's
+ * list (n, refs) from its walk record (lmm_cnst_walk), kept by lmm_expand and lmm_var_free.
+ * Random routes of 1 to LMM_HOPS + 4 links (some crossing a link twice), switch-ons,
+ * switch-offs, frees and reused slots on two systems, the second walking as before (every list
+ * from the constraint, the variable's own penalty and elements): after every operation each
+ * live variable's record and each constraint's match it, and the modified sets are the same,
+ * in the same order. */
+static void walk_record_follows_variables(void **st) {
+  (void)st;
+  enum { NC = 40, NV = 120 };
+  lmm_system *sys[2];
+  for (int k = 0; k < 2; k++) {
+    sys[k] = lmm_new();
+    lmm_set_selective(sys[k], 1);
+    sys[k]->walk_noskip = k;
+    for (int c = 0; c < NC; c++) lmm_cnst_new(sys[k], 1 + c % 7, 0);
+  }
+  int var[NV], state[NV];   /* 0 none, 1 off, 2 on */
+  memset(state, 0, sizeof state);
+  int longer = 0;           /* variables built with more than LMM_HOPS elements */
+  for (int epoch = 0; epoch < 2000; epoch++) {
+    int ops = 1 + (int)rnd(6);
+    for (int k = 0; k < 2; k++) lmm_walks(sys[k], 2);
+    for (int o = 0; o < ops; o++) {
+      int i = (int)rnd(NV), kind = (int)rnd(4), links = 1 + (int)rnd(LMM_HOPS + 4);
+      int cs[LMM_HOPS + 4];
+      for (int l = 0; l < links; l++) cs[l] = l && !rnd(8) ? cs[l - 1] : (int)rnd(NC);   /* twice */
+      for (int k = 0; k < 2; k++) {
+        lmm_system *s = sys[k];
+        if (state[i] == 0) {
+          int on = kind < 2;
+          int v = lmm_var_new(s, on ? 1 + kind : 0, -1, &tag[i % 16]);
+          if (k) assert_int_equal(v, var[i]);
+          var[i] = v;
+          for (int l = 0; l < links; l++) {
+            lmm_expand(s, cs[l], v, 1);
+            if (on) lmm_touch_cnst(s, cs[l]);
+          }
+          if (!k && s->vars.data[v].nel > LMM_HOPS) longer++;
+        } else if (kind == 0) {
+          lmm_var_free(s, var[i]);
+        } else if (kind == 1 || state[i] == 1) {
+          lmm_var_set_penalty(s, var[i], state[i] == 1 ? 0.5 : 0);
+          if (state[i] == 1) lmm_touch_var(s, var[i]);
+        } else {
+          lmm_touch_cnst(s, cs[0]);
+        }
+        for (int j = 0; j < NV; j++) {
+          if (!state[j] || (j == i && state[i] && kind == 0)) continue;
+          const lmm_var *x = &s->vars.data[var[j]];
+          const lmm_var_walk *w = &s->vwalk[var[j]];
+          assert_int_equal(w->on, !(x->penalty <= 0));
+          assert_int_equal(w->nel, x->nel);
+          for (int e = 0; e < x->nel && e < LMM_HOPS; e++) assert_int_equal(w->c[e], x->el[e].cnst);
+        }
+        for (int c = 0; c < NC; c++) {   /* the constraints' walk records: their lists */
+          assert_int_equal(s->cwalk.data[c].n, s->cnsts.data[c].n);
+          assert_true(s->cwalk.data[c].refs == s->cnsts.data[c].refs);
+        }
+      }
+      same_m_next(sys, state, i, kind);
+    }
+    solve_same(sys, var, state, NV);
+  }
+  assert_true(longer > 50);
   for (int k = 0; k < 2; k++) lmm_free(sys[k]);
 }
 
@@ -171,6 +252,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(skips_covered_lists),
       cmocka_unit_test(same_walk_as_reading_every_list),
+      cmocka_unit_test(walk_record_follows_variables),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
