@@ -37,12 +37,11 @@ struct mpi_req {
       taken : 1,        /* the driver's wait returned it (SMPI's finish_wait) */
       shadow : 1,       /* a send whose sender is in another process (mpi_world_split) */
       remote : 1,       /* a send whose receiver is in another process */
-      written : 1;      /* a send of MPI_F_WRITTEN */
+      written : 1,      /* a send of MPI_F_WRITTEN */
+      xs_at : 2,        /* where its transfer's start date is (MPI_XS_*; mpi_req_xfer_start) */
+      finished : 1;     /* a receive whose message arrived: or_due_ holds its smpi/or */
   double bytes;         /* send: its size; receive: the size asked (-1: any), then the size got */
-  double or_due;        /* smpi/or still to pay by its owner when its wait or test returns
-                           the request (SMPI's Request::finish_wait), 0 otherwise */
   double posted;        /* date posted */
-  double xfer_start;    /* date the bytes started moving (-1 before) */
   double xfer_end;      /* date the last byte arrived (-1 before) */
   /* A request waits in a matching queue only until it matches: its queue link and its peer
    * share their bytes (issue 38), so read peer only when `matched` is set. */
@@ -52,16 +51,47 @@ struct mpi_req {
     mpi_req *next;      /* before: next in its bucket, a circular list whose newest request
                            points at its oldest (or next in the wildcard list) */
   };
-  mpi_req *oprev, *onext; /* matching: the rank's posted or unexpected requests, in order
-                           (onext NULL after the newest; the oldest's oprev is the newest) */
+  /* The order links serve only while it is queued, so they share their bytes (issue 38, part
+   * 3: 104 bytes, not 120) with what comes later: the transfer's start date once it is not
+   * queued (an eager send, queued while its bytes move, started at its post: xs_at says so),
+   * and a receive's smpi/or once its message arrived. Read them with mpi_req_xfer_start and
+   * mpi_req_or_due. */
+  union {
+    mpi_req *oprev;     /* matching: the rank's posted or unexpected requests, in order */
+    double xstart_;     /* xs_at == MPI_XS_OWN: the date the bytes started moving */
+  };
+  union {
+    mpi_req *onext;     /* (onext NULL after the newest; the oldest's oprev is the newest) */
+    double or_due_;     /* finished: smpi/or still to pay by its owner when its wait or test
+                           returns the request (SMPI's Request::finish_wait), 0 otherwise */
+  };
   uint64_t seq;         /* posting order, to pick the oldest of several candidates */
   uint64_t wseq;        /* order in which its owner started waiting on it (0: not waited);
                            in a wait group (wbase set), its index in the group + 1 */
   const uint64_t *wbase; /* the wait group it belongs to (mpi_req_join), or NULL */
   void *user;           /* the driver's */
   /* no pointer to its world: the world's slab finds it from the request's address (issue 38:
-   * with the union above, 120 bytes, not 136) */
+   * with the peer's union above, 120 bytes, not 136; with the order links', 104) */
 };
+
+/* mpi_req.xs_at: no start yet (-1), the post date, xstart_. */
+enum { MPI_XS_NONE = 0, MPI_XS_POSTED = 1, MPI_XS_OWN = 2 };
+/* The date r's bytes started moving (a receive: its message's), -1 before. */
+static inline double mpi_req_xfer_start(const mpi_req *r) {
+  return r->xs_at == MPI_XS_OWN ? r->xstart_ : r->xs_at == MPI_XS_POSTED ? r->posted : -1;
+}
+/* An observed message's start (mpi_world_observe): its transfer's, else its post date. */
+static inline double mpi_req_start_or_post(const mpi_req *r) {
+  double t = mpi_req_xfer_start(r);
+  return t >= 0 ? t : r->posted;
+}
+/* smpi/or still to pay by r's owner when its wait or test returns r (SMPI's
+ * Request::finish_wait): a receive's of a detached message, once arrived; 0 otherwise.
+ * mpi_req_or_paid: the driver paid it (it is 0 from then on). */
+static inline double mpi_req_or_due(const mpi_req *r) { return r->finished ? r->or_due_ : 0; }
+static inline void mpi_req_or_paid(mpi_req *r) {
+  if (r->finished) r->or_due_ = 0;
+}
 
 typedef void (*mpi_done_fn)(void *ctx, mpi_req *r);
 

@@ -173,8 +173,8 @@ static void compute_done(sim *s, activity *a) {
  * the other (psim run does the same: emu_req_take). */
 static void take(rank *k, mpi_req *q) {
   q->taken = 1;
-  k->or_due += q->or_due;
-  q->or_due = 0;
+  k->or_due += mpi_req_or_due(q);
+  mpi_req_or_paid(q);
 }
 
 /* The waitall's complete requests not taken yet, by index (a binary min-heap): a round takes
