@@ -56,6 +56,8 @@ struct mpi_world {
   busy_state *busy_st;
   double last;          /* the date of the last message end or completion seen here */
   int xfer_mark;        /* the kernel's mark kind of a message's end (transfer_mark), or 0 */
+  uint64_t *gbase;      /* per rank, the base of its wait group (mpi_wgroup_rewait), or NULL
+                           before the first group */
 };
 
 /* Busy time is kept so that its value does not depend on the order of one date's changes
@@ -167,6 +169,7 @@ void mpi_world_free(mpi_world *w) {
   free(w->busy_since);
   free(w->busy_acc);
   free(w->busy_closed);
+  free(w->gbase);
   VEC_FREE(w->busy_log);
   VEC_FREE(w->busy_late);
   free(w->lidx);
@@ -201,7 +204,7 @@ static inline mpi_req *req_new(mpi_world *w, int owner, int src, int dst, int ta
   r->peer = r->oprev = r->onext = NULL;   /* peer: next too */
   r->seq = 0;
   r->wseq = 0;
-  r->wbase = NULL;
+  r->grouped = 0;
   r->shadow = r->remote = r->written = 0;
   r->user = NULL;
   return r;
@@ -280,27 +283,34 @@ void mpi_req_wait(mpi_req *r) {
 
 void mpi_req_rewait(mpi_req *r) {
   r->waited = 1;
-  r->wbase = NULL;
+  r->grouped = 0;
   r->wseq = ++req_world(r)->wseq;
 }
 
-void mpi_req_join(mpi_req *r, const uint64_t *base, int index) {
+void mpi_req_join(mpi_req *r, int index) {
   r->waited = 1;
-  r->wbase = base;
+  r->grouped = 1;
   r->wseq = (uint64_t)index + 1;
+}
+
+uint64_t mpi_req_place(const mpi_req *r) {
+  if (!r->grouped) return r->wseq;
+  const mpi_world *w = req_world(r);
+  return (w->gbase ? w->gbase[r->owner] : 0) + r->wseq;
 }
 
 /* Members get the places w->wseq + 1 .. w->wseq + n: what n mpi_req_rewait calls would give
  * (the skipped numbers of members not waiting any more are never compared). */
-void mpi_wgroup_rewait(mpi_world *w, uint64_t *base, int n) {
-  *base = w->wseq;
+void mpi_wgroup_rewait(mpi_world *w, int rank, int n) {
+  if (!w->gbase) w->gbase = xcalloc((size_t)(w->nranks > 0 ? w->nranks : 1), sizeof *w->gbase);
+  w->gbase[rank] = w->wseq;
   w->wseq += (uint64_t)n;
 }
 
 void mpi_req_leave(mpi_req *r) {
-  if (!r->wbase) return;
+  if (!r->grouped) return;
   r->wseq = mpi_req_place(r);
-  r->wbase = NULL;
+  r->grouped = 0;
 }
 
 /* A message's last byte arrived: as a mark of its send (the constant model, issue 38: no

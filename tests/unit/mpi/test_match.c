@@ -10,7 +10,7 @@
  * receives), and enough requests for several slab chunks (a request finds its world from its
  * address); a rank's lists in posting order (one pointer each: the oldest's oprev is the
  * newest) after removals at their head, middle and end, and wildcard receives, whose lists
- * exist only once one is posted; under the constant model, the requests' 104-byte layout
+ * exist only once one is posted; under the constant model, the requests' 96-byte layout
  * (order links shared with the transfer's start date and a receive's smpi/or) and a
  * message's end as a kernel mark. */
 #include <math.h>
@@ -263,7 +263,7 @@ static void test_constant_model_layout(void **state) {
   assert_int_equal(net_config_set(&cfg, "smpi/or", "0:2e-6:0", &err), 1);
   world *W = const_world = open_world_cfg(&cfg);
   assert_int_equal(sim_mark_kind(W->s, other_mark), 2);   /* kind 1: the world's */
-  assert_int_equal(sizeof(mpi_req), 104);
+  assert_int_equal(sizeof(mpi_req), 96);
   mpi_req *s1 = isend(W, 0, 1, 1, MPI_CTX_USER, 1000), *s2 = isend(W, 0, 1, 2, MPI_CTX_USER, 1e6);
   /* both queued unexpected (s1's links point at s2): no start, no smpi/or, though s1 is done */
   assert_true(s1->done && s1->detached && !s2->detached);
