@@ -138,6 +138,19 @@ activity *sim_start_timer(sim *s, double delay, activity_done_fn done, void *dat
  * it as work: done() is called at now + delay, with a's head only (data, tag, src, dst...).
  * A constant-model message is one (models_transfer); 96 bytes instead of 160. */
 activity *sim_start_event(sim *s, double delay, activity_done_fn done, void *data, int tag);
+/* Marks (issue 38, part 3): a completion at a fixed date that needs no activity at all. The
+ * event heap's entry (24 bytes) points at the caller's own object, tagged with a kind that
+ * sim_mark_kind registered: fn(s, obj) is called at now + delay, in the same (date, sequence)
+ * order as an activity started instead would be (a mark takes a sequence number as
+ * sim_start_event does). A mark is never moved, cancelled or continued; obj must be 8-byte
+ * aligned and stay valid until fn is called. A constant-model message's end is one
+ * (models_transfer_mark): no 88-byte event a message in flight.
+ * sim_mark_kind returns the kind of fn (the same for the same fn), or 0 when the SIM_MARK_KINDS
+ * kinds are taken: the caller then starts an event instead. */
+typedef void (*sim_mark_fn)(sim *s, void *obj);
+#define SIM_MARK_KINDS 7
+int sim_mark_kind(sim *s, sim_mark_fn fn);
+void sim_start_mark(sim *s, double delay, void *obj, int kind);
 /* SimGrid's CPU model (its order of one date's events, engine.c): sim_start_sleep is a timer
  * that is a sleep on the host whose CPU constraint is `cnst` (a rank's sleep, MPI overheads,
  * test sleeps); sim_cpu_work declares work activity a a computation on constraint `cnst`. */

@@ -152,6 +152,12 @@ activity *models_transfer_written(models *m, int src, int dst, double bytes, act
 typedef enum { OVH_SEND, OVH_RECV, OVH_ISEND } overhead_kind;
 /* Software overhead (smpi/os, or, ois; per-host overrides) of a message of `bytes` on host h. */
 double models_overhead(const models *m, int host, overhead_kind k, double bytes);
+/* models_transfer (written: models_transfer_written) whose end, where the constant model dates
+ * it at once (no machine file's pair line, no CPU cost of communication: a plain event), is a
+ * mark of obj instead (sim_start_mark, kind `mark` of sim_mark_kind: no event a message in
+ * flight); elsewhere it starts the activity done(data) as they do. 0, or -1 with err. */
+int models_transfer_mark(models *m, int src, int dst, double bytes, int written, void *obj, int mark,
+                         activity_done_fn done, void *data, int tag, psim_err *err);
 /* The machine file's delays now for a message of `bytes` on host h (0 without one): what the
  * sender pays before its message leaves (send + packing delays), what the receiver pays once
  * it arrived (receive delay), on top of the overheads above. */

@@ -40,12 +40,12 @@ struct mpi_req {
       shadow : 1,       /* a send whose sender is in another process (mpi_world_split) */
       remote : 1,       /* a send whose receiver is in another process */
       written : 1,      /* a send of MPI_F_WRITTEN */
-      at_rest : 1;      /* a collective's send of MPI_F_AT_REST */
+      at_rest : 1,      /* a collective's send of MPI_F_AT_REST */
+      xs_at : 2,        /* where its transfer's start date is (MPI_XS_*; mpi_req_xfer_start) */
+      finished : 1,     /* a receive whose message arrived: or_due_ holds its smpi/or */
+      grouped : 1;      /* a member of its owner's wait group (mpi_req_join) */
   double bytes;         /* send: its size; receive: the size asked (-1: any), then the size got */
-  double or_due;        /* smpi/or still to pay by its owner when its wait or test returns
-                           the request (SMPI's Request::finish_wait), 0 otherwise */
   double posted;        /* date posted */
-  double xfer_start;    /* date the bytes started moving (-1 before) */
   double xfer_end;      /* date the last byte arrived (-1 before) */
   /* A request waits in a matching queue only until it matches: its queue link and its peer
    * share their bytes (issue 38), so read peer only when `matched` is set. */
@@ -55,16 +55,47 @@ struct mpi_req {
     mpi_req *next;      /* before: next in its bucket, a circular list whose newest request
                            points at its oldest (or next in the wildcard list) */
   };
-  mpi_req *oprev, *onext; /* matching: the rank's posted or unexpected requests, in order
-                           (onext NULL after the newest; the oldest's oprev is the newest) */
+  /* The order links serve only while it is queued, so they share their bytes (issue 38, part
+   * 3: 104 bytes, not 120) with what comes later: the transfer's start date once it is not
+   * queued (an eager send, queued while its bytes move, started at its post: xs_at says so),
+   * and a receive's smpi/or once its message arrived. Read them with mpi_req_xfer_start and
+   * mpi_req_or_due. */
+  union {
+    mpi_req *oprev;     /* matching: the rank's posted or unexpected requests, in order */
+    double xstart_;     /* xs_at == MPI_XS_OWN: the date the bytes started moving */
+  };
+  union {
+    mpi_req *onext;     /* (onext NULL after the newest; the oldest's oprev is the newest) */
+    double or_due_;     /* finished: smpi/or still to pay by its owner when its wait or test
+                           returns the request (SMPI's Request::finish_wait), 0 otherwise */
+  };
   uint64_t seq;         /* posting order, to pick the oldest of several candidates */
   uint64_t wseq;        /* order in which its owner started waiting on it (0: not waited);
-                           in a wait group (wbase set), its index in the group + 1 */
-  const uint64_t *wbase; /* the wait group it belongs to (mpi_req_join), or NULL */
+                           in its owner's wait group (grouped), its index in it + 1 */
   void *user;           /* the driver's */
   /* no pointer to its world: the world's slab finds it from the request's address (issue 38:
-   * with the union above, 120 bytes, not 136) */
+   * with the peer's union above, 120 bytes, not 136; with the order links', 104; with no
+   * pointer to its wait group, whose base the world keeps per rank, 96) */
 };
+
+/* mpi_req.xs_at: no start yet (-1), the post date, xstart_. */
+enum { MPI_XS_NONE = 0, MPI_XS_POSTED = 1, MPI_XS_OWN = 2 };
+/* The date r's bytes started moving (a receive: its message's), -1 before. */
+static inline double mpi_req_xfer_start(const mpi_req *r) {
+  return r->xs_at == MPI_XS_OWN ? r->xstart_ : r->xs_at == MPI_XS_POSTED ? r->posted : -1;
+}
+/* An observed message's start (mpi_world_observe): its transfer's, else its post date. */
+static inline double mpi_req_start_or_post(const mpi_req *r) {
+  double t = mpi_req_xfer_start(r);
+  return t >= 0 ? t : r->posted;
+}
+/* smpi/or still to pay by r's owner when its wait or test returns r (SMPI's
+ * Request::finish_wait): a receive's of a detached message, once arrived; 0 otherwise.
+ * mpi_req_or_paid: the driver paid it (it is 0 from then on). */
+static inline double mpi_req_or_due(const mpi_req *r) { return r->finished ? r->or_due_ : 0; }
+static inline void mpi_req_or_paid(mpi_req *r) {
+  if (r->finished) r->or_due_ = 0;
+}
 
 typedef void (*mpi_done_fn)(void *ctx, mpi_req *r);
 
@@ -79,20 +110,21 @@ void mpi_req_rewait(mpi_req *r);
 /* Wait groups: a waitall's requests, which its owner waits on anew all at once at each round
  * of SMPI's loop of waitany. One mpi_req_rewait per request made every round cost as many
  * steps as the waitall has requests, so a linear collective's root (one request per other
- * rank, one round per request) cost O(ranks^2). A group is a counter owned by the driver:
- * member r's place is *r->wbase + its index + 1, and mpi_wgroup_rewait gives every member a
- * new place at once, in index order, behind every place given before; the places are only
- * ever compared, so this orders the ends of a message exactly as mpi_req_rewait on each member
- * still waiting, in index order, would. mpi_req_join makes r (waited or not) member `index`
- * of group *base; mpi_req_leave turns a member back into a plain waited request, keeping its
+ * rank, one round per request) cost O(ranks^2). A rank has one group (a waitall's: a rank is in
+ * one at a time), whose base the world keeps (issue 38, part 3: 8 bytes a rank, not a pointer
+ * in every request): member r's place is the base + its index + 1, and mpi_wgroup_rewait gives
+ * every member of rank's group a new place at once, in index order, behind every place given
+ * before; the places are only ever compared, so this orders the ends of a message exactly as
+ * mpi_req_rewait on each member still waiting, in index order, would. mpi_req_join makes r
+ * (waited or not) member `index` of its owner's group, whose base is that of the owner's last
+ * mpi_wgroup_rewait (0 before any): a driver rewaits the group after its joins, before any
+ * message can end; mpi_req_leave turns a member back into a plain waited request, keeping its
  * place. mpi_req_wait keeps a member's place; mpi_req_rewait takes it out of its group. */
-void mpi_req_join(mpi_req *r, const uint64_t *base, int index);
-void mpi_wgroup_rewait(mpi_world *w, uint64_t *base, int n);
+void mpi_req_join(mpi_req *r, int index);
+void mpi_wgroup_rewait(mpi_world *w, int rank, int n);
 void mpi_req_leave(mpi_req *r);
 /* r's place among the waiters of its communication (0: not waited). */
-static inline uint64_t mpi_req_place(const mpi_req *r) {
-  return r->wbase ? *r->wbase + r->wseq : r->wseq;
-}
+uint64_t mpi_req_place(const mpi_req *r);
 
 /* rank_host[r] = host of rank r (borrowed, must outlive the world). */
 mpi_world *mpi_world_new(sim *s, models *m, int nranks, const int *rank_host, mpi_done_fn on_done,

@@ -101,11 +101,11 @@ static void sleep_overhead(emu_sim *S, double t, int busy) {
 
 /* The rank's wait or test returns r: SMPI's finish_wait then sleeps smpi/or when r received a
  * detached message, in the receiving rank, one message after the other (as psim replay does:
- * mpi_req.or_due). */
+ * mpi_req_or_due). */
 void emu_req_take(emu_req *r) {
-  if (!r || !r->q || !r->done || !(r->q->or_due > 0)) return;
-  double t = r->q->or_due;
-  r->q->or_due = 0;
+  if (!r || !r->q || !r->done || !(mpi_req_or_due(r->q) > 0)) return;
+  double t = mpi_req_or_due(r->q);
+  mpi_req_or_paid(r->q);
   sleep_overhead(emu_current, t, 1);
 }
 

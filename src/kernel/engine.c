@@ -12,8 +12,12 @@
 #include "psim/kernel.h"
 #include "lmm_internal.h"   /* the solver's bottlenecks and groups, read per report */
 
-/* An event queue entry: the activity and a copy of its key (see the event heap below). */
+/* An event queue entry: the activity and a copy of its key (see the event heap below). A
+ * mark's entry (sim_start_mark) holds its object's address with the mark's kind in the low
+ * bits instead (MARK_KIND nonzero): no activity, no back-index. */
 typedef struct { double date; uint64_t seq; activity *a; } heap_ent;
+#define MARK_BITS ((uintptr_t)7)
+static inline unsigned mark_kind(const activity *a) { return (unsigned)((uintptr_t)a & MARK_BITS); }
 
 struct sim {
   double now;
@@ -41,6 +45,7 @@ struct sim {
   size_t vg_proxies;      /* groups' proxies in the event heap */
   uint64_t vg_joins, vg_leaves, vg_dissolves, vg_moves;   /* PSIM_LMM_STATS counters */
   uint64_t vg_batches;    /* the solver's reports of many members at once (vg_members_report) */
+  sim_mark_fn marks[SIM_MARK_KINDS + 1];   /* by kind (1..SIM_MARK_KINDS) */
 };
 
 /* A group clock: flows of one share, on one virtual time (docs/performance.md, "Group
@@ -114,7 +119,10 @@ static inline int before(const heap_ent *x, const heap_ent *y) {
   return x->date < y->date || (x->date == y->date && x->seq < y->seq);
 }
 
-static inline void heap_put(sim *s, size_t i, heap_ent e) { s->heap.data[i] = e; e.a->heap = (int)i; }
+static inline void heap_put(sim *s, size_t i, heap_ent e) {
+  s->heap.data[i] = e;
+  if (!mark_kind(e.a)) e.a->heap = (int)i;
+}
 
 static void sift_up(sim *s, size_t i) {
   heap_ent e = s->heap.data[i];
@@ -150,17 +158,22 @@ static void sift_down(sim *s, size_t i) {
   heap_put(s, i, e);
 }
 
-static void heap_remove(sim *s, activity *a) {
-  size_t i = (size_t)a->heap;
+/* Removes entry i (an activity's or a mark's). */
+static void heap_remove_at(sim *s, size_t i) {
   heap_ent last = s->heap.data[--s->heap.len];
-  a->heap = -1;
-  s->ndaemon -= (size_t)a->daemon;
-  if (last.a == a) return;
+  if (i == s->heap.len) return;   /* it was the last */
   heap_ent old = s->heap.data[i];
   heap_put(s, i, last);
   if (s->bulk) return;
   if (before(&last, &old)) sift_up(s, i);
   else sift_down(s, i);
+}
+
+static void heap_remove(sim *s, activity *a) {
+  size_t i = (size_t)a->heap;
+  a->heap = -1;
+  s->ndaemon -= (size_t)a->daemon;
+  heap_remove_at(s, i);
 }
 
 /* (Re)places a in the heap according to its date; INFINITY = not queued. */
@@ -233,6 +246,26 @@ activity *sim_start_event(sim *s, double delay, activity_done_fn done, void *dat
   if (isfinite(delay)) date_overflow(s, a);
   schedule(s, a);
   return a;
+}
+
+int sim_mark_kind(sim *s, sim_mark_fn fn) {
+  for (int k = 1; k <= SIM_MARK_KINDS; k++) {
+    if (!s->marks[k]) s->marks[k] = fn;
+    if (s->marks[k] == fn) return k;
+  }
+  return 0;
+}
+
+/* As sim_start_event dates and queues an event (its sequence number, its date, an overflow),
+ * with the object's tagged address as the entry. */
+void sim_start_mark(sim *s, double delay, void *obj, int kind) {
+  heap_ent e = {s->now + (delay > 0 ? delay : 0), s->seq++, (activity *)((uintptr_t)obj | (uintptr_t)kind)};
+  if (e.date == INFINITY) {   /* never queued, as an event dated INFINITY */
+    if (isfinite(delay)) s->overflow = s->stopped = 1;
+    return;
+  }
+  VEC_PUSH(s->heap, e);
+  if (!s->bulk) sift_up(s, s->heap.len - 1);
 }
 
 activity *sim_start_timer(sim *s, double delay, activity_done_fn done, void *data, int tag) {
@@ -657,6 +690,7 @@ static void vg_commit(sim *s) {
  * done), the proxy being re-dated for the next one. */
 static activity *pop_event(sim *s) {
   activity *a = s->heap.data[0].a;
+  if (mark_kind(a)) { heap_remove_at(s, 0); return a; }   /* a mark: its tagged entry */
   if (a->vgpos != -2) { heap_remove(s, a); return a; }
   sim_vgroup *g = a->vg;
   double date = a->date;
@@ -697,8 +731,13 @@ double sim_next_date(const sim *s) {
   return s->heap.len > s->ndaemon ? s->heap.data[0].date : INFINITY;
 }
 
-/* Ends activity a (popped from the heap): frees its variable, calls done(), recycles it. */
+/* Ends activity a (popped from the heap): frees its variable, calls done(), recycles it. A
+ * mark's entry calls its kind's function with its object. */
 static void finish(sim *s, activity *a) {
+  if (mark_kind(a)) {
+    s->marks[mark_kind(a)](s, (void *)((uintptr_t)a & ~MARK_BITS));
+    return;
+  }
   if (a->var >= 0) {
     lmm_var_free(s->lmm, a->var);
     a->var = -1;
@@ -755,12 +794,12 @@ uint64_t sim_run(sim *s, void (*run)(void *ctx, int id), void *ctx) {
     while (s->heap.len && s->heap.data[0].date - s->now < SG_TIMING_PRECISION) {
       activity *a = pop_event(s);
       VEC_PUSH(s->batch, a);
-      enables += a->then && a->var < 0;
+      enables += !mark_kind(a) && a->then && a->var < 0;
     }
     lmm_walks(s->lmm, enables);
     for (size_t i = 0; i < s->batch.len; i++) {
       activity *a = s->batch.data[i];
-      if (a->then && a->var < 0) {   /* end of a latency phase */
+      if (!mark_kind(a) && a->then && a->var < 0) {   /* end of a latency phase */
         events++;
         finish(s, a);
         s->batch.data[i] = NULL;
@@ -773,7 +812,7 @@ uint64_t sim_run(sim *s, void (*run)(void *ctx, int id), void *ctx) {
     for (int cpu = lmm_ordered(s->lmm); cpu >= 0; cpu--)
       for (size_t i = 0; i < s->batch.len; i++) {
         activity *a = s->batch.data[i];
-        if (!a || (a->cpu >= 0) != cpu) continue;
+        if (!a || (!mark_kind(a) && a->cpu >= 0) != cpu) continue;   /* a mark: not the CPU's */
         s->batch.data[i] = NULL;
         events++;
         finish(s, a);

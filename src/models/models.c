@@ -318,21 +318,28 @@ double models_const_time(models *m, int src, int dst, double bytes, psim_err *er
   return r ? const_time(r, bytes) : -1;
 }
 
+/* mark (nonzero): a plain constant-model message ends as a mark of mobj (sim_start_mark);
+ * transfer then returns mobj, not an activity (models_transfer_mark only tests it). */
 static activity *transfer(models *m, int src, int dst, double bytes, int written, activity_done_fn done,
-                          void *data, int tag, psim_err *err);
+                          void *data, int tag, void *mobj, int mark, psim_err *err);
 
 activity *models_transfer(models *m, int src, int dst, double bytes, activity_done_fn done,
                           void *data, int tag, psim_err *err) {
-  return transfer(m, src, dst, bytes, 0, done, data, tag, err);
+  return transfer(m, src, dst, bytes, 0, done, data, tag, NULL, 0, err);
 }
 
 activity *models_transfer_written(models *m, int src, int dst, double bytes, activity_done_fn done,
                                   void *data, int tag, psim_err *err) {
-  return transfer(m, src, dst, bytes, 1, done, data, tag, err);
+  return transfer(m, src, dst, bytes, 1, done, data, tag, NULL, 0, err);
+}
+
+int models_transfer_mark(models *m, int src, int dst, double bytes, int written, void *obj, int mark,
+                         activity_done_fn done, void *data, int tag, psim_err *err) {
+  return transfer(m, src, dst, bytes, written, done, data, tag, obj, mark, err) ? 0 : -1;
 }
 
 static activity *transfer(models *m, int src, int dst, double bytes, int written, activity_done_fn done,
-                          void *data, int tag, psim_err *err) {
+                          void *data, int tag, void *mobj, int mark, psim_err *err) {
   double t;
   /* CLUE: a pair line's transmission time replaces the network model for that pair */
   if (m->mach && mach_transmit(m->mach, src, dst, bytes, sim_now(m->sim), &t))
@@ -355,7 +362,11 @@ static activity *transfer(models *m, int src, int dst, double bytes, int written
       if (!lat) cpu_comm(m->cpu, src, dst, 1);
       return a;
     }
-    return sim_start_event(m->sim, const_time(r, bytes), done, data, tag);   /* 96 bytes a message in flight */
+    if (mark) {   /* no event at all: the heap entry points at the caller's object */
+      sim_start_mark(m->sim, const_time(r, bytes), mobj, mark);
+      return mobj;
+    }
+    return sim_start_event(m->sim, const_time(r, bytes), done, data, tag);   /* 88 bytes a message in flight */
   }
   /* SimGrid's network model refuses an empty route without latency (network_cm02.cpp: "no
    * connecting path"): a TORUS cluster without a loopback gives one between two ranks of one

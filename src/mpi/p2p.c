@@ -55,6 +55,9 @@ struct mpi_world {
   int nlocal;
   busy_state *busy_st;
   double last;          /* the date of the last message end or completion seen here */
+  int xfer_mark;        /* the kernel's mark kind of a message's end (transfer_mark), or 0 */
+  uint64_t *gbase;      /* per rank, the base of its wait group (mpi_wgroup_rewait), or NULL
+                           before the first group */
 };
 
 /* Busy time is kept so that its value does not depend on the order of one date's changes
@@ -136,6 +139,8 @@ void mpi_world_observe(mpi_world *w, mpi_transfer_fn fn, void *ctx) {
   w->observe_ctx = ctx;
 }
 
+static void transfer_mark(sim *s, void *obj);
+
 mpi_world *mpi_world_new(sim *s, models *m, int nranks, const int *rank_host, mpi_done_fn on_done,
                          void *ctx) {
   mpi_world *w = xcalloc(1, sizeof *w);
@@ -152,6 +157,7 @@ mpi_world *mpi_world_new(sim *s, models *m, int nranks, const int *rank_host, mp
   w->busy_closed = xmalloc((size_t)(nranks > 0 ? nranks : 1) * sizeof *w->busy_closed);
   for (int i = 0; i < nranks; i++) w->busy_closed[i] = -1;
   psim_slab_init_owned(&w->reqs, sizeof(mpi_req), w);
+  w->xfer_mark = sim_mark_kind(s, transfer_mark);
   return w;
 }
 
@@ -163,6 +169,7 @@ void mpi_world_free(mpi_world *w) {
   free(w->busy_since);
   free(w->busy_acc);
   free(w->busy_closed);
+  free(w->gbase);
   VEC_FREE(w->busy_log);
   VEC_FREE(w->busy_late);
   free(w->lidx);
@@ -191,15 +198,29 @@ static inline mpi_req *req_new(mpi_world *w, int owner, int src, int dst, int ta
   r->done = r->detached = r->matched = r->released = r->arrived = r->waited = r->taken = 0;
   r->busy = 1;
   r->posted = sim_now(w->sim);
-  r->or_due = 0;
-  r->xfer_start = r->xfer_end = -1;
+  r->xs_at = MPI_XS_NONE;
+  r->finished = 0;
+  r->xfer_end = -1;
   r->peer = r->oprev = r->onext = NULL;   /* peer: next too */
   r->seq = 0;
   r->wseq = 0;
-  r->wbase = NULL;
+  r->grouped = 0;
   r->shadow = r->remote = r->written = r->at_rest = 0;
   r->user = NULL;
   return r;
+}
+
+/* r's bytes started moving at t (a receive: its message's). t is the post date for an eager
+ * send, which is queued while they move: its order links are then in use (mpi_req.xstart_
+ * shares their bytes), so that date is not written there; any other request is not queued
+ * by then (a send matched, a receive finished). */
+static void set_xstart(mpi_req *r, double t) {
+  if (t == r->posted) {
+    r->xs_at = MPI_XS_POSTED;
+    return;
+  }
+  r->xs_at = MPI_XS_OWN;
+  r->xstart_ = t;
 }
 
 /* A request is recycled once the driver released it and no queue or transfer refers to it. */
@@ -236,13 +257,14 @@ static void finish_recv(mpi_world *w, mpi_req *recv, const mpi_req *send) {
   recv->bytes = send->bytes;
   recv->src = send->src;
   recv->tag = send->tag;
-  recv->xfer_start = send->xfer_start;
+  set_xstart(recv, mpi_req_xfer_start(send));   /* recv is out of its queue */
   recv->xfer_end = send->xfer_end;
   recv->peer = NULL;
   /* smpi/or of a detached message: not here but in the receiver's wait or test that returns
    * the request (SMPI's Request::finish_wait), as a sleep of its own, one message after the
    * other; the drivers pay or_due (replay_rank.c take, emu_p2p.c emu_req_take) */
-  recv->or_due = send->detached ? models_overhead(w->models, w->rank_host[recv->owner], OVH_RECV, send->bytes) : 0;
+  recv->or_due_ = send->detached ? models_overhead(w->models, w->rank_host[recv->owner], OVH_RECV, send->bytes) : 0;
+  recv->finished = 1;
   double ovh = models_recv_delay(w->models, w->rank_host[recv->owner], send->bytes);   /* a machine file's */
   if (ovh > 0) {
     mpi_rank_busy(w, recv->owner, +1);
@@ -261,31 +283,40 @@ void mpi_req_wait(mpi_req *r) {
 
 void mpi_req_rewait(mpi_req *r) {
   r->waited = 1;
-  r->wbase = NULL;
+  r->grouped = 0;
   r->wseq = ++req_world(r)->wseq;
 }
 
-void mpi_req_join(mpi_req *r, const uint64_t *base, int index) {
+void mpi_req_join(mpi_req *r, int index) {
   r->waited = 1;
-  r->wbase = base;
+  r->grouped = 1;
   r->wseq = (uint64_t)index + 1;
+}
+
+uint64_t mpi_req_place(const mpi_req *r) {
+  if (!r->grouped) return r->wseq;
+  const mpi_world *w = req_world(r);
+  return (w->gbase ? w->gbase[r->owner] : 0) + r->wseq;
 }
 
 /* Members get the places w->wseq + 1 .. w->wseq + n: what n mpi_req_rewait calls would give
  * (the skipped numbers of members not waiting any more are never compared). */
-void mpi_wgroup_rewait(mpi_world *w, uint64_t *base, int n) {
-  *base = w->wseq;
+void mpi_wgroup_rewait(mpi_world *w, int rank, int n) {
+  if (!w->gbase) w->gbase = xcalloc((size_t)(w->nranks > 0 ? w->nranks : 1), sizeof *w->gbase);
+  w->gbase[rank] = w->wseq;
   w->wseq += (uint64_t)n;
 }
 
 void mpi_req_leave(mpi_req *r) {
-  if (!r->wbase) return;
+  if (!r->grouped) return;
   r->wseq = mpi_req_place(r);
-  r->wbase = NULL;
+  r->grouped = 0;
 }
 
-static void transfer_done(sim *s, activity *a) {
-  mpi_req *send = a->data;
+/* A message's last byte arrived: as a mark of its send (the constant model, issue 38: no
+ * event a message in flight) or an activity's end (transfer_done). */
+static void transfer_mark(sim *s, void *obj) {
+  mpi_req *send = obj;
   mpi_world *w = req_world(send);
   send->xfer_end = sim_now(s);
   send->arrived = 1;
@@ -306,6 +337,8 @@ static void transfer_done(sim *s, activity *a) {
   maybe_free(w, send);
 }
 
+static void transfer_done(sim *s, activity *a) { transfer_mark(s, a->data); }
+
 /* The delay from now to date `at` (>= now) such that now + delay is exactly `at`: a message
  * whose sender is in another process is dated at its start, a date this process may have
  * passed, and must end at the date the one-process run gives it. */
@@ -323,11 +356,12 @@ static int start_shadow(mpi_world *w, mpi_req *send, mpi_req *recv, psim_err *er
   double t = models_const_time(w->models, w->rank_host[send->src], w->rank_host[send->dst], send->bytes, err);
   if (t < 0) return -1;
   double xe = xs + t;   /* what sim_start_event dates it at xs: xs + t */
-  send->xfer_start = xs;
+  set_xstart(send, xs);
   busy_log(w, send->dst, xs, 0, +1);
   w->stats.messages++;
   w->stats.bytes += send->bytes;
-  sim_start_event(w->sim, delay_to(sim_now(w->sim), xe), transfer_done, send, 0);
+  if (w->xfer_mark) sim_start_mark(w->sim, delay_to(sim_now(w->sim), xe), send, w->xfer_mark);
+  else sim_start_event(w->sim, delay_to(sim_now(w->sim), xe), transfer_done, send, 0);
   mpi_wire m = {MPI_WIRE_STARTED, send->src, send->dst, send->tag, send->ctx, (int)send->detached,
                 send->bytes, xs, xe, (uint64_t)(uintptr_t)send->user};
   w->out(w->out_ctx, w->proc_of[send->src], &m);
@@ -336,7 +370,7 @@ static int start_shadow(mpi_world *w, mpi_req *send, mpi_req *recv, psim_err *er
 
 static int start_transfer(mpi_world *w, mpi_req *send, psim_err *err) {
   if (send->shadow) return start_shadow(w, send, send->peer, err);
-  send->xfer_start = sim_now(w->sim);
+  set_xstart(send, sim_now(w->sim));   /* an eager send's post date, else it is not queued */
   mpi_rank_busy(w, send->src, +1);
   mpi_rank_busy(w, send->dst, +1);
   w->stats.messages++;
@@ -346,9 +380,9 @@ static int start_transfer(mpi_world *w, mpi_req *send, psim_err *err) {
    * unchanged since it last moved), and so does a send of MPI_F_WRITTEN (psim run: its buffer
    * changed since it last moved): the model's factors for written data, when the platform
    * has them */
-  activity *a = ((send->ctx & 1 && !send->at_rest) || send->written ? models_transfer_written : models_transfer)(
-      w->models, w->rank_host[send->src], w->rank_host[send->dst], send->bytes, transfer_done, send, 0, err);
-  return a ? 0 : -1;
+  return models_transfer_mark(w->models, w->rank_host[send->src], w->rank_host[send->dst], send->bytes,
+                              (send->ctx & 1 && !send->at_rest) || send->written, send, w->xfer_mark, transfer_done,
+                              send, 0, err);
 }
 
 /* A send and a receive meet. The send's bytes start moving unless they already did (eager). */
@@ -362,7 +396,7 @@ static int match_dates(mpi_world *w, mpi_req *send, mpi_req *recv, psim_err *err
   }
   send->peer = recv;
   recv->peer = send;
-  if (send->xfer_start >= 0) return 0; /* eager, still in flight: transfer_done finishes both */
+  if (mpi_req_xfer_start(send) >= 0) return 0; /* eager, still in flight: transfer_done finishes both */
   return start_transfer(w, send, err);
 }
 
@@ -483,7 +517,7 @@ static void remote_send_done(sim *s, activity *a) {
 int mpi_wire_in(mpi_world *w, const mpi_wire *m, psim_err *err) {
   if (m->kind == MPI_WIRE_STARTED) {
     mpi_req *send = (mpi_req *)(uintptr_t)m->id;
-    send->xfer_start = m->date;
+    set_xstart(send, m->date);   /* never queued here */
     busy_log(w, send->src, m->date, 0, +1);
     busy_log(w, send->src, m->date2, 0, -1);
     busy_of(w, send->src)->remote--;

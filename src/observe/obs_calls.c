@@ -162,7 +162,7 @@ static void on_message(void *ctx, const mpi_req *send, const mpi_req *recv) {
   m.detached = send->detached;
   m.bytes = send->bytes;
   m.posted = send->posted;
-  m.xstart = send->xfer_start >= 0 ? send->xfer_start : send->posted;
+  m.xstart = mpi_req_start_or_post(send);
   m.xend = send->xfer_end >= 0 ? send->xfer_end : m.xstart;
   m.rposted = recv ? recv->posted : -1;
   m.sseq = send->seq;

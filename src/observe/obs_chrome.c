@@ -43,7 +43,7 @@ static void on_message(void *ctx, const mpi_req *send, const mpi_req *recv) {
   FILE *f = w->f;
   long id = ++w->nflows;
   const char *cat = send->ctx == MPI_CTX_COLL ? "coll" : "p2p";
-  double t0 = send->xfer_start >= 0 ? send->xfer_start : send->posted;
+  double t0 = mpi_req_start_or_post(send);
   sep(w);
   fprintf(f, "{\"name\":\"msg\",\"cat\":\"%s\",\"ph\":\"s\",\"id\":%ld,\"pid\":0,\"tid\":%d,\"ts\":",
           cat, id, send->src);

@@ -163,7 +163,7 @@ static void on_message(void *ctx, const mpi_req *send, const mpi_req *recv) {
   if (send->src < 0 || send->src >= w->np || send->dst < 0 || send->dst >= w->np) return;
   long key = w->nlinks++;
   int coll = send->ctx == MPI_CTX_COLL;
-  double t0 = send->xfer_start >= 0 ? send->xfer_start : send->posted;
+  double t0 = mpi_req_start_or_post(send);
   push_ev(w, (pev){.t = t0, .kind = EV_LSTART, .rank = send->src, .value = coll, .key = key,
                    .bytes = send->bytes});
   push_ev(w, (pev){.t = send->xfer_end, .kind = EV_LEND, .peer = send->dst, .value = coll, .key = key});

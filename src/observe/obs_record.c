@@ -109,7 +109,7 @@ static void on_message(void *ctx, const mpi_req *send, const mpi_req *recv) {
   obs_msg m = {
       .src = send->src, .dst = send->dst, .bytes = send->bytes, .send_posted = send->posted,
       .recv_posted = recv ? recv->posted : -1,
-      .xfer_start = send->xfer_start >= 0 ? send->xfer_start : send->posted,
+      .xfer_start = mpi_req_start_or_post(send),
       .xfer_end = send->xfer_end, .coll = send->ctx == MPI_CTX_COLL, .detached = send->detached,
       .received = recv != NULL};
   VEC_PUSH(r->msgs, m);

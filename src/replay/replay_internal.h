@@ -45,7 +45,6 @@ _Static_assert(sizeof(rop) == 16, "rop is 16 bytes");
  *    but not yet taken (heap, room for hcap: as many as the waitall has requests), so that a
  *    round costs O(log n), not a pass over the n requests. */
 typedef struct rank_wait {
-  uint64_t wbase;
   int npreqs, cappreqs, pwaited;
   int wpend, nwdone, hcap;
   mpi_req *preqs[];               /* cappreqs of them, then the heap's hcap ints */
@@ -106,6 +105,10 @@ typedef struct rank_figs {
   uint64_t actions, msgs_sent, msgs_recv;
   double bytes_sent, bytes_recv;
 } rank_figs;
+
+/* The replay's collective program buffer (replay.prog) is kept between collectives up to this
+ * many ops (128 KiB), freed after a longer one. */
+#define REPLAY_PROG_KEEP 4096
 
 typedef struct rank {
   /* Fields grouped by size, without holes (issue 38: a rank's state is part of its memory;

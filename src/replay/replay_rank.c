@@ -40,7 +40,6 @@ static void reserve_ops(rank *k, int n) {
  * trace's waitall (nheap: its requests): its rank_wait, which it holds until it leaves. */
 static rank_wait *wait_enter(rank *k, int npreqs, int nheap) {
   rank_wait *w = xmalloc(sizeof *w + (size_t)npreqs * sizeof *w->preqs + (size_t)nheap * sizeof(int));
-  w->wbase = 0;
   w->npreqs = w->pwaited = 0;
   w->cappreqs = npreqs;
   w->wpend = w->nwdone = 0;
@@ -173,8 +172,8 @@ static void compute_done(sim *s, activity *a) {
  * the other (psim run does the same: emu_req_take). */
 static void take(rank *k, mpi_req *q) {
   q->taken = 1;
-  k->or_due += q->or_due;
-  q->or_due = 0;
+  k->or_due += mpi_req_or_due(q);
+  mpi_req_or_paid(q);
 }
 
 /* The waitall's complete requests not taken yet, by index (a binary min-heap): a round takes
@@ -216,7 +215,7 @@ void replay_rank_req_done(void *ctx, mpi_req *q) {
   if (!q->waited) return;
   rank *k = replay_rank_at(R, q->owner);
   /* one of the requests of the rank's waitall (waitall_round) */
-  const int member = k->w && q->wbase == &k->w->wbase;
+  const int member = k->w && q->grouped;   /* a request of its waitall (none of an older one) */
   if (member) k->w->wpend--;
   /* A rank already woken (a waitany answered by another request) is no longer waiting on q:
    * its next wait counts afresh (a waitall's next round takes it). */
@@ -281,7 +280,7 @@ static int waitall_round(replay *R, rank *k, mpi_req **reqs, int n) {
     for (int i = 0; i < n; i++) {
       mpi_req *q = reqs[i];
       if (!q || (uintptr_t)q & PEND_MARK || q->taken) continue;   /* a mark: a test took it */
-      if (!q->done) { mpi_req_join(q, &w->wbase, i); w->wpend++; }
+      if (!q->done) { mpi_req_join(q, i); w->wpend++; }
       else if (q->is_send && q->detached) q->taken = 1;
       else wdone_push(w, i);
     }
@@ -290,7 +289,7 @@ static int waitall_round(replay *R, rank *k, mpi_req **reqs, int n) {
     /* Every round registers the rank anew on the pending requests, in order, even when a
      * complete one then answers at once (the rank does not block, and a rank that is not
      * blocked is not woken: replay_rank_req_done). */
-    if (w->wpend) mpi_wgroup_rewait(R->world, &w->wbase, n);
+    if (w->wpend) mpi_wgroup_rewait(R->world, k->id, n);
     int first_done = -1;
     while (w->nwdone && first_done < 0) {
       int i = wdone_pop(w);
@@ -313,7 +312,7 @@ static int waitall_round(replay *R, rank *k, mpi_req **reqs, int n) {
 static void release_reqs(replay *R, rank *k, mpi_req **reqs, int n) {
   for (int i = 0; i < n; i++) {
     if (!reqs[i]) continue;
-    mpi_req_leave(reqs[i]);   /* k->wbase will be the next waitall's */
+    mpi_req_leave(reqs[i]);   /* the rank's group will be the next waitall's */
     count_done(k, reqs[i]);
     mpi_req_release(R->world, reqs[i]);
     reqs[i] = NULL;
@@ -781,6 +780,11 @@ static int translate(replay *R, rank *k, const tit_action *a) {
     }
     if (co->kind == CO_WAIT) { op->widx = co->peer; waits = 1; }   /* the op it waits for, for now */
   }
+  /* The program is translated: a long one (a linear collective's root: one op per other rank,
+   * 32 bytes each, at a doubled capacity) is not kept for the next collective, which the
+   * root builds again (issue 38, part 3: 64 bytes a rank at 65 536 ranks while the root waits
+   * in its reduce). */
+  if (R->prog.cap > REPLAY_PROG_KEEP) coll_prog_free(&R->prog);
   if (is_reduction(a->kind) && a->amount > 0) {
     op = add_op(k); op->kind = R_COMPUTE; op->amount = a->amount;
   }

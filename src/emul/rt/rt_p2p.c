@@ -262,7 +262,7 @@ static void req_complete(MPI_Request *h, MPI_Status *st) {
         emu_rank *k = emu_self();
         double w0 = k->work;
         rt_unpack(r->stage, e->got, r->buf, r->count, r->dt);
-        if (e->q) k->work = w0 + emu_unpack_overlap(k->work - w0, e->got, e->q->xfer_start, e->q->xfer_end);
+        if (e->q) k->work = w0 + emu_unpack_overlap(k->work - w0, e->got, mpi_req_xfer_start(e->q), e->q->xfer_end);
       }
       if (st) {
         st->MPI_SOURCE = r->comm->local[e->src];

@@ -10,7 +10,10 @@
  * receives), and enough requests for several slab chunks (a request finds its world from its
  * address); a rank's lists in posting order (one pointer each: the oldest's oprev is the
  * newest) after removals at their head, middle and end, and wildcard receives, whose lists
- * exist only once one is posted. */
+ * exist only once one is posted; under the constant model, the requests' 96-byte layout
+ * (order links shared with the transfer's start date and a receive's smpi/or) and a
+ * message's end as a kernel mark. */
+#include <math.h>
 #include <string.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -41,19 +44,23 @@ static void on_done(void *ctx, mpi_req *r) {
 
 static void no_run(void *ctx, int id) { (void)ctx; (void)id; }
 
-static world *open_world(double async_small) {
+static world *open_world_cfg(const net_config *cfg) {
   psim_err err = {0};
-  net_config cfg;
-  net_config_init(&cfg);
-  cfg.async_small_thresh = async_small;
   world *W = test_calloc(1, sizeof *W);
   W->s = sim_new();
   W->p = plat_flat_cluster(4, 1e9, 1, 1.25e9, 1e-6);
-  W->m = models_new(W->s, W->p, &cfg, &err);
+  W->m = models_new(W->s, W->p, cfg, &err);
   assert_non_null(W->m);
   for (int i = 0; i < 4; i++) W->host[i] = i;
   W->w = mpi_world_new(W->s, W->m, 4, W->host, on_done, W);
   return W;
+}
+
+static world *open_world(double async_small) {
+  net_config cfg;
+  net_config_init(&cfg);
+  cfg.async_small_thresh = async_small;
+  return open_world_cfg(&cfg);
 }
 
 static void close_world(world *W) {
@@ -160,6 +167,9 @@ static void test_eager_arrivals_stay_queued(void **state) {
   for (int i = 0; i < 3; i++) s[i] = isend(W, 0, 3, 4, MPI_CTX_USER, 100 * (i + 1));
   sim_run(W->s, no_run, W);
   for (int i = 0; i < 3; i++) assert_true(s[i]->arrived && !s[i]->matched);
+  /* queued, their order links in use: the start date is the post's (0), not those bytes */
+  for (int i = 0; i < 3; i++) assert_true(mpi_req_xfer_start(s[i]) == 0 && s[i]->xfer_end > 0);
+  assert_true(mpi_req_or_due(s[0]) == 0);
   mpi_req *r[3];
   for (int i = 0; i < 3; i++) r[i] = irecv(W, 3, 0, 4, MPI_CTX_USER);
   sim_run(W->s, no_run, W);
@@ -228,6 +238,55 @@ static void test_order_lists(void **state) {
   close_world(W);
 }
 
+/* The constant model (issue 38, part 3): a message's end is a mark of its send (the world
+ * took the kernel's first mark kind), and a request's order links share their bytes with its
+ * transfer's start date (once out of its queue) and a receive's smpi/or (once arrived).
+ * Rank 0 sends 1000 bytes (detached) and 1e6 bytes (rendez-vous) to rank 1 at date 0; rank 1
+ * posts both receives at date 1. The route is two links of 1 us, 1.25e9 B/s: the messages
+ * take 2e-6 + 1000 / 1.25e9 = 2.8e-6 s and 2e-6 + 8e-4 s from date 1. smpi/or is 2e-6 s. */
+static world *const_world;
+static mpi_req *late_r[2];
+static void post_late(sim *s, activity *a) {
+  (void)s;
+  (void)a;
+  late_r[0] = irecv(const_world, 1, 0, 1, MPI_CTX_USER);
+  late_r[1] = irecv(const_world, 1, 0, 2, MPI_CTX_USER);
+}
+static void other_mark(sim *s, void *obj) { (void)s; (void)obj; }
+
+static void test_constant_model_layout(void **state) {
+  (void)state;
+  net_config cfg;
+  net_config_init(&cfg);
+  cfg.model = NET_CONSTANT;
+  psim_err err = {0};
+  assert_int_equal(net_config_set(&cfg, "smpi/or", "0:2e-6:0", &err), 1);
+  world *W = const_world = open_world_cfg(&cfg);
+  assert_int_equal(sim_mark_kind(W->s, other_mark), 2);   /* kind 1: the world's */
+  assert_int_equal(sizeof(mpi_req), 96);
+  mpi_req *s1 = isend(W, 0, 1, 1, MPI_CTX_USER, 1000), *s2 = isend(W, 0, 1, 2, MPI_CTX_USER, 1e6);
+  /* both queued unexpected (s1's links point at s2): no start, no smpi/or, though s1 is done */
+  assert_true(s1->done && s1->detached && !s2->detached);
+  assert_true(mpi_req_xfer_start(s1) == -1 && mpi_req_xfer_start(s2) == -1);
+  assert_true(mpi_req_or_due(s1) == 0);
+  sim_start_timer(W->s, 1, post_late, NULL, 0);
+  sim_run(W->s, no_run, W);
+  mpi_req *r1 = late_r[0], *r2 = late_r[1];
+  assert_true(r1->done && r2->done && s2->done);
+  /* started at the receives' post (1), after the sends' own (0): both kinds of date */
+  assert_true(mpi_req_xfer_start(s1) == 1 && mpi_req_xfer_start(s2) == 1);
+  assert_true(mpi_req_xfer_start(r1) == 1 && mpi_req_xfer_start(r2) == 1);
+  assert_true(fabs(r1->xfer_end - (1 + 2.8e-6)) < 1e-12 && fabs(s1->xfer_end - r1->xfer_end) == 0);
+  assert_true(fabs(r2->xfer_end - (1 + 2e-6 + 8e-4)) < 1e-12);
+  assert_true(mpi_req_or_due(r1) == 2e-6);   /* a detached message's */
+  assert_true(mpi_req_or_due(r2) == 0);
+  mpi_req_or_paid(r1);
+  assert_true(mpi_req_or_due(r1) == 0 && mpi_req_xfer_start(r1) == 1);
+  mpi_req *all[] = {s1, s2, r1, r2};
+  for (int i = 0; i < 4; i++) mpi_req_release(W->w, all[i]);
+  close_world(W);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bucket_order_and_cancel),
@@ -236,6 +295,7 @@ int main(void) {
       cmocka_unit_test(test_eager_arrivals_stay_queued),
       cmocka_unit_test(test_many_requests),
       cmocka_unit_test(test_order_lists),
+      cmocka_unit_test(test_constant_model_layout),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

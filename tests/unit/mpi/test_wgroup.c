@@ -1,4 +1,5 @@
-/* Wait groups (mpi_req_join, mpi_wgroup_rewait, mpi_req_leave; include/psim/mpi_layer.h).
+/* Wait groups (mpi_req_join, mpi_wgroup_rewait, mpi_req_leave; include/psim/mpi_layer.h): one
+ * a rank, its base kept by the world.
  *
  * When a rendez-vous message ends, its two ends complete in the order their owners started
  * waiting on them: the older place first. A group's rewait must order its members exactly as
@@ -82,12 +83,11 @@ static void rewait_goes_behind_earlier_places(void **st) {
   (void)st;
   world W;
   open_world(&W);
-  uint64_t base = 0;
   mpi_req *s = isend(&W, 0, 1), *r = irecv(&W, 1, 0);
-  mpi_req_join(r, &base, 3);
-  mpi_wgroup_rewait(W.w, &base, 5);
+  mpi_req_join(r, 3);
+  mpi_wgroup_rewait(W.w, 1, 5);
   mpi_req_wait(s);
-  mpi_wgroup_rewait(W.w, &base, 5);   /* a second round: behind the sender again */
+  mpi_wgroup_rewait(W.w, 1, 5);   /* a second round: behind the sender again */
   assert_int_equal(first_end(&W), SEND_FIRST);
   close_world(&W, s, r);
 }
@@ -97,11 +97,10 @@ static void later_places_go_behind_the_group(void **st) {
   (void)st;
   world W;
   open_world(&W);
-  uint64_t base = 0;
   mpi_req *s = isend(&W, 0, 1), *r = irecv(&W, 1, 0);
   mpi_req_wait(s);
-  mpi_req_join(r, &base, 0);
-  mpi_wgroup_rewait(W.w, &base, 1);
+  mpi_req_join(r, 0);
+  mpi_wgroup_rewait(W.w, 1, 1);
   mpi_req_rewait(s);
   assert_int_equal(first_end(&W), RECV_FIRST);
   close_world(&W, s, r);
@@ -113,11 +112,10 @@ static void index_order_within_a_group(void **st) {
   for (int send_low = 0; send_low < 2; send_low++) {
     world W;
     open_world(&W);
-    uint64_t base = 0;
     mpi_req *s = isend(&W, 2, 2), *r = irecv(&W, 2, 2);
-    mpi_req_join(s, &base, send_low ? 0 : 1);
-    mpi_req_join(r, &base, send_low ? 1 : 0);
-    mpi_wgroup_rewait(W.w, &base, 2);
+    mpi_req_join(s, send_low ? 0 : 1);
+    mpi_req_join(r, send_low ? 1 : 0);
+    mpi_wgroup_rewait(W.w, 2, 2);
     assert_int_equal(first_end(&W), send_low ? SEND_FIRST : RECV_FIRST);
     close_world(&W, s, r);
   }
@@ -128,16 +126,49 @@ static void leaving_keeps_the_place(void **st) {
   (void)st;
   world W;
   open_world(&W);
-  uint64_t base = 0;
   mpi_req *s = isend(&W, 0, 1), *r = irecv(&W, 1, 0);
-  mpi_req_join(r, &base, 7);
-  mpi_wgroup_rewait(W.w, &base, 8);
+  mpi_req_join(r, 7);
+  mpi_wgroup_rewait(W.w, 1, 8);
   mpi_req_leave(r);
-  assert_null(r->wbase);
+  assert_false(r->grouped);
   mpi_req_wait(s);
-  mpi_wgroup_rewait(W.w, &base, 8);   /* r is no longer a member */
+  mpi_wgroup_rewait(W.w, 1, 8);   /* r is no longer a member */
   mpi_req_wait(r);                    /* keeps the place it has */
   assert_int_equal(first_end(&W), RECV_FIRST);
+  close_world(&W, s, r);
+}
+
+/* Each rank has its own group (the world keeps its base: issue 38, part 3, no pointer in the
+ * request): the send is member 0 of rank 0's group, the receive member 0 of rank 1's. Rank
+ * 0's group rewaited first gives the send place w+1, then rank 1's the receive w+2: the send
+ * is older; the other way round, the receive is. One base shared by both (the ranks' rewaits
+ * moving both members) would give them one place, and the receive would complete first both
+ * times. Then a third rewait of rank 1's group after the sender's moves only the receive. */
+static void each_rank_has_its_group(void **st) {
+  (void)st;
+  for (int send_group_first = 0; send_group_first < 2; send_group_first++) {
+    world W;
+    open_world(&W);
+    mpi_req *s = isend(&W, 0, 1), *r = irecv(&W, 1, 0);
+    mpi_req_join(s, 0);
+    mpi_req_join(r, 0);
+    mpi_wgroup_rewait(W.w, send_group_first ? 0 : 1, 1);
+    mpi_wgroup_rewait(W.w, send_group_first ? 1 : 0, 1);
+    assert_true(mpi_req_place(s) == (send_group_first ? 1u : 2u));
+    assert_true(mpi_req_place(r) == (send_group_first ? 2u : 1u));
+    assert_int_equal(first_end(&W), send_group_first ? SEND_FIRST : RECV_FIRST);
+    close_world(&W, s, r);
+  }
+  world W;
+  open_world(&W);
+  mpi_req *s = isend(&W, 0, 1), *r = irecv(&W, 1, 0);
+  mpi_req_join(s, 0);
+  mpi_req_join(r, 4);
+  mpi_wgroup_rewait(W.w, 1, 5);   /* r: 0 + 4 + 1 = 5 */
+  mpi_wgroup_rewait(W.w, 0, 1);   /* s: 5 + 0 + 1 = 6 */
+  mpi_wgroup_rewait(W.w, 1, 5);   /* r: 6 + 5 = 11; s keeps 6 */
+  assert_true(mpi_req_place(s) == 6 && mpi_req_place(r) == 11);
+  assert_int_equal(first_end(&W), SEND_FIRST);
   close_world(&W, s, r);
 }
 
@@ -147,6 +178,7 @@ int main(void) {
       cmocka_unit_test(later_places_go_behind_the_group),
       cmocka_unit_test(index_order_within_a_group),
       cmocka_unit_test(leaving_keeps_the_place),
+      cmocka_unit_test(each_rank_has_its_group),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
