@@ -14,7 +14,7 @@
 
 /* An event queue entry: the activity and a copy of its key (see the event heap below). A
  * mark's entry (sim_start_mark) holds its object's address with the mark's kind in the low
- * bits instead (MARK_KIND nonzero): no activity, no back-index. */
+ * bits instead (mark_kind nonzero): no activity, no back-index. */
 typedef struct { double date; uint64_t seq; activity *a; } heap_ent;
 #define MARK_BITS ((uintptr_t)7)
 static inline unsigned mark_kind(const activity *a) { return (unsigned)((uintptr_t)a & MARK_BITS); }
