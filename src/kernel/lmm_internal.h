@@ -87,8 +87,9 @@ typedef struct {
  * aligned). The walk visits every variable of the touched components; it read the stamp, its
  * hot line (penalty, el, nel) and its element array (a separate allocation, 16 bytes an
  * element), three to four cache lines a variable for what it needs: whether it is switched on,
- * and its constraints. Those are copied here (on, nel, c: kept by lmm_var_new, lmm_expand,
- * lmm_var_set_penalty and lmm_var_free; the walk reads el only past LMM_HOPS elements). */
+ * and its constraints. Those are copied here (on, nel, c: kept by lmm_var_new, lmm_expand and
+ * lmm_var_set_penalty; a freed variable is in no list, and its slot's record is reset when it
+ * is reused; the walk reads el only past LMM_HOPS elements). */
 #define LMM_HOPS 12
 typedef struct {
   int stale;          /* value from a solve that did not see all its constraints */
