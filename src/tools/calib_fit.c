@@ -42,7 +42,11 @@ double calib_segments_eval(const calib_seg *seg, int k, double size) {
  * line through two would follow their noise. One size alone is where the times bend faster
  * than any line of a >= 0 and b >= 0 can: on this machine the ping-pong took 27 us at 768 KiB,
  * 47 at 1 MiB and 118 at 1.5 MiB (the data leave the 2 MiB cache), and the line through 8 KiB
- * to 1 MiB gave 1 MiB 35 us, 25 % short, in every calibration. */
+ * to 1 MiB gave 1 MiB 35 us, 25 % short, in every calibration. Not the first segment: its
+ * line is what the sizes under the smallest measured one take, and a line through one size
+ * and -env has no latency: the written data's fit of 2026-12-02 17:29 began with 64 B alone
+ * and gave 8 B of written data 0.12 us where the ping-pong takes 0.35, which psim calibrate
+ * then charged to every collective call as its own cost (0.37 us instead of 0.12). */
 enum { MINPTS = 3 };
 
 /* The best split of [0, n) into k segments (dynamic programming over the cost of every
@@ -56,7 +60,7 @@ static double best_split(const double *s, const double *t, int n, int k, double 
   for (int q = 1; q <= k; q++)
     for (int j = q; j <= n; j++)
       for (int i = q - 1; i < j; i++) {
-        if (!isfinite(cost[q - 1][i]) || (j - i < MINPTS && j - i != 1)) continue;
+        if (!isfinite(cost[q - 1][i]) || (j - i < MINPTS && (j - i != 1 || i == 0))) continue;
         double a, b, c = cost[q - 1][i] + fit_line(s, t, i, j, env, &a, &b);
         if (c < cost[q][j]) cost[q][j] = c, from[q][j] = i;
       }

@@ -91,6 +91,32 @@ static void fit_gives_a_bend_its_own_size(void **state) {
   assert_true(fabs(calib_model_time(&m, 1048576, 1) / t[bend] - 1) < 1e-12);
 }
 
+/* The first segment is never one size: its line is what the sizes under the smallest measured
+ * one take, and a line through one size and (-16 B, 0) has no latency. Written data measured
+ * from 64 B: 0.38 us there, 0.45 us + s / 6 GB/s from 96 B (64 B lies 17.5 % under that line,
+ * as in the calibration of 2026-12-02 17:29). With a first segment of 64 B alone (allowed
+ * before), 8 B took 0.38 x 24 / 80 = 0.114 us, a third of what any message takes here; now the
+ * first segment holds 64 B and the sizes after it, with a latency: 8 B takes over 0.3 us. */
+static void fit_first_segment_has_a_latency(void **state) {
+  (void)state;
+  double s[CALIB_MAXPTS], t[CALIB_MAXPTS];
+  int n = 0;
+  s[n] = 64, t[n++] = 0.38e-6;
+  for (double x = 96; x <= 1048576; x *= 2) {
+    s[n] = x, t[n++] = 0.45e-6 + x / 6e9;
+    if (x * 1.5 < 1048576) s[n] = x * 1.5, t[n++] = 0.45e-6 + x * 1.5 / 6e9;
+  }
+  calib_seg g[CALIB_MAXSEG];
+  psim_err err;
+  psim_err_clear(&err);
+  int k = calib_fit_segments(s, t, n, CALIB_MAXSEG, 0.05, 16, g, &err);
+  assert_true(k >= 1);
+  assert_true(g[0].from == 64 && g[0].to >= 128);
+  double t8 = calib_segments_eval(g, k, 8);
+  assert_true(t8 > 0.3e-6 && t8 < 0.45e-6);
+  for (int i = 0; i < n; i++) assert_true(fabs(calib_segments_eval(g, k, s[i]) / t[i] - 1) < 0.1);
+}
+
 /* With a 10 % tolerance one line is enough for points within 5 % of it: fewest segments. */
 static void fit_takes_the_fewest_segments(void **state) {
   (void)state;
@@ -305,7 +331,7 @@ static void best_of_launches(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(best_of_launches), cmocka_unit_test(fit_gives_a_bend_its_own_size),
-      cmocka_unit_test(fit_recovers_three_segments),
+      cmocka_unit_test(fit_recovers_three_segments), cmocka_unit_test(fit_first_segment_has_a_latency),
       cmocka_unit_test(fit_leaves_out_a_spike), cmocka_unit_test(fit_takes_the_fewest_segments),
       cmocka_unit_test(fit_keeps_a_and_b_non_negative), cmocka_unit_test(model_follows_the_segments),
       cmocka_unit_test(written_data),
