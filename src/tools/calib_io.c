@@ -141,6 +141,16 @@ static void sections(FILE *f, const char *key, const calib_model *m, const doubl
   sections_of(f, key, m->nseg, m->thr, v);
 }
 
+/* The written data's factors: the ping-pong's sections under the first written one (sizes the
+ * probe did not measure written: calib_model_written), then the written sections. */
+static void written_sections(FILE *f, const char *key, const calib_model *m, const double *pp, const double *w) {
+  double thr[2 * CALIB_MAXSEG], v[2 * CALIB_MAXSEG];
+  int n = 0;
+  for (int i = 0; i < m->nseg && m->thr[i] < m->wthr[0]; i++) thr[n] = m->thr[i], v[n++] = pp[i];
+  for (int i = 0; i < m->nwseg; i++) thr[n] = m->wthr[i], v[n++] = w[i];
+  sections_of(f, key, n, thr, v);
+}
+
 /* The file's head and its <config>: the node's speed and MPI_Wtime's cost are those of `m`,
  * SMPI's factors those of `fac` (the network's, when the machine has several nodes). */
 static void write_config(FILE *f, const calib_model *m, const calib_model *fac, const char *comment) {
@@ -196,8 +206,8 @@ void calib_write_platform(FILE *f, const calib_model *m, const char *comment) {
   /* psim's: a collective's messages carry data just written (the cluster's properties, which
    * SimGrid keeps without reading) */
   if (m->nwseg) {
-    sections_of(f, "psim/network/written-lat-factor", m->nwseg, m->wthr, m->wlatf);
-    sections_of(f, "psim/network/written-bw-factor", m->nwseg, m->wthr, m->wbwf);
+    written_sections(f, "psim/network/written-lat-factor", m, m->latf, m->wlatf);
+    written_sections(f, "psim/network/written-bw-factor", m, m->bwf, m->wbwf);
   }
   write_poll_costs(f, m);
   write_psimcc_selector(f, m);

@@ -215,13 +215,24 @@ static void written_data(void **state) {
   assert_true(calib_model_time_written(&m, 1e6, 1) == calib_model_time(&m, 1e6, 1));
   calib_model_written(&m, w, 2, &p);
   assert_int_equal(m.nwseg, 2);
-  assert_true(m.wthr[0] == 0 && fabs(m.wthr[1] - (sqrt(8192.0 * 16384) + 16)) < 1e-9);
+  /* the first written section from P = 64 + 16 B on (whole bytes: above 79); under it the
+   * ping-pong's factors */
+  assert_true(m.wthr[0] == 79 && fabs(m.wthr[1] - (sqrt(8192.0 * 16384) + 16)) < 1e-9);
   assert_true(fabs(m.wlatf[0] - 1) < 1e-12 && fabs(m.wbwf[0] - 1) < 1e-12);
   assert_true(fabs(m.wlatf[1] - (4e-6 - 16 * 5e-10) / lat) < 1e-12 && fabs(m.wbwf[1] - 0.4) < 1e-12);
   /* each segment's a + b size alone; the ping-pong model unchanged */
   assert_true(fabs(calib_model_time_written(&m, 1e6, 1) / (4e-6 + 1e6 * 5e-10) - 1) < 1e-12);
   assert_true(fabs(calib_model_time_written(&m, 4096, 1) / (1e-6 + 4096 * 2e-10) - 1) < 1e-12);
   assert_true(fabs(calib_model_time(&m, 1e6, 1) / (1e-6 + 1e6 * 2e-10) - 1) < 1e-12);
+  /* a written fit whose line under 64 B would be faster than the ping-pong's: 8 B (P = 24)
+   * take the ping-pong's 1e-6 + 8 x 2e-10, 64 B the written line's 0.5e-6 + 64 x 1e-9 */
+  calib_model m2 = m;
+  calib_seg w2[1] = {{64, 16777216, 0.5e-6, 1e-9}};
+  calib_model_written(&m2, w2, 1, &p);
+  assert_true(fabs(calib_model_time_written(&m2, 8, 1) / (1e-6 + 8 * 2e-10) - 1) < 1e-12);
+  assert_true(fabs(calib_model_time_written(&m2, 63, 1) / (1e-6 + 63 * 2e-10) - 1) < 1e-12);
+  assert_true(fabs(calib_model_time_written(&m2, 64, 1) / (0.5e-6 + 64 * 1e-9) - 1) < 1e-12);
+  assert_true(fabs(m2.coll - (1e-6 - calib_model_time(&m2, 8, 2))) < 1e-18);
   /* 8 B are in the first segment, the same as the ping-pong's: the same collective's cost */
   assert_true(fabs(m.coll - before) < 1e-18 && fabs(m.coll - (1e-6 - calib_model_time(&m, 8, 2))) < 1e-18);
   /* the probe's lines, read and written back */
@@ -245,7 +256,8 @@ static void written_data(void **state) {
   calib_write_platform(f, &m, NULL);
   fclose(f);
   char want[200];
-  snprintf(want, sizeof want, "<prop id=\"psim/network/written-bw-factor\" value=\"0:1;%.0f:0.4\"/>",
+  /* the ping-pong's section under 79 bytes, then the written ones */
+  snprintf(want, sizeof want, "<prop id=\"psim/network/written-bw-factor\" value=\"0:1;79:1;%.0f:0.4\"/>",
            sqrt(8192.0 * 16384) + 16);
   if (!strstr(xml, want)) fail_msg("no '%s' in\n%s", want, xml);
   assert_non_null(strstr(xml, "<prop id=\"psim/network/written-lat-factor\" value=\"0:1;"));
