@@ -479,6 +479,17 @@ static void horizon_reached(sim *s, activity *a) {
   if (id >= 0) sim_make_ready(S->sim, id);
 }
 
+/* Under mu: the turn of the list's at-th rank, parked at its next call (mu is let go during
+ * the turn and its turn_done, and held again on return). */
+static void serve_parked_locked(emu_sim *S, emu_par *P, size_t at, void (*turn_done)(emu_sim *S, emu_rank *k)) {
+  int id = take_locked(P, at);
+  P->r[id].parked = 0;
+  grant_locked(P, id);
+  pthread_mutex_unlock(&P->mu);
+  turn_done(S, &S->ranks[id]);
+  lock_mu(P);
+}
+
 /* Under mu, before the turn of a rank made ready at the current date: the ranks in their own
  * code whose next call may come at this date too, in the list's order, each until its next
  * call no longer may (its turn, or, with lookahead, a burst long enough to be a computation).
@@ -502,12 +513,7 @@ static void same_date_first_locked(emu_sim *S, emu_par *P, void (*turn_done)(emu
       break;
     }
     if (at < P->len) {
-      int id = take_locked(P, at);
-      P->r[id].parked = 0;
-      grant_locked(P, id);
-      pthread_mutex_unlock(&P->mu);
-      turn_done(S, &S->ranks[id]);
-      lock_mu(P);
+      serve_parked_locked(S, P, at, turn_done);
       continue;
     }
     if (!wait) return;
@@ -546,12 +552,7 @@ void emu_par_run(emu_sim *S, emu_rank *k, void (*turn_done)(emu_sim *S, emu_rank
       if (!P->lookahead || !promised_locked(S, P, id)) break;
     }
     if (at < P->len) {
-      int id = take_locked(P, at);
-      P->r[id].parked = 0;
-      grant_locked(P, id);
-      pthread_mutex_unlock(&P->mu);
-      turn_done(S, &S->ranks[id]);
-      lock_mu(P);
+      serve_parked_locked(S, P, at, turn_done);
       continue;
     }
     if (!P->lookahead) {
