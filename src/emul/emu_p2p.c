@@ -343,19 +343,19 @@ void emu_run_prog(const coll_prog *p, const int *world_of, int ctx, int at_rest)
   for (int i = 0; i < p->n; i++) {
     const coll_op *op = &p->ops[i];
     emu_req *r;
+    const int flags = at_rest && op->user ? MPI_F_AT_REST : 0;   /* a send of the program's blocks at rest */
     opidx[i] = -1;
     switch ((coll_opkind)op->kind) {
     case CO_ISEND:
       opidx[i] = nreqs;
-      reqs[nreqs++] = emu_isend(world_of[op->peer], op->tag, ctx, NULL, (size_t)op->bytes, 0,
-                                at_rest && op->user ? MPI_F_AT_REST : 0, 0);
+      reqs[nreqs++] = emu_isend(world_of[op->peer], op->tag, ctx, NULL, (size_t)op->bytes, 0, flags, 0);
       break;
     case CO_IRECV:
       opidx[i] = nreqs;
       reqs[nreqs++] = emu_irecv(world_of[op->peer], op->tag, ctx, NULL, 0);
       break;
     case CO_SEND:
-      r = emu_isend(world_of[op->peer], op->tag, ctx, NULL, (size_t)op->bytes, 0, at_rest && op->user ? MPI_F_AT_REST : 0, 1);
+      r = emu_isend(world_of[op->peer], op->tag, ctx, NULL, (size_t)op->bytes, 0, flags, 1);
       emu_wait(&r, 1, 1);
       take_free(r);
       break;

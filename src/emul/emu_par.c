@@ -517,6 +517,11 @@ static void same_date_first_locked(emu_sim *S, emu_par *P, void (*turn_done)(emu
       continue;
     }
     if (!wait) return;
+    /* Without lookahead no promise comes: it parks at its next call, which signals */
+    if (!P->lookahead) {
+      eng_wait_locked(P, NULL);
+      continue;
+    }
     /* it computes: look again when it parks or after a while (its promise needs its
      * worker's clock past the margin and the threshold: about 50 us) */
     struct timespec until;

@@ -407,6 +407,21 @@ static void back_off(lmmg_cnst *g) {
 }
 
 
+/* The commit of member v at the group's value nv: a member of the engine's group clock of c
+ * (its tag) only takes the value, reported with the others at once (1); any other is
+ * committed as a variable of the usual repair (0). */
+static inline int commit_member(lmm_system *s, lmm_var *vars, const int *gtag, int tag, double nv, int v,
+                                void (*changed)(void *ctx, void *owner, double value), void *ctx) {
+  lmm_var *x = &vars[v];
+  x->newval = nv;
+  if (gtag[v] == tag) {
+    x->value = nv;
+    return 1;
+  }
+  lmmi_commit(s, v, changed, ctx);
+  return 0;
+}
+
 int lmmg_repair(lmm_system *s, void (*changed)(void *ctx, void *owner, double value), void *ctx) {
   if (s->order || s->hidden.len || s->nstale) return 0;
   size_t nt0 = s->inc_c.len;
@@ -498,24 +513,16 @@ int lmmg_repair(lmm_system *s, void (*changed)(void *ctx, void *owner, double va
       const int *mem = s->g_mem.data;
       const size_t nm = s->g_mem.len;
       s->g_read += nm;
-      for (size_t j = 0; j < nm; j++) {
-        int v = mem[j];
-        lmm_var *x = &vars[v];
-        x->newval = nv;
-        if (gtag[v] == tag) { x->value = nv; tagged++; continue; }
-        lmmi_commit(s, v, changed, ctx);
-      }
+      for (size_t j = 0; j < nm; j++) tagged += commit_member(s, vars, gtag, tag, nv, mem[j], changed, ctx);
     } else {
       const lmm_cnst *k = &s->cnsts.data[c];
       s->g_odd++;
       s->g_read += (uint64_t)k->n;
       for (int j = 0; j < k->n; j++) {
         int v = k->refs[j].var;
-        lmm_var *x = &vars[v];
+        const lmm_var *x = &vars[v];
         if (k->refs[j].coeff <= 0 || x->penalty <= 0 || !lmmg_member(s, x)) continue;
-        x->newval = nv;
-        if (gtag[v] == tag) { x->value = nv; tagged++; continue; }
-        lmmi_commit(s, v, changed, ctx);
+        tagged += commit_member(s, vars, gtag, tag, nv, v, changed, ctx);
       }
     }
     if (tagged) s->g_report(ctx, c, nv, tagged);

@@ -689,16 +689,24 @@ const void *rt_inplace_copy(const void *buf, ptrdiff_t lo, ptrdiff_t hi, void **
  * span of the blocks, one contiguous datatype (a non-contiguous one is packed: written). Only
  * on a platform with written factors (else both are the same, and the pass over the buffer is
  * not made). */
+/* The bytes [lo, hi) from the buffer's address that n blocks of an alltoall or alltoallv span
+ * (count each at i x count, or counts[i] at displs[i], in elements of extent ext). */
+static void blocks_span(int n, int count, const int *counts, const int *displs, ptrdiff_t ext, ptrdiff_t *lo,
+                        ptrdiff_t *hi) {
+  *lo = *hi = 0;
+  for (int i = 0; i < n; i++) {
+    ptrdiff_t a = (ptrdiff_t)(counts ? displs[i] : i * count) * ext;
+    ptrdiff_t b = a + (ptrdiff_t)(counts ? counts[i] : count) * ext;
+    if (i == 0 || a < *lo) *lo = a;
+    if (i == 0 || b > *hi) *hi = b;
+  }
+}
+
 static int send_at_rest(const void *sbuf, int scount, const int *scounts, const int *sdispls, MPI_Datatype stype,
                         int n) {
   if (!emu_current->o->net.wr_factors || !rt_type(stype)->contig) return 0;
-  ptrdiff_t ext = rt_extent(stype), lo = 0, hi = 0;
-  for (int i = 0; i < n; i++) {
-    ptrdiff_t a = (ptrdiff_t)(scounts ? sdispls[i] : i * scount) * ext;
-    ptrdiff_t b = a + (ptrdiff_t)(scounts ? scounts[i] : scount) * ext;
-    if (i == 0 || a < lo) lo = a;
-    if (b > hi) hi = b;
-  }
+  ptrdiff_t lo, hi;
+  blocks_span(n, scount, scounts, sdispls, rt_extent(stype), &lo, &hi);
   return hi > lo && !emu_send_written(emu_self(), (const char *)sbuf + lo, (size_t)(hi - lo));
 }
 
@@ -711,14 +719,12 @@ static void alltoall_common(const char *name, const void *sbuf, int scount, cons
   void *tmp = NULL;
   int at_rest = sbuf != MPI_IN_PLACE && send_at_rest(sbuf, scount, scounts, sdispls, stype, n);
   if (sbuf == MPI_IN_PLACE) {
-    /* the receive buffer is also the send buffer: pack it before anything is overwritten */
-    ptrdiff_t rext = rt_extent(rtype), lo = 0, hi = 0;
-    for (int i = 0; i < n; i++) {
-      ptrdiff_t a = (ptrdiff_t)(rcounts ? rdispls[i] : i * rcount) * rext;
-      ptrdiff_t b = a + (ptrdiff_t)(rcounts ? rcounts[i] : rcount) * rext;
-      if (b > hi) hi = b;
-      if (a < lo) lo = a;
-    }
+    /* the receive buffer is also the send buffer: pack it before anything is overwritten (from
+     * the buffer's address on, or from the lowest block below it) */
+    ptrdiff_t lo, hi;
+    blocks_span(n, rcount, rcounts, rdispls, rt_extent(rtype), &lo, &hi);
+    if (lo > 0) lo = 0;
+    if (hi < 0) hi = 0;
     sbuf = rt_inplace_copy(rbuf, lo, hi, &tmp);
     scount = rcount;
     scounts = rcounts;
