@@ -21,6 +21,11 @@ typedef struct calib_probe {
   double wr_size[CALIB_MAXPTS], wr_time[CALIB_MAXPTS];
   double iprobe, test, wtime;   /* seconds per call; < 0 when not measured */
   double allreduce;             /* one MPI_Allreduce of a double at 2 ranks; < 0: not measured */
+  double run_charges;           /* what psim run charges the same allreduce beyond its messages
+                                   (the loop's own code and psim's copy and combine, measured:
+                                   the probe's allreduce under psim run on the fitted platform,
+                                   less the same run without measuring; the line 'run-charges
+                                   SECONDS'); < 0: not measured */
   double flops;                 /* one core's flop/s as psim run measures it (psim adds the
                                    line 'flops RATE'); <= 0 when not measured */
   char mpi[8];                  /* "mpich" or "ompi" when known (psim adds the line 'mpi NAME');
@@ -78,7 +83,8 @@ typedef struct calib_model {
   double coll;                  /* a collective call's own CPU time beyond its messages: the
                                    measured 8-byte allreduce less the model's exchange of 8
                                    bytes (of written data when there is a fit of it), its one
-                                   step at 2 ranks (psim/run/coll-cost); <= 0: not written */
+                                   step at 2 ranks, and less what psim run charges the call on
+                                   its own (run_charges) (psim/run/coll-cost); <= 0: not written */
   const char *mpi;              /* "mpich", "ompi" or NULL: psimcc's programs take its collective
                                    selection (run/psimcc-coll-selector, psim run alone) */
   double exch_ratio;            /* measured exchange / ping-pong time at large sizes */
@@ -93,6 +99,10 @@ double calib_model_time(const calib_model *m, double size, int streams);
  * bandwidth (what psim's network/written-lat-factor and -bw-factor give a collective's
  * messages); m->coll is then the allreduce less the model's exchange of 8 written bytes. */
 void calib_model_written(calib_model *m, const calib_seg *seg, int k, const calib_probe *p);
+/* m->coll from p's allreduce, m's exchange of 8 bytes (written, when m has that fit) and p's
+ * run_charges (calib_model_from_fit and calib_model_written call it; again once run_charges is
+ * measured, which needs the fitted platform). */
+void calib_model_coll(calib_model *m, const calib_probe *p);
 /* A message of written data: its factors, or calib_model_time's when there is no such fit. */
 double calib_model_time_written(const calib_model *m, double size, int streams);
 /* Writes the platform (SimGrid's XML, version 4.1, with its <config>); comment may be NULL. */

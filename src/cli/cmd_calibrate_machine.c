@@ -296,10 +296,13 @@ static void print_fit(FILE *f, const calib_probe *p, const calib_model *m, const
   if (m->iprobe > 0 || m->test > 0 || m->wtime > 0)
     fprintf(f, "polling: MPI_Iprobe %.3g us, MPI_Test %.3g us, MPI_Wtime %.3g us\n", m->iprobe * 1e6,
             m->test * 1e6, m->wtime * 1e6);
-  if (p->allreduce > 0)
-    fprintf(f, "collectives: MPI_Allreduce of 8 B %.4g us, the model's exchange of 8 B%s %.4g us: %.3g us a call%s\n",
-            p->allreduce * 1e6, m->nwseg ? " of written data" : "", calib_model_time_written(m, 8, 2) * 1e6,
+  if (p->allreduce > 0) {
+    char own[96] = "";
+    if (p->run_charges > 0) snprintf(own, sizeof own, ", what psim run charges on its own %.4g us", p->run_charges * 1e6);
+    fprintf(f, "collectives: MPI_Allreduce of 8 B %.4g us, the model's exchange of 8 B%s %.4g us%s: %.3g us a call%s\n",
+            p->allreduce * 1e6, m->nwseg ? " of written data" : "", calib_model_time_written(m, 8, 2) * 1e6, own,
             m->coll * 1e6, m->coll > 0 ? "" : " (none written)");
+  }
   fprintf(f, "%12s %12s %12s %8s %12s %12s %8s\n", "bytes", "ping-pong", "model", "error", "exchange", "model", "error");
   double worst_pp = 0, worst_ex = 0;
   for (int i = 0; i < p->npp; i++) {
@@ -388,6 +391,64 @@ static int hostfile_nodes(const char *path, psim_err *err) {
   return n;
 }
 
+static int fit_and_write(const calib_args *a, const char *dir, const char *kind, calib_probe *p, calib_probe *q,
+                         int nodes_measured, int nodes, const double *small, int nsmall);
+
+/* The files a measurement leaves in its scratch directory, and the directory, removed. */
+static void scratch_remove(const char *dir, long launches) {
+  const char *names[] = {"psim_probe.c", "psim_probe", "version.txt", "platform.xml", "run0.out", "run1.out"};
+  char x[4200];
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++) snprintf(x, sizeof x, "%s/%s", dir, names[i]), unlink(x);
+  for (long l = 1; l <= launches; l++)
+    for (int between = 0; between <= 1; between++) probe_out(dir, between, l, x, sizeof x), unlink(x);
+  rmdir(dir);
+}
+
+/* What psim run charges the probe's 8-byte allreduce on its own, beyond the messages (p's
+ * run_charges): the program's loop between calls, measured as any burst, and psim's runtime's
+ * copy and combine, which the real MPI's allreduce holds too. The very binary the MPI ran
+ * (`psim_probe allreduce REPS`, its allreduce alone) under psim run on the platform m, measuring
+ * (run/coll-cost 0: the cost being fitted), less the same run with --no-measure (the messages
+ * alone). 0 when measured; 1 when it could not be (said; the cost then keeps the whole
+ * difference, as before this measurement existed). */
+static int measure_run_charges(const calib_args *a, const char *dir, const calib_model *m, calib_probe *p) {
+  char self[4096], plat[4200], exe[4200], out[4200], reps[32];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) {
+    fprintf(stderr, "psim calibrate: cannot find psim's own program (/proc/self/exe: %s): psim run's own charges "
+                    "in a collective are not measured\n", strerror(errno));
+    return 1;
+  }
+  self[n] = 0;
+  snprintf(plat, sizeof plat, "%s/platform.xml", dir);
+  snprintf(exe, sizeof exe, "%s/psim_probe", dir);
+  snprintf(reps, sizeof reps, "%ld", a->reps);
+  FILE *f = fopen(plat, "w");
+  if (!f) return cli_write_error(plat, errno), 1;
+  calib_write_platform(f, m, NULL);
+  if (fclose(f)) return cli_write_error(plat, errno), 1;
+  fprintf(stderr, "psim calibrate: measuring what psim run charges an allreduce on its own ...\n");
+  double t[2];
+  for (int i = 0; i < 2; i++) {
+    snprintf(out, sizeof out, "%s/run%d.out", dir, i);
+    char *measured[] = {self, "run", "--np", "2", "--platform", plat, "-q", "--cfg", "run/coll-cost:0", "--", exe,
+                        "allreduce", reps, NULL};
+    char *unmeasured[] = {self, "run", "--np", "2", "--platform", plat, "-q", "--no-measure", "--", exe,
+                          "allreduce", reps, NULL};
+    int st = run(i ? unmeasured : measured, out);
+    FILE *o = st ? NULL : fopen(out, "r");
+    if (!o || fscanf(o, "allreduce %lf", &t[i]) != 1 || !(t[i] > 0)) {
+      fprintf(stderr, "psim calibrate: psim run of the probe's allreduce%s failed (status %d): psim run's own "
+                      "charges in a collective are not measured\n", i ? " without measuring" : "", st);
+      if (o) fclose(o);
+      return 1;
+    }
+    fclose(o);
+  }
+  p->run_charges = t[0] > t[1] ? t[0] - t[1] : -1;
+  return 0;
+}
+
 int cmd_calibrate_machine(int argc, char **argv) {
   for (int i = 1; i < argc; i++)
     if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) { fputs(HELP, stdout); return 0; }
@@ -410,7 +471,7 @@ int cmd_calibrate_machine(int argc, char **argv) {
     rc = measure(&a, dir, &kind);
   }
   /* p: inside this node; q: between two nodes (--hostfile, or a saved second block) */
-  calib_probe p, q;
+  calib_probe p = {0}, q = {0};
   int nodes_measured = 0;
   if (!rc && a.from) {
     FILE *f = fopen(a.from, "r");
@@ -444,15 +505,21 @@ int cmd_calibrate_machine(int argc, char **argv) {
       if (between) nodes_measured = 1;
     }
   }
-  if (!a.from) {   /* the measurements are read: the scratch directory goes */
-    const char *names[] = {"psim_probe.c", "psim_probe", "version.txt"};
-    char x[4200];
-    for (int i = 0; i < 3; i++) snprintf(x, sizeof x, "%s/%s", dir, names[i]), unlink(x);
-    for (long l = 1; l <= a.launches; l++)
-      for (int between = 0; between <= 1; between++) probe_out(dir, between, l, x, sizeof x), unlink(x);
-    rmdir(dir);
-  }
-  if (rc) return rc;
+  if (!rc) rc = fit_and_write(&a, a.from ? NULL : dir, kind, &p, &q, nodes_measured, nodes, small, nsmall);
+  if (!a.from) scratch_remove(dir, a.launches);
+  return rc;
+}
+
+/* Fits the measurements p (inside a node) and q (between two, when nodes_measured) and writes
+ * the platform, the summary and the report; dir: the scratch directory of a measurement (NULL
+ * when the measurements were read from a file), where psim run measures its own charges. */
+static int fit_and_write(const calib_args *ap, const char *dir, const char *kind, calib_probe *pp, calib_probe *qp,
+                         int nodes_measured, int nodes, const double *small, int nsmall) {
+  calib_args a = *ap;
+  calib_probe p = *pp, q = *qp;
+  psim_err err;
+  psim_err_clear(&err);
+  int rc;
   if (nodes_measured && !nodes) nodes = 2;   /* saved measurements of two nodes */
   calib_model m = {0}, n = {0};
   m.envelope = n.envelope = 16;   /* SMPI's bytes per message, which psim's model adds too */
@@ -462,13 +529,6 @@ int cmd_calibrate_machine(int argc, char **argv) {
   /* the MPI measured, kept with the measurements too (its collectives are psimcc's programs') */
   if (kind && !p.mpi[0]) snprintf(p.mpi, sizeof p.mpi, "%s", kind);
   m.speed = n.speed = p.flops;
-  if (a.save) {
-    FILE *o = cli_open_out(a.save);
-    if (!o) return PSIM_EXIT_INPUT;
-    calib_probe_write(o, &p, 0);
-    if (nodes_measured) calib_probe_write(o, &q, 1);
-    if ((rc = cli_close_out(o, a.save))) return rc;
-  }
   calib_seg seg[CALIB_MAXSEG], seg2[CALIB_MAXSEG];
   int k = calib_fit_segments(p.pp_size, p.pp_time, p.npp, CALIB_MAXSEG, 0.05, m.envelope, seg, &err);
   if (k < 0) return cli_fail(&err);
@@ -479,6 +539,16 @@ int cmd_calibrate_machine(int argc, char **argv) {
     int kw = calib_fit_segments(p.wr_size, p.wr_time, p.nwr, CALIB_MAXSEG, 0.05, m.envelope, wseg, &err);
     if (kw < 0) return cli_fail(&err);
     calib_model_written(&m, wseg, kw, &p);
+  }
+  /* what psim run charges such an allreduce on its own, measured on the platform just fitted
+   * (inside the node: the probe's allreduce ran there) */
+  if (dir && kind && p.allreduce > 0 && measure_run_charges(&a, dir, &m, &p) == 0) calib_model_coll(&m, &p);
+  if (a.save) {
+    FILE *o = cli_open_out(a.save);
+    if (!o) return PSIM_EXIT_INPUT;
+    calib_probe_write(o, &p, 0);
+    if (nodes_measured) calib_probe_write(o, &q, 1);
+    if ((rc = cli_close_out(o, a.save))) return rc;
   }
   if (nodes_measured) {
     int k2 = calib_fit_segments(q.pp_size, q.pp_time, q.npp, CALIB_MAXSEG, 0.05, n.envelope, seg2, &err);

@@ -468,14 +468,21 @@ void emu_poll_cost(double seconds) {
 
 /* A collective call's own cost (run/coll-cost): the real MPI's work in the call beyond its
  * messages (checks, the algorithm's choice, its progress loop), which psim's runtime does not
- * spend. A computation of its own before the collective's messages, not through the carry:
- * every rank pays it at every call, and a cost under smpi/cpu-threshold carried would fall on
- * the ranks at different calls (their carries hold their own bursts), each rank then waiting
- * in the collective for the others' charges too: 0.1 us a call cost 0.19 us at 2 ranks. */
+ * spend. It is charged with the rank's carry (its bursts under smpi/cpu-threshold since its
+ * last charge, the polls' costs) as one computation before the collective's messages, at every
+ * collective, by every rank at the same point of its calls. Through the carry, each rank's
+ * charge would fall where its own carry passes the threshold, at a different call on each
+ * rank, and every rank of a loop of collectives then waits in the collective for the others'
+ * charges as well as its own, where the real ranks compute side by side: a cost of 0.1 us a
+ * call cost 0.19 us at 2 ranks, and bursts of 0.019 us a call on each rank (an 8-byte
+ * allreduce's loop) 0.0375. */
 void emu_coll_cost(void) {
   emu_sim *S = emu_current;
   emu_rank *k = S ? S->running : NULL;
-  if (k && S->o->measure && S->o->coll_cost > 0) compute_now(S, k, S->o->coll_cost * S->o->host_speed_ref);
+  if (!k || !S->o->measure) return;
+  double c = k->carry + (S->o->coll_cost > 0 ? S->o->coll_cost : 0);
+  k->carry = 0;
+  if (c > 0) compute_now(S, k, c * S->o->host_speed_ref);
 }
 
 void emu_carry_flush(void) {

@@ -178,11 +178,20 @@ void calib_model_from_fit(calib_model *m, const calib_seg *seg, int k, const cal
   m->bus = r <= 1 ? 2 * m->bw : r >= 2 ? m->bw : 2 * m->bw / r;
   m->iprobe = p->iprobe, m->test = p->test, m->wtime = p->wtime;
   m->mpi = p->mpi[0] ? p->mpi : NULL;
-  /* MPICH's and Open MPI's allreduce of 8 bytes at 2 ranks is one exchange (recursive
-   * doubling): what it takes beyond the model's exchange is the call's own work (argument
-   * checks, the algorithm's choice, its progress loop, the operator), which every collective
-   * call pays once */
-  m->coll = p->allreduce > 0 ? p->allreduce - calib_model_time(m, 8, 2) : -1;
+  calib_model_coll(m, p);
+}
+
+/* MPICH's and Open MPI's allreduce of 8 bytes at 2 ranks is one exchange (recursive doubling):
+ * what it takes beyond the model's exchange is the call's own work (argument checks, the
+ * algorithm's choice, its progress loop, the copy and the operator), which every collective call
+ * pays once. Part of it psim run charges already, measured (the program's loop between calls,
+ * its runtime's copy and combine: 0.064 us of a 0.498 us allreduce at 18:58 on 2026-12-02): the
+ * cost is what is left, else psim run would count that part twice (+14 % on the 8-byte
+ * allreduce at 18:02). Written data's exchange when there is a fit of it: a collective's
+ * messages take those factors. */
+void calib_model_coll(calib_model *m, const calib_probe *p) {
+  double own = p->run_charges > 0 ? p->run_charges : 0;
+  m->coll = p->allreduce > 0 ? p->allreduce - calib_model_time_written(m, 8, 2) - own : -1;
 }
 
 void calib_model_written(calib_model *m, const calib_seg *seg, int k, const calib_probe *p) {
@@ -195,7 +204,7 @@ void calib_model_written(calib_model *m, const calib_seg *seg, int k, const cali
    * (the ping-pong's factors) took the collective's own cost measured against the former
    * (+17 % against real MPICH). Sizes are whole bytes: P = from + env - 1 and under. */
   if (k) m->wthr[0] = seg[0].from + m->envelope - 1;
-  m->coll = p->allreduce > 0 ? p->allreduce - calib_model_time_written(m, 8, 2) : -1;
+  calib_model_coll(m, p);
 }
 
 static double step(const double *thr, const double *v, int n, double P) {

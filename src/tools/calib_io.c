@@ -17,7 +17,7 @@ static int add_point(double *sz, double *tm, int *n, double s, double t, const c
 
 static void probe_clear(calib_probe *p) {
   memset(p, 0, sizeof *p);
-  p->iprobe = p->test = p->wtime = p->flops = p->allreduce = -1;
+  p->iprobe = p->test = p->wtime = p->flops = p->allreduce = p->run_charges = -1;
 }
 
 static int probe_check(const calib_probe *p, const char *name, long line, int ended, psim_err *err) {
@@ -69,10 +69,10 @@ int calib_probe_read(FILE *f, const char *name, calib_probe *p, calib_probe *bet
     if (!header) return psim_errf(err, PSIM_EXIT_INPUT, name, line, "expected the header 'probe 1 MAXSIZE' first, got '%s'", kind);
     int two = !strcmp(kind, "pingpong") || !strcmp(kind, "exchange") || !strcmp(kind, "written");
     int one = !strcmp(kind, "iprobe") || !strcmp(kind, "test") || !strcmp(kind, "wtime") || !strcmp(kind, "flops") ||
-              !strcmp(kind, "allreduce");
+              !strcmp(kind, "allreduce") || !strcmp(kind, "run-charges");
     if (!one && !two)
       return psim_errf(err, PSIM_EXIT_INPUT, name, line,
-                       "unknown measurement '%s' (expected pingpong, exchange, written, iprobe, test, wtime, allreduce, flops or end)", kind);
+                       "unknown measurement '%s' (expected pingpong, exchange, written, iprobe, test, wtime, allreduce, run-charges, flops or end)", kind);
     if (nf != (two ? 3 : 2))
       return psim_errf(err, PSIM_EXIT_INPUT, name, line, two ? "expected '%s SIZE SECONDS'" : "expected '%s SECONDS'", kind);
     double t = two ? y : x;
@@ -86,6 +86,7 @@ int calib_probe_read(FILE *f, const char *name, calib_probe *p, calib_probe *bet
     if (!strcmp(kind, "wtime")) cur->wtime = t;
     if (!strcmp(kind, "flops")) cur->flops = t;
     if (!strcmp(kind, "allreduce")) cur->allreduce = t;
+    if (!strcmp(kind, "run-charges")) cur->run_charges = t;
   }
   if (ferror(f)) return psim_errf(err, PSIM_EXIT_INPUT, name, 0, "read error");
   if (probe_check(cur, name, line, ended, err) < 0) return -1;
@@ -115,6 +116,7 @@ void calib_probe_best(calib_probe *best, const calib_probe *o) {
   best->test = best_cost(best->test, o->test);
   best->wtime = best_cost(best->wtime, o->wtime);
   best->allreduce = best_cost(best->allreduce, o->allreduce);
+  best->run_charges = best_cost(best->run_charges, o->run_charges);
 }
 
 void calib_probe_write(FILE *f, const calib_probe *p, int between_nodes) {
@@ -126,6 +128,7 @@ void calib_probe_write(FILE *f, const calib_probe *p, int between_nodes) {
   if (p->test > 0) fprintf(f, "test %.9e\n", p->test);
   if (p->wtime > 0) fprintf(f, "wtime %.9e\n", p->wtime);
   if (p->allreduce > 0) fprintf(f, "allreduce %.9e\n", p->allreduce);
+  if (p->run_charges > 0) fprintf(f, "run-charges %.9e\n", p->run_charges);
   if (p->flops > 0) fprintf(f, "flops %.9e\n", p->flops);
   if (p->mpi[0]) fprintf(f, "mpi %s\n", p->mpi);
   fputs("end\n", f);

@@ -30,6 +30,14 @@ grep -q '<prop id="psim/run/psimcc-coll-selector" value="mpich"/>' "$TMPD/p.xml"
 grep -q '<prop id="psim/run/coll-cost" value="2.0065e-07"/>' "$TMPD/p.xml" || bad "no collective cost: $(grep coll-cost "$TMPD/p.xml")"
 grep -q '^collectives: MPI_Allreduce of 8 B 0.5199 us, the model.s exchange of 8 B 0.3192 us: 0.201 us a call$' "$TMPD/fit.txt" ||
   bad "the collective cost is not printed: $(grep '^collectives' "$TMPD/fit.txt")"
+# what psim run charges such an allreduce on its own (its run of the probe's allreduce, less
+# the same without measuring) is not the collective's cost: 0.2007 - 0.05 = 0.1507 us
+sed 's/^end$/run-charges 5e-08\nend/' "$M" > "$TMPD/rc.txt"
+"$PSIM" calibrate --machine --measurements "$TMPD/rc.txt" --cores 2 -o "$TMPD/rc.xml" >"$TMPD/rcfit.txt" 2>"$TMPD/err" ||
+  bad "calibrate with run-charges: exit $? ($(head -c 300 "$TMPD/err"))"
+grep -q '<prop id="psim/run/coll-cost" value="1.5065e-07"/>' "$TMPD/rc.xml" || bad "run-charges: $(grep coll-cost "$TMPD/rc.xml")"
+grep -q '^collectives: .* 0.3192 us, what psim run charges on its own 0.05 us: 0.151 us a call$' "$TMPD/rcfit.txt" ||
+  bad "run-charges are not printed: $(grep '^collectives' "$TMPD/rcfit.txt")"
 grep -q 'measured it with MPICH' "$TMPD/p.xml" || bad "the platform's comment does not name MPICH"
 # the model's one-way time of SIZE bytes, as the fit's table prints it (us)
 model_us() { awk -v s="$1" '$1 == s && $3 == "us" { print $4; exit }' "$TMPD/fit.txt"; }
@@ -103,6 +111,9 @@ if command -v mpiexec.mpich >/dev/null 2>&1 && command -v mpicc.mpich >/dev/null
   [ "${n:-0}" -ge 40 ] && grep -q '^end$' "$TMPD/live.txt" || bad "saved measurements: ${n:-0} ping-pong sizes"
   n=$(grep -c '^written ' "$TMPD/live.txt" 2>/dev/null)
   [ "${n:-0}" -ge 30 ] || bad "saved measurements: ${n:-0} sizes of written data"
+  # psim run ran the probe's allreduce: its own charges, a fraction of the allreduce
+  awk '$1 == "allreduce" { a = $2 } $1 == "run-charges" { c = $2 } END { exit !(a > 0 && c > 0 && c < a) }' "$TMPD/live.txt" ||
+    bad "saved measurements: no psim run charges under the allreduce ($(grep -E '^(allreduce|run-charges)' "$TMPD/live.txt"))"
   grep -q '<svg' "$TMPD/live.html" 2>/dev/null || bad "the report has no chart"
   "$PSIM" platform "$TMPD/live.xml" >/dev/null 2>"$TMPD/err" || bad "psim platform refuses the measured platform: $(cat "$TMPD/err")"
   "$PSIM" replay --np 2 --platform "$TMPD/live.xml" --hostfile "$TMPD/hosts" "$TMPD/pp65536.txt" >/dev/null 2>"$TMPD/err" ||

@@ -44,6 +44,25 @@ else
   echo "run/coll-cost:8e-7: +$d s"
   close_to "$d" 8e-5 3.2e-5 || bad "run/coll-cost:8e-7: +$d s, want +8e-5 s (100 x 0.8 us)"
 fi
+# The ranks' carries go with the collective's cost, every rank at every collective
+# (tests/data/emul/carry_allreduce.c: two polls a round, rank 0 two more before the first).
+# Scaled up so that the loop's own bursts (tens of ns) do not count: smpi/cpu-threshold 1 ms,
+# a poll 0.25 ms, so each rank carries 0.5 ms a round, under the threshold. Charged at the
+# allreduce, every rank's at once, a round takes 0.5 ms more, and the first 0.5 ms more again
+# (rank 0's two polls before it): 100 x 0.5 + 0.5 = 50.5 ms. Before, each carry was charged
+# where it passed the threshold, rank 0's at the odd rounds and rank 1's at the even ones, and
+# each round waited 1 ms for one of them: 98 ms.
+"$(dirname "$PSIM")/psimcc" -O1 -o "$TMPD/car" "$PSIM_TESTDATA/emul/carry_allreduce.c" || bad "psimcc carry_allreduce.c"
+carry() {   # carry IPROBE_COST: the rounds' simulated time in $t
+  "$PSIM" run --np 2 --platform "$TMPD/p0.xml" --host-speed-ref 1e9 -q --cfg smpi/cpu-threshold:1e-3 \
+    --cfg run/iprobe-cost:"$1" -- "$TMPD/car" > "$TMPD/car.out" 2> "$TMPD/car.err" || bad "carry_allreduce: $(cat "$TMPD/car.err")"
+  t=$(sed -n 's/^rounds \([0-9.]*\) sum 2$/\1/p' "$TMPD/car.out")
+}
+carry 0; c0=$t
+carry 2.5e-4; c1=$t
+d=$(awk -v a="$c1" -v b="$c0" 'BEGIN { printf "%.6f", a - b }')
+echo "carries at the collective: +$d s ($c0 s without the polls' cost)"
+close_to "$d" 0.0505 0.0005 || bad "carries at the collective: +$d s, want +0.0505 s (100 x 0.5 ms + 0.5 ms)"
 "$PSIM" run --np 2 -q --cfg run/coll-cost:-1 -- "$TMPD/ar" > /dev/null 2> "$TMPD/err"
 rc=$?
 [ $rc = 2 ] && grep -q 'run/coll-cost expects a non-negative number' "$TMPD/err" || bad "run/coll-cost:-1: rc $rc, $(cat "$TMPD/err")"

@@ -25,7 +25,10 @@
  * large transfer 7-30 % too fast against bench/validate_net.c's loops run minutes later
  * (docs/VALIDATION.md). The program uses only MPI-1 calls, so any MPI builds it.
  *
- * Usage: psim_probe [MAXSIZE [REPS]]   (defaults 268435456 and 5) */
+ * Usage: psim_probe [MAXSIZE [REPS]]   (defaults 268435456 and 5)
+ *        psim_probe allreduce [REPS]    the allreduce's line alone, then end: psim calibrate runs
+ *                                       it under psim run too, to measure what psim run charges
+ *                                       such a call beyond its messages */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -176,6 +179,20 @@ int main(int argc, char **argv) {
   int size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (argc > 1 && !strcmp(argv[1], "allreduce")) {
+    int n = argc > 2 ? atoi(argv[2]) : 5;
+    if (size < 2 || n < 1) {
+      if (rank == 0) fprintf(stderr, "psim_probe: needs 2 ranks, REPS >= 1\n");
+      MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    double *t = malloc(sizeof(double) * 2 * (size_t)n);
+    if (!t) MPI_Abort(MPI_COMM_WORLD, 1);
+    double ar = allreduce_cost(2 * n, t);
+    if (rank == 0) printf("allreduce %.9e\nend\n", ar);
+    free(t);
+    MPI_Finalize();
+    return 0;
+  }
   long maxsize = argc > 1 ? atol(argv[1]) : 268435456L;
   int reps = argc > 2 ? atoi(argv[2]) : 5;
   if (size < 2 || maxsize < 1 || maxsize > 1073741824L || reps < 1) {

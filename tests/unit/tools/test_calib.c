@@ -235,6 +235,13 @@ static void written_data(void **state) {
   assert_true(fabs(m2.coll - (1e-6 - calib_model_time(&m2, 8, 2))) < 1e-18);
   /* 8 B are in the first segment, the same as the ping-pong's: the same collective's cost */
   assert_true(fabs(m.coll - before) < 1e-18 && fabs(m.coll - (1e-6 - calib_model_time(&m, 8, 2))) < 1e-18);
+  /* what psim run charges such a call on its own (run-charges) comes off the cost */
+  p.run_charges = 2e-7;
+  calib_model_coll(&m, &p);
+  assert_true(fabs(m.coll - (1e-6 - calib_model_time(&m, 8, 2) - 2e-7)) < 1e-18);
+  p.run_charges = -1;
+  calib_model_coll(&m, &p);
+  assert_true(fabs(m.coll - before) < 1e-18);
   /* the probe's lines, read and written back */
   psim_err err;
   psim_err_clear(&err);
