@@ -121,7 +121,7 @@ static inline int tit_io_line_fast(tit_io *io, tit_stream *st, const char *name,
 void tit_io_seek(tit_io *io, tit_stream *st, uint64_t off, uint64_t end);
 /* Maps io->shared_fd, when it can be: its streams then copy their bytes from the mapping
  * instead of reading them (no system call per refill). */
-void tit_io_map_shared(tit_io *io);
+void tit_io_map_shared(tit_io *io, const char *name);
 /* Gives st's slot back (closing its file): for streams that reached their end. */
 void tit_io_release(tit_io *io, tit_stream *st);
 /* Compression of the file behind fd, from its first bytes (reads with pread at 0). */

@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,16 +36,82 @@ void tit_io_init(tit_io *io, int cap) {
   io->lru = 1;
 }
 
+/* The mapped traces, for the SIGBUS that touching one past its end gives once another program
+ * has made it shorter (truncated or rewritten it): the process would die with no word. The
+ * handler names the file and exits as on bad input (PSIM_EXIT_INPUT); a fault elsewhere goes
+ * to the handler there was before (psim run's crash report) or to the default action. A few
+ * guards: one per shared trace alive in the process. */
+enum { MAP_GUARDS = 8 };
+static struct map_guard {
+  const char *base;
+  size_t len;
+  int n;
+  char msg[480];
+} guards[MAP_GUARDS];
+static struct sigaction bus_before;
+static int bus_set;
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc) {
+  const char *a = si->si_addr;
+  for (int i = 0; i < MAP_GUARDS; i++)
+    if (guards[i].base && a >= guards[i].base && a < guards[i].base + guards[i].len) {
+      (void)!write(2, guards[i].msg, (size_t)guards[i].n);
+      _exit(PSIM_EXIT_INPUT);
+    }
+  if ((bus_before.sa_flags & SA_SIGINFO) && bus_before.sa_sigaction) {
+    bus_before.sa_sigaction(sig, si, uc);
+    return;
+  }
+  if (bus_before.sa_handler != SIG_DFL && bus_before.sa_handler != SIG_IGN) {
+    bus_before.sa_handler(sig);
+    return;
+  }
+  sigaction(SIGBUS, &bus_before, NULL);   /* the fault comes again on return, as if never caught */
+}
+
+static int guard_map(const char *base, size_t len, const char *name) {
+  for (int i = 0; i < MAP_GUARDS; i++) {
+    struct map_guard *g = &guards[i];
+    if (g->base) continue;
+    int n = snprintf(g->msg, sizeof g->msg,
+                     "psim: %s: the trace file became shorter while psim read it (truncated or rewritten by another "
+                     "program); a trace must not change during its replay\n", name ? name : "(the shared trace)");
+    g->n = n < 0 ? 0 : n < (int)sizeof g->msg ? n : (int)sizeof g->msg - 1;
+    g->len = len;
+    g->base = base;
+    if (!bus_set) {
+      struct sigaction sa;
+      memset(&sa, 0, sizeof sa);
+      sa.sa_sigaction = on_sigbus;
+      sa.sa_flags = SA_SIGINFO;
+      sigemptyset(&sa.sa_mask);
+      if (sigaction(SIGBUS, &sa, &bus_before) == 0) bus_set = 1;
+    }
+    return 0;
+  }
+  return -1;
+}
+
+static void unguard_map(const char *base) {
+  for (int i = 0; i < MAP_GUARDS; i++)
+    if (guards[i].base == base) guards[i].base = NULL;
+}
+
 /* Mapped, a refill is a copy: with more cursors than slots (65,536 ranks, 9,976 slots), every
  * rank's slot is taken back between two of its lines, since the ranks take turns action by
  * action, and each line was one pread (776,000 of them on a one-iteration 65,536-rank
  * stencil, about a third of the replay's perf samples). The cost: a file truncated by
- * someone else during the replay ends the process (SIGBUS) where a read would fail. */
-void tit_io_map_shared(tit_io *io) {
+ * someone else during the replay faults (SIGBUS) where a read would fail; guard_map turns
+ * that into an error naming the file. */
+void tit_io_map_shared(tit_io *io, const char *name) {
   struct stat sb;
   if (io->shared_fd < 0 || fstat(io->shared_fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size <= 0) return;
   void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_SHARED, io->shared_fd, 0);
   if (p == MAP_FAILED) return;   /* read as before */
+  if (guard_map(p, (size_t)sb.st_size, name) < 0) {   /* no guard left: read as before */
+    munmap(p, (size_t)sb.st_size);
+    return;
+  }
   io->shared_map = p;
   io->shared_size = (uint64_t)sb.st_size;
   /* A mapped slot holds about one line (a refill copies up to the next line's end; a longer
@@ -107,7 +174,10 @@ void tit_io_fini(tit_io *io) {
     io->free_slots = s->next;
     slot_destroy(s);
   }
-  if (io->shared_map) munmap((void *)io->shared_map, (size_t)io->shared_size);
+  if (io->shared_map) {
+    unguard_map(io->shared_map);
+    munmap((void *)io->shared_map, (size_t)io->shared_size);
+  }
   io->shared_map = NULL;
   if (io->shared_fd >= 0) close(io->shared_fd);
   io->shared_fd = -1;

@@ -422,7 +422,7 @@ static int open_shared(tit_source *s, psim_err *err) {
   if (index_shared(s, err) < 0) return -1;
   /* More cursors than slots: refills from a mapping (tit_io_map_shared), not reads. After the
    * index pass, which reads in large blocks anyway. */
-  if (s->copy_lines) tit_io_map_shared(&s->io);
+  if (s->copy_lines) tit_io_map_shared(&s->io, name);
   return 0;
 }
 
