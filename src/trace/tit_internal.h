@@ -122,6 +122,8 @@ void tit_io_seek(tit_io *io, tit_stream *st, uint64_t off, uint64_t end);
 /* Maps io->shared_fd, when it can be: its streams then copy their bytes from the mapping
  * instead of reading them (no system call per refill). */
 void tit_io_map_shared(tit_io *io, const char *name);
+/* Whether the mapped shared file is now shorter than its mapping (another program cut it). */
+int tit_io_shrunk(const tit_io *io);
 /* Gives st's slot back (closing its file): for streams that reached their end. */
 void tit_io_release(tit_io *io, tit_stream *st);
 /* Compression of the file behind fd, from its first bytes (reads with pread at 0). */

@@ -120,6 +120,11 @@ void tit_io_map_shared(tit_io *io, const char *name) {
   io->chunk = 128;
 }
 
+int tit_io_shrunk(const tit_io *io) {
+  struct stat sb;
+  return io->shared_map && fstat(io->shared_fd, &sb) == 0 && (uint64_t)sb.st_size < io->shared_size;
+}
+
 int tit_io_default_cap(void) {
   /* Up to 65536 open files: with many streams the buffers are small (see tit_source.c), so
    * files are the limit. Beyond it, streams reopen their file at their saved offset. */

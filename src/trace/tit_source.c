@@ -611,7 +611,20 @@ static int next_run(tit_source *s, tit_cursor *c) {
   return 1;
 }
 
+static int next_action(tit_source *s, int r, tit_action *a, psim_err *err);
+
+/* A mapped trace made shorter under the replay reads as zeros up to the end of its last page
+ * (SIGBUS beyond it, tit_io.c): whatever the parser then said about them, that is the error. */
 int tit_next(tit_source *s, int r, tit_action *a, psim_err *err) {
+  int rc = next_action(s, r, a, err);
+  if (rc < 0 && tit_io_shrunk(&s->io))
+    return psim_errf(err, PSIM_EXIT_INPUT, s->paths[0], 0,
+                     "the trace file became shorter while psim read it (truncated or rewritten by another program); "
+                     "a trace must not change during its replay");
+  return rc;
+}
+
+static int next_action(tit_source *s, int r, tit_action *a, psim_err *err) {
   if (r < 0 || r >= s->nranks)
     return psim_errf(err, PSIM_EXIT_INPUT, "", 0, "tit_next: rank %d out of range 0..%d", r,
                      s->nranks - 1);

@@ -2,7 +2,8 @@
 # A shared trace made shorter by another program while psim replays it. With more ranks than
 # open streams psim maps the file (src/trace/tit_io.c, tit_io_map_shared), and touching the
 # mapping past the file's new end is a SIGBUS: before, the replay died of it with no word (exit
-# 135). Now it is bad input: exit 2 and a message naming the file. The truncation comes once
+# 135); within the page that holds the new end it reads zeros, which the parser took for binary
+# data. Now it is bad input: exit 2 and a message naming the file. The truncation comes once
 # the replay has mapped the file (/proc/PID/maps), after its index pass, so it always falls in
 # the replay's reading.
 . "$(dirname "$0")/../lib/common.sh"
