@@ -185,7 +185,7 @@ void calib_model_from_fit(calib_model *m, const calib_seg *seg, int k, const cal
  * what it takes beyond the model's exchange is the call's own work (argument checks, the
  * algorithm's choice, its progress loop, the copy and the operator), which every collective call
  * pays once. Part of it psim run charges already, measured (the program's loop between calls,
- * its runtime's copy and combine: 0.064 us of a 0.498 us allreduce at 18:58 on 2026-12-02): the
+ * its runtime's copy and combine: 0.064 us of a 0.498 us allreduce at 18:43 on 2026-12-02): the
  * cost is what is left, else psim run would count that part twice (+14 % on the 8-byte
  * allreduce at 18:02). Written data's exchange when there is a fit of it: a collective's
  * messages take those factors. */
