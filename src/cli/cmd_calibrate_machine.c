@@ -394,6 +394,10 @@ static int hostfile_nodes(const char *path, psim_err *err) {
 static int fit_and_write(const calib_args *a, const char *dir, const char *kind, calib_probe *p, calib_probe *q,
                          int nodes_measured, int nodes, const double *small, int nsmall);
 
+/* The most a message of a few bytes may take inside a node before calibrate warns that the
+ * machine was too busy to measure (MPICH and Open MPI take 0.2-2 us on idle cores). */
+#define SMALL_MESSAGE_SANE_S 20e-6
+
 /* The files a measurement leaves in its scratch directory, and the directory, removed. */
 static void scratch_remove(const char *dir, long launches) {
   const char *names[] = {"psim_probe.c", "psim_probe", "version.txt", "platform.xml", "run0.out", "run1.out"};
@@ -533,6 +537,15 @@ static int fit_and_write(const calib_args *ap, const char *dir, const char *kind
   int k = calib_fit_segments(p.pp_size, p.pp_time, p.npp, CALIB_MAXSEG, 0.05, m.envelope, seg, &err);
   if (k < 0) return cli_fail(&err);
   calib_model_from_fit(&m, seg, k, &p);
+  /* Inside a node an MPI moves a small message in a microsecond or so (shared memory, ranks
+   * that poll); tens of microseconds mean its processes waited for a CPU: at a load average
+   * of 7 on 2 cores a quick calibration took 1864 us for 1 B, a platform of a machine nobody
+   * runs on. The fit is written (it is what was measured), with a warning that says so. */
+  if (p.npp && p.pp_time[0] > SMALL_MESSAGE_SANE_S)
+    fprintf(stderr, "psim calibrate: warning: a %.0f-byte message inside this node took %.4g us, where an MPI "
+                    "takes about 1 us when each process has a core to itself: the probe's processes waited for a "
+                    "CPU, and this platform describes a machine that busy; calibrate on a quiet machine\n",
+            p.pp_size[0], p.pp_time[0] * 1e6);
   /* written data inside one node (a machine of several nodes keeps its loopback factors) */
   calib_seg wseg[CALIB_MAXSEG];
   if (!nodes_measured && p.nwr >= 3) {

@@ -38,6 +38,14 @@ sed 's/^end$/run-charges 5e-08\nend/' "$M" > "$TMPD/rc.txt"
 grep -q '<prop id="psim/run/coll-cost" value="1.5065e-07"/>' "$TMPD/rc.xml" || bad "run-charges: $(grep coll-cost "$TMPD/rc.xml")"
 grep -q '^collectives: .* 0.3192 us, what psim run charges on its own 0.05 us: 0.151 us a call$' "$TMPD/rcfit.txt" ||
   bad "run-charges are not printed: $(grep '^collectives' "$TMPD/rcfit.txt")"
+# processes that waited for a CPU: a small message of milliseconds inside a node is written
+# as measured, with a warning (none for the development machine's 0.3 us)
+! grep -q 'warning' "$TMPD/err" || bad "a warning on the quiet machine's measurements: $(cat "$TMPD/err")"
+awk '$1 == "pingpong" && $2 <= 8 { $3 = "2.0e-03" } { print }' "$M" > "$TMPD/busy.txt"
+"$PSIM" calibrate --machine --measurements "$TMPD/busy.txt" --cores 2 -o "$TMPD/busy.xml" >/dev/null 2>"$TMPD/err" ||
+  bad "calibrate of a busy machine's measurements: exit $?"
+grep -q 'warning: a 1-byte message inside this node took 2000 us, .* waited for a CPU' "$TMPD/err" ||
+  bad "no warning for 2 ms messages inside a node: $(cat "$TMPD/err")"
 grep -q 'measured it with MPICH' "$TMPD/p.xml" || bad "the platform's comment does not name MPICH"
 # the model's one-way time of SIZE bytes, as the fit's table prints it (us)
 model_us() { awk -v s="$1" '$1 == s && $3 == "us" { print $4; exit }' "$TMPD/fit.txt"; }
