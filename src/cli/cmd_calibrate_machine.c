@@ -398,6 +398,16 @@ static int fit_and_write(const calib_args *a, const char *dir, const char *kind,
  * machine was too busy to measure (MPICH and Open MPI take 0.2-2 us on idle cores). */
 #define SMALL_MESSAGE_SANE_S 20e-6
 
+/* --save-measurements: p, and q when nodes_measured; 0 or the exit status. */
+static int save_measurements(const calib_args *a, const calib_probe *p, const calib_probe *q, int nodes_measured) {
+  if (!a->save) return 0;
+  FILE *o = cli_open_out(a->save);
+  if (!o) return PSIM_EXIT_INPUT;
+  calib_probe_write(o, p, 0);
+  if (nodes_measured) calib_probe_write(o, q, 1);
+  return cli_close_out(o, a->save);
+}
+
 /* The files a measurement leaves in its scratch directory, and the directory, removed. */
 static void scratch_remove(const char *dir, long launches) {
   const char *names[] = {"psim_probe.c", "psim_probe", "version.txt", "platform.xml", "run0.out", "run1.out"};
@@ -533,6 +543,8 @@ static int fit_and_write(const calib_args *ap, const char *dir, const char *kind
   /* the MPI measured, kept with the measurements too (its collectives are psimcc's programs') */
   if (kind && !p.mpi[0]) snprintf(p.mpi, sizeof p.mpi, "%s", kind);
   m.speed = n.speed = p.flops;
+  /* saved before the fit, so that measurements a fit refuses are kept to look at */
+  if ((rc = save_measurements(&a, &p, &q, nodes_measured))) return rc;
   calib_seg seg[CALIB_MAXSEG], seg2[CALIB_MAXSEG];
   int k = calib_fit_segments(p.pp_size, p.pp_time, p.npp, CALIB_MAXSEG, 0.05, m.envelope, seg, &err);
   if (k < 0) return cli_fail(&err);
@@ -555,13 +567,9 @@ static int fit_and_write(const calib_args *ap, const char *dir, const char *kind
   }
   /* what psim run charges such an allreduce on its own, measured on the platform just fitted
    * (inside the node: the probe's allreduce ran there) */
-  if (dir && kind && p.allreduce > 0 && measure_run_charges(&a, dir, &m, &p) == 0) calib_model_coll(&m, &p);
-  if (a.save) {
-    FILE *o = cli_open_out(a.save);
-    if (!o) return PSIM_EXIT_INPUT;
-    calib_probe_write(o, &p, 0);
-    if (nodes_measured) calib_probe_write(o, &q, 1);
-    if ((rc = cli_close_out(o, a.save))) return rc;
+  if (dir && kind && p.allreduce > 0 && measure_run_charges(&a, dir, &m, &p) == 0) {
+    calib_model_coll(&m, &p);
+    if ((rc = save_measurements(&a, &p, &q, nodes_measured))) return rc;   /* with them */
   }
   if (nodes_measured) {
     int k2 = calib_fit_segments(q.pp_size, q.pp_time, q.npp, CALIB_MAXSEG, 0.05, n.envelope, seg2, &err);
