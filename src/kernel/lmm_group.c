@@ -26,6 +26,8 @@
  * which order some sums are formed: last-bit differences are possible (measured in
  * docs/performance.md, "Saturated shared links"). */
 #include <math.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "lmm_internal.h"
 
@@ -253,6 +255,13 @@ static void queue_check(lmm_system *s, int v) {
   VEC_PUSH(s->inc_chk, v);
 }
 
+/* A double's representation, for comparisons of equal values by their bits. */
+static inline uint64_t bits(double d) {
+  uint64_t u;
+  memcpy(&u, &d, sizeof u);
+  return u;
+}
+
 /* The scan of c: the members (all of c's variables recorded as bottlenecked on it: one
  * penalty, one value, none changed), what the others kept use of c and their top level.
  * Sets the group's predicate (g_c, g_w, g_v) and coefficients (g_ac); 0 if c has no group,
@@ -275,14 +284,34 @@ static int scan_group(lmm_system *s, int c, double *bmin) {
   VEC_RESERVE(s->g_mem, (size_t)nr);
   int *others = s->inc_add.data, *mem = s->g_mem.data;
   size_t no = 0;
+  /* The first member's penalty and value as bits (like: set once it is found, if neither is
+   * a NaN): a member after it is recognised by two integer comparisons (a double's != is a
+   * comparison and two branches, for NaNs). Equal bits of a number that is not a NaN are
+   * equal doubles; equal doubles of other bits (+0 and -0) take the general path below,
+   * which decides as before. */
+  uint64_t wb = 0, vb = 0;
+  int like = 0;
   for (int j = 0; j < nr; j++) {
     int vi = refs[j].var;
     const lmm_var *x = &vars[vi];
     double a = refs[j].coeff;
-    if (a <= 0 || x->penalty <= 0) continue;
+    if (a <= 0) continue;
+    if (like && x->bneck == c && x->mark != stamp && bits(x->penalty) == wb && bits(x->value) == vb) {
+      mem[n++] = vi;    /* a member like the first (so its penalty is positive) */
+      ac += a;
+      if (x->bound > 0 && x->bound < bm) bm = x->bound;
+      continue;
+    }
+    if (x->penalty <= 0) continue;
     if (x->bneck == c) {
       if (x->mark == stamp) continue;              /* changed: in S0, filled */
-      if (!n) { w = x->penalty; v = x->value; }
+      if (!n) {
+        w = x->penalty;
+        v = x->value;
+        wb = bits(w);
+        vb = bits(v);
+        like = w == w && v == v;
+      }
       else if (x->penalty != w || x->value != v) { s->inc_add.len = 0; *bmin = bm; return 0; }
       mem[n++] = vi;
       ac += a;

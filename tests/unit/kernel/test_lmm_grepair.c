@@ -152,9 +152,38 @@ static void no_group_backs_off(void **st) {
   lmm_free(s);
 }
 
+/* ---- The scan compares the members by their bits (lmm_group.c, scan_group) ----
+ * After the first member, a member like it is recognised by its penalty's and value's bits.
+ * 48 flows share C (144) at 3, then 49 at 144/49 after one more starts, re-solved as one
+ * variable. One member's value is then moved by one ulp, as a last-bit difference of another
+ * solve would leave it: it is no member like the others, so C has no group, and the next
+ * start is left to the usual repair, which gives every flow 144/50. */
+static void one_ulp_apart_is_no_group(void **st) {
+  (void)st;
+  lmm_system *s = lmm_new();
+  lmm_set_groups(s, 1);
+  int c = lmm_cnst_new(s, 144, 0), m[NM];
+  for (int i = 0; i < NM; i++) m[i] = flow(s, c, 10, i);
+  lmm_solve(s, NULL, NULL);
+  uint64_t n = lmm_group_repairs(s);
+  int f = flow(s, c, 100, NM);
+  solved(s, 1, &n, 1);
+  for (int i = 0; i < NM; i++) assert_value(s, m[i], 144.0 / 49);
+  lmm_var *x = &s->vars.data[m[7]];   /* after the first member in C's list */
+  assert_int_equal(x->bneck, c);
+  x->value = nextafter(x->value, INFINITY);
+  int g = flow(s, c, 100, NM + 1);
+  solved(s, 1, &n, 0);
+  for (int i = 0; i < NM; i++) assert_value(s, m[i], 144.0 / 50);
+  assert_value(s, f, 144.0 / 50);
+  assert_value(s, g, 144.0 / 50);
+  lmm_free(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(groups_off), cmocka_unit_test(group_repair),
                                      cmocka_unit_test(group_repair_checked),
-                                     cmocka_unit_test(no_group_backs_off)};
+                                     cmocka_unit_test(no_group_backs_off),
+                                     cmocka_unit_test(one_ulp_apart_is_no_group)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
