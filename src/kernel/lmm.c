@@ -58,7 +58,7 @@ void lmm_free(lmm_system *s) {
   VEC_FREE(s->dirty_cnsts); VEC_FREE(s->dirty_vars);
   VEC_FREE(s->comp_c); VEC_FREE(s->comp_v); VEC_FREE(s->stack);
   VEC_FREE(s->inc_v); VEC_FREE(s->inc_c); VEC_FREE(s->inc_add); VEC_FREE(s->inc_chk);
-  VEC_FREE(s->g_cand); VEC_FREE(s->g_mem); VEC_FREE(s->g_s0);
+  VEC_FREE(s->g_cand); VEC_FREE(s->g_mem); VEC_FREE(s->g_s0); VEC_FREE(s->g_bounds);
   VEC_FREE(s->fill_c); VEC_FREE(s->fill_r); VEC_FREE(s->fill_b);
   lmms_free(s);
   free(s);

@@ -26,6 +26,8 @@
  * which order some sums are formed: last-bit differences are possible (measured in
  * docs/performance.md, "Saturated shared links"). */
 #include <math.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "lmm_internal.h"
 
@@ -169,7 +171,8 @@ int lmmg_lazy(const lmm_system *s) { return s->inc_v.len >= LMMG_LAZY; }
  *     a value below which none of them saturates: computed once over every member (O(members
  *     x links)) and kept as a lower bound from one group repair to the next (its own T's
  *     constraints recomputed); any other solve that changes values on a constraint the
- *     members use invalidates it (lmmg_cnst's epoch, watched).
+ *     members use invalidates it (lmmg_cnst's epoch, watched), and so does a group repair on
+ *     another constraint (forget_other_bounds).
  * The members then all have c as their bottleneck (c saturated, no variable above their
  * level, below their bounds); the variables of S0 and the kept ones that might have lost
  * their bottleneck are checked as in the usual repair. Anything unusual (a member changed,
@@ -253,6 +256,13 @@ static void queue_check(lmm_system *s, int v) {
   VEC_PUSH(s->inc_chk, v);
 }
 
+/* A double's representation, for comparisons of equal values by their bits. */
+static inline uint64_t bits(double d) {
+  uint64_t u;
+  memcpy(&u, &d, sizeof u);
+  return u;
+}
+
 /* The scan of c: the members (all of c's variables recorded as bottlenecked on it: one
  * penalty, one value, none changed), what the others kept use of c and their top level.
  * Sets the group's predicate (g_c, g_w, g_v) and coefficients (g_ac); 0 if c has no group,
@@ -275,14 +285,34 @@ static int scan_group(lmm_system *s, int c, double *bmin) {
   VEC_RESERVE(s->g_mem, (size_t)nr);
   int *others = s->inc_add.data, *mem = s->g_mem.data;
   size_t no = 0;
+  /* The first member's penalty and value as bits (like: set once it is found, if neither is
+   * a NaN): a member after it is recognised by two integer comparisons (a double's != is a
+   * comparison and two branches, for NaNs). Equal bits of a number that is not a NaN are
+   * equal doubles; equal doubles of other bits (+0 and -0) take the general path below,
+   * which decides as before. */
+  uint64_t wb = 0, vb = 0;
+  int like = 0;
   for (int j = 0; j < nr; j++) {
     int vi = refs[j].var;
     const lmm_var *x = &vars[vi];
     double a = refs[j].coeff;
-    if (a <= 0 || x->penalty <= 0) continue;
+    if (a <= 0) continue;
+    if (like && x->bneck == c && x->mark != stamp && bits(x->penalty) == wb && bits(x->value) == vb) {
+      mem[n++] = vi;    /* a member like the first (so its penalty is positive) */
+      ac += a;
+      if (x->bound > 0 && x->bound < bm) bm = x->bound;
+      continue;
+    }
+    if (x->penalty <= 0) continue;
     if (x->bneck == c) {
       if (x->mark == stamp) continue;              /* changed: in S0, filled */
-      if (!n) { w = x->penalty; v = x->value; }
+      if (!n) {
+        w = x->penalty;
+        v = x->value;
+        wb = bits(w);
+        vb = bits(v);
+        like = w == w && v == v;
+      }
       else if (x->penalty != w || x->value != v) { s->inc_add.len = 0; *bmin = bm; return 0; }
       mem[n++] = vi;
       ac += a;
@@ -357,6 +387,13 @@ static int group_holds(lmm_system *s, double bmin) {
   return k->load >= k->capacity * (1 - INC_EPS) && nv * s->g_w >= k->maxl * (1 - INC_EPS);
 }
 
+/* Lists c among the groups with a bound of this g_epoch (forget_other_bounds; a few). */
+static void note_bound(lmm_system *s, int c) {
+  for (size_t i = 0; i < s->g_bounds.len; i++)
+    if (s->g_bounds.data[i] == c) return;
+  VEC_PUSH(s->g_bounds, c);
+}
+
 /* The members' other constraints outside T: below hi (computed again when it is unknown,
  * or when it may only be too low). */
 static int bound_holds(lmm_system *s) {
@@ -364,6 +401,7 @@ static int bound_holds(lmm_system *s) {
   double top = s->g_nv > s->g_v ? s->g_nv : s->g_v;
   int known = g->epoch == s->g_epoch && g->v == s->g_v;
   if (!known || (!(top < g->hi) && !g->exact)) {
+    note_bound(s, s->g_c);
     double hi = group_bound(s, &s->cnsts.data[s->g_c]);
     g = &s->gc.data[s->g_c];
     g->hi = hi;
@@ -393,6 +431,23 @@ static void keep_bound(lmm_system *s) {
   }
   g->v = s->g_v;
   g->exact = 0;
+}
+
+/* After a group repair on c: the other groups' bounds are unknown. Its commit changed the
+ * values of S0's variables and of c's members, so the loads of their constraints, which
+ * another group's members may use too: that group's hi, a lower bound of the value at which
+ * one of its members' constraints saturates, may then be too high (two saturated links whose
+ * members share a host's link: test_lmm_grepair.c, `two_groups_share_a_link`). lmmg_forget
+ * would forget c's own bound too, which keep_bound has just kept: where c is the only group
+ * with a bound (the backbone), nothing changes. */
+static void forget_other_bounds(lmm_system *s, int c) {
+  size_t n = 0;
+  for (size_t i = 0; i < s->g_bounds.len; i++) {
+    int c2 = s->g_bounds.data[i];
+    if (c2 == c) s->g_bounds.data[n++] = c2;
+    else s->gc.data[c2].epoch = s->g_epoch - 1;   /* unknown: computed again at its next repair */
+  }
+  s->g_bounds.len = n;
 }
 
 /* log2 of the longest run of candidacies skipped after scans that found no group. */
@@ -528,5 +583,6 @@ int lmmg_repair(lmm_system *s, void (*changed)(void *ctx, void *owner, double va
     if (tagged) s->g_report(ctx, c, nv, tagged);
   }
   keep_bound(s);
+  forget_other_bounds(s, c);
   return 1;
 }

@@ -41,7 +41,8 @@ typedef struct {
  * the group's members' coefficients summed on this constraint. On a group's constraint: hi, a
  * value its members can rise to without saturating any of their other constraints (a lower
  * bound of the true one), valid while epoch is the system's g_epoch and the members' value is
- * v; exact when it was just computed over every member. stamp: visited by that computation
+ * v (a group repair on another constraint sets epoch back: forget_other_bounds); exact when it
+ * was just computed over every member. stamp: visited by that computation
  * (s->g_visit). watched: a group's constraint, or used by its members when hi was computed. */
 typedef struct {
   double a, hi, v;
@@ -205,6 +206,7 @@ struct lmm_system {
   double g_w, g_v, g_nv, g_use, g_ac, g_lvl;
   unsigned g_epoch, g_visit;
   int g_live;               /* some group's bound is known (of this g_epoch) */
+  VEC(int) g_bounds;        /* the groups' constraints whose bound was computed in this g_epoch */
   /* The engine's groups (engine.c) form only where group repairs keep succeeding: g_solve
    * counts lmmi_solve_exact's solves, g_until is the largest lmmg_cnst.until given, and g_join,
    * set at each solve and by each group repair, is g_always || g_until > g_solve (one load for
@@ -302,7 +304,7 @@ int lmmg_repair(lmm_system *s, void (*changed)(void *ctx, void *owner, double va
 /* fill, when the group is at the saturating constraint k: fixes it at level. */
 void lmmg_fix_group(lmm_system *s, lmm_cnst *k, double level);
 /* A solve other than a group repair changed values: every group's bound is unknown. */
-static inline void lmmg_forget(lmm_system *s) { s->g_epoch++; s->g_live = 0; }
+static inline void lmmg_forget(lmm_system *s) { s->g_epoch++; s->g_live = 0; s->g_bounds.len = 0; }
 /* Another solve changed values on the constraints cs (and nowhere else): the bounds are
  * unknown if a group's members use one of them (watched). A solve of hosts' CPUs alone, say,
  * leaves them. */

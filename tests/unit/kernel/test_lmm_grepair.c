@@ -152,9 +152,82 @@ static void no_group_backs_off(void **st) {
   lmm_free(s);
 }
 
+/* ---- The scan compares the members by their bits (lmm_group.c, scan_group) ----
+ * After the first member, a member like it is recognised by its penalty's and value's bits.
+ * 48 flows share C (144) at 3, then 49 at 144/49 after one more starts, re-solved as one
+ * variable. One member's value is then moved by one ulp, as a last-bit difference of another
+ * solve would leave it: it is no member like the others, so C has no group, and the next
+ * start is left to the usual repair, which gives every flow 144/50. */
+static void one_ulp_apart_is_no_group(void **st) {
+  (void)st;
+  lmm_system *s = lmm_new();
+  lmm_set_groups(s, 1);
+  int c = lmm_cnst_new(s, 144, 0), m[NM];
+  for (int i = 0; i < NM; i++) m[i] = flow(s, c, 10, i);
+  lmm_solve(s, NULL, NULL);
+  uint64_t n = lmm_group_repairs(s);
+  int f = flow(s, c, 100, NM);
+  solved(s, 1, &n, 1);
+  for (int i = 0; i < NM; i++) assert_value(s, m[i], 144.0 / 49);
+  lmm_var *x = &s->vars.data[m[7]];   /* after the first member in C's list */
+  assert_int_equal(x->bneck, c);
+  x->value = nextafter(x->value, INFINITY);
+  int g = flow(s, c, 100, NM + 1);
+  solved(s, 1, &n, 0);
+  for (int i = 0; i < NM; i++) assert_value(s, m[i], 144.0 / 50);
+  assert_value(s, f, 144.0 / 50);
+  assert_value(s, g, 144.0 / 50);
+  lmm_free(s);
+}
+
+/* ---- Two groups whose members share a link (lmm_group.c, forget_other_bounds) ----
+ * C1 and C2 (144 each) have 48 flows each at 3 (private links of 10); four flows of each also
+ * use Q (27: 24 used). A start on each makes both groups' bounds known (Q's limit for C1's
+ * four, with C2's at 2.94: 3.81). Eight of C2's flows off Q end: C2's 41 rise to 144/41 =
+ * 3.512 as one variable (Q: 25.8). Eight of C1's end: its 41 would rise to 3.512 too, 28.1 on
+ * Q, which none of the changes touches: only C1's bound tells, and it must have been
+ * forgotten by C2's group repair. Q saturates: its eight at 27/8, the others at (144 - 13.5)
+ * / 37 on each link. */
+static void two_groups_share_a_link(void **st) {
+  (void)st;
+  lmm_system *s = lmm_new();
+  lmm_set_groups(s, 1);
+  int c1 = lmm_cnst_new(s, 144, 0), c2 = lmm_cnst_new(s, 144, 0), q = lmm_cnst_new(s, 27, 0);
+  int a[NM], b[NM];
+  for (int i = 0; i < NM; i++) a[i] = flow(s, c1, 10, i);
+  for (int i = 0; i < NM; i++) b[i] = flow(s, c2, 10, i);
+  for (int i = 0; i < NQ; i++) {
+    lmm_expand(s, q, a[i], 1);
+    lmm_expand(s, q, b[i], 1);
+  }
+  lmm_solve(s, NULL, NULL);
+  uint64_t n = lmm_group_repairs(s);
+  flow(s, c1, 100, NM);
+  solved(s, 1, &n, 1);
+  flow(s, c2, 100, NM + 1);
+  solved(s, 1, &n, 1);
+  for (int i = 10; i < 18; i++) lmm_var_free(s, b[i]);
+  solved(s, 1, &n, 1);
+  assert_value(s, b[0], 144.0 / 41);
+  for (int i = 10; i < 18; i++) lmm_var_free(s, a[i]);
+  lmm_solve(s, NULL, NULL);
+  for (int i = 0; i < NQ; i++) {
+    assert_value(s, a[i], 27.0 / 8);
+    assert_value(s, b[i], 27.0 / 8);
+  }
+  for (int i = NQ; i < NM; i++)
+    if (i < 10 || i >= 18) {
+      assert_value(s, a[i], 130.5 / 37);
+      assert_value(s, b[i], 130.5 / 37);
+    }
+  lmm_free(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(groups_off), cmocka_unit_test(group_repair),
                                      cmocka_unit_test(group_repair_checked),
-                                     cmocka_unit_test(no_group_backs_off)};
+                                     cmocka_unit_test(no_group_backs_off),
+                                     cmocka_unit_test(one_ulp_apart_is_no_group),
+                                     cmocka_unit_test(two_groups_share_a_link)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
