@@ -190,7 +190,7 @@ mpi_req *match_take_recv(match_index *m, const mpi_req *send) {
   mpi_req *wild = NULL, *wprev = NULL;
   for (mpi_req *r = W->head, *p = NULL; r; p = r, r = r->next)
     if (matches(r, send)) { wild = r; wprev = p; break; }
-  if (wild && (!exact || wild->seq < exact->seq)) {
+  if (wild && (!exact || match_posted_before(wild, exact))) {
     if (wprev) wprev->next = wild->next; else W->head = wild->next;
     if (W->tail == wild) W->tail = wprev;
     wild->next = NULL;

@@ -26,4 +26,13 @@ int match_remove_recv(match_index *m, mpi_req *recv);
 /* The rank's posted receives, oldest first (iterate with ->onext). */
 mpi_req *match_posted(const match_index *m, int rank);
 
+/* a was posted before b. mpi_req.seq is the count of posts modulo 2^MPI_SEQ_BITS (it shares
+ * its word with the flags): b's minus a's, modulo that, is under half of it when a is the
+ * older of two requests posted less than 2^45 posts apart. */
+static inline int match_posted_before(const mpi_req *a, const mpi_req *b) {
+  const uint64_t mod = (uint64_t)1 << MPI_SEQ_BITS;
+  uint64_t d = ((uint64_t)b->seq - (uint64_t)a->seq) & (mod - 1);
+  return d != 0 && d < mod / 2;
+}
+
 #endif

@@ -185,10 +185,9 @@ models *mpi_models(mpi_world *w) { return w->models; }
 static inline mpi_world *req_world(const mpi_req *r) { return psim_slab_owner(r); }
 
 /* A new request, every field written once (no memset of the whole request first). */
-static inline mpi_req *req_new(mpi_world *w, int owner, int src, int dst, int tag, int ctx,
-                               double bytes, int is_send) {
+static inline mpi_req *req_new(mpi_world *w, int src, int dst, int tag, int ctx, double bytes,
+                               int is_send) {
   mpi_req *r = psim_slab_alloc(&w->reqs);
-  r->owner = owner;
   r->src = src;
   r->dst = dst;
   r->tag = tag;
@@ -245,7 +244,7 @@ static void recv_overhead_done(sim *s, activity *a) {
   (void)s;
   mpi_req *recv = a->data;
   mpi_world *w = req_world(recv);
-  mpi_rank_busy(w, recv->owner, -1);
+  mpi_rank_busy(w, recv->dst, -1);
   recv->busy = 0;
   complete(w, recv);
   maybe_free(w, recv);
@@ -263,12 +262,12 @@ static void finish_recv(mpi_world *w, mpi_req *recv, const mpi_req *send) {
   /* smpi/or of a detached message: not here but in the receiver's wait or test that returns
    * the request (SMPI's Request::finish_wait), as a sleep of its own, one message after the
    * other; the drivers pay or_due (replay_rank.c take, emu_p2p.c emu_req_take) */
-  recv->or_due_ = send->detached ? models_overhead(w->models, w->rank_host[recv->owner], OVH_RECV, send->bytes) : 0;
+  recv->or_due_ = send->detached ? models_overhead(w->models, w->rank_host[recv->dst], OVH_RECV, send->bytes) : 0;
   recv->finished = 1;
-  double ovh = models_recv_delay(w->models, w->rank_host[recv->owner], send->bytes);   /* a machine file's */
+  double ovh = models_recv_delay(w->models, w->rank_host[recv->dst], send->bytes);   /* a machine file's */
   if (ovh > 0) {
-    mpi_rank_busy(w, recv->owner, +1);
-    models_sleep(w->models, w->rank_host[recv->owner], ovh, recv_overhead_done, recv, 0);
+    mpi_rank_busy(w, recv->dst, +1);
+    models_sleep(w->models, w->rank_host[recv->dst], ovh, recv_overhead_done, recv, 0);
     return;
   }
   recv->busy = 0;
@@ -296,7 +295,7 @@ void mpi_req_join(mpi_req *r, int index) {
 uint64_t mpi_req_place(const mpi_req *r) {
   if (!r->grouped) return r->wseq;
   const mpi_world *w = req_world(r);
-  return (w->gbase ? w->gbase[r->owner] : 0) + r->wseq;
+  return (w->gbase ? w->gbase[mpi_req_owner(r)] : 0) + r->wseq;
 }
 
 /* Members get the places w->wseq + 1 .. w->wseq + n: what n mpi_req_rewait calls would give
@@ -411,7 +410,7 @@ static int match(mpi_world *w, mpi_req *send, mpi_req *recv, psim_err *err) {
 
 mpi_req *mpi_isend(mpi_world *w, int src, int dst, int tag, int ctx, double bytes, int flags,
                    psim_err *err) {
-  mpi_req *s = req_new(w, src, src, dst, tag, ctx, bytes < 0 ? 0 : bytes, 1);
+  mpi_req *s = req_new(w, src, dst, tag, ctx, bytes < 0 ? 0 : bytes, 1);
   const net_config *c = models_config(w->models);
   s->detached = (flags & MPI_F_BUFFERED) || (!(flags & MPI_F_SSEND) && s->bytes < c->detached_thresh);
   s->written = (flags & MPI_F_WRITTEN) != 0;
@@ -444,7 +443,7 @@ mpi_req *mpi_isend(mpi_world *w, int src, int dst, int tag, int ctx, double byte
 }
 
 mpi_req *mpi_irecv(mpi_world *w, int dst, int src, int tag, int ctx, double bytes, psim_err *err) {
-  mpi_req *r = req_new(w, dst, src, dst, tag, ctx, bytes, 0);
+  mpi_req *r = req_new(w, src, dst, tag, ctx, bytes, 0);
   if (recv_remote(w, r)) busy_of(w, dst)->remote++;
   mpi_req *s = match_find_send(w->q, dst, src, tag, ctx, 1);
   if (s) {
@@ -535,7 +534,7 @@ int mpi_wire_in(mpi_world *w, const mpi_wire *m, psim_err *err) {
   /* MPI_WIRE_SEND: a shadow of the send, posted at its sender's date, matched as the
    * one-process run matches it: the oldest receive of its key, posted before or after it
    * (the sends of one sender arrive in its order, so the pairs are the same). */
-  mpi_req *s = req_new(w, m->src, m->src, m->dst, m->tag, m->ctx, m->bytes, 1);
+  mpi_req *s = req_new(w, m->src, m->dst, m->tag, m->ctx, m->bytes, 1);
   s->posted = m->date;
   s->detached = (unsigned)m->detached & 1u;
   s->shadow = 1;

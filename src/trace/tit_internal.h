@@ -21,6 +21,10 @@ enum { TIT_COMP_UNKNOWN = 0, TIT_COMP_NONE, TIT_COMP_GZIP, TIT_COMP_ZSTD };
 /* A line longer than this is an error rather than an unbounded allocation. */
 #define TIT_IO_MAXLINE ((size_t)64 * 1024 * 1024)
 #define TIT_IO_NOEND UINT64_MAX
+/* A mapped shared trace keeps about TIT_MAP_KEEP_BLOCKS x TIT_MAP_BLOCK bytes resident
+ * (tit_io.c, map_use) */
+#define TIT_MAP_BLOCK ((uint64_t)64 * 1024)
+#define TIT_MAP_KEEP_BLOCKS 256
 
 struct tit_slot;
 
@@ -44,6 +48,13 @@ typedef struct tit_io {
   int shared_fd;                /* the shared trace (or its decompressed copy), -1 if none */
   const char *shared_map;       /* shared_fd mapped (tit_io_map_shared), else NULL */
   uint64_t shared_size;
+  /* shared_map's blocks of TIT_MAP_BLOCK bytes read since its pages were last given back
+   * (tit_io.c, map_use): one bit each, their count, and the refills since; the count allowed
+   * (TIT_MAP_KEEP_BLOCKS; tests set fewer); how many times the pages were given back, and
+   * how many refills read instead of copying */
+  uint64_t *map_read;
+  size_t map_nread, map_keep;
+  uint64_t map_copies, map_drops, map_preads;
   size_t chunk;                 /* bytes per read: smaller when slots get reclaimed, since a
                                    reclaimed buffer's unread bytes are wasted */
   int lru;                      /* keep the LRU order on every read (1, the default); 0 when

@@ -97,6 +97,54 @@ static void unguard_map(const char *base) {
     if (guards[i].base == base) guards[i].base = NULL;
 }
 
+/* The pages of the mapping that the process has read count in its resident set (GNU time's
+ * peak), although they are the page cache's, clean and reclaimable: the whole trace, 308 bytes
+ * a rank of a 1 M-rank stencil (issue 38, part 3), since the ranks take turns line by line
+ * over the whole file. So the copies may read at most io->map_keep (TIT_MAP_KEEP_BLOCKS)
+ * blocks of TIT_MAP_BLOCK bytes (64 KiB: the kernel maps a read page's neighbours in the page
+ * cache up to that, its fault-around) before the mapping's pages are given back
+ * (MADV_DONTNEED: they stay in the page cache; the next copy from one is a minor fault; the
+ * bytes read are the file's either way). A trace under 16 MiB is never given back; a larger
+ * one keeps about that much resident.
+ *
+ * When the ranks read in rank order, each block serves thousands of copies before the next
+ * one is needed, and giving the pages back costs a fault a block. In a scattered order (a
+ * binomial broadcast wakes its ranks across the whole file) nearly every copy would fault,
+ * mapping 16 pages to use one: once the blocks are used up after fewer than MAP_SEQ_COPIES
+ * copies each, refills outside them are read (pread, as without a mapping) until the copies
+ * reach that rate, and only then are the pages given back. */
+enum { MAP_SEQ_COPIES = 16 };
+
+/* The blocks are the fault-around's windows: aligned on their size in the address space (the
+ * mapping is aligned on a page only), so that a block's copies map its 16 pages at most. */
+static uint64_t map_lead(const tit_io *io) { return (uintptr_t)io->shared_map % TIT_MAP_BLOCK; }
+static size_t map_words(const tit_io *io) {
+  return (size_t)((map_lead(io) + io->shared_size) / TIT_MAP_BLOCK / 64 + 1);
+}
+
+/* Whether the refill of [off, off + n) (n > 0) copies from the mapping (1) or reads (0). */
+static int map_use(tit_io *io, uint64_t off, size_t n) {
+  const uint64_t at = map_lead(io) + off, b0 = at / TIT_MAP_BLOCK, b1 = (at + n - 1) / TIT_MAP_BLOCK;
+  size_t fresh = 0;
+  io->map_copies++;
+  for (uint64_t b = b0; b <= b1; b++) fresh += !(io->map_read[b / 64] >> (b % 64) & 1);
+  if (!fresh) return 1;
+  if (io->map_nread + fresh > io->map_keep) {
+    if (io->map_copies < (uint64_t)MAP_SEQ_COPIES * io->map_nread) {
+      io->map_preads++;
+      return 0;
+    }
+    (void)madvise((void *)(uintptr_t)io->shared_map, (size_t)io->shared_size, MADV_DONTNEED);
+    memset(io->map_read, 0, map_words(io) * sizeof *io->map_read);
+    io->map_nread = 0;
+    io->map_copies = 1;
+    io->map_drops++;
+  }
+  for (uint64_t b = b0; b <= b1; b++) io->map_read[b / 64] |= (uint64_t)1 << (b % 64);
+  io->map_nread += fresh;
+  return 1;
+}
+
 /* Mapped, a refill is a copy: with more cursors than slots (65,536 ranks, 9,976 slots), every
  * rank's slot is taken back between two of its lines, since the ranks take turns action by
  * action, and each line was one pread (776,000 of them on a one-iteration 65,536-rank
@@ -114,6 +162,8 @@ void tit_io_map_shared(tit_io *io, const char *name) {
   }
   io->shared_map = p;
   io->shared_size = (uint64_t)sb.st_size;
+  io->map_read = xcalloc(map_words(io), sizeof *io->map_read);
+  io->map_keep = TIT_MAP_KEEP_BLOCKS;
   /* A mapped slot holds about one line (a refill copies up to the next line's end; a longer
    * line grows its buffer, make_room): 128-byte buffers, not 1 KiB (9,976 slots: 1.2 MiB, not
    * 10 MiB). */
@@ -184,6 +234,8 @@ void tit_io_fini(tit_io *io) {
     munmap((void *)io->shared_map, (size_t)io->shared_size);
   }
   io->shared_map = NULL;
+  free(io->map_read);
+  io->map_read = NULL;
   if (io->shared_fd >= 0) close(io->shared_fd);
   io->shared_fd = -1;
 }
@@ -385,7 +437,7 @@ static long fill_compressed(tit_slot *s, const char *name, psim_err *err) {
 }
 
 /* Appends bytes to the buffer. Returns their count, 0 at the end of the file, -1 on error. */
-static long fill(tit_slot *s, size_t chunk, const char *name, psim_err *err) {
+static long fill(tit_io *io, tit_slot *s, size_t chunk, const char *name, psim_err *err) {
   if (s->eof) return 0;
   if (make_room(s, name, err) < 0) return -1;
   long n;
@@ -394,10 +446,12 @@ static long fill(tit_slot *s, size_t chunk, const char *name, psim_err *err) {
     /* at least as much as is already buffered, so that a long line costs O(length) */
     size_t want = s->cap - s->len, lim = s->len - s->pos > chunk ? s->len - s->pos : chunk;
     if (want > lim) want = lim;
-    if (s->map) {
+    size_t in_map = !s->map || s->rd_off >= s->map_size ? 0
+                    : s->map_size - s->rd_off < want ? (size_t)(s->map_size - s->rd_off) : want;
+    if (s->map && (!in_map || map_use(io, s->rd_off, in_map))) {
       /* up to the end of the next line only: mapped slots are those taken back after about
        * every line (tit_io_map_shared), so the rest of a 1 KiB copy would be thrown away */
-      r = s->rd_off >= s->map_size ? 0 : (ssize_t)(s->map_size - s->rd_off < want ? s->map_size - s->rd_off : want);
+      r = (ssize_t)in_map;
       const char *from = s->map + s->rd_off, *nl = r ? memchr(from, '\n', (size_t)r) : NULL;
       if (nl) r = nl - from + 1;
       memcpy(s->buf + s->len, from, (size_t)r);
@@ -441,7 +495,7 @@ int tit_io_line(tit_io *io, tit_stream *st, const char *name, const char **line,
       return 1;
     }
     if (!at_end) {
-      long f = fill(s, io->chunk, name, err);
+      long f = fill(io, s, io->chunk, name, err);
       if (f < 0) return -1;
       if (f > 0) continue;
     }
@@ -504,7 +558,7 @@ int tit_io_spill(const char *path, int comp, psim_err *err) {
   int rc = activate(&io, &st, path, err);
   while (rc == 0) {
     tit_slot *s = st.slot;
-    long n = fill(s, TIT_IO_BUFSIZE, path, err);
+    long n = fill(&io, s, TIT_IO_BUFSIZE, path, err);
     if (n < 0) { rc = -1; break; }
     if (n == 0) break;
     const char *p = s->buf + s->pos;

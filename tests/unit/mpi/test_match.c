@@ -10,9 +10,10 @@
  * receives), and enough requests for several slab chunks (a request finds its world from its
  * address); a rank's lists in posting order (one pointer each: the oldest's oprev is the
  * newest) after removals at their head, middle and end, and wildcard receives, whose lists
- * exist only once one is posted; under the constant model, the requests' 96-byte layout
- * (order links shared with the transfer's start date and a receive's smpi/or) and a
- * message's end as a kernel mark. */
+ * exist only once one is posted; under the constant model, the requests' 88-byte layout
+ * (order links shared with the transfer's start date and a receive's smpi/or; no owner; the
+ * posting order in the flags' word, compared modulo 2^MPI_SEQ_BITS) and a message's end as a
+ * kernel mark. */
 #include <math.h>
 #include <string.h>
 #include <setjmp.h>
@@ -23,6 +24,7 @@
 
 #include "psim/mpi_layer.h"
 #include "psim/platform.h"
+#include "mpi/match.h"
 
 enum { NMAX = 20000 };
 
@@ -129,6 +131,37 @@ static void test_wildcards_in_posting_order(void **state) {
   assert_true(ex->done && ex->bytes == 20);
   assert_true(w2->done && w2->bytes == 30 && w2->tag == 9);
   mpi_req *all[] = {w1, ex, w2, s1, s2, s3};
+  for (size_t i = 0; i < sizeof all / sizeof *all; i++) mpi_req_release(W->w, all[i]);
+  close_world(W);
+}
+
+/* The posting order kept in MPI_SEQ_BITS (it shares a word with the flags): the order of two
+ * requests across the count's wrap is the order of their posts, and the flags next to it
+ * are untouched by it. The owner is the sender of a send, the receiver of a receive. */
+static void test_posting_order_wraps(void **state) {
+  (void)state;
+  const uint64_t top = ((uint64_t)1 << MPI_SEQ_BITS) - 1;
+  mpi_req a, b;
+  memset(&a, 0, sizeof a);
+  memset(&b, 0, sizeof b);
+  a.done = b.grouped = 1;
+  a.seq = 5;
+  b.seq = 9;
+  assert_true(match_posted_before(&a, &b) && !match_posted_before(&b, &a));
+  assert_false(match_posted_before(&a, &a));
+  a.seq = top;   /* the last count before the wrap ... */
+  b.seq = 0;     /* ... and the next post's */
+  assert_true(match_posted_before(&a, &b) && !match_posted_before(&b, &a));
+  assert_true(a.done && !a.grouped && b.grouped && !b.done);
+  world *W = open_world(0);
+  mpi_req *r = irecv(W, 2, 1, 5, MPI_CTX_USER), *r2 = irecv(W, 2, 1, 6, MPI_CTX_USER);
+  assert_true(match_posted_before(r, r2) && !match_posted_before(r2, r));   /* both queued */
+  mpi_req *q = isend(W, 1, 2, 5, MPI_CTX_USER, 10), *q2 = isend(W, 1, 2, 6, MPI_CTX_USER, 20);
+  assert_int_equal(mpi_req_owner(r), 2);
+  assert_int_equal(mpi_req_owner(q), 1);
+  sim_run(W->s, no_run, W);
+  assert_true(r->done && q->done && r2->done && q2->done && r2->bytes == 20);
+  mpi_req *all[] = {r, r2, q, q2};
   for (size_t i = 0; i < sizeof all / sizeof *all; i++) mpi_req_release(W->w, all[i]);
   close_world(W);
 }
@@ -263,7 +296,7 @@ static void test_constant_model_layout(void **state) {
   assert_int_equal(net_config_set(&cfg, "smpi/or", "0:2e-6:0", &err), 1);
   world *W = const_world = open_world_cfg(&cfg);
   assert_int_equal(sim_mark_kind(W->s, other_mark), 2);   /* kind 1: the world's */
-  assert_int_equal(sizeof(mpi_req), 96);
+  assert_int_equal(sizeof(mpi_req), 88);
   mpi_req *s1 = isend(W, 0, 1, 1, MPI_CTX_USER, 1000), *s2 = isend(W, 0, 1, 2, MPI_CTX_USER, 1e6);
   /* both queued unexpected (s1's links point at s2): no start, no smpi/or, though s1 is done */
   assert_true(s1->done && s1->detached && !s2->detached);
@@ -291,6 +324,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bucket_order_and_cancel),
       cmocka_unit_test(test_wildcards_in_posting_order),
+      cmocka_unit_test(test_posting_order_wraps),
       cmocka_unit_test(test_contexts_past_16_bits),
       cmocka_unit_test(test_eager_arrivals_stay_queued),
       cmocka_unit_test(test_many_requests),
