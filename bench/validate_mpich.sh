@@ -65,7 +65,7 @@ while getopts r:n:k:p:w:a:sh o; do
     r) REPEATS=$OPTARG ;;
     n) SIZES=$OPTARG ;;
     k) KINDS=$OPTARG ;;
-    p) PLATFORM=$OPTARG ;;
+    p) case $OPTARG in /*) PLATFORM=$OPTARG ;; *) PLATFORM=$PWD/$OPTARG ;; esac ;;   # the runs cd elsewhere
     w) W=$OPTARG ;;
     a) RUN_ARGS=$OPTARG ;;
     s) SPEED_ONLY=1 KINDS=hpcc ;;
