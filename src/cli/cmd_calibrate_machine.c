@@ -438,9 +438,11 @@ static int measure_run_charges(const calib_args *a, const char *dir, const calib
   snprintf(exe, sizeof exe, "%s/psim_probe", dir);
   snprintf(reps, sizeof reps, "%ld", a->reps);
   FILE *f = fopen(plat, "w");
-  if (!f) return cli_write_error(plat, errno), 1;
-  calib_write_platform(f, m, NULL);
-  if (fclose(f)) return cli_write_error(plat, errno), 1;
+  if (f) calib_write_platform(f, m, NULL);
+  if (!f || fclose(f)) {
+    cli_write_error(plat, errno);   /* says which file and why */
+    return 1;
+  }
   fprintf(stderr, "psim calibrate: measuring what psim run charges an allreduce on its own ...\n");
   double t[2];
   for (int i = 0; i < 2; i++) {

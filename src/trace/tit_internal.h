@@ -133,6 +133,11 @@ void tit_io_seek(tit_io *io, tit_stream *st, uint64_t off, uint64_t end);
 /* Maps io->shared_fd, when it can be: its streams then copy their bytes from the mapping
  * instead of reading them (no system call per refill). */
 void tit_io_map_shared(tit_io *io, const char *name);
+/* What a replay says of a shared trace made shorter while it read it (the SIGBUS handler's
+ * line and the reader's error, tit_io.c and tit_source.c, after "psim: FILE: "). */
+#define TIT_SHRUNK_MSG \
+  "the trace file became shorter while psim read it (truncated or rewritten by another program); a trace must " \
+  "not change during its replay"
 /* Whether the mapped shared file is now shorter than its mapping (another program cut it). */
 int tit_io_shrunk(const tit_io *io);
 /* Gives st's slot back (closing its file): for streams that reached their end. */

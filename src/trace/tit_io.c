@@ -73,9 +73,7 @@ static int guard_map(const char *base, size_t len, const char *name) {
   for (int i = 0; i < MAP_GUARDS; i++) {
     struct map_guard *g = &guards[i];
     if (g->base) continue;
-    int n = snprintf(g->msg, sizeof g->msg,
-                     "psim: %s: the trace file became shorter while psim read it (truncated or rewritten by another "
-                     "program); a trace must not change during its replay\n", name ? name : "(the shared trace)");
+    int n = snprintf(g->msg, sizeof g->msg, "psim: %s: " TIT_SHRUNK_MSG "\n", name ? name : "(the shared trace)");
     g->n = n < 0 ? 0 : n < (int)sizeof g->msg ? n : (int)sizeof g->msg - 1;
     g->len = len;
     g->base = base;

@@ -619,9 +619,7 @@ int tit_next(tit_source *s, int r, tit_action *a, psim_err *err) {
   int rc = next_action(s, r, a, err);
   if (rc < 0 && tit_io_shrunk(&s->io)) {
     psim_err_clear(err);   /* psim_errf keeps a first error: this one replaces it */
-    return psim_errf(err, PSIM_EXIT_INPUT, s->paths[0], 0,
-                     "the trace file became shorter while psim read it (truncated or rewritten by another program); "
-                     "a trace must not change during its replay");
+    return psim_errf(err, PSIM_EXIT_INPUT, s->paths[0], 0, "%s", TIT_SHRUNK_MSG);
   }
   return rc;
 }

@@ -683,12 +683,6 @@ const void *rt_inplace_copy(const void *buf, ptrdiff_t lo, ptrdiff_t hi, void **
   return (char *)*tmp - lo;
 }
 
-/* MPICH's alltoall sends each block from the program's send buffer as it lies (pairwise,
- * scattered: no copy first), so its messages are written data only when the program wrote
- * that buffer since it last moved, as a point-to-point send's are (emu_written.c): the whole
- * span of the blocks, one contiguous datatype (a non-contiguous one is packed: written). Only
- * on a platform with written factors (else both are the same, and the pass over the buffer is
- * not made). */
 /* The bytes [lo, hi) from the buffer's address that n blocks of an alltoall or alltoallv span
  * (count each at i x count, or counts[i] at displs[i], in elements of extent ext). */
 static void blocks_span(int n, int count, const int *counts, const int *displs, ptrdiff_t ext, ptrdiff_t *lo,
@@ -702,6 +696,12 @@ static void blocks_span(int n, int count, const int *counts, const int *displs, 
   }
 }
 
+/* MPICH's alltoall sends each block from the program's send buffer as it lies (pairwise,
+ * scattered: no copy first), so its messages are written data only when the program wrote
+ * that buffer since it last moved, as a point-to-point send's are (emu_written.c): the whole
+ * span of the blocks, one contiguous datatype (a non-contiguous one is packed: written). Only
+ * on a platform with written factors (else both are the same, and the pass over the buffer is
+ * not made). */
 static int send_at_rest(const void *sbuf, int scount, const int *scounts, const int *sdispls, MPI_Datatype stype,
                         int n) {
   if (!emu_current->o->net.wr_factors || !rt_type(stype)->contig) return 0;
